@@ -1,0 +1,3 @@
+from zerodrill.cli import main
+
+main()

@@ -1,0 +1,97 @@
+"""The ``zerodrill`` command line.
+
+Subcommands live in their own modules and are imported only when run, so ``validate`` and
+``export`` never pay for importing Textual.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from zerodrill import __version__
+from zerodrill.errors import UserError
+
+#: name -> "module:attribute" of each subcommand.
+COMMANDS: dict[str, str] = {
+    "drill": "zerodrill.cli.drill:drill",
+    "export": "zerodrill.cli.export:export",
+    "stats": "zerodrill.cli.stats:stats",
+    "validate": "zerodrill.cli.validate:validate",
+}
+
+SHORT_HELP: dict[str, str] = {
+    "drill": "Drill due cards in the terminal (SM-2).",
+    "export": "Build Anki packages (.apkg) from decks.",
+    "stats": "Show review statistics and the 30-day forecast.",
+    "validate": "Check decks; report every problem as file:line:col.",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing help must not import every subcommand (and with it Textual).
+        rows = [(name, SHORT_HELP.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="zerodrill")
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar="ZERODRILL_DEBUG",
+    help="Show the full traceback of an unexpected error (also ZERODRILL_DEBUG=1).",
+)
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Drill ML-systems interview knowledge with spaced repetition, in the terminal or in Anki."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def _debug_requested(argv: list[str]) -> bool:
+    return "--debug" in argv or os.environ.get("ZERODRILL_DEBUG", "") not in ("", "0")
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point: user errors and unexpected errors end as one line and exit status 1."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        return cli.main(args=args, prog_name="zerodrill", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except UserError as exc:
+        click.echo(f"zerodrill: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:
+        if _debug_requested(args):
+            raise
+        click.echo(
+            f"zerodrill: internal error: {type(exc).__name__}: {exc} "
+            "(run again with --debug for the traceback)",
+            err=True,
+        )
+        sys.exit(1)

@@ -1,0 +1,125 @@
+"""The deck model: immutable values that remember where in a file they came from.
+
+A YAML *card* is what Anki calls a note. Each card gives one or more study *items*: one for
+basic, follow_up and red_flag cards, one per cloze deletion number for cloze cards. Review
+history belongs to an item's key (``deck/card`` or ``deck/card#cN``), so editing a card's text
+keeps its history, while renaming its id starts it afresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class Kind(StrEnum):
+    BASIC = "basic"
+    CLOZE = "cloze"
+    FOLLOW_UP = "follow_up"
+    RED_FLAG = "red_flag"
+
+
+#: The Markdown fields each kind requires, in display order. These names are also the Anki
+#: note types' field names, so they are part of the published format: never rename one.
+KIND_FIELDS: Mapping[Kind, tuple[str, ...]] = {
+    Kind.BASIC: ("front", "back"),
+    Kind.CLOZE: ("text",),
+    Kind.FOLLOW_UP: ("question", "answer"),
+    Kind.RED_FLAG: ("claim", "why", "instead"),
+}
+
+#: Fields any card may carry besides its kind's own.
+COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
+DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired")
+REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
+
+#: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe.
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+TAG_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """A 1-based position in a source file."""
+
+    path: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One mistake in a deck, reported as ``path:line:col: message``."""
+
+    pos: Pos
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pos}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing to study: a whole card, or one deletion number of a cloze card."""
+
+    key: str
+    card: Card
+    ordinal: int | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    deck: str
+    id: str
+    kind: Kind
+    #: The kind's Markdown fields, plus ``extra`` when given.
+    fields: Mapping[str, str]
+    tags: tuple[str, ...]
+    refs: tuple[str, ...]
+    pos: Pos
+    field_pos: Mapping[str, Pos] = field(repr=False, compare=False)
+    #: Cloze deletion numbers, ascending; empty for other kinds.
+    ordinals: tuple[int, ...] = ()
+    #: Image paths, relative to the deck's folder, that the card's Markdown references.
+    media: tuple[str, ...] = ()
+    retired: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.deck}/{self.id}"
+
+    @property
+    def extra(self) -> str:
+        return self.fields.get("extra", "")
+
+    def items(self) -> tuple[Item, ...]:
+        if self.kind is Kind.CLOZE:
+            return tuple(Item(f"{self.key}#c{n}", self, n) for n in self.ordinals)
+        return (Item(self.key, self),)
+
+
+@dataclass(frozen=True)
+class Deck:
+    id: str
+    title: str
+    description: str
+    cards: tuple[Card, ...]
+    path: Path
+    pos: Pos
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def active_cards(self) -> tuple[Card, ...]:
+        """The cards to study: retired ones stay in the file only so exports can tag them."""
+        return tuple(c for c in self.cards if not c.retired)
+
+    def items(self) -> tuple[Item, ...]:
+        return tuple(item for card in self.active_cards for item in card.items())

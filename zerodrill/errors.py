@@ -1,0 +1,7 @@
+"""Errors a user can cause. The CLI prints their message as one line and exits 1."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """An expected failure with a message written for the user (no traceback)."""
