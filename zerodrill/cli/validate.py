@@ -1,0 +1,38 @@
+"""``zerodrill validate``: the contributor's check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from zerodrill.deck.load import load_paths
+from zerodrill.paths import bundled_decks_dir
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+def validate(paths: tuple[Path, ...]) -> None:
+    """Check deck files (default: the bundled decks); folders are searched recursively.
+
+    Every problem in every file is printed as FILE:LINE:COL: MESSAGE. Exit status 1 if there
+    is any problem.
+    """
+    result = load_paths(list(paths) or [bundled_decks_dir()])
+    for problem in result.problems:
+        click.echo(str(problem))
+    decks = _plural(len(result.decks), "deck")
+    cards = _plural(result.cards, "card")
+    if result.problems:
+        bad_files = len({p.pos.path for p in result.problems})
+        click.echo(
+            f"{_plural(len(result.problems), 'problem')} in {_plural(bad_files, 'file')} "
+            f"({_plural(len(result.files), 'file')} checked; {decks}, {cards} ok)",
+            err=True,
+        )
+        raise SystemExit(1)
+    click.echo(f"{decks}, {cards}: ok")
