@@ -155,8 +155,12 @@ def load_file(path: Path) -> tuple[Deck | None, list[Problem]]:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            limit = MAX_FILE_BYTES // (1024 * 1024)
-            return None, [Problem(Pos(where, 1, 1), f"file is larger than {limit} MiB")]
+            limit = (
+                f"{MAX_FILE_BYTES / 2**20:g} MiB"
+                if MAX_FILE_BYTES >= 2**20
+                else (f"{MAX_FILE_BYTES} bytes")
+            )
+            return None, [Problem(Pos(where, 1, 1), f"file is larger than the {limit} limit")]
         data = path.read_bytes()
     except OSError as exc:
         return None, [Problem(Pos(where, 1, 1), f"cannot read file: {exc.strerror or exc}")]
@@ -202,7 +206,9 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem
             Pos(where, line + 1, (tab if tab >= 0 else col) + 1),
             "tab character in indentation: YAML indents with spaces",
         )
-    if exc.context:
+    if exc.context and exc.context_mark is not None:
+        problem = f"{problem} ({exc.context} started at line {exc.context_mark.line + 1})"
+    elif exc.context:
         problem = f"{problem} ({exc.context})"
     return Problem(Pos(where, line + 1, col + 1), f"YAML syntax error: {problem}")
 

@@ -1,0 +1,307 @@
+"""`zerodrill validate`: each bad input is reported at its exact place, never as a traceback."""
+
+from __future__ import annotations
+
+import textwrap
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from zerodrill.cli import main
+from zerodrill.deck import load
+
+HEADER = """\
+deck: d
+title: T
+description: D
+cards:
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def write(tmp_path: Path, text: str, name: str = "deck.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def problems(capsys: pytest.CaptureFixture[str], path: Path) -> list[str]:
+    code, out, err = run(capsys, "validate", str(path))
+    assert code == 1
+    assert "problem" in err
+    return out.splitlines()
+
+
+GOOD_CARD = """\
+  - id: a
+    kind: basic
+    front: Q
+    back: A
+"""
+
+
+def test_valid_deck_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, HEADER + GOOD_CARD)
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0
+    assert out.strip() == "1 deck, 1 card: ok"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: [unclosed\n    back: A\n",
+            ":8:9: YAML syntax error: did not find expected ',' or ']' "
+            "(while parsing a flow sequence started at line 7)",
+            id="syntax",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n\tfront: Q\n    back: A\n",
+            ":7:1: tab character in indentation",
+            id="tab",
+        ),
+        pytest.param(
+            HEADER + GOOD_CARD + "  - id: b\n    kind: basic\n    front: Q\n    front: Q2\n"
+            "    back: A\n",
+            ":12:5: field 'front' is given twice (first at line 11)",
+            id="duplicate-key",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: follow_up\n    question: Q\n    anwser: A\n",
+            ":8:5: unknown field 'anwser' in a follow_up card (did you mean 'answer'?)",
+            id="unknown-field",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: Q\n",
+            ":5:5: a basic card is missing required field 'back'",
+            id="missing-field",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: Q\n    back: [A, B]\n",
+            ":8:11: field 'back' must be text, not a list",
+            id="wrong-type",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: Q\n    back: yes\n",
+            ":8:11: field 'back' must be text, not a boolean (quote it)",
+            id="yaml-boolean",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: flashcard\n    front: Q\n    back: A\n",
+            ":6:11: unknown kind 'flashcard' (expected one of basic, cloze, follow_up, red_flag)",
+            id="unknown-kind",
+        ),
+        pytest.param(
+            HEADER + GOOD_CARD + GOOD_CARD,
+            ":9:9: card id 'a' is used twice (first at line 5)",
+            id="duplicate-card-id",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: cloze\n    text: No deletion here.\n",
+            ":7:11: cloze card has no deletion",
+            id="cloze-no-deletion",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: cloze\n    text: The key is {{c1::stage.\n",
+            ":7:22: cloze deletion is never closed",
+            id="cloze-unclosed",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: cloze\n    text: The key is stage}}.\n",
+            ":7:27: '}}' has no matching '{{c1::' before it",
+            id="cloze-stray-close",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: cloze\n    text: |\n      Config:\n"
+            '      {{c1::`{"zero_optimization": {"stage": 2}}`}}\n',
+            ":9:47: '}}' inside code ends the cloze deletion early in Anki",
+            id="cloze-braces-in-code",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: '   '\n    back: A\n",
+            ":7:12: field 'front' is empty",
+            id="empty-text",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: Q\n    back:\n",
+            ":8:10: field 'back' must be text, not empty",
+            id="null-text",
+        ),
+        pytest.param(
+            "- just\n- a list\n",
+            ":1:1: top level must be a mapping with deck, title, description and cards",
+            id="top-level-list",
+        ),
+        pytest.param(
+            "deck: d\ntitle: T\ndescription: D\ncards: []\n",
+            ":4:8: 'cards' is empty",
+            id="no-cards",
+        ),
+        pytest.param(
+            "deck: D D\ntitle: T\ndescription: D\ncards:\n" + GOOD_CARD,
+            ":1:7: deck id must be lowercase letters, digits and hyphens",
+            id="bad-deck-id",
+        ),
+        pytest.param(
+            HEADER + "  - id: a\n    kind: basic\n    front: Q\n    back: A\n    tags: config\n",
+            ":9:11: field 'tags' must be a list, not text",
+            id="tags-not-list",
+        ),
+        pytest.param(
+            "retired: [gone]\n" + HEADER + GOOD_CARD,
+            ":1:11: retired card 'gone' is not in the deck",
+            id="retired-unknown",
+        ),
+    ],
+)
+def test_each_mistake_is_reported_at_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, expected: str
+) -> None:
+    path = write(tmp_path, body)
+    lines = problems(capsys, path)
+    assert any(line.startswith(str(path) + expected) for line in lines), lines
+
+
+def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "# only a comment\n")
+    assert problems(capsys, path) == [
+        f"{path}:1:1: file is empty: a deck needs deck, title, description and cards"
+    ]
+
+
+def test_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "deck.yaml"
+    path.write_bytes(b"deck: d\ntitle: caf\xe9\n")
+    assert problems(capsys, path) == [f"{path}:2:11: file is not UTF-8 text"]
+
+
+def test_oversized_file_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(load, "MAX_FILE_BYTES", 100)
+    path = write(tmp_path, HEADER + GOOD_CARD * 3)
+    assert problems(capsys, path) == [f"{path}:1:1: file is larger than the 100 bytes limit"]
+
+
+def test_object_tags_construct_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    marker = tmp_path / "pwned"
+    path = write(
+        tmp_path,
+        HEADER
+        + "  - id: a\n    kind: basic\n"
+        + f"    front: !!python/object/apply:os.system ['touch {marker}']\n"
+        + "    back: A\n",
+    )
+    lines = problems(capsys, path)
+    assert lines == [
+        f"{path}:7:12: tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed "
+        "in decks (nothing was run)"
+    ]
+    assert not marker.exists()
+
+
+def test_alias_bomb_is_refused_in_bounded_memory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    levels = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for i in range(1, 12):
+        levels.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    path = write(tmp_path, HEADER + GOOD_CARD + "\n".join(levels) + "\n")
+    tracemalloc.start()
+    try:
+        lines = problems(capsys, path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Fully expanded this is 9**12 strings; refusing the aliases keeps it to a few MB.
+    assert peak < 20 * 1024 * 1024
+    assert any("anchors and aliases" in line for line in lines)
+    assert any(line.startswith(f"{path}:9:1: unknown field 'a0' in the deck") for line in lines)
+
+
+def test_every_problem_in_every_file_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, HEADER + "  - id: a\n    kind: basic\n    front: Q\n", "one.yaml")
+    write(tmp_path, HEADER + "  - id: a\n    kind: nope\n    front: Q\n    back: A\n", "two.yaml")
+    code, out, err = run(capsys, "validate", str(tmp_path))
+    assert code == 1
+    assert out.splitlines() == [
+        f"{tmp_path / 'one.yaml'}:5:5: a basic card is missing required field 'back'",
+        f"{tmp_path / 'two.yaml'}:6:11: unknown kind 'nope' (expected one of basic, cloze, "
+        "follow_up, red_flag)",
+    ]
+    assert err.strip() == "2 problems in 2 files (2 files checked; 0 decks, 0 cards ok)"
+
+
+def test_deck_id_used_by_two_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = write(tmp_path, HEADER + GOOD_CARD, "a.yaml")
+    second = write(tmp_path, HEADER + GOOD_CARD, "b.yaml")
+    lines = problems(capsys, tmp_path)
+    assert lines == [f"{second}:1:1: deck id 'd' is already used by {first}"]
+
+
+def test_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = problems(capsys, tmp_path / "nope.yaml")
+    assert lines == [f"{tmp_path / 'nope.yaml'}:1:1: no such file or folder"]
+
+
+def test_images_must_stay_in_the_deck_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "ok.png").write_bytes(b"\x89PNG")
+    (tmp_path.parent / "secret.png").write_bytes(b"\x89PNG")
+    path = write(
+        tmp_path,
+        HEADER
+        + "  - id: a\n    kind: basic\n    front: |\n"
+        + "      ![fine](img/ok.png)\n"
+        + "      ![escape](../secret.png)\n"
+        + "      ![gone](img/missing.png)\n"
+        + "      ![remote](https://example.com/x.png)\n"
+        + "    back: A\n",
+    )
+    assert problems(capsys, path) == [
+        f"{path}:9:7: image '../secret.png' is outside the deck's folder",
+        f"{path}:10:7: image 'img/missing.png' does not exist",
+        f"{path}:11:7: image 'https://example.com/x.png' must be a file in the deck's folder, "
+        "not a URL",
+    ]
+
+
+def test_unexpected_error_is_one_line_unless_debug(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(_: object) -> None:
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr("zerodrill.cli.validate.load_paths", boom)
+    code, out, err = run(capsys, "validate", str(tmp_path))
+    assert code == 1
+    assert err.strip() == (
+        "zerodrill: internal error: RuntimeError: kaput (run again with --debug for the traceback)"
+    )
+    with pytest.raises(RuntimeError, match="kaput"):
+        main(["--debug", "validate", str(tmp_path)])
+    monkeypatch.setenv("ZERODRILL_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="kaput"):
+        main(["validate", str(tmp_path)])
+
+
+def test_bundled_decks_validate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate")
+    assert code == 0
+    assert out.strip().endswith(": ok")
