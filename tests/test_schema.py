@@ -1,0 +1,141 @@
+"""The editor schema and the loader agree: shipped decks pass both, invalid decks fail both."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from zerodrill.deck.load import load_file, load_paths
+from zerodrill.paths import bundled_decks_dir
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "zerodrill" / "deck" / "deck.schema.json"
+SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def shipped_decks() -> list[Path]:
+    return sorted(bundled_decks_dir().glob("*.yaml"))
+
+
+def test_schema_is_a_valid_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*shipped_decks(), DATA / "decks" / "sample.yaml"],
+    ids=lambda p: p.name,
+)
+def test_good_decks_pass_schema_and_loader(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=")
+    schema_ref = text.splitlines()[0].split("$schema=", 1)[1]
+    assert (path.parent / schema_ref).resolve() == SCHEMA_PATH
+    errors = list(VALIDATOR.iter_errors(yaml.safe_load(text)))
+    assert not errors, [e.message for e in errors]
+    deck, problems = load_file(path)
+    assert deck is not None and not problems, problems
+
+
+def test_bundled_decks_are_found() -> None:
+    result = load_paths([bundled_decks_dir()])
+    assert result.decks and result.ok, result.problems
+
+
+CARD = {"id": "a", "kind": "basic", "front": "Q", "back": "A"}
+
+INVALID: dict[str, dict[str, object]] = {
+    "missing-title": {"deck": "d", "description": "D", "cards": [CARD]},
+    "unknown-top-field": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [CARD],
+        "colour": "red",
+    },
+    "bad-deck-id": {"deck": "Deck One", "title": "T", "description": "D", "cards": [CARD]},
+    "no-cards": {"deck": "d", "title": "T", "description": "D", "cards": []},
+    "cards-not-list": {"deck": "d", "title": "T", "description": "D", "cards": {"a": CARD}},
+    "unknown-kind": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "kind": "flashcard"}],
+    },
+    "missing-kind-field": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{"id": "a", "kind": "basic", "front": "Q"}],
+    },
+    "field-of-other-kind": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "question": "Q"}],
+    },
+    "typo-field": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{"id": "a", "kind": "follow_up", "question": "Q", "anwser": "A"}],
+    },
+    "number-as-text": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "back": 3}],
+    },
+    "empty-text": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "front": "  "}],
+    },
+    "bad-card-id": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "id": "Card One"}],
+    },
+    "bad-tag": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "tags": ["Has Space"]}],
+    },
+    "tags-not-list": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "tags": "config"}],
+    },
+    "cloze-without-deletion": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{"id": "a", "kind": "cloze", "text": "no deletion"}],
+    },
+    "red-flag-without-instead": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{"id": "a", "kind": "red_flag", "claim": "C", "why": "W"}],
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_decks_fail_schema_and_loader(tmp_path: Path, name: str) -> None:
+    document = INVALID[name]
+    assert list(VALIDATOR.iter_errors(document)), f"schema accepts {name}"
+    path = tmp_path / "deck.yaml"
+    path.write_text(textwrap.dedent(yaml.safe_dump(document, sort_keys=False)), encoding="utf-8")
+    deck, problems = load_file(path)
+    assert deck is None and problems, f"loader accepts {name}"
