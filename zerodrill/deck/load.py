@@ -123,10 +123,19 @@ def _hidden(path: Path, root: Path) -> bool:
 def load_paths(paths: Sequence[Path]) -> LoadResult:
     """Load every deck under ``paths``; decks with any problem are left out of ``decks``."""
     files, problems = discover(paths)
+    loaded = [(path, *load_file(path)) for path in files]
+    return combine(files, problems, loaded)
+
+
+def combine(
+    files: Sequence[Path],
+    problems: list[Problem],
+    loaded: Iterable[tuple[Path, Deck | None, list[Problem]]],
+) -> LoadResult:
+    """Gather per-file results, refusing a deck id that an earlier file already uses."""
     decks: list[Deck] = []
     seen_ids: dict[str, Pos] = {}
-    for path in files:
-        deck, file_problems = load_file(path)
+    for _path, deck, file_problems in loaded:
         problems.extend(file_problems)
         if deck is None:
             continue
