@@ -1,0 +1,158 @@
+"""SuperMemo 2 (Woźniak, 1987), exactly: pure, no clock, no I/O.
+
+After a grade q in 0..5 given on ``day``:
+
+1. q >= 3: interval I = 1 if n = 0, 6 if n = 1, else ⌈I × EF⌉ with the EF from *before* this
+   grade; then n = n + 1.
+2. q < 3: n = 0, I = 1 (a lapse when the card had n > 0).
+3. EF = max(1.3, EF + 0.1 − (5 − q)(0.08 + 0.02(5 − q))), after every grade.
+4. due = day + I.
+
+Step 5 of the published algorithm (same-day repeats of grades below 4) moves no schedule, so it
+lives in the queue, not here.
+
+EF is held as a :class:`~fractions.Fraction` of whole hundredths. EF only ever moves in steps
+of 0.02 (and Anki's ``factor`` is permille), so nothing is lost, and ⌈I × EF⌉ is computed in
+integers: with floats, 55 × 2.2 is 121.00000000000001 and the ceiling a day too long.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from enum import IntEnum
+from fractions import Fraction
+
+
+class Grade(IntEnum):
+    """SM-2's quality of response."""
+
+    BLACKOUT = 0  #: complete blackout
+    WRONG = 1  #: incorrect, but the answer was recognised once shown
+    ALMOST = 2  #: incorrect, but the answer seemed easy once shown
+    HARD = 3  #: correct, with serious difficulty
+    GOOD = 4  #: correct, after a hesitation
+    PERFECT = 5  #: correct, without hesitation
+
+    @property
+    def description(self) -> str:
+        return _DESCRIPTIONS[self]
+
+    @property
+    def passed(self) -> bool:
+        """SM-2 counts 3 and up as recalled."""
+        return self >= Grade.HARD
+
+
+_DESCRIPTIONS = {
+    Grade.BLACKOUT: "complete blackout",
+    Grade.WRONG: "wrong; recognised the answer",
+    Grade.ALMOST: "wrong; the answer seemed easy",
+    Grade.HARD: "right, with serious difficulty",
+    Grade.GOOD: "right, after a hesitation",
+    Grade.PERFECT: "right, no hesitation",
+}
+
+#: Step 7: a grade below this comes back the same day until it reaches it.
+REPEAT_BELOW = Grade.GOOD
+
+INITIAL_EF_HUNDREDTHS = 250
+MIN_EF_HUNDREDTHS = 130
+
+
+def to_grade(quality: object) -> Grade:
+    """``quality`` as a :class:`Grade`; ``ValueError`` for anything but an int in 0..5."""
+    # bool is an int subclass, and Grade(True) would quietly be a 1.
+    if isinstance(quality, bool) or not isinstance(quality, int):
+        raise ValueError(f"grade must be an integer 0-5, not {quality!r}")
+    if not 0 <= quality <= 5:
+        raise ValueError(f"grade must be 0-5, not {quality}")
+    return Grade(quality)
+
+
+@dataclass(frozen=True, slots=True)
+class Sm2State:
+    """What SM-2 knows about one study item.
+
+    ``easiness`` is exact (a Fraction in whole hundredths): ``state.easiness == 2.5`` holds for
+    a new card, ``float(state.easiness)`` is for display, and :attr:`ef_hundredths` and
+    :attr:`ease_permille` (Anki's ``factor``) are exact integers.
+
+    A card never reviewed has ``due = None`` and ``interval = 0``: it is not scheduled until
+    its first grade, which is what tells "new" from "due".
+    """
+
+    repetitions: int = 0
+    interval: int = 0
+    easiness: Fraction = Fraction(INITIAL_EF_HUNDREDTHS, 100)
+    due: date | None = None
+    lapses: int = 0
+
+    def __post_init__(self) -> None:
+        ef = self.easiness
+        if isinstance(ef, float):
+            # Let Sm2State(easiness=2.3) mean 2.30, not the binary float nearest to it.
+            ef = Fraction(repr(ef))
+        elif not isinstance(ef, Fraction):
+            ef = Fraction(ef)
+        if (ef * 100).denominator != 1:
+            raise ValueError(f"easiness must be in whole hundredths, not {ef}")
+        if ef * 100 < MIN_EF_HUNDREDTHS:
+            raise ValueError(f"easiness must be at least 1.3, not {float(ef)}")
+        object.__setattr__(self, "easiness", ef)
+        if self.repetitions < 0 or self.interval < 0 or self.lapses < 0:
+            raise ValueError(f"negative count in {self!r}")
+
+    @classmethod
+    def new(cls) -> Sm2State:
+        """A card never reviewed."""
+        return cls()
+
+    @classmethod
+    def from_hundredths(
+        cls, repetitions: int, interval: int, ef_hundredths: int, due: date | None, lapses: int
+    ) -> Sm2State:
+        return cls(repetitions, interval, Fraction(ef_hundredths, 100), due, lapses)
+
+    @property
+    def is_new(self) -> bool:
+        return self.due is None
+
+    @property
+    def ef_hundredths(self) -> int:
+        return int(self.easiness * 100)
+
+    @property
+    def ease_permille(self) -> int:
+        """EF × 1000, exactly: Anki's ``factor`` (2.5 → 2500)."""
+        return self.ef_hundredths * 10
+
+
+def next_interval(state: Sm2State, quality: int) -> int:
+    """The interval (days) a grade would give, without the rest of the review."""
+    q = to_grade(quality)
+    if q < Grade.HARD:
+        return 1
+    if state.repetitions == 0:
+        return 1
+    if state.repetitions == 1:
+        return 6
+    # ⌈I × EF⌉ in integers: -(-a // b) is the ceiling of a / b.
+    return -(-state.interval * state.ef_hundredths // 100)
+
+
+def review(state: Sm2State, quality: int, day: date) -> Sm2State:
+    """The state after grading ``state`` with ``quality`` (0..5) on study day ``day``."""
+    q = to_grade(quality)
+    interval = next_interval(state, q)
+    if q >= Grade.HARD:
+        repetitions = state.repetitions + 1
+        lapses = state.lapses
+    else:
+        repetitions = 0
+        lapses = state.lapses + (1 if state.repetitions > 0 else 0)
+    d = 5 - q
+    ef = max(MIN_EF_HUNDREDTHS, state.ef_hundredths + 10 - d * (8 + 2 * d))
+    return Sm2State.from_hundredths(
+        repetitions, interval, ef, day + timedelta(days=interval), lapses
+    )
