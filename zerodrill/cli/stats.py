@@ -1,0 +1,52 @@
+"""``zerodrill stats``: what is known, what is due, and the next 30 days."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from zerodrill.deck.load import load_paths
+from zerodrill.errors import UserError
+from zerodrill.paths import bundled_decks_dir, default_db_path
+from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.stats import compute_stats, render_text
+from zerodrill.srs.store import Store
+
+
+@click.command()
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
+    """Show review statistics for decks (default: the bundled decks) and a 30-day forecast."""
+    today = study_day(local_now())
+    db_path = db if db is not None else default_db_path()
+    # Stats only reads: it never creates a database. Without one at the default place, nothing
+    # has been reviewed yet; a --db that names no file is more likely a typo, so it is an error.
+    store = None
+    if db is not None or db_path.exists():
+        store = Store.open(db_path, create=False)
+    try:
+        result = load_paths(list(paths) or [bundled_decks_dir()])
+        if result.problems:
+            first, count = result.problems[0], len(result.problems)
+            more = f" (and {count - 1} more; run zerodrill validate)" if count > 1 else ""
+            raise UserError(f"{first}{more}")
+        figures = compute_stats(result.decks, store, today)
+    finally:
+        if store is not None:
+            store.close()
+
+    if as_json:
+        click.echo(json.dumps(figures.as_json()))
+        return
+    if store is None:
+        click.echo(f"No reviews yet (no database at {db_path}).")
+    click.echo(render_text(figures))

@@ -1,0 +1,300 @@
+"""Today's queue, and a drill session over it.
+
+Order: due reviews first (most overdue first), then new items in deck order up to the daily
+limit, then SM-2's step 7: every item graded below 4 today comes back, after the rest, until
+it gets 4 or 5. Those repeats are logged (``repeat=True``) and move no schedule.
+
+Siblings (the deletions of one cloze card) are never shown on the same day: once one of them
+is queued or was graded today, the others wait for another day.
+
+Everything is derived from the store for the study day, so a session started again the same
+day (or in a second terminal) picks up where the log says things stand. Building the queue
+reads today's log (by the ``day`` index), the due states (by the ``due`` index) and the set of
+keys with a schedule: nothing that grows with the number of past reviews.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from zerodrill.deck.model import Deck, Item
+from zerodrill.srs import sm2
+from zerodrill.srs.days import local_now
+from zerodrill.srs.sm2 import REPEAT_BELOW, Grade, Sm2State
+from zerodrill.srs.store import Review, Store
+
+DEFAULT_NEW_LIMIT = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """What is left, split the way Anki shows it."""
+
+    new: int
+    repeats: int
+    reviews: int
+
+    @property
+    def total(self) -> int:
+        return self.new + self.repeats + self.reviews
+
+
+@dataclass(frozen=True, slots=True)
+class TodayQueue:
+    day: date
+    #: Due items, most overdue first.
+    reviews: tuple[Item, ...]
+    #: New items, in deck order, as many as today's limit still allows.
+    new: tuple[Item, ...]
+    #: Items whose latest grade today was below 4, in the order they were graded.
+    repeats: tuple[Item, ...]
+    #: Keys graded today (grades and repeats still in effect).
+    graded_today: frozenset[str]
+    #: New items already introduced today (they count against the limit).
+    introduced: int
+
+
+@dataclass(frozen=True, slots=True)
+class GradeOutcome:
+    """What one grade would do to the item on show (for the grade buttons)."""
+
+    grade: Grade
+    #: Days from the review day to the next due day.
+    interval: int
+    due: date
+    #: Step 7: the item comes back later in this session.
+    again_today: bool
+    #: False for a same-day repeat: the grade is logged but the schedule stays.
+    moves_schedule: bool
+
+
+def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
+    """The study items of the decks' active cards, in deck order."""
+    return tuple(item for deck in decks for item in deck.items())
+
+
+def _card_key(key: str, by_key: dict[str, Item]) -> str:
+    item = by_key.get(key)
+    # A key no longer in a deck (a deletion removed from its card) still keeps its siblings
+    # waiting today: its card is what comes before '#'.
+    return item.card.key if item is not None else key.partition("#")[0]
+
+
+def build_queue(
+    items: Iterable[Item], store: Store, day: date, *, new_limit: int = DEFAULT_NEW_LIMIT
+) -> TodayQueue:
+    """Today's queue over ``items``. Keys not among ``items`` (retired, unknown) never appear."""
+    if new_limit < 0:
+        raise ValueError(f"new card limit must not be negative, not {new_limit}")
+    by_key = {item.key: item for item in items}
+    today = store.reviews_on(day)
+
+    latest: dict[str, Review] = {}
+    introduced = 0
+    for review in today:
+        latest[review.key] = review
+        if review.introduced and review.key in by_key:
+            introduced += 1
+    graded = frozenset(latest)
+    repeats = tuple(
+        by_key[r.key]
+        for r in sorted(latest.values(), key=lambda r: r.id)
+        if r.grade is not None and r.grade < REPEAT_BELOW and r.key in by_key
+    )
+    busy_cards = {_card_key(key, by_key) for key in graded}
+
+    reviews: list[Item] = []
+    for key in store.due_states(day):
+        item = by_key.get(key)
+        if item is None or key in graded or item.card.key in busy_cards:
+            continue
+        busy_cards.add(item.card.key)
+        reviews.append(item)
+
+    new: list[Item] = []
+    slots = max(0, new_limit - introduced)
+    if slots:
+        known = store.known_keys()
+        for item in by_key.values():
+            if len(new) >= slots:
+                break
+            if item.key in known or item.key in graded or item.card.key in busy_cards:
+                continue
+            busy_cards.add(item.card.key)
+            new.append(item)
+
+    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced)
+
+
+def preview(state: Sm2State, day: date, *, repeat: bool = False) -> tuple[GradeOutcome, ...]:
+    """What each grade 0-5 would do to an item in ``state`` on ``day``."""
+    outcomes = []
+    for grade in Grade:
+        if repeat and state.due is not None:
+            interval, due = state.interval, state.due
+        else:
+            after = sm2.review(state, grade, day)
+            interval, due = after.interval, after.due
+        assert due is not None
+        outcomes.append(
+            GradeOutcome(grade, interval, due, grade < REPEAT_BELOW, not repeat)
+        )
+    return tuple(outcomes)
+
+
+class Session:
+    """One sitting of drill over some items, driven by the TUI.
+
+    ``next()`` gives the item to show (it stays the next one until graded, so asking twice is
+    safe), ``grade()`` stores a grade in its own transaction before returning, ``undo()`` takes
+    the last grade of this session back and makes that item the next one again.
+
+    The study day is fixed when the session starts: a sitting that runs past the rollover
+    hour still counts for the day it began on. The clock only stamps the wall time of grades.
+    """
+
+    def __init__(
+        self,
+        items: Iterable[Item],
+        store: Store,
+        *,
+        day: date,
+        new_limit: int = DEFAULT_NEW_LIMIT,
+        clock: Callable[[], datetime] = local_now,
+    ) -> None:
+        self._items = tuple({item.key: item for item in items}.values())
+        self._by_key = {item.key: item for item in self._items}
+        self._store = store
+        self._day = day
+        self._new_limit = new_limit
+        self._clock = clock
+        #: Grades given in this session, repeats included, undos taken off.
+        self.done = 0
+        self._front: Item | None = None
+        self._reload()
+
+    @classmethod
+    def for_decks(
+        cls, decks: Iterable[Deck], store: Store, *, day: date, **options: object
+    ) -> Session:
+        return cls(items_of(decks), store, day=day, **options)  # type: ignore[arg-type]
+
+    @property
+    def day(self) -> date:
+        return self._day
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        return self._items
+
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    def _reload(self) -> None:
+        queue = build_queue(self._items, self._store, self._day, new_limit=self._new_limit)
+        self._reviews = deque(queue.reviews)
+        self._new = deque(queue.new)
+        self._repeats = deque(queue.repeats)
+        self._graded = set(queue.graded_today)
+
+    def _take(self, item: Item) -> bool:
+        """Remove ``item`` from wherever it waits; False if it was not queued."""
+        found = False
+        if self._front is not None and self._front.key == item.key:
+            self._front = None
+            found = True
+        for line in (self._reviews, self._new, self._repeats):
+            for queued in line:
+                if queued.key == item.key:
+                    line.remove(queued)
+                    found = True
+                    break
+        return found
+
+    def next(self) -> Item | None:
+        """The item to show now; None when today's work is done."""
+        if self._front is not None:
+            return self._front
+        for line in (self._reviews, self._new, self._repeats):
+            if line:
+                return line[0]
+        return None
+
+    def is_repeat(self, item: Item) -> bool:
+        """Already graded today: a grade now is logged as a repeat and moves no schedule."""
+        return item.key in self._graded
+
+    def remaining(self) -> Counts:
+        new, repeats, reviews = len(self._new), len(self._repeats), len(self._reviews)
+        if self._front is not None:
+            if self.is_repeat(self._front):
+                repeats += 1
+            elif self._store.state(self._front.key).is_new:
+                new += 1
+            else:
+                reviews += 1
+        return Counts(new=new, repeats=repeats, reviews=reviews)
+
+    def preview(self, item: Item) -> tuple[GradeOutcome, ...]:
+        """What each grade would do to ``item`` now."""
+        state = self._store.state(item.key)
+        return preview(state, self._day, repeat=self.is_repeat(item))
+
+    def grade(
+        self,
+        item: Item,
+        quality: int,
+        *,
+        answer_ms: int | None = None,
+        typed: str | None = None,
+    ) -> Review:
+        """Store a grade of a queued ``item`` (committed when this returns) and move on."""
+        grade = sm2.to_grade(quality)
+        if item.key not in self._by_key or not self._queued(item):
+            raise ValueError(f"{item.key} is not in today's queue")
+        review = self._store.record(
+            item.key,
+            grade,
+            now=self._clock(),
+            day=self._day,
+            answer_ms=answer_ms,
+            typed=typed,
+            repeat=self.is_repeat(item),
+        )
+        self._take(item)
+        self._graded.add(item.key)
+        if grade < REPEAT_BELOW:
+            self._repeats.append(item)
+        self.done += 1
+        return review
+
+    def _queued(self, item: Item) -> bool:
+        if self._front is not None and self._front.key == item.key:
+            return True
+        return any(q.key == item.key for line in (self._reviews, self._new, self._repeats) for q in line)
+
+    def undo(self) -> Item | None:
+        """Take back this session's last grade still in effect; its item is shown next.
+
+        Returns that item, or None when there is nothing to undo (or the card has left the
+        decks meanwhile).
+        """
+        review = self._store.undo_last(now=self._clock())
+        if review is None:
+            return None
+        self.done = max(0, self.done - 1)
+        self._front = None
+        self._reload()
+        item = self._by_key.get(review.key)
+        if item is not None:
+            self._take(item)
+            self._front = item
+        return item
+
+    def next_due_after(self) -> date | None:
+        """The first day after this one with a review due among these items."""
+        return self._store.next_due_after(self._day, self._by_key)

@@ -1,0 +1,140 @@
+"""Review statistics for some decks, computed from the store: no I/O of its own, no clock."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from zerodrill.deck.model import Deck
+from zerodrill.srs.queue import items_of
+from zerodrill.srs.store import ReviewCounts, Store
+
+FORECAST_DAYS = 30
+RETENTION_DAYS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """Figures for the active cards of some decks, as of study day ``today``.
+
+    Cards are study items: each cloze deletion counts as one. Review figures cover every key of
+    the decks (retired cards and ones since deleted from a deck file included), since the log
+    keeps them all.
+    """
+
+    today: date
+    cards: int
+    known: int
+    new: int
+    due_today: int
+    due_tomorrow: int
+    #: Grades and same-day repeats in effect (undone ones left out).
+    reviews: int
+    reviews_today: int
+    #: Share of scheduled reviews of known cards graded 3 or more in the last 30 days (first
+    #: sights and same-day repeats left out); None when there were none.
+    retention: float | None
+    #: How many reviews the retention is over.
+    retention_reviews: int
+    #: Cards due on each of the next 30 days, today first (overdue ones counted today).
+    forecast: tuple[int, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "today": self.today.isoformat(),
+            "cards": self.cards,
+            "known": self.known,
+            "new": self.new,
+            "due_today": self.due_today,
+            "due_tomorrow": self.due_tomorrow,
+            "reviews": self.reviews,
+            "reviews_today": self.reviews_today,
+            "retention": self.retention,
+            "retention_reviews": self.retention_reviews,
+            "forecast": list(self.forecast),
+        }
+
+
+def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> Stats:
+    """Stats for ``decks``; ``store`` None means nothing was ever reviewed."""
+    keys = {item.key for item in items_of(decks)}
+    forecast = [0] * FORECAST_DAYS
+    known = 0
+    totals = ReviewCounts()
+    if store is not None:
+        known = len(store.known_keys() & keys)
+        horizon = today + timedelta(days=FORECAST_DAYS - 1)
+        for key, due in store.due_dates(horizon).items():
+            if key in keys:
+                forecast[max(0, (due - today).days)] += 1
+        per_deck = store.review_counts(today, window_days=RETENTION_DAYS)
+        for deck_id in {deck.id for deck in decks}:
+            counts = per_deck.get(deck_id)
+            if counts is not None:
+                totals = ReviewCounts(
+                    totals.reviews + counts.reviews,
+                    totals.reviews_today + counts.reviews_today,
+                    totals.recall_graded + counts.recall_graded,
+                    totals.recall_passed + counts.recall_passed,
+                )
+    retention = totals.recall_passed / totals.recall_graded if totals.recall_graded else None
+    return Stats(
+        today=today,
+        cards=len(keys),
+        known=known,
+        new=len(keys) - known,
+        due_today=forecast[0],
+        due_tomorrow=forecast[1],
+        reviews=totals.reviews,
+        reviews_today=totals.reviews_today,
+        retention=retention,
+        retention_reviews=totals.recall_graded,
+        forecast=tuple(forecast),
+    )
+
+
+_BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def forecast_chart(forecast: Sequence[int], *, height: int = 4) -> list[str]:
+    """A bar chart, one column per day, ``height`` rows of eighth blocks, with a y label."""
+    peak = max(forecast, default=0)
+    label_width = len(str(peak))
+    rows = []
+    for row in range(height, 0, -1):
+        line = ""
+        for count in forecast:
+            # Eighths of a row filled by this day's bar; a non-zero day shows at least one.
+            eighths = -(-count * height * 8 // peak) if peak else 0
+            line += _BLOCKS[max(0, min(8, eighths - (row - 1) * 8))]
+        label = str(peak) if row == height else ""
+        rows.append(f"{label:>{label_width}} │{line.rstrip()}")
+    axis = "└" + "─" * len(forecast)
+    span = len(forecast) - 1
+    rows.append(" " * label_width + " " + axis)
+    rows.append(" " * label_width + "  " + "today".ljust(len(forecast) - len(f"+{span}d")) + f"+{span}d")
+    return rows
+
+
+def render_text(stats: Stats) -> str:
+    retention = (
+        f"{stats.retention:.0%}  ({stats.retention_reviews} reviews, last {RETENTION_DAYS} days)"
+        if stats.retention is not None
+        else f"–  (no reviews of known cards in the last {RETENTION_DAYS} days)"
+    )
+    lines = [
+        f"cards         {stats.cards:>6}  (known {stats.known}, new {stats.new})",
+        f"due today     {stats.due_today:>6}",
+        f"due tomorrow  {stats.due_tomorrow:>6}",
+        f"reviews       {stats.reviews:>6}  (today {stats.reviews_today})",
+        f"retention     {retention}",
+        "",
+    ]
+    if any(stats.forecast):
+        lines.append(f"due in the next {FORECAST_DAYS} days (cards per day):")
+        lines.extend(forecast_chart(stats.forecast))
+    else:
+        lines.append(f"nothing due in the next {FORECAST_DAYS} days")
+    return "\n".join(lines)
