@@ -1,0 +1,553 @@
+"""Decks → an Anki package (``.apkg``) that updates in place and builds reproducibly.
+
+Two properties pull against each other here:
+
+* **Update in place.** Anki matches an imported note to the user's copy by GUID, and replaces
+  the user's copy only when the incoming note's modification time is *newer*. A package that
+  stamps every note with one fixed time can therefore never deliver an edit.
+* **Reproducible.** The same sources must give the same bytes, so no time may come from the
+  clock at build time.
+
+Both hold through a *manifest* kept beside each package (``<name>.manifest.json``, committed
+with it). For every note it records a digest of what Anki will store (fields as HTML, tags,
+note type), the note's modification time and its note ID; for every note type, a digest of its
+fields, templates and CSS, and its modification time. A build reuses the recorded time while a
+digest is unchanged, and takes a new, strictly later one (from the injected clock) only for what
+changed. Rebuilding unchanged sources is byte-identical at any clock time; an edited card gets a
+newer time, so Anki updates it; a new card gets an ID and time once, and keeps them.
+
+Everything else in the file is pinned too: the collection's creation day and config, deck and
+note-type JSON, row order, card IDs (note ID + template ordinal), the SQLite header's
+writer-version field, and the zip (fixed entry dates and attributes, sorted entries, stored
+uncompressed so that zlib's version cannot change the bytes).
+
+Scheduling (``--with-progress``): the package's collection is created on :data:`CREATED` with a
+UTC creation offset and a 4 am rollover, so that Anki's "days elapsed" for it is the user's
+local calendar day counted from that date. A review card's ``due`` is written as days from
+:data:`CREATED` to its SM-2 due date. On import with scheduling, Anki shifts review due days by
+(package's today - collection's today), which lands the card on the same calendar day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import sqlite3
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+import genanki
+from genanki.apkg_col import APKG_COL
+from genanki.apkg_schema import APKG_SCHEMA
+
+from zerodrill.deck.model import Card, Deck, Kind
+from zerodrill.export import html
+from zerodrill.export.notetypes import EXTRA_FIELDS, field_names, note_type
+
+#: Tags (Anki's ``::`` makes them a tree under "zerodrill" in the browser's sidebar):
+#:   zerodrill::<deck-id>            every note of the deck
+#:   zerodrill::<deck-id>::<tag>     the card's own tags, kept apart from the user's own tags
+#:   zerodrill::kind::<kind>         basic, cloze, follow_up or red_flag
+#:   zerodrill::retired              cards the deck has retired (find them: tag:zerodrill::retired)
+TAG_ROOT = "zerodrill"
+RETIRED_TAG = f"{TAG_ROOT}::retired"
+RETIRED_SEARCH = f"tag:{RETIRED_TAG}"
+#: Deck ids that would collide with the tags above.
+RESERVED_DECK_IDS = frozenset({"kind", "retired"})
+
+MANIFEST_FORMAT = 1
+#: The package collection's creation day. Review ``due`` values count days from it.
+CREATED = date(2020, 1, 1)
+_CREATED_STAMP = int(datetime(2020, 1, 1, tzinfo=timezone.utc).timestamp())
+#: Anki's default day rollover; zerodrill's SM-2 days use the same local calendar.
+ROLLOVER_HOUR = 4
+#: Note IDs are spaced this far apart; a card's ID is its note's ID + its template ordinal.
+_ID_STRIDE = 1000
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+#: SQLite writes its library version into the header; pin it so the bytes do not depend on it.
+_SQLITE_VERSION_OFFSET = 96
+_PINNED_SQLITE_VERSION = (3_037_000).to_bytes(4, "big")
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+# Anki card types and queues.
+_NEW, _REVIEW, _SUSPENDED = 0, 2, -1
+
+
+class ExportError(Exception):
+    """A deck cannot be exported as it is; the message says why."""
+
+
+class SchedulingState(Protocol):
+    """An SM-2 state as the review store keeps it (see ``zerodrill.srs``)."""
+
+    @property
+    def repetitions(self) -> int: ...
+    @property
+    def interval(self) -> int: ...
+    @property
+    def easiness(self) -> float | Decimal: ...
+    @property
+    def due(self) -> date: ...
+    @property
+    def lapses(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    id: int
+    digest: str
+    mod: int
+
+
+@dataclass(frozen=True)
+class NoteTypeRecord:
+    digest: str
+    mod: int
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a package holds and since when: the memory that makes builds reproducible."""
+
+    notes: Mapping[str, NoteRecord] = field(default_factory=dict)
+    notetypes: Mapping[str, NoteTypeRecord] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> Manifest:
+        """The manifest at ``path``; an empty one if there is none yet."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError) as exc:
+            raise ExportError(f"cannot read manifest {path}: {exc}") from exc
+        if not isinstance(raw, dict) or raw.get("format") != MANIFEST_FORMAT:
+            raise ExportError(f"{path} is not a zerodrill export manifest (format 1)")
+        try:
+            notes = {k: NoteRecord(int(v["id"]), str(v["hash"]), int(v["mod"]))
+                     for k, v in raw["notes"].items()}
+            notetypes = {k: NoteTypeRecord(str(v["hash"]), int(v["mod"]))
+                         for k, v in raw["notetypes"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ExportError(f"{path}: malformed manifest ({exc})") from exc
+        return cls(notes, notetypes)
+
+    def dumps(self) -> str:
+        doc = {
+            "format": MANIFEST_FORMAT,
+            "about": "Written by `zerodrill export`; commit it with the package. It keeps "
+            "note IDs and modification times stable, so rebuilds are byte-identical and "
+            "edited notes update in place in Anki.",
+            "notetypes": {k: {"hash": v.digest, "mod": v.mod}
+                          for k, v in sorted(self.notetypes.items())},
+            "notes": {k: {"id": v.id, "hash": v.digest, "mod": v.mod}
+                      for k, v in sorted(self.notes.items())},
+        }
+        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class PackageStats:
+    path: Path
+    decks: int
+    notes: int
+    cards: int
+    retired_notes: int
+    media: int
+    reviewed_cards: int = 0
+
+
+@dataclass(frozen=True)
+class Package:
+    """A built package: its bytes, what it holds, and the manifest to keep beside it."""
+
+    data: bytes
+    manifest: Manifest
+    decks: int
+    notes: int
+    cards: int
+    retired_notes: int
+    media: int
+    reviewed_cards: int
+
+
+def deck_anki_id(deck_id: str) -> int:
+    """A stable Anki deck ID for a zerodrill deck id (kept below 2**53 for JavaScript)."""
+    digest = hashlib.sha256(f"zerodrill deck {deck_id}".encode()).digest()
+    return (1 << 32) + int.from_bytes(digest[:8], "big") % ((1 << 53) - (1 << 32))
+
+
+def note_guid(deck_id: str, card_id: str) -> str:
+    return str(genanki.guid_for(deck_id, card_id))
+
+
+def tags_for(card: Card) -> list[str]:
+    tags = [f"{TAG_ROOT}::{card.deck}", f"{TAG_ROOT}::kind::{card.kind.value}"]
+    tags += [f"{TAG_ROOT}::{card.deck}::{tag}" for tag in card.tags]
+    if card.retired:
+        tags.append(RETIRED_TAG)
+    return tags
+
+
+def media_name(deck_id: str, rel_path: str, content: bytes) -> str:
+    """The packed file name: unique per deck and content, safe in any media folder.
+
+    The content hash in the name means an edited image is a new file for Anki (which never
+    replaces a media file of the same name) and the note that shows it is updated to it.
+    """
+    p = PurePosixPath(rel_path)
+    stem = _UNSAFE_NAME.sub("-", p.stem).strip("-")[:40] or "image"
+    ext = _UNSAFE_NAME.sub("", p.suffix.lstrip(".")).lower()[:10]
+    digest = hashlib.sha256(content).hexdigest()[:12]
+    return f"zerodrill-{deck_id}-{stem}-{digest}" + (f".{ext}" if ext else "")
+
+
+def build(
+    decks: Sequence[Deck],
+    *,
+    manifest: Manifest | None = None,
+    clock: Callable[[], float] = time.time,
+    progress: Mapping[str, SchedulingState] | None = None,
+) -> Package:
+    """Build one package holding ``decks`` (retired cards included, tagged and suspended).
+
+    ``manifest`` is the one kept beside the previous build; ``clock`` is read only when a
+    note or note type is new or changed. ``progress`` maps item keys (``deck/card``,
+    ``deck/card#cN``) to SM-2 states; cards without one arrive new.
+    """
+    manifest = manifest or Manifest()
+    for deck in decks:
+        if deck.id in RESERVED_DECK_IDS:
+            raise ExportError(f"deck id '{deck.id}' is reserved for Anki tags; rename the deck")
+    now = int(clock())
+    media = _collect_media(decks)
+
+    note_rows: list[tuple[str, Card, int, list[str], list[str], str]] = []
+    new_keys: list[str] = []
+    records: dict[str, NoteRecord] = {}
+    for deck in decks:
+        did = deck_anki_id(deck.id)
+        names = media.names_for(deck.id)
+        for card in deck.cards:
+            fields = _note_fields(card, names)
+            tags = tags_for(card)
+            nt = note_type(card.kind)
+            guid = note_guid(deck.id, card.id)
+            digest = _digest(nt.model.model_id, guid, fields, tags)
+            prev = manifest.notes.get(card.key)
+            if prev is None:
+                new_keys.append(card.key)
+                records[card.key] = NoteRecord(0, digest, now)
+            elif prev.digest == digest:
+                records[card.key] = prev
+            else:
+                records[card.key] = NoteRecord(prev.id, digest, max(now, prev.mod + 1))
+            note_rows.append((card.key, card, did, fields, tags, guid))
+    _allocate_ids(records, new_keys, now)
+
+    notetypes: dict[str, NoteTypeRecord] = {}
+    for kind in sorted({card.kind for _k, card, *_ in note_rows}, key=lambda k: k.value):
+        nt = note_type(kind)
+        key = str(nt.model.model_id)
+        prev_nt = manifest.notetypes.get(key)
+        if prev_nt is not None and prev_nt.digest == nt.digest:
+            notetypes[key] = prev_nt
+        else:
+            notetypes[key] = NoteTypeRecord(nt.digest, max(now, prev_nt.mod + 1 if prev_nt else 0))
+
+    db, cards, reviewed = _collection(decks, note_rows, records, notetypes, progress or {})
+    data = _zip(db, media.files())
+    retired = sum(1 for _k, card, *_ in note_rows if card.retired)
+    return Package(
+        data=data,
+        manifest=Manifest(records, notetypes),
+        decks=len(decks),
+        notes=len(note_rows),
+        cards=cards,
+        retired_notes=retired,
+        media=len(media.by_name),
+        reviewed_cards=reviewed,
+    )
+
+
+def manifest_path(package_path: Path) -> Path:
+    """Where a package's manifest lives: beside it, ``<name>.manifest.json``."""
+    return package_path.with_name(package_path.stem + ".manifest.json")
+
+
+def export(
+    decks: Sequence[Deck],
+    out: Path,
+    *,
+    clock: Callable[[], float] = time.time,
+    progress: Mapping[str, SchedulingState] | None = None,
+) -> PackageStats:
+    """Build ``decks`` into ``out`` and update the manifest beside it (both atomically)."""
+    mpath = manifest_path(out)
+    package = build(decks, manifest=Manifest.load(mpath), clock=clock, progress=progress)
+    _write_atomic(out, package.data)
+    _write_atomic(mpath, package.manifest.dumps().encode("utf-8"))
+    return PackageStats(
+        out, package.decks, package.notes, package.cards, package.retired_notes,
+        package.media, package.reviewed_cards,
+    )
+
+
+# --- notes -------------------------------------------------------------------------------------
+
+
+def _note_fields(card: Card, media: Mapping[str, str]) -> list[str]:
+    own = [
+        html.render(card.fields.get(name, ""), media=media,
+                    cloze_field=card.kind is Kind.CLOZE and name == "text")
+        for name in field_names(card.kind)[: -len(EXTRA_FIELDS)]
+    ]
+    extra = html.render(card.extra, media=media) if card.extra else ""
+    return [*own, extra, _sources(card.refs)]
+
+
+def _sources(refs: Iterable[str]) -> str:
+    items = []
+    for ref in refs:
+        text = html.escape(ref)
+        if re.match(r"^https?://", ref, re.IGNORECASE):
+            items.append(f'<li><a href="{text}" rel="noopener noreferrer">{text}</a></li>')
+        else:
+            items.append(f"<li>{text}</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
+def _digest(model_id: int, guid: str, fields: list[str], tags: list[str]) -> str:
+    h = hashlib.sha256()
+    h.update(f"{model_id}\x1e{guid}\x1e{' '.join(tags)}\x1e".encode())
+    h.update("\x1f".join(fields).encode())
+    return h.hexdigest()
+
+
+def _allocate_ids(records: dict[str, NoteRecord], new_keys: list[str], now: int) -> None:
+    """Give new notes IDs: creation times in ms, in deck order, clear of every existing ID.
+
+    They are spaced :data:`_ID_STRIDE` apart because a card's ID is its note's ID plus its
+    template ordinal, and they end at the build time because Anki refuses IDs from the future.
+    """
+    if not new_keys:
+        return
+    taken = [r.id for r in records.values() if r.id]
+    start = now * 1000 - len(new_keys) * _ID_STRIDE
+    if taken:
+        start = max(start, max(taken) + _ID_STRIDE)
+    for i, key in enumerate(new_keys):
+        rec = records[key]
+        records[key] = NoteRecord(start + i * _ID_STRIDE, rec.digest, rec.mod)
+
+
+# --- media -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Media:
+    #: (deck id, path relative to the deck folder) -> packed name
+    names: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: packed name -> file content
+    by_name: dict[str, bytes] = field(default_factory=dict)
+
+    def names_for(self, deck_id: str) -> dict[str, str]:
+        return {rel: name for (d, rel), name in self.names.items() if d == deck_id}
+
+    def files(self) -> list[tuple[str, bytes]]:
+        return sorted(self.by_name.items())
+
+
+def _collect_media(decks: Sequence[Deck]) -> _Media:
+    media = _Media()
+    for deck in decks:
+        folder = deck.folder.resolve()
+        for card in deck.cards:
+            for rel in card.media:
+                if (deck.id, rel) in media.names:
+                    continue
+                source = (folder / rel).resolve()
+                # The loader checks this too; the exporter never packs a file from outside.
+                if not source.is_relative_to(folder):
+                    raise ExportError(f"{deck.path}: image '{rel}' is outside the deck's folder")
+                try:
+                    content = source.read_bytes()
+                except OSError as exc:
+                    raise ExportError(
+                        f"{deck.path}: cannot read image '{rel}': {exc.strerror or exc}"
+                    ) from exc
+                name = media_name(deck.id, rel, content)
+                media.names[(deck.id, rel)] = name
+                media.by_name[name] = content
+    return media
+
+
+# --- the collection ----------------------------------------------------------------------------
+
+
+def _collection(
+    decks: Sequence[Deck],
+    note_rows: list[tuple[str, Card, int, list[str], list[str], str]],
+    records: Mapping[str, NoteRecord],
+    notetypes: Mapping[str, NoteTypeRecord],
+    progress: Mapping[str, SchedulingState],
+) -> tuple[bytes, int, int]:
+    """The package's ``collection.anki2`` (schema 11, as genanki writes it), built in memory."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(APKG_SCHEMA)
+        conn.executescript(APKG_COL)
+        notes: list[tuple[object, ...]] = []
+        cards: list[tuple[object, ...]] = []
+        reviewed = 0
+        for position, (key, card, did, fields, tags, guid) in enumerate(note_rows, start=1):
+            rec = records[key]
+            model_id = note_type(card.kind).model.model_id
+            tag_text = f" {' '.join(tags)} "
+            notes.append((rec.id, guid, model_id, rec.mod, -1, tag_text, "\x1f".join(fields),
+                          fields[0], 0, 0, ""))
+            for item in card.items():
+                ord_ = item.ordinal - 1 if item.ordinal is not None else 0
+                if ord_ >= _ID_STRIDE:
+                    raise ExportError(
+                        f"{card.pos}: cloze number c{item.ordinal} is too large to export "
+                        f"(at most c{_ID_STRIDE})"
+                    )
+                state = progress.get(item.key)
+                if state is not None:
+                    reviewed += 1
+                cards.append(_card_row(rec.id + ord_, rec.id, did, ord_, rec.mod, position,
+                                       state, card.retired))
+        conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", notes)
+        conn.executemany(
+            "INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", cards
+        )
+        models = {key: _model_json(key, rec.mod, decks) for key, rec in notetypes.items()}
+        conn.execute(
+            "UPDATE col SET crt=?, mod=?, scm=?, conf=?, models=?, decks=?",
+            (
+                _CREATED_STAMP,
+                max((r.mod for r in records.values()), default=_CREATED_STAMP) * 1000,
+                _CREATED_STAMP * 1000,
+                json.dumps(_conf(len(note_rows)), sort_keys=True),
+                json.dumps(models, sort_keys=True),
+                json.dumps(_decks_json(conn, decks), sort_keys=True),
+            ),
+        )
+        conn.commit()
+        data = bytearray(conn.serialize())
+    finally:
+        conn.close()
+    data[_SQLITE_VERSION_OFFSET : _SQLITE_VERSION_OFFSET + 4] = _PINNED_SQLITE_VERSION
+    return bytes(data), len(cards), reviewed
+
+
+def _card_row(
+    card_id: int,
+    note_id: int,
+    deck_id: int,
+    ord_: int,
+    mod: int,
+    position: int,
+    state: SchedulingState | None,
+    retired: bool,
+) -> tuple[object, ...]:
+    # id nid did ord mod usn type queue due ivl factor reps lapses left odue odid flags data
+    if state is None:
+        queue = _SUSPENDED if retired else _NEW
+        return (card_id, note_id, deck_id, ord_, mod, -1, _NEW, queue, position,
+                0, 0, 0, 0, 0, 0, 0, 0, "")
+    queue = _SUSPENDED if retired else _REVIEW
+    return (
+        card_id, note_id, deck_id, ord_, mod, -1, _REVIEW, queue,
+        (state.due - CREATED).days,
+        max(1, int(state.interval)),
+        ease_permille(state.easiness),
+        int(state.repetitions),
+        int(state.lapses),
+        0, 0, 0, 0, "",
+    )
+
+
+def ease_permille(easiness: float | Decimal) -> int:
+    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500. EF moves in hundredths, so round exactly."""
+    return int((Decimal(str(easiness)) * 1000).to_integral_value())
+
+
+def _conf(note_count: int) -> dict[str, object]:
+    conf = json.loads(_APKG_COL_JSON[0])
+    # A v2-scheduler collection with a UTC creation offset: Anki then counts its days on the
+    # importing user's local calendar with this rollover hour (see the module docstring).
+    conf.update({"schedVer": 2, "rollover": ROLLOVER_HOUR, "creationOffset": 0,
+                 "nextPos": note_count + 1})
+    return conf
+
+
+def _model_json(key: str, mod: int, decks: Sequence[Deck]) -> dict[str, object]:
+    for nt_kind in Kind:
+        nt = note_type(nt_kind)
+        if str(nt.model.model_id) == key:
+            # genanki's to_json stamps "did" with a deck; a fixed one keeps it stable.
+            data: dict[str, object] = nt.model.to_json(mod, deck_anki_id(decks[0].id))
+            return data
+    raise KeyError(key)
+
+
+def _decks_json(conn: sqlite3.Connection, decks: Sequence[Deck]) -> dict[str, object]:
+    (raw,) = conn.execute("SELECT decks FROM col").fetchone()
+    out: dict[str, object] = json.loads(raw)
+    for deck in decks:
+        did = deck_anki_id(deck.id)
+        g = genanki.Deck(did, deck.title, html.render(deck.description))
+        out[str(did)] = g.to_json()
+    return out
+
+
+# genanki's default collection config, parsed once from its INSERT statement.
+_APKG_COL_JSON: list[str] = re.findall(r"'(\{.*?\})'", APKG_COL, re.DOTALL)[:1]
+
+
+# --- the zip -----------------------------------------------------------------------------------
+
+
+def _zip(collection: bytes, media: Sequence[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        _zip_entry(z, "collection.anki2", collection)
+        index = {str(i): name for i, (name, _data) in enumerate(media)}
+        _zip_entry(z, "media", json.dumps(index, sort_keys=True).encode())
+        for i, (_name, data) in enumerate(media):
+            _zip_entry(z, str(i), data)
+    return buf.getvalue()
+
+
+def _zip_entry(z: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+    info.compress_type = zipfile.ZIP_STORED
+    info.create_system = 3
+    info.external_attr = 0o100644 << 16
+    z.writestr(info, data)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        # mkstemp makes the file private; a package is meant to be shared.
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

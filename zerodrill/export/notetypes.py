@@ -1,0 +1,203 @@
+"""The Anki note types: one per card kind, with templates and CSS.
+
+Rule for everyone who edits this file: a note type's ID and its FIELD LIST never change once
+published. Anki matches an imported note type to the user's copy by ID, and when the fields
+(or the number of templates) differ it refuses to update the user's notes and adds a
+duplicate note type instead, so every later update of that deck silently stops arriving.
+Templates and CSS may change freely: the exporter bumps the note type's modification time when
+they do, and Anki then updates the user's copy. If a kind ever needs different fields, add a new
+note type with a NEW model ID (and a new name, e.g. "zerodrill basic v2"); never reuse an ID.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import genanki
+from pygments.formatters import HtmlFormatter
+
+from zerodrill.deck.model import KIND_FIELDS, Kind
+from zerodrill.export.html import CODE_CLASS
+
+#: Chosen once at random (genanki's advice) on 2026-01; never change, never reuse.
+MODEL_IDS: Mapping[Kind, int] = {
+    Kind.BASIC: 1273273555,
+    Kind.CLOZE: 1268762531,
+    Kind.FOLLOW_UP: 1774410834,
+    Kind.RED_FLAG: 1435584184,
+}
+
+MODEL_NAMES: Mapping[Kind, str] = {
+    Kind.BASIC: "zerodrill basic",
+    Kind.CLOZE: "zerodrill cloze",
+    Kind.FOLLOW_UP: "zerodrill follow-up",
+    Kind.RED_FLAG: "zerodrill red flag",
+}
+
+#: Fields every note type carries after its kind's own (``model.KIND_FIELDS``), in order.
+#: ``sources`` holds the card's refs as HTML (links for URLs).
+EXTRA_FIELDS: tuple[str, ...] = ("extra", "sources")
+
+
+def field_names(kind: Kind) -> tuple[str, ...]:
+    """The note type's fields, in order: frozen forever (see the module docstring)."""
+    return (*KIND_FIELDS[kind], *EXTRA_FIELDS)
+
+
+_EXTRA_AND_SOURCES = """\
+{{#extra}}<div class="zd-extra">{{extra}}</div>{{/extra}}
+{{#sources}}<div class="zd-sources"><div class="zd-label">Sources</div>{{sources}}</div>{{/sources}}"""
+
+# Each front is wrapped in .zd-front and each back in .zd-back, so the back can reuse
+# {{FrontSide}} and hide what only belongs on the question (the "try first" prompt).
+_TEMPLATES: Mapping[Kind, tuple[str, str]] = {
+    Kind.BASIC: (
+        """<div class="zd zd-front zd-basic"><div class="zd-q">{{front}}</div></div>""",
+        """<div class="zd-back">{{FrontSide}}</div>
+<hr id="answer">
+<div class="zd zd-basic"><div class="zd-a">{{back}}</div>
+"""
+        + _EXTRA_AND_SOURCES
+        + "\n</div>",
+    ),
+    Kind.CLOZE: (
+        """<div class="zd zd-front zd-cloze"><div class="zd-q">{{cloze:text}}</div></div>""",
+        """<div class="zd zd-cloze"><div class="zd-q">{{cloze:text}}</div>
+"""
+        + _EXTRA_AND_SOURCES
+        + "\n</div>",
+    ),
+    Kind.FOLLOW_UP: (
+        """<div class="zd zd-front zd-follow-up">
+<div class="zd-label">Interviewer follow-up</div>
+<div class="zd-q">{{question}}</div>
+<div class="zd-try">Answer it out loud first, as you would in the interview, then reveal.</div>
+</div>""",
+        """<div class="zd-back">{{FrontSide}}</div>
+<hr id="answer">
+<div class="zd zd-follow-up"><div class="zd-label">A strong answer</div>
+<div class="zd-a">{{answer}}</div>
+"""
+        + _EXTRA_AND_SOURCES
+        + "\n</div>",
+    ),
+    Kind.RED_FLAG: (
+        """<div class="zd zd-front zd-red-flag">
+<div class="zd-label zd-flag">Red flag: what is wrong with saying this?</div>
+<blockquote class="zd-claim">{{claim}}</blockquote>
+</div>""",
+        """<div class="zd-back">{{FrontSide}}</div>
+<hr id="answer">
+<div class="zd zd-red-flag"><div class="zd-label">Why it is wrong</div>
+<div class="zd-a">{{why}}</div>
+<div class="zd-label zd-ok">Say instead</div>
+<div class="zd-a zd-instead">{{instead}}</div>
+"""
+        + _EXTRA_AND_SOURCES
+        + "\n</div>",
+    ),
+}
+
+_BASE_CSS = """\
+.card {
+  --zd-fg: #1f2328; --zd-muted: #59636e; --zd-bg: #ffffff; --zd-soft: #f6f8fa;
+  --zd-rule: #d1d9e0; --zd-link: #0969da; --zd-cloze: #0550ae; --zd-flag: #cf222e;
+  --zd-ok: #1a7f37;
+  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, "Helvetica Neue",
+    Arial, sans-serif;
+  font-size: 20px; line-height: 1.5; text-align: left;
+  color: var(--zd-fg); background-color: var(--zd-bg);
+  padding: 0 12px;
+}
+.card.nightMode, .card.night_mode, .nightMode .card, .night_mode .card {
+  --zd-fg: #e6edf3; --zd-muted: #9198a1; --zd-bg: #151b23; --zd-soft: #0d1117;
+  --zd-rule: #3d444d; --zd-link: #4493f8; --zd-cloze: #79c0ff; --zd-flag: #ff7b72;
+  --zd-ok: #3fb950;
+}
+.zd { max-width: 44em; margin: 0 auto; }
+.zd-back { max-width: 44em; margin: 0 auto; }
+.zd-back .zd-try { display: none; }
+hr#answer { max-width: 44em; margin: 1em auto; border: 0; border-top: 1px solid var(--zd-rule); }
+.zd-label { font-size: 0.75em; font-weight: 600; letter-spacing: 0.04em; text-transform: uppercase;
+  color: var(--zd-muted); margin: 0.9em 0 0.2em; }
+.zd-flag { color: var(--zd-flag); }
+.zd-ok { color: var(--zd-ok); }
+.zd-try { margin-top: 1em; font-style: italic; color: var(--zd-muted); }
+.zd-claim { margin: 0.4em 0; padding: 0.2em 0.9em; border-left: 4px solid var(--zd-flag);
+  background: var(--zd-soft); }
+.zd-extra { margin-top: 1em; padding-top: 0.6em; border-top: 1px dashed var(--zd-rule);
+  color: var(--zd-muted); font-size: 0.9em; }
+.zd-sources { margin-top: 1em; font-size: 0.8em; color: var(--zd-muted); }
+.zd-sources ul { margin: 0.2em 0; padding-left: 1.2em; }
+.zd-sources li { overflow-wrap: anywhere; }
+.zd a { color: var(--zd-link); }
+.zd p { margin: 0.5em 0; }
+.zd img { max-width: 100%; height: auto; }
+.zd code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono",
+  monospace; font-size: 0.88em; background: var(--zd-soft); padding: 0.1em 0.3em;
+  border-radius: 4px; }
+.zd pre { background: var(--zd-soft); border: 1px solid var(--zd-rule); border-radius: 6px;
+  padding: 0.7em 0.9em; overflow-x: auto; line-height: 1.4; }
+.zd pre code { background: none; padding: 0; font-size: 0.8em; white-space: pre; }
+.zd table { border-collapse: collapse; display: block; overflow-x: auto; max-width: 100%; }
+.zd th, .zd td { border: 1px solid var(--zd-rule); padding: 0.25em 0.6em; }
+.zd th { background: var(--zd-soft); }
+.zd blockquote { margin-left: 0; }
+.cloze { font-weight: 700; color: var(--zd-cloze); }
+.cloze-inactive { color: inherit; }
+@media (max-width: 600px) {
+  .card { font-size: 17px; padding: 0 4px; }
+  .zd pre { padding: 0.5em 0.6em; }
+}
+"""
+
+
+def _pygments_css() -> str:
+    """Token colours: a light style, overridden under Anki's night-mode classes."""
+    light = "\n".join(HtmlFormatter(style="default").get_token_style_defs(f".{CODE_CLASS}"))
+    dark = "\n".join(
+        HtmlFormatter(style="github-dark").get_token_style_defs(
+            [f".nightMode .{CODE_CLASS}", f".night_mode .{CODE_CLASS}"]
+        )
+    )
+    # Pygments' per-rule comments only cost bytes in every package.
+    return re.sub(r" */\*.*?\*/", "", f"{light}\n{dark}\n")
+
+
+@lru_cache(maxsize=1)
+def css() -> str:
+    return _BASE_CSS + _pygments_css()
+
+
+@dataclass(frozen=True)
+class NoteType:
+    kind: Kind
+    model: genanki.Model
+    #: A digest of everything Anki stores for the note type (fields, templates, CSS): when it
+    #: changes, the exporter gives the note type a newer modification time.
+    digest: str
+
+
+@lru_cache(maxsize=None)
+def note_type(kind: Kind) -> NoteType:
+    qfmt, afmt = _TEMPLATES[kind]
+    names = field_names(kind)
+    model = genanki.Model(
+        MODEL_IDS[kind],
+        MODEL_NAMES[kind],
+        fields=[{"name": name} for name in names],
+        templates=[{"name": "Card 1" if kind is not Kind.CLOZE else "Cloze", "qfmt": qfmt,
+                    "afmt": afmt}],
+        css=css(),
+        model_type=genanki.Model.CLOZE if kind is Kind.CLOZE else genanki.Model.FRONT_BACK,
+        sort_field_index=0,
+    )
+    payload = json.dumps(
+        [model.name, names, model.templates, model.css, model.model_type], sort_keys=True
+    )
+    return NoteType(kind, model, hashlib.sha256(payload.encode()).hexdigest())
