@@ -1,0 +1,141 @@
+"""The Textual app: wires the screens to a drill session. Screens live in ``screens/``.
+
+:func:`create_app` is the one way to build it, used by ``zerodrill drill`` and by the tests,
+so what the tests drive is what the learner runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+
+from textual.app import App, SystemCommand
+from textual.events import Resize
+from textual.screen import Screen
+
+from zerodrill.deck.model import Deck
+from zerodrill.errors import UserError
+from zerodrill.tui.guard import user_errors_exit
+from zerodrill.tui.screens.deck_picker import DeckPick, DeckPickerScreen
+from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.help import HelpScreen
+from zerodrill.tui.screens.nothing_due import NothingDueScreen
+from zerodrill.tui.screens.stats import StatsScreen
+from zerodrill.tui.screens.summary import SummaryScreen
+from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
+from zerodrill.tui.session import DrillSession, Summary
+
+Clock = Callable[[], datetime]
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+class ZeroDrillApp(App[Summary]):
+    CSS_PATH = "zerodrill.tcss"
+    TITLE = "zerodrill"
+
+    def __init__(self, session: DrillSession, *, clock: Clock = local_now) -> None:
+        super().__init__()
+        self.session = session
+        self.clock = clock
+        #: The user error that ended the app, for the CLI to print as its one line.
+        self.error: UserError | None = None
+
+    def fail(self, error: UserError) -> None:
+        self.error = error
+        self.exit(return_code=1)
+
+    def get_default_screen(self) -> Screen[None]:
+        # The first card is composed straight into the default screen: no empty frame first.
+        return self._session_screen()
+
+    def _session_screen(self) -> Screen[None]:
+        if self.session.current is None:
+            return NothingDueScreen(self.session.title, self.session.next_due(), self.clock())
+        return DrillScreen(self.session)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Light / dark", "Switch between a light and a dark theme", self.action_toggle_dark
+        )
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    # -- the terminal's size --------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def on_mount(self) -> None:
+        self._check_size(self.size.width, self.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if too_small(width, height):
+            if isinstance(top, TooSmallScreen):
+                top.set_size(width, height)
+            else:
+                self.push_screen(TooSmallScreen())
+        elif isinstance(top, TooSmallScreen):
+            self.pop_screen()
+
+    # -- moving between screens -----------------------------------------------------------
+
+    @user_errors_exit
+    def session_finished(self) -> None:
+        """The queue is empty: show what was done (or, if nothing was, when to come back)."""
+        if self.session.done:
+            self.switch_screen(SummaryScreen(self.session.summary()))
+        else:
+            self.switch_screen(self._session_screen())
+
+    @user_errors_exit
+    def action_finish(self) -> None:
+        self.exit(self.session.summary())
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    @user_errors_exit
+    def action_stats(self) -> None:
+        self.push_screen(StatsScreen(self.session.stats()))
+
+    @user_errors_exit
+    def action_pick_deck(self) -> None:
+        current = getattr(self.session, "deck_id", None)
+        self.push_screen(DeckPickerScreen(self.session.deck_counts(), current), self._picked)
+
+    @user_errors_exit
+    def _picked(self, pick: DeckPick | None) -> None:
+        if pick is None:
+            return
+        self.session = self.session.narrowed(pick.deck_id)
+        self.switch_screen(self._session_screen())
+
+    @user_errors_exit
+    def action_undo_last(self) -> None:
+        if self.session.can_undo:
+            self.session.undo()
+            self.switch_screen(DrillScreen(self.session))
+            self.notify("Last grade undone.", timeout=2)
+
+
+def create_app(
+    decks: Sequence[Deck],
+    store: object,
+    *,
+    clock: Clock = local_now,
+    new_limit: int = 20,
+    deck_id: str | None = None,
+) -> ZeroDrillApp:
+    """The drill app over ``decks`` and a review ``store`` (a ``zerodrill.srs`` Store)."""
+    from zerodrill.tui.srs_session import SrsDrillSession
+
+    session: DrillSession = SrsDrillSession(decks, store, clock=clock, new_limit=new_limit)
+    if deck_id is not None:
+        session = session.narrowed(deck_id)
+    return ZeroDrillApp(session, clock=clock)

@@ -1,0 +1,47 @@
+"""Short human labels for intervals, durations and moments, as Anki writes them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+def interval(days: int) -> str:
+    """1 → "1d", 45 → "1.5mo", 400 → "1.1y": short enough for a grade button."""
+    if days < 30:
+        return f"{days}d"
+    if days < 365:
+        return f"{days / 30:.1f}mo".replace(".0mo", "mo")
+    return f"{days / 365:.1f}y".replace(".0y", "y")
+
+
+def duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
+
+
+def when(moment: datetime, now: datetime) -> str:
+    """ "tomorrow at 04:00 (in 9 h)", "Mon 12 May at 04:00 (in 6 days)"."""
+    days = (moment.date() - now.date()).days
+    at = moment.strftime("%H:%M")
+    if days <= 0:
+        day = "today"
+    elif days == 1:
+        day = "tomorrow"
+    else:
+        day = moment.strftime("%a %-d %b")
+    hours = (moment - now).total_seconds() / 3600
+    if hours < 1:
+        rel = f"in {max(1, int(hours * 60))} min"
+    elif hours < 36:
+        rel = f"in {int(hours)} h"
+    else:
+        rel = f"in {round(hours / 24)} days"
+    return f"{day} at {at} ({rel})"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

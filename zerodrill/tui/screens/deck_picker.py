@@ -1,0 +1,67 @@
+"""Choose what to drill: one deck, or all of them together, with due and new counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, OptionList
+from textual.widgets.option_list import Option
+
+from zerodrill.tui.session import DeckCount
+
+
+@dataclass(frozen=True, slots=True)
+class DeckPick:
+    #: None for all decks together.
+    deck_id: str | None
+
+
+class DeckPickerScreen(ModalScreen[DeckPick | None]):
+    BINDINGS = [
+        Binding("escape,d,q", "dismiss", "Cancel", key_display="esc"),
+        Binding("enter", "select", "Drill this", show=True),
+    ]
+
+    def __init__(self, counts: Sequence[DeckCount], current: str | None) -> None:
+        super().__init__()
+        self.counts = list(counts)
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        width = max(len(c.title) for c in self.counts) if self.counts else 10
+        options = [
+            Option(
+                f"{escape(c.title):<{width}}  [$text-success]{c.due:>5} due[/]"
+                f"  [$text-primary]{c.new:>5} new[/]",
+                id=c.deck_id or "",
+            )
+            for c in self.counts
+        ]
+        with Vertical(id="dialog"):
+            yield Label("[b]Drill which deck?[/b]", classes="dialog-title")
+            yield OptionList(*options, id="decks")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        decks = self.query_one(OptionList)
+        ids = [c.deck_id for c in self.counts]
+        decks.highlighted = ids.index(self.current) if self.current in ids else 0
+
+    def action_select(self) -> None:
+        decks = self.query_one(OptionList)
+        if decks.highlighted is not None:
+            decks.action_select()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(DeckPick(event.option.id or None))
+
+    async def action_dismiss(self, result: DeckPick | None = None) -> None:
+        self.dismiss(result)

@@ -1,0 +1,157 @@
+"""The drill: one card at a time, Enter to reveal, 0-5 to grade, u to undo."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TextArea
+
+from zerodrill.tui.guard import user_errors_exit
+from zerodrill.tui.session import DrillSession
+from zerodrill.tui.widgets.card_view import CardView
+from zerodrill.tui.widgets.grade_bar import GradeBar
+from zerodrill.tui.widgets.session_header import SessionHeader
+
+
+class CardScroll(VerticalScroll, can_focus=False):
+    """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise."""
+
+
+class DrillScreen(Screen[None]):
+    # Nothing is focused until the learner asks to type: Enter and the digits stay the drill's.
+    AUTO_FOCUS = ""
+
+    BINDINGS = [
+        Binding("enter", "reveal", "Show answer", id="reveal"),
+        Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
+        *(Binding(str(g), f"grade({g})", f"Grade {g}", show=False) for g in range(1, 6)),
+        Binding("a,tab", "type_answer", "Type answer", key_display="a"),
+        Binding("escape", "stop_typing", "Done typing", key_display="esc"),
+        Binding("u", "undo", "Undo"),
+        Binding("d", "app.pick_deck", "Decks"),
+        Binding("s", "app.stats", "Stats"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("q", "app.finish", "Quit"),
+        Binding("up", "scroll(-1)", "Scroll up", show=False),
+        Binding("down", "scroll(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll(-10)", "Page up", show=False),
+        Binding("pagedown", "scroll(10)", "Page down", show=False),
+    ]
+
+    def __init__(self, session: DrillSession) -> None:
+        super().__init__()
+        self.session = session
+        self.suggested: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield SessionHeader()
+        with CardScroll(id="card-scroll"):
+            yield CardView(id="card")
+        yield Static(
+            "[b]Enter[/b] show the answer   [b]a[/b] type your answer first",
+            id="hint",
+        )
+        yield GradeBar()
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        await self.show_current()
+
+    @property
+    def card(self) -> CardView:
+        return self.query_one(CardView)
+
+    @user_errors_exit
+    async def show_current(self) -> None:
+        """Put the session's current card up, question side; finish when there is none."""
+        item = self.session.current
+        self._refresh_header()
+        if item is None:
+            self.app.call_later(self.app.session_finished)  # type: ignore[attr-defined]
+            return
+        self.suggested = None
+        self.set_focus(None)
+        await self.card.show(item, repeat=self.session.is_repeat)
+        self.remove_class("-revealed")
+        self.query_one(CardScroll).scroll_home(animate=False)
+        self.refresh_bindings()
+
+    def _refresh_header(self) -> None:
+        self.query_one(SessionHeader).set_state(
+            self.session.title, self.session.remaining(), self.session.done
+        )
+
+    # -- actions -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        revealed = self.has_class("-revealed")
+        typing = isinstance(self.focused, Input | TextArea)
+        if action == "grade":
+            return revealed
+        if action == "reveal":
+            return not revealed and self.session.current is not None
+        if action == "type_answer":
+            return not revealed and not typing and self.card.typing_widget is not None
+        if action == "stop_typing":
+            return typing
+        if action == "undo":
+            return True if self.session.can_undo else None
+        return True
+
+    @user_errors_exit
+    def action_reveal(self) -> None:
+        if self.has_class("-revealed") or self.session.current is None:
+            return
+        self.set_focus(None)
+        result = self.card.reveal()
+        self.suggested = result.suggested_grade if result else None
+        self.query_one(GradeBar).set_choices(self.session.choices(), self.suggested)
+        self.add_class("-revealed")
+        self.refresh_bindings()
+
+    @user_errors_exit
+    async def action_grade(self, quality: int) -> None:
+        if not self.has_class("-revealed"):
+            return
+        # The store commits inside grade(): the next card appears only after the grade is safe.
+        self.session.grade(quality, typed=self.card.typed)
+        await self.show_current()
+
+    @user_errors_exit
+    async def action_undo(self) -> None:
+        if not self.session.can_undo:
+            return
+        self.session.undo()
+        await self.show_current()
+        self.notify("Last grade undone.", timeout=2)
+
+    def action_type_answer(self) -> None:
+        widget = self.card.typing_widget
+        if widget is not None:
+            widget.focus()
+            self.refresh_bindings()
+
+    def action_stop_typing(self) -> None:
+        self.set_focus(None)
+        self.refresh_bindings()
+
+    def action_scroll(self, lines: int) -> None:
+        scroll = self.query_one(CardScroll)
+        scroll.scroll_relative(y=lines, animate=False)
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
+
+    @on(CardView.AnswerSubmitted)
+    async def _answer_submitted(self) -> None:
+        await self.action_reveal()
+
+    @on(GradeBar.Graded)
+    async def _graded_by_click(self, event: GradeBar.Graded) -> None:
+        await self.action_grade(event.grade)

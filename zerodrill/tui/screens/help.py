@@ -1,0 +1,40 @@
+"""Every key, and what the six SM-2 grades mean."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, Static
+
+KEYS = """\
+[b]Enter[/b]      show the answer (and check what you typed)
+[b]0-5[/b]        grade the card, once the answer shows
+[b]u[/b]          undo the last grade: that card comes back
+[b]a[/b], [b]Tab[/b]     type your answer first; [b]Esc[/b] stops typing
+[b]d[/b]          choose a deck     [b]s[/b] statistics
+[b]?[/b]          this help         [b]q[/b] quit (every grade is saved)
+[b]Ctrl+P[/b]     command palette (theme, light/dark)"""
+
+GRADES = """\
+[b]5[/b] perfect   right, no hesitation
+[b]4[/b] good      right, after a hesitation
+[b]3[/b] hard      right, with serious difficulty
+[b]2[/b] almost    wrong; the answer seemed easy once shown
+[b]1[/b] wrong     wrong; you recognised the answer
+[b]0[/b] blackout  no idea at all
+Each button shows the interval the grade gives. Below 4, the card also
+comes back later in this session ([b]↻[/b]) until you grade it 4 or 5."""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label("[b]Keys[/b]", classes="dialog-title")
+            yield Static(KEYS)
+            yield Label("[b]Grades (SM-2)[/b]", classes="dialog-title")
+            yield Static(GRADES)
+        yield Footer()

@@ -1,0 +1,42 @@
+"""Nothing to study now: a calm note of when the next card is due. Never an error."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Middle, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from zerodrill.tui import fmt
+
+
+class NothingDueScreen(Screen[None]):
+    BINDINGS = [
+        Binding("d", "app.pick_deck", "Decks"),
+        Binding("s", "app.stats", "Stats"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("q,enter", "app.finish", "Quit", key_display="q"),
+    ]
+
+    def __init__(self, title: str, next_due: datetime | None, now: datetime) -> None:
+        super().__init__()
+        self.deck_title = title
+        self.next_due = next_due
+        self.now = now
+
+    def compose(self) -> ComposeResult:
+        if self.next_due is None:
+            when = "There are no cards to study in these decks."
+        else:
+            when = f"The next card is due {fmt.when(self.next_due, self.now)}."
+        with Middle(), Center(), Vertical(id="panel"):
+            yield Static(f"[b]All caught up[/b]  ☕  [dim]{self.deck_title}[/dim]", classes="panel-title")
+            yield Static(
+                f"Nothing is due right now.\n\n{when}\n\n"
+                "[dim]Reviewing before a card is due does not help SM-2; come back then.[/dim]",
+                id="nothing-due-body",
+            )
+        yield Footer()

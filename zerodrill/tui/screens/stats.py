@@ -1,0 +1,38 @@
+"""Stats: the 30-day forecast, retention and totals, over the whole review history."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, Static
+
+from zerodrill.tui.session import StatsView
+from zerodrill.tui.widgets.forecast_chart import ForecastChart
+
+
+class StatsScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,s,q", "dismiss", "Close", key_display="esc"),
+    ]
+
+    def __init__(self, stats: StatsView) -> None:
+        super().__init__()
+        self.stats = stats
+
+    def compose(self) -> ComposeResult:
+        s = self.stats
+        retention = "–" if s.retention is None else f"{s.retention:.0%}"
+        with Vertical(id="dialog"):
+            yield Label("[b]Statistics[/b]", classes="dialog-title")
+            yield Static(
+                f"[b]{s.due_today}[/b] due today   [b]{s.due_tomorrow}[/b] tomorrow   "
+                f"[b]{retention}[/b] retention (30 days)\n"
+                f"[b]{s.cards}[/b] cards: {s.known} studied, {s.new} new   "
+                f"[b]{s.reviews}[/b] reviews ({s.reviews_today} today)",
+                id="totals",
+            )
+            yield Label("Due in the next 30 days", classes="chart-title")
+            yield ForecastChart(s.forecast, s.today, id="forecast")
+        yield Footer()

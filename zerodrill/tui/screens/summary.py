@@ -1,0 +1,43 @@
+"""The end of a session: what was done, how long it took, what comes tomorrow."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Middle, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from zerodrill.tui import fmt
+from zerodrill.tui.session import Summary
+from zerodrill.tui.widgets.grade_bar import NAMES
+
+
+class SummaryScreen(Screen[None]):
+    BINDINGS = [
+        Binding("u", "app.undo_last", "Undo last grade"),
+        Binding("d", "app.pick_deck", "Decks"),
+        Binding("s", "app.stats", "Stats"),
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("q,enter", "app.finish", "Quit", key_display="q"),
+    ]
+
+    def __init__(self, summary: Summary) -> None:
+        super().__init__()
+        self.summary = summary
+
+    def compose(self) -> ComposeResult:
+        s = self.summary
+        grades = "   ".join(
+            f"[b]{g}[/b] {NAMES[g]} ×{s.grades.get(g, 0)}" for g in range(5, -1, -1) if s.grades.get(g)
+        )
+        with Middle(), Center(), Vertical(id="panel"):
+            yield Static("[b]Session done[/b]  ✔", classes="panel-title")
+            yield Static(
+                f"{fmt.plural(s.cards, 'card')} seen, {fmt.plural(s.reviews, 'grade')} given, "
+                f"in {fmt.duration(s.seconds)}.\n\n"
+                f"{grades or '[dim]No grades given.[/dim]'}\n\n"
+                f"Due tomorrow: [b]{s.due_tomorrow}[/b]",
+                id="summary-body",
+            )
+        yield Footer()
