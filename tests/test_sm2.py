@@ -1,0 +1,182 @@
+"""SM-2 pinned to exact sequences on fixed dates, and properties over any grade sequence."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zerodrill.srs.sm2 import Grade, Sm2State, next_interval, review
+
+START = date(2025, 1, 1)
+
+
+def run(grades: list[int], start: date = START) -> list[Sm2State]:
+    """Grade a new card on each due day in turn; the states after each grade."""
+    state, day, states = Sm2State.new(), start, []
+    for q in grades:
+        state = review(state, q, day)
+        states.append(state)
+        assert state.due is not None
+        day = state.due
+    return states
+
+
+def float_intervals(grades: list[int], *, float_ef: bool) -> list[int]:
+    """SM-2 as it is often written with floats, to show where it goes a day wrong."""
+    n, interval, ef_h, ef = 0, 0, 250, 2.5
+    out = []
+    for q in grades:
+        if q >= 3:
+            if n == 0:
+                interval = 1
+            elif n == 1:
+                interval = 6
+            else:
+                interval = math.ceil(interval * (ef if float_ef else ef_h / 100))
+            n += 1
+        else:
+            n, interval = 0, 1
+        ef = max(1.3, ef + 0.1 - (5 - q) * (0.08 + 0.02 * (5 - q)))
+        ef_h = max(130, ef_h + 10 - (5 - q) * (8 + 2 * (5 - q)))
+        out.append(interval)
+    return out
+
+
+def test_new_card() -> None:
+    new = Sm2State.new()
+    assert (new.repetitions, new.interval, new.due, new.lapses) == (0, 0, None, 0)
+    assert new.easiness == 2.5 and new.ease_permille == 2500 and new.ef_hundredths == 250
+    assert new.is_new
+
+
+def test_all_perfect_on_fixed_dates() -> None:
+    states = run([5, 5, 5, 5, 5])
+    assert [s.interval for s in states] == [1, 6, 17, 48, 140]  # 6×2.7=16.2, 17×2.8=47.6, 48×2.9
+    assert [s.easiness for s in states] == [Fraction(x) for x in ("2.6", "2.7", "2.8", "2.9", "3")]
+    assert [s.due for s in states] == [
+        date(2025, 1, 2),
+        date(2025, 1, 8),
+        date(2025, 1, 25),
+        date(2025, 3, 14),
+        date(2025, 8, 1),
+    ]
+    assert [s.repetitions for s in states] == [1, 2, 3, 4, 5]
+
+
+def test_all_good_keeps_easiness() -> None:
+    states = run([4, 4, 4, 4, 4])
+    assert [s.interval for s in states] == [1, 6, 15, 38, 95]  # 15 × 2.5 = 37.5 → 38
+    assert {s.easiness for s in states} == {Fraction(5, 2)}
+
+
+def test_all_hard_lowers_easiness_by_014() -> None:
+    states = run([3, 3, 3, 3, 3])
+    assert [s.ef_hundredths for s in states] == [236, 222, 208, 194, 180]
+    # 6 × 2.22 = 13.32 → 14; 14 × 2.08 = 29.12 → 30; 30 × 1.94 = 58.2 → 59
+    assert [s.interval for s in states] == [1, 6, 14, 30, 59]
+
+
+def test_lapse_resets_and_counts() -> None:
+    states = run([5, 5, 5, 1, 4, 4, 4])
+    lapse = states[3]
+    assert (lapse.repetitions, lapse.interval, lapse.lapses) == (0, 1, 1)
+    assert lapse.easiness == Fraction("2.26")  # 2.8 − 0.54: EF moves on a lapse too
+    assert [s.interval for s in states[4:]] == [1, 6, 14]  # 6 × 2.26 = 13.56 → 14
+    assert all(s.lapses == 1 for s in states[4:])
+
+
+def test_failing_a_new_card_is_not_a_lapse() -> None:
+    (state,) = run([0])
+    assert (state.repetitions, state.interval, state.lapses) == (0, 1, 0)
+
+
+def test_easiness_floor() -> None:
+    states = run([0, 0, 0, 0])
+    assert [s.ef_hundredths for s in states] == [170, 130, 130, 130]
+
+
+def test_rounding_case_float_easiness_drifts_a_day_long() -> None:
+    grades = [5, 0, 5, 5, 5]
+    states = run(grades)
+    # EF 2.6 → 1.8 → 1.9 → 2.0; the last interval is ⌈6 × 2.0⌉ = 12 ...
+    assert [s.interval for s in states] == [1, 1, 1, 6, 12]
+    assert states[3].easiness == 2 and states[4].due == date(2025, 1, 22)
+    # ... while float EF has become 2.0000000000000004, and the ceiling 13.
+    assert float_intervals(grades, float_ef=True)[-1] == 13
+
+
+def test_rounding_case_float_product_is_a_day_long() -> None:
+    grades = [2, 3, 5, 3, 5, 5, 5]
+    states = run(grades)
+    assert [s.ef_hundredths for s in states] == [218, 204, 214, 200, 210, 220, 230]
+    assert [s.interval for s in states] == [1, 1, 6, 13, 26, 55, 121]
+    # Even with EF stored exactly as 220 hundredths, 55 * 2.2 == 121.00000000000001 in floats.
+    assert 55 * 2.2 > 121
+    assert float_intervals(grades, float_ef=False)[-1] == 122
+    assert states[-1].due == date(2025, 8, 12)  # 223 days on
+
+
+def test_next_interval_matches_review() -> None:
+    state = run([5, 5])[-1]
+    for q in Grade:
+        assert next_interval(state, q) == review(state, q, START).interval
+
+
+@pytest.mark.parametrize("bad", [-1, 6, 3.0, True, "3", None])
+def test_out_of_range_grades_raise(bad: object) -> None:
+    with pytest.raises(ValueError):
+        review(Sm2State.new(), bad, START)  # type: ignore[arg-type]
+
+
+def test_easiness_is_exact_whatever_it_is_built_from() -> None:
+    assert Sm2State(easiness=2.3).easiness == Fraction(23, 10)  # type: ignore[arg-type]
+    assert Sm2State(easiness=Decimal("2.36")).ease_permille == 2360  # type: ignore[arg-type]
+    assert Sm2State.from_hundredths(0, 0, 130, None, 0).easiness == Fraction(13, 10)
+    with pytest.raises(ValueError):
+        Sm2State(easiness=Fraction(2345, 1000))
+    with pytest.raises(ValueError):
+        Sm2State(easiness=Fraction(12, 10))
+
+
+def test_grades_read_as_sm2_describes_them() -> None:
+    assert [int(g) for g in Grade] == [0, 1, 2, 3, 4, 5]
+    assert Grade.HARD.passed and not Grade.ALMOST.passed
+    assert Grade.PERFECT.description
+
+
+grades = st.lists(st.integers(min_value=0, max_value=5), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(grades, st.integers(min_value=0, max_value=30))
+def test_properties(qs: list[int], gap: int) -> None:
+    state, day = Sm2State.new(), START
+    reference_ef = Decimal("2.5")
+    for q in qs:
+        before = state
+        state = review(state, q, day)
+        reference_ef = max(
+            Decimal("1.3"), reference_ef + Decimal("0.1") - (5 - q) * (Decimal("0.08") + Decimal("0.02") * (5 - q))
+        )
+        assert state.easiness >= Fraction(13, 10)
+        assert state.interval >= 1
+        assert state.due == day + timedelta(days=state.interval)
+        # No drift: EF is always the exact decimal the published formula gives.
+        assert state.easiness == Fraction(reference_ef)
+        assert state.ease_permille == int(reference_ef * 1000)
+        if q < 3:
+            assert (state.repetitions, state.interval) == (0, 1)
+            assert state.lapses == before.lapses + (before.repetitions > 0)
+        else:
+            assert state.repetitions == before.repetitions + 1
+            assert state.lapses == before.lapses
+            if before.repetitions >= 2:
+                assert state.interval == math.ceil(Fraction(before.interval) * before.easiness)
+        # Reviews late or early by up to a month: the schedule counts from the review day.
+        day = day + timedelta(days=state.interval + gap - 15)
