@@ -42,7 +42,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
-from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -95,9 +95,9 @@ class SchedulingState(Protocol):
     @property
     def interval(self) -> int: ...
     @property
-    def easiness(self) -> float | Decimal: ...
+    def easiness(self) -> Fraction | float: ...
     @property
-    def due(self) -> date: ...
+    def due(self) -> date | None: ...
     @property
     def lapses(self) -> int: ...
 
@@ -424,6 +424,8 @@ def _collection(
                         f"(at most c{_ID_STRIDE})"
                     )
                 state = progress.get(item.key)
+                if state is not None and state.due is None:
+                    state = None  # known to the store but never graded: still new
                 if state is not None:
                     reviewed += 1
                 cards.append(_card_row(rec.id + ord_, rec.id, did, ord_, rec.mod, position,
@@ -467,6 +469,7 @@ def _card_row(
         queue = _SUSPENDED if retired else _NEW
         return (card_id, note_id, deck_id, ord_, mod, -1, _NEW, queue, position,
                 0, 0, 0, 0, 0, 0, 0, 0, "")
+    assert state.due is not None
     queue = _SUSPENDED if retired else _REVIEW
     return (
         card_id, note_id, deck_id, ord_, mod, -1, _REVIEW, queue,
@@ -479,9 +482,10 @@ def _card_row(
     )
 
 
-def ease_permille(easiness: float | Decimal) -> int:
-    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500. EF moves in hundredths, so round exactly."""
-    return int((Decimal(str(easiness)) * 1000).to_integral_value())
+def ease_permille(easiness: Fraction | float) -> int:
+    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500, exactly (EF moves in hundredths)."""
+    exact = Fraction(repr(easiness)) if isinstance(easiness, float) else Fraction(easiness)
+    return round(exact * 1000)
 
 
 def _conf(note_count: int) -> dict[str, object]:

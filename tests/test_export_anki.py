@@ -1,0 +1,252 @@
+"""Exported packages, opened by Anki's own backend: what a user sees after importing one."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+import shutil
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+from zerodrill.deck.load import load_paths
+from zerodrill.deck.model import Deck
+from zerodrill.export import apkg
+from zerodrill.srs.days import study_day
+from zerodrill.srs.sm2 import Sm2State
+
+DATA = Path(__file__).parent / "data" / "export"
+T0 = 1_760_000_000.0  # a fixed, past build time (Anki refuses IDs from the future)
+
+
+def load(path: Path) -> Deck:
+    result = load_paths([path])
+    assert not result.problems, result.problems
+    (deck,) = result.decks
+    return deck
+
+
+@pytest.fixture
+def col(tmp_path: Path) -> Iterator[Collection]:
+    folder = tmp_path / "anki"
+    folder.mkdir()
+    c = Collection(str(folder / "collection.anki2"))
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def import_package(col: Collection, path: Path, *, scheduling: bool = False):  # type: ignore[no-untyped-def]
+    """Import as Anki's import dialog does by default: update notes and note types if newer."""
+    options = ImportAnkiPackageOptions(
+        merge_notetypes=False, with_scheduling=scheduling, with_deck_configs=False
+    )
+    return col.import_anki_package(
+        ImportAnkiPackageRequest(package_path=str(path), options=options)
+    ).log
+
+
+def build_to(tmp_path: Path, decks: list[Deck], name: str = "pkg.apkg", **kw) -> Path:  # type: ignore[no-untyped-def]
+    out = tmp_path / "out" / name
+    apkg.export(decks, out, **kw)
+    return out
+
+
+def note_by_card_id(col: Collection, deck: Deck, card_id: str):  # type: ignore[no-untyped-def]
+    # By SQL: a GUID holds characters that Anki's search syntax would need escaped.
+    nid = col.db.scalar("SELECT id FROM notes WHERE guid = ?", apkg.note_guid(deck.id, card_id))
+    assert nid, f"no note for {deck.id}/{card_id}"
+    return col.get_note(nid)
+
+
+def text(html: str) -> str:
+    """Rendered card HTML without its <style> block and tags, whitespace collapsed."""
+    html = re.sub(r"<style>.*?</style>", "", html, flags=re.DOTALL)
+    html = re.sub(r"</?(?:span|code|strong|em|a)\b[^>]*>", "", html)
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def assert_renders(card) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    q, a = card.question(), card.answer()
+    for side in (q, a):
+        assert "has a problem" not in side and "template-error" not in side
+    return text(q), text(a)
+
+
+def test_import_gives_one_note_per_card_and_one_card_per_deletion(
+    tmp_path: Path, col: Collection
+) -> None:
+    deck = load(DATA / "kinds" / "deck.yaml")
+    log = import_package(col, build_to(tmp_path, [deck]))
+    assert len(log.new) == len(deck.cards) == col.note_count()
+    assert col.card_count() == sum(len(c.items()) for c in deck.cards)
+    cloze = note_by_card_id(col, deck, "stage-key")
+    assert sorted(c.ord for c in cloze.cards()) == [0, 1]
+    assert note_by_card_id(col, deck, "config-fence").note_type()["type"] == 1  # real cloze
+    # Anki matches decks by name (and gives a new one its own ID): the title is the name.
+    (anki_deck,) = [d for d in col.decks.all_names_and_ids() if d.name == deck.title]
+    assert {c.did for c in cloze.cards()} == {anki_deck.id}
+
+
+def test_every_card_renders_its_question_and_answer(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "kinds" / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck]))
+
+    basic = note_by_card_id(col, deck, "stage-2").cards()[0]
+    q, a = assert_renders(basic)
+    assert q == "What does ZeRO stage 2 partition?"
+    assert "Optimizer states and gradients." in a and "Sources" in a
+    assert '<a href="https://www.deepspeed.ai/tutorials/zero/"' in basic.answer()
+    assert "ZeRO paper, section 5" in a
+
+    c1, c2 = sorted(note_by_card_id(col, deck, "stage-key").cards(), key=lambda c: c.ord)
+    q, a = assert_renders(c1)
+    assert q == "The stage is set by [...].stage." and "zero_optimization" not in q
+    assert a.startswith("The stage is set by zero_optimization.stage.")
+    assert "Valid values are 0 to 3." in a
+    q, _ = assert_renders(c2)
+    assert q == "The stage is set by zero_optimization.[a key]."
+
+    (fence,) = note_by_card_id(col, deck, "config-fence").cards()
+    q, a = assert_renders(fence)
+    assert q == 'Turn on stage 3: {"zero_optimization": {"stage": [a number] } }'
+    assert a == 'Turn on stage 3: {"zero_optimization": {"stage": 3 } }'
+    assert 'class="zd-code"' in fence.question()  # highlighted by Pygments
+
+    (follow,) = note_by_card_id(col, deck, "fsdp").cards()
+    q, a = assert_renders(follow)
+    assert "How does FSDP differ from ZeRO-3?" in q and "Answer it out loud first" in q
+    assert "Same idea, PyTorch-native." in a and "Same idea" not in q
+
+    (flag,) = note_by_card_id(col, deck, "stage3-default").cards()
+    q, a = assert_renders(flag)
+    assert "what is wrong with saying this?" in q and "Just use stage 3 by default." in q
+    assert "It adds communication" in a and "Start from the smallest stage" in a
+    assert "It adds communication" not in q
+
+
+def test_tags_name_deck_kind_own_tags_and_retired(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "kinds" / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck]))
+    tags = note_by_card_id(col, deck, "stage-2").tags
+    assert set(tags) == {
+        "zerodrill::export-kinds",
+        "zerodrill::kind::basic",
+        "zerodrill::export-kinds::stages",
+    }
+    assert col.find_notes(apkg.RETIRED_SEARCH) == [note_by_card_id(col, deck, "old-card").id]
+    # A retired card arrives suspended when scheduling is imported; it is tagged either way.
+    assert len(col.find_notes("tag:zerodrill::kind::cloze")) == 2
+
+
+def test_second_import_adds_nothing(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "kinds" / "deck.yaml")
+    path = build_to(tmp_path, [deck])
+    import_package(col, path)
+    notes, cards = col.note_count(), col.card_count()
+    log = import_package(col, path)
+    assert (len(log.new), len(log.updated), len(log.duplicate)) == (0, 0, notes)
+    assert (col.note_count(), col.card_count()) == (notes, cards)
+
+
+def test_edited_card_updates_in_place_and_keeps_the_users_schedule(
+    tmp_path: Path, col: Collection
+) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "kinds", src)
+    deck_file = src / "deck.yaml"
+    first = build_to(tmp_path, [load(deck_file)], clock=lambda: T0)
+    import_package(col, first)
+    deck = load(deck_file)
+    note = note_by_card_id(col, deck, "stage-2")
+    card = note.cards()[0]
+    col.sched.set_due_date([card.id], "9!")  # the user studies: a review card due in 9 days
+    studied = col.get_card(card.id)
+    assert studied.type == 2
+
+    # Edit one card, add one, and rebuild later (the manifest sits beside the package).
+    yaml = deck_file.read_text()
+    yaml = yaml.replace("Optimizer states **and** gradients.", "Optimizer states and gradients (edited).")
+    yaml += "  - id: brand-new\n    kind: basic\n    front: New front\n    back: New back\n"
+    deck_file.write_text(yaml)
+    second = build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 3600)
+    log = import_package(col, second)
+
+    assert (len(log.new), len(log.updated)) == (1, 1)
+    assert len(log.duplicate) == len(deck.cards) - 1  # the unchanged notes are left alone
+    after = col.get_note(note.id)
+    assert "(edited)" in after["back"]
+    kept = col.get_card(card.id)
+    assert (kept.type, kept.queue, kept.due, kept.ivl) == (
+        studied.type, studied.queue, studied.due, studied.ivl,
+    )
+    assert col.note_count() == len(deck.cards) + 1
+
+
+def test_hostile_html_arrives_escaped(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "hostile" / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck]))
+    stored = [f for nid in col.find_notes("") for f in col.get_note(nid).fields]
+    rendered = []
+    for cid in col.find_cards(""):
+        card = col.get_card(cid)
+        rendered += [card.question(), card.answer()]
+    for html in stored + rendered:
+        assert "<script" not in html.lower()
+        assert not re.search(r"<[^>]*\son\w+\s*=", html, re.IGNORECASE), html
+        assert not re.search(r"(href|src)\s*=\s*\"?\s*(javascript|data):", html, re.IGNORECASE)
+    fields = " ".join(stored)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in fields
+    assert '<a href="https://example.com/"' in fields
+    # Only the real deletion became a cloze card; the entity-spelled one stays text.
+    (card,) = col.get_note(col.find_notes("tag:zerodrill::kind::cloze")[0]).cards()
+    assert "{{c2::" not in " ".join(stored) and "[sound:" not in " ".join(stored)
+    assert "{{c2::no}}" in text(card.answer())  # shown as typed, never a deletion
+    (deck_row,) = [d for d in col.decks.all_names_and_ids() if d.name == deck.title]
+    assert "<script" not in col.decks.get(deck_row.id)["desc"]
+
+
+def test_media_is_packed_into_the_collection(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "media" / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck]))
+    image = (DATA / "media" / "img" / "dot.png").read_bytes()
+    name = apkg.media_name(deck.id, "img/dot.png", image)
+    assert (Path(col.media.dir()) / name).read_bytes() == image
+    note = note_by_card_id(col, deck, "diagram")
+    assert f'<img src="{name}" alt="the diagram"' in note["front"]
+
+
+def test_with_progress_lands_each_card_on_its_schedule(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "kinds" / "deck.yaml")
+    today = study_day(datetime.now().astimezone())
+    states = {
+        "export-kinds/stage-2": Sm2State(3, 15, 2.36, today + timedelta(days=5), 1),
+        "export-kinds/stage-key#c2": Sm2State(1, 1, 2.5, today + timedelta(days=1), 0),
+        "export-kinds/fsdp": Sm2State(5, 40, 1.3, today + timedelta(days=30), 2),
+        "export-kinds/stage3-default": Sm2State(2, 6, 2.6, today, 0),
+        "export-kinds/config-fence#c1": Sm2State(4, 20, 2.2, today - timedelta(days=3), 0),
+    }
+    import_package(col, build_to(tmp_path, [deck], progress=states), scheduling=True)
+    anki_today = col.sched.today
+    for key, state in states.items():
+        card_id, _, cn = key.split("/")[1].partition("#c")
+        note = note_by_card_id(col, deck, card_id)
+        (card,) = [c for c in note.cards() if c.ord == (int(cn) - 1 if cn else 0)]
+        assert (card.type, card.queue) == (2, 2), key
+        assert card.ivl == state.interval, key
+        assert card.factor == state.ease_permille, key
+        assert (card.reps, card.lapses) == (state.repetitions, state.lapses), key
+        assert state.due is not None
+        assert card.due == anki_today + (state.due - today).days, key
+    # The deck's other cards were never reviewed: they stay new.
+    first_deletion = [c for c in note_by_card_id(col, deck, "stage-key").cards() if c.ord == 0]
+    assert first_deletion[0].type == 0
+    # Anki's own scheduler agrees on what is due today.
+    due_today = {col.get_card(cid).note().guid for cid in col.find_cards("prop:due=0")}
+    assert due_today == {apkg.note_guid(deck.id, "stage3-default")}
+    overdue = {col.get_card(cid).note().guid for cid in col.find_cards("prop:due=-3")}
+    assert overdue == {apkg.note_guid(deck.id, "config-fence")}

@@ -1,0 +1,110 @@
+"""``zerodrill export``: build Anki packages (.apkg) from decks.
+
+Imports neither Textual nor the review store unless ``--with-progress`` asks for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from zerodrill.deck.load import load_paths
+from zerodrill.deck.model import Deck
+from zerodrill.errors import UserError
+from zerodrill.paths import bundled_decks_dir, default_db_path
+
+#: Where packages go without ``-o``: ``exports/`` in the current folder.
+DEFAULT_OUT = Path("exports")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="FILE.apkg: one package with every deck; DIR/: one <deck-id>.apkg per deck "
+    "(default: exports/).",
+)
+@click.option(
+    "--with-progress",
+    is_flag=True,
+    help="Carry your zerodrill review progress into Anki (import with 'Import any learning "
+    "progress' / scheduling on).",
+)
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path),
+    help="The review database for --with-progress (default: ZERODRILL_DB, else reviews.db "
+    "in the user data folder).",
+)
+def export(
+    paths: tuple[Path, ...], output: Path | None, with_progress: bool, db: Path | None
+) -> None:
+    """Build Anki packages from decks (default: the bundled decks).
+
+    Each package is written with a manifest beside it (NAME.manifest.json): keep the two
+    together, so a rebuild of unchanged decks is byte-identical and edited cards update in
+    place when the package is imported again.
+    """
+    from zerodrill.export import apkg
+
+    result = load_paths(list(paths) or [bundled_decks_dir()])
+    if result.problems:
+        more = len(result.problems) - 1
+        suffix = f" (and {_plural(more, 'more problem')}; run zerodrill validate)" if more else ""
+        raise UserError(f"{result.problems[0]}{suffix}")
+    if not result.decks:
+        raise UserError("no decks to export")
+
+    progress = _progress(result.decks, db) if with_progress else None
+    targets = _targets(result.decks, output if output is not None else DEFAULT_OUT)
+    retired = 0
+    for path, decks in targets:
+        try:
+            stats = apkg.export(decks, path, progress=progress)
+        except apkg.ExportError as exc:
+            raise UserError(str(exc)) from exc
+        except OSError as exc:
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        retired += stats.retired_notes
+        line = (
+            f"wrote {path}: {_plural(stats.decks, 'deck')}, {_plural(stats.notes, 'note')}, "
+            f"{_plural(stats.cards, 'card')}"
+        )
+        if stats.media:
+            line += f", {_plural(stats.media, 'media file')}"
+        if with_progress:
+            line += f" ({stats.reviewed_cards} with review progress)"
+        click.echo(line)
+    if retired:
+        click.echo(
+            f"{_plural(retired, 'retired card')} tagged {apkg.RETIRED_TAG}: find them in Anki's "
+            f"browser with the search  {apkg.RETIRED_SEARCH}"
+        )
+
+
+def _targets(decks: Sequence[Deck], output: Path) -> list[tuple[Path, list[Deck]]]:
+    """``FILE.apkg`` gets every deck; anything else is a folder with one package per deck."""
+    if output.suffix.lower() == ".apkg" and not output.is_dir():
+        return [(output, list(decks))]
+    if output.exists() and not output.is_dir():
+        raise UserError(f"{output} is not a folder (name the package FILE.apkg)")
+    return [(output / f"{deck.id}.apkg", [deck]) for deck in decks]
+
+
+def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, object]:
+    from zerodrill.srs.store import Store
+
+    db_path = db if db is not None else default_db_path()
+    if db is None and not db_path.exists():
+        raise UserError(f"no review progress to export (no database at {db_path})")
+    keys = [item.key for deck in decks for card in deck.cards for item in card.items()]
+    with Store.open(db_path, create=False) as store:
+        return dict(store.states(keys))
