@@ -1,0 +1,654 @@
+"""The review store: the log as the truth, undo, durability, sharing, and every bad state."""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from zerodrill.srs import sm2
+from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    ReviewCounts,
+    ReviewKind,
+    Store,
+    StoreError,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+DAY = date(2025, 1, 1)
+NOW = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+NOBODY = 65534
+IS_ROOT = os.geteuid() == 0
+CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "reviews.db"
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    with Store.open(db) as s:
+        yield s
+
+
+def grade(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> sm2.Sm2State:
+    return store.record(key, q, now=NOW, day=day, **kw).after  # type: ignore[arg-type]
+
+
+# -- the log and the state table -------------------------------------------------------------
+
+
+def test_record_is_logged_with_everything(db: Path) -> None:
+    with Store.open(db) as s:
+        review = s.record(
+            "zero/stage-2#c1", 4, now=NOW, day=DAY, answer_ms=3250, typed="gradients"
+        )
+        assert review.kind is ReviewKind.GRADE and review.grade is Grade.GOOD
+        assert review.before == Sm2State.new() and review.introduced
+        assert review.after == sm2.review(Sm2State.new(), 4, DAY)
+    with Store.open(db) as s:
+        (logged,) = s.log()
+        assert logged == review
+        assert logged.at == NOW and logged.at.tzinfo is not None
+        assert (logged.answer_ms, logged.typed) == (3250, "gradients")
+        assert s.state("zero/stage-2#c1") == review.after
+        assert s.state("zero/other") == Sm2State.new()
+
+
+def test_naive_wall_time_is_stored_with_its_local_offset(store: Store) -> None:
+    review = store.record("d/a", 5, now=datetime(2025, 1, 1, 9, 30), day=DAY)
+    (logged,) = store.log()
+    assert logged.at.tzinfo is not None and logged.at == review.at
+
+
+def test_repeat_is_logged_but_moves_nothing(store: Store) -> None:
+    first = grade(store, "d/a", 2)
+    review = store.record("d/a", 5, now=NOW, day=DAY, repeat=True)
+    assert review.repeat and review.before == review.after == first
+    assert store.state("d/a") == first
+    assert [r.kind for r in store.reviews_on(DAY)] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+
+
+def test_record_rejects_bad_input_and_stores_nothing(store: Store) -> None:
+    for bad in (-1, 6, 2.5, True):
+        with pytest.raises(ValueError):
+            store.record("d/a", bad, now=NOW, day=DAY)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        store.record("", 3, now=NOW, day=DAY)
+    with pytest.raises(ValueError):
+        store.record("d/a", 3, now=NOW, day=DAY, answer_ms=-5)
+    assert list(store.log()) == []
+
+
+def test_states_known_due_and_next_due(store: Store) -> None:
+    grade(store, "d/a", 5, DAY - timedelta(days=3))  # due DAY - 2
+    grade(store, "d/b", 5, DAY - timedelta(days=1))  # due DAY
+    grade(store, "d/c", 5, DAY)  # due DAY + 1
+    grade(store, "e/x", 5, DAY + timedelta(days=4))  # due DAY + 5
+    assert list(store.due_states(DAY)) == ["d/a", "d/b"]  # most overdue first
+    assert store.known_keys() == {"d/a", "d/b", "d/c", "e/x"}
+    assert set(store.states(["d/a", "d/zzz"])) == {"d/a"}
+    assert store.states() == store.states(store.known_keys())
+    assert store.next_due_after(DAY) == DAY + timedelta(days=1)
+    assert store.next_due_after(DAY, {"e/x"}) == DAY + timedelta(days=5)
+    assert store.next_due_after(DAY + timedelta(days=5)) is None
+    assert store.due_dates(DAY + timedelta(days=1)) == {
+        "d/a": DAY - timedelta(days=2),
+        "d/b": DAY,
+        "d/c": DAY + timedelta(days=1),
+    }
+
+
+def test_states_of_many_keys(store: Store) -> None:
+    with store.batch():
+        for i in range(1200):
+            grade(store, f"d/k{i}", 4)
+    keys = [f"d/k{i}" for i in range(0, 1300, 2)]
+    assert set(store.states(keys)) == {f"d/k{i}" for i in range(0, 1200, 2)}
+
+
+def test_review_counts_leave_out_undone_first_sights_and_repeats(store: Store) -> None:
+    grade(store, "e/c", 5, DAY - timedelta(days=40))
+    grade(store, "e/c", 5, DAY - timedelta(days=31))  # a recall, but outside the window
+    earlier = DAY - timedelta(days=10)
+    grade(store, "d/a", 5, earlier)  # first sight: not a recall
+    grade(store, "d/b", 5, earlier)
+    grade(store, "d/a", 2)  # recall failed
+    grade(store, "d/b", 4)  # recall passed
+    store.record("d/a", 3, now=NOW, day=DAY, repeat=True)  # a repeat: not a recall
+    grade(store, "d/b", 0, DAY)
+    store.undo_last()  # the 0 ...
+    store.undo_last()  # ... and the repeat: neither counts any more
+    assert store.review_counts(DAY) == {
+        "d": ReviewCounts(reviews=4, reviews_today=2, recall_graded=2, recall_passed=1),
+        "e": ReviewCounts(reviews=2, reviews_today=0, recall_graded=0, recall_passed=0),
+    }
+
+
+def test_log_is_append_only(db: Path) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+    conn = sqlite3.connect(db)
+    try:
+        for statement in ("UPDATE review SET grade = 5", "DELETE FROM review"):
+            with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+                conn.execute(statement)
+    finally:
+        conn.close()
+
+
+# -- undo -------------------------------------------------------------------------------------
+
+
+def test_undo_restores_the_exact_previous_state_and_is_logged(store: Store) -> None:
+    s1 = grade(store, "d/a", 5)
+    s2 = grade(store, "d/a", 5, DAY + timedelta(days=1))
+    grade(store, "d/a", 1, DAY + timedelta(days=7))
+    undo = store.undo_last()
+    assert undo is not None and undo.kind is ReviewKind.UNDO and undo.undoes == 3
+    assert undo.after == s2 and store.state("d/a") == s2
+    assert store.undo_last() is not None and store.state("d/a") == s1
+    # The first grade undone: the card is new again, and absent from the state table.
+    assert store.undo_last() is not None and store.state("d/a") == Sm2State.new()
+    assert "d/a" not in store.known_keys()
+    assert store.undo_last() is None
+    kinds = [r.kind for r in store.log()]
+    assert kinds == [ReviewKind.GRADE] * 3 + [ReviewKind.UNDO] * 3
+    assert [r.undoes for r in store.log()][3:] == [3, 2, 1]
+
+
+def test_undo_skips_grades_already_undone(db: Path) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 5)
+        grade(s, "d/b", 5)
+        s.undo(2)  # undone by id, e.g. by an earlier call
+        undo = s.undo_last()
+        assert undo is not None and undo.undoes == 1
+        assert s.states() == {}
+        with pytest.raises(StoreError, match="already undone"):
+            s.undo(2)
+
+
+def test_undo_only_takes_back_this_stores_grades(db: Path) -> None:
+    with Store.open(db) as mine, Store.open(db) as theirs:
+        grade(mine, "d/a", 5)
+        theirs_state = grade(theirs, "d/b", 5)
+        undo = mine.undo_last()
+        assert undo is not None and undo.key == "d/a"
+        assert mine.undo_last() is None
+        assert mine.state("d/b") == theirs_state
+
+
+def test_undo_refused_when_the_card_was_graded_since_elsewhere(db: Path) -> None:
+    with Store.open(db) as mine, Store.open(db) as theirs:
+        grade(mine, "d/a", 5)
+        after_theirs = grade(theirs, "d/a", 5, DAY + timedelta(days=1))
+        with pytest.raises(StoreError, match="graded again since"):
+            mine.undo_last()
+        assert mine.state("d/a") == after_theirs
+
+
+def test_undo_of_a_repeat_keeps_the_schedule(store: Store) -> None:
+    after = grade(store, "d/a", 2)
+    store.record("d/a", 4, now=NOW, day=DAY, repeat=True)
+    undo = store.undo_last()
+    assert undo is not None and undo.before == undo.after == after
+    assert store.state("d/a") == after
+    assert [r.grade for r in store.reviews_on(DAY)] == [Grade.ALMOST]
+
+
+# -- rebuild from the log ---------------------------------------------------------------------
+
+
+def replay_grades(store: Store) -> dict[str, Sm2State]:
+    """Independent of the stored states: SM-2 over the grades still in effect, in order."""
+    undone = {r.undoes for r in store.log() if r.kind is ReviewKind.UNDO}
+    states: dict[str, Sm2State] = {}
+    for r in store.log():
+        if r.kind is ReviewKind.GRADE and r.id not in undone:
+            assert r.grade is not None
+            states[r.key] = sm2.review(states.get(r.key, Sm2State.new()), r.grade, r.day)
+    return states
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rebuild_from_log_equals_state_table(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    keys = [f"d/k{i}" for i in range(6)] + ["d/cloze#c1", "d/cloze#c2", "gone/x"]
+    with Store.open(tmp_path / f"{seed}.db") as s:
+        day = DAY
+        for _ in range(120):
+            roll = rng.random()
+            if roll < 0.2:
+                s.undo_last()
+            elif roll < 0.3:
+                s.record(rng.choice(keys), rng.randint(0, 5), now=NOW, day=day, repeat=True)
+            else:
+                s.record(rng.choice(keys), rng.randint(0, 5), now=NOW, day=day)
+            day += timedelta(days=rng.randint(0, 3))
+        table = s.states()
+        assert table, "the random run should leave some cards scheduled"
+        assert s.derived_states() == table
+        assert replay_grades(s) == table
+        assert s.rebuild_state() == len(table)
+        assert s.states() == table
+
+
+def test_rebuild_restores_a_lost_state_table(db: Path) -> None:
+    with Store.open(db) as s:
+        for i in range(20):
+            grade(s, f"d/k{i % 7}", i % 6, DAY + timedelta(days=i))
+        expected = s.states()
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("DELETE FROM card_state")
+    finally:
+        conn.close()
+    with Store.open(db) as s:
+        assert s.states() == {}
+        s.rebuild_state()
+        assert s.states() == expected
+
+
+# -- the file: schema, migrations and every bad state ----------------------------------------
+
+
+def header(path: Path) -> tuple[int, int]:
+    conn = sqlite3.connect(path)
+    try:
+        return (
+            conn.execute("PRAGMA user_version").fetchone()[0],
+            conn.execute("PRAGMA application_id").fetchone()[0],
+        )
+    finally:
+        conn.close()
+
+
+def test_new_database_is_marked_and_versioned(db: Path) -> None:
+    with Store.open(db) as s:
+        assert s.schema_version == SCHEMA_VERSION
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+
+
+def test_an_empty_file_becomes_a_database(db: Path) -> None:
+    db.touch()
+    with Store.open(db) as s:
+        grade(s, "d/a", 3)
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+
+
+def test_two_processes_creating_it_at_once(db: Path) -> None:
+    code = "import sys; from zerodrill.srs.store import Store; Store.open(sys.argv[1]).close()"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(db)], env=CHILD_ENV, stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 0, err.decode()
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+
+
+def assert_one_line(exc: pytest.ExceptionInfo[StoreError], path: Path) -> str:
+    message = str(exc.value)
+    assert "\n" not in message and str(path) in message
+    assert isinstance(exc.value, StoreError) and exc.value.path == path
+    return message
+
+
+def refused(path: Path, *, create: bool = True) -> str:
+    with pytest.raises(StoreError) as exc:
+        Store.open(path, create=create).close()
+    return assert_one_line(exc, path)
+
+
+def test_missing_folder(tmp_path: Path) -> None:
+    path = tmp_path / "no-such-folder" / "reviews.db"
+    assert "does not exist" in refused(path)
+    assert not path.parent.exists()
+
+
+def test_missing_file_when_not_creating(db: Path) -> None:
+    assert "no review database" in refused(db, create=False)
+    assert not db.exists()
+
+
+def test_a_folder_where_the_file_should_be(db: Path) -> None:
+    db.mkdir()
+    assert "is a folder" in refused(db)
+
+
+def test_garbage_file_is_refused_and_left_as_it_was(db: Path) -> None:
+    garbage = random.Random(4).randbytes(8192)
+    db.write_bytes(garbage)
+    assert "not a zerodrill review database" in refused(db)
+    assert db.read_bytes() == garbage
+    assert sorted(p.name for p in db.parent.iterdir()) == [db.name]
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, flds TEXT)")
+    finally:
+        conn.close()
+    before = db.read_bytes()
+    assert "not a zerodrill review database" in refused(db)
+    assert db.read_bytes() == before
+
+
+def test_damaged_pages_are_reported_and_left_as_they_were(db: Path) -> None:
+    with Store.open(db) as s:
+        with s.batch():
+            for i in range(300):
+                grade(s, f"d/k{i}", 4, typed="x" * 200)
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 3 * page
+    # Keep page 1 (header and schema) and wreck every b-tree page after it.
+    data[page:] = b"\xff" * (len(data) - page)
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreError) as exc:
+        with Store.open(db) as s:
+            s.states()
+            s.reviews_on(DAY)
+    assert "damaged" in assert_one_line(exc, db)
+    assert db.read_bytes() == bytes(data)
+
+
+def test_newer_database_is_refused_and_left_as_it_was(db: Path) -> None:
+    Store.open(db).close()
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    finally:
+        conn.close()
+    before = db.read_bytes()
+    message = refused(db)
+    assert "newer zerodrill" in message and f"version {SCHEMA_VERSION + 1}" in message
+    assert db.read_bytes() == before
+
+
+# Root ignores file permissions, so as root each permission case runs the check in a child
+# process that has dropped to user "nobody"; as anyone else it runs here, with chmod alone.
+
+
+@pytest.fixture
+def reachable_dir() -> Iterator[Path]:
+    """A folder user nobody can reach (pytest's tmp_path lives in a root-only folder)."""
+    folder = Path(tempfile.mkdtemp(prefix="zerodrill-store-test-"))
+    folder.chmod(0o755)
+    try:
+        yield folder / "box"
+    finally:
+        for path in folder.rglob("*"):
+            path.chmod(0o700)
+        shutil.rmtree(folder)
+
+
+def give_away(*paths: Path) -> None:
+    if IS_ROOT:
+        for path in paths:
+            os.chown(path, NOBODY, NOBODY)
+
+
+def open_unprivileged(path: Path) -> str:
+    """Store.open(path) as a user without root's powers: its StoreError, or 'OPENED'."""
+    if not IS_ROOT:
+        try:
+            Store.open(path).close()
+        except StoreError as exc:
+            return str(exc)
+        return "OPENED"
+    code = textwrap.dedent(
+        f"""
+        import os, sys
+        from zerodrill.srs.store import Store, StoreError
+        os.setgid({NOBODY})
+        os.setuid({NOBODY})
+        try:
+            Store.open(sys.argv[1]).close()
+        except StoreError as exc:
+            print(exc)
+        else:
+            print("OPENED")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        env=CHILD_ENV,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def make_db(folder: Path) -> tuple[Path, bytes]:
+    folder.mkdir()
+    path = folder / "reviews.db"
+    with Store.open(path) as s:
+        grade(s, "d/a", 4)
+    give_away(folder, path)
+    return path, path.read_bytes()
+
+
+def test_permissions_are_real_for_the_unprivileged_user(reachable_dir: Path) -> None:
+    path, _ = make_db(reachable_dir)
+    assert open_unprivileged(path) == "OPENED"
+
+
+def test_unreadable_file(reachable_dir: Path) -> None:
+    path, before = make_db(reachable_dir)
+    path.chmod(0o000)
+    message = open_unprivileged(path)
+    assert message.startswith(f"cannot read {path}") and "ermission denied" in message
+    path.chmod(0o600)
+    assert path.read_bytes() == before
+
+
+def test_read_only_file(reachable_dir: Path) -> None:
+    path, before = make_db(reachable_dir)
+    path.chmod(0o444)
+    assert open_unprivileged(path) == f"cannot write {path}: it is read-only"
+    assert path.read_bytes() == before
+
+
+def test_read_only_folder(reachable_dir: Path) -> None:
+    path, before = make_db(reachable_dir)
+    reachable_dir.chmod(0o555)
+    message = open_unprivileged(path)
+    assert message == f"cannot write {path}: its folder {reachable_dir} is read-only"
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in reachable_dir.iterdir()) == ["reviews.db"]
+
+
+def test_cannot_create_in_a_read_only_folder(reachable_dir: Path) -> None:
+    reachable_dir.mkdir()
+    give_away(reachable_dir)
+    reachable_dir.chmod(0o555)
+    path = reachable_dir / "reviews.db"
+    assert open_unprivileged(path) == f"cannot create {path}: the folder {reachable_dir} is read-only"
+    assert not path.exists()
+
+
+@pytest.fixture
+def mount_point(tmp_path: Path) -> Iterator[Path]:
+    if not IS_ROOT or shutil.which("mount") is None:
+        pytest.skip("needs root and mount(8)")
+    point = tmp_path / "mnt"
+    point.mkdir()
+    yield point
+    subprocess.run(["umount", str(point)], capture_output=True)
+
+
+def test_read_only_mount_refuses_even_root(tmp_path: Path, mount_point: Path) -> None:
+    path = tmp_path / "reviews.db"
+    with Store.open(path) as s:
+        grade(s, "d/a", 4)
+    before = path.read_bytes()
+    bound = subprocess.run(["mount", "--bind", "-o", "ro", str(tmp_path), str(mount_point)])
+    remounted = subprocess.run(["mount", "-o", "remount,ro,bind", str(mount_point)])
+    if bound.returncode or remounted.returncode:
+        pytest.skip("cannot make a read-only bind mount here")
+    seen = mount_point / "reviews.db"
+    assert refused(seen) == f"cannot write {seen}: it is read-only"
+    assert path.read_bytes() == before
+
+
+def test_full_disk_by_page_limit(store: Store, db: Path) -> None:
+    # SQLite's max_page_count gives the same SQLITE_FULL a full disk gives, anywhere; the
+    # tmpfs test below fills a real (small) file system when the machine allows mounting.
+    grade(store, "d/a", 4)
+    log_before, states_before = list(store.log()), store.states()
+    bytes_before = db.read_bytes()
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(StoreError) as exc:
+        store.record("d/b", 5, now=NOW, day=DAY, typed="y" * 20000)
+    assert assert_one_line(exc, db) == f"cannot save to {db}: the disk is full"
+    assert list(store.log()) == log_before and store.states() == states_before
+    assert db.read_bytes() == bytes_before
+    store._conn.execute(f"PRAGMA max_page_count = {pages + 1000}")
+    grade(store, "d/b", 5)  # space again: the store carries on
+
+
+def test_full_disk_on_a_small_tmpfs(mount_point: Path) -> None:
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mount_point)],
+        capture_output=True,
+    )
+    if mounted.returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    path = mount_point / "reviews.db"
+    acknowledged = []
+    with Store.open(path) as s:
+        for i in range(5):
+            acknowledged.append(s.record(f"d/k{i}", 4, now=NOW, day=DAY).id)
+        filler = mount_point / "filler"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC  # the disk is full now
+        finally:
+            os.close(fd)
+        failure = None
+        for i in range(200):
+            main_file = path.read_bytes()
+            try:
+                acknowledged.append(
+                    s.record(f"d/n{i}", 5, now=NOW, day=DAY, typed="z" * 3000).id
+                )
+            except StoreError as exc:
+                failure = str(exc)
+                assert path.read_bytes() == main_file
+                break
+        assert failure == f"cannot save to {path}: the disk is full"
+        filler.unlink()
+        acknowledged.append(s.record("d/after", 3, now=NOW, day=DAY).id)
+    with Store.open(path) as s:
+        assert [r.id for r in s.log()] == acknowledged
+        assert s.derived_states() == s.states()
+
+
+# -- durability and sharing -------------------------------------------------------------------
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from datetime import date, datetime, timezone
+    from pathlib import Path
+    from zerodrill.srs.store import Store
+    path, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+    while not go.exists():
+        time.sleep(0.001)
+    with Store.open(path) as s:
+        i = 0
+        while count < 0 or i < count:
+            r = s.record(f"d/k{i % 11}", i % 6, now=datetime.now(timezone.utc),
+                         day=date(2025, 1, 1 + i % 28), typed=f"{name}-{i}")
+            print(r.id, i, flush=True)
+            i += 1
+    """
+)
+
+
+def start_writer(db: Path, name: str, count: int, go: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db), name, str(count), str(go)],
+        env=CHILD_ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_sigkill_right_after_grading_loses_nothing(db: Path, tmp_path: Path) -> None:
+    Store.open(db).close()
+    go = tmp_path / "go"
+    go.touch()
+    child = start_writer(db, "killed", -1, go)  # grades until killed
+    acked: dict[int, int] = {}
+    assert child.stdout is not None
+    try:
+        while len(acked) < 150:
+            line = child.stdout.readline()
+            assert line, child.stderr.read() if child.stderr else ""
+            review_id, i = map(int, line.split())
+            acked[review_id] = i
+        child.send_signal(signal.SIGKILL)  # mid-way through the next grade, most likely
+    finally:
+        child.kill()
+        child.communicate()
+    assert child.returncode == -signal.SIGKILL
+    with Store.open(db) as s:
+        stored = {r.id: r for r in s.log()}
+        for review_id, i in acked.items():
+            assert stored[review_id].typed == f"killed-{i}"
+            assert stored[review_id].grade == i % 6
+        assert len(stored) - len(acked) in (0, 1)  # at most the grade in flight, whole
+        assert s.derived_states() == s.states()
+
+
+def test_two_writers_at_once_lose_nothing(db: Path, tmp_path: Path) -> None:
+    Store.open(db).close()
+    go = tmp_path / "go"
+    writers = [start_writer(db, name, 150, go) for name in ("left", "right")]
+    time.sleep(0.3)  # both started and importing; then release them together
+    go.touch()
+    for w in writers:
+        out, err = w.communicate(timeout=60)
+        assert w.returncode == 0 and err == "", err
+        assert len(out.splitlines()) == 150
+    with Store.open(db) as s:
+        typed = sorted(r.typed or "" for r in s.log())
+        assert typed == sorted(f"{n}-{i}" for n in ("left", "right") for i in range(150))
+        assert s.derived_states() == s.states()
+        # Both wrote the same eleven cards: each card's log is one consistent chain.
+        for key in s.known_keys():
+            chain = list(s.log(key))
+            for earlier, later in zip(chain, chain[1:], strict=False):
+                assert later.before == earlier.after
