@@ -1,0 +1,241 @@
+"""Building packages: byte-identical rebuilds, the manifest's memory, and the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from zerodrill.cli import main
+from zerodrill.deck.load import load_paths
+from zerodrill.deck.model import Deck
+from zerodrill.export import apkg
+from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.store import Store
+
+DATA = Path(__file__).parent / "data" / "export"
+REPO = Path(__file__).resolve().parent.parent
+T0 = 1_760_000_000.0
+
+
+def decks(*names: str) -> list[Deck]:
+    result = load_paths([DATA / n for n in names])
+    assert not result.problems, result.problems
+    return list(result.decks)
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def collection_of(data: bytes) -> sqlite3.Connection:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        raw = z.read("collection.anki2")
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(raw)
+    return conn
+
+
+def test_same_sources_and_manifest_give_the_same_bytes_at_any_clock_time() -> None:
+    ds = decks("kinds", "media")
+    first = apkg.build(ds, clock=lambda: T0)
+    again = apkg.build(ds, manifest=first.manifest, clock=lambda: T0 + 86_400 * 90)
+    assert again.data == first.data
+    assert again.manifest == first.manifest
+
+
+def test_rebuilding_on_disk_is_byte_identical(tmp_path: Path) -> None:
+    out = tmp_path / "deck.apkg"
+    apkg.export(decks("kinds"), out, clock=lambda: T0)
+    package, manifest = out.read_bytes(), apkg.manifest_path(out).read_bytes()
+    apkg.export(decks("kinds"), out, clock=lambda: T0 + 12_345)
+    assert out.read_bytes() == package
+    assert apkg.manifest_path(out).read_bytes() == manifest
+
+
+def test_the_bytes_do_not_depend_on_time_zone_or_machine_clock(tmp_path: Path) -> None:
+    """A fresh interpreter in another time zone, with the same manifest, writes the same file."""
+    out = tmp_path / "a" / "deck.apkg"
+    apkg.export(decks("kinds", "media"), out, clock=lambda: T0)
+    other = tmp_path / "b" / "deck.apkg"
+    other.parent.mkdir()
+    shutil.copy(apkg.manifest_path(out), apkg.manifest_path(other))
+    code = (
+        "import sys; from pathlib import Path; from zerodrill.deck.load import load_paths; "
+        "from zerodrill.export import apkg; "
+        "r = load_paths([Path(p) for p in sys.argv[2:]]); "
+        "apkg.export(list(r.decks), Path(sys.argv[1]))"
+    )
+    env = {**os.environ, "TZ": "Pacific/Kiritimati", "PYTHONPATH": str(REPO)}
+    subprocess.run(
+        [sys.executable, "-c", code, str(other), str(DATA / "kinds"), str(DATA / "media")],
+        check=True, env=env, cwd=tmp_path,
+    )
+    assert other.read_bytes() == out.read_bytes()
+
+
+def test_only_an_edited_note_gets_a_newer_time(tmp_path: Path) -> None:
+    src = tmp_path / "kinds"
+    shutil.copytree(DATA / "kinds", src)
+    first = apkg.build(decks_at(src), clock=lambda: T0)
+    yaml = (src / "deck.yaml").read_text().replace("PyTorch-native", "PyTorch's own")
+    (src / "deck.yaml").write_text(yaml)
+    second = apkg.build(decks_at(src), manifest=first.manifest, clock=lambda: T0 + 60)
+    changed = {k for k, v in second.manifest.notes.items() if v != first.manifest.notes[k]}
+    assert changed == {"export-kinds/fsdp"}
+    before, after = first.manifest.notes["export-kinds/fsdp"], second.manifest.notes["export-kinds/fsdp"]
+    assert after.id == before.id and after.mod == int(T0) + 60
+    # Even with a clock that went backwards, an edit is newer than what Anki already has.
+    third_yaml = yaml.replace("PyTorch's own", "PyTorch native")
+    (src / "deck.yaml").write_text(third_yaml)
+    third = apkg.build(decks_at(src), manifest=second.manifest, clock=lambda: T0 - 9_999)
+    assert third.manifest.notes["export-kinds/fsdp"].mod == after.mod + 1
+
+
+def decks_at(folder: Path) -> list[Deck]:
+    result = load_paths([folder])
+    assert not result.problems
+    return list(result.decks)
+
+
+def test_package_internals_are_pinned() -> None:
+    package = apkg.build(decks("kinds", "media"), clock=lambda: T0)
+    with zipfile.ZipFile(io.BytesIO(package.data)) as z:
+        infos = z.infolist()
+        assert [i.filename for i in infos] == ["collection.anki2", "media", "0"]
+        assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+        assert {i.compress_type for i in infos} == {zipfile.ZIP_STORED}
+        assert json.loads(z.read("media")) == {"0": next(iter(_media_names(package)))}
+    conn = collection_of(package.data)
+    conf = json.loads(conn.execute("SELECT conf FROM col").fetchone()[0])
+    assert (conf["schedVer"], conf["rollover"], conf["creationOffset"]) == (2, 4, 0)
+    ids = [r[0] for r in conn.execute("SELECT id FROM notes")]
+    assert max(ids) <= T0 * 1000  # Anki refuses IDs from the future
+    card_ids = {r[0] for r in conn.execute("SELECT id FROM cards")}
+    assert len(card_ids) == package.cards
+
+
+def _media_names(package: apkg.Package) -> list[str]:
+    conn = collection_of(package.data)
+    flds = " ".join(r[0] for r in conn.execute("SELECT flds FROM notes"))
+    return [n for n in flds.split('"') if n.startswith("zerodrill-export-media-")]
+
+
+def test_new_notes_never_take_an_existing_id() -> None:
+    first = apkg.build(decks("kinds"), clock=lambda: T0)
+    both = apkg.build(decks("kinds", "media"), manifest=first.manifest, clock=lambda: T0)
+    new_id = both.manifest.notes["export-media/diagram"].id
+    assert new_id >= max(r.id for r in first.manifest.notes.values()) + 1000
+
+
+def test_progress_becomes_review_cards_counted_from_the_collection_day() -> None:
+    state = Sm2State(3, 15, 2.36, date(2026, 3, 1), 1)
+    package = apkg.build(decks("kinds"), clock=lambda: T0,
+                         progress={"export-kinds/stage-2": state})
+    conn = collection_of(package.data)
+    rows = conn.execute("SELECT type, queue, due, ivl, factor, reps, lapses FROM cards").fetchall()
+    assert (2, 2, (date(2026, 3, 1) - apkg.CREATED).days, 15, 2360, 3, 1) in rows
+    assert package.reviewed_cards == 1
+    assert apkg.ease_permille(2.36) == 2360 and apkg.ease_permille(1.3) == 1300
+
+
+def test_reserved_deck_id_is_refused(tmp_path: Path) -> None:
+    deck = decks("media")[0]
+    from dataclasses import replace
+
+    with pytest.raises(apkg.ExportError, match="reserved"):
+        apkg.build([replace(deck, id="retired")])
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def test_cli_writes_one_package_per_deck_into_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["export", str(DATA / "kinds"), str(DATA / "media"),
+                          "-o", str(tmp_path / "out") + "/"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "out" / "export-kinds.apkg").is_file()
+    assert (tmp_path / "out" / "export-kinds.manifest.json").is_file()
+    assert (tmp_path / "out" / "export-media.apkg").is_file()
+    assert f"wrote {tmp_path / 'out' / 'export-kinds.apkg'}: 1 deck, 6 notes, 7 cards" in out
+    assert "1 retired card tagged zerodrill::retired" in out
+    assert "tag:zerodrill::retired" in out
+
+
+def test_cli_writes_all_decks_into_one_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "all.apkg"
+    code, out, _ = run(["export", str(DATA / "kinds"), str(DATA / "media"), "-o", str(target)],
+                       capsys)
+    assert code == 0
+    assert out.startswith(f"wrote {target}: 2 decks, 7 notes, 8 cards, 1 media file")
+    assert (tmp_path / "all.manifest.json").is_file()
+
+
+def test_cli_defaults_to_exports_in_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["export", str(DATA / "media")], capsys)
+    assert code == 0 and (tmp_path / "exports" / "export-media.apkg").is_file()
+
+
+def test_cli_with_progress_reads_the_review_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as store:
+        assert store.states() == {}
+    code, out, err = run(["export", str(DATA / "media"), "-o", str(tmp_path / "p.apkg"),
+                          "--with-progress", "--db", str(db)], capsys)
+    assert code == 0, err
+    assert "(0 with review progress)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["export", "no/such/deck.yaml"], "no/such/deck.yaml:1:1: no such file or folder"),
+        (["export", str(DATA / "media"), "--with-progress", "--db", "missing.db"], "missing.db"),
+    ],
+)
+def test_cli_errors_are_one_line(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(args, capsys)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("zerodrill: ") and message in err
+
+
+def test_cli_reports_a_bad_deck_and_an_unwritable_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("deck: x\ntitle: X\ndescription: d\ncards:\n  - id: a\n    kind: basic\n")
+    code, _, err = run(["export", str(bad), "-o", str(tmp_path / "o.apkg")], capsys)
+    assert code == 1 and err.count("\n") == 1 and f"{bad}:5:" in err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(["export", str(DATA / "media"), "-o", str(blocker / "x.apkg")], capsys)
+    assert code == 1 and err.count("\n") == 1 and str(blocker) in err
+    assert not list(tmp_path.glob("**/.x.apkg.*"))

@@ -1,0 +1,82 @@
+"""Markdown → Anki HTML: escaping, links, images, highlighting and cloze markers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from zerodrill.export.html import escape, render
+
+
+def test_raw_html_is_escaped() -> None:
+    out = render("<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>")
+    assert "<script" not in out and "<img" not in out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+
+
+@pytest.mark.parametrize(
+    "link",
+    ["[x](javascript:alert(1))", "[x](JaVaScRiPt:alert(1))", "<javascript:alert(1)>",
+     "[x](data:text/html,hi)", "[x](vbscript:x)", "[x](file:///etc/passwd)", "[x](/relative)"],
+)
+def test_only_web_and_mail_links_survive(link: str) -> None:
+    out = render(link)
+    assert "<a " not in out and "href" not in out
+
+
+def test_safe_links_are_kept() -> None:
+    out = render("[docs](https://www.deepspeed.ai/) and [me](mailto:a@b.c)")
+    assert '<a href="https://www.deepspeed.ai/" rel="noopener noreferrer">docs</a>' in out
+    assert 'href="mailto:a@b.c"' in out
+
+
+def test_images_point_at_packed_media_or_become_their_alt_text() -> None:
+    media = {"img/a b.png": "zerodrill-d-a-b-123.png"}
+    out = render("![one](<img/a b.png>) ![two](./img/a%20b.png) ![far](https://x/y.png)",
+                 media=media)
+    assert out.count('src="zerodrill-d-a-b-123.png"') == 2
+    assert "https://x" not in out and "far" in out
+
+
+def test_cloze_markers_survive_in_text_code_spans_and_fences() -> None:
+    src = (
+        "Set `{{c1::zero_optimization}}.{{c2::stage::a key}}` to **{{c3::3}}**.\n\n"
+        "```python\nconfig = {'stage': {{c4::3::number}} }\n```"
+    )
+    out = render(src, cloze_field=True)
+    assert "<code>{{c1::zero_optimization}}.{{c2::stage::a key}}</code>" in out
+    assert "<strong>{{c3::3}}</strong>" in out
+    # The deletion in the fence wraps whole highlighted tokens, so Anki's markup nests.
+    (fenced,) = re.findall(r"\{\{c4::(.*?)\}\}", out)
+    assert fenced.startswith("<span") and fenced.endswith("::number")
+    assert fenced.count("<span") == fenced.count("</span>")
+    assert len(re.findall(r"\{\{c\d+::", out)) == 4 and out.count("}}") == 4
+
+
+@pytest.mark.parametrize(
+    "src",
+    ["&#123;&#123;c1::x&#125;&#125;", "\\{\\{c1::x\\}\\}", "`{{ jinja }}`",
+     "```json\n{\"a\": {\"b\": {}}}\n```", "{{c1::not in a cloze field}}"],
+)
+def test_no_braces_pair_up_except_real_deletions(src: str) -> None:
+    out = render(src)
+    assert "{{" not in out and "}}" not in out
+
+
+def test_anki_media_and_tts_tags_are_defused() -> None:
+    out = render("[sound:x.mp3] [anki:tts]hi[/anki:tts]")
+    assert "[sound:" not in out and "[anki:" not in out
+    assert "[sound:" not in escape("[sound:x.mp3]")
+
+
+def test_tables_and_fences_render() -> None:
+    out = render("| a | b |\n|---|---|\n| 1 | 2 |\n\n```json\n{\"stage\": 3}\n```\n\n```\nplain\n```")
+    assert "<table>" in out and "<td>1</td>" in out
+    assert '<pre class="zd-code"><code><span class="p">' in out
+    assert "<pre><code>plain\n</code></pre>" in out
+
+
+def test_private_use_characters_cannot_forge_markers() -> None:
+    out = render("\ue0001\ue001x\ue003", cloze_field=True)
+    assert "{{" not in out
