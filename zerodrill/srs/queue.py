@@ -174,6 +174,8 @@ class Session:
         #: Grades given in this session, repeats included, undos taken off.
         self.done = 0
         self._front: Item | None = None
+        # This session's grades, oldest first: undo takes back only these.
+        self._given: list[int] = []
         self._reload()
 
     @classmethod
@@ -265,6 +267,7 @@ class Session:
             typed=typed,
             repeat=self.is_repeat(item),
         )
+        self._given.append(review.id)
         self._take(item)
         self._graded.add(item.key)
         if grade < REPEAT_BELOW:
@@ -283,7 +286,7 @@ class Session:
         Returns that item, or None when there is nothing to undo (or the card has left the
         decks meanwhile).
         """
-        review = self._store.undo_last(now=self._clock())
+        review = self._store.undo_last(now=self._clock(), ids=self._given)
         if review is None:
             return None
         self.done = max(0, self.done - 1)

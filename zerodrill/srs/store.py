@@ -506,26 +506,32 @@ class Store:
         self._mine.append(review_id)
         return Review(review_id, key, kind, at, day, grade, before, after, answer_ms, typed)
 
-    def undo_last(self, *, now: datetime | None = None) -> Review | None:
+    def undo_last(
+        self, *, now: datetime | None = None, ids: list[int] | None = None
+    ) -> Review | None:
         """Take back the last grade recorded through this Store that is still in effect.
 
         The card gets back exactly the state it had before that grade, and the log gains an
         undo entry, which is returned (``undoes`` is the grade's id). None if nothing is left
-        to undo. Grades given through another Store (another terminal) are not taken back.
+        to undo. Grades already undone are skipped; grades given through another Store
+        (another terminal) are never taken back.
+
+        ``ids`` narrows this to a caller's own grades (a drill session's): review ids, oldest
+        first; ids undone or found undone are popped off the end of that list.
         """
         at = now or local_now()
+        stack = self._mine if ids is None else ids
         with self._writing():
-            while self._mine:
-                target_id = self._mine[-1]
+            while stack:
                 row = self._conn.execute(
                     f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.id = ? AND {_IN_EFFECT}",
-                    (target_id,),
+                    (stack[-1],),
                 ).fetchone()
                 if row is None:
-                    self._mine.pop()
+                    stack.pop()
                     continue
                 review = self._undo(_review_from(row), at)
-                self._mine.pop()
+                stack.pop()
                 return review
         return None
 
