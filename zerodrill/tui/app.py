@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
+from zerodrill.srs.store import Store
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.screens.deck_picker import DeckPick, DeckPickerScreen
 from zerodrill.tui.screens.drill import DrillScreen
@@ -24,6 +25,7 @@ from zerodrill.tui.screens.stats import StatsScreen
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
+from zerodrill.tui.srs_session import SrsDrillSession
 
 Clock = Callable[[], datetime]
 
@@ -47,10 +49,6 @@ class ZeroDrillApp(App[Summary]):
         self.error = error
         self.exit(return_code=1)
 
-    def get_default_screen(self) -> Screen[None]:
-        # The first card is composed straight into the default screen: no empty frame first.
-        return self._session_screen()
-
     def _session_screen(self) -> Screen[None]:
         if self.session.current is None:
             return NothingDueScreen(self.session.title, self.session.next_due(), self.clock())
@@ -71,6 +69,9 @@ class ZeroDrillApp(App[Summary]):
         self._check_size(event.size.width, event.size.height)
 
     def on_mount(self) -> None:
+        # Pushed over the (empty) default screen rather than being it: Textual can switch
+        # only screens that were pushed, and the drill switches to the summary and back.
+        self.push_screen(self._session_screen())
         self._check_size(self.size.width, self.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
@@ -106,8 +107,9 @@ class ZeroDrillApp(App[Summary]):
 
     @user_errors_exit
     def action_pick_deck(self) -> None:
-        current = getattr(self.session, "deck_id", None)
-        self.push_screen(DeckPickerScreen(self.session.deck_counts(), current), self._picked)
+        self.push_screen(
+            DeckPickerScreen(self.session.deck_counts(), self.session.deck_id), self._picked
+        )
 
     @user_errors_exit
     def _picked(self, pick: DeckPick | None) -> None:
@@ -126,16 +128,12 @@ class ZeroDrillApp(App[Summary]):
 
 def create_app(
     decks: Sequence[Deck],
-    store: object,
+    store: Store,
     *,
     clock: Clock = local_now,
     new_limit: int = 20,
     deck_id: str | None = None,
 ) -> ZeroDrillApp:
-    """The drill app over ``decks`` and a review ``store`` (a ``zerodrill.srs`` Store)."""
-    from zerodrill.tui.srs_session import SrsDrillSession
-
-    session: DrillSession = SrsDrillSession(decks, store, clock=clock, new_limit=new_limit)
-    if deck_id is not None:
-        session = session.narrowed(deck_id)
+    """The drill app over ``decks``, keeping every grade in ``store``."""
+    session = SrsDrillSession(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
     return ZeroDrillApp(session, clock=clock)

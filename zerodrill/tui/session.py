@@ -1,48 +1,35 @@
 """What the screens need from a drill session, as one small interface.
 
-The screens never see the store, the queue or SQL: they ask a :class:`DrillSession` for the
-card to show and hand it grades. :mod:`zerodrill.tui.srs_session` implements it over
-``zerodrill.srs``; tests use that same implementation with a temporary database.
+The screens never see the store or SQL: they ask a :class:`DrillSession` for the card to show
+and hand it grades. :class:`zerodrill.tui.srs_session.SrsDrillSession` implements it over
+``zerodrill.srs``; the tests drive that same implementation with a temporary database. Values
+that ``zerodrill.srs`` already defines (what is left, what a grade would do, the statistics)
+are used as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from zerodrill.deck.model import Item
-
-
-@dataclass(frozen=True, slots=True)
-class Remaining:
-    """What is left in the session, split the way Anki shows it."""
-
-    new: int
-    repeats: int
-    reviews: int
-
-    @property
-    def total(self) -> int:
-        return self.new + self.repeats + self.reviews
-
-
-@dataclass(frozen=True, slots=True)
-class GradeChoice:
-    grade: int
-    #: What the grade would do, e.g. "6d", or "↻" for "comes back in this session".
-    outcome: str
-    #: True when the card comes back later in this session after this grade.
-    again: bool
+from zerodrill.srs.queue import Counts, GradeOutcome
+from zerodrill.srs.stats import Stats
 
 
 @dataclass(frozen=True, slots=True)
 class Summary:
+    """One sitting, for the summary screen and the line printed on quitting."""
+
+    #: Grades given (same-day repeats included, undone ones not).
     reviews: int
+    #: Different cards graded.
     cards: int
     grades: Mapping[int, int]
     seconds: float
+    #: Reviews due tomorrow (including any due today that were left undone).
     due_tomorrow: int
 
 
@@ -55,25 +42,11 @@ class DeckCount:
     new: int
 
 
-@dataclass(frozen=True, slots=True)
-class StatsView:
-    cards: int
-    known: int
-    new: int
-    due_today: int
-    due_tomorrow: int
-    reviews: int
-    reviews_today: int
-    #: Share of review grades >= 3 over the last 30 days; None without reviews.
-    retention: float | None
-    #: Cards due on each of the next 30 days, today first (overdue counted today).
-    forecast: Sequence[int] = field(default_factory=tuple)
-    today: date | None = None
-
-
 class DrillSession(Protocol):
-    #: "DeepSpeed ZeRO", or "All decks" when several are drilled together.
+    #: The deck's title, or "All decks" when several are drilled together.
     title: str
+    #: The deck drilled, or None for all of them.
+    deck_id: str | None
 
     @property
     def current(self) -> Item | None: ...
@@ -88,13 +61,13 @@ class DrillSession(Protocol):
 
     @property
     def done(self) -> int:
-        """Grades given in this session (repeats included)."""
+        """Grades given in this sitting (repeats included, undone ones not)."""
         ...
 
-    def remaining(self) -> Remaining: ...
+    def remaining(self) -> Counts: ...
 
-    def choices(self) -> Sequence[GradeChoice]:
-        """The six grades for the current card, with what each would do."""
+    def choices(self) -> Sequence[GradeOutcome]:
+        """What each grade 0-5 would do to the current card."""
         ...
 
     def grade(self, quality: int, *, typed: str | None = None) -> None:
@@ -111,10 +84,10 @@ class DrillSession(Protocol):
         """When the next card (review or new) becomes available; None if never."""
         ...
 
-    def stats(self) -> StatsView: ...
+    def stats(self) -> Stats: ...
 
     def deck_counts(self) -> Sequence[DeckCount]: ...
 
     def narrowed(self, deck_id: str | None) -> DrillSession:
-        """A session over one deck (or all of them again, for None)."""
+        """A new sitting over one deck (or all of them again, for None)."""
         ...

@@ -108,7 +108,7 @@ class DrillScreen(Screen[None]):
         self.set_focus(None)
         result = self.card.reveal()
         self.suggested = result.suggested_grade if result else None
-        self.query_one(GradeBar).set_choices(self.session.choices(), self.suggested)
+        self.query_one(GradeBar).set_outcomes(self.session.choices(), self.suggested)
         self.add_class("-revealed")
         self.refresh_bindings()
 

@@ -33,7 +33,9 @@ class NothingDueScreen(Screen[None]):
         else:
             when = f"The next card is due {fmt.when(self.next_due, self.now)}."
         with Middle(), Center(), Vertical(id="panel"):
-            yield Static(f"[b]All caught up[/b]  ☕  [dim]{self.deck_title}[/dim]", classes="panel-title")
+            yield Static(
+                f"[b]All caught up[/b]  ☕  [dim]{self.deck_title}[/dim]", classes="panel-title"
+            )
             yield Static(
                 f"Nothing is due right now.\n\n{when}\n\n"
                 "[dim]Reviewing before a card is due does not help SM-2; come back then.[/dim]",

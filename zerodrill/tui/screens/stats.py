@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
-from zerodrill.tui.session import StatsView
+from zerodrill.srs.stats import Stats
 from zerodrill.tui.widgets.forecast_chart import ForecastChart
 
 
@@ -17,18 +17,22 @@ class StatsScreen(ModalScreen[None]):
         Binding("escape,s,q", "dismiss", "Close", key_display="esc"),
     ]
 
-    def __init__(self, stats: StatsView) -> None:
+    def __init__(self, stats: Stats) -> None:
         super().__init__()
         self.stats = stats
 
     def compose(self) -> ComposeResult:
         s = self.stats
-        retention = "–" if s.retention is None else f"{s.retention:.0%}"
+        retention = (
+            "[b]–[/b] retention (no reviews in 30 days)"
+            if s.retention is None
+            else f"[b]{s.retention:.0%}[/b] retention ({s.retention_reviews} reviews, 30 days)"
+        )
         with Vertical(id="dialog"):
             yield Label("[b]Statistics[/b]", classes="dialog-title")
             yield Static(
                 f"[b]{s.due_today}[/b] due today   [b]{s.due_tomorrow}[/b] tomorrow   "
-                f"[b]{retention}[/b] retention (30 days)\n"
+                f"{retention}\n"
                 f"[b]{s.cards}[/b] cards: {s.known} studied, {s.new} new   "
                 f"[b]{s.reviews}[/b] reviews ({s.reviews_today} today)",
                 id="totals",

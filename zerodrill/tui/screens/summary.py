@@ -29,7 +29,9 @@ class SummaryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.summary
         grades = "   ".join(
-            f"[b]{g}[/b] {NAMES[g]} ×{s.grades.get(g, 0)}" for g in range(5, -1, -1) if s.grades.get(g)
+            f"[b]{g}[/b] {NAMES[g]} ×{s.grades.get(g, 0)}"
+            for g in range(5, -1, -1)
+            if s.grades.get(g)
         )
         with Middle(), Center(), Vertical(id="panel"):
             yield Static("[b]Session done[/b]  ✔", classes="panel-title")

@@ -20,7 +20,9 @@ class ForecastChart(Widget):
     }
     """
 
-    def __init__(self, counts: Sequence[int], today: date | None = None, *, id: str | None = None) -> None:
+    def __init__(
+        self, counts: Sequence[int], today: date | None = None, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.counts = list(counts)
         self.today = today

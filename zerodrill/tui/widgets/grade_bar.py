@@ -11,7 +11,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
-from zerodrill.tui.session import GradeChoice
+from zerodrill.srs.queue import GradeOutcome
+from zerodrill.tui import fmt
 
 #: Short names that fit a button at 80 columns; the help screen gives SM-2's full wording.
 NAMES = ("blackout", "wrong", "almost", "hard", "good", "perfect")
@@ -24,9 +25,8 @@ class GradeKey(Static):
         )
         self.grade = grade
 
-    def set_choice(self, choice: GradeChoice | None) -> None:
-        outcome = "" if choice is None else choice.outcome
-        self.update(f"[b]{self.grade}[/b] {NAMES[self.grade]}\n{outcome}")
+    def set_outcome(self, outcome: GradeOutcome | None) -> None:
+        self.update(f"[b]{self.grade}[/b] {NAMES[self.grade]}\n{describe(outcome)}")
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -44,8 +44,18 @@ class GradeBar(Horizontal):
         for grade in range(6):
             yield GradeKey(grade)
 
-    def set_choices(self, choices: Sequence[GradeChoice], suggested: int | None = None) -> None:
-        by_grade = {c.grade: c for c in choices}
+    def set_outcomes(self, outcomes: Sequence[GradeOutcome], suggested: int | None = None) -> None:
+        by_grade = {int(o.grade): o for o in outcomes}
         for key in self.query(GradeKey):
-            key.set_choice(by_grade.get(key.grade))
+            key.set_outcome(by_grade.get(key.grade))
             key.set_class(key.grade == suggested, "-suggested")
+
+
+def describe(outcome: GradeOutcome | None) -> str:
+    """ "6d", "1d ↻" (and back later today), or for a same-day repeat "↻ again" / "✔ done"."""
+    if outcome is None:
+        return ""
+    if not outcome.moves_schedule:
+        return "↻ again" if outcome.again_today else "✔ done"
+    label = fmt.interval(outcome.interval)
+    return f"{label} ↻" if outcome.again_today else label

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
-from zerodrill.tui.session import Remaining
+from zerodrill.srs.queue import Counts
 
 
 class SessionHeader(Horizontal):
@@ -17,7 +17,7 @@ class SessionHeader(Horizontal):
         yield ProgressBar(id="progress", show_eta=False, show_percentage=False)
         yield Static(id="count")
 
-    def set_state(self, title: str, remaining: Remaining, done: int) -> None:
+    def set_state(self, title: str, remaining: Counts, done: int) -> None:
         self.query_one("#title", Static).update(f"[b]{escape(title)}[/b]")
         self.query_one("#left", Static).update(
             f"[$text-primary]{remaining.new} new[/] · "

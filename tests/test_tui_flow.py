@@ -1,0 +1,317 @@
+"""The drill, driven with Pilot as a learner would, asserting on the screen and in the store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, TextArea
+from tui_support import Clock, make_app, run_async
+
+from zerodrill.srs.store import ReviewKind, Store, StoreError
+from zerodrill.tui.screens.deck_picker import DeckPickerScreen
+from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.help import HelpScreen
+from zerodrill.tui.screens.nothing_due import NothingDueScreen
+from zerodrill.tui.screens.stats import StatsScreen
+from zerodrill.tui.screens.summary import SummaryScreen
+from zerodrill.tui.screens.too_small import TooSmallScreen
+from zerodrill.tui.widgets.card_view import CardView
+from zerodrill.tui.widgets.grade_bar import GradeBar, GradeKey
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "reviews.db") as s:
+        yield s
+
+
+def grades(store: Store) -> list[tuple[str, str, int | None]]:
+    return [(r.key, r.kind.value, r.grade) for r in store.log()]
+
+
+def card(app) -> CardView:  # type: ignore[no-untyped-def]
+    return app.screen.query_one(CardView)
+
+
+@run_async
+async def test_starts_on_the_first_due_card_question_side(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, DrillScreen)
+        assert card(app).item.key == "zero-tui/stage-key#c1"
+        assert not card(app).revealed
+        assert not app.screen.query_one(GradeBar).display
+        # Grade keys do nothing before the answer shows; the store is untouched.
+        await pilot.press("4", "5", "0")
+        assert not card(app).revealed
+        assert grades(store) == []
+        assert app.screen.check_action("grade", (4,)) is False
+
+
+@run_async
+async def test_reveal_grade_stores_before_next_card(store: Store) -> None:
+    clock = Clock()
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert card(app).revealed
+        assert app.screen.query_one(GradeBar).display
+        labels = [str(k.render()) for k in app.screen.query(GradeKey)]
+        assert "1d ↻" in labels[0] and labels[4].endswith("1d")
+        clock.advance(seconds=7)
+        await pilot.press("4")
+        assert grades(store) == [("zero-tui/stage-key#c1", "grade", 4)]
+        (review,) = store.log()
+        assert review.answer_ms == 7000
+        assert store.state("zero-tui/stage-key#c1").interval == 1
+        assert card(app).item.key == "zero-tui/stage-2-shards"
+        assert not card(app).revealed
+        # Four new cards left: the c2 deletion waits for another day, as its sibling was seen.
+        assert app.session.remaining().new == 4
+
+
+@run_async
+async def test_undo_brings_the_card_back_and_restores_the_store(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.screen.check_action("undo", ()) is None  # shown, but disabled
+        await pilot.press("enter", "5")
+        await pilot.press("enter", "3")
+        assert store.state("zero-tui/stage-2-shards").due is not None
+        await pilot.press("u")
+        assert card(app).item.key == "zero-tui/stage-2-shards"
+        assert not card(app).revealed
+        assert store.state("zero-tui/stage-2-shards").is_new
+        assert [r.kind for r in store.log()][-1] is ReviewKind.UNDO
+        await pilot.press("u")
+        assert card(app).item.key == "zero-tui/stage-key#c1"
+        assert store.known_keys() == set()
+        assert app.session.done == 0
+
+
+@run_async
+async def test_quit_returns_the_summary(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "4", "enter", "2", "q")
+    assert app.return_value is not None
+    assert app.return_value.reviews == 2
+    assert dict(app.return_value.grades) == {4: 1, 2: 1}
+    assert len(grades(store)) == 2
+
+
+@run_async
+async def test_grades_below_4_come_back_the_same_session(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "2")  # stage-key#c1: below 4, comes back
+        assert app.session.remaining().repeats == 1
+        for _ in range(4):  # the other four new cards
+            await pilot.press("enter", "5")
+        assert card(app).item.key == "zero-tui/stage-key#c1"
+        assert app.session.is_repeat
+        await pilot.press("enter")
+        labels = [str(k.render()) for k in app.screen.query(GradeKey)]
+        assert "↻ again" in labels[3] and "✔ done" in labels[4]
+        await pilot.press("3")  # still below 4: once more
+        assert card(app).item.key == "zero-tui/stage-key#c1"
+        await pilot.press("enter", "4")
+        assert isinstance(app.screen, SummaryScreen)
+    log = [(r.key, r.kind.value, r.grade) for r in store.log() if r.key.endswith("#c1")]
+    assert log == [
+        ("zero-tui/stage-key#c1", "grade", 2),
+        ("zero-tui/stage-key#c1", "repeat", 3),
+        ("zero-tui/stage-key#c1", "repeat", 4),
+    ]
+    # Repeats move no schedule: the state is the one the first grade gave.
+    assert store.state("zero-tui/stage-key#c1").repetitions == 0
+
+
+@run_async
+async def test_typed_cloze_is_checked_and_kept(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        assert isinstance(app.focused, Input)
+        # Keys that are drill commands elsewhere are only text while typing.
+        await pilot.press(*" `Zero_Optimization` ")
+        assert not card(app).revealed and app.is_running
+        await pilot.press("enter")
+        assert card(app).revealed
+        assert card(app).result is not None and card(app).result.right
+        assert app.focused is None  # the digits are grades again
+        assert app.screen.query_one("#grade-4", GradeKey).has_class("-suggested")
+        await pilot.press("4")
+    (review,) = store.log()
+    assert review.typed == " `Zero_Optimization` " and review.grade == 4
+
+
+@run_async
+async def test_wrong_cloze_answer_suggests_a_low_grade(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab", *"optimizer", "enter")
+        result = card(app).result
+        assert result is not None and not result.right
+        assert app.screen.query_one("#grade-1", GradeKey).has_class("-suggested")
+        text = str(app.screen.query_one("#check").render())
+        assert "zero_optimization" in text
+
+
+@run_async
+async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "5", "enter", "5")
+        assert card(app).item.key == "zero-tui/fsdp"
+        await pilot.press("a")
+        assert isinstance(app.focused, TextArea)
+        # Enter in the text area is a new line, never a surprise reveal.
+        await pilot.press(*"FULL_SHARD", "enter", *"is ZeRO-3")
+        assert not card(app).revealed
+        await pilot.press("escape")
+        assert app.focused is None
+        await pilot.press("enter")
+        assert card(app).revealed
+        assert card(app).has_class("-has-typed")
+        assert "FULL_SHARD\nis ZeRO-3" in str(app.screen.query_one("#your-answer").render())
+        await pilot.press("4")
+    typed = {r.key: r.typed for r in store.log()}
+    assert typed["zero-tui/fsdp"] == "FULL_SHARD\nis ZeRO-3"
+    assert typed["zero-tui/stage-key#c1"] is None
+
+
+@run_async
+async def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(3):
+            await pilot.press("enter", "5")
+        assert card(app).item.key == "zero-tui/stage3-default"
+        assert card(app).typing_widget is None
+        await pilot.press("enter")
+        answer = app.screen.query_one("#answer-md")
+        assert "Say instead" in answer.source
+        assert "measure throughput" in answer.source
+
+
+@run_async
+async def test_session_done_then_nothing_due(store: Store) -> None:
+    clock = Clock()
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await pilot.press("enter", "5")
+        assert isinstance(app.screen, SummaryScreen)
+        assert "5 cards seen" in str(app.screen.query_one("#summary-body").render())
+        await pilot.press("q")
+    # The same day again: the c2 deletion waits for tomorrow, so nothing is due.
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE):
+        assert isinstance(app.screen, NothingDueScreen)
+        body = str(app.screen.query_one("#nothing-due-body").render())
+        assert "tomorrow at 04:00" in body
+
+
+@run_async
+async def test_nothing_due_without_new_cards(store: Store) -> None:
+    app = make_app(store, "zero", new_limit=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, NothingDueScreen)
+        body = str(app.screen.query_one("#nothing-due-body").render())
+        assert "no cards to study" in body
+        await pilot.press("q")
+    assert app.return_value is not None and app.return_value.reviews == 0
+
+
+@run_async
+async def test_undo_from_the_summary_goes_back_to_the_card(store: Store) -> None:
+    app = make_app(store, "comm")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "5", "enter", "5")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.press("u")
+        assert isinstance(app.screen, DrillScreen)
+        assert card(app).item.key == "comm-tui/all-gather-bytes"
+        assert len(store.known_keys()) == 1
+
+
+@run_async
+async def test_deck_picker_narrows_the_session(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.session.title == "All decks"
+        await pilot.press("d")
+        assert isinstance(app.screen, DeckPickerScreen)
+        titles = [c.title for c in app.screen.counts]
+        assert titles == ["All decks", "Collectives (TUI tests)", "ZeRO (TUI tests)"]
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, DrillScreen)
+        assert app.session.deck_id == "comm-tui"
+        assert card(app).item.key == "comm-tui/reduce-scatter#c1"
+        await pilot.press("d", "escape")
+        assert app.session.deck_id == "comm-tui"
+
+
+@run_async
+async def test_help_and_stats_open_and_close(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.press("enter", "4", "s")
+        assert isinstance(app.screen, StatsScreen)
+        assert app.screen.stats.reviews_today == 1
+        await pilot.press("escape")
+        assert isinstance(app.screen, DrillScreen)
+
+
+@run_async
+async def test_too_small_terminal_says_so_and_recovers(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=(60, 15)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "60×15" in str(app.screen.query_one("#too-small-message").render())
+        await pilot.press("enter", "4")  # nothing reaches the drill underneath
+        assert grades(store) == []
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert isinstance(app.screen, DrillScreen)
+        await pilot.press("enter", "4")
+        assert len(grades(store)) == 1
+
+
+@run_async
+async def test_theme_switch_and_command_palette(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_toggle_dark()
+        await pilot.pause()
+        assert not app.current_theme.dark
+        await pilot.press("ctrl+p")
+        assert app.screen.__class__.__name__ == "CommandPalette"
+        await pilot.press("escape")
+        assert isinstance(app.screen, DrillScreen)
+        await pilot.press("enter", "4")
+        assert len(grades(store)) == 1
+
+
+@run_async
+async def test_a_store_error_ends_the_app_with_its_message(store: Store) -> None:
+    app = make_app(store, "zero")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise StoreError("cannot save to /x/reviews.db: the disk is full")
+
+    async with app.run_test(size=SIZE) as pilot:
+        app.session.grade = broken  # type: ignore[method-assign]
+        await pilot.press("enter", "4")
+        await pilot.pause()
+    assert app.return_code == 1
+    assert isinstance(app.error, StoreError)

@@ -1,0 +1,61 @@
+"""Shared pieces of the drill's tests: a fixed clock, the test decks, an app over a temp store."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from zerodrill.deck.load import load_paths
+from zerodrill.deck.model import Deck
+from zerodrill.srs.store import Store
+from zerodrill.tui.app import ZeroDrillApp, create_app
+
+TUI_DECKS = Path(__file__).resolve().parent / "data" / "tui"
+#: Monday 11 May 2026, 10:00 local time: mid-morning of a study day, far from the rollover.
+START = datetime(2026, 5, 11, 10, 0).astimezone()
+
+
+class Clock:
+    """A clock that moves only when told, so snapshots and answer times are exact."""
+
+    def __init__(self, now: datetime = START) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)
+
+
+def tui_decks(*names: str) -> tuple[Deck, ...]:
+    paths = [TUI_DECKS / f"{n}.yaml" for n in names] if names else [TUI_DECKS]
+    result = load_paths(paths)
+    assert result.ok, result.problems
+    return result.decks
+
+
+def make_app(
+    store: Store,
+    *names: str,
+    clock: Clock | None = None,
+    new_limit: int = 20,
+    deck_id: str | None = None,
+) -> ZeroDrillApp:
+    return create_app(
+        tui_decks(*names), store, clock=clock or Clock(), new_limit=new_limit, deck_id=deck_id
+    )
+
+
+def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async Pilot test without a pytest async plugin (the project has none)."""
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return wrapper
