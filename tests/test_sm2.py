@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.srs.sm2 import Grade, Sm2State, next_interval, review
+from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State, next_interval, review
 
 START = date(2025, 1, 1)
 
@@ -122,6 +122,14 @@ def test_rounding_case_float_product_is_a_day_long() -> None:
     assert states[-1].due == date(2025, 8, 12)  # 223 days on
 
 
+def test_intervals_stop_at_a_hundred_years() -> None:
+    state = Sm2State.new()
+    for _ in range(60):  # graded perfect, always on the same day: no calendar is that long
+        state = review(state, 5, START)
+    assert state.interval == MAX_INTERVAL == 36_500
+    assert state.due == START + timedelta(days=MAX_INTERVAL)
+
+
 def test_next_interval_matches_review() -> None:
     state = run([5, 5])[-1]
     for q in Grade:
@@ -177,6 +185,7 @@ def test_properties(qs: list[int], gap: int) -> None:
             assert state.repetitions == before.repetitions + 1
             assert state.lapses == before.lapses
             if before.repetitions >= 2:
-                assert state.interval == math.ceil(Fraction(before.interval) * before.easiness)
+                exact = math.ceil(Fraction(before.interval) * before.easiness)
+                assert state.interval == min(MAX_INTERVAL, exact)
         # Reviews late or early by up to a month: the schedule counts from the review day.
         day = day + timedelta(days=state.interval + gap - 15)

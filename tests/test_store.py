@@ -104,6 +104,7 @@ def test_states_known_due_and_next_due(store: Store) -> None:
     grade(store, "d/c", 5, DAY)  # due DAY + 1
     grade(store, "e/x", 5, DAY + timedelta(days=4))  # due DAY + 5
     assert list(store.due_states(DAY)) == ["d/a", "d/b"]  # most overdue first
+    assert store.due_keys(DAY) == ["d/a", "d/b"]
     assert store.known_keys() == {"d/a", "d/b", "d/c", "e/x"}
     assert set(store.states(["d/a", "d/zzz"])) == {"d/a"}
     assert store.states() == store.states(store.known_keys())

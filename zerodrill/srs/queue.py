@@ -107,7 +107,7 @@ def build_queue(
     busy_cards = {_card_key(key, by_key) for key in graded}
 
     reviews: list[Item] = []
-    for key in store.due_states(day):
+    for key in store.due_keys(day):
         item = by_key.get(key)
         if item is None or key in graded or item.card.key in busy_cards:
             continue

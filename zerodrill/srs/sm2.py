@@ -8,6 +8,9 @@ After a grade q in 0..5 given on ``day``:
 3. EF = max(1.3, EF + 0.1 − (5 − q)(0.08 + 0.02(5 − q))), after every grade.
 4. due = day + I.
 
+One addition: I never exceeds :data:`MAX_INTERVAL` (Anki's 100 years), so that ``due`` stays
+on the calendar.
+
 Step 5 of the published algorithm (same-day repeats of grades below 4) moves no schedule, so it
 lives in the queue, not here.
 
@@ -58,6 +61,9 @@ REPEAT_BELOW = Grade.GOOD
 
 INITIAL_EF_HUNDREDTHS = 250
 MIN_EF_HUNDREDTHS = 130
+#: Anki's own ceiling (100 years). SM-2 sets none, but without one a card graded 5 again and
+#: again (say, by a script) outgrows the calendar; no real schedule comes near it.
+MAX_INTERVAL = 36_500
 
 
 def to_grade(quality: object) -> Grade:
@@ -138,7 +144,7 @@ def next_interval(state: Sm2State, quality: int) -> int:
     if state.repetitions == 1:
         return 6
     # ⌈I × EF⌉ in integers: -(-a // b) is the ceiling of a / b.
-    return -(-state.interval * state.ef_hundredths // 100)
+    return min(MAX_INTERVAL, -(-state.interval * state.ef_hundredths // 100))
 
 
 def review(state: Sm2State, quality: int, day: date) -> Sm2State:

@@ -404,6 +404,14 @@ class Store:
             )
             return {row[0]: _state_from(*row[1:]) for row in rows}
 
+    def due_keys(self, day: date) -> list[str]:
+        """Keys due on or before ``day``, most overdue first (ties by key)."""
+        with self._reading():
+            rows = self._conn.execute(
+                "SELECT key FROM card_state WHERE due <= ? ORDER BY due, key", (day.isoformat(),)
+            )
+            return [row[0] for row in rows]
+
     def due_dates(self, until: date) -> dict[str, date]:
         """The due day of every key due on or before ``until`` (for forecasts)."""
         with self._reading():
