@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import ReviewKind, Store
 
 DAY = date(2025, 3, 10)
-NOW = datetime(2025, 3, 10, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 POS = Pos("t.yaml", 1, 1)
 
 
@@ -73,8 +73,8 @@ def test_study_day_follows_the_local_calendar(monkeypatch: pytest.MonkeyPatch) -
     time.tzset()
     try:
         # 08:30 UTC is 03:30 in the learner's zone: still the day before, there.
-        assert study_day(datetime(2025, 3, 10, 8, 30, tzinfo=timezone.utc)) == date(2025, 3, 9)
-        assert study_day(datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)) == date(2025, 3, 10)
+        assert study_day(datetime(2025, 3, 10, 8, 30, tzinfo=UTC)) == date(2025, 3, 9)
+        assert study_day(datetime(2025, 3, 10, 9, 0, tzinfo=UTC)) == date(2025, 3, 10)
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -150,7 +150,9 @@ def test_siblings_of_a_card_graded_today_wait(store: Store) -> None:
 
 
 def test_retired_and_unknown_keys_never_appear_and_keep_their_reviews(store: Store) -> None:
-    d = deck("d", card("d", "live"), card("d", "old", retired=True), card("d", "new-old", retired=True))
+    d = deck(
+        "d", card("d", "live"), card("d", "old", retired=True), card("d", "new-old", retired=True)
+    )
     schedule(store, "d/old", DAY - timedelta(days=2))
     schedule(store, "gone/deck-card", DAY - timedelta(days=2))
     schedule(store, "d/removed", DAY - timedelta(days=2))
@@ -270,7 +272,7 @@ def test_grading_an_item_not_in_the_queue_is_refused(store: Store) -> None:
 
 
 def test_grade_stamps_the_clock_and_keeps_the_sessions_day(store: Store) -> None:
-    late = datetime(2025, 3, 11, 2, 30, tzinfo=timezone.utc)
+    late = datetime(2025, 3, 11, 2, 30, tzinfo=UTC)
     d = deck("d", card("d", "a"))
     s = Session.for_decks([d], store, day=DAY, clock=lambda: late)
     item = s.next()

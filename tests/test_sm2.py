@@ -170,7 +170,8 @@ def test_properties(qs: list[int], gap: int) -> None:
         before = state
         state = review(state, q, day)
         reference_ef = max(
-            Decimal("1.3"), reference_ef + Decimal("0.1") - (5 - q) * (Decimal("0.08") + Decimal("0.02") * (5 - q))
+            Decimal("1.3"),
+            reference_ef + Decimal("0.1") - (5 - q) * (Decimal("0.08") + Decimal("0.02") * (5 - q)),
         )
         assert state.easiness >= Fraction(13, 10)
         assert state.interval >= 1

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from zerodrill.srs.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 DAY = date(2025, 3, 10)
-NOW = datetime(2025, 3, 10, 12, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
 POS = Pos("t.yaml", 1, 1)
 
 DECK_YAML = """\
@@ -65,7 +65,6 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def test_figures(store: Store) -> None:
     d = deck("d", *(basic("d", f"k{i}") for i in range(6)), basic("d", "old", retired=True))
-    other = deck("e", basic("e", "x"))
     before = DAY - timedelta(days=6)
     record(store, "d/k0", 5, before)  # due DAY - 5: overdue, counted today
     record(store, "d/k1", 4, DAY - timedelta(days=1))  # due today

@@ -14,7 +14,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ from zerodrill.srs.store import (
 
 REPO = Path(__file__).resolve().parent.parent
 DAY = date(2025, 1, 1)
-NOW = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 NOBODY = 65534
 IS_ROOT = os.geteuid() == 0
 CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -58,9 +58,7 @@ def grade(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> sm2.
 
 def test_record_is_logged_with_everything(db: Path) -> None:
     with Store.open(db) as s:
-        review = s.record(
-            "zero/stage-2#c1", 4, now=NOW, day=DAY, answer_ms=3250, typed="gradients"
-        )
+        review = s.record("zero/stage-2#c1", 4, now=NOW, day=DAY, answer_ms=3250, typed="gradients")
         assert review.kind is ReviewKind.GRADE and review.grade is Grade.GOOD
         assert review.before == Sm2State.new() and review.introduced
         assert review.after == sm2.review(Sm2State.new(), 4, DAY)
@@ -300,7 +298,9 @@ def test_an_empty_file_becomes_a_database(db: Path) -> None:
 def test_two_processes_creating_it_at_once(db: Path) -> None:
     code = "import sys; from zerodrill.srs.store import Store; Store.open(sys.argv[1]).close()"
     procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(db)], env=CHILD_ENV, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(db)], env=CHILD_ENV, stderr=subprocess.PIPE
+        )
         for _ in range(3)
     ]
     for p in procs:
@@ -490,7 +490,9 @@ def test_cannot_create_in_a_read_only_folder(reachable_dir: Path) -> None:
     give_away(reachable_dir)
     reachable_dir.chmod(0o555)
     path = reachable_dir / "reviews.db"
-    assert open_unprivileged(path) == f"cannot create {path}: the folder {reachable_dir} is read-only"
+    assert (
+        open_unprivileged(path) == f"cannot create {path}: the folder {reachable_dir} is read-only"
+    )
     assert not path.exists()
 
 
@@ -560,9 +562,7 @@ def test_full_disk_on_a_small_tmpfs(mount_point: Path) -> None:
         for i in range(200):
             main_file = path.read_bytes()
             try:
-                acknowledged.append(
-                    s.record(f"d/n{i}", 5, now=NOW, day=DAY, typed="z" * 3000).id
-                )
+                acknowledged.append(s.record(f"d/n{i}", 5, now=NOW, day=DAY, typed="z" * 3000).id)
             except StoreError as exc:
                 failure = str(exc)
                 assert path.read_bytes() == main_file

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -25,7 +25,7 @@ from zerodrill.srs.store import Store  # noqa: E402
 
 GOAL_MS = 100.0
 TODAY = date(2025, 6, 1)
-NOW = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 6, 1, 9, 0, tzinfo=UTC)
 
 
 def make_decks(cards: int) -> list[Deck]:
@@ -39,8 +39,17 @@ def make_decks(cards: int) -> list[Deck]:
         for i in range(per_deck):
             if i % 5 == 0:
                 made.append(
-                    Card(deck_id, f"c{i}", Kind.CLOZE, {"text": "{{c1::a}} {{c2::b}}"}, (), (),
-                         pos, {}, (1, 2))
+                    Card(
+                        deck_id,
+                        f"c{i}",
+                        Kind.CLOZE,
+                        {"text": "{{c1::a}} {{c2::b}}"},
+                        (),
+                        (),
+                        pos,
+                        {},
+                        (1, 2),
+                    )
                 )
             else:
                 made.append(

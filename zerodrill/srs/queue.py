@@ -133,15 +133,10 @@ def preview(state: Sm2State, day: date, *, repeat: bool = False) -> tuple[GradeO
     """What each grade 0-5 would do to an item in ``state`` on ``day``."""
     outcomes = []
     for grade in Grade:
-        if repeat and state.due is not None:
-            interval, due = state.interval, state.due
-        else:
-            after = sm2.review(state, grade, day)
-            interval, due = after.interval, after.due
+        after = state if repeat and not state.is_new else sm2.review(state, grade, day)
+        interval, due = after.interval, after.due
         assert due is not None
-        outcomes.append(
-            GradeOutcome(grade, interval, due, grade < REPEAT_BELOW, not repeat)
-        )
+        outcomes.append(GradeOutcome(grade, interval, due, grade < REPEAT_BELOW, not repeat))
     return tuple(outcomes)
 
 
@@ -278,7 +273,9 @@ class Session:
     def _queued(self, item: Item) -> bool:
         if self._front is not None and self._front.key == item.key:
             return True
-        return any(q.key == item.key for line in (self._reviews, self._new, self._repeats) for q in line)
+        return any(
+            q.key == item.key for line in (self._reviews, self._new, self._repeats) for q in line
+        )
 
     def undo(self) -> Item | None:
         """Take back this session's last grade still in effect; its item is shown next.

@@ -114,7 +114,9 @@ def forecast_chart(forecast: Sequence[int], *, height: int = 4) -> list[str]:
     axis = "└" + "─" * len(forecast)
     span = len(forecast) - 1
     rows.append(" " * label_width + " " + axis)
-    rows.append(" " * label_width + "  " + "today".ljust(len(forecast) - len(f"+{span}d")) + f"+{span}d")
+    rows.append(
+        " " * label_width + "  " + "today".ljust(len(forecast) - len(f"+{span}d")) + f"+{span}d"
+    )
     return rows
 
 

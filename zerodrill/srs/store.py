@@ -462,7 +462,9 @@ class Store:
         """
         since = (day - timedelta(days=window_days)).isoformat()
         today = day.isoformat()
-        recall = "r.kind = 'grade' AND r.due_before IS NOT NULL AND r.day > :since AND r.day <= :day"
+        recall = (
+            "r.kind = 'grade' AND r.due_before IS NOT NULL AND r.day > :since AND r.day <= :day"
+        )
         with self._reading():
             rows = self._conn.execute(
                 f"""
@@ -569,13 +571,28 @@ class Store:
         current = self._state_of(target.key)
         restored = current if target.repeat else target.before
         undo_id = self._append(
-            target.key, ReviewKind.UNDO, at, target.day, None, target.id, None, None, current,
+            target.key,
+            ReviewKind.UNDO,
+            at,
+            target.day,
+            None,
+            target.id,
+            None,
+            None,
+            current,
             restored,
         )
         if not target.repeat:
             self._put_state(target.key, restored)
         return Review(
-            undo_id, target.key, ReviewKind.UNDO, at, target.day, None, current, restored,
+            undo_id,
+            target.key,
+            ReviewKind.UNDO,
+            at,
+            target.day,
+            None,
+            current,
+            restored,
             undoes=target.id,
         )
 
