@@ -584,6 +584,7 @@ WRITER = textwrap.dedent(
     from pathlib import Path
     from zerodrill.srs.store import Store
     path, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+    pause = float(sys.argv[5])
     while not go.exists():
         time.sleep(0.001)
     with Store.open(path) as s:
@@ -593,13 +594,16 @@ WRITER = textwrap.dedent(
                          day=date(2025, 1, 1 + i % 28), typed=f"{name}-{i}")
             print(r.id, i, flush=True)
             i += 1
+            time.sleep(pause)
     """
 )
 
 
-def start_writer(db: Path, name: str, count: int, go: Path) -> subprocess.Popen[str]:
+def start_writer(
+    db: Path, name: str, count: int, go: Path, pause: float = 0.0
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(db), name, str(count), str(go)],
+        [sys.executable, "-c", WRITER, str(db), name, str(count), str(go), str(pause)],
         env=CHILD_ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -634,10 +638,13 @@ def test_sigkill_right_after_grading_loses_nothing(db: Path, tmp_path: Path) -> 
         assert s.derived_states() == s.states()
 
 
-def test_two_writers_at_once_lose_nothing(db: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("pause", [0.0, 0.001], ids=["flat-out", "like-people"])
+def test_two_writers_at_once_lose_nothing(db: Path, tmp_path: Path, pause: float) -> None:
+    # Flat out, one writer mostly waits (busy timeout) while the other commits back to back;
+    # with a pause between grades, as people make, their grades interleave in the log.
     Store.open(db).close()
     go = tmp_path / "go"
-    writers = [start_writer(db, name, 150, go) for name in ("left", "right")]
+    writers = [start_writer(db, name, 150, go, pause) for name in ("left", "right")]
     time.sleep(0.3)  # both started and importing; then release them together
     go.touch()
     for w in writers:
@@ -645,6 +652,10 @@ def test_two_writers_at_once_lose_nothing(db: Path, tmp_path: Path) -> None:
         assert w.returncode == 0 and err == "", err
         assert len(out.splitlines()) == 150
     with Store.open(db) as s:
+        writers_in_order = [(r.typed or "").split("-")[0] for r in s.log()]
+        switches = sum(a != b for a, b in zip(writers_in_order, writers_in_order[1:], strict=False))
+        if pause:
+            assert switches >= 10, "the two writers did not overlap; the test proved nothing"
         typed = sorted(r.typed or "" for r in s.log())
         assert typed == sorted(f"{n}-{i}" for n in ("left", "right") for i in range(150))
         assert s.derived_states() == s.states()
