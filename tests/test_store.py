@@ -124,6 +124,16 @@ def test_states_of_many_keys(store: Store) -> None:
     assert set(store.states(keys)) == {f"d/k{i}" for i in range(0, 1200, 2)}
 
 
+def test_a_batch_is_all_or_nothing(store: Store) -> None:
+    grade(store, "d/a", 4)
+    with pytest.raises(ValueError), store.batch():
+        grade(store, "d/b", 4)
+        grade(store, "d/c", 9)
+    assert [r.key for r in store.log()] == ["d/a"] and store.known_keys() == {"d/a"}
+    grade(store, "d/b", 4)  # and the next grade is a transaction of its own again
+    assert store.known_keys() == {"d/a", "d/b"}
+
+
 def test_review_counts_leave_out_undone_first_sights_and_repeats(store: Store) -> None:
     grade(store, "e/c", 5, DAY - timedelta(days=40))
     grade(store, "e/c", 5, DAY - timedelta(days=31))  # a recall, but outside the window

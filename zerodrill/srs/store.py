@@ -244,6 +244,8 @@ class Store:
         # Grades recorded through this Store, oldest first: undo_last() takes back only these,
         # so undo in one terminal never takes back a grade given in another.
         self._mine: list[int] = []
+        # Transactions open through _writing(): inner ones (in a batch) join the outer one.
+        self._depth = 0
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -337,10 +339,11 @@ class Store:
     @contextmanager
     def _writing(self) -> Iterator[None]:
         """One transaction; nested inside :meth:`batch`, part of the batch's."""
-        if self._conn.in_transaction:
+        if self._depth:
             with _translated(self._path, "save to"):
                 yield
             return
+        self._depth += 1
         try:
             with _translated(self._path, "save to"):
                 # IMMEDIATE takes the write lock up front, where the busy timeout applies;
@@ -349,10 +352,21 @@ class Store:
                 yield
                 self._conn.execute("COMMIT")
         except BaseException:
-            # SQLite rolls some failures (a full disk) back by itself.
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
+            self._roll_back()
             raise
+        finally:
+            self._depth -= 1
+
+    def _roll_back(self) -> None:
+        # SQLite rolls some failures (a full disk) back by itself. If ROLLBACK fails too, the
+        # first error is the one worth reporting; the connection is then closed so that no
+        # later write can join a half-done transaction.
+        if not self._conn.in_transaction:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            self._conn.close()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
