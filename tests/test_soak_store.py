@@ -1,0 +1,133 @@
+"""Soak the review store: random grades and undos from several processes, some SIGKILLed.
+
+Afterwards the state table must equal a rebuild from the log, and every grade and undo a
+process acknowledged (printed after ``record``/``undo_last`` returned) must be in the log.
+The suite runs a light variant; ZERODRILL_HEAVY=1 runs ten times more.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from zerodrill.srs.store import ReviewKind, Store
+
+SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1
+WORKERS = 4
+OPS = 400 * SCALE
+
+WORKER = textwrap.dedent(
+    """
+    import random, sys
+    from datetime import date, datetime, timedelta, timezone
+    from zerodrill.srs.store import Store, StoreError
+
+    db, seed, ops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    rng = random.Random(seed)
+    with Store.open(db) as s:
+        i = 0
+        while ops < 0 or i < ops:
+            i += 1
+            day = date(2026, 1, 1) + timedelta(days=i // 20)
+            now = datetime.now(timezone.utc)
+            if rng.random() < 0.2:
+                try:
+                    u = s.undo_last(now=now)
+                except StoreError:
+                    print("refused", flush=True)  # graded since by another process
+                    continue
+                if u is not None:
+                    print("U", u.id, u.undoes, flush=True)
+            else:
+                key = f"soak/card-{rng.randrange(40)}"
+                r = s.record(key, rng.randrange(6), now=now, day=day,
+                             repeat=rng.random() < 0.1, typed=f"{seed}-{i}")
+                print("G", r.id, key, flush=True)
+    """
+)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_random_grades_undos_and_kills_lose_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "soak.db"
+    Store.open(db).close()
+    rng = random.Random(7)
+    # Half of the workers write until they are killed, at a random point of their work.
+    victims_n = WORKERS // 2
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WORKER,
+                str(db),
+                str(seed),
+                "-1" if seed < victims_n else str(OPS),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
+        )
+        for seed in range(WORKERS)
+    ]
+    victims = procs[:victims_n]
+    early: dict[subprocess.Popen[str], list[str]] = {}
+    for proc in victims:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(rng.randrange(OPS // 4, OPS))]
+        proc.send_signal(signal.SIGKILL)
+        early[proc] = lines
+    grades: dict[int, str] = {}
+    undos: dict[int, int] = {}
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        out = "".join(early.get(proc, [])) + out
+        if proc in victims:
+            assert proc.returncode == -signal.SIGKILL, err
+        else:
+            assert proc.returncode == 0, err
+        for line in out.splitlines():
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0] == "G":
+                grades[int(parts[1])] = parts[2]
+            elif parts[0] == "U":
+                undos[int(parts[1])] = int(parts[2])
+    assert len(grades) > WORKERS * OPS // 4, "the workers barely ran; the test proved nothing"
+
+    with Store.open(db) as s:
+        log = {r.id: r for r in s.log()}
+        for review_id, key in grades.items():
+            assert review_id in log and log[review_id].key == key
+        for undo_id, target in undos.items():
+            assert log[undo_id].kind is ReviewKind.UNDO and log[undo_id].undoes == target
+        assert s.derived_states() == s.states()
+        assert s.rebuild_state() >= 0
+        assert s.derived_states() == s.states()
+    assert (
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import sqlite3; c = sqlite3.connect({str(db)!r}); "
+                "print(c.execute('pragma integrity_check').fetchone()[0]); c.close()",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        == "ok"
+    )
