@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from html import unescape
 import shutil
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -170,7 +170,9 @@ def test_edited_card_updates_in_place_and_keeps_the_users_schedule(
 
     # Edit one card, add one, and rebuild later (the manifest sits beside the package).
     yaml = deck_file.read_text()
-    yaml = yaml.replace("Optimizer states **and** gradients.", "Optimizer states and gradients (edited).")
+    yaml = yaml.replace(
+        "Optimizer states **and** gradients.", "Optimizer states and gradients (edited)."
+    )
     yaml += "  - id: brand-new\n    kind: basic\n    front: New front\n    back: New back\n"
     deck_file.write_text(yaml)
     second = build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 3600)
@@ -182,7 +184,10 @@ def test_edited_card_updates_in_place_and_keeps_the_users_schedule(
     assert "(edited)" in after["back"]
     kept = col.get_card(card.id)
     assert (kept.type, kept.queue, kept.due, kept.ivl) == (
-        studied.type, studied.queue, studied.due, studied.ivl,
+        studied.type,
+        studied.queue,
+        studied.due,
+        studied.ivl,
     )
     assert col.note_count() == len(deck.cards) + 1
 

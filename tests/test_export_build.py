@@ -84,7 +84,9 @@ def test_the_bytes_do_not_depend_on_time_zone_or_machine_clock(tmp_path: Path) -
     env = {**os.environ, "TZ": "Pacific/Kiritimati", "PYTHONPATH": str(REPO)}
     subprocess.run(
         [sys.executable, "-c", code, str(other), str(DATA / "kinds"), str(DATA / "media")],
-        check=True, env=env, cwd=tmp_path,
+        check=True,
+        env=env,
+        cwd=tmp_path,
     )
     assert other.read_bytes() == out.read_bytes()
 
@@ -98,7 +100,10 @@ def test_only_an_edited_note_gets_a_newer_time(tmp_path: Path) -> None:
     second = apkg.build(decks_at(src), manifest=first.manifest, clock=lambda: T0 + 60)
     changed = {k for k, v in second.manifest.notes.items() if v != first.manifest.notes[k]}
     assert changed == {"export-kinds/fsdp"}
-    before, after = first.manifest.notes["export-kinds/fsdp"], second.manifest.notes["export-kinds/fsdp"]
+    before, after = (
+        first.manifest.notes["export-kinds/fsdp"],
+        second.manifest.notes["export-kinds/fsdp"],
+    )
     assert after.id == before.id and after.mod == int(T0) + 60
     # Even with a clock that went backwards, an edit is newer than what Anki already has.
     third_yaml = yaml.replace("PyTorch's own", "PyTorch native")
@@ -145,8 +150,7 @@ def test_new_notes_never_take_an_existing_id() -> None:
 
 def test_progress_becomes_review_cards_counted_from_the_collection_day() -> None:
     state = Sm2State(3, 15, 2.36, date(2026, 3, 1), 1)
-    package = apkg.build(decks("kinds"), clock=lambda: T0,
-                         progress={"export-kinds/stage-2": state})
+    package = apkg.build(decks("kinds"), clock=lambda: T0, progress={"export-kinds/stage-2": state})
     conn = collection_of(package.data)
     rows = conn.execute("SELECT type, queue, due, ivl, factor, reps, lapses FROM cards").fetchall()
     assert (2, 2, (date(2026, 3, 1) - apkg.CREATED).days, 15, 2360, 3, 1) in rows
@@ -168,8 +172,10 @@ def test_reserved_deck_id_is_refused(tmp_path: Path) -> None:
 def test_cli_writes_one_package_per_deck_into_a_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(["export", str(DATA / "kinds"), str(DATA / "media"),
-                          "-o", str(tmp_path / "out") + "/"], capsys)
+    code, out, err = run(
+        ["export", str(DATA / "kinds"), str(DATA / "media"), "-o", str(tmp_path / "out") + "/"],
+        capsys,
+    )
     assert code == 0, err
     assert (tmp_path / "out" / "export-kinds.apkg").is_file()
     assert (tmp_path / "out" / "export-kinds.manifest.json").is_file()
@@ -183,8 +189,9 @@ def test_cli_writes_all_decks_into_one_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "all.apkg"
-    code, out, _ = run(["export", str(DATA / "kinds"), str(DATA / "media"), "-o", str(target)],
-                       capsys)
+    code, out, _ = run(
+        ["export", str(DATA / "kinds"), str(DATA / "media"), "-o", str(target)], capsys
+    )
     assert code == 0
     assert out.startswith(f"wrote {target}: 2 decks, 7 notes, 8 cards, 1 media file")
     assert (tmp_path / "all.manifest.json").is_file()
@@ -204,8 +211,18 @@ def test_cli_with_progress_reads_the_review_store(
     db = tmp_path / "reviews.db"
     with Store.open(db) as store:
         assert store.states() == {}
-    code, out, err = run(["export", str(DATA / "media"), "-o", str(tmp_path / "p.apkg"),
-                          "--with-progress", "--db", str(db)], capsys)
+    code, out, err = run(
+        [
+            "export",
+            str(DATA / "media"),
+            "-o",
+            str(tmp_path / "p.apkg"),
+            "--with-progress",
+            "--db",
+            str(db),
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "(0 with review progress)" in out
 
@@ -218,7 +235,10 @@ def test_cli_with_progress_reads_the_review_store(
     ],
 )
 def test_cli_errors_are_one_line(
-    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -239,3 +259,22 @@ def test_cli_reports_a_bad_deck_and_an_unwritable_output(
     code, _, err = run(["export", str(DATA / "media"), "-o", str(blocker / "x.apkg")], capsys)
     assert code == 1 and err.count("\n") == 1 and str(blocker) in err
     assert not list(tmp_path.glob("**/.x.apkg.*"))
+
+
+def test_note_guid_is_genankis_guid_for() -> None:
+    import genanki
+
+    for deck_id, card_id in [("deepspeed-zero", "stage-key"), ("a", "b"), ("x-1", "y-22-z")]:
+        assert apkg.note_guid(deck_id, card_id) == genanki.guid_for(deck_id, card_id)
+
+
+def test_manifest_round_trips(tmp_path: Path) -> None:
+    package = apkg.build(decks("kinds", "media"), clock=lambda: T0)
+    path = tmp_path / "m.manifest.json"
+    path.write_text(package.manifest.dumps(), encoding="utf-8")
+    assert apkg.Manifest.load(path) == package.manifest
+    json.loads(path.read_text())  # plain JSON, one note per line
+    assert apkg.Manifest.load(tmp_path / "none.json") == apkg.Manifest()
+    path.write_text('{"format": 99}')
+    with pytest.raises(apkg.ExportError, match="not a zerodrill export manifest"):
+        apkg.Manifest.load(path)

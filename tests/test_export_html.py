@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from zerodrill.export.html import escape, render
+from zerodrill.export.html import _fast_render, _markdown, escape, render
 
 
 def test_raw_html_is_escaped() -> None:
@@ -17,8 +19,15 @@ def test_raw_html_is_escaped() -> None:
 
 @pytest.mark.parametrize(
     "link",
-    ["[x](javascript:alert(1))", "[x](JaVaScRiPt:alert(1))", "<javascript:alert(1)>",
-     "[x](data:text/html,hi)", "[x](vbscript:x)", "[x](file:///etc/passwd)", "[x](/relative)"],
+    [
+        "[x](javascript:alert(1))",
+        "[x](JaVaScRiPt:alert(1))",
+        "<javascript:alert(1)>",
+        "[x](data:text/html,hi)",
+        "[x](vbscript:x)",
+        "[x](file:///etc/passwd)",
+        "[x](/relative)",
+    ],
 )
 def test_only_web_and_mail_links_survive(link: str) -> None:
     out = render(link)
@@ -33,8 +42,9 @@ def test_safe_links_are_kept() -> None:
 
 def test_images_point_at_packed_media_or_become_their_alt_text() -> None:
     media = {"img/a b.png": "zerodrill-d-a-b-123.png"}
-    out = render("![one](<img/a b.png>) ![two](./img/a%20b.png) ![far](https://x/y.png)",
-                 media=media)
+    out = render(
+        "![one](<img/a b.png>) ![two](./img/a%20b.png) ![far](https://x/y.png)", media=media
+    )
     assert out.count('src="zerodrill-d-a-b-123.png"') == 2
     assert "https://x" not in out and "far" in out
 
@@ -56,8 +66,13 @@ def test_cloze_markers_survive_in_text_code_spans_and_fences() -> None:
 
 @pytest.mark.parametrize(
     "src",
-    ["&#123;&#123;c1::x&#125;&#125;", "\\{\\{c1::x\\}\\}", "`{{ jinja }}`",
-     "```json\n{\"a\": {\"b\": {}}}\n```", "{{c1::not in a cloze field}}"],
+    [
+        "&#123;&#123;c1::x&#125;&#125;",
+        "\\{\\{c1::x\\}\\}",
+        "`{{ jinja }}`",
+        '```json\n{"a": {"b": {}}}\n```',
+        "{{c1::not in a cloze field}}",
+    ],
 )
 def test_no_braces_pair_up_except_real_deletions(src: str) -> None:
     out = render(src)
@@ -71,7 +86,7 @@ def test_anki_media_and_tts_tags_are_defused() -> None:
 
 
 def test_tables_and_fences_render() -> None:
-    out = render("| a | b |\n|---|---|\n| 1 | 2 |\n\n```json\n{\"stage\": 3}\n```\n\n```\nplain\n```")
+    out = render('| a | b |\n|---|---|\n| 1 | 2 |\n\n```json\n{"stage": 3}\n```\n\n```\nplain\n```')
     assert "<table>" in out and "<td>1</td>" in out
     assert '<pre class="zd-code"><code><span class="p">' in out
     assert "<pre><code>plain\n</code></pre>" in out
@@ -80,3 +95,94 @@ def test_tables_and_fences_render() -> None:
 def test_private_use_characters_cannot_forge_markers() -> None:
     out = render("\ue0001\ue001x\ue003", cloze_field=True)
     assert "{{" not in out
+
+
+# --- the fast path must agree with markdown-it wherever it answers ------------------------
+
+_PIECES = [
+    "a",
+    "word",
+    "Ψ",
+    "x1",
+    " ",
+    " ",
+    "\n",
+    "\n",
+    "\n\n",
+    "  \n",
+    "    ",
+    "\t",
+    "**",
+    "*",
+    "`",
+    "``",
+    "```",
+    "```json\n",
+    "```py\nx = {}\n```\n",
+    "\n```\n",
+    "~~~\n",
+    "_",
+    "__",
+    "#",
+    "# ",
+    "- ",
+    "* ",
+    "+ ",
+    "1. ",
+    "2) ",
+    "> ",
+    "|",
+    "| a | b |\n|---|---|\n",
+    "&",
+    "&amp;",
+    "<b>",
+    "<",
+    ">",
+    "[x](https://a.b)",
+    "[",
+    "]",
+    "!",
+    "\\",
+    ".",
+    ",",
+    ")",
+    "(",
+    '"',
+    "'",
+    ":",
+    "---",
+    "===",
+    "{",
+    "}",
+    "\ue000",
+    "\r\n",
+    "**b**",
+    "*i*",
+    "`c`",
+    " **",
+    "** ",
+    " *",
+    "* ",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join))
+def test_fast_path_matches_markdown_it(text: str) -> None:
+    fast = _fast_render(text)
+    if fast is not None:
+        assert fast == _markdown().render(text, {"media": {}})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Optimizer states **and** gradients.",
+        "With `N_d` ranks the state is `2Ψ + 14Ψ/N_d` bytes.\nSecond line, *really*.",
+        "One.\n\nTwo `x` (three).",
+        '```json\n{"stage": 3}\n```',
+        "Before:\n```python\nx = 1\n```\nAfter.",
+    ],
+)
+def test_fast_path_takes_common_card_text(text: str) -> None:
+    assert _fast_render(text) == _markdown().render(text, {"media": {}})

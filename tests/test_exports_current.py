@@ -24,7 +24,9 @@ def test_shipped_decks_load() -> None:
 def test_committed_package_is_current(deck) -> None:  # type: ignore[no-untyped-def]
     package_path = EXPORTS / f"{deck.id}.apkg"
     manifest_path = apkg.manifest_path(package_path)
-    assert package_path.is_file() and manifest_path.is_file(), f"{package_path} is missing: {REBUILD}"
+    assert package_path.is_file() and manifest_path.is_file(), (
+        f"{package_path} is missing: {REBUILD}"
+    )
     fresh = apkg.build([deck], manifest=apkg.Manifest.load(manifest_path))
     assert fresh.data == package_path.read_bytes(), (
         f"{package_path.relative_to(REPO)} differs from a fresh build of decks/: {REBUILD}"

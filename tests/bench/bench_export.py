@@ -61,11 +61,18 @@ def run(cards: int = 10_000) -> dict[str, float]:
             assert stats.notes == cards
 
         floor_s, ours_s = _best(genanki_alone), _best(ours)
-    return {"cards": cards, "genanki_s": floor_s, "export_s": ours_s,
-            "ratio": ours_s / floor_s, "goal": GOAL}
+    return {
+        "cards": cards,
+        "genanki_s": floor_s,
+        "export_s": ours_s,
+        "ratio": ours_s / floor_s,
+        "goal": GOAL,
+    }
 
 
 if __name__ == "__main__":
     r = run(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
-    print(f"{r['cards']:.0f} cards: genanki alone {r['genanki_s']:.3f}s, "
-          f"zerodrill export {r['export_s']:.3f}s, ratio {r['ratio']:.2f}x (goal <= {GOAL}x)")
+    print(
+        f"{r['cards']:.0f} cards: genanki alone {r['genanki_s']:.3f}s, "
+        f"zerodrill export {r['export_s']:.3f}s, ratio {r['ratio']:.2f}x (goal <= {GOAL}x)"
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,9 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir, default_db_path
+
+if TYPE_CHECKING:
+    from zerodrill.export.apkg import SchedulingState
 
 #: Where packages go without ``-o``: ``exports/`` in the current folder.
 DEFAULT_OUT = Path("exports")
@@ -99,7 +103,7 @@ def _targets(decks: Sequence[Deck], output: Path) -> list[tuple[Path, list[Deck]
     return [(output / f"{deck.id}.apkg", [deck]) for deck in decks]
 
 
-def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, object]:
+def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingState]:
     from zerodrill.srs.store import Store
 
     db_path = db if db is not None else default_db_path()

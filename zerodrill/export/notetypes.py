@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import genanki
 from pygments.formatters import HtmlFormatter
@@ -51,7 +51,8 @@ def field_names(kind: Kind) -> tuple[str, ...]:
 
 _EXTRA_AND_SOURCES = """\
 {{#extra}}<div class="zd-extra">{{extra}}</div>{{/extra}}
-{{#sources}}<div class="zd-sources"><div class="zd-label">Sources</div>{{sources}}</div>{{/sources}}"""
+{{#sources}}<div class="zd-sources"><div class="zd-label">Sources</div>
+{{sources}}</div>{{/sources}}"""
 
 # Each front is wrapped in .zd-front and each back in .zd-back, so the back can reuse
 # {{FrontSide}} and hide what only belongs on the question (the "try first" prompt).
@@ -183,7 +184,7 @@ class NoteType:
     digest: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def note_type(kind: Kind) -> NoteType:
     qfmt, afmt = _TEMPLATES[kind]
     names = field_names(kind)
@@ -191,8 +192,9 @@ def note_type(kind: Kind) -> NoteType:
         MODEL_IDS[kind],
         MODEL_NAMES[kind],
         fields=[{"name": name} for name in names],
-        templates=[{"name": "Card 1" if kind is not Kind.CLOZE else "Cloze", "qfmt": qfmt,
-                    "afmt": afmt}],
+        templates=[
+            {"name": "Card 1" if kind is not Kind.CLOZE else "Cloze", "qfmt": qfmt, "afmt": afmt}
+        ],
         css=css(),
         model_type=genanki.Model.CLOZE if kind is Kind.CLOZE else genanki.Model.FRONT_BACK,
         sort_field_index=0,
