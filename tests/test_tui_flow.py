@@ -177,7 +177,7 @@ async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Stor
         assert app.focused is None
         await pilot.press("enter")
         assert card(app).revealed
-        assert card(app).has_class("-has-typed")
+        assert app.screen.query_one("#yours").display
         assert "FULL_SHARD\nis ZeRO-3" in str(app.screen.query_one("#your-answer").render())
         await pilot.press("4")
     typed = {r.key: r.typed for r in store.log()}

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.events import Resize
 from textual.screen import Screen
 
+if TYPE_CHECKING:
+    from zerodrill.tui.screens.deck_picker import DeckPick
+
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.srs.store import Store
 from zerodrill.tui.guard import user_errors_exit
-from zerodrill.tui.screens.deck_picker import DeckPick, DeckPickerScreen
 from zerodrill.tui.screens.drill import DrillScreen
-from zerodrill.tui.screens.help import HelpScreen
 from zerodrill.tui.screens.nothing_due import NothingDueScreen
-from zerodrill.tui.screens.stats import StatsScreen
-from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
 from zerodrill.tui.srs_session import SrsDrillSession
@@ -90,6 +90,8 @@ class ZeroDrillApp(App[Summary]):
     def session_finished(self) -> None:
         """The queue is empty: show what was done (or, if nothing was, when to come back)."""
         if self.session.done:
+            from zerodrill.tui.screens.summary import SummaryScreen
+
             self.switch_screen(SummaryScreen(self.session.summary()))
         else:
             self.switch_screen(self._session_screen())
@@ -98,15 +100,24 @@ class ZeroDrillApp(App[Summary]):
     def action_finish(self) -> None:
         self.exit(self.session.summary())
 
+    # Screens not needed for the first card are imported when first opened: the first card
+    # comes sooner (see tests/bench/bench_drill.py).
+
     def action_help(self) -> None:
+        from zerodrill.tui.screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
     @user_errors_exit
     def action_stats(self) -> None:
+        from zerodrill.tui.screens.stats import StatsScreen
+
         self.push_screen(StatsScreen(self.session.stats()))
 
     @user_errors_exit
     def action_pick_deck(self) -> None:
+        from zerodrill.tui.screens.deck_picker import DeckPickerScreen
+
         self.push_screen(
             DeckPickerScreen(self.session.deck_counts(), self.session.deck_id), self._picked
         )

@@ -47,6 +47,7 @@ class DeckPickerScreen(ModalScreen[DeckPick | None]):
         with Vertical(id="dialog"):
             yield Label("[b]Drill which deck?[/b]", classes="dialog-title")
             yield OptionList(*options, id="decks")
+            yield Label("[dim]↑↓ choose, Enter drills it, Esc keeps the current one[/dim]")
         yield Footer()
 
     def on_mount(self) -> None:

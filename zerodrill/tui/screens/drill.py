@@ -24,11 +24,13 @@ class DrillScreen(Screen[None]):
     # Nothing is focused until the learner asks to type: Enter and the digits stay the drill's.
     AUTO_FOCUS = ""
 
+    # Short descriptions: the whole footer fits at 80 columns. The help screen says more.
     BINDINGS = [
-        Binding("enter", "reveal", "Show answer", id="reveal"),
+        Binding("enter", "reveal", "Answer", key_display="⏎", id="reveal"),
         Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
         *(Binding(str(g), f"grade({g})", f"Grade {g}", show=False) for g in range(1, 6)),
-        Binding("a,tab", "type_answer", "Type answer", key_display="a"),
+        Binding("a", "type_answer", "Type"),
+        Binding("tab", "type_answer", "Type", show=False),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         Binding("u", "undo", "Undo"),
         Binding("d", "app.pick_deck", "Decks"),
@@ -50,10 +52,7 @@ class DrillScreen(Screen[None]):
         yield SessionHeader()
         with CardScroll(id="card-scroll"):
             yield CardView(id="card")
-        yield Static(
-            "[b]Enter[/b] show the answer   [b]a[/b] type your answer first",
-            id="hint",
-        )
+        yield Static(id="hint")
         yield GradeBar()
         yield Footer()
 
@@ -73,11 +72,23 @@ class DrillScreen(Screen[None]):
             self.app.call_later(self.app.session_finished)  # type: ignore[attr-defined]
             return
         self.suggested = None
-        self.set_focus(None)
+        self._unfocus()
         await self.card.show(item, repeat=self.session.is_repeat)
-        self.remove_class("-revealed")
+        self._show_side(revealed=False)
+        typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
+        self.query_one("#hint", Static).update(f"[b]Enter[/b] show the answer{typing}")
         self.query_one(CardScroll).scroll_home(animate=False)
         self.refresh_bindings()
+
+    def _unfocus(self) -> None:
+        # Only when something has focus: each focus change recomposes the footer.
+        if self.focused is not None:
+            self.set_focus(None)
+
+    def _show_side(self, *, revealed: bool) -> None:
+        # `display` on the two bars, not a class on the screen: see CardView's docstring.
+        self.query_one("#hint").display = not revealed
+        self.query_one(GradeBar).display = revealed
 
     def _refresh_header(self) -> None:
         self.query_one(SessionHeader).set_state(
@@ -87,7 +98,7 @@ class DrillScreen(Screen[None]):
     # -- actions -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        revealed = self.has_class("-revealed")
+        revealed = self.card.revealed
         typing = isinstance(self.focused, Input | TextArea)
         if action == "grade":
             return revealed
@@ -103,18 +114,18 @@ class DrillScreen(Screen[None]):
 
     @user_errors_exit
     def action_reveal(self) -> None:
-        if self.has_class("-revealed") or self.session.current is None:
+        if self.card.revealed or self.session.current is None:
             return
-        self.set_focus(None)
+        self._unfocus()
         result = self.card.reveal()
         self.suggested = result.suggested_grade if result else None
         self.query_one(GradeBar).set_outcomes(self.session.choices(), self.suggested)
-        self.add_class("-revealed")
+        self._show_side(revealed=True)
         self.refresh_bindings()
 
     @user_errors_exit
     async def action_grade(self, quality: int) -> None:
-        if not self.has_class("-revealed"):
+        if not self.card.revealed:
             return
         # The store commits inside grade(): the next card appears only after the grade is safe.
         self.session.grade(quality, typed=self.card.typed)
@@ -131,22 +142,14 @@ class DrillScreen(Screen[None]):
     def action_type_answer(self) -> None:
         widget = self.card.typing_widget
         if widget is not None:
-            widget.focus()
-            self.refresh_bindings()
+            widget.focus()  # Textual refreshes the bindings on a focus change
 
     def action_stop_typing(self) -> None:
-        self.set_focus(None)
-        self.refresh_bindings()
+        self._unfocus()
 
     def action_scroll(self, lines: int) -> None:
         scroll = self.query_one(CardScroll)
         scroll.scroll_relative(y=lines, animate=False)
-
-    def on_descendant_focus(self) -> None:
-        self.refresh_bindings()
-
-    def on_descendant_blur(self) -> None:
-        self.refresh_bindings()
 
     @on(CardView.AnswerSubmitted)
     async def _answer_submitted(self) -> None:

@@ -34,7 +34,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog"):
             yield Label("[b]Keys[/b]", classes="dialog-title")
-            yield Static(KEYS)
+            yield Static(KEYS, classes="section")
             yield Label("[b]Grades (SM-2)[/b]", classes="dialog-title")
-            yield Static(GRADES)
+            yield Static(GRADES, classes="section")
         yield Footer()

@@ -34,7 +34,8 @@ class StatsScreen(ModalScreen[None]):
                 f"[b]{s.due_today}[/b] due today   [b]{s.due_tomorrow}[/b] tomorrow   "
                 f"{retention}\n"
                 f"[b]{s.cards}[/b] cards: {s.known} studied, {s.new} new   "
-                f"[b]{s.reviews}[/b] reviews ({s.reviews_today} today)",
+                f"[b]{s.reviews}[/b] {'review' if s.reviews == 1 else 'reviews'} "
+                f"({s.reviews_today} today)",
                 id="totals",
             )
             yield Label("Due in the next 30 days", classes="chart-title")

@@ -1,7 +1,9 @@
 """One card: its question, a place to type, and the answer (rendered ahead, shown on reveal).
 
-Both sides are rendered when the card is shown, so revealing is only a class change: the
-key press that reveals reaches the screen without parsing any Markdown.
+Both sides are rendered when the card is shown, so revealing parses no Markdown. Sides and
+kinds are switched with ``display`` on the few widgets concerned, never with a CSS class on a
+container: a class change restyles every widget below it (each Markdown block included), and
+that was most of the time between a key press and the screen.
 """
 
 from __future__ import annotations
@@ -38,20 +40,18 @@ class CardView(Vertical):
         super().__init__(id=id)
         self.item: Item | None = None
         self.result: Check | None = None
+        self.revealed = False
 
     def compose(self) -> ComposeResult:
         yield Label(id="kind")
         yield Markdown(id="question", open_links=False)
-        yield Input(
-            placeholder="a: type the missing text, Enter to check",
-            id="typed-cloze",
-            select_on_focus=False,
-        )
+        yield Input(id="typed-cloze", select_on_focus=False)
         yield TextArea(
             placeholder="Try answering first (optional): press a to type, Esc when done",
             id="typed-text",
             soft_wrap=True,
         )
+        yield Static(id="divider")
         with Vertical(id="answer"):
             yield Static(id="check")
             with Horizontal(id="compare"):
@@ -59,14 +59,10 @@ class CardView(Vertical):
                     yield Label("Your answer", classes="column-title")
                     yield Static(id="your-answer")
                 with Vertical(id="model"):
-                    yield Label("Answer", classes="column-title", id="model-title")
+                    yield Label("Model answer", classes="column-title", id="model-title")
                     yield Markdown(id="answer-md", open_links=False)
             yield Markdown(id="extra", open_links=False)
             yield Static(id="refs")
-
-    @property
-    def revealed(self) -> bool:
-        return self.has_class("-revealed")
 
     @property
     def typed(self) -> str | None:
@@ -83,6 +79,7 @@ class CardView(Vertical):
 
     @property
     def typing_widget(self) -> Input | TextArea | None:
+        """Where the learner may type before the reveal; None for kinds without one."""
         if self.item is None or self.revealed:
             return None
         if self.item.card.kind is Kind.CLOZE:
@@ -95,23 +92,33 @@ class CardView(Vertical):
         """Put ``item`` up, question side."""
         self.item = item
         self.result = None
+        self.revealed = False
         s = sides(item)
         kind = item.card.kind
-        self.set_class(False, "-revealed")
-        for k in Kind:
-            self.set_class(k is kind, f"-{k.value.replace('_', '-')}")
         badge = "  [reverse] again [/]" if repeat else ""
         self.query_one("#kind", Label).update(
             f"[b]{s.label}[/b]  [dim]{escape(item.key)}[/dim]{badge}"
         )
-        self.query_one("#typed-cloze", Input).value = ""
-        self.query_one("#typed-text", TextArea).text = ""
-        check_line = self.query_one("#check", Static)
-        check_line.update("")
-        check_line.display = False
-        self.query_one("#model-title", Label).update(
-            "Model answer" if kind is Kind.FOLLOW_UP else "Answer"
-        )
+        typed_cloze = self.query_one("#typed-cloze", Input)
+        typed_cloze.value = ""
+        typed_cloze.display = kind is Kind.CLOZE
+        if kind is Kind.CLOZE and item.ordinal is not None:
+            blanks = len(cloze.answers(item.card.fields["text"], item.ordinal))
+            typed_cloze.placeholder = (
+                f"a: type the {blanks} missing parts, separated by commas; Enter to check"
+                if blanks > 1
+                else "a: type the missing text; Enter to check"
+            )
+        typed_text = self.query_one("#typed-text", TextArea)
+        typed_text.text = ""
+        typed_text.display = kind is Kind.FOLLOW_UP
+        self.query_one("#check", Static).display = False
+        self.query_one("#yours").display = False
+        self.query_one("#model-title").display = False
+        self.query_one("#answer").display = False
+        self.query_one("#divider").display = False
+        question = self.query_one("#question", Markdown)
+        question.display = True
         refs = item.card.refs
         self.query_one("#refs", Static).update(
             "[dim]Sources:[/dim] " + "  ".join(escape(r) for r in refs) if refs else ""
@@ -119,26 +126,41 @@ class CardView(Vertical):
         self.query_one("#refs").display = bool(refs)
         extra = self.query_one("#extra", Markdown)
         extra.display = bool(s.extra)
-        await self.query_one("#question", Markdown).update(s.question)
-        await self.query_one("#answer-md", Markdown).update(s.answer)
+        # Started together, the three updates mount concurrently rather than one by one.
+        updates = [
+            question.update(s.question),
+            self.query_one("#answer-md", Markdown).update(s.answer),
+        ]
         if s.extra:
-            await extra.update(s.extra)
+            updates.append(extra.update(s.extra))
+        for update in updates:
+            await update
 
     def reveal(self) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it."""
         if self.item is None or self.revealed:
             return self.result
+        self.revealed = True
         typed = self.typed
         item = self.item
-        if item.card.kind is Kind.CLOZE and typed is not None and item.ordinal is not None:
-            self.result = check(typed, cloze.answers(item.card.fields["text"], item.ordinal))
-            check_line = self.query_one("#check", Static)
-            check_line.update(_render_check(self.result))
-            check_line.display = True
-        if item.card.kind is Kind.FOLLOW_UP:
-            self.query_one("#your-answer", Static).update(escape(typed or ""))
-            self.set_class(typed is not None, "-has-typed")
-        self.add_class("-revealed")
+        kind = item.card.kind
+        if kind is Kind.CLOZE:
+            # A cloze shows its text once: with the blank before, filled in after.
+            self.query_one("#question").display = False
+            if typed is not None and item.ordinal is not None:
+                self.result = check(typed, cloze.answers(item.card.fields["text"], item.ordinal))
+                check_line = self.query_one("#check", Static)
+                check_line.update(_render_check(self.result))
+                check_line.display = True
+        if kind is Kind.FOLLOW_UP and typed is not None:
+            self.query_one("#your-answer", Static).update(escape(typed))
+            self.query_one("#yours").display = True
+            self.query_one("#model-title").display = True
+        self.query_one("#typed-cloze").display = False
+        self.query_one("#typed-text").display = False
+        # The rule under the question; a revealed cloze shows no question to set apart.
+        self.query_one("#divider").display = kind is not Kind.CLOZE
+        self.query_one("#answer").display = True
         return self.result
 
     @on(Input.Submitted, "#typed-cloze")

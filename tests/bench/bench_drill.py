@@ -1,0 +1,333 @@
+"""The drill on a 10,000-card deck vs a bare Textual app, side by side in one run.
+
+Goals (issue 5): the first card within 1.5x of the bare app's first paint, and a key press on
+screen within 2x of the bare app's key-to-screen time. Measured two ways:
+
+* Pilot, in this process (imports already paid): app start to first frame, and
+  ``pilot.press`` + a paint for a key.
+* tmux, as a person sees it: a new process in a real terminal, polling ``capture-pane``
+  until the first card (or the bare app's text) is on screen; then a key is sent and the
+  pane polled until it changes. Polling costs ~2 ms a round, alike for both.
+
+Two databases: all 10,000 cards new (20 new a day are queued), and all 10,000 due (a
+10,000-card queue). The parsed-deck cache is warm (a first run fills it), as it is for a
+learner every day but the first; the cold start is reported too.
+
+Run by hand: ``PYTHONPATH=. python tests/bench/bench_drill.py [--cards N] [--no-tmux]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen import write_deck  # noqa: E402
+
+FIRST_PAINT_GOAL = 1.5
+KEY_GOAL = 2.0
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Footer, Static
+
+class Bare(App):
+    BINDINGS = [("enter", "flip", "Flip")]
+    n = 0
+
+    def compose(self):
+        yield Static("BARE READY", id="s")
+        yield Footer()
+
+    def action_flip(self):
+        self.n += 1
+        self.query_one(Static).update(f"BARE PRESSED {self.n}")
+
+if __name__ == "__main__":
+    Bare().run()
+"""
+
+
+def _bare_class() -> type:
+    namespace: dict[str, Any] = {}
+    exec(compile(BARE_APP, "<bare>", "exec"), namespace)
+    return namespace["Bare"]
+
+
+def seed_all_due(db: Path, deck: Path) -> None:
+    """Give every item of ``deck`` a schedule that is due today (overdue by 1-30 days)."""
+    from zerodrill.deck.load import load_paths
+    from zerodrill.srs.days import study_day
+    from zerodrill.srs.store import Store
+
+    items = [i for d in load_paths([deck]).decks for i in d.items()]
+    with Store.open(db) as store, store.batch():
+        for n, item in enumerate(items):
+            then = datetime.now().astimezone() - timedelta(days=2 + n % 30)
+            store.record(item.key, 4, now=then, day=study_day(then))
+
+
+# -- Pilot -----------------------------------------------------------------------------------
+
+
+async def _pilot_bare(presses: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    app = _bare_class()()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        first = time.perf_counter() - start
+        keys = []
+        for _ in range(presses):
+            t = time.perf_counter()
+            await pilot.press("enter")
+            await pilot.pause()
+            keys.append(time.perf_counter() - t)
+    return first, statistics.median(keys)
+
+
+async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float, float]:
+    from zerodrill.deck.cache import load_paths_cached
+    from zerodrill.srs.store import Store
+    from zerodrill.tui.app import create_app
+    from zerodrill.tui.widgets.card_view import CardView
+
+    start = time.perf_counter()
+    decks = load_paths_cached([deck]).decks
+    with Store.open(db) as store:
+        app = create_app(decks, store)
+        async with app.run_test(size=(100, 30)) as pilot:
+            # The same single pause as the bare app, and more only if the card is not up yet.
+            await pilot.pause()
+            while not app.screen.query(CardView) or app.screen.query_one(CardView).item is None:
+                await pilot.pause()
+            first = time.perf_counter() - start
+            reveal, grade = [], []
+            for _ in range(presses):
+                t = time.perf_counter()
+                await pilot.press("enter")
+                await pilot.pause()
+                reveal.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                await pilot.press("4")
+                await pilot.pause()
+                grade.append(time.perf_counter() - t)
+            await pilot.press("u")  # leave the database as it was, near enough
+    return first, statistics.median(reveal), statistics.median(grade)
+
+
+def pilot(deck: Path, db: Path, rounds: int, presses: int) -> dict[str, float]:
+    bare_first, bare_key, drill_first, drill_reveal, drill_grade = [], [], [], [], []
+    for _ in range(rounds):
+        f, k = asyncio.run(_pilot_bare(presses))
+        bare_first.append(f)
+        bare_key.append(k)
+        f, r, g = asyncio.run(_pilot_drill(deck, db, presses))
+        drill_first.append(f)
+        drill_reveal.append(r)
+        drill_grade.append(g)
+    return {
+        "bare_first_ms": 1000 * statistics.median(bare_first),
+        "drill_first_ms": 1000 * statistics.median(drill_first),
+        "bare_key_ms": 1000 * statistics.median(bare_key),
+        "drill_reveal_ms": 1000 * statistics.median(drill_reveal),
+        "drill_grade_ms": 1000 * statistics.median(drill_grade),
+    }
+
+
+# -- tmux ------------------------------------------------------------------------------------
+
+
+def _capture(session: str) -> str:
+    return subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+    ).stdout
+
+
+def _wait_for(session: str, found: Callable[[str], bool], timeout: float = 20.0) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        if found(_capture(session)):
+            return time.perf_counter()
+        time.sleep(0.002)
+    raise TimeoutError(f"tmux {session}: nothing matched in {timeout} s:\n{_capture(session)}")
+
+
+_CARD = re.compile(r"bench/card-\d+(#c\d)?")
+
+
+def _card_key(screen: str) -> str | None:
+    m = _CARD.search(screen)
+    return m.group() if m else None
+
+
+def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[str, float]:
+    session = f"zdbench{os.getpid()}{kind}"
+    env_args = [f"{k}={v}" for k, v in env.items()]
+    start = time.perf_counter()
+    subprocess.run(
+        [
+            "tmux",
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "env",
+            *env_args,
+            "sh",
+            "-c",
+            cmd,
+        ],
+        check=True,
+    )
+    try:
+        if kind == "bare":
+            first = _wait_for(session, lambda s: "BARE READY" in s) - start
+            keys = []
+            for n in range(1, presses + 1):
+                t = time.perf_counter()
+                subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+                keys.append(_wait_for(session, lambda s, n=n: f"BARE PRESSED {n}" in s) - t)
+            return {"first": first, "key": statistics.median(keys)}
+        first = _wait_for(session, lambda s: _card_key(s) is not None and "Answer" in s) - start
+        reveal, grade = [], []
+        for _ in range(presses):
+            before = _card_key(_capture(session))
+            t = time.perf_counter()
+            subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+            reveal.append(_wait_for(session, lambda s: "blackout" in s) - t)
+            t = time.perf_counter()
+            subprocess.run(["tmux", "send-keys", "-t", session, "4"], check=True)
+            grade.append(
+                _wait_for(session, lambda s, b=before: "blackout" not in s and _card_key(s) != b)
+                - t
+            )
+        return {
+            "first": first,
+            "reveal": statistics.median(reveal),
+            "grade": statistics.median(grade),
+        }
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def tmux(deck: Path, db: Path, cache: Path, rounds: int, presses: int) -> dict[str, float]:
+    python = sys.executable
+    root = str(Path(__file__).resolve().parents[2])
+    env = {"PYTHONPATH": root, "ZERODRILL_CACHE_DIR": str(cache), "TERM": "xterm-256color"}
+    bare_script = db.parent / "bare_app.py"
+    bare_script.write_text(BARE_APP)
+    bare_cmd = f"{python} {bare_script}"
+    # On a failure the pane stays up for a while, so the timeout message shows the error.
+    drill_cmd = f"{python} -m zerodrill drill {deck} --db {db} || sleep 30"
+    bare_first, bare_key, first, reveal, grade = [], [], [], [], []
+    for _ in range(rounds):
+        b = _tmux_one(bare_cmd, env, "bare", presses)
+        bare_first.append(b["first"])
+        bare_key.append(b["key"])
+        # Each round starts from the same database: the grades of the last one are dropped.
+        work = db.parent / "round.db"
+        _copy_db(db, work)
+        d = _tmux_one(drill_cmd.replace(str(db), str(work)), env, "drill", presses)
+        first.append(d["first"])
+        reveal.append(d["reveal"])
+        grade.append(d["grade"])
+    return {
+        "bare_first_ms": 1000 * statistics.median(bare_first),
+        "drill_first_ms": 1000 * statistics.median(first),
+        "bare_key_ms": 1000 * statistics.median(bare_key),
+        "drill_reveal_ms": 1000 * statistics.median(reveal),
+        "drill_grade_ms": 1000 * statistics.median(grade),
+    }
+
+
+def _copy_db(src: Path, dst: Path) -> None:
+    """Copy with SQLite's backup API: a plain file copy can miss what is still in the WAL."""
+    import sqlite3
+
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{dst}{suffix}").unlink(missing_ok=True)
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    b.close()
+    a.close()
+
+
+def _ratios(r: dict[str, float]) -> dict[str, float]:
+    r["first_ratio"] = r["drill_first_ms"] / r["bare_first_ms"]
+    r["reveal_ratio"] = r["drill_reveal_ms"] / r["bare_key_ms"]
+    r["grade_ratio"] = r["drill_grade_ms"] / r["bare_key_ms"]
+    return r
+
+
+def run(cards: int = 10_000, rounds: int = 5, presses: int = 5, use_tmux: bool = True) -> dict:
+    out: dict[str, Any] = {"cards": cards, "goals": {"first": FIRST_PAINT_GOAL, "key": KEY_GOAL}}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cache = folder / "cache"
+        os.environ["ZERODRILL_CACHE_DIR"] = str(cache)
+        deck = write_deck(folder, cards)
+        from zerodrill.deck.cache import load_paths_cached
+
+        t = time.perf_counter()
+        load_paths_cached([deck])
+        out["cold_parse_ms"] = 1000 * (time.perf_counter() - t)
+        t = time.perf_counter()
+        load_paths_cached([deck])
+        out["warm_load_ms"] = 1000 * (time.perf_counter() - t)
+
+        new_db = folder / "new.db"
+        due_db = folder / "due.db"
+        seed_all_due(due_db, deck)
+        for name, db in (("all_new", new_db), ("all_due", due_db)):
+            if not db.exists():
+                from zerodrill.srs.store import Store
+
+                Store.open(db).close()
+            out[f"pilot_{name}"] = _ratios(pilot(deck, db, rounds, presses))
+            if use_tmux and shutil.which("tmux"):
+                out[f"tmux_{name}"] = _ratios(tmux(deck, db, cache, rounds, presses))
+    return out
+
+
+def _report(r: dict) -> str:
+    lines = [
+        f"{r['cards']:,} cards; deck parse cold {r['cold_parse_ms']:.0f} ms, "
+        f"warm (cache) {r['warm_load_ms']:.0f} ms"
+    ]
+    for name, m in r.items():
+        if not isinstance(m, dict) or "first_ratio" not in m:
+            continue
+        lines.append(
+            f"{name:>14}: first paint bare {m['bare_first_ms']:6.0f} ms, drill "
+            f"{m['drill_first_ms']:6.0f} ms ({m['first_ratio']:.2f}x, goal {FIRST_PAINT_GOAL}x); "
+            f"key bare {m['bare_key_ms']:5.1f} ms, reveal {m['drill_reveal_ms']:5.1f} ms "
+            f"({m['reveal_ratio']:.2f}x), grade->next {m['drill_grade_ms']:5.1f} ms "
+            f"({m['grade_ratio']:.2f}x, goal {KEY_GOAL}x)"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--presses", type=int, default=5)
+    parser.add_argument("--no-tmux", action="store_true")
+    args = parser.parse_args()
+    print(_report(run(args.cards, args.rounds, args.presses, not args.no_tmux)))

@@ -1,0 +1,87 @@
+"""``zerodrill drill`` before Textual starts: bad decks, bad databases, bad options.
+
+Each is one clear message and exit status 1, never a traceback and never a flash of the app.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tui_support import TUI_DECKS
+
+from zerodrill.cli import main
+
+BAD_DECK = """\
+deck: broken
+title: Broken
+description: A deck with mistakes.
+cards:
+  - id: one
+    kind: basic
+    front: Question?
+    anwser: typo
+"""
+
+
+def drill(*args: str) -> int:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["drill", *args])
+    return int(exit_info.value.code or 0)
+
+
+def test_an_invalid_deck_lists_its_problems_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deck = tmp_path / "broken.yaml"
+    deck.write_text(BAD_DECK)
+    assert drill(str(deck), "--db", str(tmp_path / "r.db")) == 1
+    err = capsys.readouterr().err
+    assert f"{deck}:8:5: unknown field 'anwser'" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "r.db").exists()  # nothing was opened, let alone started
+
+
+def test_a_database_that_is_not_one_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "notes.txt"
+    db.write_text("not a database")
+    assert drill(str(TUI_DECKS), "--db", str(db)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("zerodrill: ") and str(db) in err
+    assert db.read_text() == "not a database"
+
+
+def test_a_missing_folder_for_the_database_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "no-such-folder" / "r.db"
+    assert drill(str(TUI_DECKS), "--db", str(db)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+
+
+def test_an_unknown_deck_id_names_the_decks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert drill(str(TUI_DECKS), "--deck", "nope", "--db", str(tmp_path / "r.db")) == 1
+    err = capsys.readouterr().err
+    assert "no deck with id 'nope'" in err and "comm-tui, zero-tui" in err
+
+
+def test_a_negative_new_limit_is_a_usage_error(tmp_path: Path) -> None:
+    assert drill(str(TUI_DECKS), "--new", "-1") == 2
+
+
+def test_the_drill_command_imports_textual_only_when_it_runs() -> None:
+    code = (
+        "import sys, zerodrill.cli.drill, zerodrill.tui.srs_session; "
+        "print('textual' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "False"
