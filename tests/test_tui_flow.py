@@ -19,6 +19,7 @@ from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar, GradeKey
+from zerodrill.tui.widgets.key_bar import KeyBar
 
 SIZE = (80, 24)
 
@@ -50,6 +51,21 @@ async def test_starts_on_the_first_due_card_question_side(store: Store) -> None:
         assert not card(app).revealed
         assert grades(store) == []
         assert app.screen.check_action("grade", (4,)) is False
+        keys = str(app.screen.query_one(KeyBar).render())
+        assert "Answer" in keys and "Grade" not in keys
+
+
+@run_async
+async def test_footer_and_mouse_follow_the_side_shown(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click(KeyBar, offset=(2, 0))  # the first key shown: Enter
+        assert card(app).revealed
+        keys = str(app.screen.query_one(KeyBar).render())
+        assert "0-5 Grade" in keys and "Answer" not in keys
+        await pilot.click("#grade-5")
+        assert grades(store) == [("zero-tui/stage-key#c1", "grade", 5)]
+        assert not card(app).revealed
 
 
 @run_async

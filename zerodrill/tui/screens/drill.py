@@ -7,12 +7,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.session import DrillSession
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
+from zerodrill.tui.widgets.key_bar import KeyBar
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 
@@ -47,21 +48,19 @@ class DrillScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.suggested: int | None = None
+        # Made here, not queried: check_action runs before the screen is composed, too.
+        self.card = CardView(id="card")
 
     def compose(self) -> ComposeResult:
         yield SessionHeader()
         with CardScroll(id="card-scroll"):
-            yield CardView(id="card")
+            yield self.card
         yield Static(id="hint")
         yield GradeBar()
-        yield Footer()
+        yield KeyBar()
 
     async def on_mount(self) -> None:
         await self.show_current()
-
-    @property
-    def card(self) -> CardView:
-        return self.query_one(CardView)
 
     @user_errors_exit
     async def show_current(self) -> None:
@@ -113,9 +112,11 @@ class DrillScreen(Screen[None]):
         return True
 
     @user_errors_exit
-    def action_reveal(self) -> None:
+    async def action_reveal(self) -> None:
         if self.card.revealed or self.session.current is None:
             return
+        # Rendered a frame after the question, so ready unless Enter came within milliseconds.
+        await self.card.answer_rendered()
         self._unfocus()
         result = self.card.reveal()
         self.suggested = result.suggested_grade if result else None

@@ -1,6 +1,8 @@
 """One card: its question, a place to type, and the answer (rendered ahead, shown on reveal).
 
-Both sides are rendered when the card is shown, so revealing parses no Markdown. Sides and
+The question is rendered first; the answer is rendered just after that frame is on screen
+(long before anyone presses Enter), so neither the key that brings a card nor the one that
+reveals it waits for the other side's Markdown. Sides and
 kinds are switched with ``display`` on the few widgets concerned, never with a CSS class on a
 container: a class change restyles every widget below it (each Markdown block included), and
 that was most of the time between a key press and the screen.
@@ -8,6 +10,7 @@ that was most of the time between a key press and the screen.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from rich.markup import escape
@@ -41,6 +44,7 @@ class CardView(Vertical):
         self.item: Item | None = None
         self.result: Check | None = None
         self.revealed = False
+        self._answer_ready = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield Label(id="kind")
@@ -126,15 +130,24 @@ class CardView(Vertical):
         self.query_one("#refs").display = bool(refs)
         extra = self.query_one("#extra", Markdown)
         extra.display = bool(s.extra)
-        # Started together, the three updates mount concurrently rather than one by one.
-        updates = [
-            question.update(s.question),
-            self.query_one("#answer-md", Markdown).update(s.answer),
-        ]
-        if s.extra:
-            updates.append(extra.update(s.extra))
-        for update in updates:
-            await update
+        self._answer_ready = ready = asyncio.Event()
+        await question.update(s.question)
+        self.call_after_refresh(self._render_answer, item, s.answer, s.extra, ready)
+
+    async def _render_answer(
+        self, item: Item, answer: str, extra: str, ready: asyncio.Event
+    ) -> None:
+        if self.item is item:  # not if another card came meanwhile
+            updates = [self.query_one("#answer-md", Markdown).update(answer)]
+            if extra:
+                updates.append(self.query_one("#extra", Markdown).update(extra))
+            for update in updates:  # started together, they mount concurrently
+                await update
+        ready.set()
+
+    async def answer_rendered(self) -> None:
+        """Wait until the answer side of the card on show is ready to be revealed."""
+        await self._answer_ready.wait()
 
     def reveal(self) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it."""
