@@ -129,7 +129,6 @@ async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float
                 await pilot.press("4")
                 await pilot.pause()
                 grade.append(time.perf_counter() - t)
-            await pilot.press("u")  # leave the database as it was, near enough
     return first, statistics.median(reveal), statistics.median(grade)
 
 
@@ -139,7 +138,10 @@ def pilot(deck: Path, db: Path, rounds: int, presses: int) -> dict[str, float]:
         f, k = asyncio.run(_pilot_bare(presses))
         bare_first.append(f)
         bare_key.append(k)
-        f, r, g = asyncio.run(_pilot_drill(deck, db, presses))
+        # Each round starts from the same database: the grades of the last one are dropped.
+        work = db.parent / "pilot-round.db"
+        _copy_db(db, work)
+        f, r, g = asyncio.run(_pilot_drill(deck, work, presses))
         drill_first.append(f)
         drill_reveal.append(r)
         drill_grade.append(g)

@@ -125,7 +125,7 @@ class CardView(Vertical):
         question.display = True
         refs = item.card.refs
         self.query_one("#refs", Static).update(
-            "[dim]Sources:[/dim] " + "  ".join(escape(r) for r in refs) if refs else ""
+            "[dim]Sources:[/dim] " + "  ".join(_ref(r) for r in refs) if refs else ""
         )
         self.query_one("#refs").display = bool(refs)
         extra = self.query_one("#extra", Markdown)
@@ -180,6 +180,13 @@ class CardView(Vertical):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.post_message(self.AnswerSubmitted(self))
+
+
+def _ref(ref: str) -> str:
+    """A source, as a link the terminal can open when it is a URL."""
+    if ref.startswith(("https://", "http://")):
+        return f"[link={escape(ref)!r}]{escape(ref)}[/link]"
+    return escape(ref)
 
 
 def _render_check(result: Check) -> str:

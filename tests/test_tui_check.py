@@ -1,0 +1,55 @@
+"""Typed cloze answers and card sides: the pure text work under the card view."""
+
+from __future__ import annotations
+
+from tui_support import tui_decks
+
+from zerodrill.tui.check import check, normalize
+from zerodrill.tui.render import sides
+
+
+def test_case_space_and_backticks_do_not_matter() -> None:
+    assert normalize("  `Zero_Optimization` ") == "zero_optimization"
+    result = check("  `Zero_Optimization`  ", ["zero_optimization"])
+    assert result.right and result.suggested_grade == 4
+
+
+def test_a_near_miss_is_marked_where_it_differs_and_suggests_3() -> None:
+    result = check("zero_optimisation", ["zero_optimization"])
+    assert not result.right and result.suggested_grade == 3
+    (part,) = result.parts
+    assert part.runs == ((True, "zero_optimi"), (False, "s"), (True, "ation"))
+
+
+def test_a_wrong_answer_suggests_1() -> None:
+    assert check("offload", ["zero_optimization"]).suggested_grade == 1
+
+
+def test_several_blanks_of_one_number_are_typed_in_order() -> None:
+    expected = ["reduce-scatter", "all-gather"]
+    assert check("Reduce-Scatter, all-gather", expected).right
+    result = check("reduce-scatter; all gather", expected)
+    assert [p.right for p in result.parts] == [True, False]
+    assert not check("all-gather, reduce-scatter", expected).right
+
+
+def test_cloze_sides_hide_only_the_active_deletion() -> None:
+    by_key = {item.key: item for deck in tui_decks("zero") for item in deck.items()}
+    c2 = sides(by_key["zero-tui/stage-key#c2"])
+    # In code the blank shows its hint as typed; the other deletion is filled in.
+    assert c2.question == "The ZeRO stage is set by `zero_optimization.[key]` in the config."
+    assert c2.answer == "The ZeRO stage is set by `zero_optimization.stage` in the config."
+
+
+def test_cloze_blank_in_prose_is_escaped_and_the_answer_bold() -> None:
+    by_key = {item.key: item for deck in tui_decks("comm") for item in deck.items()}
+    s = sides(by_key["comm-tui/reduce-scatter#c1"])
+    assert s.question == r"An all-reduce is a \[...\] followed by an \[...\]."
+    assert s.answer == "An all-reduce is a **reduce-scatter** followed by an **all-gather**."
+
+
+def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:
+    by_key = {item.key: item for deck in tui_decks("zero") for item in deck.items()}
+    s = sides(by_key["zero-tui/stage3-default"])
+    assert s.question.startswith("> Just use stage 3") and "What is wrong" in s.question
+    assert "Why it is a red flag" in s.answer and "Say instead" in s.answer
