@@ -9,11 +9,12 @@ Any trouble with the cache (unwritable, corrupt, stale) falls back to parsing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -22,7 +23,7 @@ from zerodrill.deck.load import LoadResult, combine, discover, parse_bytes
 from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model or the loader's checks change, so old entries are not reused.
-FORMAT = 1
+FORMAT = 2
 
 
 def cache_dir() -> Path:
@@ -63,8 +64,7 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
 
 def _read(entry: Path, path: Path) -> Deck | None:
     try:
-        raw = json.loads(entry.read_text(encoding="utf-8"))
-        deck = _decode(raw, path)
+        deck = _decode(entry.read_bytes(), path)
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
     # The YAML is unchanged, but an image it names may have gone since.
@@ -79,58 +79,129 @@ def _write(entry: Path, deck: Deck) -> None:
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(_encode(deck), f, separators=(",", ":"))
+        with os.fdopen(fd, "wb") as f:
+            f.write(_encode(deck))
         os.replace(tmp, entry)
     except OSError:
         # A cache that cannot be written only costs speed.
         return
 
 
-def _encode(deck: Deck) -> dict[str, Any]:
-    return {
-        "format": FORMAT,
-        "deck": [deck.id, deck.title, deck.description, deck.pos.line, deck.pos.col],
-        "cards": [
+# An entry is a one-line JSON index, then each card's body (its Markdown, tags, refs and field
+# positions) as JSON, back to back. Starting the drill reads the index only: a body is decoded
+# when its card is first shown or exported.
+
+
+def _encode(deck: Deck) -> bytes:
+    bodies: list[bytes] = []
+    index: list[list[Any]] = []
+    offset = 0
+    for c in deck.cards:
+        body = json.dumps(
             [
-                c.id,
-                c.kind.value,
                 dict(c.fields),
                 list(c.tags),
                 list(c.refs),
-                c.pos.line,
-                c.pos.col,
                 {name: [p.line, p.col] for name, p in c.field_pos.items()},
+            ],
+            separators=(",", ":"),
+        ).encode("utf-8")
+        index.append(
+            [
+                c.id,
+                c.kind.value,
                 list(c.ordinals),
                 list(c.media),
                 c.retired,
+                c.pos.line,
+                c.pos.col,
+                offset,
+                offset + len(body),
             ]
-            for c in deck.cards
-        ],
+        )
+        bodies.append(body)
+        offset += len(body)
+    head = {
+        "format": FORMAT,
+        "deck": [deck.id, deck.title, deck.description, deck.pos.line, deck.pos.col],
+        "cards": index,
     }
+    return json.dumps(head, separators=(",", ":")).encode("utf-8") + b"\n" + b"".join(bodies)
 
 
-def _decode(raw: dict[str, Any], path: Path) -> Deck:
-    if raw["format"] != FORMAT:
+def _decode(data: bytes, path: Path) -> Deck:
+    newline = data.index(b"\n")
+    head = json.loads(data[:newline])
+    if head["format"] != FORMAT:
         raise ValueError("old cache format")
+    blob = memoryview(data)[newline + 1 :]
     where = str(path)
-    deck_id, title, description, line, col = raw["deck"]
-    cards = tuple(
-        Card(
+    deck_id, title, description, line, col = head["deck"]
+    new = object.__new__
+    cards = []
+    for cid, kind, ordinals, media, retired, cline, ccol, start, end in head["cards"]:
+        if not (0 <= start <= end <= len(blob)):
+            raise ValueError("card body out of range")
+        card = new(_LazyCard)
+        card.__dict__.update(
             deck=deck_id,
             id=cid,
             kind=Kind(kind),
-            fields=MappingProxyType(fields),
-            tags=tuple(tags),
-            refs=tuple(refs),
             pos=Pos(where, cline, ccol),
-            field_pos=MappingProxyType({n: Pos(where, a, b) for n, (a, b) in fpos.items()}),
             ordinals=tuple(ordinals),
             media=tuple(media),
             retired=bool(retired),
+            _blob=blob[start:end],
         )
-        for cid, kind, fields, tags, refs, cline, ccol, fpos, ordinals, media, retired in raw[
-            "cards"
-        ]
-    )
-    return Deck(deck_id, title, description, cards, path, Pos(where, line, col))
+        cards.append(card)
+    return Deck(deck_id, title, description, tuple(cards), path, Pos(where, line, col))
+
+
+class _LazyCard(Card):
+    """A :class:`Card` from the cache whose body is decoded the first time it is read.
+
+    Built without ``__init__`` (the fields go straight into ``__dict__``), so a 10,000-card
+    deck costs one small object per card until cards are shown. It equals the ``Card`` the
+    loader would build from the same file.
+    """
+
+    def _body(self) -> tuple[Any, ...]:
+        body: tuple[Any, ...] | None = self.__dict__.get("_decoded")
+        if body is None:
+            fields, tags, refs, positions = json.loads(bytes(self.__dict__["_blob"]))
+            where = self.pos.path
+            body = (
+                MappingProxyType(fields),
+                tuple(tags),
+                tuple(refs),
+                MappingProxyType({n: Pos(where, a, b) for n, (a, b) in positions.items()}),
+            )
+            self.__dict__["_decoded"] = body
+        return body
+
+    @property  # type: ignore[override]
+    def fields(self) -> Mapping[str, str]:
+        return self._body()[0]  # type: ignore[no-any-return]
+
+    @property  # type: ignore[override]
+    def tags(self) -> tuple[str, ...]:
+        return self._body()[1]  # type: ignore[no-any-return]
+
+    @property  # type: ignore[override]
+    def refs(self) -> tuple[str, ...]:
+        return self._body()[2]  # type: ignore[no-any-return]
+
+    @property  # type: ignore[override]
+    def field_pos(self) -> Mapping[str, Pos]:
+        return self._body()[3]  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return all(
+            getattr(self, f.name) == getattr(other, f.name)
+            for f in dataclasses.fields(Card)
+            if f.compare
+        )
+
+    __hash__ = Card.__hash__

@@ -17,8 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-
-import yaml
+from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import (
@@ -35,10 +34,8 @@ from zerodrill.deck.model import (
     Problem,
 )
 
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+if TYPE_CHECKING:
+    import yaml
 
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -186,8 +183,15 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
         return None, [Problem(Pos(where, line, col), "file is not UTF-8 text")]
     if "\x00" in text:
         return None, [Problem(Pos(where, 1, 1), "file is not text (it contains NUL bytes)")]
+    # Imported here: a start from the parsed-deck cache never needs PyYAML.
+    import yaml
+
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        loader = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+        loader = yaml.SafeLoader  # type: ignore[assignment,misc]
+    try:
+        root = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_problem(exc, text, where)]
     except yaml.YAMLError as exc:  # unmarked: e.g. a reader error
