@@ -86,7 +86,12 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
         db = default_db_path()
         if "ZERODRILL_DB" not in os.environ:
             # Our own data folder is ours to create; a folder the user named is not.
-            db.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                db.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UserError(
+                    f"cannot create the data folder {db.parent}: {exc.strerror or exc}"
+                ) from exc
     with Store.open(db) as store:
         from zerodrill.tui.app import create_app
 

@@ -1,0 +1,61 @@
+"""Faults a user can cause around the commands end as one line and exit 1, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data" / "decks"
+
+
+def _run(
+    args: list[str], env_extra: dict[str, str], tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
+    import os
+
+    import zerodrill
+
+    env = {k: v for k, v in os.environ.items() if k != "ZERODRILL_DB"}
+    # The child imports the same zerodrill as this test (installed or from the checkout).
+    root = str(Path(zerodrill.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(env_extra)
+    return subprocess.run(
+        [sys.executable, "-m", "zerodrill", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+
+
+def test_drill_when_the_data_folder_cannot_be_created(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder's parent should be")
+    proc = _run(["drill", str(DATA)], {"XDG_DATA_HOME": str(blocker)}, tmp_path)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"zerodrill: cannot create the data folder {blocker / 'zerodrill'}: Not a directory"
+    ]
+
+
+def test_garbage_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    garbage = b"this is not a database, it is a shopping list\n" * 200
+    db.write_bytes(garbage)
+    for command in (
+        ["drill", str(DATA)],
+        ["stats", str(DATA)],
+        ["export", str(DATA), "--with-progress", "-o", str(tmp_path / "out.apkg")],
+    ):
+        proc = _run([*command, "--db", str(db)], {}, tmp_path)
+        assert proc.returncode == 1, (command, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(db) in lines[0], (command, lines)
+        assert db.read_bytes() == garbage
+    assert not (tmp_path / "out.apkg").exists()
