@@ -1,0 +1,527 @@
+"""Every benchmark in one go: each figure next to its floor, measured side by side, and the goal.
+
+Run from the repository root: ``python tests/bench/run.py [--quick] [--only NAME] [--json FILE]``.
+
+Each benchmark module's ``run()`` is called in a fresh Python process of its own, one after
+another, so that no benchmark's imports, garbage-collector state (the drill freezes its decks)
+or environment changes colour the next one, and a crash or a hang in one is reported without
+taking the others down. Each child gets a private temporary folder (``TMPDIR``) and a private
+deck cache and review database; afterwards the folder must be empty and no tmux session or
+process of the child may be left, else it is cleaned up and reported.
+
+The exit status is 0 when every benchmark ran, whether or not its goals were met (this is a
+report); 1 when a benchmark crashed or timed out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for _p in (str(HERE), str(ROOT)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+CARDS = 10_000
+
+# Keyword arguments for each module's run(): full and --quick. The drill dominates the run
+# (two databases x Pilot and tmux x rounds); the others are fixed-size or cheap.
+KWARGS: dict[str, dict[str, dict[str, Any]]] = {
+    "validate": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
+    "export": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
+    "drill": {
+        "full": {"cards": CARDS, "rounds": 5, "presses": 5},
+        # Three rounds at least: the first pays first-time imports on both sides, and a
+        # median of three drops it.
+        "quick": {"cards": CARDS, "rounds": 3, "presses": 3},
+    },
+    "queue": {
+        "full": {"cards": CARDS, "reviews": 100_000, "rounds": 15},
+        "quick": {"cards": CARDS, "reviews": 100_000, "rounds": 5},
+    },
+    "memory": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
+}
+NAMES = tuple(KWARGS)
+TIMEOUT_S = 600.0  # per benchmark; a hang is a crash
+TMUX_PREFIX = "zdbench"  # bench_drill names its sessions f"zdbench{pid}{kind}"
+
+
+# -- the child: one module's run() -----------------------------------------------------------
+
+
+def _child(name: str, kwargs_json: str, out: str) -> int:
+    import importlib
+
+    module = importlib.import_module(f"bench_{name}")
+    result = module.run(**json.loads(kwargs_json))
+    Path(out).write_text(json.dumps(result, default=float), encoding="utf-8")
+    return 0
+
+
+# -- the parent: run each in its own process, check the cleanup ------------------------------
+
+
+@dataclass
+class Outcome:
+    name: str
+    kwargs: dict[str, Any]
+    ok: bool = False
+    seconds: float = 0.0
+    result: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    left_behind: list[str] = field(default_factory=list)
+
+
+def _tmux_sessions() -> list[str]:
+    if not shutil.which("tmux"):
+        return []
+    proc = subprocess.run(
+        ["tmux", "list-sessions", "-F", "#{session_name}"], capture_output=True, text=True
+    )
+    return proc.stdout.split() if proc.returncode == 0 else []
+
+
+def _kill_sessions(pid: int) -> list[str]:
+    """Kill the tmux sessions a benchmark process ``pid`` started and left; return their names."""
+    left = [s for s in _tmux_sessions() if s.startswith(f"{TMUX_PREFIX}{pid}")]
+    for session in left:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    return left
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _run_one(name: str, kwargs: dict[str, Any], scratch: Path) -> Outcome:
+    outcome = Outcome(name, kwargs)
+    tmp = scratch / name
+    (tmp / "tmp").mkdir(parents=True)
+    out = tmp / "result.json"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(HERE), *filter(None, [env.get("PYTHONPATH")])]
+    )
+    env["TMPDIR"] = str(tmp / "tmp")
+    # Guards: no benchmark may touch the user's review database or deck cache.
+    env["ZERODRILL_DB"] = str(tmp / "tmp" / "guard-reviews.db")
+    env["ZERODRILL_CACHE_DIR"] = str(tmp / "tmp" / "guard-cache")
+    env.pop("ZERODRILL_DEBUG", None)
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        name,
+        "--child-kwargs",
+        json.dumps(kwargs),
+        "--child-out",
+        str(out),
+    ]
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        outcome.error = f"timed out after {TIMEOUT_S:.0f} s"
+    except BaseException:  # Ctrl-C: the child is in a session of its own, so stop it here
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        _kill_sessions(proc.pid)
+        raise
+    outcome.seconds = time.perf_counter() - start
+
+    if proc.returncode == 0 and out.exists():
+        outcome.ok = True
+        outcome.result = json.loads(out.read_text(encoding="utf-8"))
+        out.unlink()
+    elif not outcome.error:
+        lines = [ln for ln in output.strip().splitlines() if ln.strip()]
+        last = lines[-1] if lines else f"exit status {proc.returncode}"
+        outcome.error = last
+    if not outcome.ok and output.strip():
+        print(f"--- {name} crashed; its output:", file=sys.stderr)
+        print(output.rstrip(), file=sys.stderr)
+        print("---", file=sys.stderr)
+
+    # Cleanup checks: processes of the child, its tmux sessions, its files.
+    if _group_alive(proc.pid):
+        outcome.left_behind.append(f"processes in group {proc.pid} (killed)")
+        os.killpg(proc.pid, signal.SIGKILL)
+    for session in _kill_sessions(proc.pid):
+        outcome.left_behind.append(f"tmux session {session} (killed)")
+    left = sorted(str(p.relative_to(tmp / "tmp")) for p in (tmp / "tmp").iterdir())
+    if left:
+        outcome.left_behind.append(
+            f"{len(left)} file(s) left in its TMPDIR ({', '.join(left)}; removed)"
+        )
+    return outcome
+
+
+# -- the table -------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    benchmark: str
+    measure: str
+    ours: str = ""
+    floor: str = ""
+    ratio: str = ""
+    goal: str = ""
+    result: str = ""
+
+
+def _ms(x: float) -> str:
+    return f"{x:,.1f} ms" if x < 100 else f"{x:,.0f} ms"
+
+
+def _verdict(value: float, goal: float) -> str:
+    return "PASS" if value <= goal else "MISS"
+
+
+def _rows_validate(r: dict[str, Any]) -> list[Row]:
+    return [
+        Row(
+            "validate",
+            f"{r['cards']:,} cards vs yaml.load (CSafeLoader), best",
+            _ms(1000 * r["validate_s"]),
+            _ms(1000 * r["libyaml_s"]),
+            f"{r['ratio']:.2f}x",
+            f"<= {r['goal']}x",
+            _verdict(r["ratio"], r["goal"]),
+        )
+    ]
+
+
+def _rows_export(r: dict[str, Any]) -> list[Row]:
+    return [
+        Row(
+            "export",
+            f"{r['cards']:,} cards vs genanki alone, best",
+            _ms(1000 * r["export_s"]),
+            _ms(1000 * r["genanki_s"]),
+            f"{r['ratio']:.2f}x",
+            f"<= {r['goal']}x",
+            _verdict(r["ratio"], r["goal"]),
+        )
+    ]
+
+
+_DRILL_PARTS = (
+    ("pilot_all_new", "drill, Pilot, all new"),
+    ("pilot_all_due", "drill, Pilot, all due"),
+    ("tmux_all_new", "drill, tmux, all new"),
+    ("tmux_all_due", "drill, tmux, all due"),
+)
+
+
+def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
+    first_goal, key_goal = r["goals"]["first"], r["goals"]["key"]
+    rows = []
+    for key, label in _DRILL_PARTS:
+        m = r.get(key)
+        if m is None:
+            why = tmux_skipped or "skipped: not measured"
+            rows.append(Row(label, "first card; reveal key; grade key", result=why))
+            continue
+        for measure, ours, floor, ratio, goal in (
+            (
+                "first card vs first paint",
+                "drill_first_ms",
+                "bare_first_ms",
+                "first_ratio",
+                first_goal,
+            ),
+            (
+                "reveal key to screen vs key",
+                "drill_reveal_ms",
+                "bare_key_ms",
+                "reveal_ratio",
+                key_goal,
+            ),
+            (
+                "grade key to next card vs key",
+                "drill_grade_ms",
+                "bare_key_ms",
+                "grade_ratio",
+                key_goal,
+            ),
+        ):
+            rows.append(
+                Row(
+                    label,
+                    f"{measure}, median",
+                    _ms(m[ours]),
+                    _ms(m[floor]),
+                    f"{m[ratio]:.2f}x",
+                    f"<= {goal}x",
+                    _verdict(m[ratio], goal),
+                )
+            )
+    return rows
+
+
+def _rows_queue(r: dict[str, Any]) -> list[Row]:
+    goal = r["goal_ms"]
+    where = f"{r['cards']:,} cards, {r['log_entries']:,} reviews"
+    return [
+        Row(
+            "queue",
+            f"build_queue, {where}, median",
+            _ms(r["build_ms_median"]),
+            "",
+            "",
+            f"<= {goal:.0f} ms",
+            _verdict(r["build_ms_median"], goal),
+        ),
+        Row(
+            "queue",
+            "build_queue, best",
+            _ms(r["build_ms_best"]),
+            "",
+            "",
+            f"<= {goal:.0f} ms",
+            _verdict(r["build_ms_best"], goal),
+        ),
+        Row(
+            "queue",
+            "Session start + next(), median",
+            _ms(r["session_start_ms_median"]),
+            result="(no goal)",
+        ),
+        Row("queue", "one grade (fsynced transaction)", _ms(r["grade_ms"]), result="(no goal)"),
+    ]
+
+
+def _rows_memory(r: dict[str, Any]) -> list[Row]:
+    return [
+        Row(
+            "memory",
+            f"peak RSS, drill on {r['cards']:,} cards vs bare app",
+            f"{r['drill_mib']:.0f} MiB",
+            f"{r['bare_mib']:.0f} MiB",
+            f"{r['ratio']:.2f}x",
+            "(none)",
+            "(no goal)",
+        )
+    ]
+
+
+ROWS: dict[str, Callable[..., list[Row]]] = {
+    "validate": _rows_validate,
+    "export": _rows_export,
+    "drill": _rows_drill,
+    "queue": _rows_queue,
+    "memory": _rows_memory,
+}
+
+# Figures the table does not show, printed beneath it: (benchmark, key, label, format).
+DETAILS: dict[str, list[tuple[str, str, str]]] = {
+    "drill": [
+        ("cold_parse_ms", "deck parse, cold", "{:,.0f} ms"),
+        ("warm_load_ms", "deck load from the cache", "{:,.0f} ms"),
+        ("warm_load_nogc_ms", "deck load from the cache without GC passes", "{:,.0f} ms"),
+    ],
+    "queue": [
+        ("items", "items", "{:,}"),
+        ("log_entries", "log entries", "{:,}"),
+        ("days", "days simulated", "{:,}"),
+        ("fill_s", "database written in", "{:.1f} s"),
+        ("due", "due today", "{:,}"),
+        ("new", "new today", "{:,}"),
+        ("repeats", "repeats today", "{:,}"),
+    ],
+}
+
+
+def _table(rows: list[Row]) -> str:
+    head = Row("benchmark", "measure", "zerodrill", "floor", "ratio", "goal", "result")
+    cols = list(asdict(head))
+    width = {c: max(len(getattr(r, c)) for r in [head, *rows]) for c in cols}
+    right = {"ours", "floor", "ratio"}
+
+    def line(r: Row) -> str:
+        cells = []
+        for c in cols:
+            v = getattr(r, c)
+            cells.append(v.rjust(width[c]) if c in right else v.ljust(width[c]))
+        return "  ".join(cells).rstrip()
+
+    rule = "  ".join("-" * width[c] for c in cols)
+    return "\n".join([line(head), rule, *map(line, rows)])
+
+
+def _report(outcomes: list[Outcome], tmux_skipped: str) -> tuple[str, list[Row]]:
+    rows: list[Row] = []
+    details: list[str] = []
+    for o in outcomes:
+        if not o.ok:
+            rows.append(Row(o.name, "", result=f"CRASHED: {o.error}"))
+            details.append(f"  {o.name:<9} {o.seconds:6.1f} s  crashed: {o.error}")
+            continue
+        try:
+            if o.name == "drill":
+                rows.extend(_rows_drill(o.result, tmux_skipped))
+            else:
+                rows.extend(ROWS[o.name](o.result))
+        except (KeyError, TypeError, ZeroDivisionError) as e:
+            rows.append(Row(o.name, "", result=f"CRASHED: unexpected result ({e!r})"))
+            o.ok, o.error = False, f"unexpected result: {e!r}"
+            continue
+        figures = [
+            f"{label} {fmt.format(o.result[key])}"
+            for key, label, fmt in DETAILS.get(o.name, [])
+            if key in o.result
+        ]
+        args = ", ".join(
+            f"{k}={v:,}" if type(v) is int else f"{k}={v}" for k, v in o.kwargs.items()
+        )
+        details.append(
+            f"  {o.name:<9} {o.seconds:6.1f} s  run({args})"
+            + (f"; {'; '.join(figures)}" if figures else "")
+        )
+    text = _table(rows) + "\n\nPer benchmark (wall time, arguments, other figures):\n"
+    text += "\n".join(details) if details else "  (none ran)"
+    return text, rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (drill, queue)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help=f"run only this benchmark (repeatable, or comma-separated): {', '.join(NAMES)}",
+    )
+    parser.add_argument("--json", metavar="FILE", type=Path, help="save every figure as JSON")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-kwargs", help=argparse.SUPPRESS)
+    parser.add_argument("--child-out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        return _child(args.child, args.child_kwargs, args.child_out)
+
+    names = list(NAMES)
+    if args.only:
+        wanted = [n.strip() for spec in args.only for n in spec.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in NAMES]
+        if unknown:
+            parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(NAMES)}")
+        names = [n for n in NAMES if n in wanted]
+
+    mode = "quick" if args.quick else "full"
+    has_tmux = shutil.which("tmux") is not None
+    tmux_skipped = "" if has_tmux else "skipped: tmux not installed"
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"zerodrill benchmarks ({mode}): Python {platform.python_version()}, "
+        f"{os.cpu_count()} cores, load average {load}, "
+        f"tmux {'yes' if has_tmux else 'not installed'}; {datetime.now():%Y-%m-%d %H:%M}",
+        flush=True,
+    )
+
+    outcomes: list[Outcome] = []
+    before = set(_tmux_sessions())
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="zerodrill-bench-") as scratch:
+        for name in names:
+            kwargs = dict(KWARGS[name][mode])
+            if name == "drill" and not has_tmux:
+                kwargs["use_tmux"] = False
+            print(f"  running {name} ...", end=" ", flush=True)
+            o = _run_one(name, kwargs, Path(scratch))
+            print(f"{o.seconds:.1f} s" + ("" if o.ok else f" CRASHED: {o.error}"), flush=True)
+            outcomes.append(o)
+    total = time.perf_counter() - start
+    stray = sorted(s for s in set(_tmux_sessions()) - before if s.startswith(TMUX_PREFIX))
+
+    text, rows = _report(outcomes, tmux_skipped)
+    print()
+    print(text)
+    cleanup = [f"{o.name}: {what}" for o in outcomes for what in o.left_behind]
+    cleanup += [f"tmux session {s} appeared during the run" for s in stray]
+    print(
+        "\nCleanup: "
+        + (
+            "; ".join(cleanup)
+            if cleanup
+            else "nothing left behind (temporary files, tmux sessions, processes)"
+        )
+    )
+    crashed = [o.name for o in outcomes if not o.ok]
+    missed = sorted({r.benchmark for r in rows if r.result == "MISS"})
+    print(
+        f"Total wall time: {total:.1f} s"
+        + (" (over the 5-minute budget)" if total > 300 else "")
+        + f". Goals missed: {'; '.join(missed) or 'none'}."
+        + (f" Crashed: {', '.join(crashed)}." if crashed else "")
+    )
+
+    if args.json:
+        data = {
+            "date": datetime.now().isoformat(timespec="seconds"),
+            "mode": mode,
+            "python": platform.python_version(),
+            "cores": os.cpu_count(),
+            "load_average": os.getloadavg(),
+            "tmux": has_tmux,
+            "total_s": total,
+            "benchmarks": {
+                o.name: {
+                    "ok": o.ok,
+                    "seconds": o.seconds,
+                    "kwargs": o.kwargs,
+                    "result": o.result,
+                    "error": o.error,
+                    "left_behind": o.left_behind,
+                }
+                for o in outcomes
+            },
+            "table": [asdict(r) for r in rows],
+            "cleanup": cleanup,
+        }
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        print(f"Figures saved to {args.json}")
+    return 1 if crashed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)
