@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import hashlib
 import io
 import json
 import os
@@ -14,6 +16,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zerodrill.cli import main
 from zerodrill.deck.load import load_paths
@@ -278,3 +282,45 @@ def test_manifest_round_trips(tmp_path: Path) -> None:
     path.write_text('{"format": 99}')
     with pytest.raises(apkg.ExportError, match="not a zerodrill export manifest"):
         apkg.Manifest.load(path)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(max_size=30), st.text(max_size=30))
+def test_note_guid_is_genankis_guid_for_any_ids(deck_id: str, card_id: str) -> None:
+    import genanki
+
+    assert apkg.note_guid(deck_id, card_id) == genanki.guid_for(deck_id, card_id)
+
+
+def test_notes_carry_tags_for_and_the_fields_digest() -> None:
+    """build() joins tags and computes digests inline; they must be tags_for's and the
+    manifest's documented digest of (model ID, GUID, tags, fields)."""
+    ds = decks("kinds", "media", "hostile")
+    package = apkg.build(ds, clock=lambda: T0)
+    conn = collection_of(package.data)
+    rows = {
+        guid: (mid, tags, flds)
+        for guid, mid, tags, flds in conn.execute("SELECT guid, mid, tags, flds FROM notes")
+    }
+    cards = [card for deck in ds for card in deck.cards]
+    assert len(rows) == len(cards)
+    for card in cards:
+        guid = apkg.note_guid(card.deck, card.id)
+        mid, tags, flds = rows[guid]
+        assert tags == f" {' '.join(apkg.tags_for(card))} "
+        text = f"{mid}\x1e{guid}\x1e{tags.strip(' ')}\x1e{flds}"
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        assert package.manifest.notes[card.key].digest == digest
+
+
+def test_build_leaves_the_garbage_collector_as_it_found_it() -> None:
+    ds = decks("kinds")
+    assert gc.isenabled()
+    apkg.build(ds, clock=lambda: T0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        apkg.build(ds, clock=lambda: T0)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

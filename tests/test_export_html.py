@@ -8,7 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.export.html import _fast_render, _markdown, escape, render
+from zerodrill.deck import cloze
+from zerodrill.export.html import (
+    _PLACEHOLDER,
+    _defuse,
+    _fast_render,
+    _markdown,
+    _protect_cloze,
+    _restore,
+    escape,
+    render,
+)
 
 
 def test_raw_html_is_escaped() -> None:
@@ -186,3 +196,43 @@ def test_fast_path_matches_markdown_it(text: str) -> None:
 )
 def test_fast_path_takes_common_card_text(text: str) -> None:
     assert _fast_render(text) == _markdown().render(text, {"media": {}})
+
+
+_CLOZE_PIECES = ["{{c1::", "{{c2::", "{{c0::", "{{c01::", "{{", "{", "}}", "}", "::", "a", " ", "`"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_CLOZE_PIECES), max_size=16).map("".join))
+def test_cloze_placeholders_mark_exactly_the_deletions_cloze_parse_finds(text: str) -> None:
+    expected: list[str] = []
+    last = 0
+    for d in cloze.parse(text)[0]:
+        expected += [text[last : d.start], f"<{d.ordinal}>{d.answer}"]
+        expected += [f"|{d.hint}" if d.hint is not None else "", "</>"]
+        last = d.end
+    expected.append(text[last:])
+    got = _protect_cloze(text)
+    for placeholder, shown in (
+        ("\ue000", "<"),
+        ("\ue001", ">"),
+        ("\ue002", "|"),
+        ("\ue003", "</>"),
+    ):
+        got = got.replace(placeholder, shown)
+    assert got == "".join(expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Set `{{c1::zero_optimization}}.{{c2::stage::key}}` (variant 7).",
+        "**Stage 3** partitions {{c2::parameters}} *too*.",
+        "Two lines:\nthe {{c1::a}} and {{c2::b::hint}}.\n\n"
+        "```python\nx = {'s': {{c3::3::n}} }\n```",
+    ],
+)
+def test_fast_cloze_restore_matches_the_regex_restore(text: str) -> None:
+    protected = _protect_cloze(text)
+    fast = _fast_render(protected)
+    assert fast is not None
+    assert render(text, cloze_field=True) == _PLACEHOLDER.sub(_restore, _defuse(fast)).rstrip("\n")
