@@ -212,6 +212,9 @@ def _fence_html(info: str, content: str) -> str:
 
 _FENCE_OPEN = re.compile(r"(`{3,})([^`]*)")
 _BAD_TEXT = re.compile(r"[&<\[\\_|\r\x00\t]")
+# Whitespace other than spaces and newlines (tabs, no-break spaces, form feeds): markdown-it's
+# rules for blank lines and trimming treat these differently, so leave such text to it.
+_ODD_SPACE = re.compile(r"[^\S \n]")
 _BAD_LINE_START = re.compile(r"[#>=+|~_`-]|\*(?:\s|$)|\d{1,9}[.)]|[* ]+$")
 _WORD = r"[^\W_]"
 _FOLLOW = r"(?=[\s.,;:!?)\"'`]|$)"
@@ -223,8 +226,8 @@ _EM = re.compile(rf"\*(?<!\S\*)(?={_WORD})([^*\n]*?{_WORD})\*{_FOLLOW}")
 
 
 def _fast_render(text: str) -> str | None:
-    if "\r" in text or "\x00" in text:
-        return None  # markdown-it normalises these first
+    if "\r" in text or "\x00" in text or _ODD_SPACE.search(text):
+        return None  # markdown-it normalises or trims these its own way
     if "\n" not in text:
         # One line, the most common field: a paragraph, or nothing to do here.
         body = text.strip(" ")
