@@ -65,6 +65,8 @@ def _cold() -> None:
 
 def run(cards: int = 10_000, rounds: int = 7) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
+        # genanki's write_to_file leaves a temporary collection file behind; keep it in here.
+        saved_tempdir, tempfile.tempdir = tempfile.tempdir, tmp
         folder = Path(tmp)
         result = load_paths([write_deck(folder, cards)])
         assert result.ok and result.cards == cards, result.problems[:3]
@@ -83,9 +85,12 @@ def run(cards: int = 10_000, rounds: int = 7) -> dict[str, float]:
 
         floor: list[float] = []
         export: list[float] = []
-        for i in range(rounds):
-            floor.append(_time(genanki_alone, i))
-            export.append(_time(ours, i, before=_cold))
+        try:
+            for i in range(rounds):
+                floor.append(_time(genanki_alone, i))
+                export.append(_time(ours, i, before=_cold))
+        finally:
+            tempfile.tempdir = saved_tempdir
     genanki_s, export_s = statistics.median(floor), statistics.median(export)
     return {
         "cards": cards,

@@ -227,7 +227,7 @@ def _rows_export(r: dict[str, Any]) -> list[Row]:
     return [
         Row(
             "export",
-            f"{r['cards']:,} cards vs genanki alone, best",
+            f"{r['cards']:,} cards vs genanki alone, median",
             _ms(1000 * r["export_s"]),
             _ms(1000 * r["genanki_s"]),
             f"{r['ratio']:.2f}x",
