@@ -1,0 +1,387 @@
+"""Terminal faults: the real ``zerodrill drill`` in a real pseudo-terminal, ill-treated.
+
+Each test starts ``python -m zerodrill drill`` on the slave side of a pty that is its
+controlling terminal (as a terminal emulator or sshd sets it up), types keys into the master,
+changes the window size with TIOCSWINSZ + SIGWINCH, and hangs the terminal up or kills the
+process. The review database is read from this side with :meth:`Store.open` while the drill
+runs; every grade the drill acknowledges must be there afterwards, with the state table equal
+to a replay of the log. No tmux and no terminal emulator: only the standard library.
+
+Timeouts are generous (30 s) and only say "it never happened"; nothing asserts on speed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import re
+import select
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from tui_support import TUI_DECKS
+
+from zerodrill.srs.store import Review, ReviewKind, Store
+
+REPO = Path(__file__).resolve().parent.parent
+TIMEOUT = 30.0
+
+# Run in the child before zerodrill: make the pty (fd 0) the controlling terminal of the new
+# session, so that closing the master hangs it up and the kernel sends SIGHUP, as a real
+# terminal does. Then exec the real command. argv[1] is "ignore-sighup" or "-" (nohup's way).
+BOOT = (
+    "import fcntl, os, signal, sys, termios\n"
+    "if sys.argv[1] == 'ignore-sighup': signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+    "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'zerodrill', *sys.argv[2:]])\n"
+)
+
+# CSI (including private and kitty forms), OSC (hyperlinks, titles), then any other escape.
+ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -~]")
+TRACEBACK = re.compile(r"Traceback|internal error|Error:|Exception")
+SAVED = re.compile(r"(\d+) grades? saved to ")
+
+ENTER, UP, DOWN = b"\r", b"\x1b[A", b"\x1b[B"
+
+
+def plain_deck(path: Path, n: int) -> Path:
+    """A deck of ``n`` plain cards, whose text is easy to find in the terminal's output."""
+    lines = ["deck: faults", "title: Terminal faults", "description: Plain cards.", "cards:"]
+    for i in range(1, n + 1):
+        lines += [
+            f"  - id: q{i:02d}",
+            "    kind: basic",
+            f"    front: Plain question {i:02d}",
+            f"    back: Plain answer {i:02d}",
+        ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class PtyDrill:
+    """``zerodrill drill`` running in a pseudo-terminal that this test holds the master of."""
+
+    def __init__(
+        self, tmp: Path, deck: Path, size: tuple[int, int], *, ignore_sighup: bool = False
+    ) -> None:
+        self.db = tmp / "reviews.db"
+        self.output = bytearray()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._last_output = time.monotonic()
+        self.master, slave = os.openpty()
+        self.closed = False
+        try:
+            self._set_size(*size)
+            self.termios_before = termios.tcgetattr(self.master)
+            env = {
+                k: v
+                for k, v in os.environ.items()
+                if k not in ("COLUMNS", "LINES") and not k.startswith("TEXTUAL")
+            }
+            env.update(
+                TERM="xterm-256color",
+                ZERODRILL_CACHE_DIR=str(tmp / "cache"),
+                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+            )
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    BOOT,
+                    "ignore-sighup" if ignore_sighup else "-",
+                    "drill",
+                    str(deck),
+                    "--db",
+                    str(self.db),
+                    "--new",
+                    "100",
+                ],
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=env,
+                cwd=tmp,
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(self.master)
+            raise
+        finally:
+            os.close(slave)
+        self._reader = threading.Thread(target=self._read, name="pty-reader", daemon=True)
+        self._reader.start()
+
+    # -- the terminal's side ------------------------------------------------------------------
+
+    def _read(self) -> None:
+        # Always drained, so the drill never blocks writing to a full pty buffer.
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:  # EIO: every slave fd is closed, the drill has gone
+                return
+            if not data:
+                return
+            with self._lock:
+                self.output += data
+                self._last_output = time.monotonic()
+
+    def text(self, start: int = 0) -> str:
+        """What the drill wrote from byte ``start`` on, escape sequences removed."""
+        with self._lock:
+            raw = bytes(self.output[start:])
+        return ANSI.sub(b"", raw).decode("utf-8", "replace")
+
+    @property
+    def mark(self) -> int:
+        with self._lock:
+            return len(self.output)
+
+    def press(self, *keys: bytes) -> None:
+        for key in keys:
+            os.write(self.master, key)
+
+    def _set_size(self, cols: int, rows: int) -> None:
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def resize(self, cols: int, rows: int) -> None:
+        """The window is dragged to ``cols`` x ``rows``: new size, then SIGWINCH."""
+        self._set_size(cols, rows)
+        self.proc.send_signal(signal.SIGWINCH)
+
+    def close_terminal(self) -> None:
+        """Close the master, as a terminal window closing does: the kernel hangs the pty up."""
+        self._stop.set()
+        self._reader.join()
+        os.close(self.master)
+        self.closed = True
+
+    # -- waiting --------------------------------------------------------------------------------
+
+    def wait_for(self, what: str, start: int = 0) -> None:
+        until(lambda: what in self.text(start), f"{what!r} on the screen", self)
+
+    def wait_quiet(self, quiet: float = 0.5) -> None:
+        """Until the drill has written nothing for ``quiet`` s: every key sent is handled."""
+
+        def is_quiet() -> bool:
+            with self._lock:
+                return time.monotonic() - self._last_output >= quiet
+
+        until(is_quiet, "the drill to go quiet", self)
+
+    def wait_grades(self, n: int) -> list[Review]:
+        grades: list[Review] = []
+
+        def enough() -> bool:
+            nonlocal grades
+            grades = graded(self.db)
+            return len(grades) >= n
+
+        until(enough, f"{n} grades in the store", self)
+        return grades
+
+    def grade(self, quality: int = 4) -> None:
+        """Reveal the current card, grade it, and wait until the store has the grade."""
+        before = len(graded(self.db))
+        self.press(ENTER, str(quality).encode())
+        self.wait_grades(before + 1)
+
+    def wait_exit(self, timeout: float = TIMEOUT) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the drill did not exit within {timeout:.0f} s:\n{self.text()[-1500:]}")
+
+    def finish(self) -> None:
+        """Whatever happened, leave no process, thread or fd behind."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if not self.closed:
+            # The drill is gone: the reader sees EIO; stop it in any case.
+            self._stop.set()
+            self._reader.join()
+            os.close(self.master)
+            self.closed = True
+
+
+def until(condition: Callable[[], bool], what: str, drill: PtyDrill) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        if drill.proc.poll() is not None:
+            pytest.fail(
+                f"the drill exited ({drill.proc.returncode}) before {what}:\n{drill.text()[-1500:]}"
+            )
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {what} after {TIMEOUT:.0f} s:\n{drill.text()[-1500:]}")
+        time.sleep(0.05)
+
+
+def graded(db: Path) -> list[Review]:
+    """The grades in the store, read the way a second terminal would."""
+    if not db.exists():
+        return []
+    with Store.open(db, create=False) as store:
+        return [r for r in store.log() if r.kind is not ReviewKind.UNDO]
+
+
+def assert_store_sound(db: Path) -> list[Review]:
+    """The database is intact and its state table is what its log says; returns the log."""
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+    with Store.open(db, create=False) as store:
+        assert store.derived_states() == store.states()
+        return list(store.log())
+
+
+def assert_terminal_restored(drill: PtyDrill) -> None:
+    """Handed back as found: off the alternate screen, cursor shown, the same tty modes."""
+    with drill._lock:
+        raw = bytes(drill.output)
+    assert raw.rfind(b"\x1b[?1049l") > raw.rfind(b"\x1b[?1049h") >= 0
+    assert raw.rfind(b"\x1b[?25h") > raw.rfind(b"\x1b[?25l") >= 0
+    assert termios.tcgetattr(drill.master) == drill.termios_before
+
+
+def assert_no_traceback(text: str) -> None:
+    match = TRACEBACK.search(text)
+    assert match is None, f"error output from the drill:\n{text[max(0, match.start() - 500) :]}"
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Iterator[Callable[..., PtyDrill]]:
+    drills: list[PtyDrill] = []
+
+    def start(
+        deck: Path, size: tuple[int, int] = (100, 30), *, ignore_sighup: bool = False
+    ) -> PtyDrill:
+        drill = PtyDrill(tmp_path, deck, size, ignore_sighup=ignore_sighup)
+        drills.append(drill)
+        return drill
+
+    yield start
+    for drill in drills:
+        drill.finish()
+
+
+ZERO_DECK = TUI_DECKS / "zero.yaml"
+ZERO_FIRST = "The ZeRO stage is set by"
+
+
+@pytest.mark.parametrize("how", ["terminal-closed", "sighup"])
+def test_a_hung_up_terminal_ends_the_drill_and_keeps_every_grade(
+    run: Callable[..., PtyDrill], how: str
+) -> None:
+    drill = run(ZERO_DECK)
+    drill.wait_for(ZERO_FIRST)
+    for _ in range(3):
+        drill.grade(4)
+    given = [(r.key, r.grade) for r in graded(drill.db)]
+    assert len(given) == 3 and len({key for key, _ in given}) == 3
+
+    if how == "terminal-closed":
+        drill.close_terminal()  # the window closes: the kernel sends SIGHUP
+    else:
+        drill.proc.send_signal(signal.SIGHUP)  # e.g. the ssh connection dropped
+    drill.wait_exit()
+
+    log = assert_store_sound(drill.db)
+    assert [(r.key, r.grade) for r in log] == given
+
+
+def test_a_closed_terminal_ends_the_drill_even_with_sighup_ignored(
+    run: Callable[..., PtyDrill],
+) -> None:
+    """SIGHUP ignored (inherited from a parent that ignores it, e.g. after ``trap '' HUP``):
+    the drill can learn of the hang-up only from its input, which then reads end-of-file."""
+    drill = run(ZERO_DECK, ignore_sighup=True)
+    drill.wait_for(ZERO_FIRST)
+    drill.grade(5)
+    drill.close_terminal()
+    drill.wait_exit(timeout=10)
+    log = assert_store_sound(drill.db)
+    assert [r.grade for r in log] == [5]
+
+
+def test_a_resize_storm_loses_nothing(tmp_path: Path, run: Callable[..., PtyDrill]) -> None:
+    drill = run(plain_deck(tmp_path / "plain.yaml", 40), (100, 30))
+    drill.wait_for("Plain question 01")
+    storm = drill.mark
+    rnd = random.Random(20260511)
+    keys = [ENTER, ENTER, b"4", b"5", UP, DOWN]
+    for i in range(50):
+        if i % 3 == 0:  # below 80x24: the "make the terminal bigger" screen
+            size = (rnd.randint(40, 79), rnd.randint(10, 23))
+        else:
+            size = (rnd.randint(40, 200), rnd.randint(10, 60))
+        drill.resize(*size)
+        drill.press(rnd.choice(keys))
+        time.sleep(0.01)
+    drill.resize(100, 30)
+    drill.wait_quiet()  # every key of the storm is handled (or was dropped on the small screen)
+
+    assert "Make the terminal" in drill.text(storm)  # the small screen came and went
+    drill.grade(4)
+    after_storm = graded(drill.db)
+    drill.press(b"q")
+    assert drill.wait_exit() == 0
+
+    text = drill.text()
+    assert_no_traceback(text)
+    saved = SAVED.search(text)
+    assert saved, f"no '... grades saved' line:\n{text[-800:]}"
+    log = assert_store_sound(drill.db)
+    # Every grade the drill acknowledged is stored, once, and no card was graded twice.
+    assert len(log) == int(saved.group(1)) == len(after_storm)
+    assert all(r.kind is ReviewKind.GRADE and r.grade in (4, 5) for r in log)
+    assert len({r.key for r in log}) == len(log)
+    assert_terminal_restored(drill)
+
+
+def test_a_tiny_terminal_says_so_and_quits_cleanly(run: Callable[..., PtyDrill]) -> None:
+    drill = run(ZERO_DECK, (30, 8))
+    drill.wait_for("Make the terminal")
+    drill.press(b"q")
+    assert drill.wait_exit() == 0
+
+    text = drill.text()
+    assert_no_traceback(text)
+    assert ZERO_FIRST not in text  # the drill is there, under the message
+    assert not SAVED.search(text)
+    assert assert_store_sound(drill.db) == []
+    assert_terminal_restored(drill)
+    # The whole message is readable, not cut off at the terminal's edge.
+    for part in ("Make the terminal bigger", "zerodrill needs 80×24", "30×8", "q quits"):
+        assert part in text, f"{part!r} is not on a 30x8 screen:\n{text}"
+
+
+def test_sigkill_mid_session_keeps_the_grades_given(run: Callable[..., PtyDrill]) -> None:
+    drill = run(ZERO_DECK)
+    drill.wait_for(ZERO_FIRST)
+    drill.grade(4)
+    drill.grade(5)
+    given = [(r.key, r.grade) for r in graded(drill.db)]
+    drill.proc.kill()
+    assert drill.wait_exit() == -signal.SIGKILL
+
+    log = assert_store_sound(drill.db)
+    assert [(r.key, r.grade) for r in log] == given
+    assert [grade for _, grade in given] == [4, 5]
