@@ -6,6 +6,9 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -73,6 +76,21 @@ class ZeroDrillApp(App[Summary]):
         # only screens that were pushed, and the drill switches to the summary and back.
         self.push_screen(self._session_screen())
         self._check_size(self.size.width, self.size.height)
+        tty = None if self.is_headless else controlling_tty()
+        if tty is not None:
+            self.set_interval(1.0, lambda: self._check_terminal(tty))
+
+    def _check_terminal(self, tty: int) -> None:
+        # A closed terminal normally ends the drill by SIGHUP. Where SIGHUP is ignored (a
+        # parent's `trap '' HUP`), Textual's input thread spins on end-of-file forever;
+        # noticing the hang-up here ends the drill instead. Every grade is already saved.
+        if terminal_hung_up(tty):
+            self.exit(self.session.summary())
+            # Textual's shutdown can stall on the dead terminal; with every grade committed
+            # there is nothing left to lose, so end as a hang-up would have (128 + SIGHUP).
+            stall = threading.Timer(2.0, os._exit, (129,))
+            stall.daemon = True
+            stall.start()
 
     def _check_size(self, width: int, height: int) -> None:
         top = self.screen_stack[-1] if self.screen_stack else None
@@ -135,6 +153,29 @@ class ZeroDrillApp(App[Summary]):
             self.session.undo()
             self.switch_screen(DrillScreen(self.session))
             self.notify("Last grade undone.", timeout=2)
+
+
+def controlling_tty() -> int | None:
+    """The file descriptor of the terminal the drill reads keys from, if it is one."""
+    stdin = sys.__stdin__
+    try:
+        fd = stdin.fileno() if stdin is not None else -1
+    except (OSError, ValueError):
+        return None
+    return fd if fd >= 0 and os.isatty(fd) else None
+
+
+def terminal_hung_up(fd: int) -> bool:
+    """True once the terminal behind ``fd`` is gone (its ioctls then fail with EIO)."""
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return False
+    try:
+        termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        return True
+    return False
 
 
 def create_app(
