@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.deck.load import load_paths
+from zerodrill.deck.cache import load_paths_cached
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir, default_db_path
@@ -59,7 +59,7 @@ def export(
     """
     from zerodrill.export import apkg
 
-    result = load_paths(list(paths) or [bundled_decks_dir()])
+    result = load_paths_cached(list(paths) or [bundled_decks_dir()])
     if result.problems:
         more = len(result.problems) - 1
         suffix = f" (and {_plural(more, 'more problem')}; run zerodrill validate)" if more else ""

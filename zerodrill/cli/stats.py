@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from zerodrill.deck.load import load_paths
+from zerodrill.deck.cache import load_paths_cached
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir, default_db_path
 from zerodrill.srs.days import local_now, study_day
@@ -34,7 +34,7 @@ def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
     if db is not None or db_path.exists():
         store = Store.open(db_path, create=False)
     try:
-        result = load_paths(list(paths) or [bundled_decks_dir()])
+        result = load_paths_cached(list(paths) or [bundled_decks_dir()])
         if result.problems:
             first, count = result.problems[0], len(result.problems)
             more = f" (and {count - 1} more; run zerodrill validate)" if count > 1 else ""
