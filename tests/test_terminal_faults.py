@@ -370,8 +370,11 @@ def test_a_tiny_terminal_says_so_and_quits_cleanly(run: Callable[..., PtyDrill])
     assert_terminal_restored(drill)
     # The whole message is readable, wrapped rather than cut off at the terminal's edge.
     words = " ".join(text.split())
-    for part in ("Make the terminal bigger", "zerodrill needs 80×24; this one is 30×8.",
-                 "Your progress is saved. q quits."):
+    for part in (
+        "Make the terminal bigger",
+        "zerodrill needs 80×24; this one is 30×8.",
+        "Your progress is saved. q quits.",
+    ):
         assert part in words, f"{part!r} is not on a 30x8 screen:\n{text}"
 
 

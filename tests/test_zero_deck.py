@@ -175,9 +175,9 @@ def zero_keys_in_code_spans(text: str) -> list[str]:
 
     A span counts when it is ``zero_optimization.<path>``, ``offload_optimizer.<key>`` /
     ``offload_param.<key>``, or a bare identifier that is a ZeRO key or looks like one: it has a
-    ZeRO-ish prefix, or it is a near miss of a known key (a likely misspelling). ``"key": value`` and
-    ``key: value`` fragments are checked by their key. Fenced blocks are skipped here (JSON
-    fences are checked structurally).
+    ZeRO-ish prefix, or it is a near miss of a known key (a likely misspelling).
+    ``"key": value`` and ``key: value`` fragments are checked by their key. Fenced blocks are
+    skipped here (JSON fences are checked structurally).
     """
     found: list[str] = []
     for span in CODE_SPAN.findall(ANY_FENCE.sub("", strip_cloze(text))):
@@ -404,7 +404,7 @@ def test_checker_catches_misspelt_keys() -> None:
     bad = {"zero_optimization": {"stage": 3, "offload_param": {"devise": "cpu"}}}
     assert unknown_zero_keys(zero_keys_in_json(bad)) == ["offload_param.devise"]
     # Correct spellings pass; non-key spans are ignored.
-    good = "`stage3_prefetch_bucket_size`, `offload_param.pin_memory`, `zero_to_fp32.py`, `\"auto\"`"
+    good = '`stage3_prefetch_bucket_size`, `offload_param.pin_memory`, `zero_to_fp32.py`, `"auto"`'
     assert unknown_zero_keys(zero_keys_in_code_spans(good)) == []
     # Stage-3-only features outside stage 3 are caught.
     assert zero_config_problems(

@@ -43,12 +43,19 @@ def run(cards: int = 10_000) -> dict[str, float]:
             assert result.ok and result.cards == cards, result.problems[:3]
 
         floor_s, ours_s = _best(floor), _best(ours)
-    return {"cards": cards, "libyaml_s": floor_s, "validate_s": ours_s,
-            "ratio": ours_s / floor_s, "goal": GOAL}
+    return {
+        "cards": cards,
+        "libyaml_s": floor_s,
+        "validate_s": ours_s,
+        "ratio": ours_s / floor_s,
+        "goal": GOAL,
+    }
 
 
 if __name__ == "__main__":
     r = run()
-    print(f"validate {r['cards']:,} cards: {r['validate_s'] * 1000:.0f} ms; "
-          f"yaml.load(CSafeLoader): {r['libyaml_s'] * 1000:.0f} ms; "
-          f"ratio {r['ratio']:.2f}x (goal <= {GOAL}x)")
+    print(
+        f"validate {r['cards']:,} cards: {r['validate_s'] * 1000:.0f} ms; "
+        f"yaml.load(CSafeLoader): {r['libyaml_s'] * 1000:.0f} ms; "
+        f"ratio {r['ratio']:.2f}x (goal <= {GOAL}x)"
+    )
