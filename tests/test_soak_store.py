@@ -89,17 +89,20 @@ def test_random_grades_undos_and_kills_lose_nothing(tmp_path: Path) -> None:
         lines = [proc.stdout.readline() for _ in range(rng.randrange(OPS // 4, OPS))]
         proc.send_signal(signal.SIGKILL)
         early[proc] = lines
+    outputs: list[tuple[subprocess.Popen[str], str, str]] = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)  # every pipe is drained and closed
+        outputs.append((proc, "".join(early.get(proc, [])) + out, err))
     grades: dict[int, str] = {}
     undos: dict[int, int] = {}
-    for proc in procs:
-        out, err = proc.communicate(timeout=300)
-        out = "".join(early.get(proc, [])) + out
+    for proc, out, err in outputs:
         if proc in victims:
             assert proc.returncode == -signal.SIGKILL, err
         else:
             assert proc.returncode == 0, err
-        for line in out.splitlines():
-            parts = line.split()
+        for line in out.splitlines(keepends=True):
+            # A line cut short by SIGKILL was never acknowledged.
+            parts = line.split() if line.endswith("\n") else []
             if not parts:
                 continue
             if parts[0] == "G":
