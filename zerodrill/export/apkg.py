@@ -606,49 +606,18 @@ def _card_row(
 ) -> tuple[object, ...]:
     # id nid did ord mod usn type queue due ivl factor reps lapses left odue odid flags data
     if state is None:
-        queue = _SUSPENDED if retired else _NEW
-        return (
-            card_id,
-            note_id,
-            deck_id,
-            ord_,
-            mod,
-            -1,
-            _NEW,
-            queue,
-            position,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            "",
+        kind, due, schedule = _NEW, position, (0, 0, 0, 0)
+    else:
+        assert state.due is not None
+        kind, due = _REVIEW, (state.due - CREATED).days
+        schedule = (
+            max(1, int(state.interval)),
+            ease_permille(state.easiness),
+            int(state.repetitions),
+            int(state.lapses),
         )
-    assert state.due is not None
-    queue = _SUSPENDED if retired else _REVIEW
-    return (
-        card_id,
-        note_id,
-        deck_id,
-        ord_,
-        mod,
-        -1,
-        _REVIEW,
-        queue,
-        (state.due - CREATED).days,
-        max(1, int(state.interval)),
-        ease_permille(state.easiness),
-        int(state.repetitions),
-        int(state.lapses),
-        0,
-        0,
-        0,
-        0,
-        "",
-    )
+    queue = _SUSPENDED if retired else kind
+    return (card_id, note_id, deck_id, ord_, mod, -1, kind, queue, due, *schedule, 0, 0, 0, 0, "")
 
 
 def ease_permille(easiness: Fraction | float) -> int:
