@@ -338,6 +338,19 @@ class _Builder:
             out.append((value, child))
         return out
 
+    def slug(
+        self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
+    ) -> str | None:
+        """The id in field ``name``, if present, text and a slug (else reported)."""
+        if name not in fields:
+            return None
+        node = fields[name][1]
+        value = self.text(node, name)
+        if value is not None and not _SLUG.match(value):
+            self.report(node, f"{what} must be lowercase letters, digits and hyphens")
+            return None
+        return value
+
     def missing(self, node: yaml.Node, what: str, names: Iterable[str]) -> None:
         for name in names:
             self.report(node, f"{what} is missing required field '{name}'")
@@ -354,13 +367,7 @@ class _Builder:
                 ]
             return None
         self.missing(root, "the deck", [f for f in REQUIRED_DECK_FIELDS if f not in fields])
-        deck_id = None
-        if "deck" in fields:
-            node = fields["deck"][1]
-            deck_id = self.text(node, "deck")
-            if deck_id is not None and not _SLUG.match(deck_id):
-                self.report(node, "deck id must be lowercase letters, digits and hyphens")
-                deck_id = None
+        deck_id = self.slug(fields, "deck", "deck id")
         title = self.text(fields["title"][1], "title") if "title" in fields else None
         description = (
             self.text(fields["description"][1], "description") if "description" in fields else None
@@ -420,13 +427,7 @@ class _Builder:
             return None
         required = ("id", "kind") + (KIND_FIELDS[kind] if kind else ())
         self.missing(node, f"{what}", [f for f in required if f not in fields])
-        card_id = None
-        if "id" in fields:
-            id_node = fields["id"][1]
-            card_id = self.text(id_node, "id")
-            if card_id is not None and not _SLUG.match(card_id):
-                self.report(id_node, "card id must be lowercase letters, digits and hyphens")
-                card_id = None
+        card_id = self.slug(fields, "id", "card id")
         if kind is None and "kind" in fields and id(fields["kind"][1]) not in self._seen:
             self.text(fields["kind"][1], "kind")  # reports its wrong type or tag
         texts: dict[str, str] = {}
