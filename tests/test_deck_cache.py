@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from zerodrill.deck.cache import load_paths_cached
 from zerodrill.deck.load import load_paths
 
@@ -85,3 +87,30 @@ def test_missing_image_invalidates_the_entry(tmp_path: Path) -> None:
     (folder / "img" / "a.png").unlink()
     result = load_paths_cached([deck_file], cache)
     assert [p.message for p in result.problems] == ["image 'img/a.png' does not exist"]
+
+
+def test_damaged_card_body_falls_back_to_parsing(tmp_path: Path) -> None:
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.json")
+    data = bytearray(entry.read_bytes())
+    body = data.index(b"\n") + 1
+    data[body + 2] ^= 0x20  # one flipped bit inside the first card's Markdown
+    entry.write_bytes(bytes(data))
+    result = load_paths_cached([deck_file], cache)
+    parsed = load_paths([deck_file])
+    assert result.decks == parsed.decks
+    assert [c.fields for c in result.decks[0].cards] == [c.fields for c in parsed.decks[0].cards]
+
+
+def test_size_limit_holds_on_the_cached_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    assert load_paths_cached([deck_file], cache).ok
+    monkeypatch.setattr("zerodrill.deck.load.MAX_FILE_BYTES", 100)
+    result = load_paths_cached([deck_file], cache)
+    assert not result.decks
+    assert [p.message for p in result.problems] == ["file is larger than the 100 bytes limit"]

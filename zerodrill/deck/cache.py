@@ -19,11 +19,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from zerodrill.deck.load import LoadResult, combine, discover, parse_bytes
+from zerodrill.deck.load import LoadResult, combine, discover, parse_bytes, read_deck_bytes
 from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model or the loader's checks change, so old entries are not reused.
-FORMAT = 2
+FORMAT = 3
 
 
 def cache_dir() -> Path:
@@ -41,10 +41,9 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
     files, problems = discover(paths)
     loaded: list[tuple[Path, Deck | None, list[Problem]]] = []
     for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            loaded.append((path, None, [Problem(Pos(str(path), 1, 1), f"cannot read file: {exc}")]))
+        data = read_deck_bytes(path)
+        if isinstance(data, Problem):
+            loaded.append((path, None, [data]))
             continue
         key = hashlib.blake2b(
             b"%d\0%s\0" % (FORMAT, str(path).encode("utf-8", "surrogateescape")) + data,
@@ -121,12 +120,20 @@ def _encode(deck: Deck) -> bytes:
         )
         bodies.append(body)
         offset += len(body)
+    blob = b"".join(bodies)
     head = {
         "format": FORMAT,
         "deck": [deck.id, deck.title, deck.description, deck.pos.line, deck.pos.col],
         "cards": index,
+        "bodies": _digest(blob),
     }
-    return json.dumps(head, separators=(",", ":")).encode("utf-8") + b"\n" + b"".join(bodies)
+    return json.dumps(head, separators=(",", ":")).encode("utf-8") + b"\n" + blob
+
+
+def _digest(blob: bytes | memoryview) -> str:
+    # Bodies are decoded only when read, long after this entry was accepted: a damaged byte
+    # must be caught now, while falling back to the YAML is still possible.
+    return hashlib.blake2b(blob, digest_size=20).hexdigest()
 
 
 def _decode(data: bytes, path: Path) -> Deck:
@@ -135,6 +142,8 @@ def _decode(data: bytes, path: Path) -> Deck:
     if head["format"] != FORMAT:
         raise ValueError("old cache format")
     blob = memoryview(data)[newline + 1 :]
+    if head["bodies"] != _digest(blob):
+        raise ValueError("damaged cache entry")
     where = str(path)
     deck_id, title, description, line, col = head["deck"]
     new = object.__new__

@@ -127,10 +127,6 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
     return deletions, issues
 
 
-def ordinals(text: str) -> tuple[int, ...]:
-    return tuple(sorted({d.ordinal for d in parse(text)[0] if d.ordinal > 0}))
-
-
 def render(
     text: str,
     ordinal: int,

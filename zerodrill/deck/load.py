@@ -66,16 +66,6 @@ _URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _KIND_NAMES = ", ".join(k.value for k in Kind)
 
 
-class DeckError(Exception):
-    """A deck could not be loaded; ``problems`` says why, each at its position."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = tuple(problems)
-        first = self.problems[0] if self.problems else "no problems"
-        more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
-        super().__init__(f"{first}{more}")
-
-
 @dataclass(frozen=True)
 class LoadResult:
     decks: tuple[Deck, ...]
@@ -147,30 +137,28 @@ def combine(
     return LoadResult(tuple(decks), tuple(problems), tuple(files))
 
 
-def load_deck(path: Path) -> Deck:
-    """Load one deck file, raising :class:`DeckError` if it has any problem."""
-    deck, problems = load_file(path)
-    if deck is None or problems:
-        raise DeckError(problems)
-    return deck
-
-
 def load_file(path: Path) -> tuple[Deck | None, list[Problem]]:
     """One deck file → (the deck, or None if it has problems; the problems)."""
-    where = str(path)
+    data = read_deck_bytes(path)
+    if isinstance(data, Problem):
+        return None, [data]
+    return parse_bytes(data, path)
+
+
+def read_deck_bytes(path: Path) -> bytes | Problem:
+    """A deck file's bytes, or the problem that keeps them from being read (size included)."""
+    where = Pos(str(path), 1, 1)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        if path.stat().st_size > MAX_FILE_BYTES:
             limit = (
                 f"{MAX_FILE_BYTES / 2**20:g} MiB"
                 if MAX_FILE_BYTES >= 2**20
-                else (f"{MAX_FILE_BYTES} bytes")
+                else f"{MAX_FILE_BYTES} bytes"
             )
-            return None, [Problem(Pos(where, 1, 1), f"file is larger than the {limit} limit")]
-        data = path.read_bytes()
+            return Problem(where, f"file is larger than the {limit} limit")
+        return path.read_bytes()
     except OSError as exc:
-        return None, [Problem(Pos(where, 1, 1), f"cannot read file: {exc.strerror or exc}")]
-    return parse_bytes(data, path)
+        return Problem(where, f"cannot read file: {exc.strerror or exc}")
 
 
 def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
