@@ -139,8 +139,16 @@ def test_tags_name_deck_kind_own_tags_and_retired(tmp_path: Path, col: Collectio
         "zerodrill::export-kinds::stages",
     }
     assert col.find_notes(apkg.RETIRED_SEARCH) == [note_by_card_id(col, deck, "old-card").id]
-    # A retired card arrives suspended when scheduling is imported; it is tagged either way.
     assert len(col.find_notes("tag:zerodrill::kind::cloze")) == 2
+
+
+def test_retired_cards_arrive_suspended_with_scheduling(tmp_path: Path, col: Collection) -> None:
+    deck = load(DATA / "kinds" / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck]), scheduling=True)
+    retired = note_by_card_id(col, deck, "old-card").cards()
+    assert retired and all(card.queue == -1 for card in retired)  # -1: suspended
+    live = note_by_card_id(col, deck, "stage-2").cards()
+    assert all(card.queue != -1 for card in live)
 
 
 def test_second_import_adds_nothing(tmp_path: Path, col: Collection) -> None:

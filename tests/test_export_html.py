@@ -103,8 +103,10 @@ def test_tables_and_fences_render() -> None:
 
 
 def test_private_use_characters_cannot_forge_markers() -> None:
-    out = render("\ue0001\ue001x\ue003", cloze_field=True)
-    assert "{{" not in out
+    # With a real deletion present the placeholders are restored, so forged ones would be too.
+    out = render("{{c1::a}} \ue0002\ue001forged\ue003", cloze_field=True)
+    assert out.count("{{") == 1 and "{{c1::a}}" in out
+    assert "{{c2::" not in out
 
 
 # --- the fast path must agree with markdown-it wherever it answers ------------------------
