@@ -331,3 +331,47 @@ async def test_a_store_error_ends_the_app_with_its_message(store: Store) -> None
         await pilot.pause()
     assert app.return_code == 1
     assert isinstance(app.error, StoreError)
+
+
+@run_async
+async def test_picking_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "4", "enter", "5")
+        first_two = [key for key, _, _ in grades(store)]
+        await pilot.press("d", "down", "enter")  # one deck only
+        assert app.session.deck_id == "comm-tui"
+        await pilot.press("d", "down", "enter")  # the same deck again: nothing changes
+        await pilot.press("enter", "3")
+        summary = app.session.summary()
+        assert (summary.reviews, summary.grades) == (3, {4: 1, 5: 1, 3: 1})
+        # Undo reaches back over the deck switch, to grades given in the other decks.
+        await pilot.press("u", "u")
+        assert app.session.summary().reviews == 1
+        undone = [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO]
+        assert len(undone) == 2
+        assert [r.key for r in store.log() if r.id in undone][0] == first_two[1]
+
+
+@run_async
+async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
+    store: Store, tmp_path: Path
+) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "4", "enter", "2")
+        graded = [r.key for r in store.log()]
+        # Another terminal grades the second card again.
+        with Store.open(tmp_path / "reviews.db") as other:
+            other.record(graded[1], 5, now=app.clock(), day=app.session.day, repeat=True)
+        await pilot.press("u")
+        await pilot.pause()
+        assert app.return_code is None and app.error is None
+        assert any("graded again" in str(n.message) for n in app._notifications)
+        # The superseded grade is skipped: the next undo takes back the one before it.
+        await pilot.press("u")
+        await pilot.pause()
+        assert [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO] == [
+            next(r.id for r in store.log() if r.key == graded[0])
+        ]
+        assert isinstance(app.screen, DrillScreen)

@@ -5,3 +5,7 @@ from __future__ import annotations
 
 class UserError(Exception):
     """An expected failure with a message written for the user (no traceback)."""
+
+
+class RecoverableError(UserError):
+    """A user error that leaves the work usable: the drill shows it and carries on."""

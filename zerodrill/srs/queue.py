@@ -159,7 +159,10 @@ class Session:
         day: date,
         new_limit: int = DEFAULT_NEW_LIMIT,
         clock: Callable[[], datetime] = local_now,
+        history: list[int] | None = None,
     ) -> None:
+        """``history``: review ids of grades given earlier in the same sitting (over other
+        decks, say), oldest first, so that undo reaches back to them; shared, not copied."""
         self._items = tuple({item.key: item for item in items}.values())
         self._by_key = {item.key: item for item in self._items}
         self._store = store
@@ -169,8 +172,8 @@ class Session:
         #: Grades given in this session, repeats included, undos taken off.
         self.done = 0
         self._front: Item | None = None
-        # This session's grades, oldest first: undo takes back only these.
-        self._given: list[int] = []
+        # This sitting's grades, oldest first: undo takes back only these.
+        self._given: list[int] = [] if history is None else history
         self._reload()
 
     @classmethod

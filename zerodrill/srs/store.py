@@ -27,7 +27,7 @@ from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
 
-from zerodrill.errors import UserError
+from zerodrill.errors import RecoverableError, UserError
 from zerodrill.srs import sm2
 from zerodrill.srs.days import local_now
 from zerodrill.srs.sm2 import Grade, Sm2State
@@ -101,6 +101,10 @@ class StoreError(UserError):
     def __init__(self, message: str, path: Path | None = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class UndoConflict(StoreError, RecoverableError):
+    """The grade to undo was superseded (graded again elsewhere): it can never be undone."""
 
 
 class ReviewKind(StrEnum):
@@ -554,7 +558,13 @@ class Store:
                 if row is None:
                     stack.pop()
                     continue
-                review = self._undo(_review_from(row), at)
+                try:
+                    review = self._undo(_review_from(row), at)
+                except UndoConflict:
+                    # Superseded by another terminal, it can never be undone: the next undo
+                    # goes on to the grade before it.
+                    stack.pop()
+                    raise
                 stack.pop()
                 return review
         return None
@@ -577,7 +587,7 @@ class Store:
             (target.key, target.id),
         ).fetchone()
         if later is not None:
-            raise StoreError(
+            raise UndoConflict(
                 f"cannot undo the grade of {target.key}: it was graded again since "
                 f"(in another session) in {self._path}",
                 self._path,

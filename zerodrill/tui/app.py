@@ -142,7 +142,7 @@ class ZeroDrillApp(App[Summary]):
 
     @user_errors_exit
     def _picked(self, pick: DeckPick | None) -> None:
-        if pick is None:
+        if pick is None or pick.deck_id == self.session.deck_id:
             return
         self.session = self.session.narrowed(pick.deck_id)
         self.switch_screen(self._session_screen())

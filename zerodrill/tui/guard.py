@@ -2,7 +2,9 @@
 
 Textual would print a traceback for an exception in a handler. A :class:`UserError` is not a
 bug: the app exits with status 1 and the CLI prints its one line, as for every other command.
-Anything else is left to Textual, so a real bug still shows its traceback.
+A :class:`RecoverableError` (an undo another terminal has superseded) is shown as a notice
+and the drill goes on. Anything else is left to Textual, so a real bug still shows its
+traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from textual.dom import DOMNode
 
-from zerodrill.errors import UserError
+from zerodrill.errors import RecoverableError, UserError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -32,6 +34,9 @@ def user_errors_exit(
             if inspect.isawaitable(result):
                 result = await result
             return result  # type: ignore[return-value]
+        except RecoverableError as exc:
+            self.app.notify(str(exc), severity="warning", timeout=6)
+            return None
         except UserError as exc:
             fail = getattr(self.app, "fail", None)
             if fail is None:

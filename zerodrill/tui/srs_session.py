@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from zerodrill.deck.model import Deck, Item
@@ -21,6 +22,17 @@ from zerodrill.tui.session import DeckCount, Summary
 MAX_ANSWER_MS = 60_000
 
 
+@dataclass
+class Sitting:
+    """One run of the drill, which outlives switching decks: its start and its grades."""
+
+    started: datetime
+    #: (key, grade) of each grade still in effect, oldest first.
+    grades: list[tuple[str, int]] = field(default_factory=list)
+    #: Their review ids, for undo (shared with the queue's session).
+    review_ids: list[int] = field(default_factory=list)
+
+
 class SrsDrillSession:
     def __init__(
         self,
@@ -31,6 +43,7 @@ class SrsDrillSession:
         new_limit: int = 20,
         deck_id: str | None = None,
         rollover_hour: int = DEFAULT_ROLLOVER_HOUR,
+        sitting: Sitting | None = None,
     ) -> None:
         self.all_decks = tuple(decks)
         self.store = store
@@ -40,15 +53,18 @@ class SrsDrillSession:
         self.rollover_hour = rollover_hour
         self.decks = tuple(d for d in decks if deck_id is None or d.id == deck_id)
         self.title = self.decks[0].title if len(self.decks) == 1 else "All decks"
-        self._started = clock()
-        self.day = study_day(self._started, rollover_hour)
+        self._sitting = sitting if sitting is not None else Sitting(clock())
+        self.day = study_day(self._sitting.started, rollover_hour)
         self._session = Session.for_decks(
-            self.decks, store, day=self.day, new_limit=new_limit, clock=clock
+            self.decks,
+            store,
+            day=self.day,
+            new_limit=new_limit,
+            clock=clock,
+            history=self._sitting.review_ids,
         )
         self._current = self._session.next()
-        self._shown_at = self._started
-        #: (key, grade) of each grade of this sitting still in effect, for undo.
-        self._given: list[tuple[str, int]] = []
+        self._shown_at = clock()
 
     # -- the card on show -------------------------------------------------------------------
 
@@ -66,11 +82,11 @@ class SrsDrillSession:
 
     @property
     def can_undo(self) -> bool:
-        return bool(self._given)
+        return bool(self._sitting.review_ids)
 
     @property
     def done(self) -> int:
-        return len(self._given)
+        return len(self._sitting.grades)
 
     def remaining(self) -> Counts:
         return self._session.remaining()
@@ -86,26 +102,32 @@ class SrsDrillSession:
         self._session.grade(
             item, quality, answer_ms=min(MAX_ANSWER_MS, max(0, int(spent))), typed=typed
         )
-        self._given.append((item.key, quality))
+        self._sitting.grades.append((item.key, quality))
         self._advance()
 
     def undo(self) -> Item | None:
-        if not self._given:
-            return None
-        item = self._session.undo()
-        self._given.pop()
-        self._advance()
+        """Take back the sitting's last grade; the card, if in these decks, comes back."""
+        ids = self._sitting.review_ids
+        before = len(ids)
+        try:
+            item = self._session.undo()
+        finally:
+            # Each id leaving the stack is a grade no longer in effect (undone now, or
+            # superseded elsewhere): keep the sitting's tally in step with it.
+            del self._sitting.grades[len(self._sitting.grades) - (before - len(ids)) :]
+            self._advance()
         return item
 
     # -- the sitting as a whole -------------------------------------------------------------
 
     def summary(self) -> Summary:
         stats = self.stats()
+        grades = self._sitting.grades
         return Summary(
-            reviews=len(self._given),
-            cards=len({key for key, _ in self._given}),
-            grades=dict(Counter(g for _, g in self._given)),
-            seconds=(self.clock() - self._started).total_seconds(),
+            reviews=len(grades),
+            cards=len({key for key, _ in grades}),
+            grades=dict(Counter(g for _, g in grades)),
+            seconds=(self.clock() - self._sitting.started).total_seconds(),
             due_tomorrow=stats.due_today + stats.due_tomorrow,
         )
 
@@ -149,4 +171,5 @@ class SrsDrillSession:
             new_limit=self.new_limit,
             deck_id=deck_id,
             rollover_hour=self.rollover_hour,
+            sitting=self._sitting,
         )
