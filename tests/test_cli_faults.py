@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from zerodrill.paths import default_db_path
 
 DATA = Path(__file__).resolve().parent / "data" / "decks"
 
@@ -59,3 +64,27 @@ def test_garbage_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
         assert len(lines) == 1 and str(db) in lines[0], (command, lines)
         assert db.read_bytes() == garbage
     assert not (tmp_path / "out.apkg").exists()
+
+
+def test_databases_that_are_not_files_are_one_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for db, says in ((fifo, "not a regular file"), (loop, "")):
+        for command in (["stats", str(DATA)], ["drill", str(DATA)]):
+            proc = _run([*command, "--db", str(db)], {}, tmp_path)  # a pipe once hung here
+            assert proc.returncode == 1, (command, proc.stderr)
+            lines = proc.stderr.strip().splitlines()
+            assert len(lines) == 1 and says in lines[0] and str(db) in lines[0], lines
+
+
+def test_an_empty_zerodrill_db_means_the_default_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As when the variable is unset, the data folder is ours to create.
+    monkeypatch.setenv("ZERODRILL_DB", "")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    db = default_db_path(create_folder=True)
+    assert db == tmp_path / "data" / "zerodrill" / "reviews.db"
+    assert db.parent.is_dir()

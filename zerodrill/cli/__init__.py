@@ -7,7 +7,6 @@ Subcommands live in their own modules and are imported only when run, so ``valid
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import Any
 
@@ -59,20 +58,20 @@ class LazyGroup(click.Group):
     envvar="ZERODRILL_DEBUG",
     help="Show the full traceback of an unexpected error (also ZERODRILL_DEBUG=1).",
 )
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """Drill ML-systems interview knowledge with spaced repetition, in the terminal or in Anki."""
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
+    # Read by main() when an unexpected error reaches it; click has parsed the flag and the
+    # environment variable by its own rules (1/true/yes, 0/false/no).
+    _state["debug"] = debug
 
 
-def _debug_requested(argv: list[str]) -> bool:
-    return "--debug" in argv or os.environ.get("ZERODRILL_DEBUG", "") not in ("", "0")
+_state: dict[str, bool] = {"debug": False}
 
 
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: user errors and unexpected errors end as one line and exit status 1."""
     args = sys.argv[1:] if argv is None else argv
+    _state["debug"] = False
     try:
         return cli.main(args=args, prog_name="zerodrill", standalone_mode=False)
     except click.exceptions.Abort:
@@ -87,7 +86,7 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:
-        if _debug_requested(args):
+        if _state["debug"]:
             raise
         click.echo(
             f"zerodrill: internal error: {type(exc).__name__}: {exc} "

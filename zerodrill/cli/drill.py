@@ -4,7 +4,6 @@ database have been checked, so every expected failure is one line and no screen 
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,15 +82,7 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
 
     if db is None:
-        db = default_db_path()
-        if "ZERODRILL_DB" not in os.environ:
-            # Our own data folder is ours to create; a folder the user named is not.
-            try:
-                db.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UserError(
-                    f"cannot create the data folder {db.parent}: {exc.strerror or exc}"
-                ) from exc
+        db = default_db_path(create_folder=True)
     with Store.open(db) as store:
         from zerodrill.tui.app import create_app
 

@@ -222,6 +222,9 @@ def _precheck(path: Path, create: bool) -> None:
         if not os.access(folder, os.W_OK | os.X_OK):
             raise StoreError(f"cannot create {path}: the folder {folder} is read-only", path)
         return
+    if not path.is_file():
+        # A pipe would block the read below forever; a device is no database either.
+        raise StoreError(f"{path} is not a regular file, so not a review database", path)
     try:
         with path.open("rb") as f:
             header = f.read(len(_SQLITE_MAGIC))
@@ -262,7 +265,8 @@ class Store:
         """
         path = Path(path).expanduser()
         _precheck(path, create)
-        uri = f"{path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}"
+        # absolute(), not resolve(): a symlink loop must reach SQLite and fail as one line.
+        uri = f"{path.absolute().as_uri()}?mode={'rwc' if create else 'rw'}"
         with _translated(path, "open"):
             conn = sqlite3.connect(
                 uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
