@@ -297,6 +297,7 @@ def test_preview_matches_what_grading_does(store: Store) -> None:
     state = Sm2State.from_hundredths(2, 6, 270, DAY, 0)
     outcomes = preview(state, DAY)
     assert [o.interval for o in outcomes] == [1, 1, 1, 17, 17, 17]
+    assert [o.due for o in outcomes] == [DAY + timedelta(days=d) for d in (1, 1, 1, 17, 17, 17)]
     for o in outcomes:
         assert (o.interval, o.due) == (
             sm2.review(state, o.grade, DAY).interval,
@@ -313,4 +314,19 @@ def test_preview_of_a_repeat_moves_nothing(store: Store) -> None:
     outcomes = s.preview(item)
     assert {(o.interval, o.due, o.moves_schedule) for o in outcomes} == {
         (1, DAY + timedelta(days=1), False)
+    }
+
+
+def test_preview_of_a_repeat_of_a_scheduled_card_keeps_todays_schedule(store: Store) -> None:
+    # A card with a real interval: had the repeat been previewed as a review, grades 3-5
+    # would show ceil(17 x 2.56) = 44 days, not the 17 today's grade already set.
+    store.record("d/a", 5, now=NOW, day=DAY - timedelta(days=7))
+    store.record("d/a", 5, now=NOW, day=DAY - timedelta(days=6))  # I = 6, due today
+    s = Session.for_decks([deck("d", card("d", "a"))], store, day=DAY, clock=lambda: NOW)
+    item = s.next()
+    assert item is not None
+    s.grade(item, 3)  # the scheduled review: I = 17; below 4, so it comes back today
+    assert s.is_repeat(item)
+    assert {(o.interval, o.due, o.moves_schedule) for o in s.preview(item)} == {
+        (17, DAY + timedelta(days=17), False)
     }
