@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from tui_support import tui_decks
 
 from zerodrill.tui.check import check, normalize
@@ -53,3 +55,20 @@ def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:
     s = sides(by_key["zero-tui/stage3-default"])
     assert s.question.startswith("> Just use stage 3") and "What is wrong" in s.question
     assert "Why it is a red flag" in s.answer and "Say instead" in s.answer
+
+
+def test_a_small_day_beside_a_tall_peak_still_shows_in_the_chart() -> None:
+    from zerodrill.srs.stats import bar_eighths
+
+    assert bar_eighths(1, 150, 6) == 1  # rounded, it would vanish
+    assert bar_eighths(150, 150, 6) == 48 and bar_eighths(0, 150, 6) == 0
+
+
+def test_dates_are_written_without_a_leading_zero_portably() -> None:
+    from datetime import datetime
+
+    from zerodrill.tui import fmt
+
+    now = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    later = datetime(2026, 12, 5, 4, 0, tzinfo=UTC)
+    assert fmt.when(later, now) == "Sat 5 Dec at 04:00 (in 3 days)"

@@ -95,7 +95,16 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
     )
 
 
-_BLOCKS = " ▁▂▃▄▅▆▇█"
+#: Eighth blocks, empty to full: a bar's height in eighths of a row indexes this.
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def bar_eighths(count: int, peak: int, rows: int) -> int:
+    """How many eighths of a row ``count`` fills in a chart ``rows`` high topped by ``peak``.
+
+    Rounded up, so a day with any card due shows at least a sliver beside a tall peak.
+    """
+    return -(-count * rows * 8 // peak) if peak else 0
 
 
 def forecast_chart(forecast: Sequence[int], *, height: int = 4) -> list[str]:
@@ -106,9 +115,8 @@ def forecast_chart(forecast: Sequence[int], *, height: int = 4) -> list[str]:
     for row in range(height, 0, -1):
         line = ""
         for count in forecast:
-            # Eighths of a row filled by this day's bar; a non-zero day shows at least one.
-            eighths = -(-count * height * 8 // peak) if peak else 0
-            line += _BLOCKS[max(0, min(8, eighths - (row - 1) * 8))]
+            eighths = bar_eighths(count, peak, height)
+            line += BLOCKS[max(0, min(8, eighths - (row - 1) * 8))]
         label = str(peak) if row == height else ""
         rows.append(f"{label:>{label_width}} │{line.rstrip()}")
     axis = "└" + "─" * len(forecast)

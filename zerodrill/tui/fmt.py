@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 
 def interval(days: int) -> str:
@@ -32,7 +32,7 @@ def when(moment: datetime, now: datetime) -> str:
     elif days == 1:
         day = "tomorrow"
     else:
-        day = moment.strftime("%a %-d %b")
+        day = f"{moment:%a} {day_month(moment)}"
     hours = (moment - now).total_seconds() / 3600
     if hours < 1:
         rel = f"in {max(1, int(hours * 60))} min"
@@ -41,6 +41,11 @@ def when(moment: datetime, now: datetime) -> str:
     else:
         rel = f"in {round(hours / 24)} days"
     return f"{day} at {at} ({rel})"
+
+
+def day_month(day: date) -> str:
+    """ "9 Dec": the day without a leading zero (strftime's %-d does not exist on Windows)."""
+    return f"{day.day} {day:%b}"
 
 
 def plural(n: int, word: str) -> str:

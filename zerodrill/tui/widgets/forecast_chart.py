@@ -8,7 +8,8 @@ from datetime import date, timedelta
 from rich.text import Text
 from textual.widget import Widget
 
-_EIGHTHS = " ▁▂▃▄▅▆▇█"
+from zerodrill.srs.stats import BLOCKS, bar_eighths
+from zerodrill.tui.fmt import day_month
 
 
 class ForecastChart(Widget):
@@ -38,8 +39,8 @@ class ForecastChart(Widget):
         for row in range(rows, 0, -1):
             line = Text(f"{top:>{label_w}} " if row == rows else " " * (label_w + 1), style="dim")
             for n in counts:
-                eighths = round(n / top * rows * 8) - (row - 1) * 8
-                cell = _EIGHTHS[max(0, min(8, eighths))]
+                eighths = bar_eighths(n, top, rows) - (row - 1) * 8
+                cell = BLOCKS[max(0, min(8, eighths))]
                 line.append((cell * width).ljust(width) if width == 1 else cell + " ")
             lines.append(line)
         axis = Text(" " * (label_w + 1), style="dim")
@@ -54,7 +55,7 @@ class ForecastChart(Widget):
         if self.today is not None:
             for offset in (7, 14, 21, 28):
                 if offset < days:
-                    marks[offset] = (self.today + timedelta(days=offset)).strftime("%-d %b")
+                    marks[offset] = day_month(self.today + timedelta(days=offset))
         cells = [" "] * (days * width + 12)
         for offset, mark in marks.items():
             at = offset * width
