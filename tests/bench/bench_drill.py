@@ -99,7 +99,8 @@ async def _pilot_bare(presses: int) -> tuple[float, float]:
 
 
 async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float, float]:
-    from zerodrill.cli.drill import bulk_allocation, load_decks
+    from zerodrill.cli.common import load_decks
+    from zerodrill.cli.drill import bulk_allocation
     from zerodrill.srs.store import Store
     from zerodrill.tui.app import create_app
     from zerodrill.tui.widgets.card_view import CardView

@@ -38,7 +38,7 @@ DRILL = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    from zerodrill.cli.drill import load_decks
+    from zerodrill.cli.common import load_decks
     from zerodrill.srs.store import Store
     from zerodrill.tui.app import create_app
     from zerodrill.tui.widgets.card_view import CardView

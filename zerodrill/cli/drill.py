@@ -4,22 +4,15 @@ database have been checked, so every expected failure is one line and no screen 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from zerodrill.deck.load import LoadResult
+from zerodrill.cli.common import load_decks, plural, usable_decks
 from zerodrill.errors import UserError
-from zerodrill.paths import bundled_decks_dir, default_db_path
-
-
-def load_decks(paths: Sequence[Path]) -> LoadResult:
-    """The decks to drill, from the parsed-deck cache when a file is unchanged."""
-    from zerodrill.deck.cache import load_paths_cached
-
-    return load_paths_cached(list(paths) or [bundled_decks_dir()])
+from zerodrill.paths import default_db_path
 
 
 @contextmanager
@@ -66,19 +59,9 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
     from zerodrill.srs.store import Store
 
     with bulk_allocation():
-        result = load_decks(paths)
-    if result.problems:
-        for problem in result.problems:
-            click.echo(str(problem), err=True)
-        n = len(result.problems)
-        raise UserError(
-            f"{n} problem{'s' if n != 1 else ''} in the decks; fix them "
-            "(zerodrill validate checks) and run drill again"
-        )
-    if not result.decks:
-        raise UserError("no decks to drill")
-    if deck_id is not None and deck_id not in {d.id for d in result.decks}:
-        known = ", ".join(sorted(d.id for d in result.decks))
+        decks = usable_decks(load_decks(paths), list_problems=True)
+    if deck_id is not None and deck_id not in {d.id for d in decks}:
+        known = ", ".join(sorted(d.id for d in decks))
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
 
     if db is None:
@@ -87,7 +70,7 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
         from zerodrill.tui.app import create_app
 
         with bulk_allocation():
-            app = create_app(result.decks, store, new_limit=new_limit, deck_id=deck_id)
+            app = create_app(decks, store, new_limit=new_limit, deck_id=deck_id)
         summary = app.run()
         if app.error is not None:
             raise app.error
@@ -96,6 +79,6 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
             raise SystemExit(app.return_code)
     if summary is not None and summary.reviews:
         click.echo(
-            f"{summary.reviews} grade{'s' if summary.reviews != 1 else ''} saved to {db}; "
+            f"{plural(summary.reviews, 'grade')} saved to {db}; "
             f"{summary.due_tomorrow} due tomorrow."
         )

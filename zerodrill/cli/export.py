@@ -11,20 +11,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.deck.cache import load_paths_cached
+from zerodrill.cli.common import load_decks, plural, usable_decks
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
-from zerodrill.paths import bundled_decks_dir, default_db_path
+from zerodrill.paths import default_db_path
 
 if TYPE_CHECKING:
     from zerodrill.export.apkg import SchedulingState
 
 #: Where packages go without ``-o``: ``exports/`` in the current folder.
 DEFAULT_OUT = Path("exports")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 @click.command()
@@ -59,16 +55,10 @@ def export(
     """
     from zerodrill.export import apkg
 
-    result = load_paths_cached(list(paths) or [bundled_decks_dir()])
-    if result.problems:
-        more = len(result.problems) - 1
-        suffix = f" (and {_plural(more, 'more problem')}; run zerodrill validate)" if more else ""
-        raise UserError(f"{result.problems[0]}{suffix}")
-    if not result.decks:
-        raise UserError("no decks to export")
+    decks = usable_decks(load_decks(paths))
 
-    progress = _progress(result.decks, db) if with_progress else None
-    targets = _targets(result.decks, output if output is not None else DEFAULT_OUT)
+    progress = _progress(decks, db) if with_progress else None
+    targets = _targets(decks, output if output is not None else DEFAULT_OUT)
     retired = 0
     for path, decks in targets:
         try:
@@ -79,17 +69,17 @@ def export(
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
         retired += stats.retired_notes
         line = (
-            f"wrote {path}: {_plural(stats.decks, 'deck')}, {_plural(stats.notes, 'note')}, "
-            f"{_plural(stats.cards, 'card')}"
+            f"wrote {path}: {plural(stats.decks, 'deck')}, {plural(stats.notes, 'note')}, "
+            f"{plural(stats.cards, 'card')}"
         )
         if stats.media:
-            line += f", {_plural(stats.media, 'media file')}"
+            line += f", {plural(stats.media, 'media file')}"
         if with_progress:
             line += f" ({stats.reviewed_cards} with review progress)"
         click.echo(line)
     if retired:
         click.echo(
-            f"{_plural(retired, 'retired card')} tagged {apkg.RETIRED_TAG}: find them in Anki's "
+            f"{plural(retired, 'retired card')} tagged {apkg.RETIRED_TAG}: find them in Anki's "
             f"browser with the search  {apkg.RETIRED_SEARCH}"
         )
 

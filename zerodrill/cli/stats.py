@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from zerodrill.deck.cache import load_paths_cached
-from zerodrill.errors import UserError
-from zerodrill.paths import bundled_decks_dir, default_db_path
+from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.stats import compute_stats, render_text
 from zerodrill.srs.store import Store
@@ -34,12 +33,7 @@ def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
     if db is not None or db_path.exists():
         store = Store.open(db_path, create=False)
     try:
-        result = load_paths_cached(list(paths) or [bundled_decks_dir()])
-        if result.problems:
-            first, count = result.problems[0], len(result.problems)
-            more = f" (and {count - 1} more; run zerodrill validate)" if count > 1 else ""
-            raise UserError(f"{first}{more}")
-        figures = compute_stats(result.decks, store, today)
+        figures = compute_stats(usable_decks(load_decks(paths)), store, today)
     finally:
         if store is not None:
             store.close()

@@ -6,12 +6,9 @@ from pathlib import Path
 
 import click
 
+from zerodrill.cli.common import plural
 from zerodrill.deck.load import load_paths
 from zerodrill.paths import bundled_decks_dir
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 @click.command()
@@ -25,13 +22,13 @@ def validate(paths: tuple[Path, ...]) -> None:
     result = load_paths(list(paths) or [bundled_decks_dir()])
     for problem in result.problems:
         click.echo(str(problem))
-    decks = _plural(len(result.decks), "deck")
-    cards = _plural(result.cards, "card")
+    decks = plural(len(result.decks), "deck")
+    cards = plural(result.cards, "card")
     if result.problems:
         bad_files = len({p.pos.path for p in result.problems})
         click.echo(
-            f"{_plural(len(result.problems), 'problem')} in {_plural(bad_files, 'file')} "
-            f"({_plural(len(result.files), 'file')} checked; {decks}, {cards} ok)",
+            f"{plural(len(result.problems), 'problem')} in {plural(bad_files, 'file')} "
+            f"({plural(len(result.files), 'file')} checked; {decks}, {cards} ok)",
             err=True,
         )
         raise SystemExit(1)

@@ -1,0 +1,48 @@
+"""What several commands share: loading the decks they work on, and plain-English counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from zerodrill.deck.load import LoadResult
+from zerodrill.deck.model import Deck
+from zerodrill.errors import UserError
+from zerodrill.paths import bundled_decks_dir
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def load_decks(paths: Sequence[Path]) -> LoadResult:
+    """The decks under ``paths`` (default: the bundled ones), through the parsed-deck cache."""
+    # Imported here so that validate, which only needs plural(), never loads the cache.
+    from zerodrill.deck.cache import load_paths_cached
+
+    return load_paths_cached(list(paths) or [bundled_decks_dir()])
+
+
+def usable_decks(result: LoadResult, *, list_problems: bool = False) -> tuple[Deck, ...]:
+    """``result``'s decks, or a UserError if any deck has a problem (or there is none).
+
+    ``list_problems`` prints every problem first (the drill, whose screen would hide them);
+    otherwise the error names the first and counts the rest.
+    """
+    problems = result.problems
+    if problems and list_problems:
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        raise UserError(
+            f"{plural(len(problems), 'problem')} in the decks; fix them "
+            "(zerodrill validate checks) and run again"
+        )
+    if problems:
+        more = len(problems) - 1
+        suffix = f" (and {more} more; run zerodrill validate)" if more else ""
+        raise UserError(f"{problems[0]}{suffix}")
+    if not result.decks:
+        raise UserError("no decks found")
+    return result.decks
