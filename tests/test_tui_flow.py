@@ -375,3 +375,19 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
             next(r.id for r in store.log() if r.key == graded[0])
         ]
         assert isinstance(app.screen, DrillScreen)
+
+
+@run_async
+async def test_a_screen_change_under_the_too_small_notice_keeps_the_notice(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=(60, 15)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        app.session.grade(4)  # as if graded just before the terminal shrank
+        await app.session_finished()  # the queue's end arrives while the notice is up
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        assert not any(isinstance(s, DrillScreen) for s in app.screen_stack)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert isinstance(app.screen, (SummaryScreen, NothingDueScreen))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
+from zerodrill.srs.days import local_now
 from zerodrill.srs.store import Store
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.screens.drill import DrillScreen
@@ -31,10 +32,6 @@ from zerodrill.tui.session import DrillSession, Summary
 from zerodrill.tui.srs_session import SrsDrillSession
 
 Clock = Callable[[], datetime]
-
-
-def local_now() -> datetime:
-    return datetime.now().astimezone()
 
 
 class ZeroDrillApp(App[Summary]):
@@ -104,15 +101,26 @@ class ZeroDrillApp(App[Summary]):
 
     # -- moving between screens -----------------------------------------------------------
 
+    def _show(self, screen: Screen[None]) -> None:
+        """Put ``screen`` in the session's place, under the too-small notice if it is up.
+
+        A plain switch_screen would replace whatever is on top: after a resize, that can be
+        the notice, leaving the new screen on show in a terminal too small for it.
+        """
+        if isinstance(self.screen_stack[-1], TooSmallScreen):
+            self.pop_screen()
+        self.switch_screen(screen)
+        self._check_size(self.size.width, self.size.height)
+
     @user_errors_exit
     def session_finished(self) -> None:
         """The queue is empty: show what was done (or, if nothing was, when to come back)."""
         if self.session.done:
             from zerodrill.tui.screens.summary import SummaryScreen
 
-            self.switch_screen(SummaryScreen(self.session.summary()))
+            self._show(SummaryScreen(self.session.summary()))
         else:
-            self.switch_screen(self._session_screen())
+            self._show(self._session_screen())
 
     @user_errors_exit
     def action_finish(self) -> None:
@@ -145,13 +153,13 @@ class ZeroDrillApp(App[Summary]):
         if pick is None or pick.deck_id == self.session.deck_id:
             return
         self.session = self.session.narrowed(pick.deck_id)
-        self.switch_screen(self._session_screen())
+        self._show(self._session_screen())
 
     @user_errors_exit
     def action_undo_last(self) -> None:
         if self.session.can_undo:
             self.session.undo()
-            self.switch_screen(DrillScreen(self.session))
+            self._show(DrillScreen(self.session))
             self.notify("Last grade undone.", timeout=2)
 
 
