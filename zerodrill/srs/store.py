@@ -694,8 +694,10 @@ class Store:
 
     def rebuild_state(self) -> int:
         """Rewrite the state table from the log (one transaction); returns its row count."""
-        states = self.derived_states()
         with self._writing():
+            # Read inside the write lock: a grade another terminal commits meanwhile must not
+            # be missing from the log we rebuild from.
+            states = self.derived_states()
             self._conn.execute("DELETE FROM card_state")
             self._conn.executemany(
                 f"INSERT INTO card_state (key, {_STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
