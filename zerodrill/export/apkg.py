@@ -637,13 +637,10 @@ def _conf(note_count: int) -> dict[str, object]:
 
 
 def _model_json(key: str, mod: int, decks: Sequence[Deck]) -> dict[str, object]:
-    for nt_kind in Kind:
-        nt = note_type(nt_kind)
-        if str(nt.model.model_id) == key:
-            # genanki's to_json stamps "did" with a deck; a fixed one keeps it stable.
-            data: dict[str, object] = nt.model.to_json(mod, deck_anki_id(decks[0].id))
-            return data
-    raise KeyError(key)
+    kind = next(k for k, model_id in MODEL_IDS.items() if str(model_id) == key)
+    # genanki's to_json stamps "did" with a deck; a fixed one keeps it stable.
+    data: dict[str, object] = note_type(kind).model.to_json(mod, deck_anki_id(decks[0].id))
+    return data
 
 
 def _decks_json(conn: sqlite3.Connection, decks: Sequence[Deck]) -> dict[str, object]:
