@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.session import DrillSession
@@ -61,6 +61,7 @@ class DrillScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         await self.show_current()
+        self.call_after_refresh(self.card.mount_typing_widgets)
 
     @user_errors_exit
     async def show_current(self) -> None:
@@ -98,7 +99,7 @@ class DrillScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         revealed = self.card.revealed
-        typing = isinstance(self.focused, Input | TextArea)
+        typing = self.card.typing_has_focus
         if action == "grade":
             return revealed
         if action == "reveal":
@@ -115,8 +116,6 @@ class DrillScreen(Screen[None]):
     async def action_reveal(self) -> None:
         if self.card.revealed or self.session.current is None:
             return
-        # Rendered a frame after the question, so ready unless Enter came within milliseconds.
-        await self.card.answer_rendered()
         self._unfocus()
         result = self.card.reveal()
         self.suggested = result.suggested_grade if result else None

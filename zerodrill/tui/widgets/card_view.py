@@ -1,29 +1,34 @@
-"""One card: its question, a place to type, and the answer (rendered ahead, shown on reveal).
+"""One card: its question, a place to type, and the answer (shown on reveal).
 
-The question is rendered first; the answer is rendered just after that frame is on screen
-(long before anyone presses Enter), so neither the key that brings a card nor the one that
-reveals it waits for the other side's Markdown. Sides and
-kinds are switched with ``display`` on the few widgets concerned, never with a CSS class on a
-container: a class change restyles every widget below it (each Markdown block included), and
-that was most of the time between a key press and the screen.
+Sides and kinds are switched with ``display`` on the few widgets concerned, never with a CSS
+class on a container: a class change restyles every widget below it. The typing widgets are
+mounted when a card first needs one, or just after the first card is on screen: the first
+card does not wait for them.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Input, Label, Markdown, Static, TextArea
+from textual.widget import AwaitMount
+from textual.widgets import Label, Static
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
 from zerodrill.tui.check import Check, check
 from zerodrill.tui.render import sides
+from zerodrill.tui.widgets.markdown_text import MarkdownText
+
+if TYPE_CHECKING:
+    from textual.widgets import Input, TextArea
+
+#: The widget each kind types into, by id.
+TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
 
 
 class CardView(Vertical):
@@ -44,17 +49,12 @@ class CardView(Vertical):
         self.item: Item | None = None
         self.result: Check | None = None
         self.revealed = False
-        self._answer_ready = asyncio.Event()
+        self._typing: dict[str, Input | TextArea] = {}
+        self._mounting: dict[str, AwaitMount] = {}
 
     def compose(self) -> ComposeResult:
         yield Label(id="kind")
-        yield Markdown(id="question", open_links=False)
-        yield Input(id="typed-cloze", select_on_focus=False)
-        yield TextArea(
-            placeholder="Try answering first (optional): press a to type, Esc when done",
-            id="typed-text",
-            soft_wrap=True,
-        )
+        yield MarkdownText(id="question")
         yield Static(id="divider")
         with Vertical(id="answer"):
             yield Static(id="check")
@@ -64,33 +64,45 @@ class CardView(Vertical):
                     yield Static(id="your-answer")
                 with Vertical(id="model"):
                     yield Label("Model answer", classes="column-title", id="model-title")
-                    yield Markdown(id="answer-md", open_links=False)
-            yield Markdown(id="extra", open_links=False)
+                    yield MarkdownText(id="answer-md")
+            yield MarkdownText(id="extra")
             yield Static(id="refs")
 
     @property
     def typed(self) -> str | None:
         """What the learner typed for this card, or None if nothing."""
-        if self.item is None:
+        widget = self._typing_for(self.item)
+        if widget is None:
             return None
-        if self.item.card.kind is Kind.CLOZE:
-            text = self.query_one("#typed-cloze", Input).value
-        elif self.item.card.kind is Kind.FOLLOW_UP:
-            text = self.query_one("#typed-text", TextArea).text
-        else:
-            return None
+        text = widget.text if isinstance(widget, _text_area()) else widget.value
         return text if text.strip() else None
 
     @property
     def typing_widget(self) -> Input | TextArea | None:
         """Where the learner may type before the reveal; None for kinds without one."""
-        if self.item is None or self.revealed:
+        if self.revealed:
             return None
-        if self.item.card.kind is Kind.CLOZE:
-            return self.query_one("#typed-cloze", Input)
-        if self.item.card.kind is Kind.FOLLOW_UP:
-            return self.query_one("#typed-text", TextArea)
-        return None
+        return self._typing_for(self.item)
+
+    def _typing_for(self, item: Item | None) -> Input | TextArea | None:
+        if item is None or item.card.kind not in TYPING_IDS:
+            return None
+        return self._typing.get(TYPING_IDS[item.card.kind])
+
+    async def _ensure_typing(self, name: str) -> Input | TextArea:
+        """The typing widget ``name``, mounted (hidden) if it was not yet."""
+        if name not in self._typing:
+            widget = _make_typing_widget(name)
+            widget.display = False
+            self._typing[name] = widget
+            self._mounting[name] = self.mount(widget, before="#divider")
+        await self._mounting[name]
+        return self._typing[name]
+
+    async def mount_typing_widgets(self) -> None:
+        """Mount what later cards will type into, so no key press waits for it."""
+        for name in TYPING_IDS.values():
+            await self._ensure_typing(name)
 
     async def show(self, item: Item, *, repeat: bool = False) -> None:
         """Put ``item`` up, question side."""
@@ -103,51 +115,39 @@ class CardView(Vertical):
         self.query_one("#kind", Label).update(
             f"[b]{s.label}[/b]  [dim]{escape(item.key)}[/dim]{badge}"
         )
-        typed_cloze = self.query_one("#typed-cloze", Input)
-        typed_cloze.value = ""
-        typed_cloze.display = kind is Kind.CLOZE
+        needed = TYPING_IDS.get(kind)
+        if needed is not None:
+            await self._ensure_typing(needed)
+        for name, widget in self._typing.items():
+            widget.display = name == needed
+            if isinstance(widget, _text_area()):
+                widget.text = ""
+            else:
+                widget.value = ""
         if kind is Kind.CLOZE and item.ordinal is not None:
             blanks = len(cloze.answers(item.card.fields["text"], item.ordinal))
-            typed_cloze.placeholder = (
+            self._typing[TYPING_IDS[kind]].placeholder = (  # type: ignore[union-attr]
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
             )
-        typed_text = self.query_one("#typed-text", TextArea)
-        typed_text.text = ""
-        typed_text.display = kind is Kind.FOLLOW_UP
         self.query_one("#check", Static).display = False
         self.query_one("#yours").display = False
         self.query_one("#model-title").display = False
         self.query_one("#answer").display = False
         self.query_one("#divider").display = False
-        question = self.query_one("#question", Markdown)
+        question = self.query_one("#question", MarkdownText)
         question.display = True
+        question.update(s.question)
+        self.query_one("#answer-md", MarkdownText).update(s.answer)
         refs = item.card.refs
         self.query_one("#refs", Static).update(
             "[dim]Sources:[/dim] " + "  ".join(_ref(r) for r in refs) if refs else ""
         )
         self.query_one("#refs").display = bool(refs)
-        extra = self.query_one("#extra", Markdown)
+        extra = self.query_one("#extra", MarkdownText)
+        extra.update(s.extra)
         extra.display = bool(s.extra)
-        self._answer_ready = ready = asyncio.Event()
-        await question.update(s.question)
-        self.call_after_refresh(self._render_answer, item, s.answer, s.extra, ready)
-
-    async def _render_answer(
-        self, item: Item, answer: str, extra: str, ready: asyncio.Event
-    ) -> None:
-        if self.item is item:  # not if another card came meanwhile
-            updates = [self.query_one("#answer-md", Markdown).update(answer)]
-            if extra:
-                updates.append(self.query_one("#extra", Markdown).update(extra))
-            for update in updates:  # started together, they mount concurrently
-                await update
-        ready.set()
-
-    async def answer_rendered(self) -> None:
-        """Wait until the answer side of the card on show is ready to be revealed."""
-        await self._answer_ready.wait()
 
     def reveal(self) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it."""
@@ -169,17 +169,43 @@ class CardView(Vertical):
             self.query_one("#your-answer", Static).update(escape(typed))
             self.query_one("#yours").display = True
             self.query_one("#model-title").display = True
-        self.query_one("#typed-cloze").display = False
-        self.query_one("#typed-text").display = False
+        for widget in self._typing.values():
+            widget.display = False
         # The rule under the question; a revealed cloze shows no question to set apart.
         self.query_one("#divider").display = kind is not Kind.CLOZE
         self.query_one("#answer").display = True
         return self.result
 
-    @on(Input.Submitted, "#typed-cloze")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.post_message(self.AnswerSubmitted(self))
+    @property
+    def typing_has_focus(self) -> bool:
+        return any(widget.has_focus for widget in self._typing.values())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        # By handler name rather than @on(Input.Submitted): that would import Input up front.
+        if event.input.id == TYPING_IDS[Kind.CLOZE]:
+            event.stop()
+            self.post_message(self.AnswerSubmitted(self))
+
+
+def _make_typing_widget(name: str) -> Input | TextArea:
+    # Imported here: TextArea is a large module, and the first card seldom needs it.
+    if name == TYPING_IDS[Kind.CLOZE]:
+        from textual.widgets import Input
+
+        return Input(id=name, select_on_focus=False)
+    from textual.widgets import TextArea
+
+    return TextArea(
+        placeholder="Try answering first (optional): press a to type, Esc when done",
+        id=name,
+        soft_wrap=True,
+    )
+
+
+def _text_area() -> type[TextArea]:
+    from textual.widgets import TextArea
+
+    return TextArea
 
 
 def _ref(ref: str) -> str:

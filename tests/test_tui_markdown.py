@@ -1,0 +1,119 @@
+"""Card Markdown → one Rich renderable: what a reader sees, and what must never be interpreted."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+
+from zerodrill.tui.markdown import MarkdownStyles, parse, render
+
+CODE = Style(color="red")
+LINK = Style(underline=True, color="blue")
+STRING = Style(color="green")
+KEY = Style(color="magenta")
+NUMBER = Style(color="yellow")
+STYLES = MarkdownStyles(
+    code=CODE,
+    link=LINK,
+    syntax=(
+        ("Token.Name.Tag", KEY),
+        ("Token.Literal.String", STRING),
+        ("Token.Literal.Number", NUMBER),
+    ),
+)
+
+
+def lines(markdown: str, width: int = 60) -> list[str]:
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+    console.print(render(parse(markdown), STYLES))
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+def spans(markdown: str) -> list[tuple[str, Style]]:
+    """(text, style) of each styled run of a one-paragraph document."""
+    text = render(parse(markdown), STYLES)
+    assert isinstance(text, Text)
+    return [(text.plain[s.start : s.end], Style.parse(str(s.style))) for s in text.spans]
+
+
+def test_paragraphs_are_a_blank_line_apart_and_soft_breaks_join() -> None:
+    assert lines("one\ntwo\n\nthree") == ["one two", "", "three"]
+
+
+def test_raw_html_is_shown_as_text_never_interpreted() -> None:
+    shown = "\n".join(lines('<script>alert(1)</script>\n\nx <img src=x onerror="y"> z'))
+    assert "<script>alert(1)</script>" in shown
+    assert '<img src=x onerror="y">' in shown
+
+
+def test_emphasis_code_and_strike_carry_their_styles() -> None:
+    runs = dict(spans("a **bold** and *it* and `code` and ~~gone~~"))
+    assert runs["bold"].bold
+    assert runs["it"].italic
+    assert runs["code"] == CODE
+    assert runs["gone"].strike
+
+
+def test_only_safe_links_become_links() -> None:
+    runs = dict(spans("[web](https://example.org) [ftp](ftp://example.org/f) [mail](mailto:a@b.c)"))
+    assert runs["web"].link == "https://example.org"
+    assert runs["mail"].link == "mailto:a@b.c"
+    assert runs["ftp"].link is None
+    assert runs["ftp"].underline  # still looks like the link it claims to be
+    # A script link is not even parsed as a link: it stays the text it was.
+    assert lines("[js](javascript:alert(1))") == ["[js](javascript:alert(1))"]
+
+
+def test_lists_keep_their_markers_numbers_and_nesting() -> None:
+    assert lines("- one\n- two\n  - deeper") == ["• one", "• two", "  • deeper"]
+    assert lines("3. three\n4. four") == ["3. three", "4. four"]
+
+
+def test_a_long_list_item_wraps_under_its_text_not_under_the_bullet() -> None:
+    out = lines("- " + "word " * 20, width=30)
+    assert out[0].startswith("• word")
+    assert all(line.startswith("  word") for line in out[1:] if line)
+
+
+def test_tables_show_headers_and_cells_in_columns() -> None:
+    out = lines("| stage | shards |\n|---|--:|\n| 1 | optimizer |\n| 2 | + grads |")
+    header = next(line for line in out if "stage" in line)
+    assert header.index("stage") < header.index("shards")
+    row = next(line for line in out if "optimizer" in line)
+    assert row.index("1") < row.index("optimizer")
+    # The right-aligned column puts its shorter cell's end under the longer one's.
+    grads = next(line for line in out if "+ grads" in line)
+    assert row.index("optimizer") + len("optimizer") == grads.index("+ grads") + len("+ grads")
+
+
+def test_fenced_json_is_highlighted_and_unknown_languages_are_plain() -> None:
+    code = render(parse('```json\n{"stage": "all", "n": 3}\n```'), STYLES)
+    console = Console(width=40, color_system=None, file=io.StringIO())
+    segments = list(console.render(code))
+    styled = {seg.text: seg.style for seg in segments if seg.text.strip()}
+    assert styled['"stage"'] is not None and styled['"stage"'].color == KEY.color
+    assert styled['"all"'] is not None and styled['"all"'].color == STRING.color
+    assert styled["3"] is not None and styled["3"].color == NUMBER.color
+    assert lines("```nosuchlanguage\nplain <b>text</b>\n```") == [" plain <b>text</b>"]
+
+
+def test_block_quotes_are_barred_and_images_show_their_alt_text() -> None:
+    assert lines("> careful\n> now") == ["▌ careful now"]
+    assert lines("![the memory chart](chart.png)") == ["[image: the memory chart]"]
+
+
+def test_empty_and_blank_text_render_as_nothing() -> None:
+    for blank in ("", "   \n\n"):
+        text = render(parse(blank), STYLES)
+        assert isinstance(text, Text) and text.plain == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab *_`#>-|[]()!<>\n\\1.~:"))))
+def test_any_text_renders_without_error(markdown: str) -> None:
+    lines(markdown, width=20)

@@ -1,0 +1,229 @@
+"""Card Markdown as one Rich renderable, for a single widget to show.
+
+Textual's ``Markdown`` widget mounts a widget per block (and per table cell) and styles each
+one: on the drill that was most of the time to the first card and between a key press and the
+next card. Cards are short, so one renderable per side does the same work in a fraction of the
+time. Raw HTML is never interpreted: the parser runs with ``html=False``, so ``<script>`` is
+shown as the text it is. Links are kept only for http, https and mailto, as in the export.
+
+Colours come in as :class:`MarkdownStyles`, resolved by the widget from the app's theme, so
+this module needs no Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+from rich import box
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.padding import Padding
+from rich.rule import Rule
+from rich.segment import Segment
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+
+SAFE_SCHEMES = ("http://", "https://", "mailto:")
+
+
+@dataclass(frozen=True)
+class MarkdownStyles:
+    code: Style = field(default_factory=lambda: Style(bold=True))
+    link: Style = field(default_factory=lambda: Style(underline=True))
+    heading: Style = field(default_factory=lambda: Style(bold=True))
+    bullet: Style = field(default_factory=Style)
+    quote_bar: Style = field(default_factory=Style)
+    quote: Style = field(default_factory=Style)
+    fence: Style = field(default_factory=Style)
+    muted: Style = field(default_factory=lambda: Style(dim=True))
+    table_border: Style = field(default_factory=lambda: Style(dim=True))
+    table_header: Style = field(default_factory=lambda: Style(bold=True))
+    #: Pygments token type (as in ``Token.Literal.String``'s ``str``) prefix -> style.
+    syntax: tuple[tuple[str, Style], ...] = ()
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+        ["table", "strikethrough"]
+    )
+
+
+def parse(text: str) -> SyntaxTreeNode:
+    """The block tree of ``text``; parse once, render as often as the theme changes."""
+    return SyntaxTreeNode(_parser().parse(text))
+
+
+def render(tree: SyntaxTreeNode, styles: MarkdownStyles) -> RenderableType:
+    """``tree`` (from :func:`parse`) as one renderable: blocks apart by a blank line."""
+    return _Renderer(styles).blocks(tree.children)
+
+
+class _Renderer:
+    def __init__(self, styles: MarkdownStyles) -> None:
+        self.s = styles
+
+    # -- blocks ------------------------------------------------------------------------
+
+    def blocks(self, nodes: list[SyntaxTreeNode], *, tight: bool = False) -> RenderableType:
+        parts: list[RenderableType] = []
+        for node in nodes:
+            block = self.block(node)
+            if block is None:
+                continue
+            if parts and not tight:
+                parts.append(Text())
+            parts.append(block)
+        if not parts:
+            return Text()
+        return parts[0] if len(parts) == 1 else Group(*parts)
+
+    def block(self, node: SyntaxTreeNode) -> RenderableType | None:
+        kind = node.type
+        if kind == "paragraph" or kind == "inline":
+            return self.inline(node)
+        if kind == "heading":
+            text = self.inline(node)
+            text.stylize(self.s.heading)
+            return text
+        if kind in ("bullet_list", "ordered_list"):
+            return self.list(node)
+        if kind == "blockquote":
+            return _Quote(self.blocks(node.children), self.s.quote_bar, self.s.quote)
+        if kind in ("fence", "code_block"):
+            return self.code(node.content, node.info.strip().split(" ")[0] if node.info else "")
+        if kind == "table":
+            return self.table(node)
+        if kind == "hr":
+            return Rule(style=self.s.muted)
+        return Text(node.content) if node.content else None
+
+    def list(self, node: SyntaxTreeNode) -> RenderableType:
+        ordered = node.type == "ordered_list"
+        start = int(node.attrs.get("start", 1)) if ordered else 1
+        tight = all(p.hidden for i in node.children for p in i.children if p.type == "paragraph")
+        grid = Table.grid(padding=(0, 1, 0 if tight else 1, 0))
+        grid.add_column(no_wrap=True, justify="right" if ordered else "left")
+        grid.add_column(ratio=1)
+        for n, item in enumerate(node.children):
+            marker = f"{start + n}." if ordered else "•"
+            grid.add_row(Text(marker, self.s.bullet), self.blocks(item.children, tight=tight))
+        return grid
+
+    def code(self, code: str, language: str) -> RenderableType:
+        text = _highlight(code.rstrip("\n"), language, self.s.syntax)
+        text.no_wrap = False
+        return Padding(text, (0, 1), style=self.s.fence, expand=True)
+
+    def table(self, node: SyntaxTreeNode) -> RenderableType:
+        table = Table(
+            box=box.ROUNDED,
+            border_style=self.s.table_border,
+            header_style=self.s.table_header,
+            show_edge=True,
+            expand=False,
+        )
+        head = [c for c in node.children if c.type == "thead"]
+        body = [c for c in node.children if c.type == "tbody"]
+        for row in (head[0].children if head else [])[:1]:
+            for cell in row.children:
+                table.add_column(self.inline(cell), justify=_align(cell))
+        for section in body:
+            for row in section.children:
+                table.add_row(*(self.inline(cell) for cell in row.children))
+        return table
+
+    # -- inline ------------------------------------------------------------------------
+
+    def inline(self, node: SyntaxTreeNode) -> Text:
+        text = Text()
+        for child in node.children:
+            self._inline(child, text, Style())
+        return text
+
+    def _inline(self, node: SyntaxTreeNode, out: Text, style: Style) -> None:
+        kind = node.type
+        if kind == "inline":
+            for child in node.children:
+                self._inline(child, out, style)
+        elif kind == "text":
+            out.append(node.content, style or None)
+        elif kind == "softbreak":
+            out.append(" ", style or None)
+        elif kind == "hardbreak":
+            out.append("\n")
+        elif kind == "code_inline":
+            out.append(node.content, style + self.s.code)
+        elif kind in ("strong", "em", "s"):
+            extra = {"strong": Style(bold=True), "em": Style(italic=True), "s": Style(strike=True)}
+            for child in node.children:
+                self._inline(child, out, style + extra[kind])
+        elif kind == "link":
+            href = str(node.attrs.get("href", ""))
+            link = self.s.link + Style(link=href) if href.startswith(SAFE_SCHEMES) else self.s.link
+            for child in node.children:
+                self._inline(child, out, style + link)
+        elif kind == "image":
+            alt = "".join(c.content for c in node.children) or str(node.attrs.get("src", ""))
+            out.append(f"[image: {alt}]", style + self.s.muted)
+        else:
+            for child in node.children:
+                self._inline(child, out, style)
+            if not node.children and node.content:
+                out.append(node.content, style or None)
+
+
+def _align(cell: SyntaxTreeNode) -> str:
+    css = str(cell.attrs.get("style", ""))
+    for where in ("right", "center"):
+        if f"text-align:{where}" in css:
+            return where
+    return "left"
+
+
+def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) -> Text:
+    """Code coloured by Pygments' tokens; unknown languages stay plain."""
+    text = Text(end="")
+    if not language or not styles:
+        text.append(code)
+        return text
+    # Imported here: most cards have no code block, and Pygments is a sizeable import.
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        text.append(code)
+        return text
+    for token_type, value in lexer.get_tokens(code):
+        name = str(token_type)
+        style = next((s for prefix, s in styles if name.startswith(prefix)), None)
+        text.append(value, style)
+    return text
+
+
+class _Quote:
+    """A block quote: its content indented behind a bar, the way Markdown readers draw it."""
+
+    def __init__(self, content: RenderableType, bar: Style, style: Style) -> None:
+        self.content = content
+        self.bar = bar
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(options.max_width - 2, 1)
+        lines = console.render_lines(self.content, options.update(width=width), style=self.style)
+        yield from _prefixed(lines, Segment("▌ ", self.bar))
+
+
+def _prefixed(lines: list[list[Segment]], prefix: Segment) -> Iterator[Segment]:
+    new_line = Segment.line()
+    for line in lines:
+        yield prefix
+        yield from line
+        yield new_line
