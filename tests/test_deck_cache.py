@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import marshal
 import shutil
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from zerodrill.deck.cache import load_paths_cached
+from zerodrill.deck import cache as deck_cache
+from zerodrill.deck.cache import DIGEST_SIZE, FORMAT, load_paths_cached
 from zerodrill.deck.load import load_paths
 
 DATA = Path(__file__).resolve().parent / "data" / "decks"
@@ -23,13 +27,18 @@ def test_cached_load_equals_parse(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     first = load_paths_cached([deck_file], cache)
-    assert len(list(cache.glob("*.json"))) == 1
+    assert len(list(cache.glob("*.marshal"))) == 1
     second = load_paths_cached([deck_file], cache)
     parsed = load_paths([deck_file])
     assert first.decks == second.decks == parsed.decks
     for a, b in zip(second.decks[0].cards, parsed.decks[0].cards, strict=True):
+        assert type(a) is not type(b)  # the second load did come from the cache
         assert a.field_pos == b.field_pos
         assert a.items() == b.items()
+        assert (a.key, a.pos, a.fields, a.tags, a.refs) == (b.key, b.pos, b.fields, b.tags, b.refs)
+        assert (a.kind, a.ordinals, a.media, a.retired) == (b.kind, b.ordinals, b.media, b.retired)
+        assert a.kind is b.kind
+        assert type(a.tags) is type(a.refs) is type(a.ordinals) is type(a.media) is tuple
 
 
 def test_edited_file_is_parsed_again(tmp_path: Path) -> None:
@@ -51,14 +60,14 @@ def test_problems_are_never_cached(tmp_path: Path) -> None:
         result = load_paths_cached([deck_file], cache)
         assert not result.decks
         assert any("did you mean 'back'" in p.message for p in result.problems)
-    assert not cache.exists() or not list(cache.glob("*.json"))
+    assert not cache.exists() or not list(cache.glob("*.marshal"))
 
 
 def test_corrupt_cache_entry_falls_back_to_parsing(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.json")
+    (entry,) = cache.glob("*.marshal")
     entry.write_text('{"format": 1, "deck": ["x"]', encoding="utf-8")
     result = load_paths_cached([deck_file], cache)
     assert result.decks == load_paths([deck_file]).decks
@@ -93,10 +102,10 @@ def test_damaged_card_body_falls_back_to_parsing(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.json")
+    (entry,) = cache.glob("*.marshal")
     data = bytearray(entry.read_bytes())
-    body = data.index(b"\n") + 1
-    data[body + 2] ^= 0x20  # one flipped bit inside the first card's Markdown
+    markdown = data.index(b"Optimizer states **and** gradients.")
+    data[markdown] ^= 0x20  # one flipped bit inside a card's Markdown: 'optimizer'
     entry.write_bytes(bytes(data))
     result = load_paths_cached([deck_file], cache)
     parsed = load_paths([deck_file])
@@ -114,3 +123,84 @@ def test_size_limit_holds_on_the_cached_path(
     result = load_paths_cached([deck_file], cache)
     assert not result.decks
     assert [p.message for p in result.problems] == ["file is larger than the 100 bytes limit"]
+
+
+def _rewrite(entry: Path, index: Any) -> None:
+    """Replace an entry's index (and drop its card bodies), with a digest that matches."""
+    packed = marshal.dumps(index)
+    rest = len(packed).to_bytes(8, "little") + packed
+    entry.write_bytes(deck_cache._digest(rest) + rest)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        "not a tuple",
+        (FORMAT - 1, ("sample", "T", "D", 1, 1), (), ()),
+        (FORMAT, ("sample", "T", "D", 1, 1), (), (("a", "s/a", "nope", (), (), False, 0, 0),)),
+        (FORMAT, ("sample", "T", "D", 1, 1), (), (("a", "basic", ()),)),
+        (FORMAT, ("sample", "T", "D", 1), (), ()),
+        (FORMAT, ("sample", "T", "D", 1, 1), (7,), ()),
+    ],
+    ids=["not-a-tuple", "old-format", "unknown-kind", "short-card", "short-head", "bad-image"],
+)
+def test_entry_of_the_wrong_shape_falls_back_to_parsing(tmp_path: Path, index: Any) -> None:
+    # A matching digest only says the bytes are the ones written; what they hold is checked too.
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.marshal")
+    _rewrite(entry, index)
+    result = load_paths_cached([deck_file], cache)
+    assert result.ok
+    assert result.decks == load_paths([deck_file]).decks
+    assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not from the entry
+
+
+@pytest.mark.parametrize("cut", [DIGEST_SIZE - 1, DIGEST_SIZE, DIGEST_SIZE + 3])
+def test_truncated_entry_falls_back_to_parsing(tmp_path: Path, cut: int) -> None:
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.marshal")
+    entry.write_bytes(entry.read_bytes()[:cut])
+    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
+
+
+def test_truncated_index_with_a_matching_digest_falls_back(tmp_path: Path) -> None:
+    # marshal itself then meets the end of its data (EOFError).
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.marshal")
+    rest = entry.read_bytes()[DIGEST_SIZE:]
+    length = int.from_bytes(rest[:8], "little")
+    cut = length.to_bytes(8, "little") + rest[8 : 8 + length - 5]
+    entry.write_bytes(deck_cache._digest(cut) + cut)
+    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
+
+
+def test_a_deck_marshal_cannot_hold_is_not_cached(tmp_path: Path) -> None:
+    class Text(str):
+        pass
+
+    (deck,) = load_paths([_copy(tmp_path)]).decks
+    card = replace(deck.cards[0], fields={k: Text(v) for k, v in deck.cards[0].fields.items()})
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    deck_cache._write(folder / "entry.marshal", replace(deck, cards=(card, *deck.cards[1:])))
+    assert list(folder.iterdir()) == []
+
+
+def test_a_file_hashed_in_many_chunks_finds_its_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The entry is named from the whole bytes when written, and from chunks when looked up.
+    monkeypatch.setattr(deck_cache, "_CHUNK_SIZE", 7)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.marshal")
+    assert entry.stem == deck_cache._file_key(deck_file)
+    card = load_paths_cached([deck_file], cache).decks[0].cards[0]
+    assert type(card).__name__ == "_LazyCard"

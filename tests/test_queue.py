@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -53,6 +55,25 @@ def drain(session: Session, grade: int = 5) -> list[str]:
         shown.append(item.key)
         session.grade(item, grade)
     return shown
+
+
+# -- items ----------------------------------------------------------------------------------------
+
+
+def test_a_cards_items_are_the_items_the_constructor_makes() -> None:
+    basic, cloze = card("d", "a"), card("d", "c", cloze=(1, 3))
+    assert basic.items() == (Item("d/a", basic),)
+    assert cloze.items() == (Item("d/c#c1", cloze, 1), Item("d/c#c3", cloze, 3))
+    for made, built in zip(
+        basic.items() + cloze.items(),
+        (Item("d/a", basic), Item("d/c#c1", cloze, 1), Item("d/c#c3", cloze, 3)),
+        strict=True,
+    ):
+        assert type(made) is Item and repr(made) == repr(built)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.key = "d/b"  # type: ignore[misc]
+    retired = card("d", "r", retired=True)
+    assert deck("d", basic, retired, cloze).items() == basic.items() + cloze.items()
 
 
 # -- study days ---------------------------------------------------------------------------------
@@ -179,8 +200,52 @@ def test_queue_reads_only_by_index(store: Store) -> None:
         for sql in statements
         for *_, detail in store._conn.execute(f"EXPLAIN QUERY PLAN {sql}")
     ]
-    assert plans and not [p for p in plans if p.startswith("SCAN") and "card_state" not in p], plans
-    # The one scan allowed is of the per-card table (one row per card, not per review).
+    assert plans and not [p for p in plans if p.startswith("SCAN")], plans
+    # Not even the per-card table is scanned: the due and the later keys are index ranges.
+
+
+def _reference_queue(
+    items: Sequence[Item], store: Store, day: date, new_limit: int
+) -> tuple[list[str], list[str]]:
+    """The queue's rules spelled out the plain way: new means no schedule at all."""
+    by_key = {item.key: item for item in items}
+    latest = {r.key: r for r in store.reviews_on(day)}
+    introduced = sum(1 for r in store.reviews_on(day) if r.introduced and r.key in by_key)
+    busy = {by_key[k].card.key if k in by_key else k.partition("#")[0] for k in latest}
+    reviews = []
+    for key in store.due_keys(day):
+        if key in by_key and key not in latest and by_key[key].card.key not in busy:
+            busy.add(by_key[key].card.key)
+            reviews.append(key)
+    new: list[str] = []
+    known = store.known_keys()
+    for key, item in by_key.items():
+        if len(new) < new_limit - introduced and key not in known | set(latest):
+            if item.card.key not in busy:
+                busy.add(item.card.key)
+                new.append(key)
+    return reviews, new
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_queue_matches_the_rules_spelled_out(store: Store, seed: int) -> None:
+    rng = random.Random(seed)
+    cards = [
+        card("d", f"k{i}", cloze=rng.choice([(), (), (1,), (1, 2), (1, 2, 3)])) for i in range(40)
+    ]
+    items = items_of([deck("d", *cards)])
+    with store.batch():
+        for item in rng.sample(items, 30):
+            # Due long ago, today or later, new again after an undo, graded today.
+            shift = rng.choice([-20, -3, 0, 1, 5])
+            store.record(item.key, 4, now=NOW, day=DAY - timedelta(days=1) + timedelta(shift))
+            if rng.random() < 0.1:
+                store.undo_last(now=NOW)
+        for item in rng.sample(items, 6):
+            store.record(item.key, rng.choice([1, 4, 5]), now=NOW, day=DAY)
+    for limit in (0, 3, 20, 100):
+        q = build_queue(items, store, DAY, new_limit=limit)
+        assert (keys(q.reviews), keys(q.new)) == _reference_queue(items, store, DAY, limit)
 
 
 # -- the session ----------------------------------------------------------------------------------

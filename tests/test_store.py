@@ -104,6 +104,9 @@ def test_states_known_due_and_next_due(store: Store) -> None:
     assert list(store.due_states(DAY)) == ["d/a", "d/b"]  # most overdue first
     assert store.due_keys(DAY) == ["d/a", "d/b"]
     assert store.known_keys() == {"d/a", "d/b", "d/c", "e/x"}
+    assert store.scheduled_after(DAY) == {"d/c", "e/x"}  # the known keys less the due ones
+    assert store.scheduled_after(DAY - timedelta(days=3)) == store.known_keys()
+    assert store.scheduled_after(DAY + timedelta(days=5)) == set()
     assert set(store.states(["d/a", "d/zzz"])) == {"d/a"}
     assert store.states() == store.states(store.known_keys())
     assert store.next_due_after(DAY) == DAY + timedelta(days=1)
@@ -204,6 +207,25 @@ def test_undo_only_takes_back_this_stores_grades(db: Path) -> None:
         assert undo is not None and undo.key == "d/a"
         assert mine.undo_last() is None
         assert mine.state("d/b") == theirs_state
+
+
+def test_a_snapshot_does_not_see_what_another_terminal_commits_meanwhile(db: Path) -> None:
+    with Store.open(db) as mine, Store.open(db) as theirs:
+        grade(mine, "d/a", 5, DAY - timedelta(days=1))
+        with mine.snapshot():
+            assert mine.due_keys(DAY) == ["d/a"]
+            grade(theirs, "d/a", 5)  # committed, and no longer due
+            grade(theirs, "d/b", 5)
+            assert mine.due_keys(DAY) == ["d/a"]
+            assert mine.scheduled_after(DAY) == set()
+            assert [r.key for r in mine.reviews_on(DAY)] == []
+        assert mine.due_keys(DAY) == []
+        assert mine.scheduled_after(DAY) == {"d/a", "d/b"}
+        with mine.batch(), mine.snapshot():  # inside a write transaction: part of it
+            grade(mine, "d/c", 5)
+            assert mine.scheduled_after(DAY) == {"d/a", "d/b", "d/c"}
+        grade(mine, "d/d", 5)  # the snapshot is over: writing works as ever
+        assert len(mine.known_keys()) == 4
 
 
 def test_undo_refused_when_the_card_was_graded_since_elsewhere(db: Path) -> None:

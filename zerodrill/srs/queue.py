@@ -9,8 +9,8 @@ is queued or was graded today, the others wait for another day.
 
 Everything is derived from the store for the study day, so a session started again the same
 day (or in a second terminal) picks up where the log says things stand. Building the queue
-reads today's log (by the ``day`` index), the due states (by the ``due`` index) and the set of
-keys with a schedule: nothing that grows with the number of past reviews.
+reads today's log (by the ``day`` index) and the keys due today and due later (by the ``due``
+index): nothing that grows with the number of past reviews.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import chain
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs import sm2
@@ -73,7 +74,7 @@ class GradeOutcome:
 
 def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
     """The study items of the decks' active cards, in deck order."""
-    return tuple(item for deck in decks for item in deck.items())
+    return tuple(chain.from_iterable(deck.items() for deck in decks))
 
 
 def _card_key(key: str, by_key: dict[str, Item]) -> str:
@@ -87,17 +88,28 @@ def build_queue(
     items: Iterable[Item], store: Store, day: date, *, new_limit: int = DEFAULT_NEW_LIMIT
 ) -> TodayQueue:
     """Today's queue over ``items``. Keys not among ``items`` (retired, unknown) never appear."""
+    return _build_queue({item.key: item for item in items}, store, day, new_limit=new_limit)
+
+
+def _build_queue(by_key: dict[str, Item], store: Store, day: date, *, new_limit: int) -> TodayQueue:
+    """:func:`build_queue` over the items ``by_key`` maps to, in its order."""
     if new_limit < 0:
         raise ValueError(f"new card limit must not be negative, not {new_limit}")
-    by_key = {item.key: item for item in items}
-    today = store.reviews_on(day)
+    # One snapshot: what is due and what is logged must agree while another terminal grades.
+    with store.snapshot():
+        latest: dict[str, Review] = {}
+        introduced = 0
+        for review in store.reviews_on(day):
+            latest[review.key] = review
+            if review.introduced and review.key in by_key:
+                introduced += 1
+        due = store.due_keys(day)
+        slots = max(0, new_limit - introduced)
+        # A new item is one without a schedule. The due keys need no looking up for that:
+        # each one among the items ends up queued, graded today or with its card busy, so
+        # never new. That leaves the keys due later, far fewer rows when much is due.
+        later = store.scheduled_after(day) if slots else set()
 
-    latest: dict[str, Review] = {}
-    introduced = 0
-    for review in today:
-        latest[review.key] = review
-        if review.introduced and review.key in by_key:
-            introduced += 1
     graded = frozenset(latest)
     repeats = tuple(
         by_key[r.key]
@@ -107,24 +119,26 @@ def build_queue(
     busy_cards = {_card_key(key, by_key) for key in graded}
 
     reviews: list[Item] = []
-    for key in store.due_keys(day):
+    for key in due:
         item = by_key.get(key)
-        if item is None or key in graded or item.card.key in busy_cards:
+        if item is None or key in graded:
             continue
-        busy_cards.add(item.card.key)
-        reviews.append(item)
+        card = item.card.key
+        if card not in busy_cards:
+            busy_cards.add(card)
+            reviews.append(item)
 
     new: list[Item] = []
-    slots = max(0, new_limit - introduced)
     if slots:
-        known = store.known_keys()
-        for item in by_key.values():
-            if len(new) >= slots:
-                break
-            if item.key in known or item.key in graded or item.card.key in busy_cards:
+        for key, item in by_key.items():
+            if key in later or key in graded:
                 continue
-            busy_cards.add(item.card.key)
-            new.append(item)
+            card = item.card.key
+            if card not in busy_cards:
+                busy_cards.add(card)
+                new.append(item)
+                if len(new) == slots:
+                    break
 
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced)
 
@@ -163,8 +177,8 @@ class Session:
     ) -> None:
         """``history``: review ids of grades given earlier in the same sitting (over other
         decks, say), oldest first, so that undo reaches back to them; shared, not copied."""
-        self._items = tuple({item.key: item for item in items}.values())
-        self._by_key = {item.key: item for item in self._items}
+        self._by_key = {item.key: item for item in items}
+        self._items = tuple(self._by_key.values())
         self._store = store
         self._day = day
         self._new_limit = new_limit
@@ -195,7 +209,7 @@ class Session:
         return self._store
 
     def _reload(self) -> None:
-        queue = build_queue(self._items, self._store, self._day, new_limit=self._new_limit)
+        queue = _build_queue(self._by_key, self._store, self._day, new_limit=self._new_limit)
         self._reviews = deque(queue.reviews)
         self._new = deque(queue.new)
         self._repeats = deque(queue.repeats)

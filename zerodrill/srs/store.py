@@ -377,6 +377,24 @@ class Store:
             self._conn.close()
 
     @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside all see the database as of one moment, whatever another terminal
+        commits meanwhile (WAL keeps that moment for them). For reads only; inside a batch
+        they are simply part of its transaction."""
+        if self._conn.in_transaction:
+            yield
+            return
+        with self._reading():
+            self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            # Nothing was written: ending the transaction either way loses nothing.
+            if self._conn.in_transaction:
+                with self._reading():
+                    self._conn.execute("COMMIT")
+
+    @contextmanager
     def batch(self) -> Iterator[None]:
         """Many writes in one transaction (imports, benchmarks): all of them or none."""
         with self._writing():
@@ -433,6 +451,14 @@ class Store:
                 "SELECT key FROM card_state WHERE due <= ? ORDER BY due, key", (day.isoformat(),)
             )
             return [row[0] for row in rows]
+
+    def scheduled_after(self, day: date) -> set[str]:
+        """Keys whose next review falls after ``day``: :meth:`known_keys` less the due ones."""
+        with self._reading():
+            rows = self._conn.execute(
+                "SELECT key FROM card_state WHERE due > ?", (day.isoformat(),)
+            )
+            return {row[0] for row in rows}
 
     def due_dates(self, until: date) -> dict[str, date]:
         """The due day of every key due on or before ``until`` (for forecasts)."""
