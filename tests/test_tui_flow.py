@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, TextArea
-from tui_support import Clock, make_app, run_async
+from tui_support import Clock, make_app, run_async, shown
 
 from zerodrill.srs.store import ReviewKind, Store, StoreError
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
@@ -18,7 +18,7 @@ from zerodrill.tui.screens.stats import StatsScreen
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen
 from zerodrill.tui.widgets.card_view import CardView
-from zerodrill.tui.widgets.grade_bar import GradeBar, GradeKey
+from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
 
 SIZE = (80, 24)
@@ -63,7 +63,8 @@ async def test_footer_and_mouse_follow_the_side_shown(store: Store) -> None:
         assert card(app).revealed
         keys = str(app.screen.query_one(KeyBar).render())
         assert "0-5 Grade" in keys and "Answer" not in keys
-        await pilot.click("#grade-5")
+        # 78 columns inside the bar's padding: six 12-column buttons, one apart; 5 is last.
+        await pilot.click(GradeBar, offset=(1 + 5 * 13 + 6, 1))
         assert grades(store) == [("zero-tui/stage-key#c1", "grade", 5)]
         assert not card(app).revealed
 
@@ -75,9 +76,12 @@ async def test_reveal_grade_stores_before_next_card(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         assert card(app).revealed
-        assert app.screen.query_one(GradeBar).display
-        labels = [str(k.render()) for k in app.screen.query(GradeKey)]
-        assert "1d ↻" in labels[0] and labels[4].endswith("1d")
+        bar = app.screen.query_one(GradeBar)
+        assert bar.display
+        assert bar.label(0) == "0 blackout\n1d ↻" and bar.label(4) == "4 good\n1d"
+        drawn = shown(bar).splitlines()
+        assert drawn[0].split() == "0 blackout 1 wrong 2 almost 3 hard 4 good 5 perfect".split()
+        assert drawn[1].split() == "1d ↻ 1d ↻ 1d ↻ 1d ↻ 1d 1d".split()
         clock.advance(seconds=7)
         await pilot.press("4")
         assert grades(store) == [("zero-tui/stage-key#c1", "grade", 4)]
@@ -131,8 +135,9 @@ async def test_grades_below_4_come_back_the_same_session(store: Store) -> None:
         assert card(app).item.key == "zero-tui/stage-key#c1"
         assert app.session.is_repeat
         await pilot.press("enter")
-        labels = [str(k.render()) for k in app.screen.query(GradeKey)]
-        assert "↻ again" in labels[3] and "✔ done" in labels[4]
+        bar = app.screen.query_one(GradeBar)
+        assert "↻ again" in bar.label(3) and "✔ done" in bar.label(4)
+        assert "✔ done" in shown(bar)
         await pilot.press("3")  # still below 4: once more
         assert card(app).item.key == "zero-tui/stage-key#c1"
         await pilot.press("enter", "4")
@@ -160,7 +165,7 @@ async def test_typed_cloze_is_checked_and_kept(store: Store) -> None:
         assert card(app).revealed
         assert card(app).result is not None and card(app).result.right
         assert app.focused is None  # the digits are grades again
-        assert app.screen.query_one("#grade-4", GradeKey).has_class("-suggested")
+        assert app.screen.query_one(GradeBar).suggested == 4
         await pilot.press("4")
     (review,) = store.log()
     assert review.typed == " `Zero_Optimization` " and review.grade == 4
@@ -173,9 +178,10 @@ async def test_wrong_cloze_answer_suggests_a_low_grade(store: Store) -> None:
         await pilot.press("tab", *"optimizer", "enter")
         result = card(app).result
         assert result is not None and not result.right
-        assert app.screen.query_one("#grade-1", GradeKey).has_class("-suggested")
-        text = str(app.screen.query_one("#check").render())
-        assert "zero_optimization" in text
+        assert app.screen.query_one(GradeBar).suggested == 1
+        text = shown(app.screen.query_one("#answer"))
+        assert "✘ optimizer  →  zero_optimization" in text
+        assert "Not quite: grade 1 suggested." in text
 
 
 @run_async
@@ -193,8 +199,9 @@ async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Stor
         assert app.focused is None
         await pilot.press("enter")
         assert card(app).revealed
-        assert app.screen.query_one("#yours").display
-        assert "FULL_SHARD\nis ZeRO-3" in str(app.screen.query_one("#your-answer").render())
+        lines = shown(app.screen.query_one("#answer")).splitlines()
+        assert lines[0].split() == ["Your", "answer", "Model", "answer"]
+        assert lines[2].startswith("FULL_SHARD ") and lines[3].startswith("is ZeRO-3 ")
         await pilot.press("4")
     typed = {r.key: r.typed for r in store.log()}
     assert typed["zero-tui/fsdp"] == "FULL_SHARD\nis ZeRO-3"
@@ -210,9 +217,9 @@ async def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead(store: St
         assert card(app).item.key == "zero-tui/stage3-default"
         assert card(app).typing_widget is None
         await pilot.press("enter")
-        answer = app.screen.query_one("#answer-md")
-        assert "Say instead" in answer.source
-        assert "measure throughput" in answer.source
+        assert "Say instead" in card(app).answer_markdown
+        text = shown(app.screen.query_one("#answer"))
+        assert "Why it is a red flag" in text and "measure throughput" in text
 
 
 @run_async
@@ -387,7 +394,7 @@ async def test_a_screen_change_under_the_too_small_notice_keeps_the_notice(store
         await app.session_finished()  # the queue's end arrives while the notice is up
         await pilot.pause()
         assert isinstance(app.screen, TooSmallScreen)
-        assert not any(isinstance(s, DrillScreen) for s in app.screen_stack)
+        assert isinstance(app.screen_stack[-2], (SummaryScreen, NothingDueScreen))
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert isinstance(app.screen, (SummaryScreen, NothingDueScreen))

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 from collections.abc import Callable, Coroutine
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
+from textual.content import Content
+from textual.widget import Widget
 
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
@@ -59,3 +64,14 @@ def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., N
         asyncio.run(test(*args, **kwargs))
 
     return wrapper
+
+
+def shown(widget: Widget) -> str:
+    """The text ``widget`` draws at its current width, as the learner reads it."""
+    rendered = widget.render()
+    if isinstance(rendered, Content):
+        return rendered.plain
+    width = widget.content_size.width or 80
+    console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
+    console.print(rendered)
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())

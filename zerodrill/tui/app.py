@@ -68,10 +68,12 @@ class ZeroDrillApp(App[Summary]):
     def on_resize(self, event: Resize) -> None:
         self._check_size(event.size.width, event.size.height)
 
+    def get_default_screen(self) -> Screen[None]:
+        # The session's screen is the first one, not pushed over an empty default: a pushed
+        # screen is styled twice (on mount and on resume), and that delayed the first card.
+        return self._session_screen()
+
     def on_mount(self) -> None:
-        # Pushed over the (empty) default screen rather than being it: Textual can switch
-        # only screens that were pushed, and the drill switches to the summary and back.
-        self.push_screen(self._session_screen())
         self._check_size(self.size.width, self.size.height)
         tty = None if self.is_headless else controlling_tty()
         if tty is not None:
@@ -109,7 +111,12 @@ class ZeroDrillApp(App[Summary]):
         """
         if isinstance(self.screen_stack[-1], TooSmallScreen):
             self.pop_screen()
-        self.switch_screen(screen)
+        if len(self.screen_stack) == 1:
+            # Textual cannot switch away from the first screen, so the next one goes over it
+            # and the first stays hidden below for the rest of the drill.
+            self.push_screen(screen)
+        else:
+            self.switch_screen(screen)
         self._check_size(self.size.width, self.size.height)
 
     @user_errors_exit

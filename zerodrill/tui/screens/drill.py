@@ -61,7 +61,8 @@ class DrillScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         await self.show_current()
-        self.call_after_refresh(self.card.mount_typing_widgets)
+        # Later, not after the next refresh: that comes before the first frame is written.
+        self.set_timer(0.2, self.card.mount_typing_widgets)
 
     @user_errors_exit
     async def show_current(self) -> None:

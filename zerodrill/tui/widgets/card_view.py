@@ -1,9 +1,11 @@
 """One card: its question, a place to type, and the answer (shown on reveal).
 
-Sides and kinds are switched with ``display`` on the few widgets concerned, never with a CSS
-class on a container: a class change restyles every widget below it. The typing widgets are
-mounted when a card first needs one, or just after the first card is on screen: the first
-card does not wait for them.
+Two widgets show the card, one per side, each drawing one Rich renderable: on the drill, the
+number of widgets is what costs time (Textual mounts and styles each one), both to the first
+card and on every key press. Sides are switched with ``display``, never with a CSS class on
+a container, which would restyle every widget below it. The typing widgets are mounted when
+a card first needs one, or a moment after the first card is up, so the first card never
+waits for them.
 """
 
 from __future__ import annotations
@@ -11,18 +13,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.styled import Styled
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import AwaitMount
-from textual.widgets import Label, Static
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
 from zerodrill.tui.check import Check, check
+from zerodrill.tui.markdown import SAFE_SCHEMES, parse, render
 from zerodrill.tui.render import sides
-from zerodrill.tui.widgets.markdown_text import MarkdownText
+from zerodrill.tui.widgets.card_side import CardSide, SideStyles
 
 if TYPE_CHECKING:
     from textual.widgets import Input, TextArea
@@ -49,24 +55,15 @@ class CardView(Vertical):
         self.item: Item | None = None
         self.result: Check | None = None
         self.revealed = False
+        #: The Markdown of each side of the card on show, as given to the renderer.
+        self.question_markdown = ""
+        self.answer_markdown = ""
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
 
     def compose(self) -> ComposeResult:
-        yield Label(id="kind")
-        yield MarkdownText(id="question")
-        yield Static(id="divider")
-        with Vertical(id="answer"):
-            yield Static(id="check")
-            with Horizontal(id="compare"):
-                with Vertical(id="yours"):
-                    yield Label("Your answer", classes="column-title")
-                    yield Static(id="your-answer")
-                with Vertical(id="model"):
-                    yield Label("Model answer", classes="column-title", id="model-title")
-                    yield MarkdownText(id="answer-md")
-            yield MarkdownText(id="extra")
-            yield Static(id="refs")
+        yield CardSide(id="question")
+        yield CardSide(id="answer")
 
     @property
     def typed(self) -> str | None:
@@ -84,6 +81,10 @@ class CardView(Vertical):
             return None
         return self._typing_for(self.item)
 
+    @property
+    def typing_has_focus(self) -> bool:
+        return any(widget.has_focus for widget in self._typing.values())
+
     def _typing_for(self, item: Item | None) -> Input | TextArea | None:
         if item is None or item.card.kind not in TYPING_IDS:
             return None
@@ -95,7 +96,7 @@ class CardView(Vertical):
             widget = _make_typing_widget(name)
             widget.display = False
             self._typing[name] = widget
-            self._mounting[name] = self.mount(widget, before="#divider")
+            self._mounting[name] = self.mount(widget, before="#answer")
         await self._mounting[name]
         return self._typing[name]
 
@@ -111,10 +112,6 @@ class CardView(Vertical):
         self.revealed = False
         s = sides(item)
         kind = item.card.kind
-        badge = "  [reverse] again [/]" if repeat else ""
-        self.query_one("#kind", Label).update(
-            f"[b]{s.label}[/b]  [dim]{escape(item.key)}[/dim]{badge}"
-        )
         needed = TYPING_IDS.get(kind)
         if needed is not None:
             await self._ensure_typing(needed)
@@ -131,23 +128,25 @@ class CardView(Vertical):
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
             )
-        self.query_one("#check", Static).display = False
-        self.query_one("#yours").display = False
-        self.query_one("#model-title").display = False
-        self.query_one("#answer").display = False
-        self.query_one("#divider").display = False
-        question = self.query_one("#question", MarkdownText)
-        question.display = True
-        question.update(s.question)
-        self.query_one("#answer-md", MarkdownText).update(s.answer)
-        refs = item.card.refs
-        self.query_one("#refs", Static).update(
-            "[dim]Sources:[/dim] " + "  ".join(_ref(r) for r in refs) if refs else ""
-        )
-        self.query_one("#refs").display = bool(refs)
-        extra = self.query_one("#extra", MarkdownText)
-        extra.update(s.extra)
-        extra.display = bool(s.extra)
+        self.question_markdown = s.question
+        self.answer_markdown = s.answer
+        question = parse(s.question)
+
+        def build_question(styles: SideStyles) -> RenderableType:
+            head = Text.assemble(
+                (s.label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted)
+            )
+            if repeat:
+                head.append("  ")
+                head.append(" again ", Style(reverse=True))
+            return Group(head, Text(), render(question, styles.markdown()))
+
+        question_side = self.query_one("#question", CardSide)
+        question_side.show(build_question)
+        question_side.display = True
+        answer_side = self.query_one("#answer", CardSide)
+        answer_side.show(None)
+        answer_side.display = False
 
     def reveal(self) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it."""
@@ -157,28 +156,42 @@ class CardView(Vertical):
         typed = self.typed
         item = self.item
         kind = item.card.kind
+        s = sides(item)
         if kind is Kind.CLOZE:
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             if typed is not None and item.ordinal is not None:
                 self.result = check(typed, cloze.answers(item.card.fields["text"], item.ordinal))
-                check_line = self.query_one("#check", Static)
-                check_line.update(_render_check(self.result))
-                check_line.display = True
-        if kind is Kind.FOLLOW_UP and typed is not None:
-            self.query_one("#your-answer", Static).update(escape(typed))
-            self.query_one("#yours").display = True
-            self.query_one("#model-title").display = True
+        answer = parse(s.answer)
+        extra = parse(s.extra) if s.extra.strip() else None
+        result = self.result
+        yours = typed if kind is Kind.FOLLOW_UP else None
+        refs = item.card.refs
+
+        def build_answer(styles: SideStyles) -> RenderableType:
+            markdown = styles.markdown()
+            parts: list[RenderableType] = []
+            if result is not None:
+                parts += [_check_lines(result, styles), Text()]
+            model = render(answer, markdown)
+            if yours is not None:
+                parts.append(_beside(yours, model, styles))
+            else:
+                parts.append(model)
+            if extra is not None:
+                parts += [Text(), Styled(render(extra, markdown), styles.muted)]
+            if refs:
+                parts += [Text(), _sources(refs, styles)]
+            return Group(*parts)
+
         for widget in self._typing.values():
             widget.display = False
+        answer_side = self.query_one("#answer", CardSide)
         # The rule under the question; a revealed cloze shows no question to set apart.
-        self.query_one("#divider").display = kind is not Kind.CLOZE
-        self.query_one("#answer").display = True
+        answer_side.set_class(kind is not Kind.CLOZE, "-below-question")
+        answer_side.show(build_answer)
+        answer_side.display = True
         return self.result
-
-    @property
-    def typing_has_focus(self) -> bool:
-        return any(widget.has_focus for widget in self._typing.values())
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         # By handler name rather than @on(Input.Submitted): that would import Input up front.
@@ -208,27 +221,39 @@ def _text_area() -> type[TextArea]:
     return TextArea
 
 
-def _ref(ref: str) -> str:
-    """A source, as a link the terminal can open when it is a URL."""
-    if ref.startswith(("https://", "http://")):
-        return f"[link={escape(ref)!r}]{escape(ref)}[/link]"
-    return escape(ref)
+def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:
+    grid = Table.grid(expand=True, padding=(0, 2, 0, 0))
+    grid.add_column(ratio=1)
+    grid.add_column(ratio=1)
+    title = styles.muted + Style(bold=True)
+    grid.add_row(Text("Your answer", title), Text("Model answer", title))
+    grid.add_row(Text(), Text())
+    grid.add_row(Text(typed, styles.typed), model)
+    return grid
 
 
-def _render_check(result: Check) -> str:
-    lines: list[str] = []
+def _sources(refs: tuple[str, ...], styles: SideStyles) -> Text:
+    """The card's sources; URLs are links the terminal can open."""
+    line = Text("Sources: ", styles.muted)
+    for n, ref in enumerate(refs):
+        if n:
+            line.append("  ")
+        line.append(ref, Style(link=ref) if ref.startswith(SAFE_SCHEMES) else None)
+    return line
+
+
+def _check_lines(result: Check, styles: SideStyles) -> Text:
+    lines = Text()
     for part in result.parts:
-        runs = "".join(
-            f"[$text-success on $success-muted]{escape(t)}[/]"
-            if ok
-            else f"[$text-error on $error-muted strike]{escape(t)}[/]"
-            for ok, t in part.runs
-        )
-        if part.right:
-            lines.append(f"[$text-success]✔[/] {runs}")
-        else:
-            typed = runs or "[dim](nothing)[/dim]"
-            lines.append(f"[$text-error]✘[/] {typed}  →  [b]{escape(part.expected)}[/b]")
+        lines.append("✔ " if part.right else "✘ ", styles.yes if part.right else styles.no)
+        for ok, run in part.runs:
+            lines.append(run, styles.right if ok else styles.wrong)
+        if not part.right:
+            if not part.runs:
+                lines.append("(nothing)", styles.muted)
+            lines.append("  →  ")
+            lines.append(part.expected, Style(bold=True))
+        lines.append("\n")
     verdict = {4: "Right", 3: "Almost"}.get(result.suggested_grade, "Not quite")
-    lines.append(f"[dim]{verdict}: grade {result.suggested_grade} suggested.[/dim]")
-    return "\n".join(lines)
+    lines.append(f"{verdict}: grade {result.suggested_grade} suggested.", styles.muted)
+    return lines

@@ -1,54 +1,114 @@
-"""The six SM-2 grades as buttons, each labelled with what it would do to the card."""
+"""The six SM-2 grades as buttons, each labelled with what it would do to the card.
+
+One widget draws all six (six widgets cost a restyle each on every reveal); a click is
+mapped back to the button under the pointer.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.style import Style
+from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Static
+from textual.widget import Widget
 
 from zerodrill.srs.queue import GradeOutcome
 from zerodrill.tui import fmt
 
 #: Short names that fit a button at 80 columns; the help screen gives SM-2's full wording.
 NAMES = ("blackout", "wrong", "almost", "hard", "good", "perfect")
+GRADES = range(6)
+#: Columns between two buttons.
+GAP = 1
 
 
-class GradeKey(Static):
-    def __init__(self, grade: int) -> None:
-        super().__init__(
-            id=f"grade-{grade}", classes=f"grade grade-{'fail' if grade < 3 else 'pass'}"
-        )
-        self.grade = grade
+class GradeBar(Widget):
+    DEFAULT_CSS = """
+    GradeBar {
+        & > .grade--fail { background: $error 15%; }
+        & > .grade--pass { background: $success 15%; }
+        & > .grade--suggested { background: $accent 60%; color: $text; text-style: bold; }
+        & > .grade--hover { background: $accent 30%; }
+    }
+    """
+    COMPONENT_CLASSES = {"grade--fail", "grade--pass", "grade--suggested", "grade--hover"}
 
-    def set_outcome(self, outcome: GradeOutcome | None) -> None:
-        self.update(f"[b]{self.grade}[/b] {NAMES[self.grade]}\n{describe(outcome)}")
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.post_message(GradeBar.Graded(self.grade))
-
-
-class GradeBar(Horizontal):
     @dataclass
     class Graded(Message):
         """A grade was chosen with the mouse (keys go through the screen's bindings)."""
 
         grade: int
 
-    def compose(self) -> ComposeResult:
-        for grade in range(6):
-            yield GradeKey(grade)
+    def __init__(self) -> None:
+        super().__init__()
+        self.outcomes: dict[int, GradeOutcome] = {}
+        #: The grade the typed-answer check suggests, drawn highlighted.
+        self.suggested: int | None = None
+        self._hover: int | None = None
 
     def set_outcomes(self, outcomes: Sequence[GradeOutcome], suggested: int | None = None) -> None:
-        by_grade = {int(o.grade): o for o in outcomes}
-        for key in self.query(GradeKey):
-            key.set_outcome(by_grade.get(key.grade))
-            key.set_class(key.grade == suggested, "-suggested")
+        self.outcomes = {int(o.grade): o for o in outcomes}
+        self.suggested = suggested
+        self.refresh()
+
+    def label(self, grade: int) -> str:
+        """What the button for ``grade`` says: its name, and what it does to the card."""
+        return f"{grade} {NAMES[grade]}\n{describe(self.outcomes.get(grade))}"
+
+    def _spans(self, width: int) -> list[tuple[int, int]]:
+        """(start, width) of each button: equal shares, each followed by a gap."""
+        share = max(width - GAP * len(GRADES), len(GRADES))
+        bounds = [share * n // len(GRADES) for n in range(len(GRADES) + 1)]
+        return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in GRADES]
+
+    def render(self) -> Text:
+        lines = [Text(), Text()]
+        for grade, (_, width) in zip(GRADES, self._spans(self.content_size.width), strict=True):
+            style = self._style(grade)
+            head = Text.assemble((str(grade), Style(bold=True)), f" {NAMES[grade]}")
+            effect = Text(describe(self.outcomes.get(grade)))
+            for line, text in zip(lines, (head, effect), strict=True):
+                text.truncate(width)
+                text.pad_left((width - text.cell_len) // 2)
+                text.pad_right(width - text.cell_len)
+                text.stylize(style)
+                line.append_text(text)
+                line.append(" " * GAP)
+        return Text("\n").join(lines)
+
+    def _style(self, grade: int) -> Style:
+        if grade == self.suggested:
+            return self.get_component_rich_style("grade--suggested")
+        if grade == self._hover:
+            return self.get_component_rich_style("grade--hover")
+        return self.get_component_rich_style("grade--fail" if grade < 3 else "grade--pass")
+
+    def _grade_at(self, x: int) -> int | None:
+        x -= self.styles.padding.left
+        for grade, (start, width) in zip(GRADES, self._spans(self.content_size.width), strict=True):
+            if start <= x < start + width:
+                return grade
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        grade = self._grade_at(event.x)
+        if grade is not None:
+            event.stop()
+            self.post_message(self.Graded(grade))
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._set_hover(self._grade_at(event.x))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._set_hover(None)
+
+    def _set_hover(self, grade: int | None) -> None:
+        if grade != self._hover:
+            self._hover = grade
+            self.refresh()
 
 
 def describe(outcome: GradeOutcome | None) -> str:

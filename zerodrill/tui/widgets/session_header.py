@@ -1,29 +1,57 @@
-"""The top line of the drill: which decks, what is left (Anki's new / repeat / review), progress."""
+"""The top line of the drill: which decks, what is left (Anki's new / repeat / review), progress.
+
+One widget drawing one line: the header changes on every grade, and a row of widgets (as
+Textual's ProgressBar is) would be restyled each time.
+"""
 
 from __future__ import annotations
 
-from rich.markup import escape
-from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.widgets import ProgressBar, Static
+from textual.content import Content
+from textual.widget import Widget
 
 from zerodrill.srs.queue import Counts
 
+BAR_WIDTH = 20
+TITLE_WIDTH = 30
 
-class SessionHeader(Horizontal):
-    def compose(self) -> ComposeResult:
-        yield Static(id="title")
-        yield Static(id="left")
-        yield ProgressBar(id="progress", show_eta=False, show_percentage=False)
-        yield Static(id="count")
+
+class SessionHeader(Widget):
+    def __init__(self) -> None:
+        super().__init__()
+        self.deck_title = ""
+        self.remaining = Counts(0, 0, 0)
+        self.done = 0
 
     def set_state(self, title: str, remaining: Counts, done: int) -> None:
-        self.query_one("#title", Static).update(f"[b]{escape(title)}[/b]")
-        self.query_one("#left", Static).update(
-            f"[$text-primary]{remaining.new} new[/] · "
-            f"[$text-error]{remaining.repeats} again[/] · "
-            f"[$text-success]{remaining.reviews} due[/]"
+        self.deck_title, self.remaining, self.done = title, remaining, done
+        self.refresh()
+
+    def render(self) -> Content:
+        left = Content.assemble(
+            (_shorten(self.deck_title, TITLE_WIDTH), "bold"),
+            "  ",
+            (f"{self.remaining.new} new", "$text-primary"),
+            " · ",
+            (f"{self.remaining.repeats} again", "$text-error"),
+            " · ",
+            (f"{self.remaining.reviews} due", "$text-success"),
         )
-        total = done + remaining.total
-        self.query_one("#progress", ProgressBar).update(total=max(total, 1), progress=done)
-        self.query_one("#count", Static).update(f"{done}/{total}")
+        total = self.done + self.remaining.total
+        filled = round(BAR_WIDTH * self.done / max(total, 1))
+        count = f"{self.done}/{total}".rjust(7)
+        right = Content.assemble(
+            ("━" * filled, "$primary"),
+            ("━" * (BAR_WIDTH - filled), "$foreground 10%"),
+            " ",
+            count,
+        )
+        gap = self.content_size.width - left.cell_length - right.cell_length
+        if gap < 2:
+            # Too narrow for both: what is left matters more than the bar.
+            right = Content(count.strip())
+            gap = max(self.content_size.width - left.cell_length - right.cell_length, 1)
+        return left + Content(" " * gap) + right
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

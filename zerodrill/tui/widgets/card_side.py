@@ -1,0 +1,115 @@
+"""A card side in one widget (see :mod:`zerodrill.tui.markdown` for why not Textual's Markdown).
+
+What the side shows is a function of the theme's colours, called on every render: colours
+come from the component classes below, so switching light and dark redraws it right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import RenderableType
+from rich.style import Style
+from textual.widget import Widget
+
+from zerodrill.tui.markdown import MarkdownStyles
+
+#: Pygments token types (most specific first) and the component class that colours them.
+_SYNTAX = (
+    ("Token.Keyword.Constant", "side--number"),
+    ("Token.Keyword", "side--accent"),
+    ("Token.Name.Builtin", "side--accent"),
+    ("Token.Name.Tag", "side--accent"),
+    ("Token.Name", "side--accent"),
+    ("Token.Literal.String", "side--string"),
+    ("Token.Literal.Number", "side--number"),
+    ("Token.Comment", "side--muted"),
+)
+
+
+class SideStyles:
+    """The theme's colours for one render, by component class name (without ``side--``)."""
+
+    def __init__(self, widget: Widget) -> None:
+        self._widget = widget
+
+    def __getattr__(self, name: str) -> Style:
+        # Full styles, not partial ones: Rich has no transparency, and the full style has the
+        # theme's translucent backgrounds ($boost, "$warning 10%") already blended.
+        style = self._widget.get_component_rich_style(f"side--{name.replace('_', '-')}")
+        setattr(self, name, style)
+        return style
+
+    def markdown(self) -> MarkdownStyles:
+        return MarkdownStyles(
+            code=self.code,
+            link=self.link,
+            heading=self.accent + Style(bold=True),
+            bullet=self.accent,
+            quote_bar=self.quote_bar,
+            quote=self.quote,
+            fence=self.fence,
+            muted=self.muted,
+            table_border=self.border,
+            table_header=self.accent + Style(bold=True),
+            syntax=tuple((prefix, getattr(self, name[6:])) for prefix, name in _SYNTAX),
+        )
+
+
+Build = Callable[[SideStyles], RenderableType]
+
+
+class CardSide(Widget):
+    DEFAULT_CSS = """
+    CardSide {
+        height: auto;
+        & > .side--code { color: $text-warning; background: $warning 10%; }
+        &:light > .side--code { color: $text-error; background: $error 5%; }
+        & > .side--link { color: $text-primary; text-style: underline; }
+        & > .side--accent { color: $text-primary; }
+        & > .side--quote-bar { color: $text-primary 50%; }
+        &:light > .side--quote-bar { color: $text-secondary; }
+        & > .side--quote { background: $boost; }
+        & > .side--fence { background: black 15%; }
+        &:light > .side--fence { background: $foreground 5%; }
+        & > .side--muted { color: $text-muted; }
+        & > .side--border { color: $foreground 25%; }
+        & > .side--string { color: $text-success; }
+        & > .side--number { color: $text-warning; }
+        & > .side--right { color: $text-success; background: $success-muted; }
+        & > .side--wrong { color: $text-error; background: $error-muted; text-style: strike; }
+        & > .side--yes { color: $text-success; }
+        & > .side--no { color: $text-error; }
+        & > .side--typed { color: $text-secondary; }
+    }
+    """
+
+    COMPONENT_CLASSES = {
+        "side--code",
+        "side--link",
+        "side--accent",
+        "side--quote-bar",
+        "side--quote",
+        "side--fence",
+        "side--muted",
+        "side--border",
+        "side--string",
+        "side--number",
+        "side--right",
+        "side--wrong",
+        "side--yes",
+        "side--no",
+        "side--typed",
+    }
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._build: Build | None = None
+
+    def show(self, build: Build | None) -> None:
+        """Show what ``build`` makes from the theme's styles (nothing, for None)."""
+        self._build = build
+        self.refresh(layout=True)
+
+    def render(self) -> RenderableType:
+        return "" if self._build is None else self._build(SideStyles(self))
