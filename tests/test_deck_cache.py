@@ -204,3 +204,27 @@ def test_a_file_hashed_in_many_chunks_finds_its_entry(
     assert entry.stem == deck_cache._file_key(deck_file)
     card = load_paths_cached([deck_file], cache).decks[0].cards[0]
     assert type(card).__name__ == "_LazyCard"
+
+
+def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    (folder / "img").mkdir(parents=True)
+    (folder / "img" / "a.png").write_bytes(b"\x89PNG")
+    deck_file = folder / "deck.yaml"
+    deck_file.write_text(
+        "deck: d\ntitle: T\ndescription: D\nretired: [old]\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: '![x](img/a.png)'\n    back: A\n"
+        "  - id: c\n    kind: cloze\n    text: '{{c1::x}} and {{c2::y}}'\n"
+        "  - id: old\n    kind: basic\n    front: Q\n    back: A\n",
+        encoding="utf-8",
+    )
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (cached,) = load_paths_cached([deck_file], cache).decks
+    (parsed,) = load_paths([deck_file]).decks
+    assert cached == parsed
+    assert [type(c).__name__ for c in cached.cards] == ["_LazyCard"] * 3
+    got = [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in cached.cards]
+    assert got == [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in parsed.cards]
+    assert got[0][3] == ("img/a.png",) and got[1][2] == (1, 2) and got[2][4] is True
+    assert cached.items() == parsed.items()
