@@ -38,6 +38,23 @@ def test_core_modules_never_import_textual(module: str) -> None:
     assert out.strip() == "False", f"{module} imports textual"
 
 
+#: What the drill imports only once the first card is up (tests/bench/bench_drill.py measures
+#: why): the Markdown parser, Pygments, TextArea, and the YAML parser (decks come from the
+#: parsed-deck cache).
+DEFERRED = ["markdown_it", "pygments", "textual.widgets._text_area", "yaml"]
+
+
+def test_the_drill_defers_what_the_first_card_does_not_need() -> None:
+    code = (
+        "import sys, zerodrill.cli.drill, zerodrill.tui.app, zerodrill.deck.cache; "
+        f"print([m for m in {DEFERRED!r} if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
 def test_python_dash_m_and_version() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "zerodrill", "--version"], capture_output=True, text=True, check=True

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from zerodrill.tui.markdown import MarkdownStyles, parse, render
+from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, render
 
 CODE = Style(color="red")
 LINK = Style(underline=True, color="blue")
@@ -117,3 +117,24 @@ def test_empty_and_blank_text_render_as_nothing() -> None:
 @given(st.text(alphabet=st.sampled_from(list("ab *_`#>-|[]()!<>\n\\1.~:"))))
 def test_any_text_renders_without_error(markdown: str) -> None:
     lines(markdown, width=20)
+
+
+def test_plain_text_skips_the_parser() -> None:
+    assert parse("What does stage 2 shard? \n And why?\n \n\n  Second ") == (
+        "What does stage 2 shard? And why?",
+        "Second",
+    )
+    assert not isinstance(parse("What does `stage` shard?"), tuple)
+    assert not isinstance(parse("- a list"), tuple)
+    assert not isinstance(parse("a hard  \nbreak"), tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab Z9.,;:?()'\"/=-+>1\n\u00a0"))))
+def test_plain_text_reads_exactly_as_the_parser_reads_it(text: str) -> None:
+    def drawn(parsed: object) -> str:
+        console = Console(width=30, record=True, color_system=None, file=io.StringIO())
+        console.print(render(parsed, STYLES))  # type: ignore[arg-type]
+        return console.export_text()
+
+    assert drawn(parse(text)) == drawn(parse_markdown(text))

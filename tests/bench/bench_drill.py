@@ -39,6 +39,10 @@ from gen import write_deck  # noqa: E402
 
 FIRST_PAINT_GOAL = 1.5
 KEY_GOAL = 2.0
+#: The benchmark's own tmux server (by socket name), so it never touches the user's sessions;
+#: run.py looks for one left behind by this name.
+TMUX_PREFIX = "zdbench"
+TMUX = ("tmux", "-L", f"{TMUX_PREFIX}{os.getpid()}")
 
 BARE_APP = """
 from textual.app import App
@@ -160,7 +164,7 @@ def pilot(deck: Path, db: Path, rounds: int, presses: int) -> dict[str, float]:
 
 def _capture(session: str) -> str:
     return subprocess.run(
-        ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+        [*TMUX, "capture-pane", "-p", "-t", session], capture_output=True, text=True
     ).stdout
 
 
@@ -187,7 +191,7 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
     start = time.perf_counter()
     subprocess.run(
         [
-            "tmux",
+            *TMUX,
             "new-session",
             "-d",
             "-s",
@@ -210,7 +214,7 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
             keys = []
             for n in range(1, presses + 1):
                 t = time.perf_counter()
-                subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+                subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
                 keys.append(_wait_for(session, lambda s, n=n: f"BARE PRESSED {n}" in s) - t)
             return {"first": first, "key": statistics.median(keys)}
         first = (
@@ -221,10 +225,10 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
         for _ in range(presses):
             before = _card_key(_capture(session))
             t = time.perf_counter()
-            subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+            subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
             reveal.append(_wait_for(session, lambda s: "blackout" in s) - t)
             t = time.perf_counter()
-            subprocess.run(["tmux", "send-keys", "-t", session, "4"], check=True)
+            subprocess.run([*TMUX, "send-keys", "-t", session, "4"], check=True)
             grade.append(
                 _wait_for(session, lambda s, b=before: "blackout" not in s and _card_key(s) != b)
                 - t
@@ -235,7 +239,7 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
             "grade": statistics.median(grade),
         }
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
 
 
 def tmux(deck: Path, db: Path, cache: Path, rounds: int, presses: int) -> dict[str, float]:
@@ -248,17 +252,23 @@ def tmux(deck: Path, db: Path, cache: Path, rounds: int, presses: int) -> dict[s
     # On a failure the pane stays up for a while, so the timeout message shows the error.
     drill_cmd = f"{python} -m zerodrill drill {deck} --db {db} || sleep 30"
     bare_first, bare_key, first, reveal, grade = [], [], [], [], []
-    for _ in range(rounds):
-        b = _tmux_one(bare_cmd, env, "bare", presses)
-        bare_first.append(b["first"])
-        bare_key.append(b["key"])
-        # Each round starts from the same database: the grades of the last one are dropped.
-        work = db.parent / "round.db"
-        _copy_db(db, work)
-        d = _tmux_one(drill_cmd.replace(str(db), str(work)), env, "drill", presses)
-        first.append(d["first"])
-        reveal.append(d["reveal"])
-        grade.append(d["grade"])
+    # A session that outlives the measured ones: a server whose last session just ended is
+    # shutting down, and a new session started at that moment fails.
+    subprocess.run([*TMUX, "new-session", "-d", "-s", "keep", "sleep 86400"], check=True)
+    try:
+        for _ in range(rounds):
+            b = _tmux_one(bare_cmd, env, "bare", presses)
+            bare_first.append(b["first"])
+            bare_key.append(b["key"])
+            # Each round starts from the same database: the grades of the last one are dropped.
+            work = db.parent / "round.db"
+            _copy_db(db, work)
+            d = _tmux_one(drill_cmd.replace(str(db), str(work)), env, "drill", presses)
+            first.append(d["first"])
+            reveal.append(d["reveal"])
+            grade.append(d["grade"])
+    finally:
+        subprocess.run([*TMUX, "kill-server"], capture_output=True)
     return {
         "bare_first_ms": 1000 * statistics.median(bare_first),
         "drill_first_ms": 1000 * statistics.median(first),

@@ -59,7 +59,7 @@ KWARGS: dict[str, dict[str, dict[str, Any]]] = {
 }
 NAMES = tuple(KWARGS)
 TIMEOUT_S = 600.0  # per benchmark; a hang is a crash
-TMUX_PREFIX = "zdbench"  # bench_drill names its sessions f"zdbench{pid}{kind}"
+TMUX_PREFIX = "zdbench"  # bench_drill runs its own tmux server, on socket f"zdbench{pid}"
 
 
 # -- the child: one module's run() -----------------------------------------------------------
@@ -88,21 +88,28 @@ class Outcome:
     left_behind: list[str] = field(default_factory=list)
 
 
-def _tmux_sessions() -> list[str]:
-    if not shutil.which("tmux"):
-        return []
-    proc = subprocess.run(
-        ["tmux", "list-sessions", "-F", "#{session_name}"], capture_output=True, text=True
-    )
-    return proc.stdout.split() if proc.returncode == 0 else []
+def _bench_servers() -> set[str]:
+    """Socket names of the benchmark's tmux servers that are still running."""
+    folder = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+    if not shutil.which("tmux") or not folder.is_dir():
+        return set()
+    return {
+        sock.name
+        for sock in folder.glob(f"{TMUX_PREFIX}*")
+        if subprocess.run(
+            ["tmux", "-L", sock.name, "list-sessions"], capture_output=True
+        ).returncode
+        == 0
+    }
 
 
 def _kill_sessions(pid: int) -> list[str]:
-    """Kill the tmux sessions a benchmark process ``pid`` started and left; return their names."""
-    left = [s for s in _tmux_sessions() if s.startswith(f"{TMUX_PREFIX}{pid}")]
-    for session in left:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
-    return left
+    """Stop the tmux server a benchmark process ``pid`` started and left; say what it was."""
+    name = f"{TMUX_PREFIX}{pid}"
+    if name not in _bench_servers():
+        return []
+    subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+    return [f"tmux server {name}"]
 
 
 def _group_alive(pgid: int) -> bool:
@@ -453,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     outcomes: list[Outcome] = []
-    before = set(_tmux_sessions())
+    before = _bench_servers()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="zerodrill-bench-") as scratch:
         for name in names:
@@ -465,13 +472,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{o.seconds:.1f} s" + ("" if o.ok else f" CRASHED: {o.error}"), flush=True)
             outcomes.append(o)
     total = time.perf_counter() - start
-    stray = sorted(s for s in set(_tmux_sessions()) - before if s.startswith(TMUX_PREFIX))
+    stray = sorted(_bench_servers() - before)
 
     text, rows = _report(outcomes, tmux_skipped)
     print()
     print(text)
     cleanup = [f"{o.name}: {what}" for o in outcomes for what in o.left_behind]
-    cleanup += [f"tmux session {s} appeared during the run" for s in stray]
+    cleanup += [f"tmux server {s} was left running" for s in stray]
     print(
         "\nCleanup: "
         + (

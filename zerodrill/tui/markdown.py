@@ -7,17 +7,18 @@ time. Raw HTML is never interpreted: the parser runs with ``html=False``, so ``<
 shown as the text it is. Links are kept only for http, https and mailto, as in the export.
 
 Colours come in as :class:`MarkdownStyles`, resolved by the widget from the app's theme, so
-this module needs no Textual.
+this module needs no Textual. Text with nothing Markdown could read as markup (a third of the
+ZeRO deck's questions) skips the parser, whose import alone costs more than drawing a card.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.tree import SyntaxTreeNode
 from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
@@ -27,7 +28,20 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.tree import SyntaxTreeNode
+
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
+
+#: Anything CommonMark (with tables and strikethrough) might read as markup: inline markup
+#: characters, entities and escapes; block starts (quotes, lists, headings, setext and
+#: thematic-break lines, indented code); hard breaks (two trailing spaces); and whitespace
+#: other than spaces and newlines, which the parser treats in ways of its own.
+_MAYBE_MARKUP = re.compile(
+    r"[*_`\[\]<>#|~!&\\]|[^\S \n]|^ *(?:[-+=>]|\d{1,9}[.)])|^ {4}| {2,}$", re.M
+)
+_BLANK_LINES = re.compile(r"\n[ \n]*\n")
 
 
 @dataclass(frozen=True)
@@ -48,19 +62,55 @@ class MarkdownStyles:
 
 @cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
         ["table", "strikethrough"]
     )
 
 
-def parse(text: str) -> SyntaxTreeNode:
-    """The block tree of ``text``; parse once, render as often as the theme changes."""
+def warm_up() -> None:
+    """Import and build the parser now (when nothing waits), not on the first card needing it."""
+    _parser()
+
+
+def parse(text: str) -> SyntaxTreeNode | tuple[str, ...]:
+    """``text`` parsed once, to render as often as the theme changes."""
+    if _MAYBE_MARKUP.search(text):
+        return parse_markdown(text)
+    # What CommonMark makes of plain text: paragraphs at blank lines, each line's outer
+    # spaces dropped, and the lines of a paragraph joined by a space.
+    paragraphs = (
+        " ".join(line.strip(" ") for line in p.split("\n")).strip(" ")
+        for p in _BLANK_LINES.split(text)
+    )
+    return tuple(p for p in paragraphs if p)
+
+
+def parse_markdown(text: str) -> SyntaxTreeNode:
+    """``text`` through the Markdown parser, plain or not."""
+    from markdown_it.tree import SyntaxTreeNode
+
     return SyntaxTreeNode(_parser().parse(text))
 
 
-def render(tree: SyntaxTreeNode, styles: MarkdownStyles) -> RenderableType:
-    """``tree`` (from :func:`parse`) as one renderable: blocks apart by a blank line."""
-    return _Renderer(styles).blocks(tree.children)
+def render(parsed: SyntaxTreeNode | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
+    """``parsed`` (from :func:`parse`) as one renderable: blocks apart by a blank line."""
+    if isinstance(parsed, tuple):
+        return _apart([Text(paragraph) for paragraph in parsed])
+    return _Renderer(styles).blocks(parsed.children)
+
+
+def _apart(blocks: list[RenderableType], *, tight: bool = False) -> RenderableType:
+    """``blocks`` one under another, a blank line apart unless ``tight``."""
+    if len(blocks) <= 1:
+        return blocks[0] if blocks else Text()
+    parts = blocks[:1]
+    for block in blocks[1:]:
+        if not tight:
+            parts.append(Text())
+        parts.append(block)
+    return Group(*parts)
 
 
 class _Renderer:
@@ -70,17 +120,8 @@ class _Renderer:
     # -- blocks ------------------------------------------------------------------------
 
     def blocks(self, nodes: list[SyntaxTreeNode], *, tight: bool = False) -> RenderableType:
-        parts: list[RenderableType] = []
-        for node in nodes:
-            block = self.block(node)
-            if block is None:
-                continue
-            if parts and not tight:
-                parts.append(Text())
-            parts.append(block)
-        if not parts:
-            return Text()
-        return parts[0] if len(parts) == 1 else Group(*parts)
+        blocks = (self.block(node) for node in nodes)
+        return _apart([b for b in blocks if b is not None], tight=tight)
 
     def block(self, node: SyntaxTreeNode) -> RenderableType | None:
         kind = node.type

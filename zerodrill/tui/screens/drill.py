@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from zerodrill.tui import markdown
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.session import DrillSession
 from zerodrill.tui.widgets.card_view import CardView
@@ -61,8 +62,13 @@ class DrillScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         await self.show_current()
-        # Later, not after the next refresh: that comes before the first frame is written.
-        self.set_timer(0.2, self.card.mount_typing_widgets)
+        # What later cards need, made ready while the learner reads the first one. On a
+        # timer: the next refresh comes before the first frame is written.
+        self.set_timer(0.2, self._warm_up)
+
+    async def _warm_up(self) -> None:
+        markdown.warm_up()
+        await self.card.mount_typing_widgets()
 
     @user_errors_exit
     async def show_current(self) -> None:
