@@ -108,8 +108,10 @@ def test_light_theme(snap_compare, store: Store) -> None:
     app = make_app(store, "zero")
 
     async def light(pilot: Pilot[object]) -> None:
-        app.theme = "textual-light"
+        # Switched with a card on show: what is drawn already must take the new colours.
         await pilot.press("enter", "4", "enter")
+        app.theme = "textual-light"
+        await pilot.pause()
 
     assert snap_compare(app, run_before=light, terminal_size=(80, 24))
 

@@ -26,7 +26,6 @@ from zerodrill.srs.days import local_now
 from zerodrill.srs.store import Store
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.screens.drill import DrillScreen
-from zerodrill.tui.screens.nothing_due import NothingDueScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
 from zerodrill.tui.srs_session import SrsDrillSession
@@ -51,6 +50,8 @@ class ZeroDrillApp(App[Summary]):
 
     def _session_screen(self) -> Screen[None]:
         if self.session.current is None:
+            from zerodrill.tui.screens.nothing_due import NothingDueScreen
+
             return NothingDueScreen(self.session.title, self.session.next_due(), self.clock())
         return DrillScreen(self.session)
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from zerodrill.deck.model import Item
 from zerodrill.srs.queue import Counts, GradeOutcome
-from zerodrill.srs.stats import Stats
+
+if TYPE_CHECKING:
+    from zerodrill.srs.stats import Stats
 
 
 @dataclass(frozen=True, slots=True)

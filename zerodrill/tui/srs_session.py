@@ -10,13 +10,16 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, study_day
 from zerodrill.srs.queue import Counts, GradeOutcome, Session, build_queue, items_of
-from zerodrill.srs.stats import Stats, compute_stats
 from zerodrill.srs.store import Store
 from zerodrill.tui.session import DeckCount, Summary
+
+if TYPE_CHECKING:
+    from zerodrill.srs.stats import Stats
 
 #: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
 MAX_ANSWER_MS = 60_000
@@ -149,6 +152,9 @@ class SrsDrillSession:
         return datetime.combine(min(days), time(self.rollover_hour)).astimezone()
 
     def stats(self) -> Stats:
+        # Imported when asked for: the first card does not wait for it.
+        from zerodrill.srs.stats import compute_stats
+
         return compute_stats(self.decks, self.store, self.day)
 
     def deck_counts(self) -> list[DeckCount]:

@@ -28,7 +28,10 @@ _SYNTAX = (
 
 
 class SideStyles:
-    """The theme's colours for one render, by component class name (without ``side--``)."""
+    """The theme's colours for one render, by component class name (without ``side--``).
+
+    ``widget`` is the one with the :data:`SIDE_COMPONENT_CLASSES` (the card view).
+    """
 
     def __init__(self, widget: Widget) -> None:
         self._widget = widget
@@ -58,11 +61,10 @@ class SideStyles:
 
 Build = Callable[[SideStyles], RenderableType]
 
-
-class CardSide(Widget):
-    DEFAULT_CSS = """
-    CardSide {
-        height: auto;
+#: The colours a side draws with, as component classes of the widget holding both sides: on
+#: one widget instead of two, as Textual styles each component class of each widget.
+SIDE_CSS = """
+    CardView {
         & > .side--code { color: $text-warning; background: $warning 10%; }
         &:light > .side--code { color: $text-error; background: $error 5%; }
         & > .side--link { color: $text-primary; text-style: underline; }
@@ -84,23 +86,29 @@ class CardSide(Widget):
     }
     """
 
-    COMPONENT_CLASSES = {
-        "side--code",
-        "side--link",
-        "side--accent",
-        "side--quote-bar",
-        "side--quote",
-        "side--fence",
-        "side--muted",
-        "side--border",
-        "side--string",
-        "side--number",
-        "side--right",
-        "side--wrong",
-        "side--yes",
-        "side--no",
-        "side--typed",
-    }
+SIDE_COMPONENT_CLASSES = {
+    "side--code",
+    "side--link",
+    "side--accent",
+    "side--quote-bar",
+    "side--quote",
+    "side--fence",
+    "side--muted",
+    "side--border",
+    "side--string",
+    "side--number",
+    "side--right",
+    "side--wrong",
+    "side--yes",
+    "side--no",
+    "side--typed",
+}
+
+
+class CardSide(Widget):
+    """One side of a card, drawn by a :data:`Build` with the colours of the widget above it."""
+
+    DEFAULT_CSS = "CardSide { height: auto; }"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -112,4 +120,7 @@ class CardSide(Widget):
         self.refresh(layout=True)
 
     def render(self) -> RenderableType:
-        return "" if self._build is None else self._build(SideStyles(self))
+        holder = self.parent
+        if self._build is None or not isinstance(holder, Widget):
+            return ""
+        return self._build(SideStyles(holder))

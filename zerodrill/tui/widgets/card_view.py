@@ -25,13 +25,19 @@ from textual.widget import AwaitMount
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
-from zerodrill.tui.check import Check, check
 from zerodrill.tui.markdown import SAFE_SCHEMES, parse, render
 from zerodrill.tui.render import sides
-from zerodrill.tui.widgets.card_side import CardSide, SideStyles
+from zerodrill.tui.widgets.card_side import (
+    SIDE_COMPONENT_CLASSES,
+    SIDE_CSS,
+    CardSide,
+    SideStyles,
+)
 
 if TYPE_CHECKING:
     from textual.widgets import Input, TextArea
+
+    from zerodrill.tui.check import Check
 
 #: The widget each kind types into, by id.
 TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
@@ -39,6 +45,9 @@ TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
 
 class CardView(Vertical):
     """The card being drilled. The screen decides when to reveal; the view only shows."""
+
+    DEFAULT_CSS = SIDE_CSS
+    COMPONENT_CLASSES = SIDE_COMPONENT_CLASSES
 
     @dataclass
     class AnswerSubmitted(Message):
@@ -161,6 +170,8 @@ class CardView(Vertical):
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             if typed is not None and item.ordinal is not None:
+                from zerodrill.tui.check import check  # difflib, needed only here
+
                 self.result = check(typed, cloze.answers(item.card.fields["text"], item.ordinal))
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
