@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import marshal
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -119,7 +121,7 @@ def test_size_limit_holds_on_the_cached_path(
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     assert load_paths_cached([deck_file], cache).ok
-    monkeypatch.setattr("zerodrill.deck.load.MAX_FILE_BYTES", 100)
+    monkeypatch.setattr("zerodrill.deck.files.MAX_FILE_BYTES", 100)
     result = load_paths_cached([deck_file], cache)
     assert not result.decks
     assert [p.message for p in result.problems] == ["file is larger than the 100 bytes limit"]
@@ -228,3 +230,61 @@ def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path
     assert got == [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in parsed.cards]
     assert got[0][3] == ("img/a.png",) and got[1][2] == (1, 2) and got[2][4] is True
     assert cached.items() == parsed.items()
+
+
+@pytest.mark.parametrize("where", ["index-length", "index", "last-body"])
+def test_any_damaged_byte_falls_back_to_parsing(tmp_path: Path, where: str) -> None:
+    # The checksum covers the whole entry: the index, and the bodies read only much later.
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.marshal")
+    data = bytearray(entry.read_bytes())
+    offset = {"index-length": DIGEST_SIZE, "index": DIGEST_SIZE + 20, "last-body": -1}[where]
+    data[offset] ^= 0x01
+    entry.write_bytes(bytes(data))
+    result = load_paths_cached([deck_file], cache)
+    assert result.decks == load_paths([deck_file]).decks
+    assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not from the entry
+
+
+def test_empty_entry_falls_back_to_parsing(tmp_path: Path) -> None:
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.marshal")
+    entry.write_bytes(b"")
+    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
+
+
+def test_an_entry_that_cannot_be_mapped_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no mmap here")
+
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    monkeypatch.setattr(deck_cache.mmap, "mmap", refuse)
+    (deck,) = load_paths_cached([deck_file], cache).decks
+    assert type(deck.cards[0]).__name__ == "_LazyCard"
+    assert deck == load_paths([deck_file]).decks[0]
+
+
+def test_a_cache_hit_never_imports_the_yaml_loader(tmp_path: Path) -> None:
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    code = (
+        "import sys; from pathlib import Path; from zerodrill.deck.cache import load_paths_cached;"
+        f" load_paths_cached([Path({str(deck_file)!r})], Path({str(cache)!r}));"
+        " print(sorted({'zerodrill.deck.load', 'yaml'} & set(sys.modules)))"
+    )
+
+    def imported() -> str:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip()
+
+    assert imported() == "['yaml', 'zerodrill.deck.load']"  # a miss parses
+    assert imported() == "[]"  # a hit does not

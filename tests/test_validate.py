@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zerodrill.cli import main
-from zerodrill.deck import load
+from zerodrill.deck import files
 
 HEADER = """\
 deck: d
@@ -190,7 +190,7 @@ def test_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_oversized_file_is_refused_unread(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(load, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
     path = write(tmp_path, HEADER + GOOD_CARD * 3)
     assert problems(capsys, path) == [f"{path}:1:1: file is larger than the 100 bytes limit"]
 

@@ -10,7 +10,7 @@ Entries hold :mod:`marshal` data: plain tuples, strings, ints and dicts, read ba
 times faster than JSON. Unlike pickle, loading them builds values only and never runs code
 (a code object, were one forged in, would never be called: every value read is used as data).
 marshal does not guard against damaged input, so an entry is only unmarshalled once its
-digest matches.
+checksum matches.
 """
 
 from __future__ import annotations
@@ -18,22 +18,24 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import marshal
+import mmap
 import os
 import tempfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from zerodrill.deck import load
-from zerodrill.deck.load import LoadResult, combine, discover, parse_bytes, read_deck_bytes
+from zerodrill.deck import files
+from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes
 from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 4
-#: Bytes of the digest that starts each entry, and of the index length after it.
-DIGEST_SIZE = 20
+FORMAT = 5
+#: Bytes of the checksum that starts each entry, and of the index length after it.
+DIGEST_SIZE = 4
 _LENGTH_SIZE = 8
 _CHUNK_SIZE = 1 << 18
 _KINDS = {kind.value: kind for kind in Kind}
@@ -51,9 +53,9 @@ def cache_dir() -> Path:
 def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> LoadResult:
     """Like :func:`zerodrill.deck.load.load_paths`, reusing parses of unchanged files."""
     folder = cache_dir() if folder is None else folder
-    files, problems = discover(paths)
+    deck_files, problems = discover(paths)
     loaded: list[tuple[Path, Deck | None, list[Problem]]] = []
-    for path in files:
+    for path in deck_files:
         key = _file_key(path)
         deck = _read(folder / f"{key}.marshal", path) if key is not None else None
         if deck is not None:
@@ -63,6 +65,9 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
         if isinstance(data, Problem):
             loaded.append((path, None, [data]))
             continue
+        # Imported on a miss only: the YAML-to-model builder is not needed for a hit.
+        from zerodrill.deck.load import parse_bytes
+
         deck, file_problems = parse_bytes(data, path)
         if deck is not None and not file_problems:
             # Keyed on the bytes parsed: the file may have changed since it was hashed above.
@@ -70,16 +75,21 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
             parsed.update(data)
             _write(folder / f"{parsed.hexdigest()}.marshal", deck)
         loaded.append((path, deck, file_problems))
-    return combine(files, problems, loaded)
+    return combine(deck_files, problems, loaded)
 
 
-def _key(path: Path) -> hashlib.blake2b:
+def _key(path: Path) -> hashlib._Hash:
     """A hash to feed a deck file's bytes to: its digest names the file's cache entry."""
-    # marshal's own version is in the key too: two Pythons sharing a cache folder then keep
-    # an entry each rather than rejecting the other's.
-    return hashlib.blake2b(
+    # SHA-1 runs in OpenSSL's assembly (with the SHA extensions most x86 and ARM chips now
+    # have, and vectorised where they do not): 1.9 ms for a 3.5 MB deck here, against 4.1 ms for
+    # BLAKE2b (no OpenSSL version; CPython's own code), 4.7 for MD5 and, without the
+    # extensions, much more for SHA-256. Collisions can be forged for SHA-1, but only by
+    # whoever writes both files, who can then show either deck anyway; against accidental
+    # change, 160 bits are plenty. marshal's own version is in the key too: two Pythons
+    # sharing a cache folder then keep an entry each rather than rejecting the other's.
+    return hashlib.sha1(
         b"%d\0%d\0%s\0" % (FORMAT, marshal.version, str(path).encode("utf-8", "surrogateescape")),
-        digest_size=20,
+        usedforsecurity=False,
     )
 
 
@@ -98,7 +108,7 @@ def _file_key(path: Path) -> str | None:
         with path.open("rb", buffering=0) as f:
             while n := f.readinto(buffer):
                 size += n
-                if size > load.MAX_FILE_BYTES:
+                if size > files.MAX_FILE_BYTES:
                     return None
                 key.update(chunk[:n])
     except OSError:
@@ -108,13 +118,30 @@ def _file_key(path: Path) -> str | None:
 
 def _read(entry: Path, path: Path) -> Deck | None:
     try:
-        deck, images = _decode(entry.read_bytes(), path)
+        deck, images = _decode(_map(entry), path)
         # The YAML is unchanged, but an image it names may have gone since.
         if all((deck.folder / image).is_file() for image in images):
             return deck
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
         pass
     return None
+
+
+def _map(entry: Path) -> mmap.mmap | bytes:
+    """An entry's bytes, mapped rather than read where the system allows.
+
+    Reading 4.7 MB (a 10,000-card deck) costs 2.5 ms, nearly all of it filling fresh memory;
+    mapping the file shares the pages already in the system's cache. The cards keep the
+    mapping (their bodies are unpacked from it when first read). Entries are only ever
+    replaced whole (see :func:`_write`), which leaves a mapping of the old file intact; a file
+    cut short in place while a drill has it mapped would end that drill (SIGBUS), a risk
+    taken as nothing here ever does that.
+    """
+    with entry.open("rb") as f:
+        try:
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # a file system without mmap; an empty file
+            return f.read()
 
 
 def _write(entry: Path, deck: Deck) -> None:
@@ -137,7 +164,8 @@ def _write(entry: Path, deck: Deck) -> None:
         return
 
 
-# An entry is the digest of the rest, the length of the index, the index (marshal data):
+# An entry is the CRC-32 of the rest (see _digest), the length of the index, the index
+# (marshal data):
 #
 #     (FORMAT, (deck id, title, description, line, col), image paths, cards)
 #
@@ -183,12 +211,21 @@ def _encode(deck: Deck) -> bytes:
 
 
 def _digest(data: bytes | memoryview) -> bytes:
-    # Bodies are decoded only when read, long after this entry was accepted: a damaged byte
-    # must be caught now, while falling back to the YAML is still possible.
-    return hashlib.blake2b(data, digest_size=DIGEST_SIZE).digest()
+    """The checksum of the whole entry after it, checked before marshal sees a byte.
+
+    Bodies are decoded only when read, long after this entry was accepted: a damaged byte
+    must be caught now, while falling back to the YAML is still possible. The check guards
+    against accidents (a bad disk, a write cut short), not against someone able to write the
+    cache, who could write a matching digest of any kind. CRC-32 catches every burst of up
+    to 32 flipped bits and all but 1 in 2**32 other damage; it runs through a 4.7 MB entry in
+    0.8 ms where BLAKE2b took 3.8 ms. Checking only the index at load (0.1 ms) and each body
+    when first unpacked would save 0.7 ms more, but leave damage to be found mid-drill, with
+    the entry's YAML possibly edited since: no good way back from there.
+    """
+    return zlib.crc32(data).to_bytes(DIGEST_SIZE, "little")
 
 
-def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
+def _decode(data: bytes | mmap.mmap, path: Path) -> tuple[Deck, tuple[str, ...]]:
     """The deck in an entry, and the image paths its cards reference."""
     rest = memoryview(data)[DIGEST_SIZE:]
     if data[:DIGEST_SIZE] != _digest(rest):
@@ -199,7 +236,7 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
     if version != FORMAT:
         raise ValueError("old cache format")
     where = str(path)
-    # Shared by the deck's cards. Their spans need no check: the digest vouches for them.
+    # Shared by the deck's cards. Their spans need no check: the checksum vouches for them.
     source = (where, rest[_LENGTH_SIZE + length :])
     new, kinds = object.__new__, _KINDS
     cards = []

@@ -1,0 +1,97 @@
+"""Finding deck files, reading their bytes and gathering per-file results.
+
+Split from :mod:`zerodrill.deck.load` so that a start from the parsed-deck cache, which needs
+only these, never imports (or, without bytecode files, compiles) the YAML-to-model builder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from zerodrill.deck.model import Deck, Pos, Problem
+
+#: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+DECK_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    decks: tuple[Deck, ...]
+    problems: tuple[Problem, ...]
+    #: Every deck file that was read, including those with problems.
+    files: tuple[Path, ...]
+
+    @property
+    def cards(self) -> int:
+        return sum(len(d.cards) for d in self.decks)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
+    """Deck files named by ``paths``: files as given, folders searched recursively."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.suffix in DECK_SUFFIXES and p.is_file() and not _hidden(p, path)
+            )
+            if not found:
+                problems.append(Problem(Pos(str(path), 1, 1), "no deck files (*.yaml) here"))
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(Problem(Pos(str(path), 1, 1), "no such file or folder"))
+    return files, problems
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def combine(
+    files: Sequence[Path],
+    problems: list[Problem],
+    loaded: Iterable[tuple[Path, Deck | None, list[Problem]]],
+) -> LoadResult:
+    """Gather per-file results, refusing a deck id that an earlier file already uses."""
+    decks: list[Deck] = []
+    seen_ids: dict[str, Pos] = {}
+    for _path, deck, file_problems in loaded:
+        problems.extend(file_problems)
+        if deck is None:
+            continue
+        first = seen_ids.get(deck.id)
+        if first is not None:
+            problems.append(
+                Problem(deck.pos, f"deck id '{deck.id}' is already used by {first.path}")
+            )
+            continue
+        seen_ids[deck.id] = deck.pos
+        decks.append(deck)
+    return LoadResult(tuple(decks), tuple(problems), tuple(files))
+
+
+def read_deck_bytes(path: Path) -> bytes | Problem:
+    """A deck file's bytes, or the problem that keeps them from being read (size included)."""
+    where = Pos(str(path), 1, 1)
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            limit = (
+                f"{MAX_FILE_BYTES / 2**20:g} MiB"
+                if MAX_FILE_BYTES >= 2**20
+                else f"{MAX_FILE_BYTES} bytes"
+            )
+            return Problem(where, f"file is larger than the {limit} limit")
+        return path.read_bytes()
+    except OSError as exc:
+        return Problem(where, f"cannot read file: {exc.strerror or exc}")
