@@ -257,21 +257,6 @@ def test_empty_entry_falls_back_to_parsing(tmp_path: Path) -> None:
     assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
 
 
-def test_an_entry_that_cannot_be_mapped_is_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("no mmap here")
-
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    monkeypatch.setattr(deck_cache.mmap, "mmap", refuse)
-    (deck,) = load_paths_cached([deck_file], cache).decks
-    assert type(deck.cards[0]).__name__ == "_LazyCard"
-    assert deck == load_paths([deck_file]).decks[0]
-
-
 def test_a_cache_hit_never_imports_the_yaml_loader(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from zerodrill.deck.load import LoadResult
+from zerodrill.deck.files import LoadResult
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir
