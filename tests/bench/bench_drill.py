@@ -297,8 +297,22 @@ def _ratios(r: dict[str, float]) -> dict[str, float]:
     return r
 
 
+def compile_package() -> None:
+    """Byte-compile zerodrill, as installing it does.
+
+    Textual, installed, starts from compiled modules. A checkout may have none: with
+    PYTHONDONTWRITEBYTECODE set (as on CI machines) every start would compile zerodrill from
+    source again, a cost no installed drill pays. Python reads compiled modules whether or not
+    it may write them.
+    """
+    import compileall
+
+    compileall.compile_dir(Path(__file__).resolve().parents[2] / "zerodrill", quiet=1)
+
+
 def run(cards: int = 10_000, rounds: int = 5, presses: int = 5, use_tmux: bool = True) -> dict:
     out: dict[str, Any] = {"cards": cards, "goals": {"first": FIRST_PAINT_GOAL, "key": KEY_GOAL}}
+    compile_package()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = folder / "cache"

@@ -46,14 +46,13 @@ class SideStyles:
     def markdown(self) -> MarkdownStyles:
         return MarkdownStyles(
             code=self.code,
-            link=self.link,
+            link=self.accent + Style(underline=True),
             heading=self.accent + Style(bold=True),
             bullet=self.accent,
-            quote_bar=self.quote_bar,
-            quote=self.quote,
+            quote_bar=self.accent,
             fence=self.fence,
             muted=self.muted,
-            table_border=self.border,
+            table_border=self.muted,
             table_header=self.accent + Style(bold=True),
             syntax=tuple((prefix, getattr(self, name[6:])) for prefix, name in _SYNTAX),
         )
@@ -67,40 +66,29 @@ SIDE_CSS = """
     CardView {
         & > .side--code { color: $text-warning; background: $warning 10%; }
         &:light > .side--code { color: $text-error; background: $error 5%; }
-        & > .side--link { color: $text-primary; text-style: underline; }
         & > .side--accent { color: $text-primary; }
-        & > .side--quote-bar { color: $text-primary 50%; }
-        &:light > .side--quote-bar { color: $text-secondary; }
-        & > .side--quote { background: $boost; }
         & > .side--fence { background: black 15%; }
         &:light > .side--fence { background: $foreground 5%; }
         & > .side--muted { color: $text-muted; }
-        & > .side--border { color: $foreground 25%; }
         & > .side--string { color: $text-success; }
         & > .side--number { color: $text-warning; }
+        & > .side--error { color: $text-error; }
         & > .side--right { color: $text-success; background: $success-muted; }
         & > .side--wrong { color: $text-error; background: $error-muted; text-style: strike; }
-        & > .side--yes { color: $text-success; }
-        & > .side--no { color: $text-error; }
         & > .side--typed { color: $text-secondary; }
     }
     """
 
 SIDE_COMPONENT_CLASSES = {
     "side--code",
-    "side--link",
     "side--accent",
-    "side--quote-bar",
-    "side--quote",
     "side--fence",
     "side--muted",
-    "side--border",
     "side--string",
     "side--number",
+    "side--error",
     "side--right",
     "side--wrong",
-    "side--yes",
-    "side--no",
     "side--typed",
 }
 

@@ -256,7 +256,7 @@ def _sources(refs: tuple[str, ...], styles: SideStyles) -> Text:
 def _check_lines(result: Check, styles: SideStyles) -> Text:
     lines = Text()
     for part in result.parts:
-        lines.append("✔ " if part.right else "✘ ", styles.yes if part.right else styles.no)
+        lines.append("✔ " if part.right else "✘ ", styles.string if part.right else styles.error)
         for ok, run in part.runs:
             lines.append(run, styles.right if ok else styles.wrong)
         if not part.right:

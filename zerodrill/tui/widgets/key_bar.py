@@ -24,6 +24,8 @@ class KeyBar(Static):
     }
     """
 
+    _markup = ""
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self._show_keys()
@@ -49,4 +51,8 @@ class KeyBar(Static):
         if self.app.ENABLE_COMMAND_PALETTE:
             key = "[b $footer-key-foreground]^p[/]"
             parts.append(f"[@click=app.simulate_key('{palette}')] {key} palette [/]")
-        self.update("".join(parts))
+        markup = "".join(parts)
+        # Bindings are refreshed after many a key press that changes none of them.
+        if markup != self._markup:
+            self._markup = markup
+            self.update(markup)
