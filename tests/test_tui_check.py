@@ -53,7 +53,8 @@ def test_cloze_blank_in_prose_is_escaped_and_the_answer_bold() -> None:
 def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:
     by_key = {item.key: item for deck in tui_decks("zero") for item in deck.items()}
     s = sides(by_key["zero-tui/stage3-default"])
-    assert s.question.startswith("> Just use stage 3") and "What is wrong" in s.question
+    assert s.claim.startswith("Just use stage 3")
+    assert s.question == "What is wrong with saying this?"
     assert "Why it is a red flag" in s.answer and "Say instead" in s.answer
 
 

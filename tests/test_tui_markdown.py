@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, render
+from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, quoted, render
 
 CODE = Style(color="red")
 LINK = Style(underline=True, color="blue")
@@ -105,6 +105,16 @@ def test_fenced_json_is_highlighted_and_unknown_languages_are_plain() -> None:
 def test_block_quotes_are_barred_and_images_show_their_alt_text() -> None:
     assert lines("> careful\n> now") == ["▌ careful now"]
     assert lines("![the memory chart](chart.png)") == ["[image: the memory chart]"]
+
+
+def test_a_quoted_claim_reads_as_a_markdown_quote_would() -> None:
+    def drawn(renderable: object) -> list[str]:
+        console = Console(width=40, record=True, color_system=None, file=io.StringIO())
+        console.print(renderable)
+        return [line.rstrip() for line in console.export_text().splitlines()]
+
+    for claim in ("Just use stage 3.", "Use `stage: 3`\nalways."):
+        assert drawn(quoted(parse(claim), STYLES)) == lines(f"> {claim}")
 
 
 def test_empty_and_blank_text_render_as_nothing() -> None:

@@ -101,6 +101,11 @@ def render(parsed: SyntaxTreeNode | tuple[str, ...], styles: MarkdownStyles) -> 
     return _Renderer(styles).blocks(parsed.children)
 
 
+def quoted(parsed: SyntaxTreeNode | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
+    """``parsed`` as a block quote."""
+    return _Quote(render(parsed, styles), styles.quote_bar, styles.quote)
+
+
 def _apart(blocks: list[RenderableType], *, tight: bool = False) -> RenderableType:
     """``blocks`` one under another, a blank line apart unless ``tight``."""
     if len(blocks) <= 1:

@@ -19,6 +19,9 @@ class Sides:
     answer: str
     #: Markdown shown under the answer, if the card has any.
     extra: str = ""
+    #: A red flag's claim, shown as a quote above the question. Kept apart from the question
+    #: rather than written into it as a Markdown quote: a plain claim then needs no parser.
+    claim: str = ""
 
 
 def sides(item: Item) -> Sides:
@@ -37,14 +40,9 @@ def sides(item: Item) -> Sides:
     if card.kind is Kind.FOLLOW_UP:
         return Sides("Follow-up question", f["question"], f["answer"], extra)
     if card.kind is Kind.RED_FLAG:
-        question = f"> {_quote(f['claim'])}\n\nWhat is wrong with saying this?"
         answer = f"**Why it is a red flag**\n\n{f['why']}\n\n**Say instead**\n\n{f['instead']}"
-        return Sides("Red flag", question, answer, extra)
+        return Sides("Red flag", "What is wrong with saying this?", answer, extra, f["claim"])
     return Sides("Question", f["front"], f["back"], extra)
-
-
-def _quote(text: str) -> str:
-    return text.strip().replace("\n", "\n> ")
 
 
 def _cloze(text: str, ordinal: int, *, reveal: bool) -> str:

@@ -25,7 +25,7 @@ from textual.widget import AwaitMount
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
-from zerodrill.tui.markdown import SAFE_SCHEMES, parse, render
+from zerodrill.tui.markdown import SAFE_SCHEMES, parse, quoted, render
 from zerodrill.tui.render import sides
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
@@ -140,6 +140,7 @@ class CardView(Vertical):
         self.question_markdown = s.question
         self.answer_markdown = s.answer
         question = parse(s.question)
+        claim = parse(s.claim) if s.claim else None
 
         def build_question(styles: SideStyles) -> RenderableType:
             head = Text.assemble(
@@ -148,7 +149,11 @@ class CardView(Vertical):
             if repeat:
                 head.append("  ")
                 head.append(" again ", Style(reverse=True))
-            return Group(head, Text(), render(question, styles.markdown()))
+            markdown = styles.markdown()
+            parts = [head, Text()]
+            if claim is not None:
+                parts += [quoted(claim, markdown), Text()]
+            return Group(*parts, render(question, markdown))
 
         question_side = self.query_one("#question", CardSide)
         question_side.show(build_question)
