@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import os
 import shutil
 import subprocess
 import sys
@@ -273,3 +274,27 @@ def test_a_cache_hit_never_imports_the_yaml_loader(tmp_path: Path) -> None:
 
     assert imported() == "['yaml', 'zerodrill.deck.load']"  # a miss parses
     assert imported() == "[]"  # a hit does not
+
+
+def test_the_cache_keeps_the_entries_in_use_and_drops_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deck_cache, "KEEP", 3)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (in_use,) = cache.glob("*.marshal")
+    old = [cache / f"{n:040x}.marshal" for n in range(4)]
+    for n, path in enumerate(old):
+        path.write_bytes(b"an older entry")
+        os.utime(path, (1_000 + n, 1_000 + n))
+    os.utime(in_use, (10, 10))  # written long ago ...
+    (cache / "older-format.json").write_text("{}")
+    load_paths_cached([deck_file], cache)  # ... and used now
+    # The next write prunes: a deck edited makes a new entry.
+    deck_file.write_text(deck_file.read_text() + "\n# edited\n")
+    load_paths_cached([deck_file], cache)
+    left = set(cache.iterdir())
+    assert in_use in left and old[3] in left
+    assert len(left) == 3 and not (cache / "older-format.json").exists()
+    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks

@@ -33,6 +33,9 @@ from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
 FORMAT = 5
+#: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
+#: one, and without a limit a contributor's cache would only grow.
+KEEP = 64
 #: Bytes of the checksum that starts each entry, and of the index length after it.
 DIGEST_SIZE = 4
 _LENGTH_SIZE = 8
@@ -122,6 +125,7 @@ def _read(entry: Path, path: Path) -> Deck | None:
         deck, images = _decode(entry.read_bytes(), path)
         # The YAML is unchanged, but an image it names may have gone since.
         if all((deck.folder / image).is_file() for image in images):
+            _touch(entry)
             return deck
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
         pass
@@ -146,6 +150,33 @@ def _write(entry: Path, deck: Deck) -> None:
             raise
     except OSError:
         return
+    _prune(entry.parent)
+
+
+def _touch(entry: Path) -> None:
+    """Mark ``entry`` used, so pruning keeps the entries in use rather than the newest."""
+    try:
+        os.utime(entry)
+    except OSError:
+        pass  # a read-only cache still serves hits
+
+
+def _prune(folder: Path) -> None:
+    """Keep the :data:`KEEP` most recently used entries; drop older formats' files."""
+    try:
+        stale = [p for p in folder.glob("*.json") if p.is_file()]
+        entries = sorted(folder.glob("*.marshal"), key=_used, reverse=True)
+        for path in stale + entries[KEEP:]:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _used(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 # An entry is the CRC-32 of the rest (see _digest), the length of the index, the index
