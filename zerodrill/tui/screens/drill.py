@@ -83,7 +83,10 @@ class DrillScreen(Screen[None]):
         await self.card.show(item, repeat=self.session.is_repeat)
         self._show_side(revealed=False)
         typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
-        self.query_one("#hint", Static).update(f"[b]Enter[/b] show the answer{typing}")
+        # A fixed single line: no layout pass needed for new text.
+        self.query_one("#hint", Static).update(
+            f"[b]Enter[/b] show the answer{typing}", layout=False
+        )
         self.query_one(CardScroll).scroll_home(animate=False)
         self.refresh_bindings()
 

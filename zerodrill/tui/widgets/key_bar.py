@@ -55,4 +55,5 @@ class KeyBar(Static):
         # Bindings are refreshed after many a key press that changes none of them.
         if markup != self._markup:
             self._markup = markup
-            self.update(markup)
+            # One line, docked: its size never changes, so no layout pass of the screen.
+            self.update(markup, layout=False)
