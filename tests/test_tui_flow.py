@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Input, TextArea
 from tui_support import Clock, make_app, run_async, shown
 
+from zerodrill.srs.queue import Counts
 from zerodrill.srs.store import ReviewKind, Store, StoreError
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
 from zerodrill.tui.screens.drill import DrillScreen
@@ -20,6 +21,7 @@ from zerodrill.tui.screens.too_small import TooSmallScreen
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
+from zerodrill.tui.widgets.session_header import SessionHeader
 
 SIZE = (80, 24)
 
@@ -398,3 +400,22 @@ async def test_a_screen_change_under_the_too_small_notice_keeps_the_notice(store
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert isinstance(app.screen, (SummaryScreen, NothingDueScreen))
+
+
+@run_async
+async def test_the_header_fits_one_line_with_a_long_title_and_large_counts(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        header = app.screen.query_one(SessionHeader)
+        title = "A very long deck title that goes on and on"
+        header.set_state(title, Counts(new=1234, repeats=56, reviews=78901), 4321)
+        await pilot.pause()
+        (line,) = shown(header).splitlines()
+        assert len(line) <= SIZE[0] - 2  # inside the header's padding
+        assert line.startswith(title[:29] + "…")
+        assert "1234 new · 56 again · 78901 due" in line
+        assert line.endswith("4321/84512")  # the bar gives way before the counts do
+        header.set_state("ZeRO", Counts(new=5, repeats=0, reviews=0), 5)
+        await pilot.pause()
+        (line,) = shown(header).splitlines()
+        assert "━" * 10 in line and line.endswith("5/10")
