@@ -85,3 +85,25 @@ def test_the_drill_command_imports_textual_only_when_it_runs() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False"
+
+
+def test_the_collector_is_back_on_once_the_drill_has_started(tmp_path: Path) -> None:
+    # `zerodrill drill` starts with the garbage collector off; the app must turn it on again.
+    code = (
+        "import asyncio, gc\n"
+        "from pathlib import Path\n"
+        "from zerodrill.cli.common import load_decks\n"
+        "from zerodrill.srs.store import Store\n"
+        "from zerodrill.tui.app import STARTUP_SECONDS, create_app\n"
+        "gc.disable()\n"
+        "async def main():\n"
+        f"    with Store.open(Path({str(tmp_path / 'r.db')!r})) as store:\n"
+        "        app = create_app(load_decks(()).decks, store)\n"
+        "        async with app.run_test() as pilot:\n"
+        "            before = gc.isenabled()\n"
+        "            await pilot.pause(STARTUP_SECONDS + 0.3)\n"
+        "            print(before, gc.isenabled())\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
