@@ -419,3 +419,13 @@ async def test_the_header_fits_one_line_with_a_long_title_and_large_counts(store
         await pilot.pause()
         (line,) = shown(header).splitlines()
         assert "━" * 10 in line and line.endswith("5/10")
+
+
+@run_async
+async def test_what_later_cards_need_is_ready_once_the_first_card_is_up(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.started
+        # The first card is a cloze: its input came with it, the follow-up's text area after.
+        assert app.screen.query_one("#typed-text", TextArea).display is False

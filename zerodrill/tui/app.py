@@ -33,9 +33,6 @@ from zerodrill.tui.srs_session import SrsDrillSession
 
 Clock = Callable[[], datetime]
 
-#: How long after mounting the app counts as starting up (see ``zerodrill drill``).
-STARTUP_SECONDS = 0.5
-
 
 def _collect_garbage_again() -> None:
     if not gc.isenabled():  # as `zerodrill drill` starts; an embedding program's is left be
@@ -54,6 +51,8 @@ class ZeroDrillApp(App[Summary]):
         self.clock = clock
         #: The user error that ended the app, for the CLI to print as its one line.
         self.error: UserError | None = None
+        #: True once the first frame is on screen.
+        self.started = False
 
     def fail(self, error: UserError) -> None:
         self.error = error
@@ -86,12 +85,19 @@ class ZeroDrillApp(App[Summary]):
         return self._session_screen()
 
     def on_mount(self) -> None:
-        # The first frame is out by then; `zerodrill drill` starts without the collector.
-        self.set_timer(STARTUP_SECONDS, _collect_garbage_again)
         self._check_size(self.size.width, self.size.height)
         tty = None if self.is_headless else controlling_tty()
         if tty is not None:
             self.set_interval(1.0, lambda: self._check_terminal(tty))
+
+    def on_ready(self) -> None:
+        # The first frame is on screen. Only now: what later cards need, which the first card
+        # did not wait for, and the garbage collector, which `zerodrill drill` starts without.
+        self.started = True
+        _collect_garbage_again()
+        for screen in self.screen_stack:
+            if isinstance(screen, DrillScreen):
+                self.call_later(screen.warm_up)
 
     def _check_terminal(self, tty: int) -> None:
         # A closed terminal normally ends the drill by SIGHUP. Where SIGHUP is ignored (a

@@ -62,11 +62,13 @@ class DrillScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         await self.show_current()
-        # What later cards need, made ready while the learner reads the first one. On a
-        # timer: the next refresh comes before the first frame is written.
-        self.set_timer(0.2, self._warm_up)
+        # The app's first screen is warmed up once its first frame is out (see the app's
+        # on_ready); a later one can be at once.
+        if getattr(self.app, "started", True):
+            self.call_after_refresh(self.warm_up)
 
-    async def _warm_up(self) -> None:
+    async def warm_up(self) -> None:
+        """Make ready what later cards need (the Markdown parser, the typing widgets)."""
         markdown.warm_up()
         await self.card.mount_typing_widgets()
 
