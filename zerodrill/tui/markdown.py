@@ -31,6 +31,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.tree import SyntaxTreeNode
+    from pygments.lexer import Lexer
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
@@ -70,8 +71,10 @@ def _parser() -> MarkdownIt:
 
 
 def warm_up() -> None:
-    """Import and build the parser now (when nothing waits), not on the first card needing it."""
+    """Import and build the parser now (when nothing waits), not on the first card needing it;
+    likewise Pygments with its JSON lexer, the language of DeepSpeed's configs."""
     _parser()
+    _lexer("json")
 
 
 def parse(text: str) -> SyntaxTreeNode | tuple[str, ...]:
@@ -237,13 +240,8 @@ def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) 
     if not language or not styles:
         text.append(code)
         return text
-    # Imported here: most cards have no code block, and Pygments is a sizeable import.
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
+    lexer = _lexer(language)
+    if lexer is None:
         text.append(code)
         return text
     for token_type, value in lexer.get_tokens(code):
@@ -251,6 +249,18 @@ def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) 
         style = next((s for prefix, s in styles if name.startswith(prefix)), None)
         text.append(value, style)
     return text
+
+
+@cache
+def _lexer(language: str) -> Lexer | None:
+    # Imported here: most cards have no code block, and Pygments is a sizeable import.
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
 
 
 class _Quote:
