@@ -297,6 +297,11 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
                     _verdict(m[ratio], goal),
                 )
             )
+        if "drill_setup_ms" in m:
+            # With Pilot the screen is timed alone; this is the loading before it.
+            rows.append(
+                Row(label, "deck load + session, before the app runs", _ms(m["drill_setup_ms"]))
+            )
     return rows
 
 
