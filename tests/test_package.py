@@ -93,3 +93,4 @@ def test_bundled_files_ship_with_the_package() -> None:
     assert (bundled_decks_dir() / "deepspeed-zero.yaml").is_file()
     assert (package / "deck" / "deck.schema.json").is_file()
     assert (package / "tui" / "zerodrill.tcss").is_file()
+    assert (package / "tui" / "screens" / "screens.tcss").is_file()

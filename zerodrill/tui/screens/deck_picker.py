@@ -24,6 +24,8 @@ class DeckPick:
 
 
 class DeckPickerScreen(ModalScreen[DeckPick | None]):
+    CSS_PATH = "screens.tcss"
+
     BINDINGS = [
         Binding("escape,d,q", "dismiss", "Cancel", key_display="esc"),
         Binding("enter", "select", "Drill this", show=True),

@@ -29,6 +29,8 @@ comes back later in this session ([b]↻[/b]) until you grade it 4 or 5."""
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = "screens.tcss"
+
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]
 
     def compose(self) -> ComposeResult:

@@ -11,9 +11,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from zerodrill.tui import fmt
+from zerodrill.tui.screens.panel import PANEL_CSS
 
 
 class NothingDueScreen(Screen[None]):
+    DEFAULT_CSS = PANEL_CSS
+
     BINDINGS = [
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),

@@ -13,6 +13,8 @@ from zerodrill.tui.widgets.forecast_chart import ForecastChart
 
 
 class StatsScreen(ModalScreen[None]):
+    CSS_PATH = "screens.tcss"
+
     BINDINGS = [
         Binding("escape,s,q", "dismiss", "Close", key_display="esc"),
     ]

@@ -9,11 +9,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from zerodrill.tui import fmt
+from zerodrill.tui.screens.panel import PANEL_CSS
 from zerodrill.tui.session import Summary
 from zerodrill.tui.widgets.grade_bar import NAMES
 
 
 class SummaryScreen(Screen[None]):
+    DEFAULT_CSS = PANEL_CSS
+
     BINDINGS = [
         Binding("u", "app.undo_last", "Undo last grade"),
         Binding("d", "app.pick_deck", "Decks"),

@@ -13,6 +13,8 @@ MIN_HEIGHT = 24
 
 
 class TooSmallScreen(ModalScreen[None]):
+    CSS_PATH = "screens.tcss"
+
     BINDINGS = [Binding("q", "app.finish", "Quit")]
 
     def compose(self) -> ComposeResult:
