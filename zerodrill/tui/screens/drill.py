@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual.widget import AwaitMount
 from textual.widgets import Static
 
 from zerodrill.tui import markdown
@@ -51,13 +52,16 @@ class DrillScreen(Screen[None]):
         self.suggested: int | None = None
         # Made here, not queried: check_action runs before the screen is composed, too.
         self.card = CardView(id="card")
+        self._grades: GradeBar | None = None
+        self._grades_mounted: AwaitMount | None = None
 
     def compose(self) -> ComposeResult:
         yield SessionHeader()
         with CardScroll(id="card-scroll"):
             yield self.card
         yield Static(id="hint")
-        yield GradeBar()
+        # The grade bar comes with the warm-up (or the first reveal): hidden until then, it
+        # would only cost the first card its mounting and styling.
         yield KeyBar()
 
     async def on_mount(self) -> None:
@@ -68,9 +72,20 @@ class DrillScreen(Screen[None]):
             self.call_after_refresh(self.warm_up)
 
     async def warm_up(self) -> None:
-        """Make ready what later cards need (the Markdown parser, the typing widgets)."""
+        """Make ready what later cards need (the Markdown parser, the grade bar, the typing
+        widgets)."""
         markdown.warm_up()
+        await self._grade_bar()
         await self.card.mount_typing_widgets()
+
+    async def _grade_bar(self) -> GradeBar:
+        """The grade bar, mounted (hidden) under the hint line if it was not yet."""
+        if self._grades is None:
+            self._grades = GradeBar()
+            self._grades.display = False
+            self._grades_mounted = self.mount(self._grades, after="#hint")
+        await self._grades_mounted
+        return self._grades
 
     @user_errors_exit
     async def show_current(self) -> None:
@@ -100,7 +115,8 @@ class DrillScreen(Screen[None]):
     def _show_side(self, *, revealed: bool) -> None:
         # `display` on the two bars, not a class on the screen: see CardView's docstring.
         self.query_one("#hint").display = not revealed
-        self.query_one(GradeBar).display = revealed
+        if self._grades is not None:
+            self._grades.display = revealed
 
     def _refresh_header(self) -> None:
         self.query_one(SessionHeader).set_state(
@@ -131,7 +147,7 @@ class DrillScreen(Screen[None]):
         self._unfocus()
         result = self.card.reveal()
         self.suggested = result.suggested_grade if result else None
-        self.query_one(GradeBar).set_outcomes(self.session.choices(), self.suggested)
+        (await self._grade_bar()).set_outcomes(self.session.choices(), self.suggested)
         self._show_side(revealed=True)
         self.refresh_bindings()
 

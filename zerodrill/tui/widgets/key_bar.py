@@ -9,9 +9,13 @@ dims them just the same), and a click on a key presses it, as on the Footer.
 
 from __future__ import annotations
 
-from rich.markup import escape
+from textual.content import Content, Span
 from textual.screen import Screen
+from textual.style import Style
 from textual.widgets import Static
+
+#: A key's own style; a disabled key's whole entry is dimmed as well.
+KEY_STYLE = "bold $footer-key-foreground"
 
 
 class KeyBar(Static):
@@ -24,7 +28,7 @@ class KeyBar(Static):
     }
     """
 
-    _markup = ""
+    _shown: tuple[tuple[str, str, str, bool], ...] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -35,25 +39,44 @@ class KeyBar(Static):
             self._show_keys()
 
     def _show_keys(self) -> None:
-        parts: list[str] = []
+        keys: list[tuple[str, str, str, bool]] = []
         seen: set[str] = set()
         palette = self.app.COMMAND_PALETTE_BINDING
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if not binding.show or binding.action in seen or binding.key == palette:
                 continue
             seen.add(binding.action)
-            key = escape(self.app.get_key_display(binding))
-            text = f"[b $footer-key-foreground]{key}[/] {escape(binding.description)}"
-            if enabled:
-                parts.append(f"[@click=app.simulate_key('{binding.key}')] {text} [/]")
-            else:
-                parts.append(f"[dim] {text} [/]")
+            keys.append(
+                (binding.key, self.app.get_key_display(binding), binding.description, enabled)
+            )
         if self.app.ENABLE_COMMAND_PALETTE:
-            key = "[b $footer-key-foreground]^p[/]"
-            parts.append(f"[@click=app.simulate_key('{palette}')] {key} palette [/]")
-        markup = "".join(parts)
+            keys.append((palette, "^p", "palette", True))
+        shown = tuple(keys)
         # Bindings are refreshed after many a key press that changes none of them.
-        if markup != self._markup:
-            self._markup = markup
+        if shown != self._shown:
+            self._shown = shown
             # One line, docked: its size never changes, so no layout pass of the screen.
-            self.update(markup, layout=False)
+            self.update(_key_line(shown), layout=False)
+
+
+def _key_line(keys: tuple[tuple[str, str, str, bool], ...]) -> Content:
+    """The keys as one line; each enabled one presses its key when clicked.
+
+    Built from spans rather than markup: markup's styles are parsed anew by every app, and
+    a click action is a style of its own for each key, which was most of the first frame's
+    time spent on this bar.
+    """
+    text: list[str] = []
+    spans: list[Span] = []
+    at = 0
+    for key, display, description, enabled in keys:
+        part = f" {display} {description} "
+        text.append(part)
+        if enabled:
+            press = Style.from_meta({"@click": f"app.simulate_key({key!r})"})
+            spans.append(Span(at, at + len(part), press))
+        else:
+            spans.append(Span(at, at + len(part), "dim"))
+        spans.append(Span(at + 1, at + 1 + len(display), KEY_STYLE))
+        at += len(part)
+    return Content("".join(text), spans)
