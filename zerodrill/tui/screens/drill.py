@@ -84,7 +84,11 @@ class DrillScreen(Screen[None]):
             self._grades = GradeBar()
             self._grades.display = False
             self._grades_mounted = self.mount(self._grades, after="#hint")
-        await self._grades_mounted
+        # Awaited once only: each await of a mount lays the whole screen out again.
+        mounting = self._grades_mounted
+        if mounting is not None:
+            await mounting
+            self._grades_mounted = None
         return self._grades
 
     @user_errors_exit

@@ -106,7 +106,11 @@ class CardView(Vertical):
             widget.display = False
             self._typing[name] = widget
             self._mounting[name] = self.mount(widget, before="#answer")
-        await self._mounting[name]
+        # Awaited once only: each await of a mount lays the whole screen out again.
+        mounting = self._mounting.get(name)
+        if mounting is not None:
+            await mounting
+            self._mounting.pop(name, None)
         return self._typing[name]
 
     async def mount_typing_widgets(self) -> None:
