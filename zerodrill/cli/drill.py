@@ -13,6 +13,7 @@ import click
 
 from zerodrill.cli.common import load_decks, plural, usable_decks
 from zerodrill.errors import UserError
+from zerodrill.gcpause import gc_paused
 from zerodrill.paths import default_db_path
 
 if TYPE_CHECKING:
@@ -28,27 +29,11 @@ def bulk_allocation() -> Iterator[None]:
     here is garbage. Afterwards they are frozen, so the collections Textual's own allocations
     trigger while drilling do not walk them either (a pause on a key press otherwise).
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
-@contextmanager
-def startup_without_gc() -> Iterator[None]:
-    """The collector off for a start (the app turns it on once its first frame is out), and
-    as it was before once the drill is over, however it ends."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    with gc_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 @click.command()
@@ -76,7 +61,7 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
     # No collector passes until the first card is on screen (the app turns the collector back
     # on then): starting up allocates a great deal and frees next to nothing, and the passes
     # over it cost the first card about 10 ms.
-    with startup_without_gc():
+    with gc_paused():
         summary, db = _run(paths, db, new_limit, deck_id)
     if summary is not None and summary.reviews:
         click.echo(
