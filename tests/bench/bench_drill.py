@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -177,29 +178,26 @@ async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float
 
 
 def pilot(deck: Path, db: Path, rounds: int, presses: int) -> dict[str, float]:
-    bare_first, bare_key, drill_first, drill_reveal, drill_grade = [], [], [], [], []
-    setups = []
+    samples: dict[str, list[float]] = defaultdict(list)
     for _ in range(rounds):
         f, k = asyncio.run(_pilot_bare(presses))
-        bare_first.append(f)
-        bare_key.append(k)
+        samples["bare_first"].append(f)
+        samples["bare_key"].append(k)
         # Each round starts from the same database: the grades of the last one are dropped.
         work = db.parent / "pilot-round.db"
         _copy_db(db, work)
         f, r, g, setup = asyncio.run(_pilot_drill(deck, work, presses))
-        setups.append(setup)
-        drill_first.append(f)
-        drill_reveal.append(r)
-        drill_grade.append(g)
-    return {
-        "bare_first_ms": 1000 * statistics.median(bare_first),
-        "drill_first_ms": 1000 * statistics.median(drill_first),
-        "bare_key_ms": 1000 * statistics.median(bare_key),
-        "drill_reveal_ms": 1000 * statistics.median(drill_reveal),
-        "drill_grade_ms": 1000 * statistics.median(drill_grade),
+        samples["drill_first"].append(f)
+        samples["drill_reveal"].append(r)
+        samples["drill_grade"].append(g)
         # Loading the deck and building the session, before the app runs (not in the ratio).
-        "drill_setup_ms": 1000 * statistics.median(setups),
-    }
+        samples["drill_setup"].append(setup)
+    return _medians_ms(samples)
+
+
+def _medians_ms(samples: dict[str, list[float]]) -> dict[str, float]:
+    """Each measure's median over the rounds, in ms, as ``<measure>_ms``."""
+    return {f"{name}_ms": 1000 * statistics.median(values) for name, values in samples.items()}
 
 
 # -- tmux ------------------------------------------------------------------------------------
@@ -294,31 +292,25 @@ def tmux(deck: Path, db: Path, cache: Path, rounds: int, presses: int) -> dict[s
     bare_cmd = f"{python} {bare_script}"
     # On a failure the pane stays up for a while, so the timeout message shows the error.
     drill_cmd = f"{python} -m zerodrill drill {deck} --db {db} || sleep 30"
-    bare_first, bare_key, first, reveal, grade = [], [], [], [], []
+    samples: dict[str, list[float]] = defaultdict(list)
     # A session that outlives the measured ones: a server whose last session just ended is
     # shutting down, and a new session started at that moment fails.
     subprocess.run([*TMUX, "new-session", "-d", "-s", "keep", "sleep 86400"], check=True)
     try:
         for _ in range(rounds):
             b = _tmux_one(bare_cmd, env, "bare", presses)
-            bare_first.append(b["first"])
-            bare_key.append(b["key"])
+            samples["bare_first"].append(b["first"])
+            samples["bare_key"].append(b["key"])
             # Each round starts from the same database: the grades of the last one are dropped.
             work = db.parent / "round.db"
             _copy_db(db, work)
             d = _tmux_one(drill_cmd.replace(str(db), str(work)), env, "drill", presses)
-            first.append(d["first"])
-            reveal.append(d["reveal"])
-            grade.append(d["grade"])
+            samples["drill_first"].append(d["first"])
+            samples["drill_reveal"].append(d["reveal"])
+            samples["drill_grade"].append(d["grade"])
     finally:
         subprocess.run([*TMUX, "kill-server"], capture_output=True)
-    return {
-        "bare_first_ms": 1000 * statistics.median(bare_first),
-        "drill_first_ms": 1000 * statistics.median(first),
-        "bare_key_ms": 1000 * statistics.median(bare_key),
-        "drill_reveal_ms": 1000 * statistics.median(reveal),
-        "drill_grade_ms": 1000 * statistics.median(grade),
-    }
+    return _medians_ms(samples)
 
 
 def _copy_db(src: Path, dst: Path) -> None:

@@ -218,30 +218,39 @@ def _verdict(value: float, goal: float) -> str:
     return "PASS" if value <= goal else "MISS"
 
 
+def _ratio_row(
+    benchmark: str, measure: str, ours_ms: float, floor_ms: float, ratio: float, goal: float
+) -> Row:
+    return Row(
+        benchmark,
+        measure,
+        _ms(ours_ms),
+        _ms(floor_ms),
+        f"{ratio:.2f}x",
+        f"<= {goal}x",
+        _verdict(ratio, goal),
+    )
+
+
 def _rows_validate(r: dict[str, Any]) -> list[Row]:
+    measure = f"{r['cards']:,} cards vs yaml.load (CSafeLoader), best"
     return [
-        Row(
+        _ratio_row(
             "validate",
-            f"{r['cards']:,} cards vs yaml.load (CSafeLoader), best",
-            _ms(1000 * r["validate_s"]),
-            _ms(1000 * r["libyaml_s"]),
-            f"{r['ratio']:.2f}x",
-            f"<= {r['goal']}x",
-            _verdict(r["ratio"], r["goal"]),
+            measure,
+            1000 * r["validate_s"],
+            1000 * r["libyaml_s"],
+            r["ratio"],
+            r["goal"],
         )
     ]
 
 
 def _rows_export(r: dict[str, Any]) -> list[Row]:
+    measure = f"{r['cards']:,} cards vs genanki alone, median"
     return [
-        Row(
-            "export",
-            f"{r['cards']:,} cards vs genanki alone, median",
-            _ms(1000 * r["export_s"]),
-            _ms(1000 * r["genanki_s"]),
-            f"{r['ratio']:.2f}x",
-            f"<= {r['goal']}x",
-            _verdict(r["ratio"], r["goal"]),
+        _ratio_row(
+            "export", measure, 1000 * r["export_s"], 1000 * r["genanki_s"], r["ratio"], r["goal"]
         )
     ]
 
@@ -286,17 +295,7 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
                 key_goal,
             ),
         ):
-            rows.append(
-                Row(
-                    label,
-                    f"{measure}, median",
-                    _ms(m[ours]),
-                    _ms(m[floor]),
-                    f"{m[ratio]:.2f}x",
-                    f"<= {goal}x",
-                    _verdict(m[ratio], goal),
-                )
-            )
+            rows.append(_ratio_row(label, f"{measure}, median", m[ours], m[floor], m[ratio], goal))
         if "drill_setup_ms" in m:
             # With Pilot the screen is timed alone; this is the loading before it.
             rows.append(
