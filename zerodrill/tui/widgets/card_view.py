@@ -26,7 +26,7 @@ from textual.widget import AwaitMount
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
 from zerodrill.tui.markdown import SAFE_SCHEMES, parse, quoted, render
-from zerodrill.tui.render import sides
+from zerodrill.tui.render import Sides, sides
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
@@ -64,15 +64,21 @@ class CardView(Vertical):
         self.item: Item | None = None
         self.result: Check | None = None
         self.revealed = False
-        #: The Markdown of each side of the card on show, as given to the renderer.
-        self.question_markdown = ""
-        self.answer_markdown = ""
+        #: What each side of the card on show says, worked out once per card by show().
+        self._sides: Sides | None = None
+        #: The cloze's answers to the active deletion number (for a cloze on show).
+        self._cloze_answers: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
 
     def compose(self) -> ComposeResult:
         yield CardSide(id="question")
         yield CardSide(id="answer")
+
+    @property
+    def answer_markdown(self) -> str:
+        """The Markdown of the answer side of the card on show."""
+        return self._sides.answer if self._sides is not None else ""
 
     @property
     def typed(self) -> str | None:
@@ -123,7 +129,7 @@ class CardView(Vertical):
         self.item = item
         self.result = None
         self.revealed = False
-        s = sides(item)
+        s = self._sides = sides(item)
         kind = item.card.kind
         needed = TYPING_IDS.get(kind)
         if needed is not None:
@@ -134,15 +140,15 @@ class CardView(Vertical):
                 widget.text = ""
             else:
                 widget.value = ""
+        self._cloze_answers = []
         if kind is Kind.CLOZE and item.ordinal is not None:
-            blanks = len(cloze.answers(item.card.fields["text"], item.ordinal))
+            self._cloze_answers = cloze.answers(item.card.fields["text"], item.ordinal)
+            blanks = len(self._cloze_answers)
             self._typing[TYPING_IDS[kind]].placeholder = (  # type: ignore[union-attr]
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
             )
-        self.question_markdown = s.question
-        self.answer_markdown = s.answer
         question = parse(s.question)
         claim = parse(s.claim) if s.claim else None
 
@@ -168,20 +174,20 @@ class CardView(Vertical):
 
     def reveal(self) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it."""
-        if self.item is None or self.revealed:
+        if self.item is None or self._sides is None or self.revealed:
             return self.result
         self.revealed = True
         typed = self.typed
         item = self.item
         kind = item.card.kind
-        s = sides(item)
+        s = self._sides
         if kind is Kind.CLOZE:
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
-            if typed is not None and item.ordinal is not None:
+            if typed is not None and self._cloze_answers:
                 from zerodrill.tui.check import check  # difflib, needed only here
 
-                self.result = check(typed, cloze.answers(item.card.fields["text"], item.ordinal))
+                self.result = check(typed, self._cloze_answers)
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
         result = self.result
