@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import textwrap
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -305,3 +308,27 @@ def test_bundled_decks_validate(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate")
     assert code == 0
     assert out.strip().endswith(": ok")
+
+
+def _pipe(tmp_path: Path, data: bytes) -> tuple[Path, threading.Thread]:
+    """A named pipe that a thread fills with ``data`` once it is opened to be read."""
+    fifo = tmp_path / "piped.yaml"
+    os.mkfifo(fifo)
+
+    def fill() -> None:
+        with contextlib.suppress(BrokenPipeError), fifo.open("wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=fill, daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+def test_size_limit_holds_for_a_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A pipe reports no size up front (nor does /dev/zero, which has no end): the read stops.
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
+    fifo, writer = _pipe(tmp_path, textwrap.dedent(HEADER + GOOD_CARD * 3).encode())
+    assert problems(capsys, fifo) == [f"{fifo}:1:1: file is larger than the 100 bytes limit"]
+    writer.join(5)

@@ -6,6 +6,7 @@ only these, never imports (or, without bytecode files, compiles) the YAML-to-mod
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,13 +86,17 @@ def read_deck_bytes(path: Path) -> bytes | Problem:
     """A deck file's bytes, or the problem that keeps them from being read (size included)."""
     where = Pos(str(path), 1, 1)
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            limit = (
-                f"{MAX_FILE_BYTES / 2**20:g} MiB"
-                if MAX_FILE_BYTES >= 2**20
-                else f"{MAX_FILE_BYTES} bytes"
-            )
-            return Problem(where, f"file is larger than the {limit} limit")
-        return path.read_bytes()
+        with path.open("rb") as f:
+            # A regular file too large is refused unread. A pipe or device has no size to ask
+            # (``zerodrill drill <(...)``, or /dev/zero by mistake), so the read itself stops
+            # one byte past the limit.
+            if os.fstat(f.fileno()).st_size <= MAX_FILE_BYTES:
+                data = f.read(MAX_FILE_BYTES + 1)
+                if len(data) <= MAX_FILE_BYTES:
+                    return data
     except OSError as exc:
         return Problem(where, f"cannot read file: {exc.strerror or exc}")
+    limit = (
+        f"{MAX_FILE_BYTES / 2**20:g} MiB" if MAX_FILE_BYTES >= 2**20 else f"{MAX_FILE_BYTES} bytes"
+    )
+    return Problem(where, f"file is larger than the {limit} limit")
