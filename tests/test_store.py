@@ -409,6 +409,50 @@ def test_damaged_pages_are_reported_and_left_as_they_were(db: Path) -> None:
     assert db.read_bytes() == bytes(data)
 
 
+@pytest.mark.parametrize(
+    ("table", "column", "value"),
+    [
+        ("card_state", "due", "garbage"),
+        ("card_state", "ef", 99),
+        ("review", "at", "not a time"),
+        ("review", "due_after", "2025-13-45"),
+    ],
+)
+def test_damaged_values_are_reported_as_one_line(
+    db: Path, table: str, column: str, value: object
+) -> None:
+    # Values SQLite cannot check (a hand edit, a flipped bit): still a StoreError, no traceback.
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("DROP TRIGGER review_no_update")
+            conn.execute(f"UPDATE {table} SET {column} = ?", (value,))
+    finally:
+        conn.close()
+    reads = [
+        lambda s: s.state("d/a"),
+        lambda s: s.states(),
+        lambda s: s.due_dates(DAY + timedelta(days=9)),
+        lambda s: s.next_due_after(DAY),
+        lambda s: list(s.log()),
+        lambda s: s.reviews_on(DAY),
+        lambda s: s.derived_states(),
+        lambda s: s.record("d/a", 4, now=NOW, day=DAY + timedelta(days=1)),
+    ]
+    failed = 0
+    for read in reads:
+        with Store.open(db) as s:
+            try:
+                read(s)
+            except StoreError as exc:
+                message = str(exc)
+                assert "\n" not in message and str(db) in message and "damaged" in message
+                failed += 1
+    assert failed >= 2  # each damaged value is read by more than one of them
+
+
 def test_newer_database_is_refused_and_left_as_it_was(db: Path) -> None:
     Store.open(db).close()
     conn = sqlite3.connect(db)

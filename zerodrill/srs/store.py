@@ -159,26 +159,43 @@ def _state_params(state: Sm2State) -> tuple[int, int, int, str | None, int]:
     return (state.repetitions, state.interval, state.ef_hundredths, due, state.lapses)
 
 
+class _Damaged(Exception):
+    """A stored value no zerodrill wrote (a date that is no date, an EF below 1.3, ...)."""
+
+
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except (TypeError, ValueError) as exc:
+        raise _Damaged(f"bad date {text!r}") from exc
+
+
 def _state_from(reps: int, interval: int, ef: int, due: str | None, lapses: int) -> Sm2State:
-    return Sm2State.from_hundredths(
-        reps, interval, ef, date.fromisoformat(due) if due is not None else None, lapses
-    )
+    try:
+        return Sm2State.from_hundredths(
+            reps, interval, ef, _date(due) if due is not None else None, lapses
+        )
+    except (TypeError, ValueError) as exc:
+        raise _Damaged(f"bad SM-2 state: {exc}") from exc
 
 
 def _review_from(row: tuple) -> Review:  # type: ignore[type-arg]
-    return Review(
-        id=row[0],
-        key=row[1],
-        kind=ReviewKind(row[2]),
-        at=datetime.fromisoformat(row[3]),
-        day=date.fromisoformat(row[4]),
-        grade=Grade(row[5]) if row[5] is not None else None,
-        undoes=row[6],
-        answer_ms=row[7],
-        typed=row[8],
-        before=_state_from(*row[9:14]),
-        after=_state_from(*row[14:19]),
-    )
+    try:
+        return Review(
+            id=row[0],
+            key=row[1],
+            kind=ReviewKind(row[2]),
+            at=datetime.fromisoformat(row[3]),
+            day=_date(row[4]),
+            grade=Grade(row[5]) if row[5] is not None else None,
+            undoes=row[6],
+            answer_ms=row[7],
+            typed=row[8],
+            before=_state_from(*row[9:14]),
+            after=_state_from(*row[14:19]),
+        )
+    except (TypeError, ValueError) as exc:
+        raise _Damaged(f"review {row[0]}: {exc}") from exc
 
 
 def _reason(exc: sqlite3.Error) -> str:
@@ -205,6 +222,8 @@ def _translated(path: Path, action: str) -> Iterator[None]:
         yield
     except sqlite3.Error as exc:
         raise StoreError(f"cannot {action} {path}: {_reason(exc)}", path) from exc
+    except _Damaged as exc:
+        raise StoreError(f"cannot {action} {path}: it is damaged ({exc})", path) from exc
     except OSError as exc:
         raise StoreError(f"cannot {action} {path}: {exc.strerror or exc}", path) from exc
 
@@ -466,7 +485,7 @@ class Store:
             rows = self._conn.execute(
                 "SELECT key, due FROM card_state WHERE due <= ?", (until.isoformat(),)
             )
-            return {key: date.fromisoformat(due) for key, due in rows}
+            return {key: _date(due) for key, due in rows}
 
     def next_due_after(self, day: date, keys: Collection[str] | None = None) -> date | None:
         """The first day after ``day`` on which a key (among ``keys``, if given) falls due."""
@@ -476,7 +495,7 @@ class Store:
             )
             for key, due in rows:
                 if keys is None or key in keys:
-                    return date.fromisoformat(due)
+                    return _date(due)
             return None
 
     # -- reading the log ----------------------------------------------------------------------
@@ -500,8 +519,8 @@ class Store:
                 cursor = self._conn.execute(
                     f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.key = ? ORDER BY r.id", (key,)
                 )
-            rows = cursor.fetchall()
-        return (_review_from(row) for row in rows)
+            # Decoded here, where a damaged row is still reported as a StoreError.
+            return iter([_review_from(row) for row in cursor])
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
         """Per deck id (the part of a key before '/'): review figures as of study day ``day``.
