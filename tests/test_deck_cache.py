@@ -298,3 +298,23 @@ def test_the_cache_keeps_the_entries_in_use_and_drops_the_rest(
     assert in_use in left and old[3] in left
     assert len(left) == 3 and not (cache / "older-format.json").exists()
     assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="needs /dev/fd")
+def test_a_deck_from_a_pipe_is_read_once_by_the_loader(tmp_path: Path) -> None:
+    # `zerodrill drill <(...)` names a pipe: hashing it for the cache once left the loader
+    # nothing to read ("file is empty").
+    deck_file = _copy(tmp_path)
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(write_end, "wb") as f:
+            f.write(deck_file.read_bytes())  # within the pipe's buffer: no reader needed yet
+        piped = Path(f"/dev/fd/{read_end}")
+        result = load_paths_cached([piped], tmp_path / "cache")
+    finally:
+        os.close(read_end)
+    assert result.ok, result.problems
+    assert [c.fields for c in result.decks[0].cards] == [
+        c.fields for c in load_paths([deck_file]).decks[0].cards
+    ]
+    assert not (tmp_path / "cache").exists()  # nothing cached under a pipe's passing name

@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import marshal
 import os
+import stat
 import tempfile
 import zlib
 from collections.abc import Mapping, Sequence
@@ -71,7 +72,7 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
         from zerodrill.deck.load import parse_bytes
 
         deck, file_problems = parse_bytes(data, path)
-        if deck is not None and not file_problems:
+        if key is not None and deck is not None and not file_problems:
             # Keyed on the bytes parsed: the file may have changed since it was hashed above.
             parsed = _key(path)
             parsed.update(data)
@@ -96,8 +97,8 @@ def _key(path: Path) -> hashlib._Hash:
 
 
 def _file_key(path: Path) -> str | None:
-    """The key of ``path``'s bytes as they are now; None if they cannot be read or are too
-    many (the loader then says why).
+    """The key of ``path``'s bytes as they are now; None if they cannot be read, are too many
+    (the loader then says why) or are not a regular file's (they are not cached).
 
     The file is hashed a chunk at a time as it is read: a hit never needs its bytes, and
     filling fresh memory the size of a large deck costs half as much again as hashing it.
@@ -107,6 +108,8 @@ def _file_key(path: Path) -> str | None:
     buffer = bytearray(_CHUNK_SIZE)
     chunk = memoryview(buffer)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None  # a pipe (``<(...)``) can be read once: that read is the loader's
         with path.open("rb", buffering=0) as f:
             while n := f.readinto(buffer):
                 size += n
