@@ -21,7 +21,7 @@ import os
 import sqlite3
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -575,13 +575,13 @@ class Store:
         with self._writing():
             before = self._state_of(key)
             after = before if repeat else sm2.review(before, grade, day)
-            review_id = self._append(
-                key, kind, at, day, grade, None, answer_ms, typed, before, after
+            review = self._append(
+                Review(0, key, kind, at, day, grade, before, after, answer_ms, typed)
             )
             if not repeat:
                 self._put_state(key, after)
-        self._mine.append(review_id)
-        return Review(review_id, key, kind, at, day, grade, before, after, answer_ms, typed)
+        self._mine.append(review.id)
+        return review
 
     def undo_last(
         self, *, now: datetime | None = None, ids: list[int] | None = None
@@ -600,15 +600,12 @@ class Store:
         stack = self._mine if ids is None else ids
         with self._writing():
             while stack:
-                row = self._conn.execute(
-                    f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.id = ? AND {_IN_EFFECT}",
-                    (stack[-1],),
-                ).fetchone()
-                if row is None:
+                target = self._in_effect(stack[-1])
+                if target is None:
                     stack.pop()
                     continue
                 try:
-                    review = self._undo(_review_from(row), at)
+                    review = self._undo(target, at)
                 except UndoConflict:
                     # Superseded by another terminal, it can never be undone: the next undo
                     # goes on to the grade before it.
@@ -622,13 +619,18 @@ class Store:
         """Take back one grade by id (it must be the latest in effect for its card)."""
         at = now or local_now()
         with self._writing():
-            row = self._conn.execute(
-                f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.id = ? AND {_IN_EFFECT}",
-                (review_id,),
-            ).fetchone()
-            if row is None:
+            target = self._in_effect(review_id)
+            if target is None:
                 raise StoreError(f"review {review_id} is not in {self._path}, or already undone")
-            return self._undo(_review_from(row), at)
+            return self._undo(target, at)
+
+    def _in_effect(self, review_id: int) -> Review | None:
+        """The grade or repeat ``review_id`` if it is logged and not undone."""
+        row = self._conn.execute(
+            f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.id = ? AND {_IN_EFFECT}",
+            (review_id,),
+        ).fetchone()
+        return _review_from(row) if row is not None else None
 
     def _undo(self, target: Review, at: datetime) -> Review:
         later = self._conn.execute(
@@ -643,65 +645,45 @@ class Store:
             )
         current = self._state_of(target.key)
         restored = current if target.repeat else target.before
-        undo_id = self._append(
-            target.key,
-            ReviewKind.UNDO,
-            at,
-            target.day,
-            None,
-            target.id,
-            None,
-            None,
-            current,
-            restored,
+        undo = self._append(
+            Review(
+                0,
+                target.key,
+                ReviewKind.UNDO,
+                at,
+                target.day,
+                None,
+                current,
+                restored,
+                undoes=target.id,
+            )
         )
         if not target.repeat:
             self._put_state(target.key, restored)
-        return Review(
-            undo_id,
-            target.key,
-            ReviewKind.UNDO,
-            at,
-            target.day,
-            None,
-            current,
-            restored,
-            undoes=target.id,
-        )
+        return undo
 
-    def _append(
-        self,
-        key: str,
-        kind: ReviewKind,
-        at: datetime,
-        day: date,
-        grade: Grade | None,
-        undoes: int | None,
-        answer_ms: int | None,
-        typed: str | None,
-        before: Sm2State,
-        after: Sm2State,
-    ) -> int:
+    def _append(self, review: Review) -> Review:
+        """Log ``review`` (its ``id`` is ignored); the same review with the id it got."""
         cursor = self._conn.execute(
             "INSERT INTO review (key, kind, at, day, grade, undoes, answer_ms, typed, "
             "reps_before, interval_before, ef_before, due_before, lapses_before, "
             "reps_after, interval_after, ef_after, due_after, lapses_after) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                key,
-                kind.value,
-                at.isoformat(),
-                day.isoformat(),
-                int(grade) if grade is not None else None,
-                undoes,
-                answer_ms,
-                typed,
-                *_state_params(before),
-                *_state_params(after),
+                review.key,
+                review.kind.value,
+                review.at.isoformat(),
+                review.day.isoformat(),
+                int(review.grade) if review.grade is not None else None,
+                review.undoes,
+                review.answer_ms,
+                review.typed,
+                *_state_params(review.before),
+                *_state_params(review.after),
             ),
         )
         assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        return replace(review, id=cursor.lastrowid)
 
     def _put_state(self, key: str, state: Sm2State) -> None:
         if state.is_new:
