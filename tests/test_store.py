@@ -195,8 +195,9 @@ def test_undo_skips_grades_already_undone(db: Path) -> None:
         undo = s.undo_last()
         assert undo is not None and undo.undoes == 1
         assert s.states() == {}
-        with pytest.raises(StoreError, match="already undone"):
+        with pytest.raises(StoreError, match="already undone") as exc:
             s.undo(2)
+        assert exc.value.path == db
 
 
 def test_undo_only_takes_back_this_stores_grades(db: Path) -> None:

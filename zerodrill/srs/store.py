@@ -621,7 +621,9 @@ class Store:
         with self._writing():
             target = self._in_effect(review_id)
             if target is None:
-                raise StoreError(f"review {review_id} is not in {self._path}, or already undone")
+                raise StoreError(
+                    f"review {review_id} is not in {self._path}, or already undone", self._path
+                )
             return self._undo(target, at)
 
     def _in_effect(self, review_id: int) -> Review | None:
