@@ -135,12 +135,8 @@ class Deck:
     def folder(self) -> Path:
         return self.path.parent
 
-    @property
-    def active_cards(self) -> tuple[Card, ...]:
-        """The cards to study: retired ones stay in the file only so exports can tag them."""
-        return tuple(c for c in self.cards if not c.retired)
-
     def items(self) -> tuple[Item, ...]:
+        """The items to study: retired cards stay in the file only so exports can tag them."""
         # A plain loop rather than a nested generator: a drill builds every item at start.
         items: list[Item] = []
         for card in self.cards:
