@@ -19,16 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
-
-# Re-exported, so callers keep importing them from the loader. They live in files.py so that
-# the cache, which needs them on every start, imports this module only on a miss. (The limit
-# is read from files.py: set it there.)
-from zerodrill.deck.files import DECK_SUFFIXES as DECK_SUFFIXES
-from zerodrill.deck.files import MAX_FILE_BYTES as MAX_FILE_BYTES
-from zerodrill.deck.files import LoadResult as LoadResult
-from zerodrill.deck.files import combine as combine
-from zerodrill.deck.files import discover as discover
-from zerodrill.deck.files import read_deck_bytes as read_deck_bytes
+from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes
 from zerodrill.deck.model import (
     COMMON_FIELDS,
     DECK_FIELDS,
