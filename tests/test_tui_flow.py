@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, OptionList, TextArea
 from tui_support import Clock, make_app, run_async, shown
 
 from zerodrill.srs.queue import Counts
@@ -18,6 +18,7 @@ from zerodrill.tui.screens.nothing_due import NothingDueScreen
 from zerodrill.tui.screens.stats import StatsScreen
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen
+from zerodrill.tui.session import DeckCount
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
@@ -429,3 +430,21 @@ async def test_what_later_cards_need_is_ready_once_the_first_card_is_up(store: S
         assert app.started
         # The first card is a cloze: its input came with it, the follow-up's text area after.
         assert app.screen.query_one("#typed-text", TextArea).display is False
+
+
+@run_async
+async def test_deck_titles_are_shown_as_written_never_read_as_markup(store: Store) -> None:
+    app = make_app(store, "zero", new_limit=0)
+    titles = ("ZeRO [/dim] notes", "Comm [draft] \\")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(NothingDueScreen(titles[0], None, app.clock()))
+        await pilot.pause()
+        assert titles[0] in str(app.screen.query_one(".panel-title").render())
+        counts = [DeckCount("a", titles[0], 1, 2), DeckCount("b", titles[1], 10, 20)]
+        await app.push_screen(DeckPickerScreen(counts, None))
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        prompts = [str(options.get_option_at_index(n).prompt) for n in range(2)]
+        assert prompts[0].startswith(titles[0]) and prompts[1].startswith(titles[1])
+        # The counts line up in columns, whatever characters the titles hold.
+        assert len({p.index("due") for p in prompts}) == 1

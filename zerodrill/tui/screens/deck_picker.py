@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
@@ -40,8 +40,14 @@ class DeckPickerScreen(ModalScreen[DeckPick | None]):
         width = max(len(c.title) for c in self.counts) if self.counts else 10
         options = [
             Option(
-                f"{escape(c.title):<{width}}  [$text-success]{c.due:>5} due[/]"
-                f"  [$text-primary]{c.new:>5} new[/]",
+                # From parts, not markup: a title is the deck's own text, and its padding
+                # must count the characters drawn, not those of an escaped string.
+                Content.assemble(
+                    f"{c.title:<{width}}  ",
+                    (f"{c.due:>5} due", "$text-success"),
+                    "  ",
+                    (f"{c.new:>5} new", "$text-primary"),
+                ),
                 id=c.deck_id or "",
             )
             for c in self.counts

@@ -7,6 +7,7 @@ from datetime import datetime
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -36,9 +37,9 @@ class NothingDueScreen(Screen[None]):
         else:
             when = f"The next card is due {fmt.when(self.next_due, self.now)}."
         with Middle(), Center(), Vertical(id="panel"):
-            yield Static(
-                f"[b]All caught up[/b]  ☕  [dim]{self.deck_title}[/dim]", classes="panel-title"
-            )
+            # The title is the deck's own text, never markup: built from parts, not a string.
+            title = Content.assemble(("All caught up", "bold"), "  ☕  ", (self.deck_title, "dim"))
+            yield Static(title, classes="panel-title")
             yield Static(
                 f"Nothing is due right now.\n\n{when}\n\n"
                 "[dim]Reviewing before a card is due does not help SM-2; come back then.[/dim]",
