@@ -521,32 +521,23 @@ def _collection(
         ):
             nid, _digest, mod = records[key]
             add_note((nid, guid, model_id, mod, -1, f" {tags} ", fields, sort_field, 0, 0, ""))
+            # One card per template (cloze: per deletion number), looked up by Card.items()'s
+            # key; a card the review store has never graded arrives new.
             cloze = card.kind is Kind.CLOZE
-            if not progress and not card.retired:
-                # The common case: new cards, one per template (cloze: per deletion number).
-                for ordinal in card.ordinals if cloze else (1,):
-                    ord_ = ordinal - 1
-                    if ord_ >= _ID_STRIDE:
-                        raise _cloze_too_large(card, ordinal)
-                    add_card(
-                        (nid + ord_, nid, did, ord_, mod, -1, _NEW, _NEW, position) + _NEW_CARD_TAIL
-                    )
-                continue
-            # (ordinal, item key) per Anki card; keys only matter when there is progress.
-            if cloze:
-                items = [(n, f"{key}#c{n}" if progress else "") for n in card.ordinals]
-            else:
-                items = [(1, key)]
-            for ordinal, item_key in items:
+            new_queue = _SUSPENDED if card.retired else _NEW
+            for ordinal in card.ordinals if cloze else (1,):
                 ord_ = ordinal - 1
                 if ord_ >= _ID_STRIDE:
                     raise _cloze_too_large(card, ordinal)
-                state = progress.get(item_key) if progress else None
-                if state is not None and state.due is None:
-                    state = None  # known to the store but never graded: still new
-                if state is not None:
+                state = progress.get(f"{key}#c{ordinal}" if cloze else key) if progress else None
+                if state is None or state.due is None:
+                    add_card(
+                        (nid + ord_, nid, did, ord_, mod, -1, _NEW, new_queue, position)
+                        + _NEW_CARD_TAIL
+                    )
+                else:
                     reviewed += 1
-                add_card(_card_row(nid + ord_, nid, did, ord_, mod, position, state, card.retired))
+                    add_card(_review_row(nid + ord_, nid, did, ord_, mod, state, card.retired))
         conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", notes)
         conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", cards)
         conn.executescript(indexes)
@@ -580,30 +571,23 @@ def _cloze_too_large(card: Card, ordinal: int) -> ExportError:
     )
 
 
-def _card_row(
+def _review_row(
     card_id: int,
     note_id: int,
     deck_id: int,
     ord_: int,
     mod: int,
-    position: int,
-    state: SchedulingState | None,
+    state: SchedulingState,
     retired: bool,
 ) -> tuple[object, ...]:
     # id nid did ord mod usn type queue due ivl factor reps lapses left odue odid flags data
-    if state is None:
-        kind, due, schedule = _NEW, position, (0, 0, 0, 0)
-    else:
-        assert state.due is not None
-        kind, due = _REVIEW, (state.due - CREATED).days
-        schedule = (
-            max(1, int(state.interval)),
-            ease_permille(state.easiness),
-            int(state.repetitions),
-            int(state.lapses),
-        )
-    queue = _SUSPENDED if retired else kind
-    return (card_id, note_id, deck_id, ord_, mod, -1, kind, queue, due, *schedule, 0, 0, 0, 0, "")
+    assert state.due is not None
+    queue = _SUSPENDED if retired else _REVIEW
+    due = (state.due - CREATED).days
+    ivl, factor = max(1, int(state.interval)), ease_permille(state.easiness)
+    reps, lapses = int(state.repetitions), int(state.lapses)
+    head = (card_id, note_id, deck_id, ord_, mod, -1, _REVIEW, queue, due)
+    return (*head, ivl, factor, reps, lapses, 0, 0, 0, 0, "")
 
 
 def ease_permille(easiness: Fraction | float) -> int:
