@@ -332,3 +332,23 @@ def test_size_limit_holds_for_a_pipe(
     fifo, writer = _pipe(tmp_path, textwrap.dedent(HEADER + GOOD_CARD * 3).encode())
     assert problems(capsys, fifo) == [f"{fifo}:1:1: file is larger than the 100 bytes limit"]
     writer.join(5)
+
+
+def test_a_path_that_may_not_be_looked_at_is_a_problem_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pathlib raises PermissionError, where it answers False for a missing path, when a
+    # folder on the way may not be searched (simulated: the tests may run as root).
+    locked = tmp_path / "locked" / "deck.yaml"
+    is_dir = Path.is_dir
+
+    def guarded(self: Path) -> bool:
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return is_dir(self)
+
+    monkeypatch.setattr(Path, "is_dir", guarded)
+    code, out, err = run(capsys, "validate", str(locked))
+    assert code == 1
+    assert out.splitlines() == [f"{locked}:1:1: cannot read: Permission denied"]
+    assert "internal error" not in err

@@ -39,19 +39,26 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
     files: list[Path] = []
     problems: list[Problem] = []
     for path in paths:
-        if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.suffix in DECK_SUFFIXES and p.is_file() and not _hidden(p, path)
-            )
-            if not found:
-                problems.append(Problem(Pos(str(path), 1, 1), "no deck files (*.yaml) here"))
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            problems.append(Problem(Pos(str(path), 1, 1), "no such file or folder"))
+        where = Pos(str(path), 1, 1)
+        try:
+            if path.is_dir():
+                found = sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.suffix in DECK_SUFFIXES and p.is_file() and not _hidden(p, path)
+                )
+                if not found:
+                    problems.append(Problem(where, "no deck files (*.yaml) here"))
+                files.extend(found)
+            elif path.exists():
+                files.append(path)
+            else:
+                problems.append(Problem(where, "no such file or folder"))
+        except OSError as exc:
+            # pathlib answers False for a missing path but raises for one it may not look at
+            # (a folder on the way without search permission, say).
+            what = "" if exc.filename in (None, str(path)) else f" {exc.filename}"
+            problems.append(Problem(where, f"cannot read{what}: {exc.strerror or exc}"))
     return files, problems
 
 
