@@ -65,6 +65,8 @@ def test_only_safe_links_become_links() -> None:
     assert runs["mail"].link == "mailto:a@b.c"
     assert runs["ftp"].link is None
     assert runs["ftp"].underline  # still looks like the link it claims to be
+    # Schemes are matched in any case, as the export matches them.
+    assert dict(spans("[up](HTTPS://example.org)"))["up"].link == "HTTPS://example.org"
     # A script link is not even parsed as a link: it stays the text it was.
     assert lines("[js](javascript:alert(1))") == ["[js](javascript:alert(1))"]
 

@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
+
+def safe_link(href: str) -> bool:
+    """Whether ``href`` may be a link: http, https or mailto, in any case (as in the export)."""
+    return href[:8].lower().startswith(SAFE_SCHEMES)
+
+
 #: Anything CommonMark (with tables and strikethrough) might read as markup: inline markup
 #: characters, entities and escapes; block starts (quotes, lists, headings, setext and
 #: thematic-break lines, indented code); hard breaks (two trailing spaces); and whitespace
@@ -213,7 +219,7 @@ class _Renderer:
                 self._inline(child, out, style + extra[kind])
         elif kind == "link":
             href = str(node.attrs.get("href", ""))
-            link = self.s.link + Style(link=href) if href.startswith(SAFE_SCHEMES) else self.s.link
+            link = self.s.link + Style(link=href) if safe_link(href) else self.s.link
             for child in node.children:
                 self._inline(child, out, style + link)
         elif kind == "image":

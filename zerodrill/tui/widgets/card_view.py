@@ -25,7 +25,7 @@ from textual.widget import AwaitMount
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
-from zerodrill.tui.markdown import SAFE_SCHEMES, parse, quoted, render
+from zerodrill.tui.markdown import parse, quoted, render, safe_link
 from zerodrill.tui.render import Sides, sides
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
@@ -264,7 +264,7 @@ def _sources(refs: tuple[str, ...], styles: SideStyles) -> Text:
     for n, ref in enumerate(refs):
         if n:
             line.append("  ")
-        line.append(ref, Style(link=ref) if ref.startswith(SAFE_SCHEMES) else None)
+        line.append(ref, Style(link=ref) if safe_link(ref) else None)
     return line
 
 
