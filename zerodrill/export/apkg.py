@@ -323,7 +323,7 @@ def _build(
     previous = manifest.notes
     for deck in decks:
         did = deck_anki_id(deck.id)
-        names = media.names_for(deck.id)
+        names = media.names[deck.id]
         # tags_for's tags, joined, with the parts every card of the deck shares made once.
         deck_tag = f"{TAG_ROOT}::{deck.id}"
         kind_tags = {kind: f"{deck_tag} {TAG_ROOT}::kind::{kind.value}" for kind in Kind}
@@ -458,13 +458,10 @@ def _allocate_ids(records: dict[str, NoteRecord], new_keys: list[str], now: int)
 
 @dataclass
 class _Media:
-    #: (deck id, path relative to the deck folder) -> packed name
-    names: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: deck id -> {path relative to the deck folder -> packed name}
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
     #: packed name -> file content
     by_name: dict[str, bytes] = field(default_factory=dict)
-
-    def names_for(self, deck_id: str) -> dict[str, str]:
-        return {rel: name for (d, rel), name in self.names.items() if d == deck_id}
 
     def files(self) -> list[tuple[str, bytes]]:
         return sorted(self.by_name.items())
@@ -474,9 +471,10 @@ def _collect_media(decks: Sequence[Deck]) -> _Media:
     media = _Media()
     for deck in decks:
         folder = deck.folder.resolve()
+        names = media.names.setdefault(deck.id, {})
         for card in deck.cards:
             for rel in card.media:
-                if (deck.id, rel) in media.names:
+                if rel in names:
                     continue
                 source = (folder / rel).resolve()
                 # The loader checks this too; the exporter never packs a file from outside.
@@ -489,7 +487,7 @@ def _collect_media(decks: Sequence[Deck]) -> _Media:
                         f"{deck.path}: cannot read image '{rel}': {exc.strerror or exc}"
                     ) from exc
                 name = media_name(deck.id, rel, content)
-                media.names[(deck.id, rel)] = name
+                names[rel] = name
                 media.by_name[name] = content
     return media
 
