@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from itertools import chain
+from itertools import chain, filterfalse
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs import sm2
@@ -118,29 +118,32 @@ def _build_queue(by_key: dict[str, Item], store: Store, day: date, *, new_limit:
     )
     busy_cards = {_card_key(key, by_key) for key in graded}
 
-    reviews: list[Item] = []
-    for key in due:
+    # A key graded today never comes up again here: its card is busy already.
+    reviews = _one_per_card(due, by_key, busy_cards)
+    new = _one_per_card(filterfalse(later.__contains__, by_key), by_key, busy_cards, slots)
+    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced)
+
+
+def _one_per_card(
+    keys: Iterable[str], by_key: dict[str, Item], busy_cards: set[str], limit: int | None = None
+) -> list[Item]:
+    """The items of ``keys``, in order, at most ``limit`` (None: all), and at most one per card
+    not in ``busy_cards``. The cards taken join ``busy_cards``. Keys not among the items are
+    passed over."""
+    taken: list[Item] = []
+    if limit == 0:
+        return taken
+    for key in keys:
         item = by_key.get(key)
-        if item is None or key in graded:
+        if item is None:
             continue
         card = item.card.key
         if card not in busy_cards:
             busy_cards.add(card)
-            reviews.append(item)
-
-    new: list[Item] = []
-    if slots:
-        for key, item in by_key.items():
-            if key in later or key in graded:
-                continue
-            card = item.card.key
-            if card not in busy_cards:
-                busy_cards.add(card)
-                new.append(item)
-                if len(new) == slots:
-                    break
-
-    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced)
+            taken.append(item)
+            if len(taken) == limit:
+                break
+    return taken
 
 
 def preview(state: Sm2State, day: date, *, repeat: bool = False) -> tuple[GradeOutcome, ...]:
