@@ -100,7 +100,7 @@ class SchedulingState(Protocol):
     @property
     def interval(self) -> int: ...
     @property
-    def easiness(self) -> Fraction | float: ...
+    def ease_permille(self) -> int: ...
     @property
     def due(self) -> date | None: ...
     @property
@@ -582,16 +582,22 @@ def _review_row(
     assert state.due is not None
     queue = _SUSPENDED if retired else _REVIEW
     due = (state.due - CREATED).days
-    ivl, factor = max(1, int(state.interval)), ease_permille(state.easiness)
+    ivl, factor = max(1, int(state.interval)), int(state.ease_permille)
     reps, lapses = int(state.repetitions), int(state.lapses)
     head = (card_id, note_id, deck_id, ord_, mod, -1, _REVIEW, queue, due)
     return (*head, ivl, factor, reps, lapses, 0, 0, 0, 0, "")
 
 
 def ease_permille(easiness: Fraction | float) -> int:
-    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500, exactly (EF moves in hundredths)."""
-    exact = Fraction(repr(easiness)) if isinstance(easiness, float) else Fraction(easiness)
-    return round(exact * 1000)
+    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500, exactly (EF moves in hundredths).
+
+    The review store's states carry this as ``Sm2State.ease_permille``; this is the same
+    conversion for an EF given alone.
+    """
+    from zerodrill.srs.sm2 import Sm2State
+
+    # Sm2State reads a float EF as the decimal it prints as (2.36, not 2.35999...).
+    return Sm2State(easiness=easiness).ease_permille  # type: ignore[arg-type]
 
 
 def _conf(note_count: int) -> dict[str, object]:
