@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -263,6 +264,31 @@ def test_cli_reports_a_bad_deck_and_an_unwritable_output(
     code, _, err = run(["export", str(DATA / "media"), "-o", str(blocker / "x.apkg")], capsys)
     assert code == 1 and err.count("\n") == 1 and str(blocker) in err
     assert not list(tmp_path.glob("**/.x.apkg.*"))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.write_text("{not json"), "cannot read manifest"),
+        (lambda p: p.write_bytes(b"\xff\xfe"), "cannot read manifest"),
+        (lambda p: p.write_text('{"format": 1, "notes": [], "notetypes": {}}'), "malformed"),
+        (lambda p: p.mkdir(), "cannot read manifest"),
+    ],
+    ids=["json", "encoding", "shape", "directory"],
+)
+def test_cli_reports_a_corrupt_manifest_in_one_line_naming_it_once(
+    make: Callable[[Path], object],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    target = tmp_path / "p.apkg"
+    mpath = apkg.manifest_path(target)
+    make(mpath)
+    code, out, err = run(["export", str(DATA / "media"), "-o", str(target)], capsys)
+    assert code == 1 and out == "" and not target.exists()
+    assert err.count("\n") == 1 and err.startswith("zerodrill: ") and message in err
+    assert err.count(mpath.name) == 1, err
 
 
 def test_note_guid_is_genankis_guid_for() -> None:

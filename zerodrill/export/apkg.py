@@ -138,7 +138,9 @@ class Manifest:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return cls()
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
+            raise ExportError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
+        except ValueError as exc:
             raise ExportError(f"cannot read manifest {path}: {exc}") from exc
         if not isinstance(raw, dict) or raw.get("format") != MANIFEST_FORMAT:
             raise ExportError(f"{path} is not a zerodrill export manifest (format 1)")
