@@ -13,6 +13,7 @@ import pytest
 
 from zerodrill.cli import main
 from zerodrill.deck import files
+from zerodrill.deck.load import load_paths
 
 HEADER = """\
 deck: d
@@ -352,3 +353,17 @@ def test_a_path_that_may_not_be_looked_at_is_a_problem_not_an_internal_error(
     assert code == 1
     assert out.splitlines() == [f"{locked}:1:1: cannot read: Permission denied"]
     assert "internal error" not in err
+
+
+def test_one_image_named_two_ways_is_one_media_file(tmp_path: Path) -> None:
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "ok.png").write_bytes(b"\x89PNG")
+    path = write(
+        tmp_path,
+        HEADER
+        + "  - id: a\n    kind: basic\n    front: |\n"
+        + "      ![one](img/ok.png) and ![same](./img/ok.png)\n"
+        + "    back: A\n",
+    )
+    (deck,) = load_paths([path]).decks
+    assert deck.cards[0].media == ("img/ok.png",)

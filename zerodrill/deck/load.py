@@ -434,8 +434,11 @@ class _Builder:
                 problem = self._media_problem(target)
                 if problem:
                     self.problems.append(Problem(where, problem))
-                elif target not in media:
-                    media.append(posixpath.normpath(target))
+                    continue
+                # Compared as stored: "./a.png" and "a.png" are one image.
+                normal = posixpath.normpath(target)
+                if normal not in media:
+                    media.append(normal)
         return media
 
     def _media_problem(self, target: str) -> str | None:
