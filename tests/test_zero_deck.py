@@ -34,91 +34,33 @@ MIN_CARDS = 60
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 # ---------------------------------------------------------------------------------------------
-# Accepted keys, read from DeepSpeed's source at commit
-# edaa7221267243c7be7fb49c5d5f5c4fb97b4641 (version.txt 0.19.6):
-#   deepspeed/runtime/zero/config.py       class DeepSpeedZeroConfig (field names and aliases)
-#   deepspeed/runtime/zero/offload_config.py  DeepSpeedZeroOffloadParamConfig,
-#                                             DeepSpeedZeroOffloadOptimizerConfig
-# The models are pydantic with extra="forbid" and populate_by_name=True
-# (deepspeed/runtime/config_utils.py), so both a field's name and its alias are accepted and
-# anything else is an error. Update these lists, and the commit above, together.
+# Accepted keys, read from DeepSpeed's source by tests/data/deepspeed/extract.py into
+# tests/data/deepspeed/zero-facts.json (the commit is recorded there): the fields of
+# DeepSpeedZeroConfig and of the two offload configs, with their aliases. The models are pydantic
+# with extra="forbid" and populate_by_name=True (deepspeed/runtime/config_utils.py), so both a
+# field's name and its alias are accepted and anything else is an error.
 # ---------------------------------------------------------------------------------------------
-ZERO_OPTIMIZATION_KEYS = frozenset(
-    {
-        "stage",
-        "contiguous_gradients",
-        "reduce_scatter",
-        "reduce_bucket_size",
-        "use_multi_rank_bucket_allreduce",
-        "allgather_partitions",
-        "allgather_bucket_size",
-        "overlap_comm",
-        "load_from_fp32_weights",
-        "elastic_checkpoint",
-        "offload_param",
-        "offload_optimizer",
-        "zenflow",
-        "sub_group_size",
-        "cpu_offload_param",  # deprecated
-        "cpu_offload_use_pin_memory",  # deprecated
-        "cpu_offload",  # deprecated
-        # field name / alias pairs
-        "prefetch_bucket_size",
-        "stage3_prefetch_bucket_size",
-        "param_persistence_threshold",
-        "stage3_param_persistence_threshold",
-        "model_persistence_threshold",
-        "stage3_model_persistence_threshold",
-        "max_live_parameters",
-        "stage3_max_live_parameters",
-        "max_reuse_distance",
-        "stage3_max_reuse_distance",
-        "gather_16bit_weights_on_model_save",
-        "stage3_gather_16bit_weights_on_model_save",
-        "module_granularity_threshold",
-        "stage3_module_granularity_threshold",
-        "use_all_reduce_for_fetch_params",
-        "stage3_use_all_reduce_for_fetch_params",
-        "allgather_sequential",
-        "stage3_allgather_sequential",
-        "stage3_gather_fp16_weights_on_model_save",  # deprecated
-        "ignore_unused_parameters",
-        "legacy_stage1",
-        "round_robin_gradients",
-        "zero_hpz_partition_size",
-        "zero_quantized_weights",
-        "zero_quantized_nontrainable_weights",
-        "zero_quantized_gradients",
-        "zeropp_loco_param",
-        "mics_shard_size",
-        "mics_hierarchical_params_gather",
-        "memory_efficient_linear",
-        "pipeline_loading_checkpoint",
-        "override_module_apply",
-        "log_trace_cache_warnings",
-        "enable_sanity_checks",
-        "save_muon_momentum_buffer_in_memory",
-        "leaf_module",
-    }
+ZERO_FACTS = json.loads(
+    (ROOT / "tests" / "data" / "deepspeed" / "zero-facts.json").read_text(encoding="utf-8")
 )
+
+
+def _accepted_keys(prefix: str) -> frozenset[str]:
+    keys = set()
+    for path, field in ZERO_FACTS["fields"].items():
+        head, dot, sub = path.rpartition(".")
+        if (head + dot) != prefix:
+            continue
+        keys.add(sub)
+        if field["alias"]:
+            keys.add(field["alias"].rpartition(".")[2])
+    return frozenset(keys)
+
+
+ZERO_OPTIMIZATION_KEYS = _accepted_keys("")
 OFFLOAD_SUBKEYS = {
-    "offload_param": frozenset(
-        {"device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu", "pin_memory"}
-    ),
-    "offload_optimizer": frozenset(
-        {
-            "device",
-            "nvme_path",
-            "buffer_count",
-            "pin_memory",
-            "pipeline_read",
-            "pipeline_write",
-            "fast_init",
-            "ratio",
-            "super_offload",
-            "cpuadam_cores_perc",
-        }
-    ),
+    "offload_param": _accepted_keys("offload_param."),
+    "offload_optimizer": _accepted_keys("offload_optimizer."),
 }
 OFFLOAD_DEVICES = frozenset({"none", "cpu", "nvme"})  # OffloadDeviceEnum, offload_config.py
 MAX_STAGE = 3  # ZeroStageEnum.max_stage, zero/config.py
