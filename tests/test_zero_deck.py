@@ -281,6 +281,48 @@ def test_every_card_has_refs_tags_and_fields(cards: list[dict]) -> None:
         assert all(isinstance(t, str) and SLUG.match(t) for t in tags), (cid, tags)
 
 
+PINNED_BLOB = re.compile(
+    r"https://github\.com/[\w.-]+/[\w.-]+/blob/(?:[0-9a-f]{40}|v\d+(?:\.\d+)+)/[^#\s]+"
+    r"#L\d+(?:-L\d+)?"
+)
+THREAD = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d+")
+PAPER_PLACE = re.compile(r"arXiv:\d{4}\.\d{4,5}(?:v\d+)?, .*(?:§\d|Table \d|Figure \d|abstract)")
+
+
+def test_refs_point_at_the_place(cards: list[dict]) -> None:
+    """A reader checks a card in one click: source lines at a pinned commit or version, a
+    paper's section, table or figure, or the issue or pull request a change came from."""
+    for card in cards:
+        for ref in card["refs"]:
+            ok = (
+                PINNED_BLOB.fullmatch(ref)
+                or THREAD.fullmatch(ref)
+                or (not ref.startswith("http") and PAPER_PLACE.search(ref))
+            )
+            assert ok, f"{card['id']}: ref does not name the place: {ref}"
+        assert any(not THREAD.fullmatch(r) for r in card["refs"]), (
+            f"{card['id']}: a pull request or issue alone is not a source"
+        )
+
+
+def test_ref_rule_tells_places_from_pages() -> None:
+    good = [
+        "https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641"
+        "/deepspeed/runtime/zero/config.py#L119",
+        "https://github.com/huggingface/transformers/blob/v4.57.1/src/x.py#L10-L20",
+    ]
+    bad = [
+        "https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/zero/config.py#L1",
+        "https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641"
+        "/deepspeed/runtime/zero/config.py",
+        "https://www.deepspeed.ai/docs/config-json/",
+    ]
+    assert all(PINNED_BLOB.fullmatch(r) for r in good)
+    assert not any(PINNED_BLOB.fullmatch(r) for r in bad)
+    assert PAPER_PLACE.search("ZeRO paper, arXiv:1910.02054v3, §7.2.1")
+    assert not PAPER_PLACE.search("ZeRO paper, arXiv:1910.02054v3")
+
+
 def test_braces_only_in_cloze_deletions(cards: list[dict]) -> None:
     for card in cards:
         for name, text in text_fields(card).items():
