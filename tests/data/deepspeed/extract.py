@@ -153,42 +153,84 @@ def stage_of_condition(test: ast.expr) -> list[int] | None:
     return None
 
 
-def engine_reads(root: Path) -> dict[str, Any]:
-    """For each ZeRO key, the stages whose optimizer-construction branch reads it."""
+# Engine predicates that gate code on the stage, and the stages for which they are true.
+STAGE_PREDICATES = {
+    "zero_optimization_partition_weights": [3],
+    "zero_optimization_partition_gradients": [2, 3],
+}
+
+
+def predicate_stages(test: ast.expr) -> list[int] | None:
+    """Stages for which ``if self.<stage predicate>():`` is taken."""
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute)
+            and isinstance(test.func.value, ast.Name) and test.func.value.id == "self"):
+        return STAGE_PREDICATES.get(test.func.attr)
+    return None
+
+
+def engine_reads(root: Path, zero_fields: set[str]) -> dict[str, Any]:
+    """For each ZeRO key, the stages of the stage-gated engine code that reads it.
+
+    Two kinds of gate count: the stage branches of ``_configure_zero_optimizer``, which builds
+    the optimizer for each stage (stage 0 never gets there), and ``if self.<predicate>():``
+    blocks anywhere in the engine, such as the stage-3 path of ``save_16bit_model``.
+    """
     tree = ast.parse((root / ENGINE).read_text(encoding="utf-8"))
-    accessors: dict[str, str] = {}  # engine method -> zero_config field it returns
-    configure: ast.FunctionDef | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef):
-            if node.name == "_configure_zero_optimizer":
-                configure = node
-            for sub in ast.walk(node):
-                if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Attribute)
-                        and sub.value.attr == "zero_config"):
-                    # Only one-line accessors count: `return self._config.zero_config.<field>`.
-                    if len(node.body) == 1 and isinstance(node.body[0], ast.Return):
-                        accessors[node.name] = sub.attr
-    assert configure is not None, "DeepSpeedEngine._configure_zero_optimizer not found"
+    engine = next(n for n in ast.walk(tree)
+                  if isinstance(n, ast.ClassDef) and n.name == "DeepSpeedEngine")
+    accessors: dict[str, str] = {}  # engine method -> zero config field it returns
+    for node in engine.body:
+        if (isinstance(node, ast.FunctionDef) and len(node.body) == 1
+                and isinstance(node.body[0], ast.Return) and node.body[0].value is not None):
+            for sub in ast.walk(node.body[0].value):
+                if not isinstance(sub, ast.Attribute):
+                    continue
+                owner = ast.unparse(sub.value)
+                if owner == "self._config.zero_config" or (
+                        owner == "self._config" and sub.attr in zero_fields):
+                    accessors[node.name] = sub.attr
+    configure = next(n for n in engine.body
+                     if isinstance(n, ast.FunctionDef) and n.name == "_configure_zero_optimizer")
 
     reads: dict[str, dict[str, Any]] = {}
-    branches: list[dict[str, Any]] = []
+    gates: list[dict[str, Any]] = []
+
+    def record(body: list[ast.stmt], stages: list[int], local: dict[str, str]) -> None:
+        for sub in ast.walk(ast.Module(body=body, type_ignores=[])):
+            name = None
+            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
+                name = accessors.get(sub.func.attr)
+            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                name = local.get(sub.id)
+            if name:
+                entry = reads.setdefault(name, {"stages": [], "lines": []})
+                entry["stages"] = sorted(set(entry["stages"]) | set(stages))
+                entry["lines"] = sorted(set(entry["lines"]) | {sub.lineno})
+
+    # Locals of _configure_zero_optimizer that hold a key's value (mics_shard_size = self...()).
+    local = {}
+    for stmt in configure.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.value.func, ast.Attribute)
+                and stmt.value.func.attr in accessors):
+            local[stmt.targets[0].id] = accessors[stmt.value.func.attr]
     node: ast.stmt | None = next(
         (s for s in configure.body if isinstance(s, ast.If) and stage_of_condition(s.test)), None)
     while isinstance(node, ast.If) and (stages := stage_of_condition(node.test)) is not None:
-        end = node.body[-1].end_lineno
-        branches.append({"stages": stages, "line": node.lineno, "end_line": end,
-                         "condition": ast.unparse(node.test)})
-        for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
-            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"
-                    and sub.func.attr in accessors):
-                field = accessors[sub.func.attr]
-                entry = reads.setdefault(field, {"stages": [], "lines": []})
-                entry["stages"] = sorted(set(entry["stages"]) | set(stages))
-                entry["lines"].append(sub.lineno)
+        gates.append({"stages": stages, "line": node.lineno, "end_line": node.body[-1].end_lineno,
+                      "condition": ast.unparse(node.test)})
+        record(node.body, stages, local)
         node = node.orelse[0] if len(node.orelse) == 1 else None
-    return {"function_line": configure.lineno, "branches": branches, "reads": reads,
-            "accessors": accessors}
+
+    for sub in ast.walk(engine):
+        if isinstance(sub, ast.If) and (stages := predicate_stages(sub.test)) is not None:
+            gates.append({"stages": stages, "line": sub.lineno, "end_line": sub.body[-1].end_lineno,
+                          "condition": ast.unparse(sub.test)})
+            record(sub.body, stages, {})
+    gates.sort(key=lambda g: g["line"])
+    return {"gates": gates, "reads": reads, "accessors": accessors}
 
 
 def top_level_keys(root: Path) -> list[str]:
@@ -213,12 +255,13 @@ def main(argv: list[str]) -> int:
     commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True,
                             capture_output=True, text=True).stdout.strip()
     version = (root / "version.txt").read_text(encoding="utf-8").strip()
+    fields = config_fields(root)
     facts = {
         "commit": commit,
         "version": version,
-        "fields": config_fields(root),
+        "fields": fields,
         "validators": validators(root),
-        "engine": engine_reads(root),
+        "engine": engine_reads(root, {k for k in fields if "." not in k}),
         "top_level_keys": top_level_keys(root),
     }
     json.dump(facts, sys.stdout, indent=1, sort_keys=True)
