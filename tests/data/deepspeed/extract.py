@@ -10,8 +10,10 @@ records, with the line each fact sits on:
 - every field of the ``zero_optimization`` config classes, its alias and its default;
 - the config validators that tie a key to a stage (``overlap_comm``'s stage-dependent default,
   partial offload);
-- which stage branch of ``DeepSpeedEngine._configure_zero_optimizer`` reads which ZeRO key,
-  which is where a key does or does not take effect;
+- which stage-gated engine code reads which ZeRO key (the stage branches of
+  ``DeepSpeedEngine._configure_zero_optimizer``, and ``if self.zero_optimization_partition_*()``
+  blocks), which is where a key does or does not take effect;
+- the stages ``PipelineEngine`` accepts;
 - the top-level config keys DeepSpeed reads (``runtime/constants.py``).
 
 The tests compare the deck's stated defaults and stages with this file, so the facts live in one
@@ -31,6 +33,7 @@ ZERO_CONFIG = "deepspeed/runtime/zero/config.py"
 OFFLOAD_CONFIG = "deepspeed/runtime/zero/offload_config.py"
 ENGINE = "deepspeed/runtime/engine.py"
 CONSTANTS = "deepspeed/runtime/constants.py"
+PIPE_ENGINE = "deepspeed/runtime/pipe/engine.py"
 
 CLASSES = {
     ZERO_CONFIG: {"DeepSpeedZeroConfig": ""},
@@ -233,6 +236,19 @@ def engine_reads(root: Path, zero_fields: set[str]) -> dict[str, Any]:
     return {"gates": gates, "reads": reads, "accessors": accessors}
 
 
+def pipeline_stages(root: Path) -> dict[str, Any]:
+    """The stages PipelineEngine accepts: its ``assert ...zero_optimization_stage() < X``."""
+    tree = ast.parse((root / PIPE_ENGINE).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)
+                and "zero_optimization_stage()" in ast.unparse(node.test.left)
+                and isinstance(node.test.ops[0], ast.Lt)
+                and isinstance(node.test.comparators[0], ast.Attribute)):
+            bound = STAGE_NAMES[node.test.comparators[0].attr]
+            return {"stages": list(range(bound)), "line": node.lineno}
+    raise AssertionError("PipelineEngine's ZeRO stage assertion not found")
+
+
 def top_level_keys(root: Path) -> list[str]:
     """String constants of runtime/constants.py whose name marks a config key."""
     tree = ast.parse((root / CONSTANTS).read_text(encoding="utf-8"))
@@ -262,6 +278,7 @@ def main(argv: list[str]) -> int:
         "fields": fields,
         "validators": validators(root),
         "engine": engine_reads(root, {k for k in fields if "." not in k}),
+        "pipeline": pipeline_stages(root),
         "top_level_keys": top_level_keys(root),
     }
     json.dump(facts, sys.stdout, indent=1, sort_keys=True)
