@@ -48,6 +48,8 @@ ZERO_FACTS = json.loads(
 def _accepted_keys(prefix: str) -> frozenset[str]:
     keys = set()
     for path, field in ZERO_FACTS["fields"].items():
+        if path.startswith(("/", "const:")):  # other sections of the config
+            continue
         head, dot, sub = path.rpartition(".")
         if (head + dot) != prefix:
             continue

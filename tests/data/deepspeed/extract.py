@@ -7,7 +7,10 @@ Run by hand when the deck moves to a new DeepSpeed commit::
 It reads source text only (``ast``; DeepSpeed is never imported, so no torch is needed) and
 records, with the line each fact sits on:
 
-- every field of the ``zero_optimization`` config classes, its alias and its default;
+- every field of the ``zero_optimization`` config classes, its alias and its default, and the
+  defaults of the other sections cards talk about (``/fp16.*``, ``/bf16.*``, ``/aio.*``,
+  ``/activation_checkpointing.*``, ``zenflow.*``, and ``const:NAME`` for the NAME_DEFAULT
+  constants of ``runtime/constants.py`` such as ``const:GRADIENT_CLIPPING``);
 - the config validators that tie a key to a stage (``overlap_comm``'s stage-dependent default,
   partial offload);
 - which stage-gated engine code reads which ZeRO key (the stage branches of
@@ -35,12 +38,27 @@ ENGINE = "deepspeed/runtime/engine.py"
 CONSTANTS = "deepspeed/runtime/constants.py"
 PIPE_ENGINE = "deepspeed/runtime/pipe/engine.py"
 
+# Config classes and the key path their fields sit at: ZeRO keys by their path under
+# zero_optimization, other sections with a leading "/" (the top of the config).
 CLASSES = {
     ZERO_CONFIG: {"DeepSpeedZeroConfig": ""},
     OFFLOAD_CONFIG: {
         "DeepSpeedZeroOffloadParamConfig": "offload_param.",
         "DeepSpeedZeroOffloadOptimizerConfig": "offload_optimizer.",
     },
+    "deepspeed/runtime/zenflow/zenflow_config.py": {"ZenFlowConfig": "zenflow."},
+    "deepspeed/runtime/precision_config.py": {
+        "DeepSpeedFP16Config": "/fp16.",
+        "DeepSpeedBF16Config": "/bf16.",
+    },
+}
+# Modules of plain NAME = "key" / NAME_DEFAULT = value constants. Where every NAME carries its
+# section's prefix the key path is /section.key; runtime/constants.py mixes sections under
+# unprefixed names, so its entries are named by the constant instead (const:GRADIENT_CLIPPING).
+CONSTANT_MODULES = {
+    CONSTANTS: None,
+    "deepspeed/runtime/swap_tensor/constants.py": ("AIO", "aio"),
+    "deepspeed/runtime/activation_checkpointing/config.py": ("ACT_CHKPT", "activation_checkpointing"),
 }
 # ZeroStageEnum at the same commit: how the engine's branch conditions name the stages.
 STAGE_NAMES = {"disabled": 0, "optimizer_states": 1, "gradients": 2, "weights": 3}
@@ -109,6 +127,41 @@ def config_fields(root: Path) -> dict[str, dict[str, Any]]:
                         "line": stmt.lineno,
                     }
     return fields
+
+
+def constant_defaults(root: Path) -> dict[str, dict[str, Any]]:
+    """Defaults from NAME = "key" / NAME_DEFAULT = value pairs (see CONSTANT_MODULES)."""
+    out: dict[str, dict[str, Any]] = {}
+    for rel, section in CONSTANT_MODULES.items():
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        names: dict[str, str] = {}
+        defaults: dict[str, tuple[Any, int]] = {}
+        for node in tree.body:  # module level only: the values the config reader uses
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)):
+                continue
+            name = node.targets[0].id
+            if name.endswith("_DEFAULT"):
+                try:
+                    defaults[name[: -len("_DEFAULT")]] = (ast.literal_eval(node.value), node.lineno)
+                except ValueError:
+                    continue
+            elif isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                names[name] = node.value.value
+        for name, key in names.items():
+            if name not in defaults or not key.isidentifier():
+                continue
+            if section is None:
+                path = f"const:{name}"
+            elif name == f"{section[0]}_{key.upper()}":
+                path = f"/{section[1]}.{key}"
+            else:
+                continue
+            value, line = defaults[name]
+            out[path] = {"default": value, "alias": None, "deprecated": False,
+                         "type": type(value).__name__, "file": rel, "line": line,
+                         "key": key}
+    return out
 
 
 def validators(root: Path) -> dict[str, dict[str, Any]]:
@@ -272,12 +325,13 @@ def main(argv: list[str]) -> int:
                             capture_output=True, text=True).stdout.strip()
     version = (root / "version.txt").read_text(encoding="utf-8").strip()
     fields = config_fields(root)
+    fields = {**constant_defaults(root), **fields}
     facts = {
         "commit": commit,
         "version": version,
         "fields": fields,
         "validators": validators(root),
-        "engine": engine_reads(root, {k for k in fields if "." not in k}),
+        "engine": engine_reads(root, {k for k in fields if not any(c in k for c in "./:")}),
         "pipeline": pipeline_stages(root),
         "top_level_keys": top_level_keys(root),
     }
