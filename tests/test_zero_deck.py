@@ -89,6 +89,7 @@ NOT_ZERO_KEYS = frozenset(
     {
         "zero_stage",  # Accelerate's YAML field (TRL presets), not DeepSpeed JSON
         "zero_optimization",  # the block itself
+        "zero_force_ds_cpu_optimizer",  # a top-level key (runtime/constants.py)
     }
 )
 

@@ -95,17 +95,21 @@ def stated(phrase: str) -> str:
 
 
 def parse_value(text: str) -> object:
-    """A value as a card writes it: 5e8, 1e5, -1, 1.0, true, false, null, sys.maxsize."""
+    """A value as a card writes it: 5e8, 1e5, -1, 1.0, true/on, false/off, null, sys.maxsize,
+    or a string such as fp32."""
     low = text.strip().strip("`").lower()
-    if low in ("true", "false"):
-        return low == "true"
+    if low in ("true", "false", "on", "off"):
+        return low in ("true", "on")
     if low == "null":
         return None
     if low == "none":  # the offload device enum's value, a string
         return "none"
     if low == "sys.maxsize":
         return "sys.maxsize"
-    number = float(low.replace(",", ""))
+    try:
+        number = float(low.replace(",", ""))
+    except ValueError:
+        return low  # an enum-like string value, such as "fp32"
     return int(number) if number.is_integer() and "." not in low else number
 
 
@@ -221,6 +225,40 @@ DEFAULTS: list[Default] = [
     Default("save-16bit-key", "stage3_gather_16bit_weights_on_model_save", "The key defaults to [false]"),
     Default("fu-save-stage3", "stage3_gather_16bit_weights_on_model_save", "to true (default `[false]`)"),
     Default("rf-save-stage3-without-gather", "stage3_gather_16bit_weights_on_model_save", "`stage3_gather_16bit_weights_on_model_save` [false] (the default)"),
+    # checkpoints, precision, other sections (new cards)
+    Default("rf-elastic-checkpoint-resize", "elastic_checkpoint", "It is a legacy ZeRO-1/2 format, [off] by default"),
+    Default("activation-checkpointing-block", "/activation_checkpointing.partition_activations", "The three flags default to [false]"),
+    Default("activation-checkpointing-block", "/activation_checkpointing.cpu_checkpointing", "The three flags default to [false]"),
+    Default("activation-checkpointing-block", "/activation_checkpointing.contiguous_memory_optimization", "The three flags default to [false]"),
+    Default("activation-checkpointing-block", "/activation_checkpointing.number_checkpoints", "`number_checkpoints` to [null]"),
+    Default("comm-dtype-default", "const:COMMUNICATION_DATA_TYPE", "`communication_data_type` defaults to [null]"),
+    Default("comm-dtype-default", "const:SEQ_PARALLEL_COMMUNICATION_DATA_TYPE", "`seq_parallel_communication_data_type`, which defaults to [fp32]"),
+    Default("fp16-loss-scale-keys", "/fp16.loss_scale", "`loss_scale` = {{c1::[0]}} selects dynamic loss scaling"),
+    Default("fp16-loss-scale-keys", "/fp16.hysteresis", "with `hysteresis` = {{c3::[2]}}"),
+    Default("fp16-loss-scale-keys", "/fp16.loss_scale_window", "after each {{c4::[1000]}} steps without an overflow"),
+    Default("fp16-loss-scale-keys", "/fp16.min_loss_scale", "At `min_loss_scale` (default [1])"),
+    Default("fp16-loss-scale-keys", "/bf16.check_grad_overflow", "(`check_grad_overflow`, default [true])"),
+    Default("rf-fp16-loss-scale-floor", "/fp16.min_loss_scale", "`min_loss_scale` (default [1], no scaling at all)"),
+    Default("gradient-clipping-default", "const:GRADIENT_CLIPPING", "defaults to {{c1::[1.0]}} from v0.19.3"),
+    Default("rf-offload-client-torch-adam", "const:ZERO_FORCE_DS_CPU_OPTIMIZER", "`zero_force_ds_cpu_optimizer` defaults to [true]"),
+    Default("rf-adam-means-adam", "const:ADAM_W_MODE", "DeepSpeed defaults `adam_w_mode` to [true]"),
+    Default("rf-aio-thread-count", "/aio.intra_op_parallelism", "the default [1] applies"),
+    Default("rf-aio-thread-count", "/aio.block_size", "| `block_size` | [1048576] |"),
+    Default("rf-aio-thread-count", "/aio.queue_depth", "| `queue_depth` | [8] |"),
+    Default("rf-aio-thread-count", "/aio.single_submit", "| `single_submit` | [false] |"),
+    Default("rf-aio-thread-count", "/aio.overlap_events", "| `overlap_events` | [true] |"),
+    Default("rf-aio-thread-count", "/aio.use_gds", "| `use_gds` | [false] (true: GPUDirect Storage"),
+    # offload, ZeRO-3 fetching (new cards)
+    Default("nvme-param-buffers", "offload_param.buffer_count", "by default [5] × 1e8"),
+    Default("nvme-param-buffers", "offload_param.buffer_size", "by default 5 × [1e8]"),
+    Default("nvme-param-buffers", "offload_param.max_in_cpu", "`max_in_cpu` (default [1e9] elements)"),
+    Default("round-robin-gradients", "round_robin_gradients", "Default [false]"),
+    Default("superoffload", "offload_optimizer.super_offload", "Default [false]; only the stage-3 engine reads it"),
+    Default("superoffload", "offload_optimizer.cpuadam_cores_perc", "`offload_optimizer.cpuadam_cores_perc` (default [0.8])"),
+    Default("zenflow", "zenflow.topk_ratio", "(`topk_ratio`, code default [0.1])"),
+    Default("zenflow", "zenflow.overlap_step", "`overlap_step` (default [false])"),
+    Default("model-persistence-threshold", "stage3_model_persistence_threshold", "its default is {{c3::[sys.maxsize], i.e. no cap}}"),
+    Default("module-granularity-threshold", "stage3_module_granularity_threshold", "Default [0] (off)"),
 ]
 
 STAGES: list[Stages] = [
@@ -244,6 +282,9 @@ STAGES: list[Stages] = [
     Stages("stage3-live-and-reuse", "stage3_max_reuse_distance", (3,), "Both are stage-[3] limits"),
     Stages("save-16bit-key", "stage3_gather_16bit_weights_on_model_save", (3,), "At stage [3], `save_16bit_model()` writes a consolidated model only if"),
     Stages("pipeline-zero-limit", "stage", (0, 1), "Only [0 and 1]. `PipelineEngine` asserts", via="pipeline"),
+    Stages("round-robin-gradients", "round_robin_gradients", (1, 2), "At stages [1 and 2] with CPU offload"),
+    Stages("rf-elastic-checkpoint-resize", "elastic_checkpoint", (1, 2), "It is a legacy ZeRO-[1/2] format"),
+    Stages("fu-3d-parallel-layout", "stage", (0, 1), "pipeline engine accepts only ZeRO [0 or 1]", via="pipeline"),
 ]
 
 FIGURES: list[Figure] = [
@@ -306,6 +347,36 @@ FIGURES: list[Figure] = [
     # ZeRO++ cross-node volume, in model sizes M
     Figure("fu-zeropp-when", "0.5 + 0 + 0.25", "so [0.75]M in all"),
     Figure("fu-zeropp-when", "3 / 0.75", "[4]x less"),
+    # new cards
+    Figure("zero-checkpoint-size", "2 + 12", "stores about {{c1::[14]}} bytes per parameter"),
+    Figure("zero-checkpoint-size", "176e9 * 14 / 2**30", "176e9 × 14 B ≈ [2,295] GiB"),
+    Figure("zero-checkpoint-size", "176e9 * 2 / 2**30", "176e9 × 2 B ≈ [328] GiB"),
+    Figure("zero-checkpoint-size", "14 / 2", "A full checkpoint is [7]x the weights alone"),
+    Figure("zero-to-fp32-ram", "4 * 70", "[280] GB for 70B"),
+    Figure("zero-to-fp32-ram", "2 * 4 * 70", "about twice that in RAM ([560] GB)"),
+    Figure("activation-memory-figures", "16 * 1.5", "16 × 1.5 = [24] GB (§3.1)"),
+    Figure("zero-r-parts", "4 * 3", "a 3B model's fp32 fused buffer would be [12] GB"),
+    Figure("fu-pa-worth-it", "33 / 16", "P_a brings that to about [2] GB (33/16)"),
+    Figure("bf16-optimizer-when", "(2 + 4 + 12 / 8) * 7", "(2 + 4 + 1.5) × 7 = [52.5] GB"),
+    Figure("bf16-optimizer-when", "(4 + 12 / 8) * 7", "(4 + 1.5) × 7 = [38.5] GB"),
+    Figure("fp16-loss-scale-keys", "2**16", "{{c2::[65536]}} by default"),
+    Figure("zero-nd-parallel-groups", "64 / (8 * 2)", "TP 8 and PP 2 give N_d = [4]"),
+    Figure("zero-nd-parallel-groups", "70 / 16", "70/16 = [4.375]B parameters"),
+    Figure("zero-nd-parallel-groups", "4 * 70 / 16 + 12 * (70 / 16) / 4", "≈ [30.6] GB"),
+    Figure("fu-offload-pcie-bound", "4 * 7", "4 × 7B = [28] GB"),
+    Figure("fu-offload-pcie-bound", "4 * 7 / 32", "about [0.9] s at the ~32 GB/s"),
+    Figure("fu-zeropp-hpz-memory", "2 * 70", "[140] GB / 64 ≈ 2.2 GB"),
+    Figure("fu-zeropp-hpz-memory", "2 * 70 / 64", "140 GB / 64 ≈ [2.2] GB"),
+    Figure("fu-zeropp-hpz-memory", "2 * 70 / 8", "140 GB / 8 = [17.5] GB per GPU"),
+    Figure("fu-zeropp-hpz-memory", "(2 * 70 / 8) / (2 * 70 / 64)", "[8]x more weight memory"),
+    Figure("fu-mics-vs-zero3", "16 * 13 / 8", "e.g. [26] GB for a 13B model with S = 8"),
+    Figure("fu-mics-vs-zero3", "16 * 13 / 64", "against [3.25] GB under ZeRO-3 on 64 GPUs"),
+    Figure("nvme-param-buffers", "5 * 1e8 * 2 / 1e9", "about [1] GB per rank for 16-bit weights"),
+    Figure("zero-offload-data-flow", "2 + 2", "2M + 2M = [4]M bytes"),
+    Figure("zero-offload-data-flow", "16 / 2", "from 16M to 2M bytes ([8]x)"),
+    Figure("zeropp-volume-breakdown", "0.5 + 0 + 0.25", "{{c4::[0.75]M}} in total"),
+    Figure("zeropp-volume-breakdown", "3 / 0.75", "in total, [4]x less"),
+    Figure("fu-moe-expert-state-memory", "8 / 2", "each GPU hosts [4] experts"),
 ]
 
 
@@ -420,6 +491,12 @@ QUOTED_GB = {
     ("bloom-real-config", "80"): "BLOOM's A100 80 GB GPUs",
     ("estimate-7b-8gpu", "80"): "the GPU size in the question",
     ("fu-estimate-13b-node", "80"): "the GPU size in the question",
+    ("zero-to-fp32-ram", "5"): "the script's --max_shard_size default, 5GB",
+    ("activation-memory-figures", "60"): "the paper's activation figures (§3.2)",
+    ("activation-memory-figures", "8"): "the paper's checkpointed activation figure (§3.2)",
+    ("fu-pa-worth-it", "33"): "the paper's checkpoint figure for a 100B model (§6.1)",
+    ("fu-offload-pcie-bound", "32"): "PCIe 4.0 bandwidth as DeepSpeed's ZenFlow post gives it",
+    ("superoffload", "900"): "NVLink-C2C bandwidth as DeepSpeed's SuperOffload post gives it",
 }
 
 

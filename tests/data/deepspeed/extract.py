@@ -57,6 +57,7 @@ CLASSES = {
 # unprefixed names, so its entries are named by the constant instead (const:GRADIENT_CLIPPING).
 CONSTANT_MODULES = {
     CONSTANTS: None,
+    "deepspeed/runtime/config.py": None,
     "deepspeed/runtime/swap_tensor/constants.py": ("AIO", "aio"),
     "deepspeed/runtime/activation_checkpointing/config.py": ("ACT_CHKPT", "activation_checkpointing"),
 }
