@@ -30,7 +30,7 @@ KIND_FIELDS = {
     "red_flag": ("claim", "why", "instead"),
 }
 MIN_PER_KIND = {"basic": 15, "cloze": 8, "follow_up": 8, "red_flag": 8}
-MIN_CARDS = 60
+MIN_CARDS = 110
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 # ---------------------------------------------------------------------------------------------
