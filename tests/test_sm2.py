@@ -29,27 +29,6 @@ def run(grades: list[int], start: date = START) -> list[Sm2State]:
     return states
 
 
-def float_intervals(grades: list[int], *, float_ef: bool) -> list[int]:
-    """SM-2 as it is often written with floats, to show where it goes a day wrong."""
-    n, interval, ef_h, ef = 0, 0, 250, 2.5
-    out = []
-    for q in grades:
-        if q >= 3:
-            if n == 0:
-                interval = 1
-            elif n == 1:
-                interval = 6
-            else:
-                interval = math.ceil(interval * (ef if float_ef else ef_h / 100))
-            n += 1
-        else:
-            n, interval = 0, 1
-        ef = max(1.3, ef + 0.1 - (5 - q) * (0.08 + 0.02 * (5 - q)))
-        ef_h = max(130, ef_h + 10 - (5 - q) * (8 + 2 * (5 - q)))
-        out.append(interval)
-    return out
-
-
 def test_new_card() -> None:
     new = Sm2State.new()
     assert (new.repetitions, new.interval, new.due, new.lapses) == (0, 0, None, 0)
@@ -103,24 +82,20 @@ def test_easiness_floor() -> None:
     assert [s.ef_hundredths for s in states] == [170, 130, 130, 130]
 
 
-def test_rounding_case_float_easiness_drifts_a_day_long() -> None:
-    grades = [5, 0, 5, 5, 5]
-    states = run(grades)
-    # EF 2.6 → 1.8 → 1.9 → 2.0; the last interval is ⌈6 × 2.0⌉ = 12 ...
+def test_easiness_summed_back_to_2_doubles_the_interval_exactly() -> None:
+    # EF 2.6 → 1.8 → 1.9 → 2.0; the last interval is ⌈6 × 2.0⌉ = 12. EF summed in floats
+    # would be 2.0000000000000004 here, and the interval a day long.
+    states = run([5, 0, 5, 5, 5])
     assert [s.interval for s in states] == [1, 1, 1, 6, 12]
     assert states[3].easiness == 2 and states[4].due == date(2025, 1, 22)
-    # ... while float EF has become 2.0000000000000004, and the ceiling 13.
-    assert float_intervals(grades, float_ef=True)[-1] == 13
 
 
-def test_rounding_case_float_product_is_a_day_long() -> None:
-    grades = [2, 3, 5, 3, 5, 5, 5]
-    states = run(grades)
+def test_an_exact_product_is_not_rounded_up_a_day() -> None:
+    # ⌈55 × 2.2⌉ is 121. In floats, even with EF kept in exact hundredths, the product is
+    # 121.00000000000001, and the ceiling 122.
+    states = run([2, 3, 5, 3, 5, 5, 5])
     assert [s.ef_hundredths for s in states] == [218, 204, 214, 200, 210, 220, 230]
     assert [s.interval for s in states] == [1, 1, 6, 13, 26, 55, 121]
-    # Even with EF stored exactly as 220 hundredths, 55 * 2.2 == 121.00000000000001 in floats.
-    assert 55 * 2.2 > 121
-    assert float_intervals(grades, float_ef=False)[-1] == 122
     assert states[-1].due == date(2025, 8, 12)  # 223 days on
 
 
@@ -159,7 +134,9 @@ def test_easiness_is_exact_whatever_it_is_built_from() -> None:
 def test_grades_read_as_sm2_describes_them() -> None:
     assert [int(g) for g in Grade] == [0, 1, 2, 3, 4, 5]
     assert Grade.HARD.passed and not Grade.ALMOST.passed
-    assert Grade.PERFECT.description
+    # Each grade's words are its own, and say "right" exactly for the grades SM-2 passes.
+    assert len({g.description for g in Grade}) == len(Grade)
+    assert [g.description.startswith("right") for g in Grade] == [g.passed for g in Grade]
 
 
 grades = st.lists(st.integers(min_value=0, max_value=5), min_size=1, max_size=40)
