@@ -152,24 +152,41 @@ def test_retired_and_unknown_keys_never_appear_and_keep_their_reviews(store: Sto
     assert s.next_due() == datetime(2025, 3, 11, 4, 0).astimezone()
 
 
-def test_queue_reads_only_by_index(store: Store) -> None:
+def vm_steps(store: Store, day: date) -> int:
+    """How many SQLite virtual machine instructions building the queue for ``day`` takes."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0  # go on
+
     d = deck("d", *(card("d", f"k{i}") for i in range(20)))
+    store._conn.set_progress_handler(count, 1)
+    try:
+        build_queue(items_of([d]), store, day)
+    finally:
+        store._conn.set_progress_handler(None, 1)
+    return steps
+
+
+def test_building_the_queue_does_no_more_work_for_a_longer_log(store: Store) -> None:
+    # The queue reads today's log, the cards due by today and the cards due later (for the new
+    # ones): ranges of indexes, so the log's length before today adds nothing to that work.
     for i in range(10):
         schedule(store, f"d/k{i}", DAY - timedelta(days=i % 3))
+    schedule(store, "d/k10", DAY + timedelta(days=4))
     record(store, "d/k19", 1, DAY)
-    statements: list[str] = []
-    store._conn.set_trace_callback(statements.append)
-    try:
-        build_queue(items_of([d]), store, DAY)
-    finally:
-        store._conn.set_trace_callback(None)
-    plans = [
-        detail
-        for sql in statements
-        for *_, detail in store._conn.execute(f"EXPLAIN QUERY PLAN {sql}")
-    ]
-    assert plans and not [p for p in plans if p.startswith("SCAN")], plans
-    # Not even the per-card table is scanned: the due and the later keys are index ranges.
+    states = store.states()
+    before = vm_steps(store, DAY)
+    with store.transaction():
+        # 3,000 entries on past days, each grade undone: the log grows, the schedule stays.
+        for n in range(1500):
+            key = f"d/k{n % 20}" if n % 2 else f"gone/x{n}"
+            past = DAY - timedelta(days=1 + n % 365)
+            store.undo(record_grade(store, key, n % 6, day=past, at=NOW).id, at=NOW)
+    assert store.states() == states and len(list(store.log())) > 3000
+    assert vm_steps(store, DAY) == before > 0
 
 
 def _reference_queue(
