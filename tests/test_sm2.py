@@ -1,9 +1,10 @@
-"""SM-2 pinned to exact sequences on fixed dates, and properties over any grade sequence."""
+"""SM-2 pinned to exact sequences on fixed dates, properties over any grade sequence, and the
+scheduler that turns a grade into a new state and its log entry."""
 
 from __future__ import annotations
 
 import math
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zerodrill.srs.scheduler import Review, ReviewKind, replay, review_card
 from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State, next_interval, review
 
 START = date(2025, 1, 1)
@@ -25,27 +27,6 @@ def run(grades: list[int], start: date = START) -> list[Sm2State]:
         assert state.due is not None
         day = state.due
     return states
-
-
-def float_intervals(grades: list[int], *, float_ef: bool) -> list[int]:
-    """SM-2 as it is often written with floats, to show where it goes a day wrong."""
-    n, interval, ef_h, ef = 0, 0, 250, 2.5
-    out = []
-    for q in grades:
-        if q >= 3:
-            if n == 0:
-                interval = 1
-            elif n == 1:
-                interval = 6
-            else:
-                interval = math.ceil(interval * (ef if float_ef else ef_h / 100))
-            n += 1
-        else:
-            n, interval = 0, 1
-        ef = max(1.3, ef + 0.1 - (5 - q) * (0.08 + 0.02 * (5 - q)))
-        ef_h = max(130, ef_h + 10 - (5 - q) * (8 + 2 * (5 - q)))
-        out.append(interval)
-    return out
 
 
 def test_new_card() -> None:
@@ -101,24 +82,20 @@ def test_easiness_floor() -> None:
     assert [s.ef_hundredths for s in states] == [170, 130, 130, 130]
 
 
-def test_rounding_case_float_easiness_drifts_a_day_long() -> None:
-    grades = [5, 0, 5, 5, 5]
-    states = run(grades)
-    # EF 2.6 → 1.8 → 1.9 → 2.0; the last interval is ⌈6 × 2.0⌉ = 12 ...
+def test_easiness_summed_back_to_2_doubles_the_interval_exactly() -> None:
+    # EF 2.6 → 1.8 → 1.9 → 2.0; the last interval is ⌈6 × 2.0⌉ = 12. EF summed in floats
+    # would be 2.0000000000000004 here, and the interval a day long.
+    states = run([5, 0, 5, 5, 5])
     assert [s.interval for s in states] == [1, 1, 1, 6, 12]
     assert states[3].easiness == 2 and states[4].due == date(2025, 1, 22)
-    # ... while float EF has become 2.0000000000000004, and the ceiling 13.
-    assert float_intervals(grades, float_ef=True)[-1] == 13
 
 
-def test_rounding_case_float_product_is_a_day_long() -> None:
-    grades = [2, 3, 5, 3, 5, 5, 5]
-    states = run(grades)
+def test_an_exact_product_is_not_rounded_up_a_day() -> None:
+    # ⌈55 × 2.2⌉ is 121. In floats, even with EF kept in exact hundredths, the product is
+    # 121.00000000000001, and the ceiling 122.
+    states = run([2, 3, 5, 3, 5, 5, 5])
     assert [s.ef_hundredths for s in states] == [218, 204, 214, 200, 210, 220, 230]
     assert [s.interval for s in states] == [1, 1, 6, 13, 26, 55, 121]
-    # Even with EF stored exactly as 220 hundredths, 55 * 2.2 == 121.00000000000001 in floats.
-    assert 55 * 2.2 > 121
-    assert float_intervals(grades, float_ef=False)[-1] == 122
     assert states[-1].due == date(2025, 8, 12)  # 223 days on
 
 
@@ -157,7 +134,9 @@ def test_easiness_is_exact_whatever_it_is_built_from() -> None:
 def test_grades_read_as_sm2_describes_them() -> None:
     assert [int(g) for g in Grade] == [0, 1, 2, 3, 4, 5]
     assert Grade.HARD.passed and not Grade.ALMOST.passed
-    assert Grade.PERFECT.description
+    # Each grade's words are its own, and say "right" exactly for the grades SM-2 passes.
+    assert len({g.description for g in Grade}) == len(Grade)
+    assert [g.description.startswith("right") for g in Grade] == [g.passed for g in Grade]
 
 
 grades = st.lists(st.integers(min_value=0, max_value=5), min_size=1, max_size=40)
@@ -192,3 +171,57 @@ def test_properties(qs: list[int], gap: int) -> None:
                 assert state.interval == min(MAX_INTERVAL, exact)
         # Reviews late or early by up to a month: the schedule counts from the review day.
         day = day + timedelta(days=state.interval + gap - 15)
+
+
+# -- the scheduler: a grade as a new state and its log entry --------------------------------------
+
+AT = datetime(2025, 1, 1, 9, 30, tzinfo=UTC)
+
+
+def test_review_card_gives_the_new_state_and_the_entry_that_logs_it() -> None:
+    state = run([5, 5])[-1]
+    new, entry = review_card(state, 4, key="d/a", day=START, at=AT, answer_ms=800, typed="x")
+    assert new == review(state, 4, START)
+    assert entry == Review("d/a", ReviewKind.GRADE, AT, START, Grade.GOOD, state, new, 800, "x")
+    assert entry.id == 0 and not entry.introduced and not entry.repeat
+    # A same-day repeat is logged with the state as it was.
+    same, repeat = review_card(state, 1, key="d/a", day=START, at=AT, repeat=True)
+    assert same == state and repeat.repeat and repeat.before == repeat.after == state
+    # A card's first grade introduces it; a naive wall time is taken as local time.
+    _, first = review_card(Sm2State.new(), 3, key="d/b", day=START, at=datetime(2025, 1, 1, 9))
+    assert first.introduced and first.at == datetime(2025, 1, 1, 9).astimezone()
+
+
+@pytest.mark.parametrize(
+    ("quality", "key", "answer_ms"), [(6, "d/a", None), (3, "", None), (3, "d/a", -1)]
+)
+def test_review_card_refuses_what_no_log_entry_can_say(
+    quality: int, key: str, answer_ms: int | None
+) -> None:
+    with pytest.raises(ValueError):
+        review_card(Sm2State.new(), quality, key=key, day=START, at=AT, answer_ms=answer_ms)
+
+
+def test_replay_follows_grades_and_undos_and_leaves_repeats_be() -> None:
+    new = Sm2State.new()
+    a1 = review(new, 4, START)
+    a2 = review(a1, 5, START)
+    b1 = review(new, 2, START)
+
+    def entry(n: int, kind: ReviewKind, before: Sm2State, after: Sm2State) -> Review:
+        key = "d/b" if n in (2, 3, 4, 5) else "d/a"
+        grade = None if kind is ReviewKind.UNDO else Grade.GOOD
+        undoes = {4: 3, 5: 2}.get(n)
+        return Review(key, kind, AT, START, grade, before, after, undoes=undoes, id=n)
+
+    log = [
+        entry(1, ReviewKind.GRADE, new, a1),
+        entry(2, ReviewKind.GRADE, new, b1),
+        entry(3, ReviewKind.REPEAT, b1, b1),
+        entry(4, ReviewKind.UNDO, b1, b1),  # the repeat undone: nothing moves
+        entry(5, ReviewKind.UNDO, b1, new),  # the grade undone: new again, so absent
+        entry(6, ReviewKind.GRADE, a1, a2),
+    ]
+    assert replay(log) == {"d/a": a2}
+    assert replay(log[:4]) == {"d/a": a1, "d/b": b1}
+    assert replay([]) == {}

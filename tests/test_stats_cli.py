@@ -15,6 +15,8 @@ import pytest
 from zerodrill.cli import main
 from zerodrill.deck.model import Card, Deck, Kind, Pos
 from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.scheduler import Review
+from zerodrill.srs.session import record_grade
 from zerodrill.srs.stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
 from zerodrill.srs.store import Store
 
@@ -50,8 +52,8 @@ def deck(id: str, *cards: Card) -> Deck:
     return Deck(id, id, "test", cards, Path(f"{id}.yaml"), POS)
 
 
-def record(store: Store, key: str, q: int, day: date, **kw: object) -> None:
-    store.record(key, q, now=NOW, day=day, **kw)  # type: ignore[arg-type]
+def record(store: Store, key: str, q: int, day: date, **kw: object) -> Review:
+    return record_grade(store, key, q, day=day, at=NOW, **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -76,8 +78,8 @@ def test_figures(store: Store) -> None:
     record(store, "d/k4", 3, DAY, repeat=True)  # a repeat: a review, not a recall
     record(store, "d/old", 5, DAY)  # retired: its reviews count, its card does not
     record(store, "e/x", 5, DAY)  # another deck: nothing of it counts
-    record(store, "d/k5", 5, DAY)
-    store.undo_last()  # ... undone: k5 is new again and that review is gone
+    k5 = record(store, "d/k5", 5, DAY)
+    store.undo(k5.id, at=NOW)  # ... undone: k5 is new again and that review is gone
 
     stats = compute_stats([d], store, DAY)
     assert (stats.cards, stats.known, stats.new) == (6, 5, 1)
@@ -208,7 +210,8 @@ def test_stats_never_imports_textual(tmp_path: Path) -> None:
         "    main(['stats', '--json', sys.argv[1]])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "import zerodrill.srs.queue, zerodrill.srs.store, zerodrill.srs.sm2, zerodrill.srs.stats\n"
+        "import zerodrill.srs.queue, zerodrill.srs.session, zerodrill.srs.store\n"
+        "import zerodrill.srs.scheduler, zerodrill.srs.sm2, zerodrill.srs.stats\n"
         "assert 'textual' not in sys.modules, 'textual was imported'\n"
     )
     done = subprocess.run(

@@ -77,10 +77,7 @@ def test_a_negative_new_limit_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_the_drill_command_imports_textual_only_when_it_runs() -> None:
-    code = (
-        "import sys, zerodrill.cli.drill, zerodrill.tui.srs_session; "
-        "print('textual' in sys.modules)"
-    )
+    code = "import sys, zerodrill.cli.drill, zerodrill.srs.session; print('textual' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

@@ -10,7 +10,9 @@ from textual.widgets import Input, OptionList, TextArea
 from tui_support import Clock, make_app, run_async, shown
 
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.store import ReviewKind, Store, StoreError
+from zerodrill.srs.scheduler import ReviewKind
+from zerodrill.srs.session import record_grade
+from zerodrill.srs.store import Store, StoreError
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.help import HelpScreen
@@ -112,7 +114,7 @@ async def test_undo_brings_the_card_back_and_restores_the_store(store: Store) ->
         assert [r.kind for r in store.log()][-1] is ReviewKind.UNDO
         await pilot.press("u")
         assert card(app).item.key == "zero-tui/stage-key#c1"
-        assert store.known_keys() == set()
+        assert store.states() == {}
         assert app.session.done == 0
 
 
@@ -263,7 +265,7 @@ async def test_undo_from_the_summary_goes_back_to_the_card(store: Store) -> None
         await pilot.press("u")
         assert isinstance(app.screen, DrillScreen)
         assert card(app).item.key == "comm-tui/all-gather-bytes"
-        assert len(store.known_keys()) == 1
+        assert len(store.states()) == 1
 
 
 @run_async
@@ -373,7 +375,7 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
         graded = [r.key for r in store.log()]
         # Another terminal grades the second card again.
         with Store.open(tmp_path / "reviews.db") as other:
-            other.record(graded[1], 5, now=app.clock(), day=app.session.day, repeat=True)
+            record_grade(other, graded[1], 5, day=app.session.day, at=app.clock(), repeat=True)
         await pilot.press("u")
         await pilot.pause()
         assert app.return_code is None and app.error is None

@@ -16,6 +16,7 @@ from tui_support import START, Clock, make_app, tui_decks
 
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import items_of
+from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
@@ -35,7 +36,7 @@ def seed_history(store: Store) -> None:
             continue
         for back, grade in ((24, 5), (23, 4), (12 - n % 6, 2 + n % 4)):
             now = START - timedelta(days=back)
-            store.record(item.key, grade, now=now, day=study_day(now))
+            record_grade(store, item.key, grade, day=study_day(now), at=now)
 
 
 def test_drill_question(snap_compare, store: Store, size: tuple[int, int]) -> None:
@@ -95,7 +96,7 @@ def test_session_summary(snap_compare, store: Store, size: tuple[int, int]) -> N
 def test_nothing_due(snap_compare, store: Store, size: tuple[int, int]) -> None:
     for item in items_of(tui_decks("zero")):
         if not item.key.endswith("#c2"):
-            store.record(item.key, 5, now=START, day=study_day(START))
+            record_grade(store, item.key, 5, day=study_day(START), at=START)
     assert snap_compare(make_app(store, "zero"), terminal_size=size)
 
 

@@ -83,13 +83,14 @@ def seed_all_due(db: Path, deck: Path) -> None:
     """Give every item of ``deck`` a schedule that is due today (overdue by 1-30 days)."""
     from zerodrill.deck.load import load_paths
     from zerodrill.srs.days import study_day
+    from zerodrill.srs.session import record_grade
     from zerodrill.srs.store import Store
 
     items = [i for d in load_paths([deck]).decks for i in d.items()]
-    with Store.open(db) as store, store.batch():
+    with Store.open(db) as store, store.transaction():
         for n, item in enumerate(items):
             then = datetime.now().astimezone() - timedelta(days=2 + n % 30)
-            store.record(item.key, 4, now=then, day=study_day(then))
+            record_grade(store, item.key, 4, day=study_day(then), at=then)
 
 
 # -- Pilot -----------------------------------------------------------------------------------

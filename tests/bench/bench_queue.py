@@ -1,8 +1,8 @@
 """Building today's queue from 10,000 cards and 100,000 logged reviews.
 
 Run by hand: ``python tests/bench/bench_queue.py``. It writes a throwaway database (through
-``Store.record``, in one batch), then times :func:`build_queue` and a session's start, best and
-median of several rounds, and one grade (a real, fsynced transaction).
+``record_grade``, in one transaction), then times :func:`build_queue` and a session's start, best
+and median of several rounds, and one grade (a real, fsynced transaction).
 """
 
 from __future__ import annotations
@@ -14,18 +14,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from zerodrill.deck.model import Card, Deck, Kind, Pos  # noqa: E402
-from zerodrill.srs.queue import Session, build_queue, items_of  # noqa: E402
+from zerodrill.srs.queue import build_queue, items_of  # noqa: E402
+from zerodrill.srs.session import Session, record_grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 
 GOAL_MS = 100.0
 TODAY = date(2025, 6, 1)
-NOW = datetime(2025, 6, 1, 9, 0, tzinfo=UTC)
+#: 9 am local time on TODAY, so that a session started then drills TODAY.
+NOW = datetime(2025, 6, 1, 9, 0).astimezone()
 
 
 def make_decks(cards: int) -> list[Deck]:
@@ -70,7 +72,7 @@ def fill(store: Store, keys: list[str], reviews: int, rng: random.Random) -> int
     new_per_day = 25
     logged = 0
     days = 0
-    with store.batch():
+    with store.transaction():
         day = TODAY - timedelta(days=375)
         while logged < reviews - 150 and day < TODAY:
             todays = []
@@ -78,7 +80,8 @@ def fill(store: Store, keys: list[str], reviews: int, rng: random.Random) -> int
                 todays.append(heapq.heappop(due)[1])
             todays.extend(key for _, key in zip(range(new_per_day), fresh, strict=False))
             for key in todays[: reviews - 150 - logged]:
-                after = store.record(key, rng.choice((2, 3, 4, 4, 5, 5)), now=NOW, day=day).after
+                q = rng.choice((2, 3, 4, 4, 5, 5))
+                after = record_grade(store, key, q, day=day, at=NOW).after
                 assert after.due is not None
                 heapq.heappush(due, (after.due, key))
                 logged += 1
@@ -86,9 +89,9 @@ def fill(store: Store, keys: list[str], reviews: int, rng: random.Random) -> int
             days += 1
         todays = [key for when, key in due if when <= TODAY][:150]
         for n, key in enumerate(todays):
-            store.record(key, rng.choice((1, 3, 4, 5)), now=NOW, day=TODAY)
+            review = record_grade(store, key, rng.choice((1, 3, 4, 5)), day=TODAY, at=NOW)
             if n % 20 == 0:
-                store.undo_last(now=NOW)
+                store.undo(review.id, at=NOW)
     return days
 
 
@@ -113,13 +116,12 @@ def run(cards: int = 10_000, reviews: int = 100_000, rounds: int = 15) -> dict[s
 
         queue = build_queue(items, store, TODAY)
         build = timed(lambda: build_queue(items, store, TODAY), rounds)
-        session = timed(lambda: Session(items, store, day=TODAY, clock=lambda: NOW).next(), rounds)
+        session = timed(lambda: Session(decks, store, clock=lambda: NOW).current, rounds)
 
-        drill = Session(items, store, day=TODAY, clock=lambda: NOW)
-        item = drill.next()
-        assert item is not None
+        drill = Session(decks, store, clock=lambda: NOW)
+        assert drill.current is not None
         grade_start = time.perf_counter()
-        drill.grade(item, 4)
+        drill.grade(4)
         grade_ms = (time.perf_counter() - grade_start) * 1000
 
     return {

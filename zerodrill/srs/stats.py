@@ -64,11 +64,12 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
     known = 0
     totals = ReviewCounts()
     if store is not None:
-        known = len(store.known_keys() & keys)
         horizon = today + timedelta(days=FORECAST_DAYS - 1)
-        for key, due in store.due_dates(horizon).items():
+        for key, due in store.due_dates().items():
             if key in keys:
-                forecast[max(0, (due - today).days)] += 1
+                known += 1
+                if due <= horizon:
+                    forecast[max(0, (due - today).days)] += 1
         per_deck = store.review_counts(today, window_days=RETENTION_DAYS)
         for deck_id in {deck.id for deck in decks}:
             counts = per_deck.get(deck_id)

@@ -24,12 +24,12 @@ if TYPE_CHECKING:
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
+from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
 from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
-from zerodrill.tui.srs_session import SrsDrillSession
 
 Clock = Callable[[], datetime]
 
@@ -179,7 +179,7 @@ class ZeroDrillApp(App[Summary]):
     def _picked(self, pick: DeckPick | None) -> None:
         if pick is None or pick.deck_id == self.session.deck_id:
             return
-        self.session = self.session.narrowed(pick.deck_id)
+        self.session.select_deck(pick.deck_id)
         self._show(self._session_screen())
 
     @user_errors_exit
@@ -222,5 +222,5 @@ def create_app(
     deck_id: str | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``."""
-    session = SrsDrillSession(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
+    session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
     return ZeroDrillApp(session, clock=clock)

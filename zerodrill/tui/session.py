@@ -1,47 +1,27 @@
 """What the screens need from a drill session, as one small interface.
 
 The screens never see the store or SQL: they ask a :class:`DrillSession` for the card to show
-and hand it grades. :class:`zerodrill.tui.srs_session.SrsDrillSession` implements it over
-``zerodrill.srs``; the tests drive that same implementation with a temporary database. Values
-that ``zerodrill.srs`` already defines (what is left, what a grade would do, the statistics)
-are used as they are.
+and hand it grades. :class:`zerodrill.srs.session.Session` implements it; the tests drive that
+same class with a temporary database. Values that ``zerodrill.srs`` already defines (what is
+left, what a grade would do, the sitting's summary, the statistics) are used as they are, and
+named here too, so the screens find their whole vocabulary in one place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from zerodrill.deck.model import Item
-from zerodrill.srs.queue import Counts, GradeOutcome
+from zerodrill.srs.queue import Counts
+from zerodrill.srs.scheduler import GradeOutcome
+from zerodrill.srs.session import DeckCount, Summary
 
 if TYPE_CHECKING:
     from zerodrill.srs.stats import Stats
 
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """One sitting, for the summary screen and the line printed on quitting."""
-
-    #: Grades given (same-day repeats included, undone ones not).
-    reviews: int
-    #: Different cards graded.
-    cards: int
-    grades: Mapping[int, int]
-    seconds: float
-    #: Reviews due tomorrow (including any due today that were left undone).
-    due_tomorrow: int
-
-
-@dataclass(frozen=True, slots=True)
-class DeckCount:
-    #: None for "all decks together".
-    deck_id: str | None
-    title: str
-    due: int
-    new: int
+__all__ = ["Counts", "DeckCount", "DrillSession", "GradeOutcome", "Summary"]
 
 
 class DrillSession(Protocol):
@@ -90,6 +70,6 @@ class DrillSession(Protocol):
 
     def deck_counts(self) -> Sequence[DeckCount]: ...
 
-    def narrowed(self, deck_id: str | None) -> DrillSession:
-        """A new sitting over one deck (or all of them again, for None)."""
+    def select_deck(self, deck_id: str | None) -> None:
+        """Drill one deck from now on (or all of them again, for None), in the same sitting."""
         ...

@@ -15,7 +15,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from zerodrill.srs.queue import GradeOutcome
+from zerodrill.srs.scheduler import GradeOutcome
 from zerodrill.tui import fmt
 
 #: Short names that fit a button at 80 columns; the help screen gives SM-2's full wording.

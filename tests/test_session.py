@@ -1,0 +1,267 @@
+"""One sitting of drill: today's queue worked through, its undo stack, the grade buttons."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from srs_support import DAY, NOW, card, deck, drain, record, schedule
+
+from zerodrill.deck.model import Deck
+from zerodrill.srs import sm2
+from zerodrill.srs.queue import Counts
+from zerodrill.srs.scheduler import ReviewKind, preview
+from zerodrill.srs.session import Session
+from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.store import Store, StoreError, UndoConflict
+
+
+class Clock:
+    """A clock that moves only when told."""
+
+    def __init__(self, now: datetime = NOW) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "reviews.db") as s:
+        yield s
+
+
+def sitting(
+    store: Store, *decks: Deck, clock: Callable[[], datetime] = lambda: NOW, new_limit: int = 20
+) -> Session:
+    return Session(decks, store, clock=clock, new_limit=new_limit)
+
+
+# -- working through the queue ----------------------------------------------------------------
+
+
+def test_step_7_a_card_below_4_comes_back_until_it_gets_4(store: Store) -> None:
+    d = deck("d", card("d", "a"), card("d", "b"), card("d", "c"))
+    schedule(store, "d/c", DAY)
+    s = sitting(store, d)
+    assert s.day == DAY and s.title == "D" and s.deck_id is None
+    assert s.remaining() == Counts(new=2, repeats=0, reviews=1)
+    shown, grades = [], {"d/a": [2, 3, 4], "d/b": [5], "d/c": [3, 5]}
+    while (item := s.current) is not None:
+        assert s.current == item  # asking again is safe
+        shown.append(item.key)
+        s.grade(grades[item.key].pop(0))
+    assert shown == ["d/c", "d/a", "d/b", "d/c", "d/a", "d/a"]
+    log = store.reviews_on(DAY)
+    assert [(r.key, r.kind) for r in log][-6:] == [
+        ("d/c", ReviewKind.GRADE),
+        ("d/a", ReviewKind.GRADE),
+        ("d/b", ReviewKind.GRADE),
+        ("d/c", ReviewKind.REPEAT),
+        ("d/a", ReviewKind.REPEAT),
+        ("d/a", ReviewKind.REPEAT),
+    ]
+    # The repeats moved nothing: each card's state is what its first grade today made it.
+    firsts = {r.key: r.after for r in log if r.kind is ReviewKind.GRADE and r.day == DAY}
+    assert store.states(["d/a", "d/b", "d/c"]) == firsts
+    assert s.done == 6 and s.remaining() == Counts(0, 0, 0)
+
+
+def test_repeats_survive_a_restart_the_same_day(store: Store) -> None:
+    d = deck("d", card("d", "a"), card("d", "b"))
+    s = sitting(store, d)
+    s.grade(1)
+    again = sitting(store, d)
+    assert again.remaining() == Counts(new=1, repeats=1, reviews=0)
+    assert drain(again) == ["d/b", "d/a"]
+
+
+def test_grading_with_no_card_or_a_bad_grade_is_refused(store: Store) -> None:
+    d = deck("d", card("d", "a"))
+    s = sitting(store, d, new_limit=0)
+    assert s.current is None
+    with pytest.raises(RuntimeError, match="no card to grade"):
+        s.grade(5)
+    s = sitting(store, d)
+    for bad in (7, -1, True):
+        with pytest.raises(ValueError):
+            s.grade(bad)
+    assert list(store.log()) == [] and s.done == 0 and s.current is not None
+
+
+def test_grade_stamps_the_clock_times_the_answer_and_keeps_the_sittings_day(store: Store) -> None:
+    clock = Clock()
+    d = deck("d", card("d", "a"), card("d", "b"))
+    s = sitting(store, d, clock=clock)
+    clock.now += timedelta(seconds=1.2)
+    s.grade(4, typed="stage 2")
+    # Past the 4 am rollover the next day: still the sitting's day, and a coffee break is no
+    # answering time.
+    clock.now = datetime(2025, 3, 11, 5, 30).astimezone()
+    s.grade(5)
+    first, second = store.log()
+    assert (first.at, first.day, first.answer_ms, first.typed) == (
+        NOW + timedelta(seconds=1.2),
+        DAY,
+        1200,
+        "stage 2",
+    )
+    assert (second.at, second.day, second.answer_ms) == (clock.now, DAY, 60_000)
+    assert s.next_due() == datetime(2025, 3, 11, 4, 0).astimezone()
+
+
+def test_next_due_is_tomorrow_for_new_cards_else_the_next_review(store: Store) -> None:
+    d = deck("d", card("d", "a"), card("d", "b"))
+    schedule(store, "d/a", DAY + timedelta(days=5))
+    schedule(store, "e/x", DAY + timedelta(days=2))  # another deck's card
+    s = sitting(store, d, new_limit=0)
+    assert s.current is None
+    assert s.next_due() == datetime(2025, 3, 15, 4, 0).astimezone()
+    assert sitting(store, d).next_due() == datetime(2025, 3, 11, 4, 0).astimezone()
+    assert sitting(store, deck("empty")).next_due() is None
+
+
+# -- undo ----------------------------------------------------------------------------------------
+
+
+def test_undo_brings_the_card_back_first_with_its_old_state(store: Store) -> None:
+    d = deck("d", card("d", "a"), card("d", "b"))
+    schedule(store, "d/a", DAY)
+    before = store.state("d/a")
+    s = sitting(store, d)
+    a = s.current
+    assert a is not None and a.key == "d/a"
+    s.grade(5)
+    b = s.current
+    assert b is not None and b.key == "d/b"
+    s.grade(2)
+    assert s.remaining() == Counts(new=0, repeats=1, reviews=0)
+
+    assert s.can_undo and s.undo() == b
+    assert s.current == b and not s.is_repeat
+    assert s.remaining() == Counts(new=1, repeats=0, reviews=0)
+    assert s.undo() == a
+    assert s.current == a and store.state("d/a") == before
+    assert s.remaining() == Counts(new=1, repeats=0, reviews=1)
+    assert s.done == 0 and not s.can_undo and s.undo() is None
+    assert drain(s) == ["d/a", "d/b"]
+
+
+def test_undo_of_a_repeat(store: Store) -> None:
+    d = deck("d", card("d", "a"))
+    s = sitting(store, d)
+    a = s.current
+    s.grade(3)
+    scheduled = store.state("d/a")
+    s.grade(5)  # the repeat
+    assert s.current is None
+    assert s.undo() == a and s.current == a and s.is_repeat
+    assert s.remaining() == Counts(new=0, repeats=1, reviews=0)
+    assert store.state("d/a") == scheduled
+
+
+def test_undo_takes_back_only_this_sittings_grades(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as mine_store, Store.open(db) as theirs_store:
+        mine = sitting(mine_store, deck("d", card("d", "a")))
+        theirs = sitting(theirs_store, deck("e", card("e", "b")))
+        mine.grade(5)
+        theirs.grade(5)
+        theirs_state = theirs_store.state("e/b")
+        undone = mine.undo()
+        assert undone is not None and undone.key == "d/a"
+        assert mine.undo() is None
+        assert mine_store.state("e/b") == theirs_state
+
+
+def test_undo_skips_grades_already_undone(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as store, Store.open(db) as elsewhere:
+        s = sitting(store, deck("d", card("d", "a"), card("d", "b")))
+        s.grade(5)
+        s.grade(5)
+        elsewhere.undo(2, at=NOW)  # the second grade, undone by id from outside the sitting
+        assert s.undo() is not None and s.current is not None and s.current.key == "d/a"
+        assert [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO] == [2, 1]
+        assert store.states() == {} and s.done == 0 and s.undo() is None
+
+
+def test_an_undo_superseded_elsewhere_is_refused_and_the_next_goes_on(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as store, Store.open(db) as elsewhere:
+        s = sitting(store, deck("d", card("d", "a"), card("d", "b")))
+        s.grade(5)
+        s.grade(4)
+        record(elsewhere, "d/b", 5, DAY)  # another terminal grades the second card again
+        with pytest.raises(UndoConflict, match="graded again since") as exc:
+            s.undo()
+        assert isinstance(exc.value, StoreError) and s.done == 1 and s.current is None
+        assert s.undo() is not None and s.current is not None and s.current.key == "d/a"
+        assert [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO] == [1]
+
+
+def test_choosing_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> None:
+    decks = (deck("d", card("d", "a")), deck("e", card("e", "b"), card("e", "c")))
+    s = sitting(store, *decks)
+    assert s.title == "All decks" and [c.title for c in s.deck_counts()] == ["All decks", "D", "E"]
+    s.grade(4)  # d/a
+    s.select_deck("e")
+    assert (s.deck_id, s.title, s.day) == ("e", "E", DAY)
+    assert s.current is not None and s.current.key == "e/b"
+    s.grade(3)
+    summary = s.summary()
+    assert (summary.reviews, summary.cards, dict(summary.grades)) == (2, 2, {4: 1, 3: 1})
+    assert s.undo() is not None and s.undo() is None  # d/a is not among the cards now ...
+    assert s.done == 0 and store.states() == {}  # ... but its grade was the sitting's
+    s.select_deck(None)
+    assert s.current is not None and s.current.key == "d/a"
+
+
+# -- the grade buttons ----------------------------------------------------------------------------
+
+
+def test_preview_of_a_new_card() -> None:
+    outcomes = preview(Sm2State.new(), DAY)
+    assert [o.grade for o in outcomes] == list(Grade)
+    assert {o.interval for o in outcomes} == {1}
+    assert [o.again_today for o in outcomes] == [True, True, True, True, False, False]
+    assert all(o.moves_schedule and o.due == DAY + timedelta(days=1) for o in outcomes)
+
+
+def test_preview_matches_what_grading_does() -> None:
+    state = Sm2State.from_hundredths(2, 6, 270, DAY, 0)
+    outcomes = preview(state, DAY)
+    assert [o.interval for o in outcomes] == [1, 1, 1, 17, 17, 17]
+    assert [o.due for o in outcomes] == [DAY + timedelta(days=d) for d in (1, 1, 1, 17, 17, 17)]
+    for o in outcomes:
+        assert (o.interval, o.due) == (
+            sm2.review(state, o.grade, DAY).interval,
+            sm2.review(state, o.grade, DAY).due,
+        )
+
+
+def test_choices_of_a_repeat_move_nothing(store: Store) -> None:
+    s = sitting(store, deck("d", card("d", "a")))
+    s.grade(2)
+    assert s.is_repeat
+    assert {(o.interval, o.due, o.moves_schedule) for o in s.choices()} == {
+        (1, DAY + timedelta(days=1), False)
+    }
+
+
+def test_choices_of_a_repeat_of_a_scheduled_card_keep_todays_schedule(store: Store) -> None:
+    # A card with a real interval: had the repeat been previewed as a review, grades 3-5
+    # would show ceil(17 x 2.56) = 44 days, not the 17 today's grade already set.
+    record(store, "d/a", 5, DAY - timedelta(days=7))
+    record(store, "d/a", 5, DAY - timedelta(days=6))  # I = 6, due today
+    s = sitting(store, deck("d", card("d", "a")))
+    s.grade(3)  # the scheduled review: I = 17; below 4, so it comes back today
+    assert s.is_repeat
+    assert {(o.interval, o.due, o.moves_schedule) for o in s.choices()} == {
+        (17, DAY + timedelta(days=17), False)
+    }
+    s.grade(5)
+    assert s.current is None and s.choices() == ()

@@ -1,0 +1,299 @@
+"""One sitting of drill: today's queue worked through, card by card, with its undo stack.
+
+The sitting owns its grades: each one is logged the moment it is given (:func:`record_grade`,
+committed before the next card appears) and kept, by review id, on the sitting's undo stack.
+Undo takes back only these, one at a time through :meth:`Store.undo`, so undo in one terminal
+never takes back a grade given in another. Choosing another deck keeps the sitting: its day, its
+grades and its undo stack.
+
+The study day is fixed when the sitting starts: a sitting that runs past the rollover hour
+still counts for the day it began on. The clock stamps each grade and times each answer.
+
+No Textual here: the drill's screens see a sitting through :class:`zerodrill.tui.session.
+DrillSession`, and the tests drive this class directly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
+
+from zerodrill.deck.model import Deck, Item
+from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
+from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
+from zerodrill.srs.scheduler import GradeOutcome, Review, preview, review_card
+from zerodrill.srs.sm2 import REPEAT_BELOW, to_grade
+from zerodrill.srs.store import NotInEffect, Store, UndoConflict
+
+if TYPE_CHECKING:
+    from zerodrill.srs.stats import Stats
+
+#: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
+MAX_ANSWER_MS = 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """One sitting, for the summary screen and the line printed on quitting."""
+
+    #: Grades given (same-day repeats included, undone ones not).
+    reviews: int
+    #: Different cards graded.
+    cards: int
+    grades: Mapping[int, int]
+    seconds: float
+    #: Reviews due tomorrow (including any due today that were left undone).
+    due_tomorrow: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCount:
+    #: None for "all decks together".
+    deck_id: str | None
+    title: str
+    due: int
+    new: int
+
+
+def record_grade(
+    store: Store,
+    key: str,
+    quality: int,
+    *,
+    day: date,
+    at: datetime,
+    answer_ms: int | None = None,
+    typed: str | None = None,
+    repeat: bool = False,
+) -> Review:
+    """Grade ``key`` and log it; returns the logged review. On disk when this returns.
+
+    The card's state is read, :func:`review_card` applied and the entry appended in one
+    transaction, so no grade another terminal gives can come in between.
+    """
+    with store.transaction():
+        _, review = review_card(
+            store.state(key),
+            quality,
+            key=key,
+            day=day,
+            at=at,
+            answer_ms=answer_ms,
+            typed=typed,
+            repeat=repeat,
+        )
+        return store.append(review)
+
+
+class Session:
+    """A sitting over ``decks`` (or the one ``deck_id`` names), keeping its grades in ``store``.
+
+    :attr:`current` is the card to show; :meth:`grade` grades it and moves on; :meth:`undo`
+    takes back the sitting's last grade and shows that card again.
+    """
+
+    def __init__(
+        self,
+        decks: Sequence[Deck],
+        store: Store,
+        *,
+        clock: Callable[[], datetime] = local_now,
+        new_limit: int = DEFAULT_NEW_LIMIT,
+        deck_id: str | None = None,
+        rollover_hour: int = DEFAULT_ROLLOVER_HOUR,
+    ) -> None:
+        self._all_decks = tuple(decks)
+        self._store = store
+        self._clock = clock
+        self._new_limit = new_limit
+        self._rollover_hour = rollover_hour
+        self._started = clock()
+        self.day = study_day(self._started, rollover_hour)
+        # The sitting's grades still in effect, oldest first: the undo stack, and what the
+        # summary counts.
+        self._given: list[Review] = []
+        self.select_deck(deck_id)
+
+    def select_deck(self, deck_id: str | None) -> None:
+        """Drill only the deck ``deck_id`` from now on (None: all of them again)."""
+        #: The deck drilled, or None for all of them.
+        self.deck_id = deck_id
+        self._decks = tuple(d for d in self._all_decks if deck_id is None or d.id == deck_id)
+        #: The deck's title, or "All decks" when several are drilled together.
+        self.title = self._decks[0].title if len(self._decks) == 1 else "All decks"
+        self._by_key = {item.key: item for item in items_of(self._decks)}
+        # A card undone is taken out of its line and shown first.
+        self._front: Item | None = None
+        self._reload()
+        self._advance()
+
+    def _reload(self) -> None:
+        queue = build_queue(self._by_key, self._store, self.day, new_limit=self._new_limit)
+        self._reviews = deque(queue.reviews)
+        self._new = deque(queue.new)
+        self._repeats = deque(queue.repeats)
+        self._graded = set(queue.graded_today)
+
+    def _advance(self) -> None:
+        self._current = self._next()
+        self._shown_at = self._clock()
+
+    def _next(self) -> Item | None:
+        if self._front is not None:
+            return self._front
+        for line in (self._reviews, self._new, self._repeats):
+            if line:
+                return line[0]
+        return None
+
+    def _take(self, item: Item) -> None:
+        """Remove ``item`` from wherever it waits."""
+        if self._front is not None and self._front.key == item.key:
+            self._front = None
+        for line in (self._reviews, self._new, self._repeats):
+            for queued in line:
+                if queued.key == item.key:
+                    line.remove(queued)
+                    break
+
+    # -- the card on show -------------------------------------------------------------------
+
+    @property
+    def current(self) -> Item | None:
+        """The card to show; None when today's work is done."""
+        return self._current
+
+    @property
+    def is_repeat(self) -> bool:
+        """The current card was graded today already: a grade now moves no schedule."""
+        return self._current is not None and self._current.key in self._graded
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._given)
+
+    @property
+    def done(self) -> int:
+        """Grades given in this sitting (repeats included, undone ones not)."""
+        return len(self._given)
+
+    def remaining(self) -> Counts:
+        new, repeats, reviews = len(self._new), len(self._repeats), len(self._reviews)
+        if self._front is not None:
+            if self._front.key in self._graded:
+                repeats += 1
+            elif self._store.state(self._front.key).is_new:
+                new += 1
+            else:
+                reviews += 1
+        return Counts(new=new, repeats=repeats, reviews=reviews)
+
+    def choices(self) -> Sequence[GradeOutcome]:
+        """What each grade 0-5 would do to the current card."""
+        if self._current is None:
+            return ()
+        return preview(self._store.state(self._current.key), self.day, repeat=self.is_repeat)
+
+    def grade(self, quality: int, *, typed: str | None = None) -> None:
+        """Grade the current card (committed when this returns) and move to the next one."""
+        item = self._current
+        if item is None:
+            raise RuntimeError("no card to grade")
+        grade = to_grade(quality)
+        now = self._clock()
+        spent = int((now - self._shown_at).total_seconds() * 1000)
+        review = record_grade(
+            self._store,
+            item.key,
+            grade,
+            day=self.day,
+            at=now,
+            answer_ms=min(MAX_ANSWER_MS, max(0, spent)),
+            typed=typed,
+            repeat=self.is_repeat,
+        )
+        self._given.append(review)
+        self._take(item)
+        self._graded.add(item.key)
+        if grade < REPEAT_BELOW:
+            self._repeats.append(item)
+        self._advance()
+
+    def undo(self) -> Item | None:
+        """Take back the sitting's last grade still in effect; its card, if in the decks
+        drilled now, becomes the current one again. None when there is nothing to undo.
+
+        :class:`UndoConflict` when another terminal has graded that card since: that grade can
+        never be undone, so it leaves the stack and the next undo goes on to the one before.
+        """
+        try:
+            while self._given:
+                try:
+                    undo = self._store.undo(self._given[-1].id, at=self._clock())
+                except NotInEffect:
+                    self._given.pop()  # undone already, elsewhere: on to the one before
+                    continue
+                except UndoConflict:
+                    self._given.pop()
+                    raise
+                self._given.pop()
+                self._front = None
+                self._reload()
+                item = self._by_key.get(undo.key)
+                if item is not None:
+                    self._take(item)
+                    self._front = item
+                return item
+            return None
+        finally:
+            self._advance()
+
+    # -- the sitting as a whole -------------------------------------------------------------
+
+    def summary(self) -> Summary:
+        stats = self.stats()
+        grades = Counter(int(review.grade) for review in self._given if review.grade is not None)
+        return Summary(
+            reviews=len(self._given),
+            cards=len({review.key for review in self._given}),
+            grades=dict(grades),
+            seconds=(self._clock() - self._started).total_seconds(),
+            due_tomorrow=stats.due_today + stats.due_tomorrow,
+        )
+
+    def next_due(self) -> datetime | None:
+        """When the next card (review or new) becomes available; None if never."""
+        if not self._by_key:
+            return None
+        schedule = self._store.due_dates()
+        days: list[date] = []
+        if self._new_limit > 0 and any(key not in schedule for key in self._by_key):
+            days.append(self.day + timedelta(days=1))
+        # Earliest first: the first one due after today among these decks' cards.
+        for key, due in schedule.items():
+            if due > self.day and key in self._by_key:
+                days.append(due)
+                break
+        if not days:
+            return None
+        # A study day starts at the rollover hour, on the local clock.
+        return datetime.combine(min(days), time(self._rollover_hour)).astimezone()
+
+    def stats(self) -> Stats:
+        # Imported when asked for: the first card does not wait for it.
+        from zerodrill.srs.stats import compute_stats
+
+        return compute_stats(self._decks, self._store, self.day)
+
+    def deck_counts(self) -> list[DeckCount]:
+        rows = [self._count(deck.id, deck.title, (deck,)) for deck in self._all_decks]
+        if len(rows) > 1:
+            rows.insert(0, self._count(None, "All decks", self._all_decks))
+        return rows
+
+    def _count(self, deck_id: str | None, title: str, decks: Sequence[Deck]) -> DeckCount:
+        q = build_queue(items_of(decks), self._store, self.day, new_limit=self._new_limit)
+        return DeckCount(deck_id, title, len(q.reviews) + len(q.repeats), len(q.new))

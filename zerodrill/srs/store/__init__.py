@@ -1,0 +1,24 @@
+"""The review store: one SQLite file, and the only place in zerodrill that speaks SQL.
+
+- :mod:`.file`: the file vetted before SQLite opens it, and every failure a user can cause as
+  one :class:`StoreError` line naming the file; a refused file is never written to.
+- :mod:`.schema`: the append-only migrations, and bringing a file up to date.
+- :mod:`.repository`: :class:`Store`, which appends log entries and reads states and the log
+  back, as domain values (:mod:`.rows` converts), never rows.
+"""
+
+from __future__ import annotations
+
+from zerodrill.srs.store.file import NotInEffect, StoreError, UndoConflict
+from zerodrill.srs.store.repository import ReviewCounts, Store
+from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "NotInEffect",
+    "ReviewCounts",
+    "Store",
+    "StoreError",
+    "UndoConflict",
+]

@@ -1,0 +1,365 @@
+"""The review store: appends log entries and reads states and the log back, as domain values.
+
+It applies no SM-2: :func:`zerodrill.srs.scheduler.review_card` computes each entry, and
+:meth:`Store.append` logs it and keeps the card's state in the same transaction. Undo is the
+store's own, since it is about the log: :meth:`Store.undo` takes back one review by id, and
+refuses when another terminal has reviewed the card since.
+
+Durability and sharing: WAL, ``synchronous = FULL`` (an entry is on disk when :meth:`append`
+returns), one ``BEGIN IMMEDIATE`` transaction per write, and a busy timeout, so two terminals
+can drill at once without "database is locked".
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+
+from zerodrill.srs.scheduler import Review, ReviewKind
+from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
+from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
+from zerodrill.srs.store.schema import prepare
+
+_IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
+_REVIEW_COLUMNS = (
+    "r.id, r.key, r.kind, r.at, r.day, r.grade, r.undoes, r.answer_ms, r.typed, "
+    "r.reps_before, r.interval_before, r.ef_before, r.due_before, r.lapses_before, "
+    "r.reps_after, r.interval_after, r.ef_after, r.due_after, r.lapses_after"
+)
+_STATE_COLUMNS = "repetitions, interval, ef, due, lapses"
+#: SQLite's limit on parameters is far above this; chunks keep each statement small.
+_KEYS_PER_QUERY = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewCounts:
+    """Review figures for one deck (reviews in effect: undone ones are left out)."""
+
+    reviews: int = 0
+    reviews_today: int = 0
+    #: Scheduled reviews of known cards in the window (no first sights, no repeats) ...
+    recall_graded: int = 0
+    #: ... and how many of them got 3 or more.
+    recall_passed: int = 0
+
+
+class Store:
+    """The review database. Open it with :meth:`Store.open`; use it as a context manager.
+
+    A Store is one connection: use it from the thread that opened it.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self._path = path
+        # Transactions open through _writing(): inner ones join the outer one.
+        self._depth = 0
+
+    # -- opening and closing ---------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, create: bool = True) -> Store:
+        """Open (or, with ``create``, create) the database at ``path``; migrate it forward.
+
+        Raises :class:`StoreError` for every state it cannot work with, without writing to it.
+        ``create`` makes the file, not its folder: a missing folder is most often a typo.
+        """
+        path = Path(path).expanduser()
+        conn = connect(path, create)
+        try:
+            with translated(path, "open"):
+                prepare(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- transactions ------------------------------------------------------------------------
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        with translated(self._path, "read"):
+            yield
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One transaction; nested inside :meth:`transaction`, part of the outer one."""
+        if self._depth:
+            with translated(self._path, "save to"):
+                yield
+            return
+        self._depth += 1
+        try:
+            with translated(self._path, "save to"):
+                # IMMEDIATE takes the write lock up front, where the busy timeout applies;
+                # a deferred transaction upgrading later would fail at once instead.
+                self._conn.execute("BEGIN IMMEDIATE")
+                yield
+                self._conn.execute("COMMIT")
+        except BaseException:
+            self._roll_back()
+            raise
+        finally:
+            self._depth -= 1
+
+    def _roll_back(self) -> None:
+        # SQLite rolls some failures (a full disk) back by itself. If ROLLBACK fails too, the
+        # first error is the one worth reporting; the connection is then closed so that no
+        # later write can join a half-done transaction.
+        if not self._conn.in_transaction:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Reads and writes inside are one write transaction: all of the writes or none, and
+        no other terminal writes in between (a grade reads the card's state and appends)."""
+        with self._writing():
+            yield
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside all see the database as of one moment, whatever another terminal
+        commits meanwhile (WAL keeps that moment for them). For reads only; inside a
+        transaction they are simply part of it."""
+        if self._conn.in_transaction:
+            yield
+            return
+        with self._reading():
+            self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            # Nothing was written: ending the transaction either way loses nothing.
+            if self._conn.in_transaction:
+                with self._reading():
+                    self._conn.execute("COMMIT")
+
+    # -- the schedule ---------------------------------------------------------------------------
+
+    def state(self, key: str) -> Sm2State:
+        """The state of ``key``; :meth:`Sm2State.new` when it was never graded."""
+        with self._reading():
+            return self._state_of(key)
+
+    def _state_of(self, key: str) -> Sm2State:
+        row = self._conn.execute(
+            f"SELECT {_STATE_COLUMNS} FROM card_state WHERE key = ?", (key,)
+        ).fetchone()
+        return state_from(*row) if row is not None else Sm2State.new()
+
+    def states(self, keys: Collection[str] | None = None) -> dict[str, Sm2State]:
+        """Each scheduled key's state (or only those among ``keys``); new keys are absent."""
+        with self._reading():
+            if keys is None:
+                rows = self._conn.execute(f"SELECT key, {_STATE_COLUMNS} FROM card_state")
+                return {row[0]: state_from(*row[1:]) for row in rows}
+            wanted = list(dict.fromkeys(keys))
+            found: dict[str, Sm2State] = {}
+            for start in range(0, len(wanted), _KEYS_PER_QUERY):
+                chunk = wanted[start : start + _KEYS_PER_QUERY]
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(
+                    f"SELECT key, {_STATE_COLUMNS} FROM card_state WHERE key IN ({marks})", chunk
+                ):
+                    found[row[0]] = state_from(*row[1:])
+            return found
+
+    def due_dates(
+        self, *, after: date | None = None, through: date | None = None
+    ) -> dict[str, date]:
+        """The due day of each scheduled key, earliest first (ties by key); new keys are absent.
+
+        Only days after ``after`` and on or before ``through``, when given: a range of the
+        index on due days, so what today's queue reads does not grow with what is due later.
+        """
+        bounds, params = [], []
+        if after is not None:
+            bounds.append("due > ?")
+            params.append(after.isoformat())
+        if through is not None:
+            bounds.append("due <= ?")
+            params.append(through.isoformat())
+        where = f" WHERE {' AND '.join(bounds)}" if bounds else ""
+        with self._reading():
+            rows = self._conn.execute(
+                f"SELECT key, due FROM card_state{where} ORDER BY due, key", params
+            )
+            return {key: date_from(due) for key, due in rows}
+
+    # -- the log --------------------------------------------------------------------------------
+
+    def reviews_on(self, day: date) -> list[Review]:
+        """The grades and repeats of study day ``day`` still in effect, in the order given."""
+        with self._reading():
+            rows = self._conn.execute(
+                f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.day = ? AND {_IN_EFFECT} "
+                "ORDER BY r.id",
+                (day.isoformat(),),
+            )
+            return [review_from(row) for row in rows]
+
+    def log(self) -> Iterator[Review]:
+        """The whole log, oldest first, undo entries and undone grades included."""
+        with self._reading():
+            cursor = self._conn.execute(f"SELECT {_REVIEW_COLUMNS} FROM review r ORDER BY r.id")
+            # Decoded here, where a damaged row is still reported as a StoreError.
+            return iter([review_from(row) for row in cursor])
+
+    def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
+        """Per deck id (the part of a key before '/'): review figures as of study day ``day``.
+
+        The recall window is the ``window_days`` days ending with ``day``.
+        """
+        since = (day - timedelta(days=window_days)).isoformat()
+        today = day.isoformat()
+        recall = (
+            "r.kind = 'grade' AND r.due_before IS NOT NULL AND r.day > :since AND r.day <= :day"
+        )
+        with self._reading():
+            rows = self._conn.execute(
+                f"""
+                SELECT substr(r.key, 1, instr(r.key, '/') - 1),
+                       count(*),
+                       coalesce(sum(r.day = :day), 0),
+                       coalesce(sum({recall}), 0),
+                       coalesce(sum({recall} AND r.grade >= 3), 0)
+                FROM review r WHERE {_IN_EFFECT}
+                GROUP BY 1
+                """,
+                {"day": today, "since": since},
+            )
+            return {deck: ReviewCounts(*figures) for deck, *figures in rows}
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def append(self, review: Review) -> Review:
+        """Log a grade or repeat made by :func:`~zerodrill.srs.scheduler.review_card`; returns
+        it with its id. A grade's ``after`` becomes the card's state; a repeat moves nothing.
+        One transaction: the entry is on disk when this returns.
+
+        ``review.before`` must be the card's state as it is: read the state and append inside
+        one :meth:`transaction`, so that no other terminal's grade comes in between.
+        """
+        if review.kind is ReviewKind.UNDO:
+            raise ValueError("an undo is logged by Store.undo, which checks what it undoes")
+        with self._writing():
+            if self._state_of(review.key) != review.before:
+                raise ValueError(
+                    f"the review of {review.key} starts from a state the card no longer has"
+                )
+            logged = self._append(review)
+            if not review.repeat:
+                self._put_state(review.key, review.after)
+        return logged
+
+    def undo(self, review_id: int, *, at: datetime) -> Review:
+        """Take back the grade or repeat ``review_id``; returns the undo entry logged for it.
+
+        The card gets back exactly the state it had before that grade (a repeat moved nothing,
+        so nothing moves back). :class:`NotInEffect` if the review is not logged or is undone
+        already; :class:`UndoConflict` if the card was reviewed again since (in another
+        terminal), as then it can never be undone.
+        """
+        stamped = at if at.tzinfo is not None else at.astimezone()
+        with self._writing():
+            target = self._in_effect(review_id)
+            if target is None:
+                raise NotInEffect(
+                    f"review {review_id} is not in {self._path}, or already undone", self._path
+                )
+            later = self._conn.execute(
+                f"SELECT 1 FROM review r WHERE r.key = ? AND r.id > ? AND {_IN_EFFECT} LIMIT 1",
+                (target.key, target.id),
+            ).fetchone()
+            if later is not None:
+                raise UndoConflict(
+                    f"cannot undo the grade of {target.key}: it was graded again since "
+                    f"(in another session) in {self._path}",
+                    self._path,
+                )
+            current = self._state_of(target.key)
+            restored = current if target.repeat else target.before
+            undo = self._append(
+                Review(
+                    target.key,
+                    ReviewKind.UNDO,
+                    stamped,
+                    target.day,
+                    None,
+                    current,
+                    restored,
+                    undoes=target.id,
+                )
+            )
+            if not target.repeat:
+                self._put_state(target.key, restored)
+        return undo
+
+    def _in_effect(self, review_id: int) -> Review | None:
+        """The grade or repeat ``review_id`` if it is logged and not undone."""
+        row = self._conn.execute(
+            f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.id = ? AND {_IN_EFFECT}",
+            (review_id,),
+        ).fetchone()
+        return review_from(row) if row is not None else None
+
+    def _append(self, review: Review) -> Review:
+        """Log ``review`` (its ``id`` is ignored); the same review with the id it got."""
+        cursor = self._conn.execute(
+            "INSERT INTO review (key, kind, at, day, grade, undoes, answer_ms, typed, "
+            "reps_before, interval_before, ef_before, due_before, lapses_before, "
+            "reps_after, interval_after, ef_after, due_after, lapses_after) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                review.key,
+                review.kind.value,
+                review.at.isoformat(),
+                review.day.isoformat(),
+                int(review.grade) if review.grade is not None else None,
+                review.undoes,
+                review.answer_ms,
+                review.typed,
+                *state_params(review.before),
+                *state_params(review.after),
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return replace(review, id=cursor.lastrowid)
+
+    def _put_state(self, key: str, state: Sm2State) -> None:
+        if state.is_new:
+            # Undo of a card's first grade: new again, so no row (absent means new).
+            self._conn.execute("DELETE FROM card_state WHERE key = ?", (key,))
+            return
+        self._conn.execute(
+            f"INSERT INTO card_state (key, {_STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET repetitions = excluded.repetitions, "
+            "interval = excluded.interval, ef = excluded.ef, due = excluded.due, "
+            "lapses = excluded.lapses",
+            (key, *state_params(state)),
+        )

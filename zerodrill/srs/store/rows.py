@@ -1,0 +1,56 @@
+"""Stored values to domain values and back: the store's readers return these, never rows.
+
+A value that no zerodrill wrote (a date that is no date, an EF below 1.3, an unknown kind) is
+:class:`~zerodrill.srs.store.file.Damaged`, which the store reports as one line.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from zerodrill.srs.scheduler import Review, ReviewKind
+from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.store.file import Damaged
+
+
+def state_params(state: Sm2State) -> tuple[int, int, int, str | None, int]:
+    """A state as the columns that hold it (see the schema)."""
+    due = state.due.isoformat() if state.due is not None else None
+    return (state.repetitions, state.interval, state.ef_hundredths, due, state.lapses)
+
+
+def date_from(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"bad date {text!r}") from exc
+
+
+def state_from(reps: int, interval: int, ef: int, due: str | None, lapses: int) -> Sm2State:
+    try:
+        return Sm2State.from_hundredths(
+            reps, interval, ef, date_from(due) if due is not None else None, lapses
+        )
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"bad SM-2 state: {exc}") from exc
+
+
+def review_from(row: tuple[Any, ...]) -> Review:
+    """A row of the ``review`` table, its columns in the order of the schema."""
+    try:
+        return Review(
+            id=row[0],
+            key=row[1],
+            kind=ReviewKind(row[2]),
+            at=datetime.fromisoformat(row[3]),
+            day=date_from(row[4]),
+            grade=Grade(row[5]) if row[5] is not None else None,
+            undoes=row[6],
+            answer_ms=row[7],
+            typed=row[8],
+            before=state_from(*row[9:14]),
+            after=state_from(*row[14:19]),
+        )
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"review {row[0]}: {exc}") from exc

@@ -1,0 +1,119 @@
+"""The database's schema: its migrations, and bringing a file up to date before use.
+
+The append-only ``review`` log is the truth: every grade, every same-day repeat and every undo,
+each with the SM-2 state before and after it. ``card_state`` is a cache of the latest state of
+each reviewed key, written in the same transaction as the log entry and derivable from the log
+at any time (:func:`zerodrill.srs.scheduler.replay`). A key that is absent from ``card_state``
+is new. Triggers keep the log append-only, whoever writes to the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from zerodrill.srs.store.file import StoreError
+
+#: 'ZDRL': marks the file as ours, so a stray SQLite file (an Anki collection, say) is refused.
+APPLICATION_ID = 0x5A44524C
+
+# MIGRATIONS[i] takes the schema from user_version i to i + 1. Append only; never edit one
+# that has shipped.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE review (
+        id              INTEGER PRIMARY KEY,
+        key             TEXT    NOT NULL,
+        kind            TEXT    NOT NULL CHECK (kind IN ('grade', 'repeat', 'undo')),
+        at              TEXT    NOT NULL,  -- wall time, ISO 8601 with UTC offset
+        day             TEXT    NOT NULL,  -- study day, ISO date
+        grade           INTEGER CHECK (grade BETWEEN 0 AND 5),
+        undoes          INTEGER REFERENCES review (id),
+        answer_ms       INTEGER,
+        typed           TEXT,
+        reps_before     INTEGER NOT NULL,
+        interval_before INTEGER NOT NULL,
+        ef_before       INTEGER NOT NULL,  -- hundredths: 250 is 2.5
+        due_before      TEXT,              -- NULL: the card was new
+        lapses_before   INTEGER NOT NULL,
+        reps_after      INTEGER NOT NULL,
+        interval_after  INTEGER NOT NULL,
+        ef_after        INTEGER NOT NULL,
+        due_after       TEXT,
+        lapses_after    INTEGER NOT NULL,
+        CHECK ((kind = 'undo') = (undoes IS NOT NULL)),
+        CHECK ((kind = 'undo') = (grade IS NULL))
+    );
+    CREATE INDEX review_day ON review (day);
+    CREATE INDEX review_key ON review (key, id);
+    -- A grade is undone at most once, even with two terminals pressing undo.
+    CREATE UNIQUE INDEX review_undoes ON review (undoes) WHERE undoes IS NOT NULL;
+    CREATE TRIGGER review_no_update BEFORE UPDATE ON review
+        BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+    CREATE TRIGGER review_no_delete BEFORE DELETE ON review
+        BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+
+    CREATE TABLE card_state (
+        key         TEXT    PRIMARY KEY,
+        repetitions INTEGER NOT NULL,
+        interval    INTEGER NOT NULL,
+        ef          INTEGER NOT NULL,
+        due         TEXT    NOT NULL,
+        lapses      INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX card_state_due ON card_state (due);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def prepare(conn: sqlite3.Connection, path: Path) -> None:
+    """Check that ``conn``'s file is a zerodrill database this version can read, turn on WAL
+    and full sync, and migrate it forward. A refused file is left untouched."""
+    # Everything is read and checked before the first write, so a refused file is untouched.
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} was written by a newer zerodrill (database version {version}; this "
+            f"zerodrill reads up to {SCHEMA_VERSION}): upgrade zerodrill to use it",
+            path,
+        )
+    foreign = app_id not in (0, APPLICATION_ID) or (
+        version == 0 and conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+    )
+    if foreign:
+        raise StoreError(f"{path} is an SQLite file but not a zerodrill review database", path)
+    # Durability and sharing: a grade is on disk when its transaction commits, and readers in
+    # another terminal never wait for a writer.
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    if version < SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Read again under the write lock: another process may have migrated meanwhile.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[step]):
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                yield pending.strip()
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"incomplete SQL statement in a migration: {pending.strip()[:60]}")
