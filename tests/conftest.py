@@ -1,11 +1,79 @@
 from __future__ import annotations
 
+import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+
+#: The markers of whole test modules, in one place so that what CI must provide reads from one
+#: table (the markers themselves are described in pyproject.toml).
+MODULE_MARKERS = {
+    "test_export_anki.py": "anki",
+    "test_terminal_faults.py": "pty",
+    "test_fuzz_loader.py": "slow",
+    "test_soak_store.py": "slow",
+}
+#: Set by .ci/run: there every tool a test needs is installed, so a skip is a failure.
+NO_SKIPS = "ZERODRILL_NO_SKIPS"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        help="run the fuzz and soak tests (marked slow) at 10-50 times the size; "
+        "the same as ZERODRILL_HEAVY=1",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in MODULE_MARKERS:
+        if not (Path(__file__).parent / name).is_file():
+            raise pytest.UsageError(f"tests/conftest.py marks {name}, which does not exist")
+    # The heavy variants read this when their module is imported, after this hook.
+    if config.getoption("--run-slow"):
+        os.environ["ZERODRILL_HEAVY"] = "1"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    heavy = "heavy" if os.environ.get("ZERODRILL_HEAVY") else "light (--run-slow for heavy)"
+    return f"zerodrill: fuzz and soak tests {heavy}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = MODULE_MARKERS.get(item.path.name)
+        if marker is not None:
+            item.add_marker(marker)
+
+
+def _no_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail") and os.environ.get(NO_SKIPS):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped, but {NO_SKIPS} is set (every test must run): {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    _no_skip(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    report = yield  # a whole module skipped, e.g. by importorskip
+    _no_skip(report)
+    return report
 
 
 @pytest.fixture(autouse=True)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -20,7 +18,6 @@ from zerodrill.srs.session import record_grade
 from zerodrill.srs.stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
 from zerodrill.srs.store import Store
 
-REPO = Path(__file__).resolve().parent.parent
 DAY = date(2025, 3, 10)
 NOW = datetime(2025, 3, 10, 12, tzinfo=UTC)
 POS = Pos("t.yaml", 1, 1)
@@ -200,26 +197,3 @@ def test_deck_problems_name_the_first_and_count(tmp_path: Path) -> None:
 def test_bundled_decks_by_default() -> None:
     code, out, _ = stats_cli("--json")
     assert code == 0 and json.loads(out)["cards"] > 0
-
-
-def test_stats_never_imports_textual(tmp_path: Path) -> None:
-    code = (
-        "import sys\n"
-        "from zerodrill.cli import main\n"
-        "try:\n"
-        "    main(['stats', '--json', sys.argv[1]])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "import zerodrill.srs.queue, zerodrill.srs.session, zerodrill.srs.store\n"
-        "import zerodrill.srs.scheduler, zerodrill.srs.sm2, zerodrill.srs.stats\n"
-        "assert 'textual' not in sys.modules, 'textual was imported'\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(write_deck(tmp_path))],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["cards"] == 4

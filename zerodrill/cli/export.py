@@ -60,9 +60,9 @@ def export(
     progress = _progress(decks, db) if with_progress else None
     targets = _targets(decks, output if output is not None else DEFAULT_OUT)
     retired = 0
-    for path, decks in targets:
+    for path, chosen in targets:
         try:
-            stats = apkg.export(decks, path, progress=progress)
+            stats = apkg.export(chosen, path, progress=progress)
         except apkg.ExportError as exc:
             raise UserError(str(exc)) from exc
         except OSError as exc:

@@ -298,23 +298,23 @@ class _LazyCard(Card):
             self.__dict__["_decoded"] = body
         return body
 
-    @property  # type: ignore[override]
+    @property
     def fields(self) -> Mapping[str, str]:
         return self._body()[0]  # type: ignore[no-any-return]
 
-    @property  # type: ignore[override]
+    @property
     def tags(self) -> tuple[str, ...]:
         return self._body()[1]  # type: ignore[no-any-return]
 
-    @property  # type: ignore[override]
+    @property
     def refs(self) -> tuple[str, ...]:
         return self._body()[2]  # type: ignore[no-any-return]
 
-    @property  # type: ignore[override]
+    @property
     def pos(self) -> Pos:
         return self._body()[3]  # type: ignore[no-any-return]
 
-    @property  # type: ignore[override]
+    @property
     def field_pos(self) -> Mapping[str, Pos]:
         return self._body()[4]  # type: ignore[no-any-return]
 

@@ -93,7 +93,7 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
     try:
         loader = yaml.CSafeLoader
     except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-        loader = yaml.SafeLoader  # type: ignore[assignment,misc]
+        loader = yaml.SafeLoader  # type: ignore[assignment]
     try:
         root = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as exc:
@@ -405,12 +405,14 @@ class _Builder:
         line_in_text = text.count("\n", 0, offset)
         col_in_line = offset - (text.rfind("\n", 0, offset) + 1)
         base = node.start_mark
-        if node.style in ("|", ">"):
+        # Text always comes from a scalar node, the only kind with a style.
+        style = getattr(node, "style", None)
+        if style in ("|", ">"):
             # The block's content starts on the line after the indicator, at its indentation.
             indent = self._block_indent(node)
             return Pos(self.where, base.line + 2 + line_in_text, indent + col_in_line + 1)
         if line_in_text == 0 and node.end_mark.line == base.line:
-            quote = 1 if node.style in ("'", '"') else 0
+            quote = 1 if style in ("'", '"') else 0
             return Pos(self.where, base.line + 1, base.column + 1 + quote + col_in_line)
         return self.pos(node)
 
