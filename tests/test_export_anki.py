@@ -14,7 +14,7 @@ from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPack
 
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
-from zerodrill.export import apkg
+from zerodrill.export import apkg, ids
 from zerodrill.srs.days import study_day
 from zerodrill.srs.sm2 import Sm2State
 
@@ -58,7 +58,7 @@ def build_to(tmp_path: Path, decks: list[Deck], name: str = "pkg.apkg", **kw) ->
 
 def note_by_card_id(col: Collection, deck: Deck, card_id: str):  # type: ignore[no-untyped-def]
     # By SQL: a GUID holds characters that Anki's search syntax would need escaped.
-    nid = col.db.scalar("SELECT id FROM notes WHERE guid = ?", apkg.note_guid(deck.id, card_id))
+    nid = col.db.scalar("SELECT id FROM notes WHERE guid = ?", ids.note_guid(deck.id, card_id))
     assert nid, f"no note for {deck.id}/{card_id}"
     return col.get_note(nid)
 
@@ -227,7 +227,7 @@ def test_media_is_packed_into_the_collection(tmp_path: Path, col: Collection) ->
     deck = load(DATA / "media" / "deck.yaml")
     import_package(col, build_to(tmp_path, [deck]))
     image = (DATA / "media" / "img" / "dot.png").read_bytes()
-    name = apkg.media_name(deck.id, "img/dot.png", image)
+    name = ids.media_name(deck.id, "img/dot.png", image)
     assert (Path(col.media.dir()) / name).read_bytes() == image
     note = note_by_card_id(col, deck, "diagram")
     assert f'<img src="{name}" alt="the diagram"' in note["front"]
@@ -260,6 +260,6 @@ def test_with_progress_lands_each_card_on_its_schedule(tmp_path: Path, col: Coll
     assert first_deletion[0].type == 0
     # Anki's own scheduler agrees on what is due today.
     due_today = {col.get_card(cid).note().guid for cid in col.find_cards("prop:due=0")}
-    assert due_today == {apkg.note_guid(deck.id, "stage3-default")}
+    assert due_today == {ids.note_guid(deck.id, "stage3-default")}
     overdue = {col.get_card(cid).note().guid for cid in col.find_cards("prop:due=-3")}
-    assert overdue == {apkg.note_guid(deck.id, "config-fence")}
+    assert overdue == {ids.note_guid(deck.id, "config-fence")}

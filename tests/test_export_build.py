@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import io
 import json
@@ -17,13 +16,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from zerodrill.cli import main
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
-from zerodrill.export import apkg
+from zerodrill.export import apkg, collection, ids, notes
 from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import Store
 
@@ -137,7 +134,7 @@ def test_package_internals_are_pinned() -> None:
     ids = [r[0] for r in conn.execute("SELECT id FROM notes")]
     assert max(ids) <= T0 * 1000  # Anki refuses IDs from the future
     card_ids = {r[0] for r in conn.execute("SELECT id FROM cards")}
-    assert len(card_ids) == package.cards
+    assert len(card_ids) == package.stats.cards
 
 
 def _media_names(package: apkg.Package) -> list[str]:
@@ -158,9 +155,9 @@ def test_progress_becomes_review_cards_counted_from_the_collection_day() -> None
     package = apkg.build(decks("kinds"), clock=lambda: T0, progress={"export-kinds/stage-2": state})
     conn = collection_of(package.data)
     rows = conn.execute("SELECT type, queue, due, ivl, factor, reps, lapses FROM cards").fetchall()
-    assert (2, 2, (date(2026, 3, 1) - apkg.CREATED).days, 15, 2360, 3, 1) in rows
-    assert package.reviewed_cards == 1
-    assert apkg.ease_permille(2.36) == 2360 and apkg.ease_permille(1.3) == 1300
+    assert (2, 2, (date(2026, 3, 1) - collection.CREATED).days, 15, 2360, 3, 1) in rows
+    assert package.stats.reviewed_cards == 1
+    assert collection.ease_permille(2.36) == 2360 and collection.ease_permille(1.3) == 1300
 
 
 def test_reserved_deck_id_is_refused(tmp_path: Path) -> None:
@@ -291,13 +288,6 @@ def test_cli_reports_a_corrupt_manifest_in_one_line_naming_it_once(
     assert err.count(mpath.name) == 1, err
 
 
-def test_note_guid_is_genankis_guid_for() -> None:
-    import genanki
-
-    for deck_id, card_id in [("deepspeed-zero", "stage-key"), ("a", "b"), ("x-1", "y-22-z")]:
-        assert apkg.note_guid(deck_id, card_id) == genanki.guid_for(deck_id, card_id)
-
-
 def test_manifest_round_trips(tmp_path: Path) -> None:
     package = apkg.build(decks("kinds", "media"), clock=lambda: T0)
     path = tmp_path / "m.manifest.json"
@@ -310,17 +300,9 @@ def test_manifest_round_trips(tmp_path: Path) -> None:
         apkg.Manifest.load(path)
 
 
-@settings(max_examples=2000, deadline=None)
-@given(st.text(max_size=30), st.text(max_size=30))
-def test_note_guid_is_genankis_guid_for_any_ids(deck_id: str, card_id: str) -> None:
-    import genanki
-
-    assert apkg.note_guid(deck_id, card_id) == genanki.guid_for(deck_id, card_id)
-
-
 def test_notes_carry_tags_for_and_the_fields_digest() -> None:
-    """build() joins tags and computes digests inline; they must be tags_for's and the
-    manifest's documented digest of (model ID, GUID, tags, fields)."""
+    """Notes carry tags_for's tags, and the manifest's documented digest of (model ID, GUID,
+    tags, fields)."""
     ds = decks("kinds", "media", "hostile")
     package = apkg.build(ds, clock=lambda: T0)
     conn = collection_of(package.data)
@@ -331,22 +313,9 @@ def test_notes_carry_tags_for_and_the_fields_digest() -> None:
     cards = [card for deck in ds for card in deck.cards]
     assert len(rows) == len(cards)
     for card in cards:
-        guid = apkg.note_guid(card.deck, card.id)
+        guid = ids.note_guid(card.deck, card.id)
         mid, tags, flds = rows[guid]
-        assert tags == f" {' '.join(apkg.tags_for(card))} "
+        assert tags == f" {' '.join(notes.tags_for(card))} "
         text = f"{mid}\x1e{guid}\x1e{tags.strip(' ')}\x1e{flds}"
         digest = hashlib.sha256(text.encode()).hexdigest()
         assert package.manifest.notes[card.key].digest == digest
-
-
-def test_build_leaves_the_garbage_collector_as_it_found_it() -> None:
-    ds = decks("kinds")
-    assert gc.isenabled()
-    apkg.build(ds, clock=lambda: T0)
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        apkg.build(ds, clock=lambda: T0)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()

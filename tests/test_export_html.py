@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerodrill.deck import cloze
-from zerodrill.export.html import (
-    _PLACEHOLDER,
-    _defuse,
-    _fast_render,
-    _markdown,
-    _protect_cloze,
-    _restore,
-    escape,
-    render,
-)
+from zerodrill.deck.links import safe_link
+from zerodrill.deck.load import load_paths
+from zerodrill.export.html import _protect_cloze, escape, render
+from zerodrill.export.notes import note_fields
 
 
 def test_raw_html_is_escaped() -> None:
@@ -109,105 +105,13 @@ def test_private_use_characters_cannot_forge_markers() -> None:
     assert "{{c2::" not in out
 
 
-# --- the fast path must agree with markdown-it wherever it answers ------------------------
-
-_PIECES = [
-    "a",
-    "word",
-    "Ψ",
-    "x1",
-    " ",
-    " ",
-    "\n",
-    "\n",
-    "\n\n",
-    "  \n",
-    "    ",
-    "\t",
-    "\u00a0",
-    "\x0c",
-    "**",
-    "*",
-    "`",
-    "``",
-    "```",
-    "```json\n",
-    "```py\nx = {}\n```\n",
-    "\n```\n",
-    "~~~\n",
-    "_",
-    "__",
-    "#",
-    "# ",
-    "- ",
-    "* ",
-    "+ ",
-    "1. ",
-    "2) ",
-    "> ",
-    "|",
-    "| a | b |\n|---|---|\n",
-    "&",
-    "&amp;",
-    "<b>",
-    "<",
-    ">",
-    "[x](https://a.b)",
-    "[",
-    "]",
-    "!",
-    "\\",
-    ".",
-    ",",
-    ")",
-    "(",
-    '"',
-    "'",
-    ":",
-    "---",
-    "===",
-    "{",
-    "}",
-    "\ue000",
-    "\r\n",
-    "**b**",
-    "*i*",
-    "`c`",
-    " **",
-    "** ",
-    " *",
-    "* ",
-]
-
-
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join))
-def test_fast_path_matches_markdown_it(text: str) -> None:
-    fast = _fast_render(text)
-    if fast is not None:
-        assert fast == _markdown().render(text, {"media": {}})
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Optimizer states **and** gradients.",
-        "With `N_d` ranks the state is `2Ψ + 14Ψ/N_d` bytes.\nSecond line, *really*.",
-        "One.\n\nTwo `x` (three).",
-        '```json\n{"stage": 3}\n```',
-        "Before:\n```python\nx = 1\n```\nAfter.",
-    ],
-)
-def test_fast_path_takes_common_card_text(text: str) -> None:
-    assert _fast_render(text) == _markdown().render(text, {"media": {}})
-
-
 _CLOZE_PIECES = ["{{c1::", "{{c2::", "{{c0::", "{{c01::", "{{", "{", "}}", "}", "::", "a", " ", "`"]
 
 
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(_CLOZE_PIECES), max_size=16).map("".join))
 def test_cloze_placeholders_mark_exactly_the_deletions_cloze_parse_finds(text: str) -> None:
+    # The export pairs deletions with cloze.deletions, validation with cloze.parse: one pairing.
     expected: list[str] = []
     last = 0
     for d in cloze.parse(text)[0]:
@@ -226,17 +130,27 @@ def test_cloze_placeholders_mark_exactly_the_deletions_cloze_parse_finds(text: s
     assert got == "".join(expected)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Set `{{c1::zero_optimization}}.{{c2::stage::key}}` (variant 7).",
-        "**Stage 3** partitions {{c2::parameters}} *too*.",
-        "Two lines:\nthe {{c1::a}} and {{c2::b::hint}}.\n\n"
-        "```python\nx = {'s': {{c3::3::n}} }\n```",
-    ],
-)
-def test_fast_cloze_restore_matches_the_regex_restore(text: str) -> None:
-    protected = _protect_cloze(text)
-    fast = _fast_render(protected)
-    assert fast is not None
-    assert render(text, cloze_field=True) == _PLACEHOLDER.sub(_restore, _defuse(fast)).rstrip("\n")
+_HREFS = [
+    "https://www.deepspeed.ai/",
+    "HTTP://EXAMPLE.ORG/x",
+    "mailto:a@b.c",
+    "MailTo:a@b.c",
+    "http:no-slashes",
+    "ftp://example.org/f",
+    "javascript:alert(1)",
+    "data:text/html,hi",
+    "/relative",
+    "docs/page",
+]
+
+
+@pytest.mark.parametrize("href", _HREFS)
+def test_links_in_fields_and_sources_follow_the_one_safe_link_rule(href: str) -> None:
+    """Card text and the sources list keep a link exactly when deck.links.safe_link allows it
+    (the drill draws links by the same rule)."""
+    assert ("<a " in render(f"[x]({href})")) == safe_link(href)
+    (deck,) = load_paths([Path(__file__).parent / "data" / "export" / "kinds"]).decks
+    card = replace(deck.cards[0], refs=(href,))
+    sources = note_fields(card, {})[-1]
+    assert ("<a " in sources) == safe_link(href)
+    assert safe_link(href) == href.lower().startswith(("http://", "https://", "mailto:"))

@@ -8,10 +8,16 @@ round of each side; the goal is judged on the medians.
 The deck is loaded once beforehand (loading is ``validate``'s benchmark). "ours" is everything
 ``zerodrill export`` does after that: Markdown → HTML with Pygments, note types, the manifest,
 the collection, the zip, and writing both files. Every round of ours is a cold build: a new
-output path (so no manifest from an earlier round) and zerodrill's in-process memos (Pygments
-lexers and highlighted code, note types and their CSS) emptied first, as in a fresh process.
+output path (so no manifest from an earlier round) and zerodrill's in-process memos (the
+Markdown parser, Pygments lexers, note types and their CSS) emptied first, as in a fresh
+process.
 "genanki" writes the same number of notes, each card's raw field text joined into a basic note,
 with ``Package.write_to_file``.
+
+It also times the Markdown parser alone, rendering every Markdown field (cards and deck
+descriptions) of the shipped ZeRO deck and of a generated deck of :data:`PARSER_CARDS` cards:
+markdown-it-py, which the export uses, against markdown-it-pyrs (the Rust port of markdown-it)
+when that is installed, both with the export's syntax (CommonMark and tables, raw HTML off).
 """
 
 from __future__ import annotations
@@ -29,10 +35,14 @@ import genanki
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen import write_deck  # noqa: E402
 
+from zerodrill.deck import lexers  # noqa: E402
 from zerodrill.deck.load import load_paths  # noqa: E402
+from zerodrill.deck.model import Deck  # noqa: E402
 from zerodrill.export import apkg, html, notetypes  # noqa: E402
 
 GOAL = 2.0
+PARSER_CARDS = 4_000
+ZERO_DECK = Path(__file__).resolve().parents[2] / "decks" / "deepspeed-zero.yaml"
 _MODEL = genanki.Model(
     1607392319,
     "bench basic",
@@ -41,9 +51,7 @@ _MODEL = genanki.Model(
 )
 #: What zerodrill memoises within a process; emptied before each of our rounds.
 _MEMOS = (
-    html._highlight,
-    html._lexer,
-    html._css_class,
+    lexers.lexer_for,
     html._markdown,
     notetypes.css,
     notetypes.note_type,
@@ -63,7 +71,57 @@ def _cold() -> None:
         memo.cache_clear()
 
 
+def _markdown_fields(decks: list[Deck]) -> list[str]:
+    fields = [deck.description for deck in decks]
+    fields += [text for deck in decks for card in deck.cards for text in card.fields.values()]
+    return fields
+
+
+def _parsers() -> dict[str, Callable[[str], object]]:
+    """Each parser's render, with the export's syntax: CommonMark and tables, raw HTML off."""
+    from markdown_it import MarkdownIt
+
+    parsers: dict[str, Callable[[str], object]] = {
+        "markdown_it_py": MarkdownIt("commonmark", {"html": False}).enable("table").render
+    }
+    try:
+        import markdown_it_pyrs
+    except ImportError:
+        return parsers
+    rules = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph"]
+    rules += ["reference", "autolink", "backticks", "emphasis", "entity", "escape", "image"]
+    rules += ["link", "newline", "table"]
+    parsers["markdown_it_pyrs"] = markdown_it_pyrs.MarkdownIt("zero").enable_many(rules).render
+    return parsers
+
+
+def _parser_times(rounds: int) -> dict[str, float]:
+    """Median seconds for each parser to render every Markdown field of each deck."""
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        sets = {
+            "zero": load_paths([ZERO_DECK]),
+            "generated": load_paths([write_deck(Path(tmp), PARSER_CARDS)]),
+        }
+        for deck_name, result in sets.items():
+            assert result.ok, result.problems[:3]
+            fields = _markdown_fields(list(result.decks))
+            out[f"{deck_name}_fields"] = len(fields)
+            for parser, render in _parsers().items():
+
+                def render_all(
+                    _i: int, render: Callable[[str], object] = render, fields: list[str] = fields
+                ) -> None:
+                    for text in fields:
+                        render(text)
+
+                times = [_time(render_all, i) for i in range(rounds)]
+                out[f"{parser}_{deck_name}_s"] = statistics.median(times)
+    return out
+
+
 def run(cards: int = 10_000, rounds: int = 7) -> dict[str, float]:
+    parsers = _parser_times(rounds)
     with tempfile.TemporaryDirectory() as tmp:
         # genanki's write_to_file leaves a temporary collection file behind; keep it in here.
         saved_tempdir, tempfile.tempdir = tempfile.tempdir, tmp
@@ -102,6 +160,7 @@ def run(cards: int = 10_000, rounds: int = 7) -> dict[str, float]:
         "export_best_s": min(export),
         "best_ratio": min(export) / min(floor),
         "goal": GOAL,
+        **parsers,
     }
 
 
@@ -113,3 +172,15 @@ if __name__ == "__main__":
         f"zerodrill export {r['export_s']:.3f}s median ({r['export_best_s']:.3f}s best); "
         f"ratio {r['ratio']:.2f}x median, {r['best_ratio']:.2f}x best (goal <= {GOAL}x)"
     )
+    for deck_name, label in (("zero", "the ZeRO deck"), ("generated", f"{PARSER_CARDS:,} cards")):
+        parts = [
+            f"{parser.replace('_', '-')} {1000 * r[f'{parser}_{deck_name}_s']:.1f} ms"
+            for parser in ("markdown_it_py", "markdown_it_pyrs")
+            if f"{parser}_{deck_name}_s" in r
+        ]
+        if "markdown_it_pyrs_zero_s" not in r:
+            parts.append("markdown-it-pyrs not installed")
+        print(
+            f"Markdown of {label} ({r[f'{deck_name}_fields']:.0f} fields), median: "
+            + ", ".join(parts)
+        )

@@ -1,16 +1,14 @@
 """A cache of parsed decks, keyed on each file's exact bytes, so the drill starts at once.
 
-Parsing YAML is the dominant cost of starting on a large deck (about 1.4 s for 10,000 cards);
-reading the bytes, hashing them and rebuilding the model from the cache is a small fraction
-of that. The cache holds only decks that loaded without problems, so every problem is still
-reported from the source. Any trouble with the cache (unwritable, corrupt, stale) falls back
-to parsing.
+Parsing YAML is the dominant cost of starting on a large deck; reading the bytes, hashing
+them and rebuilding the model from the cache is a small fraction of that. The cache holds only
+decks that loaded without problems, so every problem is still reported from the source. Any
+trouble with the cache (unwritable, corrupt, stale) falls back to parsing.
 
-Entries hold :mod:`marshal` data: plain tuples, strings, ints and dicts, read back in C several
-times faster than JSON. Unlike pickle, loading them builds values only and never runs code
-(a code object, were one forged in, would never be called: every value read is used as data).
-marshal does not guard against damaged input, so an entry is only unmarshalled once its
-checksum matches.
+Entries hold :mod:`marshal` data: plain tuples, strings, ints and dicts, read back in C faster
+than JSON. Unlike pickle, loading them builds values only and never runs code (a code object,
+were one forged in, would never be called: every value read is used as data). marshal does not
+guard against damaged input, so an entry is only unmarshalled once its checksum matches.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ import hashlib
 import marshal
 import os
 import stat
-import tempfile
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from zerodrill.deck import files
-from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes
+from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes, write_atomic
 from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
@@ -83,12 +80,10 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
 
 def _key(path: Path) -> hashlib._Hash:
     """A hash to feed a deck file's bytes to: its digest names the file's cache entry."""
-    # SHA-1 runs in OpenSSL's assembly (with the SHA extensions most x86 and ARM chips now
-    # have, and vectorised where they do not): 1.9 ms for a 3.5 MB deck here, against 4.1 ms for
-    # BLAKE2b (no OpenSSL version; CPython's own code), 4.7 for MD5 and, without the
-    # extensions, much more for SHA-256. Collisions can be forged for SHA-1, but only by
-    # whoever writes both files, who can then show either deck anyway; against accidental
-    # change, 160 bits are plenty. marshal's own version is in the key too: two Pythons
+    # SHA-1 because it is the quickest of hashlib's hashes on most machines (OpenSSL runs it on
+    # the SHA instructions of current x86 and ARM chips). Collisions can be forged for SHA-1,
+    # but only by whoever writes both files, who can then show either deck anyway; against
+    # accidental change, 160 bits are plenty. marshal's own version is in the key too: two Pythons
     # sharing a cache folder then keep an entry each rather than rejecting the other's.
     return hashlib.sha1(
         b"%d\0%d\0%s\0" % (FORMAT, marshal.version, str(path).encode("utf-8", "surrogateescape")),
@@ -100,8 +95,8 @@ def _file_key(path: Path) -> str | None:
     """The key of ``path``'s bytes as they are now; None if they cannot be read, are too many
     (the loader then says why) or are not a regular file's (they are not cached).
 
-    The file is hashed a chunk at a time as it is read: a hit never needs its bytes, and
-    filling fresh memory the size of a large deck costs half as much again as hashing it.
+    The file is hashed a chunk at a time as it is read: a hit never needs its bytes, so they
+    are never held whole.
     """
     key = _key(path)
     size = 0
@@ -123,8 +118,8 @@ def _file_key(path: Path) -> str | None:
 
 def _read(entry: Path, path: Path) -> Deck | None:
     try:
-        # Read, not memory-mapped (about 1.7 ms faster): a mapped file cut short while a
-        # drill reads card bodies from it would end the drill with SIGBUS.
+        # Read, not memory-mapped: a mapped file cut short while a drill reads card bodies
+        # from it would end the drill with SIGBUS.
         deck, images = _decode(entry.read_bytes(), path)
         # The YAML is unchanged, but an image it names may have gone since.
         if all((deck.folder / image).is_file() for image in images):
@@ -142,15 +137,7 @@ def _write(entry: Path, deck: Deck) -> None:
     except ValueError:
         return  # a value marshal cannot hold (a str subclass, say)
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, entry)
-        except OSError:
-            os.unlink(tmp)
-            raise
+        write_atomic(entry, data)
     except OSError:
         return
     _prune(entry.parent)
@@ -235,10 +222,10 @@ def _digest(data: bytes | memoryview) -> bytes:
     must be caught now, while falling back to the YAML is still possible. The check guards
     against accidents (a bad disk, a write cut short), not against someone able to write the
     cache, who could write a matching digest of any kind. CRC-32 catches every burst of up
-    to 32 flipped bits and all but 1 in 2**32 other damage; it runs through a 4.7 MB entry in
-    0.8 ms where BLAKE2b took 3.8 ms. Checking only the index at load (0.1 ms) and each body
-    when first unpacked would save 0.7 ms more, but leave damage to be found mid-drill, with
-    the entry's YAML possibly edited since: no good way back from there.
+    to 32 flipped bits and all but 1 in 2**32 other damage, several times quicker than a
+    cryptographic hash. Checking only the index at load and each body when first unpacked would
+    be quicker still, but leave damage to be found mid-drill, with the entry's YAML possibly
+    edited since: no good way back from there.
     """
     return zlib.crc32(data).to_bytes(DIGEST_SIZE, "little")
 

@@ -8,7 +8,7 @@ render differently in Anki than its author meant.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 _TOKEN = re.compile(r"\{\{c(\d+)::|\{\{|\}\}")
@@ -54,27 +54,72 @@ def _span_at(spans: list[tuple[int, int]], offset: int) -> tuple[int, int] | Non
     return None
 
 
+# How Anki reads each token: a deletion's opener, an opener inside an open deletion (Anki
+# ignores it), braces that open nothing, the closer of the open deletion, a closer with none
+# open.
+_OPEN, _NESTED, _BRACES, _CLOSE, _STRAY = "open", "nested", "braces", "close", "stray"
+
+
+def _tokens(text: str) -> Iterator[tuple[str, re.Match[str], re.Match[str] | None]]:
+    """Each cloze token in ``text`` as Anki reads it: (role, token, the deletion's opener).
+
+    The one place deletions are paired: a deletion opens at ``{{cN::`` and ends at the first
+    ``}}`` after it; anything else between is text to Anki.
+    """
+    open_at: re.Match[str] | None = None
+    for token in _TOKEN.finditer(text):
+        if token.group(1) is not None:
+            if open_at is None:
+                open_at = token
+                yield _OPEN, token, token
+            else:
+                yield _NESTED, token, open_at
+        elif token.group() == "{{":
+            yield _BRACES, token, open_at
+        elif open_at is None:
+            yield _STRAY, token, None
+        else:
+            yield _CLOSE, token, open_at
+            open_at = None
+
+
+def _deletion(text: str, opener: re.Match[str], closer: re.Match[str]) -> Deletion:
+    answer, sep, hint = text[opener.end() : closer.start()].partition("::")
+    return Deletion(
+        int(opener.group(1)), answer, hint if sep else None, opener.start(), closer.end()
+    )
+
+
+def deletions(text: str) -> list[Deletion]:
+    """The deletions Anki finds in ``text``, in order (:func:`parse` also checks them)."""
+    if "{{" not in text:
+        return []
+    return [
+        _deletion(text, opener, token)
+        for role, token, opener in _tokens(text)
+        if role == _CLOSE and opener is not None
+    ]
+
+
 def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
     """The deletions in ``text``, and every problem with them."""
-    deletions: list[Deletion] = []
+    found: list[Deletion] = []
     issues: list[ClozeIssue] = []
     spans = code_spans(text) if "`" in text else []
     open_at: re.Match[str] | None = None
     # After a deletion has been cut short, the braces that follow are its debris: one report
     # about the cause helps more than a cascade about the symptoms.
     broken = False
-    for token in _TOKEN.finditer(text):
-        raw = token.group()
+    for role, token, opener in _tokens(text):
         in_code = _span_at(spans, token.start())
-        if token.group(1) is not None:
-            if open_at is not None:
-                issues.append(ClozeIssue(token.start(), "nested cloze deletions are not supported"))
-                broken = True
-                continue
+        if role == _OPEN:
             open_at = token
             if int(token.group(1)) == 0:
                 issues.append(ClozeIssue(token.start(), "cloze numbers start at c1, not c0"))
-        elif raw == "{{":
+        elif role == _NESTED:
+            issues.append(ClozeIssue(token.start(), "nested cloze deletions are not supported"))
+            broken = True
+        elif role == _BRACES:
             if open_at is None and in_code is None:
                 issues.append(
                     ClozeIssue(
@@ -82,14 +127,12 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
                         "'{{' does not open a cloze deletion (write {{c1::answer}})",
                     )
                 )
-        else:  # "}}"
-            if open_at is None:
-                if in_code is None and not broken:
-                    issues.append(
-                        ClozeIssue(token.start(), "'}}' has no matching '{{c1::' before it")
-                    )
-                continue
-            if in_code is not None and in_code[0] > open_at.start():
+        elif role == _STRAY:
+            if in_code is None and not broken:
+                issues.append(ClozeIssue(token.start(), "'}}' has no matching '{{c1::' before it"))
+        else:
+            assert opener is not None
+            if in_code is not None and in_code[0] > opener.start():
                 issues.append(
                     ClozeIssue(
                         token.start(),
@@ -106,25 +149,16 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
                     )
                 )
                 broken = True
-            body = text[open_at.end() : token.start()]
-            answer, sep, hint = body.partition("::")
-            if not answer.strip():
-                issues.append(ClozeIssue(open_at.start(), "empty cloze deletion"))
-            deletions.append(
-                Deletion(
-                    int(open_at.group(1)),
-                    answer,
-                    hint if sep else None,
-                    open_at.start(),
-                    token.end(),
-                )
-            )
+            deletion = _deletion(text, opener, token)
+            if not deletion.answer.strip():
+                issues.append(ClozeIssue(opener.start(), "empty cloze deletion"))
+            found.append(deletion)
             open_at = None
     if open_at is not None:
         issues.append(ClozeIssue(open_at.start(), "cloze deletion is never closed with '}}'"))
-    if not deletions and not issues:
+    if not found and not issues:
         issues.append(ClozeIssue(0, "cloze card has no deletion (mark one as {{c1::answer}})"))
-    return deletions, issues
+    return found, issues
 
 
 def render(
@@ -138,7 +172,7 @@ def render(
     """``text`` with deletion ``ordinal`` hidden (or marked when revealed), others filled in."""
     out: list[str] = []
     last = 0
-    for d in parse(text)[0]:
+    for d in deletions(text):
         out.append(text[last : d.start])
         if d.ordinal == ordinal:
             out.append(shown(d) if reveal else hidden(d))
@@ -151,4 +185,4 @@ def render(
 
 def answers(text: str, ordinal: int) -> list[str]:
     """The answers a learner must recall for deletion ``ordinal``, in order."""
-    return [d.answer for d in parse(text)[0] if d.ordinal == ordinal]
+    return [d.answer for d in deletions(text) if d.ordinal == ordinal]

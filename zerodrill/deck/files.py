@@ -1,4 +1,5 @@
-"""Finding deck files, reading their bytes and gathering per-file results.
+"""Finding deck files, reading their bytes and gathering per-file results; and writing a file
+whole or not at all (the parsed-deck cache's entries, the exported packages).
 
 Split from :mod:`zerodrill.deck.load` so that a start from the parsed-deck cache, which needs
 only these, never imports (or, without bytecode files, compiles) the YAML-to-model builder.
@@ -7,6 +8,7 @@ only these, never imports (or, without bytecode files, compiles) the YAML-to-mod
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,3 +109,22 @@ def read_deck_bytes(path: Path) -> bytes | Problem:
         f"{MAX_FILE_BYTES / 2**20:g} MiB" if MAX_FILE_BYTES >= 2**20 else f"{MAX_FILE_BYTES} bytes"
     )
     return Problem(where, f"file is larger than the {limit} limit")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all, making its folder if need be.
+
+    The bytes go to a temporary file beside ``path`` that then replaces it, so a reader (or a
+    crash) never sees half a file, and a failed write leaves the old file and no temporary one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        # mkstemp makes the file private; these files are as shareable as the decks they hold.
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -4,7 +4,7 @@ Textual's ``Markdown`` widget mounts a widget per block (and per table cell) and
 one: on the drill that was most of the time to the first card and between a key press and the
 next card. Cards are short, so one renderable per side does the same work in a fraction of the
 time. Raw HTML is never interpreted: the parser runs with ``html=False``, so ``<script>`` is
-shown as the text it is. Links are kept only for http, https and mailto, as in the export.
+shown as the text it is. Links follow the export's rule (``zerodrill.deck.links``).
 
 Colours come in as :class:`MarkdownStyles`, resolved by the widget from the app's theme, so
 this module needs no Textual. Text with nothing Markdown could read as markup (a third of the
@@ -28,18 +28,12 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from zerodrill.deck.lexers import lexer_for
+from zerodrill.deck.links import safe_link
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.tree import SyntaxTreeNode
-    from pygments.lexer import Lexer
-
-SAFE_SCHEMES = ("http://", "https://", "mailto:")
-
-
-def safe_link(href: str) -> bool:
-    """Whether ``href`` may be a link: http, https or mailto, in any case (as in the export)."""
-    return href[:8].lower().startswith(SAFE_SCHEMES)
-
 
 #: Anything CommonMark (with tables and strikethrough) might read as markup: inline markup
 #: characters, entities and escapes; block starts (quotes, lists, headings, setext and
@@ -80,7 +74,7 @@ def warm_up() -> None:
     """Import and build the parser now (when nothing waits), not on the first card needing it;
     likewise Pygments with its JSON lexer, the language of DeepSpeed's configs."""
     _parser()
-    _lexer("json")
+    lexer_for("json")
 
 
 def parse(text: str) -> SyntaxTreeNode | tuple[str, ...]:
@@ -246,7 +240,7 @@ def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) 
     if not language or not styles:
         text.append(code)
         return text
-    lexer = _lexer(language)
+    lexer = lexer_for(language)
     if lexer is None:
         text.append(code)
         return text
@@ -255,18 +249,6 @@ def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) 
         style = next((s for prefix, s in styles if name.startswith(prefix)), None)
         text.append(value, style)
     return text
-
-
-@cache
-def _lexer(language: str) -> Lexer | None:
-    # Imported here: most cards have no code block, and Pygments is a sizeable import.
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
 
 
 class _Quote:

@@ -24,8 +24,9 @@ from textual.message import Message
 from textual.widget import AwaitMount
 
 from zerodrill.deck import cloze
+from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import Item, Kind
-from zerodrill.tui.markdown import parse, quoted, render, safe_link
+from zerodrill.tui.markdown import parse, quoted, render
 from zerodrill.tui.render import Sides, sides
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,

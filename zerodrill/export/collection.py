@@ -1,0 +1,189 @@
+"""The package's Anki collection (``collection.anki2``): a SQLite file built in memory.
+
+Schema 11, as genanki writes it. Everything in it is pinned so that the same notes give the
+same bytes: the collection's creation day and config, deck and note-type JSON, row order, card
+IDs (note ID + template ordinal), and the SQLite header's writer-version field.
+
+Scheduling (``--with-progress``): the collection is created on :data:`CREATED` with a UTC
+creation offset and a 4 am rollover, so that Anki's "days elapsed" for it is the user's local
+calendar day counted from that date. A review card's ``due`` is written as days from
+:data:`CREATED` to its SM-2 due date. On import with scheduling, Anki shifts review due days by
+(package's today - collection's today), which lands the card on the same calendar day.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
+from fractions import Fraction
+from typing import Protocol
+
+import genanki
+from genanki.apkg_col import APKG_COL
+from genanki.apkg_schema import APKG_SCHEMA
+
+from zerodrill.deck.model import Card, Deck, Kind
+from zerodrill.export import html
+from zerodrill.export.errors import ExportError
+from zerodrill.export.ids import ID_STRIDE, deck_anki_id
+from zerodrill.export.manifest import NoteRecord, NoteTypeRecord
+from zerodrill.export.notes import Note
+from zerodrill.export.notetypes import MODEL_IDS, note_type
+
+#: The collection's creation day. Review ``due`` values count days from it.
+CREATED = date(2020, 1, 1)
+_CREATED_STAMP = int(datetime(2020, 1, 1, tzinfo=UTC).timestamp())
+#: Anki's default day rollover; zerodrill's SM-2 days use the same local calendar.
+ROLLOVER_HOUR = 4
+#: SQLite writes its library version into the header; pin it so the bytes do not depend on it.
+_SQLITE_VERSION_OFFSET = 96
+_PINNED_SQLITE_VERSION = (3_037_000).to_bytes(4, "big")
+
+# Anki card types and queues.
+_NEW, _REVIEW, _SUSPENDED = 0, 2, -1
+
+# genanki's schema, split into its tables and its indexes.
+_TABLES = APKG_SCHEMA[: APKG_SCHEMA.index("CREATE INDEX")]
+_INDEXES = APKG_SCHEMA[APKG_SCHEMA.index("CREATE INDEX") :]
+# genanki's default collection config, from its INSERT statement.
+_DEFAULT_CONF: str = re.findall(r"'(\{.*?\})'", APKG_COL, re.DOTALL)[0]
+
+
+class SchedulingState(Protocol):
+    """An SM-2 state as the review store keeps it (see ``zerodrill.srs``)."""
+
+    @property
+    def repetitions(self) -> int: ...
+    @property
+    def interval(self) -> int: ...
+    @property
+    def ease_permille(self) -> int: ...
+    @property
+    def due(self) -> date | None: ...
+    @property
+    def lapses(self) -> int: ...
+
+
+def ease_permille(easiness: Fraction | float) -> int:
+    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500, exactly (EF moves in hundredths).
+
+    The review store's states carry this as ``Sm2State.ease_permille``; this is the same
+    conversion for an EF given alone.
+    """
+    from zerodrill.srs.sm2 import Sm2State
+
+    # Sm2State reads a float EF as the decimal it prints as (2.36, not 2.35999...).
+    return Sm2State(easiness=easiness).ease_permille  # type: ignore[arg-type]
+
+
+def collection(
+    decks: Sequence[Deck],
+    notes: Sequence[Note],
+    records: Mapping[str, NoteRecord],
+    notetypes: Mapping[str, NoteTypeRecord],
+    progress: Mapping[str, SchedulingState],
+) -> tuple[bytes, int, int]:
+    """The collection's bytes, its number of cards and of cards with review progress.
+
+    ``records`` gives each note's ID and modification time (by note key), ``notetypes`` each
+    note type's modification time (by model ID); ``progress`` maps item keys (``deck/card``,
+    ``deck/card#cN``) to SM-2 states, and a card without one arrives new.
+    """
+    conn = sqlite3.connect(":memory:")
+    try:
+        # Tables first and indexes after the rows: one sort per index instead of a B-tree
+        # insert per row (the file stays deterministic either way).
+        conn.executescript(_TABLES)
+        conn.executescript(APKG_COL)
+        note_rows: list[tuple[object, ...]] = []
+        card_rows: list[tuple[object, ...]] = []
+        reviewed = 0
+        for position, note in enumerate(notes, start=1):
+            nid, _digest, mod = records[note.key]
+            note_rows.append(
+                (nid, note.guid, note.model_id, mod, -1, f" {note.tags} ", note.fields)
+                + (note.sort_field, 0, 0, "")
+            )
+            for ord_, key in _card_keys(note.card):
+                state = progress.get(key)
+                head = (nid + ord_, nid, note.deck_id, ord_, mod, -1)
+                if state is None or state.due is None:
+                    queue = _SUSPENDED if note.card.retired else _NEW
+                    # type queue due ivl factor reps lapses left odue odid flags data
+                    card_rows.append((*head, _NEW, queue, position, 0, 0, 0, 0, 0, 0, 0, 0, ""))
+                else:
+                    reviewed += 1
+                    card_rows.append((*head, *_review(state, note.card.retired)))
+        conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", note_rows)
+        conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
+        conn.executescript(_INDEXES)
+        models = {key: _model_json(key, rec.mod, decks) for key, rec in notetypes.items()}
+        conn.execute(
+            "UPDATE col SET crt=?, mod=?, scm=?, conf=?, models=?, decks=?",
+            (
+                _CREATED_STAMP,
+                max((r.mod for r in records.values()), default=_CREATED_STAMP) * 1000,
+                _CREATED_STAMP * 1000,
+                json.dumps(_conf(len(notes)), sort_keys=True),
+                json.dumps(models, sort_keys=True),
+                json.dumps(_decks_json(conn, decks), sort_keys=True),
+            ),
+        )
+        conn.commit()
+        data = bytearray(conn.serialize())
+    finally:
+        conn.close()
+    data[_SQLITE_VERSION_OFFSET : _SQLITE_VERSION_OFFSET + 4] = _PINNED_SQLITE_VERSION
+    return bytes(data), len(card_rows), reviewed
+
+
+def _card_keys(card: Card) -> list[tuple[int, str]]:
+    """(template ordinal, item key) of each of the note's cards: one per cloze number."""
+    if card.kind is not Kind.CLOZE:
+        return [(0, card.key)]
+    for ordinal in card.ordinals:
+        if ordinal > ID_STRIDE:
+            raise ExportError(
+                f"{card.pos}: cloze number c{ordinal} is too large to export (at most c{ID_STRIDE})"
+            )
+    return [(ordinal - 1, f"{card.key}#c{ordinal}") for ordinal in card.ordinals]
+
+
+def _review(state: SchedulingState, retired: bool) -> tuple[object, ...]:
+    """A review card's row from its type on: type queue due ivl factor reps lapses ... data."""
+    assert state.due is not None
+    queue = _SUSPENDED if retired else _REVIEW
+    due = (state.due - CREATED).days
+    ivl, factor = max(1, int(state.interval)), int(state.ease_permille)
+    reps, lapses = int(state.repetitions), int(state.lapses)
+    return (_REVIEW, queue, due, ivl, factor, reps, lapses, 0, 0, 0, 0, "")
+
+
+def _conf(note_count: int) -> dict[str, object]:
+    conf: dict[str, object] = json.loads(_DEFAULT_CONF)
+    # A v2-scheduler collection with a UTC creation offset: Anki then counts its days on the
+    # importing user's local calendar with this rollover hour (see the module docstring).
+    conf.update(
+        {"schedVer": 2, "rollover": ROLLOVER_HOUR, "creationOffset": 0, "nextPos": note_count + 1}
+    )
+    return conf
+
+
+def _model_json(key: str, mod: int, decks: Sequence[Deck]) -> dict[str, object]:
+    kind = next(k for k, model_id in MODEL_IDS.items() if str(model_id) == key)
+    # genanki's to_json stamps "did" with a deck; a fixed one keeps it stable.
+    data: dict[str, object] = note_type(kind).model.to_json(mod, deck_anki_id(decks[0].id))
+    return data
+
+
+def _decks_json(conn: sqlite3.Connection, decks: Sequence[Deck]) -> dict[str, object]:
+    (raw,) = conn.execute("SELECT decks FROM col").fetchone()
+    out: dict[str, object] = json.loads(raw)
+    for deck in decks:
+        did = deck_anki_id(deck.id)
+        g = genanki.Deck(did, deck.title, html.render(deck.description))
+        out[str(did)] = g.to_json()
+    return out

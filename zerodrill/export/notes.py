@@ -1,0 +1,109 @@
+"""Cards as Anki notes: their fields as HTML, their tags, and what identifies each.
+
+Tags (Anki's ``::`` makes them a tree under "zerodrill" in the browser's sidebar)::
+
+    zerodrill::<deck-id>            every note of the deck
+    zerodrill::<deck-id>::<tag>     the card's own tags, kept apart from the user's own tags
+    zerodrill::kind::<kind>         basic, cloze, follow_up or red_flag
+    zerodrill::retired              cards the deck has retired (find them: tag:zerodrill::retired)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from hashlib import sha256
+from typing import NamedTuple
+
+from zerodrill.deck.links import safe_link
+from zerodrill.deck.model import KIND_FIELDS, Card, Deck, Kind
+from zerodrill.export import html
+from zerodrill.export.ids import deck_anki_id, note_guid
+from zerodrill.export.notetypes import EXTRA_FIELDS, MODEL_IDS
+
+TAG_ROOT = "zerodrill"
+RETIRED_TAG = f"{TAG_ROOT}::retired"
+RETIRED_SEARCH = f"tag:{RETIRED_TAG}"
+#: Deck ids that would collide with the tags above.
+RESERVED_DECK_IDS = frozenset({"kind", "retired"})
+
+# note_fields writes the kind's fields, then these two, in this order.
+assert EXTRA_FIELDS == ("extra", "sources")
+
+
+class Note(NamedTuple):
+    """A note as the collection stores it, before its ID and modification time are known."""
+
+    key: str
+    card: Card
+    deck_id: int
+    model_id: int
+    guid: str
+    tags: str  # space-separated
+    fields: str  # joined with \x1f, as Anki stores them
+    sort_field: str
+
+    @property
+    def digest(self) -> str:
+        """A digest of everything Anki stores for the note: note type, GUID, tags, fields."""
+        text = f"{self.model_id}\x1e{self.guid}\x1e{self.tags}\x1e{self.fields}"
+        return sha256(text.encode()).hexdigest()
+
+
+def tags_for(card: Card) -> list[str]:
+    tags = [f"{TAG_ROOT}::{card.deck}", f"{TAG_ROOT}::kind::{card.kind.value}"]
+    tags += [f"{TAG_ROOT}::{card.deck}::{tag}" for tag in card.tags]
+    if card.retired:
+        tags.append(RETIRED_TAG)
+    return tags
+
+
+def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> list[Note]:
+    """Every card of ``decks`` (retired ones too) as a note, in deck order.
+
+    ``media`` maps each deck id to its image paths (as the deck wrote them) -> packed names.
+    """
+    notes: list[Note] = []
+    for deck in decks:
+        did = deck_anki_id(deck.id)
+        names = media[deck.id]
+        for card in deck.cards:
+            fields = note_fields(card, names)
+            notes.append(
+                Note(
+                    key=card.key,
+                    card=card,
+                    deck_id=did,
+                    model_id=MODEL_IDS[card.kind],
+                    guid=note_guid(card.deck, card.id),
+                    tags=" ".join(tags_for(card)),
+                    fields="\x1f".join(fields),
+                    sort_field=fields[0],
+                )
+            )
+    return notes
+
+
+def note_fields(card: Card, media: Mapping[str, str]) -> list[str]:
+    """The note's fields as HTML, in the note type's order (the kind's own, extra, sources)."""
+    given = card.fields
+    render = html.render
+    if card.kind is Kind.CLOZE:
+        out = [render(given["text"], media=media, cloze_field=True)]
+    else:
+        out = [render(given.get(name, ""), media=media) for name in KIND_FIELDS[card.kind]]
+    extra = given.get("extra")
+    out.append(render(extra, media=media) if extra else "")
+    out.append(_sources(card.refs))
+    return out
+
+
+def _sources(refs: Iterable[str]) -> str:
+    """The card's references as a list, each a link where :func:`safe_link` allows one."""
+    items = []
+    for ref in refs:
+        text = html.escape(ref)
+        if safe_link(ref):
+            items.append(f'<li><a href="{text}" rel="noopener noreferrer">{text}</a></li>')
+        else:
+            items.append(f"<li>{text}</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else ""
