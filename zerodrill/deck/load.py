@@ -10,10 +10,9 @@ second time (an alias) is refused, so an alias bomb costs no more than its own b
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -33,27 +32,19 @@ from zerodrill.deck.model import (
     Pos,
     Problem,
 )
+from zerodrill.deck.yaml_nodes import (
+    MAP,
+    SEQ,
+    STR,
+    NodeReader,
+    did_you_mean,
+    kind_of,
+    syntax_problem,
+)
 
 if TYPE_CHECKING:
     import yaml
 
-_STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
-_NULL = "tag:yaml.org,2002:null"
-_SAFE_TAGS = frozenset(
-    {_STR, _SEQ, _MAP, _NULL}
-    | {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "timestamp")}
-)
-_TYPE_NAMES = {
-    _SEQ: "a list",
-    _MAP: "a mapping",
-    _NULL: "empty",
-    "tag:yaml.org,2002:int": "a number",
-    "tag:yaml.org,2002:float": "a number",
-    "tag:yaml.org,2002:bool": "a boolean",
-    "tag:yaml.org,2002:timestamp": "a date",
-}
 _SLUG = re.compile(SLUG_PATTERN)
 _TAG = re.compile(TAG_PATTERN)
 # Markdown images: ![alt](path) or ![alt](<path with spaces> "title").
@@ -97,7 +88,7 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
     try:
         root = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_problem(exc, text, where)]
+        return None, [syntax_problem(exc, text, where)]
     except yaml.YAMLError as exc:  # unmarked: e.g. a reader error
         return None, [Problem(Pos(where, 1, 1), f"YAML error: {exc}")]
     if root is None:
@@ -111,136 +102,12 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
     return (deck if not builder.problems else None), builder.problems
 
 
-def _syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
-    mark = exc.problem_mark or exc.context_mark
-    line, col = (mark.line, mark.column) if mark is not None else (0, 0)
-    problem = exc.problem or "syntax error"
-    lines = text.splitlines()
-    row = lines[line] if line < len(lines) else ""
-    if "\t" in row[: col + 1] or "tab" in problem:
-        tab = row.find("\t")
-        return Problem(
-            Pos(where, line + 1, (tab if tab >= 0 else col) + 1),
-            "tab character in indentation: YAML indents with spaces",
-        )
-    if exc.context and exc.context_mark is not None:
-        problem = f"{problem} ({exc.context} started at line {exc.context_mark.line + 1})"
-    elif exc.context:
-        problem = f"{problem} ({exc.context})"
-    return Problem(Pos(where, line + 1, col + 1), f"YAML syntax error: {problem}")
-
-
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean '{match[0]}'?)" if match else ""
-
-
-def _kind_of(node: yaml.Node) -> str:
-    return _TYPE_NAMES.get(node.tag, "text" if node.tag == _STR else "a value")
-
-
-class _Builder:
-    """Walks one file's node graph, collecting problems instead of stopping at the first."""
+class _Builder(NodeReader):
+    """Builds one file's deck from its node graph (the node reading is :class:`NodeReader`)."""
 
     def __init__(self, where: str, path: Path, text: str) -> None:
-        self.where = where
+        super().__init__(where, text)
         self.path = path
-        self.lines = text.split("\n")
-        self.problems: list[Problem] = []
-        self._seen: set[int] = set()
-
-    def pos(self, node: yaml.Node) -> Pos:
-        return Pos(self.where, node.start_mark.line + 1, node.start_mark.column + 1)
-
-    def report(self, node: yaml.Node, message: str) -> None:
-        self.problems.append(Problem(self.pos(node), message))
-
-    def visit(self, node: yaml.Node) -> bool:
-        """Admit a node once; refuse aliases and unsafe tags. False: skip this node."""
-        if id(node) in self._seen:
-            self.report(node, "anchors and aliases (& and *) are not allowed in decks")
-            return False
-        self._seen.add(id(node))
-        if node.tag not in _SAFE_TAGS:
-            self.report(node, f"tag '{node.tag}' is not allowed in decks (nothing was run)")
-            return False
-        return True
-
-    def mapping(
-        self, node: yaml.Node, allowed: Sequence[str], what: str
-    ) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
-        if not self.visit(node):
-            return None
-        if node.tag != _MAP:
-            self.report(node, f"{what} must be a mapping, not {_kind_of(node)}")
-            return None
-        fields: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key, value in node.value:
-            if not self.visit(key):
-                continue
-            if key.tag != _STR:
-                self.report(key, f"field names must be text, not {_kind_of(key)}")
-                continue
-            name = key.value
-            if name in fields:
-                first = fields[name][0].start_mark.line + 1
-                self.report(key, f"field '{name}' is given twice (first at line {first})")
-                continue
-            if name not in allowed:
-                self.report(key, f"unknown field '{name}' in {what}{_did_you_mean(name, allowed)}")
-                self._skip(value)
-                continue
-            fields[name] = (key, value)
-        return fields
-
-    def _skip(self, node: yaml.Node) -> None:
-        """Still refuse unsafe tags and aliases below a field that is otherwise ignored."""
-        if not self.visit(node):
-            return
-        if node.tag == _MAP:
-            for key, value in node.value:
-                self._skip(key)
-                self._skip(value)
-        elif node.tag == _SEQ:
-            for child in node.value:
-                self._skip(child)
-
-    def text(self, node: yaml.Node, name: str, *, required: bool = True) -> str | None:
-        if not self.visit(node):
-            return None
-        if node.tag == _NULL and not required:
-            return ""
-        if node.tag != _STR:
-            hint = " (quote it)" if node.tag not in (_SEQ, _MAP, _NULL) else ""
-            self.report(node, f"field '{name}' must be text, not {_kind_of(node)}{hint}")
-            return None
-        if required and not node.value.strip():
-            self.report(node, f"field '{name}' is empty")
-            return None
-        return str(node.value)
-
-    def strings(
-        self, node: yaml.Node, name: str, pattern: re.Pattern[str] | None
-    ) -> list[tuple[str, yaml.Node]]:
-        """A list of text values, each with its node (for positions)."""
-        if not self.visit(node) or node.tag == _NULL:
-            return []
-        if node.tag != _SEQ:
-            self.report(node, f"field '{name}' must be a list, not {_kind_of(node)}")
-            return []
-        out: list[tuple[str, yaml.Node]] = []
-        for child in node.value:
-            value = self.text(child, f"{name}[]")
-            if value is None:
-                continue
-            if pattern is not None and not pattern.match(value):
-                self.report(
-                    child,
-                    f"'{value}' in '{name}' must be lowercase letters, digits and hyphens",
-                )
-                continue
-            out.append((value, child))
-        return out
 
     def slug(
         self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
@@ -255,14 +122,10 @@ class _Builder:
             return None
         return value
 
-    def missing(self, node: yaml.Node, what: str, names: Iterable[str]) -> None:
-        for name in names:
-            self.report(node, f"{what} is missing required field '{name}'")
-
     def deck(self, root: yaml.Node) -> Deck | None:
         fields = self.mapping(root, DECK_FIELDS, "the deck")
         if fields is None:
-            if root.tag != _MAP:
+            if root.tag != MAP:
                 self.problems[-1:] = [
                     Problem(
                         self.pos(root),
@@ -296,8 +159,8 @@ class _Builder:
     def cards(self, node: yaml.Node, deck_id: str, retired: set[str]) -> list[Card]:
         if not self.visit(node):
             return []
-        if node.tag != _SEQ:
-            self.report(node, f"'cards' must be a list of cards, not {_kind_of(node)}")
+        if node.tag != SEQ:
+            self.report(node, f"'cards' must be a list of cards, not {kind_of(node)}")
             return []
         if not node.value:
             self.report(node, "'cards' is empty: a deck needs at least one card")
@@ -375,11 +238,11 @@ class _Builder:
 
     def _card_kind(self, node: yaml.Node) -> Kind | None:
         """The card's kind, read ahead so unknown fields can be judged against it."""
-        if node.tag != _MAP:
+        if node.tag != MAP:
             return None
         for key, value in node.value:
-            if key.tag == _STR and key.value == "kind":
-                if value.tag != _STR or id(value) in self._seen:
+            if key.tag == STR and key.value == "kind":
+                if value.tag != STR or id(value) in self._seen:
                     return None
                 try:
                     return Kind(value.value)
@@ -388,7 +251,7 @@ class _Builder:
                     self.report(
                         value,
                         f"unknown kind '{value.value}' (expected one of {_KIND_NAMES})"
-                        f"{_did_you_mean(value.value, [k.value for k in Kind])}",
+                        f"{did_you_mean(value.value, [k.value for k in Kind])}",
                     )
                     return None
         return None
@@ -396,31 +259,8 @@ class _Builder:
     def _check_cloze(self, text: str, node: yaml.Node) -> tuple[int, ...]:
         deletions, issues = cloze.parse(text)
         for issue in issues:
-            self.problems.append(Problem(self._offset_pos(node, text, issue.offset), issue.message))
+            self.problems.append(Problem(self.offset_pos(node, text, issue.offset), issue.message))
         return tuple(sorted({d.ordinal for d in deletions if d.ordinal > 0}))
-
-    def _offset_pos(self, node: yaml.Node, text: str, offset: int) -> Pos:
-        """The file position of ``text[offset]``: exact for block scalars, the usual case for
-        long text; for a flow scalar on one line, its column; otherwise the scalar's start."""
-        line_in_text = text.count("\n", 0, offset)
-        col_in_line = offset - (text.rfind("\n", 0, offset) + 1)
-        base = node.start_mark
-        # Text always comes from a scalar node, the only kind with a style.
-        style = getattr(node, "style", None)
-        if style in ("|", ">"):
-            # The block's content starts on the line after the indicator, at its indentation.
-            indent = self._block_indent(node)
-            return Pos(self.where, base.line + 2 + line_in_text, indent + col_in_line + 1)
-        if line_in_text == 0 and node.end_mark.line == base.line:
-            quote = 1 if style in ("'", '"') else 0
-            return Pos(self.where, base.line + 1, base.column + 1 + quote + col_in_line)
-        return self.pos(node)
-
-    def _block_indent(self, node: yaml.Node) -> int:
-        for row in self.lines[node.start_mark.line + 1 : node.end_mark.line + 1]:
-            if row.strip():
-                return len(row) - len(row.lstrip(" "))
-        return node.start_mark.column
 
     def _media(
         self, texts: dict[str, str], fields: dict[str, tuple[yaml.Node, yaml.Node]]
@@ -432,7 +272,7 @@ class _Builder:
             for match in _IMAGE.finditer(text):
                 target = match.group(1).strip("<>").strip()
                 node = fields[name][1]
-                where = self._offset_pos(node, text, match.start())
+                where = self.offset_pos(node, text, match.start())
                 problem = self._media_problem(target)
                 if problem:
                     self.problems.append(Problem(where, problem))

@@ -1,0 +1,195 @@
+"""Reading a YAML node graph as deck fields, each problem kept at its line and column.
+
+PyYAML's composer gives nodes with positions; :class:`NodeReader` turns them into text, lists
+and mappings while collecting problems instead of stopping at the first. It admits each node
+once and only with a safe tag, so an alias bomb costs no more than its own bytes and
+``!!python/object`` constructs nothing. What a deck is lives in :mod:`zerodrill.deck.load`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from zerodrill.deck.model import Pos, Problem
+
+if TYPE_CHECKING:
+    import yaml
+
+STR = "tag:yaml.org,2002:str"
+SEQ = "tag:yaml.org,2002:seq"
+MAP = "tag:yaml.org,2002:map"
+NULL = "tag:yaml.org,2002:null"
+_SAFE_TAGS = frozenset(
+    {STR, SEQ, MAP, NULL}
+    | {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "timestamp")}
+)
+_TYPE_NAMES = {
+    SEQ: "a list",
+    MAP: "a mapping",
+    NULL: "empty",
+    "tag:yaml.org,2002:int": "a number",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "a boolean",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+
+
+def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line, mark.column) if mark is not None else (0, 0)
+    problem = exc.problem or "syntax error"
+    lines = text.splitlines()
+    row = lines[line] if line < len(lines) else ""
+    if "\t" in row[: col + 1] or "tab" in problem:
+        tab = row.find("\t")
+        return Problem(
+            Pos(where, line + 1, (tab if tab >= 0 else col) + 1),
+            "tab character in indentation: YAML indents with spaces",
+        )
+    if exc.context and exc.context_mark is not None:
+        problem = f"{problem} ({exc.context} started at line {exc.context_mark.line + 1})"
+    elif exc.context:
+        problem = f"{problem} ({exc.context})"
+    return Problem(Pos(where, line + 1, col + 1), f"YAML syntax error: {problem}")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def kind_of(node: yaml.Node) -> str:
+    return _TYPE_NAMES.get(node.tag, "text" if node.tag == STR else "a value")
+
+
+class NodeReader:
+    """Walks one file's node graph, collecting problems instead of stopping at the first."""
+
+    def __init__(self, where: str, text: str) -> None:
+        self.where = where
+        self.lines = text.split("\n")
+        self.problems: list[Problem] = []
+        self._seen: set[int] = set()
+
+    def pos(self, node: yaml.Node) -> Pos:
+        return Pos(self.where, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def report(self, node: yaml.Node, message: str) -> None:
+        self.problems.append(Problem(self.pos(node), message))
+
+    def visit(self, node: yaml.Node) -> bool:
+        """Admit a node once; refuse aliases and unsafe tags. False: skip this node."""
+        if id(node) in self._seen:
+            self.report(node, "anchors and aliases (& and *) are not allowed in decks")
+            return False
+        self._seen.add(id(node))
+        if node.tag not in _SAFE_TAGS:
+            self.report(node, f"tag '{node.tag}' is not allowed in decks (nothing was run)")
+            return False
+        return True
+
+    def mapping(
+        self, node: yaml.Node, allowed: Sequence[str], what: str
+    ) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
+        if not self.visit(node):
+            return None
+        if node.tag != MAP:
+            self.report(node, f"{what} must be a mapping, not {kind_of(node)}")
+            return None
+        fields: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key, value in node.value:
+            if not self.visit(key):
+                continue
+            if key.tag != STR:
+                self.report(key, f"field names must be text, not {kind_of(key)}")
+                continue
+            name = key.value
+            if name in fields:
+                first = fields[name][0].start_mark.line + 1
+                self.report(key, f"field '{name}' is given twice (first at line {first})")
+                continue
+            if name not in allowed:
+                self.report(key, f"unknown field '{name}' in {what}{did_you_mean(name, allowed)}")
+                self._skip(value)
+                continue
+            fields[name] = (key, value)
+        return fields
+
+    def _skip(self, node: yaml.Node) -> None:
+        """Still refuse unsafe tags and aliases below a field that is otherwise ignored."""
+        if not self.visit(node):
+            return
+        if node.tag == MAP:
+            for key, value in node.value:
+                self._skip(key)
+                self._skip(value)
+        elif node.tag == SEQ:
+            for child in node.value:
+                self._skip(child)
+
+    def text(self, node: yaml.Node, name: str, *, required: bool = True) -> str | None:
+        if not self.visit(node):
+            return None
+        if node.tag == NULL and not required:
+            return ""
+        if node.tag != STR:
+            hint = " (quote it)" if node.tag not in (SEQ, MAP, NULL) else ""
+            self.report(node, f"field '{name}' must be text, not {kind_of(node)}{hint}")
+            return None
+        if required and not node.value.strip():
+            self.report(node, f"field '{name}' is empty")
+            return None
+        return str(node.value)
+
+    def strings(
+        self, node: yaml.Node, name: str, pattern: re.Pattern[str] | None
+    ) -> list[tuple[str, yaml.Node]]:
+        """A list of text values, each with its node (for positions)."""
+        if not self.visit(node) or node.tag == NULL:
+            return []
+        if node.tag != SEQ:
+            self.report(node, f"field '{name}' must be a list, not {kind_of(node)}")
+            return []
+        out: list[tuple[str, yaml.Node]] = []
+        for child in node.value:
+            value = self.text(child, f"{name}[]")
+            if value is None:
+                continue
+            if pattern is not None and not pattern.match(value):
+                self.report(
+                    child,
+                    f"'{value}' in '{name}' must be lowercase letters, digits and hyphens",
+                )
+                continue
+            out.append((value, child))
+        return out
+
+    def missing(self, node: yaml.Node, what: str, names: Iterable[str]) -> None:
+        for name in names:
+            self.report(node, f"{what} is missing required field '{name}'")
+
+    def offset_pos(self, node: yaml.Node, text: str, offset: int) -> Pos:
+        """The file position of ``text[offset]``: exact for block scalars, the usual case for
+        long text; for a flow scalar on one line, its column; otherwise the scalar's start."""
+        line_in_text = text.count("\n", 0, offset)
+        col_in_line = offset - (text.rfind("\n", 0, offset) + 1)
+        base = node.start_mark
+        # Text always comes from a scalar node, the only kind with a style.
+        style = getattr(node, "style", None)
+        if style in ("|", ">"):
+            # The block's content starts on the line after the indicator, at its indentation.
+            indent = self.block_indent(node)
+            return Pos(self.where, base.line + 2 + line_in_text, indent + col_in_line + 1)
+        if line_in_text == 0 and node.end_mark.line == base.line:
+            quote = 1 if style in ("'", '"') else 0
+            return Pos(self.where, base.line + 1, base.column + 1 + quote + col_in_line)
+        return self.pos(node)
+
+    def block_indent(self, node: yaml.Node) -> int:
+        for row in self.lines[node.start_mark.line + 1 : node.end_mark.line + 1]:
+            if row.strip():
+                return len(row) - len(row.lstrip(" "))
+        return node.start_mark.column
