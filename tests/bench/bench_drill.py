@@ -362,11 +362,15 @@ def tmux(
                 samples["clanki_reveal"].append(c["reveal"])
                 samples["clanki_grade"].append(c["grade"])
     finally:
-        subprocess.run([*TMUX, "kill-server"], capture_output=True)
-        # tmux leaves its socket file behind when the server is killed.
-        folder = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
-        (folder / TMUX[2]).unlink(missing_ok=True)
+        stop_tmux()
     return _medians_ms(samples)
+
+
+def stop_tmux() -> None:
+    """Stop the benchmark's tmux server, and remove the socket file tmux leaves behind."""
+    subprocess.run([*TMUX, "kill-server"], capture_output=True)
+    folder = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+    (folder / TMUX[2]).unlink(missing_ok=True)
 
 
 def _copy_db(src: Path, dst: Path) -> None:
