@@ -38,15 +38,19 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import clanki_peer  # noqa: E402
 from gen import write_deck  # noqa: E402
 
 FIRST_PAINT_GOAL = 1.5
 KEY_GOAL = 2.0
+#: The drill's reveal key against Clanki's, in tmux: no slower (issue 12).
+CLANKI_REVEAL_GOAL = 1.0
 #: The benchmark's own tmux server (by socket name), so it never touches the user's sessions;
 #: run.py looks for one left behind by this name.
 TMUX_PREFIX = "zdbench"
@@ -227,7 +231,28 @@ def _card_key(screen: str) -> str | None:
     return m.group() if m else None
 
 
-def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[str, float]:
+@dataclass(frozen=True)
+class Screen:
+    """How to read a review app's pane: which card it shows, and which side."""
+
+    card_key: Callable[[str], str | None]
+    asking: Callable[[str], bool]  # the question side, with its prompt to reveal
+    revealed: Callable[[str], bool]  # the answer side, with its grades
+
+
+DRILL_SCREEN = Screen(_card_key, lambda s: "show the answer" in s, lambda s: "blackout" in s)
+CLANKI_SCREEN = Screen(clanki_peer.card_key, clanki_peer.asking, clanki_peer.revealed)
+
+
+def _tmux_one(
+    cmd: str, env: dict[str, str], kind: str, presses: int, screen: Screen | None = None
+) -> dict[str, float]:
+    """Start ``cmd`` in a new pane and time it: the first card, then reveal and grade keys.
+
+    ``screen`` reads a review app's pane; without one, ``cmd`` is the bare app. The same
+    keys go to every review app: Enter reveals, 4 grades (both apps' "easy"), so the card
+    leaves today's queue and the next one is a different card.
+    """
     session = f"zdbench{os.getpid()}{kind}"
     env_args = [f"{k}={v}" for k, v in env.items()]
     start = time.perf_counter()
@@ -251,7 +276,7 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
         check=True,
     )
     try:
-        if kind == "bare":
+        if screen is None:
             first = _wait_for(session, lambda s: "BARE READY" in s) - start
             keys = []
             for n in range(1, presses + 1):
@@ -259,20 +284,21 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
                 subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
                 keys.append(_wait_for(session, lambda s, n=n: f"BARE PRESSED {n}" in s) - t)
             return {"first": first, "key": statistics.median(keys)}
-        first = (
-            _wait_for(session, lambda s: _card_key(s) is not None and "show the answer" in s)
-            - start
-        )
+        sc = screen
+        first = _wait_for(session, lambda s: sc.card_key(s) is not None and sc.asking(s)) - start
         reveal, grade = [], []
         for _ in range(presses):
-            before = _card_key(_capture(session))
+            before = sc.card_key(_capture(session))
             t = time.perf_counter()
             subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
-            reveal.append(_wait_for(session, lambda s: "blackout" in s) - t)
+            reveal.append(_wait_for(session, sc.revealed) - t)
             t = time.perf_counter()
             subprocess.run([*TMUX, "send-keys", "-t", session, "4"], check=True)
             grade.append(
-                _wait_for(session, lambda s, b=before: "blackout" not in s and _card_key(s) != b)
+                _wait_for(
+                    session,
+                    lambda s, b=before: not sc.revealed(s) and sc.card_key(s) not in (None, b),
+                )
                 - t
             )
         return {
@@ -284,7 +310,19 @@ def _tmux_one(cmd: str, env: dict[str, str], kind: str, presses: int) -> dict[st
         subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
 
 
-def tmux(deck: Path, db: Path, cache: Path, rounds: int, presses: int) -> dict[str, float]:
+def tmux(
+    deck: Path,
+    db: Path,
+    cache: Path,
+    rounds: int,
+    presses: int,
+    clanki: tuple[clanki_peer.Clanki, clanki_peer.Collection] | None = None,
+) -> dict[str, float]:
+    """Medians over ``rounds`` of the bare app, the drill and (if given) Clanki, in turn.
+
+    Each round runs the three one after another, so a slow spell on a shared machine falls on
+    all of them rather than on one.
+    """
     python = sys.executable
     root = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": root, "ZERODRILL_CACHE_DIR": str(cache), "TERM": "xterm-256color"}
@@ -305,13 +343,35 @@ def tmux(deck: Path, db: Path, cache: Path, rounds: int, presses: int) -> dict[s
             # Each round starts from the same database: the grades of the last one are dropped.
             work = db.parent / "round.db"
             _copy_db(db, work)
-            d = _tmux_one(drill_cmd.replace(str(db), str(work)), env, "drill", presses)
+            d = _tmux_one(
+                drill_cmd.replace(str(db), str(work)), env, "drill", presses, DRILL_SCREEN
+            )
             samples["drill_first"].append(d["first"])
             samples["drill_reveal"].append(d["reveal"])
             samples["drill_grade"].append(d["grade"])
+            if clanki is not None:
+                app, collection = clanki
+                base = clanki_peer.fresh_copy(collection, db.parent / "clanki-round")
+                c = _tmux_one(
+                    clanki_peer.command(app, collection.deck) + " || sleep 30",
+                    clanki_peer.environment(base, db.parent / "clanki-config"),
+                    "clanki",
+                    presses,
+                    CLANKI_SCREEN,
+                )
+                samples["clanki_first"].append(c["first"])
+                samples["clanki_reveal"].append(c["reveal"])
+                samples["clanki_grade"].append(c["grade"])
     finally:
-        subprocess.run([*TMUX, "kill-server"], capture_output=True)
+        stop_tmux()
     return _medians_ms(samples)
+
+
+def stop_tmux() -> None:
+    """Stop the benchmark's tmux server, and remove the socket file tmux leaves behind."""
+    subprocess.run([*TMUX, "kill-server"], capture_output=True)
+    folder = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+    (folder / TMUX[2]).unlink(missing_ok=True)
 
 
 def _copy_db(src: Path, dst: Path) -> None:
@@ -330,6 +390,12 @@ def _ratios(r: dict[str, float]) -> dict[str, float]:
     r["first_ratio"] = r["drill_first_ms"] / r["bare_first_ms"]
     r["reveal_ratio"] = r["drill_reveal_ms"] / r["bare_key_ms"]
     r["grade_ratio"] = r["drill_grade_ms"] / r["bare_key_ms"]
+    if "clanki_first_ms" in r:
+        for m in ("first", "reveal", "grade"):
+            r[f"clanki_{m}_ratio"] = r[f"drill_{m}_ms"] / r[f"clanki_{m}_ms"]
+        # Clanki's own keys against the bare app's, for scale.
+        r["clanki_reveal_bare_ratio"] = r["clanki_reveal_ms"] / r["bare_key_ms"]
+        r["clanki_grade_bare_ratio"] = r["clanki_grade_ms"] / r["bare_key_ms"]
     return r
 
 
@@ -346,9 +412,29 @@ def compile_package() -> None:
     compileall.compile_dir(Path(__file__).resolve().parents[2] / "zerodrill", quiet=1)
 
 
-def run(cards: int = 10_000, rounds: int = 5, presses: int = 5, use_tmux: bool = True) -> dict:
-    out: dict[str, Any] = {"cards": cards, "goals": {"first": FIRST_PAINT_GOAL, "key": KEY_GOAL}}
+def run(
+    cards: int = 10_000,
+    rounds: int = 5,
+    presses: int = 5,
+    use_tmux: bool = True,
+    use_clanki: bool = True,
+) -> dict:
+    out: dict[str, Any] = {
+        "cards": cards,
+        "goals": {"first": FIRST_PAINT_GOAL, "key": KEY_GOAL, "clanki_reveal": CLANKI_REVEAL_GOAL},
+    }
     compile_package()
+    clanki: clanki_peer.Clanki | None = None
+    if not (use_tmux and shutil.which("tmux")):
+        out["clanki_skipped"] = "skipped: tmux not installed" if use_tmux else "skipped: --no-tmux"
+    elif not use_clanki:
+        out["clanki_skipped"] = "skipped: not asked for"
+    else:
+        clanki, why = clanki_peer.find()
+        if clanki is None:
+            out["clanki_skipped"] = f"skipped: {why}"
+        else:
+            out["clanki_version"] = f"{clanki.version()} ({clanki.executable})"
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = folder / "cache"
@@ -381,7 +467,25 @@ def run(cards: int = 10_000, rounds: int = 5, presses: int = 5, use_tmux: bool =
                 Store.open(db).close()
             out[f"pilot_{name}"] = _ratios(pilot(deck, db, rounds, presses))
             if use_tmux and shutil.which("tmux"):
-                out[f"tmux_{name}"] = _ratios(tmux(deck, db, cache, rounds, presses))
+                peer = None
+                if clanki is not None:
+                    where = folder / f"clanki-{name}"
+                    collection = clanki_peer.build_collection(
+                        clanki, deck, db, where, {"ZERODRILL_CACHE_DIR": str(cache)}
+                    )
+                    peer = (clanki, collection)
+                    q = collection.counts
+                    out["clanki_anki"] = collection.anki
+                    out[f"clanki_queue_{name}"] = (
+                        f"{q['new']:,} new, {q['learn']:,} learning, {q['review']:,} review"
+                    )
+                out[f"tmux_{name}"] = _ratios(tmux(deck, db, cache, rounds, presses, peer))
+                if peer is not None:
+                    m = out[f"tmux_{name}"]
+                    out[f"clanki_vs_bare_{name}"] = (
+                        f"reveal {m['clanki_reveal_bare_ratio']:.2f}x, "
+                        f"grade {m['clanki_grade_bare_ratio']:.2f}x"
+                    )
     return out
 
 
@@ -401,6 +505,15 @@ def _report(r: dict) -> str:
             f"({m['reveal_ratio']:.2f}x), grade->next {m['drill_grade_ms']:5.1f} ms "
             f"({m['grade_ratio']:.2f}x, goal {KEY_GOAL}x)"
         )
+        if "clanki_first_ms" in m:
+            lines.append(
+                f"{'vs Clanki':>14}: first card {m['clanki_first_ms']:6.0f} ms "
+                f"({m['clanki_first_ratio']:.2f}x); reveal {m['clanki_reveal_ms']:5.1f} ms "
+                f"({m['clanki_reveal_ratio']:.2f}x, goal {CLANKI_REVEAL_GOAL}x), grade->next "
+                f"{m['clanki_grade_ms']:5.1f} ms ({m['clanki_grade_ratio']:.2f}x)"
+            )
+    if "clanki_skipped" in r:
+        lines.append(f"Clanki: {r['clanki_skipped']}")
     return "\n".join(lines)
 
 
@@ -410,5 +523,6 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--presses", type=int, default=5)
     parser.add_argument("--no-tmux", action="store_true")
+    parser.add_argument("--no-clanki", action="store_true", help="leave Clanki out")
     args = parser.parse_args()
-    print(_report(run(args.cards, args.rounds, args.presses, not args.no_tmux)))
+    print(_report(run(args.cards, args.rounds, args.presses, not args.no_tmux, not args.no_clanki)))

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import traceback
 from collections.abc import Callable
@@ -261,10 +262,23 @@ _DRILL_PARTS = (
     ("tmux_all_new", "drill, tmux, all new"),
     ("tmux_all_due", "drill, tmux, all due"),
 )
+#: Measures of the drill against the bare app: (measure, drill's key, bare app's key, ratio).
+_AGAINST_BARE = (
+    ("first card vs first paint", "drill_first_ms", "bare_first_ms", "first_ratio"),
+    ("reveal key to screen vs key", "drill_reveal_ms", "bare_key_ms", "reveal_ratio"),
+    ("grade key to next card vs key", "drill_grade_ms", "bare_key_ms", "grade_ratio"),
+)
+#: The same three against Clanki's, each with the key of its goal (None: no goal).
+_AGAINST_CLANKI = (
+    ("first card vs Clanki's", "first", None),
+    ("reveal key to screen vs Clanki's", "reveal", "clanki_reveal"),
+    ("grade key to next card vs Clanki's", "grade", None),
+)
 
 
 def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
-    first_goal, key_goal = r["goals"]["first"], r["goals"]["key"]
+    goals = {"first_ratio": r["goals"]["first"]}
+    goals["reveal_ratio"] = goals["grade_ratio"] = r["goals"]["key"]
     rows = []
     for key, label in _DRILL_PARTS:
         m = r.get(key)
@@ -272,35 +286,36 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
             why = tmux_skipped or "skipped: not measured"
             rows.append(Row(label, "first card; reveal key; grade key", result=why))
             continue
-        for measure, ours, floor, ratio, goal in (
-            (
-                "first card vs first paint",
-                "drill_first_ms",
-                "bare_first_ms",
-                "first_ratio",
-                first_goal,
-            ),
-            (
-                "reveal key to screen vs key",
-                "drill_reveal_ms",
-                "bare_key_ms",
-                "reveal_ratio",
-                key_goal,
-            ),
-            (
-                "grade key to next card vs key",
-                "drill_grade_ms",
-                "bare_key_ms",
-                "grade_ratio",
-                key_goal,
-            ),
-        ):
-            rows.append(_ratio_row(label, f"{measure}, median", m[ours], m[floor], m[ratio], goal))
+        for measure, ours, floor, ratio in _AGAINST_BARE:
+            rows.append(
+                _ratio_row(label, f"{measure}, median", m[ours], m[floor], m[ratio], goals[ratio])
+            )
         if "drill_setup_ms" in m:
             # With Pilot the screen is timed alone; this is the loading before it.
             rows.append(
                 Row(label, "deck load + session, before the app runs", _ms(m["drill_setup_ms"]))
             )
+        if key.startswith("tmux_"):
+            rows.extend(_rows_clanki(r, m, label.replace("drill,", "drill vs Clanki,")))
+    return rows
+
+
+def _rows_clanki(r: dict[str, Any], m: dict[str, Any], label: str) -> list[Row]:
+    """The drill against Clanki in the same tmux rounds; the floor column holds Clanki's."""
+    if "clanki_first_ms" not in m:
+        why = r.get("clanki_skipped", "skipped: not measured")
+        return [Row(label, "first card; reveal key; grade key", result=why)]
+    rows = []
+    for measure, which, goal_key in _AGAINST_CLANKI:
+        ours, theirs = m[f"drill_{which}_ms"], m[f"clanki_{which}_ms"]
+        ratio = m[f"clanki_{which}_ratio"]
+        if goal_key is None:
+            row = Row(label, f"{measure}, median", _ms(ours), _ms(theirs), f"{ratio:.2f}x")
+            row.goal, row.result = "(none)", "(no goal)"
+        else:
+            goal = r["goals"][goal_key]
+            row = _ratio_row(label, f"{measure}, median", ours, theirs, ratio, goal)
+        rows.append(row)
     return rows
 
 
@@ -364,6 +379,12 @@ DETAILS: dict[str, list[tuple[str, str, str]]] = {
         ("cold_parse_ms", "deck parse, cold", "{:,.0f} ms"),
         ("warm_load_ms", "deck load from the cache", "{:,.0f} ms"),
         ("warm_load_nogc_ms", "deck load from the cache without GC passes", "{:,.0f} ms"),
+        ("clanki_version", "Clanki", "{}"),
+        ("clanki_anki", "its collection built by Anki", "{}"),
+        ("clanki_queue_all_new", "Anki's queue, all new", "{}"),
+        ("clanki_queue_all_due", "Anki's queue, all due", "{}"),
+        ("clanki_vs_bare_all_new", "Clanki's keys vs the bare app's, tmux, all new", "{}"),
+        ("clanki_vs_bare_all_due", "all due", "{}"),
     ],
     "queue": [
         ("items", "items", "{:,}"),
@@ -419,10 +440,8 @@ def _report(outcomes: list[Outcome], tmux_skipped: str) -> tuple[str, list[Row]]
         args = ", ".join(
             f"{k}={v:,}" if type(v) is int else f"{k}={v}" for k, v in o.kwargs.items()
         )
-        details.append(
-            f"  {o.name:<9} {o.seconds:6.1f} s  run({args})"
-            + (f"; {'; '.join(figures)}" if figures else "")
-        )
+        line = f"{o.name:<9} {o.seconds:6.1f} s  run({args})" + "".join(f"; {f}" for f in figures)
+        details.append(textwrap.fill(line, 100, initial_indent="  ", subsequent_indent=" " * 22))
     text = _table(rows) + "\n\nPer benchmark (wall time, arguments, other figures):\n"
     text += "\n".join(details) if details else "  (none ran)"
     return text, rows
