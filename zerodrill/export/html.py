@@ -52,11 +52,13 @@ _REPLACED = re.compile("[\x00\ue000-\ue003]")
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE}")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _ANKI_TAGS = re.compile(r"\[(?=(?:sound|anki):)", re.IGNORECASE)
-# pulldown-cmark's markup for links and images. Once raw HTML is gone these are the only <a
-# and <img in its output (text is escaped, attribute values are quoted and escaped), and links
-# never nest, so a link's text runs to the next </a>.
-_LINK = re.compile(r'<a href="([^"]*)"((?: title="[^"]*")?)>(.*?)</a>', re.DOTALL)
-_IMAGE = re.compile(r'<img src="([^"]*)" alt="([^"]*)"([^>]*)/>')
+# The renderer's links and images. Once raw HTML is gone these are the only <a, </a> and <img
+# in its output (text is escaped, attribute values are quoted and escaped). Each is rebuilt
+# from the attributes kept, whatever their order. Links can nest (pulldown-cmark reads an
+# autolink inside a link's text), so opening and closing tags are paired.
+_LINK_TAG = re.compile(r"<a\b([^>]*)>|</a>")
+_IMAGE = re.compile(r"<img\b([^>]*)>")
+_ATTRIBUTE = re.compile(r'\s([a-z]+)="([^"]*)"')
 # A run of text holding a straight quote: the output starts with a tag, and attribute values
 # never hold a ">", so a run of text starts after one. pulldown-cmark leaves quotes in text as
 # they are; they are written as &quot; so that escaped raw HTML reads as text to anything that
@@ -85,11 +87,11 @@ def render(
     if "<" in text:
         text = _without_raw_html(text)
     html = _markdown().html(text)
-    if "<img " in html:
+    if "<img" in html:
         packed = media or {}
         html = _IMAGE.sub(lambda m: _image(m, packed), html)
-    if "<a " in html:
-        html = _LINK.sub(_link, html)
+    if "<a" in html:
+        html = _vet_links(html)
     if '"' in text or "&" in text:  # a quote, or an entity that may stand for one
         html = _QUOTED_TEXT.sub(_quote_text, html)
     html = _defuse(html)
@@ -111,7 +113,7 @@ def _escape(text: str) -> str:
 
 def _defuse(html: str) -> str:
     html = html.replace("{", "&#123;").replace("}", "&#125;")
-    return _ANKI_TAGS.sub("&#91;", html)
+    return _ANKI_TAGS.sub("&#91;", html) if "[" in html else html
 
 
 def _protect_cloze(text: str) -> str:
@@ -187,21 +189,36 @@ def _quote_text(match: re.Match[str]) -> str:
     return match.group().replace('"', "&quot;")
 
 
-def _link(match: re.Match[str]) -> str:
-    """A link the one safe-link rule allows, with ``rel``; any other link as its text."""
-    href, title, text = match.groups()
-    if not safe_link(unescape(href)):
-        return text
-    return f'<a href="{href}"{title} rel="noopener noreferrer">{text}</a>'
+def _vet_links(html: str) -> str:
+    """``html`` with the links the one safe-link rule allows, given ``rel``; others as text."""
+    kept: list[bool] = []
+
+    def tag(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return "</a>" if kept.pop() else ""
+        attributes = dict(_ATTRIBUTE.findall(match.group(1)))
+        href = attributes.get("href", "")
+        kept.append(safe_link(unescape(href)))
+        if not kept[-1]:
+            return ""
+        return f'<a href="{href}"{_title(attributes)} rel="noopener noreferrer">'
+
+    return _LINK_TAG.sub(tag, html)
 
 
 def _image(match: re.Match[str], media: Mapping[str, str]) -> str:
     """An image pointing at its packed file; an image that cannot be shown, its alt text."""
-    src, alt, rest = match.groups()
-    packed = _packed_name(unescape(src), media)
+    attributes = dict(_ATTRIBUTE.findall(match.group(1)))
+    alt = attributes.get("alt", "")
+    packed = _packed_name(unescape(attributes.get("src", "")), media)
     if packed is None:
         return alt
-    return f'<img src="{_escape(packed)}" alt="{alt}"{rest}/>'
+    return f'<img src="{_escape(packed)}" alt="{alt}"{_title(attributes)} />'
+
+
+def _title(attributes: Mapping[str, str]) -> str:
+    title = attributes.get("title")
+    return f' title="{title}"' if title else ""
 
 
 def _packed_name(src: str, media: Mapping[str, str]) -> str | None:
@@ -225,6 +242,8 @@ def _highlight(code: str, lexer: Lexer) -> str:
     stands in), and each placeholder is put back between spans, so that a deletion always
     wraps whole elements and Anki's cloze markup nests cleanly.
     """
+    if _PLACEHOLDER.search(code) is None:  # most code: no deletion to keep outside the spans
+        return "".join([_span(_css_class(ttype), value) for ttype, value in lexer.get_tokens(code)])
     plain: list[str] = []
     marks: dict[int, list[str]] = {}
     pos = 0
