@@ -3,9 +3,10 @@
 What is compared is what a user's Anki keeps from a package: each note's GUID, ID, note type,
 tags and the text and links of its fields; each card's ID, deck and template; the decks' IDs,
 names and descriptions; the note types' IDs, names, fields and templates; the media; and the
-manifest's note IDs. The exact bytes are not compared: they also depend on how markdown-it-py
-writes HTML and how Pygments highlights code and styles it, and a newer release of either (both
-have only lower bounds) may change the markup of a package whose content is still current.
+manifest's note IDs. The exact bytes are not compared: they also depend on how pyromark
+(pulldown-cmark) writes HTML and how Pygments highlights code and styles it, and a newer release
+of either (both have only lower bounds) may change the markup of a package whose content is
+still current.
 """
 
 from __future__ import annotations

@@ -14,10 +14,12 @@ process.
 "genanki" writes the same number of notes, each card's raw field text joined into a basic note,
 with ``Package.write_to_file``.
 
-It also times the Markdown parser alone, rendering every Markdown field (cards and deck
+It also times Markdown → HTML alone, rendering every Markdown field (cards and deck
 descriptions) of the shipped ZeRO deck and of a generated deck of :data:`PARSER_CARDS` cards:
-markdown-it-py, which the export uses, against markdown-it-pyrs (the Rust port of markdown-it)
-when that is installed, both with the export's syntax (CommonMark and tables, raw HTML off).
+the export's whole renderer (``export.html.render``: pyromark, raw HTML escaped, links and
+images vetted, code highlighted, braces defused), pyromark's bare HTML with the same syntax
+(CommonMark and tables), and markdown-it-py (CommonMark and tables, raw HTML off), which the
+export used before and the drill still draws cards with.
 """
 
 from __future__ import annotations
@@ -77,22 +79,24 @@ def _markdown_fields(decks: list[Deck]) -> list[str]:
     return fields
 
 
+#: The renderers timed on every Markdown field, and how the report names them.
+PARSERS = {
+    "export_render": "export render",
+    "pyromark": "pyromark",
+    "markdown_it_py": "markdown-it-py",
+}
+
+
 def _parsers() -> dict[str, Callable[[str], object]]:
-    """Each parser's render, with the export's syntax: CommonMark and tables, raw HTML off."""
+    """Each renderer, with the export's syntax: CommonMark and tables."""
+    import pyromark
     from markdown_it import MarkdownIt
 
-    parsers: dict[str, Callable[[str], object]] = {
-        "markdown_it_py": MarkdownIt("commonmark", {"html": False}).enable("table").render
+    return {
+        "export_render": html.render,
+        "pyromark": pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES).html,
+        "markdown_it_py": MarkdownIt("commonmark", {"html": False}).enable("table").render,
     }
-    try:
-        import markdown_it_pyrs
-    except ImportError:
-        return parsers
-    rules = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph"]
-    rules += ["reference", "autolink", "backticks", "emphasis", "entity", "escape", "image"]
-    rules += ["link", "newline", "table"]
-    parsers["markdown_it_pyrs"] = markdown_it_pyrs.MarkdownIt("zero").enable_many(rules).render
-    return parsers
 
 
 def _parser_times(rounds: int) -> dict[str, float]:
@@ -174,12 +178,9 @@ if __name__ == "__main__":
     )
     for deck_name, label in (("zero", "the ZeRO deck"), ("generated", f"{PARSER_CARDS:,} cards")):
         parts = [
-            f"{parser.replace('_', '-')} {1000 * r[f'{parser}_{deck_name}_s']:.1f} ms"
-            for parser in ("markdown_it_py", "markdown_it_pyrs")
-            if f"{parser}_{deck_name}_s" in r
+            f"{label} {1000 * r[f'{parser}_{deck_name}_s']:.1f} ms"
+            for parser, label in PARSERS.items()
         ]
-        if "markdown_it_pyrs_zero_s" not in r:
-            parts.append("markdown-it-pyrs not installed")
         print(
             f"Markdown of {label} ({r[f'{deck_name}_fields']:.0f} fields), median: "
             + ", ".join(parts)
