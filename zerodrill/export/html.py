@@ -3,9 +3,10 @@
 What reaches Anki is only what this module writes, so it is where a deck's text is made safe:
 
 - The Markdown is CommonMark with tables, rendered by pulldown-cmark (through pyromark): the
-  export renders every field of every card, and it does so about ten times faster than
-  markdown-it-py, which the drill still draws cards with (the two agree on CommonMark; on the
-  corners where they differ the card's text is the same, its markup may differ).
+  export renders every field of every card, and that is where the export spent its time with
+  markdown-it-py, which the drill still draws cards with (the bench prints the comparison; the
+  two agree on CommonMark, and on the corners where they differ the card's text is the same,
+  its markup may differ).
 - Raw HTML in a deck is escaped, never rendered: no ``<script>`` and no ``onerror=`` ever
   becomes markup. pulldown-cmark has no switch for that (CommonMark passes raw HTML through),
   so :func:`_without_raw_html` rewrites the ``<`` that opens each piece of raw HTML the parser
