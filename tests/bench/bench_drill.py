@@ -144,7 +144,7 @@ async def _pilot_bare(presses: int) -> tuple[float, float]:
 
 async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float, float, float]:
     from zerodrill.cli.common import load_decks
-    from zerodrill.cli.drill import bulk_allocation
+    from zerodrill.cli.startup import collector_paused
     from zerodrill.srs.store import Store
     from zerodrill.tui.app import create_app
     from zerodrill.tui.widgets.card_view import CardView
@@ -153,10 +153,10 @@ async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float
     gc.unfreeze()
     gc.collect()
     setup = time.perf_counter()
-    with bulk_allocation():
+    with collector_paused():
         decks = load_decks([deck]).decks
     with Store.open(db) as store:
-        with bulk_allocation():
+        with collector_paused():
             app = create_app(decks, store)
         setup = time.perf_counter() - setup
         with _ready_clock() as ready:
@@ -362,11 +362,11 @@ def run(cards: int = 10_000, rounds: int = 5, presses: int = 5, use_tmux: bool =
         t = time.perf_counter()
         load_paths_cached([deck])
         out["warm_load_ms"] = 1000 * (time.perf_counter() - t)
-        from zerodrill.cli.drill import bulk_allocation
+        from zerodrill.cli.startup import collector_paused
 
         gc.collect()
         t = time.perf_counter()
-        with bulk_allocation():
+        with collector_paused():
             load_paths_cached([deck])
         out["warm_load_nogc_ms"] = 1000 * (time.perf_counter() - t)
         gc.unfreeze()

@@ -6,7 +6,6 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import threading
@@ -34,21 +33,23 @@ from zerodrill.tui.session import DrillSession, Summary
 Clock = Callable[[], datetime]
 
 
-def _collect_garbage_again() -> None:
-    if not gc.isenabled():  # as `zerodrill drill` starts; an embedding program's is left be
-        # What starting up made lives as long as the drill: frozen, later passes skip it.
-        gc.freeze()
-        gc.enable()
-
-
 class ZeroDrillApp(App[Summary]):
     CSS_PATH = "zerodrill.tcss"
     TITLE = "zerodrill"
 
-    def __init__(self, session: DrillSession, *, clock: Clock = local_now) -> None:
+    def __init__(
+        self,
+        session: DrillSession,
+        *,
+        clock: Clock = local_now,
+        on_first_frame: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.session = session
         self.clock = clock
+        #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
+        #: collector with it: see zerodrill.cli.startup).
+        self.on_first_frame = on_first_frame
         #: The user error that ended the app, for the CLI to print as its one line.
         self.error: UserError | None = None
         #: True once the first frame is on screen.
@@ -92,9 +93,10 @@ class ZeroDrillApp(App[Summary]):
 
     def on_ready(self) -> None:
         # The first frame is on screen. Only now: what later cards need, which the first card
-        # did not wait for, and the garbage collector, which `zerodrill drill` starts without.
+        # did not wait for, and what the command asked for.
         self.started = True
-        _collect_garbage_again()
+        if self.on_first_frame is not None:
+            self.on_first_frame()
         for screen in self.screen_stack:
             if isinstance(screen, DrillScreen):
                 self.call_later(screen.warm_up)
@@ -220,7 +222,9 @@ def create_app(
     clock: Clock = local_now,
     new_limit: int = 20,
     deck_id: str | None = None,
+    on_first_frame: Callable[[], None] | None = None,
 ) -> ZeroDrillApp:
-    """The drill app over ``decks``, keeping every grade in ``store``."""
+    """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
+    called once the first frame is on screen."""
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
-    return ZeroDrillApp(session, clock=clock)
+    return ZeroDrillApp(session, clock=clock, on_first_frame=on_first_frame)
