@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.events import Resize
 from textual.screen import Screen
@@ -25,7 +26,7 @@ from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
-from zerodrill.tui.guard import user_errors_exit
+from zerodrill.tui.guard import UserErrorRaised, user_errors_exit
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
@@ -34,6 +35,8 @@ Clock = Callable[[], datetime]
 
 
 class ZeroDrillApp(App[Summary]):
+    """Screens tell the app what happened by messages; the app decides what shows next."""
+
     CSS_PATH = "zerodrill.tcss"
     TITLE = "zerodrill"
 
@@ -55,8 +58,9 @@ class ZeroDrillApp(App[Summary]):
         #: True once the first frame is on screen.
         self.started = False
 
-    def fail(self, error: UserError) -> None:
-        self.error = error
+    @on(UserErrorRaised)
+    def _fail(self, message: UserErrorRaised) -> None:
+        self.error = message.error
         self.exit(return_code=1)
 
     def _session_screen(self) -> Screen[None]:
@@ -92,14 +96,9 @@ class ZeroDrillApp(App[Summary]):
             self.set_interval(1.0, lambda: self._check_terminal(tty))
 
     def on_ready(self) -> None:
-        # The first frame is on screen. Only now: what later cards need, which the first card
-        # did not wait for, and what the command asked for.
         self.started = True
         if self.on_first_frame is not None:
             self.on_first_frame()
-        for screen in self.screen_stack:
-            if isinstance(screen, DrillScreen):
-                self.call_later(screen.warm_up)
 
     def _check_terminal(self, tty: int) -> None:
         # A closed terminal normally ends the drill by SIGHUP. Where SIGHUP is ignored (a
@@ -141,8 +140,9 @@ class ZeroDrillApp(App[Summary]):
             self.switch_screen(screen)
         self._check_size(self.size.width, self.size.height)
 
+    @on(DrillScreen.Finished)
     @user_errors_exit
-    def session_finished(self) -> None:
+    def _drill_finished(self) -> None:
         """The queue is empty: show what was done (or, if nothing was, when to come back)."""
         if self.session.done:
             from zerodrill.tui.screens.summary import SummaryScreen
@@ -184,12 +184,24 @@ class ZeroDrillApp(App[Summary]):
         self.session.select_deck(pick.deck_id)
         self._show(self._session_screen())
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo_last":
+            # None, not False: the key stays in the footer, dimmed, while there is no grade.
+            return True if self.session.can_undo else None
+        return True
+
     @user_errors_exit
-    def action_undo_last(self) -> None:
-        if self.session.can_undo:
-            self.session.undo()
+    async def action_undo_last(self) -> None:
+        """Take back the sitting's last grade: its card comes back, question side."""
+        if not self.session.can_undo:
+            return
+        self.session.undo()
+        screen = self.screen
+        if isinstance(screen, DrillScreen):
+            await screen.show_current()
+        else:
             self._show(DrillScreen(self.session))
-            self.notify("Last grade undone.", timeout=2)
+        self.notify("Last grade undone.", timeout=2)
 
 
 def controlling_tty() -> int | None:
