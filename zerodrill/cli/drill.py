@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import load_decks, plural, usable_decks
+from zerodrill.cli.common import load_decks, usable_decks
 from zerodrill.cli.startup import collector_paused
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
+from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.tui.session import Summary

@@ -8,10 +8,11 @@ from textual.containers import Center, Middle, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from zerodrill.srs.sm2 import Grade
 from zerodrill.tui import fmt
 from zerodrill.tui.screens.panel import PANEL_CSS
 from zerodrill.tui.session import Summary
-from zerodrill.tui.widgets.grade_bar import NAMES
+from zerodrill.words import plural
 
 
 class SummaryScreen(Screen[None]):
@@ -32,14 +33,12 @@ class SummaryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.summary
         grades = "   ".join(
-            f"[b]{g}[/b] {NAMES[g]} ×{s.grades.get(g, 0)}"
-            for g in range(5, -1, -1)
-            if s.grades.get(g)
+            f"[b]{int(g)}[/b] {g.label} ×{s.grades[g]}" for g in reversed(Grade) if s.grades.get(g)
         )
         with Middle(), Center(), Vertical(id="panel"):
             yield Static("[b]Session done[/b]  ✔", classes="panel-title")
             yield Static(
-                f"{fmt.plural(s.cards, 'card')} seen, {fmt.plural(s.reviews, 'grade')} given, "
+                f"{plural(s.cards, 'card')} seen, {plural(s.reviews, 'grade')} given, "
                 f"in {fmt.duration(s.seconds)}.\n\n"
                 f"{grades or '[dim]No grades given.[/dim]'}\n\n"
                 f"Due tomorrow: [b]{s.due_tomorrow}[/b]",
