@@ -46,7 +46,7 @@ DEFERRED = [
     "pygments",
     "textual.widgets._text_area",
     "zerodrill.srs.stats",
-    "zerodrill.tui.check",
+    "zerodrill.tui.answer_check",
     "zerodrill.deck.load",
     "yaml",
 ]

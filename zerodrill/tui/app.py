@@ -26,10 +26,10 @@ from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
-from zerodrill.tui.guard import UserErrorRaised, user_errors_exit
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
+from zerodrill.tui.user_errors import UserErrorRaised, user_errors_exit
 
 Clock = Callable[[], datetime]
 

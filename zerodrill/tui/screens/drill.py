@@ -11,8 +11,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from zerodrill.tui import markdown
-from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.session import DrillSession
+from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Middle, Vertical
+from textual.containers import Center, Middle
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from zerodrill.srs.sm2 import Grade
-from zerodrill.tui import fmt
-from zerodrill.tui.screens.panel import PANEL_CSS
+from zerodrill.tui import time_labels
 from zerodrill.tui.session import Summary
+from zerodrill.tui.widgets.note_panel import NotePanel
 from zerodrill.words import plural
 
 
 class SummaryScreen(Screen[None]):
-    DEFAULT_CSS = PANEL_CSS
-
     BINDINGS = [
         Binding("u", "app.undo_last", "Undo last grade"),
         Binding("d", "app.pick_deck", "Decks"),
@@ -35,11 +33,11 @@ class SummaryScreen(Screen[None]):
         grades = "   ".join(
             f"[b]{int(g)}[/b] {g.label} ×{s.grades[g]}" for g in reversed(Grade) if s.grades.get(g)
         )
-        with Middle(), Center(), Vertical(id="panel"):
+        with Middle(), Center(), NotePanel():
             yield Static("[b]Session done[/b]  ✔", classes="panel-title")
             yield Static(
                 f"{plural(s.cards, 'card')} seen, {plural(s.reviews, 'grade')} given, "
-                f"in {fmt.duration(s.seconds)}.\n\n"
+                f"in {time_labels.duration(s.seconds)}.\n\n"
                 f"{grades or '[dim]No grades given.[/dim]'}\n\n"
                 f"Due tomorrow: [b]{s.due_tomorrow}[/b]",
                 id="summary-body",

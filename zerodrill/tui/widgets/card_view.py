@@ -25,8 +25,8 @@ from textual.widget import AwaitMount
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import Item, Kind
+from zerodrill.tui.card_text import Sides, sides
 from zerodrill.tui.markdown import parse, quoted, render, safe_link
-from zerodrill.tui.render import Sides, sides
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
@@ -37,7 +37,7 @@ from zerodrill.tui.widgets.card_side import (
 if TYPE_CHECKING:
     from textual.widgets import Input, TextArea
 
-    from zerodrill.tui.check import Check
+    from zerodrill.tui.answer_check import Check
 
 #: The widget each kind types into, by id.
 TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
@@ -185,7 +185,7 @@ class CardView(Vertical):
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             if typed is not None and self._cloze_answers:
-                from zerodrill.tui.check import check  # difflib, needed only here
+                from zerodrill.tui.answer_check import check  # difflib, needed only here
 
                 self.result = check(typed, self._cloze_answers)
         answer = parse(s.answer)

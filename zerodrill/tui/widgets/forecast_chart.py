@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from zerodrill.srs.stats import bars
-from zerodrill.tui.fmt import day_month
+from zerodrill.tui.time_labels import day_month
 
 
 class ForecastChart(Widget):

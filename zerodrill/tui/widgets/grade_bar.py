@@ -17,7 +17,7 @@ from textual.widget import Widget
 
 from zerodrill.srs.scheduler import GradeOutcome
 from zerodrill.srs.sm2 import Grade
-from zerodrill.tui import fmt
+from zerodrill.tui import time_labels
 
 GRADES = tuple(Grade)
 #: Columns between two buttons.
@@ -118,5 +118,5 @@ def describe(outcome: GradeOutcome | None) -> str:
         return ""
     if not outcome.moves_schedule:
         return "↻ again" if outcome.again_today else "✔ done"
-    label = fmt.interval(outcome.interval)
+    label = time_labels.interval(outcome.interval)
     return f"{label} ↻" if outcome.again_today else label
