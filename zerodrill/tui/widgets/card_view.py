@@ -86,7 +86,7 @@ class CardView(Vertical):
         widget = self._typing_for(self.item)
         if widget is None:
             return None
-        text = widget.text if isinstance(widget, _text_area()) else widget.value
+        text = _text_in(widget)
         return text if text.strip() else None
 
     @property
@@ -136,15 +136,12 @@ class CardView(Vertical):
             await self._ensure_typing(needed)
         for name, widget in self._typing.items():
             widget.display = name == needed
-            if isinstance(widget, _text_area()):
-                widget.text = ""
-            else:
-                widget.value = ""
+            _clear(widget)
         self._cloze_answers = []
         if kind is Kind.CLOZE and item.ordinal is not None:
             self._cloze_answers = cloze.answers(item.card.fields["text"], item.ordinal)
             blanks = len(self._cloze_answers)
-            self._typing[TYPING_IDS[kind]].placeholder = (  # type: ignore[union-attr]
+            self._typing[TYPING_IDS[kind]].placeholder = (
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
@@ -160,7 +157,7 @@ class CardView(Vertical):
                 head.append("  ")
                 head.append(" again ", Style(reverse=True))
             markdown = styles.markdown()
-            parts = [head, Text()]
+            parts: list[RenderableType] = [head, Text()]
             if claim is not None:
                 parts += [quoted(claim, markdown), Text()]
             return Group(*parts, render(question, markdown))
@@ -241,10 +238,23 @@ def _make_typing_widget(name: str) -> Input | TextArea:
     )
 
 
-def _text_area() -> type[TextArea]:
-    from textual.widgets import TextArea
+# Told apart by Input, never by TextArea: Input comes with Textual's command palette, while
+# importing TextArea (a large module) just to ask would defeat its deferral.
 
-    return TextArea
+
+def _text_in(widget: Input | TextArea) -> str:
+    from textual.widgets import Input
+
+    return widget.value if isinstance(widget, Input) else widget.text
+
+
+def _clear(widget: Input | TextArea) -> None:
+    from textual.widgets import Input
+
+    if isinstance(widget, Input):
+        widget.value = ""
+    else:
+        widget.text = ""
 
 
 def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:
