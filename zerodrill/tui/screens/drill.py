@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -63,7 +63,10 @@ class DrillScreen(Screen[None]):
         yield SessionHeader()
         with CardScroll(id="card-scroll"):
             yield self.card
-        yield Static(id="hint")
+        # The hint and the grade bar take the same rows, so the card's area keeps its size when
+        # one gives way to the other, and a key press redraws only what changed.
+        with Vertical(id="under-question"):
+            yield Static(id="hint")
         yield self.grades  # hidden until the answer shows
         yield KeyBar()
 
@@ -104,7 +107,7 @@ class DrillScreen(Screen[None]):
 
     def _show_side(self, *, revealed: bool) -> None:
         # `display` on the two bars, not a class on the screen: see CardView's docstring.
-        self.query_one("#hint").display = not revealed
+        self.query_one("#under-question").display = not revealed
         self.grades.display = revealed
 
     def _refresh_header(self) -> None:

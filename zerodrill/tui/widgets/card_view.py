@@ -249,11 +249,13 @@ def _text_in(widget: Input | TextArea) -> str:
 
 
 def _clear(widget: Input | TextArea) -> None:
+    # Only what holds text: setting a TextArea's text rebuilds its document, on every card.
     from textual.widgets import Input
 
     if isinstance(widget, Input):
-        widget.value = ""
-    else:
+        if widget.value:
+            widget.value = ""
+    elif widget.text:
         widget.text = ""
 
 
