@@ -6,8 +6,8 @@ from datetime import UTC
 
 from tui_support import tui_decks
 
-from zerodrill.tui.check import check, normalize
-from zerodrill.tui.render import sides
+from zerodrill.tui.answer_check import check, normalize
+from zerodrill.tui.card_text import sides
 
 
 def test_case_space_and_backticks_do_not_matter() -> None:
@@ -68,8 +68,8 @@ def test_a_small_day_beside_a_tall_peak_still_shows_in_the_chart() -> None:
 def test_dates_are_written_without_a_leading_zero_portably() -> None:
     from datetime import datetime
 
-    from zerodrill.tui import fmt
+    from zerodrill.tui import time_labels
 
     now = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
     later = datetime(2026, 12, 5, 4, 0, tzinfo=UTC)
-    assert fmt.when(later, now) == "Sat 5 Dec at 04:00 (in 3 days)"
+    assert time_labels.when(later, now) == "Sat 5 Dec at 04:00 (in 3 days)"

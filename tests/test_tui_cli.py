@@ -5,6 +5,8 @@ Each is one clear message and exit status 1, never a traceback and never a flash
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,25 @@ def test_an_unknown_deck_id_names_the_decks(
 
 def test_a_negative_new_limit_is_a_usage_error(tmp_path: Path) -> None:
     assert drill(str(TUI_DECKS), "--new", "-1") == 2
+
+
+def test_the_collector_is_back_on_once_the_drill_has_started(tmp_path: Path) -> None:
+    # `zerodrill drill` starts with the garbage collector off; the app must turn it on again.
+    code = (
+        "import asyncio, gc\n"
+        "from pathlib import Path\n"
+        "from zerodrill.cli.common import load_decks\n"
+        "from zerodrill.cli.startup import collector_paused\n"
+        "from zerodrill.srs.store import Store\n"
+        "from zerodrill.tui.app import create_app\n"
+        "async def main():\n"
+        f"    with Store.open(Path({str(tmp_path / 'r.db')!r})) as store:\n"
+        "        with collector_paused() as resume:\n"
+        "            app = create_app(load_decks(()).decks, store, on_first_frame=resume)\n"
+        "            async with app.run_test() as pilot:\n"
+        "                await pilot.pause()\n"
+        "                print(app.started, gc.isenabled())\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

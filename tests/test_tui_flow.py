@@ -103,7 +103,7 @@ async def test_reveal_grade_stores_before_next_card(store: Store) -> None:
 async def test_undo_brings_the_card_back_and_restores_the_store(store: Store) -> None:
     app = make_app(store, "zero")
     async with app.run_test(size=SIZE) as pilot:
-        assert app.screen.check_action("undo", ()) is None  # shown, but disabled
+        assert app.check_action("undo_last", ()) is None  # shown, but disabled
         await pilot.press("enter", "5")
         await pilot.press("enter", "3")
         assert store.state("zero-tui/stage-2-shards").due is not None
@@ -396,7 +396,8 @@ async def test_a_screen_change_under_the_too_small_notice_keeps_the_notice(store
         await pilot.pause()
         assert isinstance(app.screen, TooSmallScreen)
         app.session.grade(4)  # as if graded just before the terminal shrank
-        await app.session_finished()  # the queue's end arrives while the notice is up
+        # The queue's end arrives while the notice is up: the drill below tells the app.
+        app.screen_stack[-2].post_message(DrillScreen.Finished())
         await pilot.pause()
         assert isinstance(app.screen, TooSmallScreen)
         assert isinstance(app.screen_stack[-2], (SummaryScreen, NothingDueScreen))

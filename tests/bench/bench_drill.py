@@ -148,7 +148,7 @@ async def _pilot_bare(presses: int) -> tuple[float, float]:
 
 async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float, float, float]:
     from zerodrill.cli.common import load_decks
-    from zerodrill.cli.drill import bulk_allocation
+    from zerodrill.cli.startup import collector_paused
     from zerodrill.srs.store import Store
     from zerodrill.tui.app import create_app
     from zerodrill.tui.widgets.card_view import CardView
@@ -157,10 +157,10 @@ async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float
     gc.unfreeze()
     gc.collect()
     setup = time.perf_counter()
-    with bulk_allocation():
+    with collector_paused():
         decks = load_decks([deck]).decks
     with Store.open(db) as store:
-        with bulk_allocation():
+        with collector_paused():
             app = create_app(decks, store)
         setup = time.perf_counter() - setup
         with _ready_clock() as ready:
@@ -448,11 +448,11 @@ def run(
         t = time.perf_counter()
         load_paths_cached([deck])
         out["warm_load_ms"] = 1000 * (time.perf_counter() - t)
-        from zerodrill.cli.drill import bulk_allocation
+        from zerodrill.cli.startup import collector_paused
 
         gc.collect()
         t = time.perf_counter()
-        with bulk_allocation():
+        with collector_paused():
             load_paths_cached([deck])
         out["warm_load_nogc_ms"] = 1000 * (time.perf_counter() - t)
         gc.unfreeze()

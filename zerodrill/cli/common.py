@@ -1,4 +1,4 @@
-"""What several commands share: loading the decks they work on, and plain-English counts."""
+"""What several commands share: loading the decks they work on."""
 
 from __future__ import annotations
 
@@ -11,15 +11,12 @@ from zerodrill.deck.files import LoadResult
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+from zerodrill.words import plural
 
 
 def load_decks(paths: Sequence[Path]) -> LoadResult:
     """The decks under ``paths`` (default: the bundled ones), through the parsed-deck cache."""
-    # Imported here so that validate, which only needs plural(), never loads the cache.
+    # Imported here so that validate, which reads the decks itself, never loads the cache.
     from zerodrill.deck.cache import load_paths_cached
 
     return load_paths_cached(list(paths) or [bundled_decks_dir()])

@@ -3,37 +3,20 @@ database have been checked, so every expected failure is one line and no screen 
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import load_decks, plural, usable_decks
+from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.startup import collector_paused
 from zerodrill.errors import UserError
-from zerodrill.gcpause import gc_paused
 from zerodrill.paths import default_db_path
+from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.tui.session import Summary
-
-
-@contextmanager
-def bulk_allocation() -> Iterator[None]:
-    """Build the long-lived deck and queue objects without the garbage collector.
-
-    Building 10,000 cards makes some 150,000 objects, and the collector, triggered by the
-    count of allocations, walks all of them again and again: half the load time. Nothing built
-    here is garbage. Afterwards they are frozen, so the collections Textual's own allocations
-    trigger while drilling do not walk them either (a pause on a key press otherwise).
-    """
-    with gc_paused():
-        try:
-            yield
-        finally:
-            gc.freeze()
 
 
 @click.command()
@@ -58,11 +41,8 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
     Enter shows the answer, 0-5 grades it, u undoes, d picks a deck, s shows statistics,
     ? lists every key, q quits. Every grade is saved the moment it is given.
     """
-    # No collector passes until the first card is on screen (the app turns the collector back
-    # on then): starting up allocates a great deal and frees next to nothing, and the passes
-    # over it cost the first card about 10 ms.
-    with gc_paused():
-        summary, db = _run(paths, db, new_limit, deck_id)
+    with collector_paused() as resume:
+        summary, db = _run(paths, db, new_limit, deck_id, on_first_frame=resume)
     if summary is not None and summary.reviews:
         click.echo(
             f"{plural(summary.reviews, 'grade')} saved to {db}; "
@@ -71,13 +51,17 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
 
 
 def _run(
-    paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str | None
+    paths: tuple[Path, ...],
+    db: Path | None,
+    new_limit: int,
+    deck_id: str | None,
+    *,
+    on_first_frame: Callable[[], None],
 ) -> tuple[Summary | None, Path]:
     """The drill from the command line's arguments: its summary, and the database it used."""
     from zerodrill.srs.store import Store
 
-    with bulk_allocation():
-        decks = usable_decks(load_decks(paths), list_problems=True)
+    decks = usable_decks(load_decks(paths), list_problems=True)
     if deck_id is not None and deck_id not in {d.id for d in decks}:
         known = ", ".join(sorted(d.id for d in decks))
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
@@ -87,8 +71,9 @@ def _run(
     with Store.open(db) as store:
         from zerodrill.tui.app import create_app
 
-        with bulk_allocation():
-            app = create_app(decks, store, new_limit=new_limit, deck_id=deck_id)
+        app = create_app(
+            decks, store, new_limit=new_limit, deck_id=deck_id, on_first_frame=on_first_frame
+        )
         summary = app.run()
         if app.error is not None:
             raise app.error

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import load_decks, plural, usable_decks
+from zerodrill.cli.common import load_decks, usable_decks
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
+from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.export.apkg import SchedulingState

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from zerodrill.cli.common import plural
 from zerodrill.deck.load import load_paths
 from zerodrill.paths import bundled_decks_dir
+from zerodrill.words import plural
 
 
 @click.command()

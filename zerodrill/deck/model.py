@@ -73,22 +73,6 @@ class Item:
     ordinal: int | None = None
 
 
-# A frozen dataclass's __init__ sets each field through object.__setattr__, a generic lookup
-# per field. A drill makes every item of every deck at start (12,500 for 10,000 cards), so
-# cards make theirs by setting the slots directly: half the time, the same Item.
-_set_key = Item.__dict__["key"].__set__
-_set_card = Item.__dict__["card"].__set__
-_set_ordinal = Item.__dict__["ordinal"].__set__
-
-
-def _item(key: str, card: Card, ordinal: int | None) -> Item:
-    item = object.__new__(Item)
-    _set_key(item, key)
-    _set_card(item, card)
-    _set_ordinal(item, ordinal)
-    return item
-
-
 @dataclass(frozen=True)
 class Card:
     deck: str
@@ -118,8 +102,8 @@ class Card:
     def items(self) -> tuple[Item, ...]:
         key = self.key
         if self.kind is Kind.CLOZE:
-            return tuple([_item(f"{key}#c{n}", self, n) for n in self.ordinals])
-        return (_item(key, self, None),)
+            return tuple([Item(f"{key}#c{n}", self, n) for n in self.ordinals])
+        return (Item(key, self),)
 
 
 @dataclass(frozen=True)

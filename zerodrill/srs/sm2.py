@@ -38,7 +38,13 @@ class Grade(IntEnum):
     PERFECT = 5  #: correct, without hesitation
 
     @property
+    def label(self) -> str:
+        """The grade's short name ("blackout" ... "perfect"), short enough for a button."""
+        return self.name.lower()
+
+    @property
     def description(self) -> str:
+        """What the grade means, in the learner's words (the help screen's)."""
         return _DESCRIPTIONS[self]
 
     @property
@@ -48,9 +54,9 @@ class Grade(IntEnum):
 
 
 _DESCRIPTIONS = {
-    Grade.BLACKOUT: "complete blackout",
-    Grade.WRONG: "wrong; recognised the answer",
-    Grade.ALMOST: "wrong; the answer seemed easy",
+    Grade.BLACKOUT: "no idea at all",
+    Grade.WRONG: "wrong; you recognised the answer",
+    Grade.ALMOST: "wrong; the answer seemed easy once shown",
     Grade.HARD: "right, with serious difficulty",
     Grade.GOOD: "right, after a hesitation",
     Grade.PERFECT: "right, no hesitation",

@@ -108,16 +108,24 @@ def bar_eighths(count: int, peak: int, rows: int) -> int:
     return -(-count * rows * 8 // peak) if peak else 0
 
 
+def bars(counts: Sequence[int], rows: int) -> list[str]:
+    """The bars of a chart ``rows`` high, top row first: one block character per count, the
+    largest count filling its column. The stats command and the drill's stats screen both
+    draw these."""
+    peak = max(counts, default=0)
+    heights = [bar_eighths(count, peak, rows) for count in counts]
+    return [
+        "".join(BLOCKS[max(0, min(8, eighths - (row - 1) * 8))] for eighths in heights)
+        for row in range(rows, 0, -1)
+    ]
+
+
 def forecast_chart(forecast: Sequence[int], *, height: int = 4) -> list[str]:
     """A bar chart, one column per day, ``height`` rows of eighth blocks, with a y label."""
     peak = max(forecast, default=0)
     label_width = len(str(peak))
     rows = []
-    for row in range(height, 0, -1):
-        line = ""
-        for count in forecast:
-            eighths = bar_eighths(count, peak, height)
-            line += BLOCKS[max(0, min(8, eighths - (row - 1) * 8))]
+    for row, line in zip(range(height, 0, -1), bars(forecast, height), strict=True):
         label = str(peak) if row == height else ""
         rows.append(f"{label:>{label_width}} │{line.rstrip()}")
     axis = "└" + "─" * len(forecast)

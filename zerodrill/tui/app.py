@@ -6,7 +6,6 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import threading
@@ -14,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.events import Resize
 from textual.screen import Screen
@@ -26,36 +26,41 @@ from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
-from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
+from zerodrill.tui.user_errors import UserErrorRaised, user_errors_exit
 
 Clock = Callable[[], datetime]
 
 
-def _collect_garbage_again() -> None:
-    if not gc.isenabled():  # as `zerodrill drill` starts; an embedding program's is left be
-        # What starting up made lives as long as the drill: frozen, later passes skip it.
-        gc.freeze()
-        gc.enable()
-
-
 class ZeroDrillApp(App[Summary]):
+    """Screens tell the app what happened by messages; the app decides what shows next."""
+
     CSS_PATH = "zerodrill.tcss"
     TITLE = "zerodrill"
 
-    def __init__(self, session: DrillSession, *, clock: Clock = local_now) -> None:
+    def __init__(
+        self,
+        session: DrillSession,
+        *,
+        clock: Clock = local_now,
+        on_first_frame: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.session = session
         self.clock = clock
+        #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
+        #: collector with it: see zerodrill.cli.startup).
+        self.on_first_frame = on_first_frame
         #: The user error that ended the app, for the CLI to print as its one line.
         self.error: UserError | None = None
         #: True once the first frame is on screen.
         self.started = False
 
-    def fail(self, error: UserError) -> None:
-        self.error = error
+    @on(UserErrorRaised)
+    def _fail(self, message: UserErrorRaised) -> None:
+        self.error = message.error
         self.exit(return_code=1)
 
     def _session_screen(self) -> Screen[None]:
@@ -91,13 +96,9 @@ class ZeroDrillApp(App[Summary]):
             self.set_interval(1.0, lambda: self._check_terminal(tty))
 
     def on_ready(self) -> None:
-        # The first frame is on screen. Only now: what later cards need, which the first card
-        # did not wait for, and the garbage collector, which `zerodrill drill` starts without.
         self.started = True
-        _collect_garbage_again()
-        for screen in self.screen_stack:
-            if isinstance(screen, DrillScreen):
-                self.call_later(screen.warm_up)
+        if self.on_first_frame is not None:
+            self.on_first_frame()
 
     def _check_terminal(self, tty: int) -> None:
         # A closed terminal normally ends the drill by SIGHUP. Where SIGHUP is ignored (a
@@ -139,8 +140,9 @@ class ZeroDrillApp(App[Summary]):
             self.switch_screen(screen)
         self._check_size(self.size.width, self.size.height)
 
+    @on(DrillScreen.Finished)
     @user_errors_exit
-    def session_finished(self) -> None:
+    def _drill_finished(self) -> None:
         """The queue is empty: show what was done (or, if nothing was, when to come back)."""
         if self.session.done:
             from zerodrill.tui.screens.summary import SummaryScreen
@@ -182,12 +184,24 @@ class ZeroDrillApp(App[Summary]):
         self.session.select_deck(pick.deck_id)
         self._show(self._session_screen())
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo_last":
+            # None, not False: the key stays in the footer, dimmed, while there is no grade.
+            return True if self.session.can_undo else None
+        return True
+
     @user_errors_exit
-    def action_undo_last(self) -> None:
-        if self.session.can_undo:
-            self.session.undo()
+    async def action_undo_last(self) -> None:
+        """Take back the sitting's last grade: its card comes back, question side."""
+        if not self.session.can_undo:
+            return
+        self.session.undo()
+        screen = self.screen
+        if isinstance(screen, DrillScreen):
+            await screen.show_current()
+        else:
             self._show(DrillScreen(self.session))
-            self.notify("Last grade undone.", timeout=2)
+        self.notify("Last grade undone.", timeout=2)
 
 
 def controlling_tty() -> int | None:
@@ -220,7 +234,9 @@ def create_app(
     clock: Clock = local_now,
     new_limit: int = 20,
     deck_id: str | None = None,
+    on_first_frame: Callable[[], None] | None = None,
 ) -> ZeroDrillApp:
-    """The drill app over ``decks``, keeping every grade in ``store``."""
+    """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
+    called once the first frame is on screen."""
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
-    return ZeroDrillApp(session, clock=clock)
+    return ZeroDrillApp(session, clock=clock, on_first_frame=on_first_frame)

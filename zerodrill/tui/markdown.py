@@ -20,7 +20,14 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from rich import box
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import (
+    Console,
+    ConsoleOptions,
+    Group,
+    JustifyMethod,
+    RenderableType,
+    RenderResult,
+)
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.segment import Segment
@@ -226,11 +233,12 @@ class _Renderer:
                 out.append(node.content, style or None)
 
 
-def _align(cell: SyntaxTreeNode) -> str:
+def _align(cell: SyntaxTreeNode) -> JustifyMethod:
     css = str(cell.attrs.get("style", ""))
-    for where in ("right", "center"):
-        if f"text-align:{where}" in css:
-            return where
+    if "text-align:right" in css:
+        return "right"
+    if "text-align:center" in css:
+        return "center"
     return "left"
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widget import AwaitMount
 from textual.widgets import Static
 
 from zerodrill.tui import markdown
-from zerodrill.tui.guard import user_errors_exit
 from zerodrill.tui.session import DrillSession
+from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
@@ -24,6 +24,11 @@ class CardScroll(VerticalScroll, can_focus=False):
 
 
 class DrillScreen(Screen[None]):
+    """The sitting's cards, one at a time; the app is told when none is left."""
+
+    class Finished(Message):
+        """No card is left to show in this sitting: the app shows what comes next."""
+
     # Nothing is focused until the learner asks to type: Enter and the digits stay the drill's.
     AUTO_FOCUS = ""
 
@@ -35,7 +40,7 @@ class DrillScreen(Screen[None]):
         Binding("a", "type_answer", "Type"),
         Binding("tab", "type_answer", "Type", show=False),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
-        Binding("u", "undo", "Undo"),
+        Binding("u", "app.undo_last", "Undo"),
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
@@ -52,44 +57,28 @@ class DrillScreen(Screen[None]):
         self.suggested: int | None = None
         # Made here, not queried: check_action runs before the screen is composed, too.
         self.card = CardView(id="card")
-        self._grades: GradeBar | None = None
-        self._grades_mounted: AwaitMount | None = None
+        self.grades = GradeBar()
 
     def compose(self) -> ComposeResult:
         yield SessionHeader()
         with CardScroll(id="card-scroll"):
             yield self.card
-        yield Static(id="hint")
-        # The grade bar comes with the warm-up (or the first reveal): hidden until then, it
-        # would only cost the first card its mounting and styling.
+        # The hint and the grade bar take the same rows, so the card's area keeps its size when
+        # one gives way to the other, and a key press redraws only what changed.
+        with Vertical(id="under-question"):
+            yield Static(id="hint")
+        yield self.grades  # hidden until the answer shows
         yield KeyBar()
 
     async def on_mount(self) -> None:
         await self.show_current()
-        # The app's first screen is warmed up once its first frame is out (see the app's
-        # on_ready); a later one can be at once.
-        if getattr(self.app, "started", True):
-            self.call_after_refresh(self.warm_up)
+        # Runs once this screen's first frame is drawn: the first card never waits for it.
+        self.call_after_refresh(self.warm_up)
 
     async def warm_up(self) -> None:
-        """Make ready what later cards need (the Markdown parser, the grade bar, the typing
-        widgets)."""
+        """Make ready what later cards need: the Markdown parser and the typing widgets."""
         markdown.warm_up()
-        await self._grade_bar()
         await self.card.mount_typing_widgets()
-
-    async def _grade_bar(self) -> GradeBar:
-        """The grade bar, mounted (hidden) under the hint line if it was not yet."""
-        if self._grades is None:
-            self._grades = GradeBar()
-            self._grades.display = False
-            self._grades_mounted = self.mount(self._grades, after="#hint")
-        # Awaited once only: each await of a mount lays the whole screen out again.
-        mounting = self._grades_mounted
-        if mounting is not None:
-            await mounting
-            self._grades_mounted = None
-        return self._grades
 
     @user_errors_exit
     async def show_current(self) -> None:
@@ -97,7 +86,7 @@ class DrillScreen(Screen[None]):
         item = self.session.current
         self._refresh_header()
         if item is None:
-            self.app.call_later(self.app.session_finished)  # type: ignore[attr-defined]
+            self.post_message(self.Finished())
             return
         self.suggested = None
         self._unfocus()
@@ -118,9 +107,8 @@ class DrillScreen(Screen[None]):
 
     def _show_side(self, *, revealed: bool) -> None:
         # `display` on the two bars, not a class on the screen: see CardView's docstring.
-        self.query_one("#hint").display = not revealed
-        if self._grades is not None:
-            self._grades.display = revealed
+        self.query_one("#under-question").display = not revealed
+        self.grades.display = revealed
 
     def _refresh_header(self) -> None:
         self.query_one(SessionHeader).set_state(
@@ -140,8 +128,6 @@ class DrillScreen(Screen[None]):
             return not revealed and not typing and self.card.typing_widget is not None
         if action == "stop_typing":
             return typing
-        if action == "undo":
-            return True if self.session.can_undo else None
         return True
 
     @user_errors_exit
@@ -151,7 +137,7 @@ class DrillScreen(Screen[None]):
         self._unfocus()
         result = self.card.reveal()
         self.suggested = result.suggested_grade if result else None
-        (await self._grade_bar()).set_outcomes(self.session.choices(), self.suggested)
+        self.grades.set_outcomes(self.session.choices(), self.suggested)
         self._show_side(revealed=True)
         self.refresh_bindings()
 
@@ -162,14 +148,6 @@ class DrillScreen(Screen[None]):
         # The store commits inside grade(): the next card appears only after the grade is safe.
         self.session.grade(quality, typed=self.card.typed)
         await self.show_current()
-
-    @user_errors_exit
-    async def action_undo(self) -> None:
-        if not self.session.can_undo:
-            return
-        self.session.undo()
-        await self.show_current()
-        self.notify("Last grade undone.", timeout=2)
 
     def action_type_answer(self) -> None:
         widget = self.card.typing_widget

@@ -8,6 +8,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
+from zerodrill.srs.sm2 import Grade
+
 KEYS = """\
 [b]Enter[/b]      show the answer (and check what you typed)
 [b]0-5[/b]        grade the card, once the answer shows
@@ -17,15 +19,13 @@ KEYS = """\
 [b]?[/b]          this help         [b]q[/b] quit (every grade is saved)
 [b]Ctrl+P[/b]     command palette (theme, light/dark)"""
 
-GRADES = """\
-[b]5[/b] perfect   right, no hesitation
-[b]4[/b] good      right, after a hesitation
-[b]3[/b] hard      right, with serious difficulty
-[b]2[/b] almost    wrong; the answer seemed easy once shown
-[b]1[/b] wrong     wrong; you recognised the answer
-[b]0[/b] blackout  no idea at all
-Each button shows the interval the grade gives. Below 4, the card also
-comes back later in this session ([b]↻[/b]) until you grade it 4 or 5."""
+GRADES = "\n".join(
+    [
+        *(f"[b]{int(g)}[/b] {g.label:<9} {g.description}" for g in reversed(Grade)),
+        "Each button shows the interval the grade gives. Below 4, the card also",
+        "comes back later in this session ([b]↻[/b]) until you grade it 4 or 5.",
+    ]
+)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -6,18 +6,16 @@ from datetime import datetime
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Middle, Vertical
+from textual.containers import Center, Middle
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from zerodrill.tui import fmt
-from zerodrill.tui.screens.panel import PANEL_CSS
+from zerodrill.tui import time_labels
+from zerodrill.tui.widgets.note_panel import NotePanel
 
 
 class NothingDueScreen(Screen[None]):
-    DEFAULT_CSS = PANEL_CSS
-
     BINDINGS = [
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
@@ -35,8 +33,8 @@ class NothingDueScreen(Screen[None]):
         if self.next_due is None:
             when = "There are no cards to study in these decks."
         else:
-            when = f"The next card is due {fmt.when(self.next_due, self.now)}."
-        with Middle(), Center(), Vertical(id="panel"):
+            when = f"The next card is due {time_labels.when(self.next_due, self.now)}."
+        with Middle(), Center(), NotePanel():
             # The title is the deck's own text, never markup: built from parts, not a string.
             title = Content.assemble(("All caught up", "bold"), "  ☕  ", (self.deck_title, "dim"))
             yield Static(title, classes="panel-title")

@@ -1,4 +1,4 @@
-"""Stats: the 30-day forecast, retention and totals, over the whole review history."""
+"""Stats: the forecast, retention and totals, over the whole review history."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
-from zerodrill.srs.stats import Stats
+from zerodrill.srs.stats import FORECAST_DAYS, RETENTION_DAYS, Stats
 from zerodrill.tui.widgets.forecast_chart import ForecastChart
 
 
@@ -26,9 +26,10 @@ class StatsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         s = self.stats
         retention = (
-            "[b]–[/b] retention (no reviews in 30 days)"
+            f"[b]–[/b] retention (no reviews in {RETENTION_DAYS} days)"
             if s.retention is None
-            else f"[b]{s.retention:.0%}[/b] retention ({s.retention_reviews} reviews, 30 days)"
+            else f"[b]{s.retention:.0%}[/b] retention "
+            f"({s.retention_reviews} reviews, {RETENTION_DAYS} days)"
         )
         with Vertical(id="dialog"):
             yield Label("[b]Statistics[/b]", classes="dialog-title")
@@ -40,6 +41,6 @@ class StatsScreen(ModalScreen[None]):
                 f"({s.reviews_today} today)",
                 id="totals",
             )
-            yield Label("Due in the next 30 days", classes="chart-title")
+            yield Label(f"Due in the next {FORECAST_DAYS} days", classes="chart-title")
             yield ForecastChart(s.forecast, s.today, id="forecast")
         yield Footer()

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Middle, Vertical
+from textual.containers import Center, Middle
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from zerodrill.tui import fmt
-from zerodrill.tui.screens.panel import PANEL_CSS
+from zerodrill.srs.sm2 import Grade
+from zerodrill.tui import time_labels
 from zerodrill.tui.session import Summary
-from zerodrill.tui.widgets.grade_bar import NAMES
+from zerodrill.tui.widgets.note_panel import NotePanel
+from zerodrill.words import plural
 
 
 class SummaryScreen(Screen[None]):
-    DEFAULT_CSS = PANEL_CSS
-
     BINDINGS = [
         Binding("u", "app.undo_last", "Undo last grade"),
         Binding("d", "app.pick_deck", "Decks"),
@@ -32,15 +31,13 @@ class SummaryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.summary
         grades = "   ".join(
-            f"[b]{g}[/b] {NAMES[g]} ×{s.grades.get(g, 0)}"
-            for g in range(5, -1, -1)
-            if s.grades.get(g)
+            f"[b]{int(g)}[/b] {g.label} ×{s.grades[g]}" for g in reversed(Grade) if s.grades.get(g)
         )
-        with Middle(), Center(), Vertical(id="panel"):
+        with Middle(), Center(), NotePanel():
             yield Static("[b]Session done[/b]  ✔", classes="panel-title")
             yield Static(
-                f"{fmt.plural(s.cards, 'card')} seen, {fmt.plural(s.reviews, 'grade')} given, "
-                f"in {fmt.duration(s.seconds)}.\n\n"
+                f"{plural(s.cards, 'card')} seen, {plural(s.reviews, 'grade')} given, "
+                f"in {time_labels.duration(s.seconds)}.\n\n"
                 f"{grades or '[dim]No grades given.[/dim]'}\n\n"
                 f"Due tomorrow: [b]{s.due_tomorrow}[/b]",
                 id="summary-body",

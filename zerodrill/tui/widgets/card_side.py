@@ -7,6 +7,7 @@ come from the component classes below, so switching light and dark redraws it ri
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 
 from rich.console import RenderableType
 from rich.style import Style
@@ -14,34 +15,31 @@ from textual.widget import Widget
 
 from zerodrill.tui.markdown import MarkdownStyles
 
-#: Pygments token types (most specific first) and the component class that colours them.
-_SYNTAX = (
-    ("Token.Keyword.Constant", "side--number"),
-    ("Token.Keyword", "side--accent"),
-    ("Token.Name.Builtin", "side--accent"),
-    ("Token.Name.Tag", "side--accent"),
-    ("Token.Name", "side--accent"),
-    ("Token.Literal.String", "side--string"),
-    ("Token.Literal.Number", "side--number"),
-    ("Token.Comment", "side--muted"),
-)
 
-
+@dataclass(frozen=True, slots=True)
 class SideStyles:
-    """The theme's colours for one render, by component class name (without ``side--``).
+    """The theme's colours for one render of a card side, one per component class
+    ``side--<name>`` of the widget holding both sides (see :data:`SIDE_CSS`)."""
 
-    ``widget`` is the one with the :data:`SIDE_COMPONENT_CLASSES` (the card view).
-    """
+    code: Style
+    accent: Style
+    fence: Style
+    muted: Style
+    string: Style
+    number: Style
+    error: Style
+    right: Style
+    wrong: Style
+    typed: Style
 
-    def __init__(self, widget: Widget) -> None:
-        self._widget = widget
-
-    def __getattr__(self, name: str) -> Style:
+    @classmethod
+    def of(cls, widget: Widget) -> SideStyles:
+        """The styles ``widget`` (the one with :data:`SIDE_COMPONENT_CLASSES`) has now."""
         # Full styles, not partial ones: Rich has no transparency, and the full style has the
         # theme's translucent backgrounds ($boost, "$warning 10%") already blended.
-        style = self._widget.get_component_rich_style(f"side--{name.replace('_', '-')}")
-        setattr(self, name, style)
-        return style
+        return cls(
+            *(widget.get_component_rich_style(f"side--{field.name}") for field in fields(cls))
+        )
 
     def markdown(self) -> MarkdownStyles:
         return MarkdownStyles(
@@ -54,7 +52,17 @@ class SideStyles:
             muted=self.muted,
             table_border=self.muted,
             table_header=self.accent + Style(bold=True),
-            syntax=tuple((prefix, getattr(self, name[6:])) for prefix, name in _SYNTAX),
+            # Pygments token types, most specific first, and their colours.
+            syntax=(
+                ("Token.Keyword.Constant", self.number),
+                ("Token.Keyword", self.accent),
+                ("Token.Name.Builtin", self.accent),
+                ("Token.Name.Tag", self.accent),
+                ("Token.Name", self.accent),
+                ("Token.Literal.String", self.string),
+                ("Token.Literal.Number", self.number),
+                ("Token.Comment", self.muted),
+            ),
         )
 
 
@@ -79,18 +87,7 @@ SIDE_CSS = """
     }
     """
 
-SIDE_COMPONENT_CLASSES = {
-    "side--code",
-    "side--accent",
-    "side--fence",
-    "side--muted",
-    "side--string",
-    "side--number",
-    "side--error",
-    "side--right",
-    "side--wrong",
-    "side--typed",
-}
+SIDE_COMPONENT_CLASSES = {f"side--{field.name}" for field in fields(SideStyles)}
 
 
 class CardSide(Widget):
@@ -111,4 +108,4 @@ class CardSide(Widget):
         holder = self.parent
         if self._build is None or not isinstance(holder, Widget):
             return ""
-        return self._build(SideStyles(holder))
+        return self._build(SideStyles.of(holder))

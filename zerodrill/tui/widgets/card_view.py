@@ -26,8 +26,8 @@ from textual.widget import AwaitMount
 from zerodrill.deck import cloze
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import Item, Kind
+from zerodrill.tui.card_text import Sides, sides
 from zerodrill.tui.markdown import parse, quoted, render
-from zerodrill.tui.render import Sides, sides
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
@@ -38,7 +38,7 @@ from zerodrill.tui.widgets.card_side import (
 if TYPE_CHECKING:
     from textual.widgets import Input, TextArea
 
-    from zerodrill.tui.check import Check
+    from zerodrill.tui.answer_check import Check
 
 #: The widget each kind types into, by id.
 TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
@@ -87,7 +87,7 @@ class CardView(Vertical):
         widget = self._typing_for(self.item)
         if widget is None:
             return None
-        text = widget.text if isinstance(widget, _text_area()) else widget.value
+        text = _text_in(widget)
         return text if text.strip() else None
 
     @property
@@ -137,15 +137,12 @@ class CardView(Vertical):
             await self._ensure_typing(needed)
         for name, widget in self._typing.items():
             widget.display = name == needed
-            if isinstance(widget, _text_area()):
-                widget.text = ""
-            else:
-                widget.value = ""
+            _clear(widget)
         self._cloze_answers = []
         if kind is Kind.CLOZE and item.ordinal is not None:
             self._cloze_answers = cloze.answers(item.card.fields["text"], item.ordinal)
             blanks = len(self._cloze_answers)
-            self._typing[TYPING_IDS[kind]].placeholder = (  # type: ignore[union-attr]
+            self._typing[TYPING_IDS[kind]].placeholder = (
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
@@ -161,7 +158,7 @@ class CardView(Vertical):
                 head.append("  ")
                 head.append(" again ", Style(reverse=True))
             markdown = styles.markdown()
-            parts = [head, Text()]
+            parts: list[RenderableType] = [head, Text()]
             if claim is not None:
                 parts += [quoted(claim, markdown), Text()]
             return Group(*parts, render(question, markdown))
@@ -186,7 +183,7 @@ class CardView(Vertical):
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             if typed is not None and self._cloze_answers:
-                from zerodrill.tui.check import check  # difflib, needed only here
+                from zerodrill.tui.answer_check import check  # difflib, needed only here
 
                 self.result = check(typed, self._cloze_answers)
         answer = parse(s.answer)
@@ -242,10 +239,25 @@ def _make_typing_widget(name: str) -> Input | TextArea:
     )
 
 
-def _text_area() -> type[TextArea]:
-    from textual.widgets import TextArea
+# Told apart by Input, never by TextArea: Input comes with Textual's command palette, while
+# importing TextArea (a large module) just to ask would defeat its deferral.
 
-    return TextArea
+
+def _text_in(widget: Input | TextArea) -> str:
+    from textual.widgets import Input
+
+    return widget.value if isinstance(widget, Input) else widget.text
+
+
+def _clear(widget: Input | TextArea) -> None:
+    # Only what holds text: setting a TextArea's text rebuilds its document, on every card.
+    from textual.widgets import Input
+
+    if isinstance(widget, Input):
+        if widget.value:
+            widget.value = ""
+    elif widget.text:
+        widget.text = ""
 
 
 def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:

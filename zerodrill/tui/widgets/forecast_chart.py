@@ -1,4 +1,4 @@
-"""A bar chart of the cards due on each of the next 30 days, drawn with block characters."""
+"""A bar chart of the cards due on each of the coming days, drawn with block characters."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from datetime import date, timedelta
 from rich.text import Text
 from textual.widget import Widget
 
-from zerodrill.srs.stats import BLOCKS, bar_eighths
-from zerodrill.tui.fmt import day_month
+from zerodrill.srs.stats import bars
+from zerodrill.tui.time_labels import day_month
 
 
 class ForecastChart(Widget):
@@ -36,12 +36,9 @@ class ForecastChart(Widget):
         top = max(counts) or 1
         label_w = len(str(top))
         lines: list[Text] = []
-        for row in range(rows, 0, -1):
-            line = Text(f"{top:>{label_w}} " if row == rows else " " * (label_w + 1), style="dim")
-            for n in counts:
-                eighths = bar_eighths(n, top, rows) - (row - 1) * 8
-                cell = BLOCKS[max(0, min(8, eighths))]
-                line.append((cell * width).ljust(width) if width == 1 else cell + " ")
+        for row, cells in enumerate(bars(counts, rows)):
+            line = Text(f"{top:>{label_w}} " if row == 0 else " " * (label_w + 1), style="dim")
+            line.append(cells if width == 1 else "".join(cell + " " for cell in cells))
             lines.append(line)
         axis = Text(" " * (label_w + 1), style="dim")
         axis.append("─" * (len(counts) * width))

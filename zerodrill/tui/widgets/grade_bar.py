@@ -16,11 +16,10 @@ from textual.message import Message
 from textual.widget import Widget
 
 from zerodrill.srs.scheduler import GradeOutcome
-from zerodrill.tui import fmt
+from zerodrill.srs.sm2 import Grade
+from zerodrill.tui import time_labels
 
-#: Short names that fit a button at 80 columns; the help screen gives SM-2's full wording.
-NAMES = ("blackout", "wrong", "almost", "hard", "good", "perfect")
-GRADES = range(6)
+GRADES = tuple(Grade)
 #: Columns between two buttons.
 GAP = 1
 
@@ -56,19 +55,19 @@ class GradeBar(Widget):
 
     def label(self, grade: int) -> str:
         """What the button for ``grade`` says: its name, and what it does to the card."""
-        return f"{grade} {NAMES[grade]}\n{describe(self.outcomes.get(grade))}"
+        return f"{grade} {Grade(grade).label}\n{describe(self.outcomes.get(grade))}"
 
     def _spans(self, width: int) -> list[tuple[int, int]]:
         """(start, width) of each button: equal shares, each followed by a gap."""
         share = max(width - GAP * len(GRADES), len(GRADES))
         bounds = [share * n // len(GRADES) for n in range(len(GRADES) + 1)]
-        return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in GRADES]
+        return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in range(len(GRADES))]
 
     def render(self) -> Text:
         lines = [Text(), Text()]
         for grade, (_, width) in zip(GRADES, self._spans(self.content_size.width), strict=True):
             style = self._style(grade)
-            head = Text.assemble((str(grade), Style(bold=True)), f" {NAMES[grade]}")
+            head = Text.assemble((str(int(grade)), Style(bold=True)), f" {grade.label}")
             effect = Text(describe(self.outcomes.get(grade)))
             for line, text in zip(lines, (head, effect), strict=True):
                 text.truncate(width)
@@ -84,7 +83,9 @@ class GradeBar(Widget):
             return self.get_component_rich_style("grade--suggested")
         if grade == self._hover:
             return self.get_component_rich_style("grade--hover")
-        return self.get_component_rich_style("grade--fail" if grade < 3 else "grade--pass")
+        return self.get_component_rich_style(
+            "grade--pass" if Grade(grade).passed else "grade--fail"
+        )
 
     def _grade_at(self, x: int) -> int | None:
         x -= self.styles.padding.left
@@ -117,5 +118,5 @@ def describe(outcome: GradeOutcome | None) -> str:
         return ""
     if not outcome.moves_schedule:
         return "↻ again" if outcome.again_today else "✔ done"
-    label = fmt.interval(outcome.interval)
+    label = time_labels.interval(outcome.interval)
     return f"{label} ↻" if outcome.again_today else label

@@ -1,10 +1,10 @@
 """The drill's footer: the keys that work right now, redrawn as one line of text.
 
 Textual's ``Footer`` recomposes a widget per key whenever the bindings change, and on the
-drill they change with every key press (grade keys appear on reveal, go on the next card).
-That recompose was 15-20 ms of each key press in a real terminal, more than a bare app's
-whole key-to-screen time. This bar shows the same bindings (``check_action`` hides and
-dims them just the same), and a click on a key presses it, as on the Footer.
+drill they change with every key press (grade keys appear on reveal, go on the next card):
+mounting and styling those widgets would be a large part of every key press. This bar
+shows the same bindings (``check_action`` hides and dims them just the same), and a click
+on a key presses it, as on the Footer.
 """
 
 from __future__ import annotations
@@ -62,9 +62,8 @@ class KeyBar(Static):
 def _key_line(keys: tuple[tuple[str, str, str, bool], ...]) -> Content:
     """The keys as one line; each enabled one presses its key when clicked.
 
-    Built from spans rather than markup: markup's styles are parsed anew by every app, and
-    a click action is a style of its own for each key, which was most of the first frame's
-    time spent on this bar.
+    Built from spans rather than markup, which every app would parse anew: with a click
+    action in each key's style, that is a style to parse per key.
     """
     text: list[str] = []
     spans: list[Span] = []

@@ -46,7 +46,3 @@ def when(moment: datetime, now: datetime) -> str:
 def day_month(day: date) -> str:
     """ "9 Dec": the day without a leading zero (strftime's %-d does not exist on Windows)."""
     return f"{day.day} {day:%b}"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"

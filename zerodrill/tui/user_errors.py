@@ -1,0 +1,53 @@
+"""User errors inside the running app (a full disk while grading, say) end it cleanly.
+
+Textual would print a traceback for an exception in a handler. A :class:`UserError` is not a
+bug: the handler's node tells the app with a :class:`UserErrorRaised` message, the app exits
+with status 1 and the CLI prints the error's one line, as for every other command. A
+:class:`RecoverableError` (an undo another terminal has superseded) is shown as a notice and
+the drill goes on. Anything else is left to Textual, so a real bug still shows its traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from textual.dom import DOMNode
+from textual.message import Message
+
+from zerodrill.errors import RecoverableError, UserError
+
+P = ParamSpec("P")
+Node = TypeVar("Node", bound=DOMNode)
+
+
+@dataclass
+class UserErrorRaised(Message):
+    """A handler wrapped in :func:`user_errors_exit` raised ``error``: the app ends with it.
+
+    Posted to the app itself, not bubbled, so it arrives from any node, attached or not.
+    """
+
+    error: UserError
+
+
+def user_errors_exit(
+    handler: Callable[Concatenate[Node, P], Awaitable[None] | None],
+) -> Callable[Concatenate[Node, P], Coroutine[Any, Any, None]]:
+    """Wrap a handler of a DOM node (sync or async): a UserError it raises ends the app."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Node, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            result = handler(self, *args, **kwargs)
+            if inspect.isawaitable(result):
+                await result
+        except RecoverableError as exc:
+            self.app.notify(str(exc), severity="warning", timeout=6)
+        except UserError as exc:
+            self.app.post_message(UserErrorRaised(exc))
+
+    return wrapper
