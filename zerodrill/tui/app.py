@@ -68,7 +68,7 @@ class ZeroDrillApp(App[Summary]):
             from zerodrill.tui.screens.nothing_due import NothingDueScreen
 
             return NothingDueScreen(self.session.title, self.session.next_due(), self.clock())
-        return DrillScreen(self.session)
+        return DrillScreen(self.session, warm_up_on_mount=False)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -99,6 +99,9 @@ class ZeroDrillApp(App[Summary]):
         self.started = True
         if self.on_first_frame is not None:
             self.on_first_frame()
+        if isinstance(self.screen, DrillScreen):
+            # What later cards need is made ready once the first card is out, not before.
+            self.call_later(self.screen.warm_up)
 
     def _check_terminal(self, tty: int) -> None:
         # A closed terminal normally ends the drill by SIGHUP. Where SIGHUP is ignored (a

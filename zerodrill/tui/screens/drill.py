@@ -51,9 +51,12 @@ class DrillScreen(Screen[None]):
         Binding("pagedown", "scroll(10)", "Page down", show=False),
     ]
 
-    def __init__(self, session: DrillSession) -> None:
+    def __init__(self, session: DrillSession, *, warm_up_on_mount: bool = True) -> None:
         super().__init__()
         self.session = session
+        # The app's first screen is warmed up by the app once its first frame is out (a refresh
+        # of the screen comes before that, so waiting for one would delay the first card).
+        self.warm_up_on_mount = warm_up_on_mount
         self.suggested: int | None = None
         # Made here, not queried: check_action runs before the screen is composed, too.
         self.card = CardView(id="card")
@@ -72,8 +75,8 @@ class DrillScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         await self.show_current()
-        # Runs once this screen's first frame is drawn: the first card never waits for it.
-        self.call_after_refresh(self.warm_up)
+        if self.warm_up_on_mount:
+            self.call_after_refresh(self.warm_up)
 
     async def warm_up(self) -> None:
         """Make ready what later cards need: the Markdown parser and the typing widgets."""
