@@ -153,32 +153,32 @@ async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float
     from zerodrill.tui.app import create_app
     from zerodrill.tui.widgets.card_view import CardView
 
-    # As `zerodrill drill` does it, step by step.
+    # As `zerodrill drill` does it (cli/drill.py): the collector paused from the start and
+    # resumed by the app once its first frame is out.
     gc.unfreeze()
     gc.collect()
     setup = time.perf_counter()
-    with collector_paused():
+    with collector_paused() as resume:
         decks = load_decks([deck]).decks
-    with Store.open(db) as store:
-        with collector_paused():
-            app = create_app(decks, store)
-        setup = time.perf_counter() - setup
-        with _ready_clock() as ready:
-            start = time.perf_counter()
-            async with app.run_test(size=(100, 30)) as pilot:
-                first = await _first_frame(ready) - start
-                assert app.screen.query_one(CardView).item is not None  # the card is in it
-                await pilot.pause()
-                reveal, grade = [], []
-                for _ in range(presses):
-                    t = time.perf_counter()
-                    await pilot.press("enter")
+        with Store.open(db) as store:
+            app = create_app(decks, store, on_first_frame=resume)
+            setup = time.perf_counter() - setup
+            with _ready_clock() as ready:
+                start = time.perf_counter()
+                async with app.run_test(size=(100, 30)) as pilot:
+                    first = await _first_frame(ready) - start
+                    assert app.screen.query_one(CardView).item is not None  # the card is in it
                     await pilot.pause()
-                    reveal.append(time.perf_counter() - t)
-                    t = time.perf_counter()
-                    await pilot.press("4")
-                    await pilot.pause()
-                    grade.append(time.perf_counter() - t)
+                    reveal, grade = [], []
+                    for _ in range(presses):
+                        t = time.perf_counter()
+                        await pilot.press("enter")
+                        await pilot.pause()
+                        reveal.append(time.perf_counter() - t)
+                        t = time.perf_counter()
+                        await pilot.press("4")
+                        await pilot.pause()
+                        grade.append(time.perf_counter() - t)
     return first, statistics.median(reveal), statistics.median(grade), setup
 
 
