@@ -26,7 +26,7 @@ from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
 from zerodrill.srs.scheduler import GradeOutcome, Review, preview, review_card
 from zerodrill.srs.sm2 import REPEAT_BELOW, to_grade
-from zerodrill.srs.store import NotInEffect, Store, UndoConflict
+from zerodrill.srs.store import NotInEffect, Store
 
 if TYPE_CHECKING:
     from zerodrill.srs.stats import Stats
@@ -231,15 +231,13 @@ class Session:
         """
         try:
             while self._given:
+                # Off the stack whatever happens: undone here, undone elsewhere already, or
+                # graded again elsewhere (then it can never be undone).
+                last = self._given.pop()
                 try:
-                    undo = self._store.undo(self._given[-1].id, at=self._clock())
+                    undo = self._store.undo(last.id, at=self._clock())
                 except NotInEffect:
-                    self._given.pop()  # undone already, elsewhere: on to the one before
-                    continue
-                except UndoConflict:
-                    self._given.pop()
-                    raise
-                self._given.pop()
+                    continue  # on to the one before
                 self._front = None
                 self._reload()
                 item = self._by_key.get(undo.key)
