@@ -24,11 +24,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from zerodrill.deck.model import KIND_FIELDS, Kind
+
 ROOT = Path(__file__).resolve().parent.parent
 DECK_PATH = ROOT / "decks" / "deepspeed-zero.yaml"
 FACTS = json.loads((ROOT / "tests/data/deepspeed/zero-facts.json").read_text(encoding="utf-8"))
 
-TEXT_FIELDS = ("front", "back", "text", "question", "answer", "claim", "why", "instead", "extra")
 BRACKETED = re.compile(r"\[([^\[\]]+)\]")
 
 
@@ -78,7 +79,8 @@ CARDS = _cards()
 
 def card_text(card: dict) -> str:
     """All of a card's text, whitespace collapsed, so a phrase may wrap across lines."""
-    return " ".join(" ".join(card[f].split()) for f in TEXT_FIELDS if isinstance(card.get(f), str))
+    fields = (*KIND_FIELDS[Kind(card["kind"])], "extra")
+    return " ".join(" ".join(card[f].split()) for f in fields if isinstance(card.get(f), str))
 
 
 TEXTS = {card_id: card_text(card) for card_id, card in CARDS.items()}
@@ -165,126 +167,404 @@ def figure_matches(value: float, written: str) -> bool:
 DEFAULTS: list[Default] = [
     # the key and the stages
     Default("stage-key", "stage", "if you leave it out you get {{c3::[0]}}"),
-    Default("stage-key", "use_multi_rank_bucket_allreduce", "default [true]; false gives the paper's pattern"),
+    Default(
+        "stage-key",
+        "use_multi_rank_bucket_allreduce",
+        "default [true]; false gives the paper's pattern",
+    ),
     Default("rf-only-three-stages", "stage", "Stage [0] exists and is the default"),
     Default("stage3-shards", "stage3_param_persistence_threshold", "(default [1e5] elements)"),
     Default("stage3-shards", "stage3_max_live_parameters", "(both default [1e9])"),
     Default("stage3-shards", "stage3_max_reuse_distance", "(both default [1e9])"),
     # communication
-    Default("comm-volume", "use_multi_rank_bucket_allreduce", "defaults to [true] (since PR #4695)"),
-    Default("grad-accum-caveat", "use_multi_rank_bucket_allreduce", "(`use_multi_rank_bucket_allreduce` [true])"),
-    Default("comm-dominates-when", "overlap_comm", "at stage 3 `overlap_comm` defaults to [true]", at_stage=3),
-    Default("comm-dominates-when", "stage3_prefetch_bucket_size", "(`stage3_prefetch_bucket_size`, default [5e7] elements)"),
-    Default("fu-stage1-to-2-free", "use_multi_rank_bucket_allreduce", "with `use_multi_rank_bucket_allreduce` [true], both stages"),
-    Default("rf-every-stage-more-comm", "use_multi_rank_bucket_allreduce", "at its default ([true])"),
-    Default("rf-stage3-by-default", "use_multi_rank_bucket_allreduce", "(`use_multi_rank_bucket_allreduce` [true]) already"),
+    Default(
+        "comm-volume", "use_multi_rank_bucket_allreduce", "defaults to [true] (since PR #4695)"
+    ),
+    Default(
+        "grad-accum-caveat",
+        "use_multi_rank_bucket_allreduce",
+        "(`use_multi_rank_bucket_allreduce` [true])",
+    ),
+    Default(
+        "comm-dominates-when",
+        "overlap_comm",
+        "at stage 3 `overlap_comm` defaults to [true]",
+        at_stage=3,
+    ),
+    Default(
+        "comm-dominates-when",
+        "stage3_prefetch_bucket_size",
+        "(`stage3_prefetch_bucket_size`, default [5e7] elements)",
+    ),
+    Default(
+        "fu-stage1-to-2-free",
+        "use_multi_rank_bucket_allreduce",
+        "with `use_multi_rank_bucket_allreduce` [true], both stages",
+    ),
+    Default(
+        "rf-every-stage-more-comm", "use_multi_rank_bucket_allreduce", "at its default ([true])"
+    ),
+    Default(
+        "rf-stage3-by-default",
+        "use_multi_rank_bucket_allreduce",
+        "(`use_multi_rank_bucket_allreduce` [true]) already",
+    ),
     # offload
-    Default("pin-memory-default-change", "offload_optimizer.pin_memory", "defaults to {{c1::[true]}} from DeepSpeed"),
-    Default("pin-memory-default-change", "offload_param.pin_memory", "defaults to {{c1::[true]}} from DeepSpeed"),
-    Default("rf-offload-without-pinning", "offload_optimizer.pin_memory", "both offload blocks default to [true]"),
-    Default("rf-offload-without-pinning", "offload_param.pin_memory", "both offload blocks default to [true]"),
-    Default("partial-offload-ratio", "offload_optimizer.ratio", "The default [1.0] puts everything on the CPU"),
+    Default(
+        "pin-memory-default-change",
+        "offload_optimizer.pin_memory",
+        "defaults to {{c1::[true]}} from DeepSpeed",
+    ),
+    Default(
+        "pin-memory-default-change",
+        "offload_param.pin_memory",
+        "defaults to {{c1::[true]}} from DeepSpeed",
+    ),
+    Default(
+        "rf-offload-without-pinning",
+        "offload_optimizer.pin_memory",
+        "both offload blocks default to [true]",
+    ),
+    Default(
+        "rf-offload-without-pinning",
+        "offload_param.pin_memory",
+        "both offload blocks default to [true]",
+    ),
+    Default(
+        "partial-offload-ratio",
+        "offload_optimizer.ratio",
+        "The default [1.0] puts everything on the CPU",
+    ),
     Default("partial-offload-ratio", "sub_group_size", "below `sub_group_size`, default [1e9])"),
-    Default("rf-trust-docs-defaults", "offload_optimizer.device", "offload `device` cpu (code: [none]"),
+    Default(
+        "rf-trust-docs-defaults", "offload_optimizer.device", "offload `device` cpu (code: [none]"
+    ),
     Default("rf-trust-docs-defaults", "offload_param.device", "offload `device` cpu (code: [none]"),
     # ZeRO++, MiCS
     Default("zeropp-keys", "zero_quantized_weights", "The two switches default to [false]"),
     Default("zeropp-keys", "zero_quantized_gradients", "The two switches default to [false]"),
-    Default("zeropp-keys", "zero_hpz_partition_size", "`zero_hpz_partition_size` defaults to [1] (hpZ off)"),
+    Default(
+        "zeropp-keys",
+        "zero_hpz_partition_size",
+        "`zero_hpz_partition_size` defaults to [1] (hpZ off)",
+    ),
     Default("fu-zeropp-when", "zero_hpz_partition_size", "default [1], off)"),
     Default("mics", "mics_shard_size", "(the default [-1] means off)"),
     # keys people tune
-    Default("overlap-comm-default", "overlap_comm", "`overlap_comm` defaults to {{c1::[true]}} at stage 3", at_stage=3),
+    Default(
+        "overlap-comm-default",
+        "overlap_comm",
+        "`overlap_comm` defaults to {{c1::[true]}} at stage 3",
+        at_stage=3,
+    ),
     Default("overlap-comm-default", "overlap_comm", "the field's default is [null]"),
-    Default("overlap-comm-default", "overlap_comm", "and to {{c2::[false]}} at stages 0-2", at_stage=2),
-    Default("rf-overlap-comm-is-free", "overlap_comm", "It defaults to [true] at stage 3", at_stage=3),
+    Default(
+        "overlap-comm-default", "overlap_comm", "and to {{c2::[false]}} at stages 0-2", at_stage=2
+    ),
+    Default(
+        "rf-overlap-comm-is-free", "overlap_comm", "It defaults to [true] at stage 3", at_stage=3
+    ),
     Default("rf-overlap-comm-is-free", "overlap_comm", "and [false] at stages 1 and 2", at_stage=1),
-    Default("rf-trust-docs-defaults", "overlap_comm", "`overlap_comm` false (code: [true] at stage 3)", at_stage=3),
+    Default(
+        "rf-trust-docs-defaults",
+        "overlap_comm",
+        "`overlap_comm` false (code: [true] at stage 3)",
+        at_stage=3,
+    ),
     Default("fu-stage3-slow", "overlap_comm", "([true] by default at stage 3", at_stage=3),
     Default("bucket-size-units", "reduce_bucket_size", "both default to {{c2::[5e8]}}"),
     Default("bucket-size-units", "allgather_bucket_size", "both default to {{c2::[5e8]}}"),
     Default("rf-overlap-comm-is-free", "reduce_bucket_size", "with both at their default [5e8]"),
     Default("rf-overlap-comm-is-free", "allgather_bucket_size", "with both at their default [5e8]"),
     Default("auto-without-trainer", "reduce_bucket_size", "(`reduce_bucket_size` becomes [5e8]"),
-    Default("hf-auto-bucket-values", "reduce_bucket_size", "below the code defaults [5e8], 5e7 and 1e5"),
-    Default("hf-auto-bucket-values", "stage3_prefetch_bucket_size", "below the code defaults 5e8, [5e7] and 1e5"),
-    Default("hf-auto-bucket-values", "stage3_param_persistence_threshold", "below the code defaults 5e8, 5e7 and [1e5]"),
+    Default(
+        "hf-auto-bucket-values", "reduce_bucket_size", "below the code defaults [5e8], 5e7 and 1e5"
+    ),
+    Default(
+        "hf-auto-bucket-values",
+        "stage3_prefetch_bucket_size",
+        "below the code defaults 5e8, [5e7] and 1e5",
+    ),
+    Default(
+        "hf-auto-bucket-values",
+        "stage3_param_persistence_threshold",
+        "below the code defaults 5e8, 5e7 and [1e5]",
+    ),
     Default("contiguous-gradients", "contiguous_gradients", "Default [true], at stages 1, 2 and 3"),
     Default("residual-memory", "contiguous_gradients", "`contiguous_gradients` (default [true])"),
     Default("stage3-live-and-reuse", "stage3_max_live_parameters", "and both default to [1e9]"),
     Default("stage3-live-and-reuse", "stage3_max_reuse_distance", "and both default to [1e9]"),
-    Default("fu-activation-oom", "stage3_max_live_parameters", "`stage3_max_live_parameters` (default [1e9])"),
-    Default("stage3-prefetch-and-persistence", "stage3_prefetch_bucket_size", "ahead of use (default [5e7])"),
-    Default("stage3-prefetch-and-persistence", "stage3_param_persistence_threshold", "at each use (default [1e5])"),
-    Default("rf-trust-docs-defaults", "stage3_prefetch_bucket_size", "`stage3_prefetch_bucket_size` 5e8 (code [5e7])"),
-    Default("rf-trust-docs-defaults", "stage3_param_persistence_threshold", "the code says [1e5] (as does the table)"),
+    Default(
+        "fu-activation-oom",
+        "stage3_max_live_parameters",
+        "`stage3_max_live_parameters` (default [1e9])",
+    ),
+    Default(
+        "stage3-prefetch-and-persistence",
+        "stage3_prefetch_bucket_size",
+        "ahead of use (default [5e7])",
+    ),
+    Default(
+        "stage3-prefetch-and-persistence",
+        "stage3_param_persistence_threshold",
+        "at each use (default [1e5])",
+    ),
+    Default(
+        "rf-trust-docs-defaults",
+        "stage3_prefetch_bucket_size",
+        "`stage3_prefetch_bucket_size` 5e8 (code [5e7])",
+    ),
+    Default(
+        "rf-trust-docs-defaults",
+        "stage3_param_persistence_threshold",
+        "the code says [1e5] (as does the table)",
+    ),
     Default("rf-trust-docs-defaults", "sub_group_size", "(as does the table) and [1e9]"),
-    Default("rf-zero-persistence-threshold", "stage3_param_persistence_threshold", "(default [1e5] elements;"),
+    Default(
+        "rf-zero-persistence-threshold",
+        "stage3_param_persistence_threshold",
+        "(default [1e5] elements;",
+    ),
     Default("sub-group-size", "sub_group_size", "Code default [1e9]"),
     # saving
-    Default("save-16bit-key", "stage3_gather_16bit_weights_on_model_save", "The key defaults to [false]"),
-    Default("fu-save-stage3", "stage3_gather_16bit_weights_on_model_save", "to true (default `[false]`)"),
-    Default("rf-save-stage3-without-gather", "stage3_gather_16bit_weights_on_model_save", "`stage3_gather_16bit_weights_on_model_save` [false] (the default)"),
+    Default(
+        "save-16bit-key", "stage3_gather_16bit_weights_on_model_save", "The key defaults to [false]"
+    ),
+    Default(
+        "fu-save-stage3", "stage3_gather_16bit_weights_on_model_save", "to true (default `[false]`)"
+    ),
+    Default(
+        "rf-save-stage3-without-gather",
+        "stage3_gather_16bit_weights_on_model_save",
+        "`stage3_gather_16bit_weights_on_model_save` [false] (the default)",
+    ),
     # checkpoints, precision, other sections (new cards)
-    Default("rf-elastic-checkpoint-resize", "elastic_checkpoint", "It is a legacy ZeRO-1/2 format, [off] by default"),
-    Default("activation-checkpointing-block", "/activation_checkpointing.partition_activations", "The three flags default to [false]"),
-    Default("activation-checkpointing-block", "/activation_checkpointing.cpu_checkpointing", "The three flags default to [false]"),
-    Default("activation-checkpointing-block", "/activation_checkpointing.contiguous_memory_optimization", "The three flags default to [false]"),
-    Default("activation-checkpointing-block", "/activation_checkpointing.number_checkpoints", "`number_checkpoints` to [null]"),
-    Default("comm-dtype-default", "const:COMMUNICATION_DATA_TYPE", "`communication_data_type` defaults to [null]"),
-    Default("comm-dtype-default", "const:SEQ_PARALLEL_COMMUNICATION_DATA_TYPE", "`seq_parallel_communication_data_type`, which defaults to [fp32]"),
-    Default("fp16-loss-scale-keys", "/fp16.loss_scale", "`loss_scale` = {{c1::[0]}} selects dynamic loss scaling"),
+    Default(
+        "rf-elastic-checkpoint-resize",
+        "elastic_checkpoint",
+        "It is a legacy ZeRO-1/2 format, [off] by default",
+    ),
+    Default(
+        "activation-checkpointing-block",
+        "/activation_checkpointing.partition_activations",
+        "The three flags default to [false]",
+    ),
+    Default(
+        "activation-checkpointing-block",
+        "/activation_checkpointing.cpu_checkpointing",
+        "The three flags default to [false]",
+    ),
+    Default(
+        "activation-checkpointing-block",
+        "/activation_checkpointing.contiguous_memory_optimization",
+        "The three flags default to [false]",
+    ),
+    Default(
+        "activation-checkpointing-block",
+        "/activation_checkpointing.number_checkpoints",
+        "`number_checkpoints` to [null]",
+    ),
+    Default(
+        "comm-dtype-default",
+        "const:COMMUNICATION_DATA_TYPE",
+        "`communication_data_type` defaults to [null]",
+    ),
+    Default(
+        "comm-dtype-default",
+        "const:SEQ_PARALLEL_COMMUNICATION_DATA_TYPE",
+        "`seq_parallel_communication_data_type`, which defaults to [fp32]",
+    ),
+    Default(
+        "fp16-loss-scale-keys",
+        "/fp16.loss_scale",
+        "`loss_scale` = {{c1::[0]}} selects dynamic loss scaling",
+    ),
     Default("fp16-loss-scale-keys", "/fp16.hysteresis", "with `hysteresis` = {{c3::[2]}}"),
-    Default("fp16-loss-scale-keys", "/fp16.loss_scale_window", "after each {{c4::[1000]}} steps without an overflow"),
+    Default(
+        "fp16-loss-scale-keys",
+        "/fp16.loss_scale_window",
+        "after each {{c4::[1000]}} steps without an overflow",
+    ),
     Default("fp16-loss-scale-keys", "/fp16.min_loss_scale", "At `min_loss_scale` (default [1])"),
-    Default("fp16-loss-scale-keys", "/bf16.check_grad_overflow", "(`check_grad_overflow`, default [true])"),
-    Default("rf-fp16-loss-scale-floor", "/fp16.min_loss_scale", "`min_loss_scale` (default [1], no scaling at all)"),
-    Default("gradient-clipping-default", "const:GRADIENT_CLIPPING", "defaults to {{c1::[1.0]}} from v0.19.3"),
-    Default("rf-offload-client-torch-adam", "const:ZERO_FORCE_DS_CPU_OPTIMIZER", "`zero_force_ds_cpu_optimizer` defaults to [true]"),
-    Default("rf-adam-means-adam", "const:ADAM_W_MODE", "DeepSpeed defaults `adam_w_mode` to [true]"),
+    Default(
+        "fp16-loss-scale-keys",
+        "/bf16.check_grad_overflow",
+        "(`check_grad_overflow`, default [true])",
+    ),
+    Default(
+        "rf-fp16-loss-scale-floor",
+        "/fp16.min_loss_scale",
+        "`min_loss_scale` (default [1], no scaling at all)",
+    ),
+    Default(
+        "gradient-clipping-default",
+        "const:GRADIENT_CLIPPING",
+        "defaults to {{c1::[1.0]}} from v0.19.3",
+    ),
+    Default(
+        "rf-offload-client-torch-adam",
+        "const:ZERO_FORCE_DS_CPU_OPTIMIZER",
+        "`zero_force_ds_cpu_optimizer` defaults to [true]",
+    ),
+    Default(
+        "rf-adam-means-adam", "const:ADAM_W_MODE", "DeepSpeed defaults `adam_w_mode` to [true]"
+    ),
     Default("rf-aio-thread-count", "/aio.intra_op_parallelism", "the default [1] applies"),
     Default("rf-aio-thread-count", "/aio.block_size", "| `block_size` | [1048576] |"),
     Default("rf-aio-thread-count", "/aio.queue_depth", "| `queue_depth` | [8] |"),
     Default("rf-aio-thread-count", "/aio.single_submit", "| `single_submit` | [false] |"),
     Default("rf-aio-thread-count", "/aio.overlap_events", "| `overlap_events` | [true] |"),
-    Default("rf-aio-thread-count", "/aio.use_gds", "| `use_gds` | [false] (true: GPUDirect Storage"),
+    Default(
+        "rf-aio-thread-count", "/aio.use_gds", "| `use_gds` | [false] (true: GPUDirect Storage"
+    ),
     # offload, ZeRO-3 fetching (new cards)
     Default("nvme-param-buffers", "offload_param.buffer_count", "by default [5] × 1e8"),
     Default("nvme-param-buffers", "offload_param.buffer_size", "by default 5 × [1e8]"),
-    Default("nvme-param-buffers", "offload_param.max_in_cpu", "`max_in_cpu` (default [1e9] elements)"),
+    Default(
+        "nvme-param-buffers", "offload_param.max_in_cpu", "`max_in_cpu` (default [1e9] elements)"
+    ),
     Default("round-robin-gradients", "round_robin_gradients", "Default [false]"),
-    Default("superoffload", "offload_optimizer.super_offload", "Default [false]; only the stage-3 engine reads it"),
-    Default("superoffload", "offload_optimizer.cpuadam_cores_perc", "`offload_optimizer.cpuadam_cores_perc` (default [0.8])"),
+    Default(
+        "superoffload",
+        "offload_optimizer.super_offload",
+        "Default [false]; only the stage-3 engine reads it",
+    ),
+    Default(
+        "superoffload",
+        "offload_optimizer.cpuadam_cores_perc",
+        "`offload_optimizer.cpuadam_cores_perc` (default [0.8])",
+    ),
     Default("zenflow", "zenflow.topk_ratio", "(`topk_ratio`, code default [0.1])"),
     Default("zenflow", "zenflow.overlap_step", "`overlap_step` (default [false])"),
-    Default("model-persistence-threshold", "stage3_model_persistence_threshold", "its default is {{c3::[sys.maxsize], i.e. no cap}}"),
-    Default("module-granularity-threshold", "stage3_module_granularity_threshold", "Default [0] (off)"),
+    Default(
+        "model-persistence-threshold",
+        "stage3_model_persistence_threshold",
+        "its default is {{c3::[sys.maxsize], i.e. no cap}}",
+    ),
+    Default(
+        "module-granularity-threshold", "stage3_module_granularity_threshold", "Default [0] (off)"
+    ),
 ]
 
 STAGES: list[Stages] = [
-    Stages("offload-stage-support", "offload_optimizer", (1, 2, 3), "`offload_optimizer` works at ZeRO stages {{c1::[1, 2 and 3]}}"),
-    Stages("offload-stage-support", "offload_param", (3,), "`offload_param` takes effect only at stage {{c2::[3]}}"),
-    Stages("offload-stage-support", "offload_optimizer.ratio", (3,), "(`offload_optimizer.ratio` below 1) needs stage {{c3::[3]}}", via="validator:offload_ratio_check"),
-    Stages("offload-param-what", "offload_param", (3,), "at which stage does it work? Only at stage [3]"),
-    Stages("rf-offload-param-below-stage3", "offload_param", (3,), "Parameter offload is stage [3] only"),
-    Stages("rf-offload-param-below-stage3", "offload_optimizer.ratio", (3,), "`offload_optimizer.ratio` below 1 outside stage [3]", via="validator:offload_ratio_check"),
-    Stages("partial-offload-ratio", "offload_optimizer.ratio", (3,), "Values below 1 need stage [3]", via="validator:offload_ratio_check"),
-    Stages("overlap-comm-default", "overlap_comm", (3,), "`overlap_comm` defaults to {{c1::true}} at stage [3]", via="validator:overlap_comm_valid"),
-    Stages("bucket-size-units", "reduce_bucket_size", (1, 2, 3), "caps each gradient-reduction bucket at stages [1-3]"),
-    Stages("bucket-size-units", "allgather_bucket_size", (1, 2), "`allgather_bucket_size` is read only at stages [1-2]"),
-    Stages("contiguous-gradients", "contiguous_gradients", (1, 2, 3), "Default true, at stages [1, 2 and 3]"),
-    Stages("comm-volume", "use_multi_rank_bucket_allreduce", (1, 2), "so stages [1 and 2] put every gradient slice in an all-reduce bucket"),
+    Stages(
+        "offload-stage-support",
+        "offload_optimizer",
+        (1, 2, 3),
+        "`offload_optimizer` works at ZeRO stages {{c1::[1, 2 and 3]}}",
+    ),
+    Stages(
+        "offload-stage-support",
+        "offload_param",
+        (3,),
+        "`offload_param` takes effect only at stage {{c2::[3]}}",
+    ),
+    Stages(
+        "offload-stage-support",
+        "offload_optimizer.ratio",
+        (3,),
+        "(`offload_optimizer.ratio` below 1) needs stage {{c3::[3]}}",
+        via="validator:offload_ratio_check",
+    ),
+    Stages(
+        "offload-param-what",
+        "offload_param",
+        (3,),
+        "at which stage does it work? Only at stage [3]",
+    ),
+    Stages(
+        "rf-offload-param-below-stage3",
+        "offload_param",
+        (3,),
+        "Parameter offload is stage [3] only",
+    ),
+    Stages(
+        "rf-offload-param-below-stage3",
+        "offload_optimizer.ratio",
+        (3,),
+        "`offload_optimizer.ratio` below 1 outside stage [3]",
+        via="validator:offload_ratio_check",
+    ),
+    Stages(
+        "partial-offload-ratio",
+        "offload_optimizer.ratio",
+        (3,),
+        "Values below 1 need stage [3]",
+        via="validator:offload_ratio_check",
+    ),
+    Stages(
+        "overlap-comm-default",
+        "overlap_comm",
+        (3,),
+        "`overlap_comm` defaults to {{c1::true}} at stage [3]",
+        via="validator:overlap_comm_valid",
+    ),
+    Stages(
+        "bucket-size-units",
+        "reduce_bucket_size",
+        (1, 2, 3),
+        "caps each gradient-reduction bucket at stages [1-3]",
+    ),
+    Stages(
+        "bucket-size-units",
+        "allgather_bucket_size",
+        (1, 2),
+        "`allgather_bucket_size` is read only at stages [1-2]",
+    ),
+    Stages(
+        "contiguous-gradients",
+        "contiguous_gradients",
+        (1, 2, 3),
+        "Default true, at stages [1, 2 and 3]",
+    ),
+    Stages(
+        "comm-volume",
+        "use_multi_rank_bucket_allreduce",
+        (1, 2),
+        "so stages [1 and 2] put every gradient slice in an all-reduce bucket",
+    ),
     Stages("zeropp-keys", "zero_quantized_weights", (3,), "All three are read only at stage [3]"),
     Stages("zeropp-keys", "zero_hpz_partition_size", (3,), "All three are read only at stage [3]"),
-    Stages("mics", "mics_shard_size", (3,), "In DeepSpeed: stage [3] with `mics_shard_size` above 0"),
+    Stages(
+        "mics", "mics_shard_size", (3,), "In DeepSpeed: stage [3] with `mics_shard_size` above 0"
+    ),
     Stages("sub-group-size", "sub_group_size", (3,), "A stage-[3] knob"),
-    Stages("stage3-live-and-reuse", "stage3_max_live_parameters", (3,), "Both are stage-[3] limits"),
+    Stages(
+        "stage3-live-and-reuse", "stage3_max_live_parameters", (3,), "Both are stage-[3] limits"
+    ),
     Stages("stage3-live-and-reuse", "stage3_max_reuse_distance", (3,), "Both are stage-[3] limits"),
-    Stages("save-16bit-key", "stage3_gather_16bit_weights_on_model_save", (3,), "At stage [3], `save_16bit_model()` writes a consolidated model only if"),
-    Stages("pipeline-zero-limit", "stage", (0, 1), "Only [0 and 1]. `PipelineEngine` asserts", via="pipeline"),
-    Stages("round-robin-gradients", "round_robin_gradients", (1, 2), "At stages [1 and 2] with CPU offload"),
-    Stages("rf-elastic-checkpoint-resize", "elastic_checkpoint", (1, 2), "It is a legacy ZeRO-[1/2] format"),
-    Stages("fu-3d-parallel-layout", "stage", (0, 1), "pipeline engine accepts only ZeRO [0 or 1]", via="pipeline"),
+    Stages(
+        "save-16bit-key",
+        "stage3_gather_16bit_weights_on_model_save",
+        (3,),
+        "At stage [3], `save_16bit_model()` writes a consolidated model only if",
+    ),
+    Stages(
+        "pipeline-zero-limit",
+        "stage",
+        (0, 1),
+        "Only [0 and 1]. `PipelineEngine` asserts",
+        via="pipeline",
+    ),
+    Stages(
+        "round-robin-gradients",
+        "round_robin_gradients",
+        (1, 2),
+        "At stages [1 and 2] with CPU offload",
+    ),
+    Stages(
+        "rf-elastic-checkpoint-resize",
+        "elastic_checkpoint",
+        (1, 2),
+        "It is a legacy ZeRO-[1/2] format",
+    ),
+    Stages(
+        "fu-3d-parallel-layout",
+        "stage",
+        (0, 1),
+        "pipeline engine accepts only ZeRO [0 or 1]",
+        via="pipeline",
+    ),
 ]
 
 FIGURES: list[Figure] = [
@@ -309,7 +589,9 @@ FIGURES: list[Figure] = [
     Figure("estimate-7b-8gpu", "80 - (4 * 7 + 12 * 7 / 8)", "leave about [41.5], 53.75 and 66 GB"),
     Figure("estimate-7b-8gpu", "80 - (2 * 7 + 14 * 7 / 8)", "leave about 41.5, [53.75] and 66 GB"),
     Figure("estimate-7b-8gpu", "80 - 16 * 7 / 8", "leave about 41.5, 53.75 and [66] GB"),
-    Figure("memory-estimator-functions", "2 + 4 + 4 + 4 + 4", "ZeRO-2 budgets 2Ψ + [18]Ψ/N per GPU"),
+    Figure(
+        "memory-estimator-functions", "2 + 4 + 4 + 4 + 4", "ZeRO-2 budgets 2Ψ + [18]Ψ/N per GPU"
+    ),
     Figure("memory-estimator-functions", "(18 * 2783e6 + 4 * 65e6) / 2**30", "/ 2³⁰ ≈ [46.9]"),
     Figure("frozen-model-stage3", "2 * 70", "A 70B teacher in bf16 needs [140] GB"),
     Figure("frozen-model-stage3", "2 * 70 / 8", "140/8 = [17.5] GB per GPU"),
@@ -390,11 +672,16 @@ def default_problem(claim: Default, texts: dict[str, str]) -> str | None:
         return problem
     said = parse_value(stated(claim.phrase))
     truth = source_default(claim.key, claim.at_stage)
-    if said != truth and not (isinstance(said, float | int) and isinstance(truth, float | int)
-                              and math.isclose(said, truth)):
+    if said != truth and not (
+        isinstance(said, float | int)
+        and isinstance(truth, float | int)
+        and math.isclose(said, truth)
+    ):
         where = field(claim.key)
-        return (f"{claim.card}: says {claim.key} defaults to {said!r}, DeepSpeed "
-                f"{FACTS['commit'][:8]} has {truth!r} ({where['file']}:{where['line']})")
+        return (
+            f"{claim.card}: says {claim.key} defaults to {said!r}, DeepSpeed "
+            f"{FACTS['commit'][:8]} has {truth!r} ({where['file']}:{where['line']})"
+        )
     return None
 
 
@@ -520,7 +807,9 @@ def unregistered_gb(card_id: str, text: str) -> list[str]:
 
 
 def test_every_stated_default_is_registered() -> None:
-    missing = {cid: found for cid, text in TEXTS.items() if (found := unregistered_defaults(cid, text))}
+    missing = {
+        cid: found for cid, text in TEXTS.items() if (found := unregistered_defaults(cid, text))
+    }
     assert not missing, f"register these defaults in DEFAULTS: {missing}"
 
 
@@ -546,8 +835,10 @@ def test_a_changed_default_fails() -> None:
     value = stated(claim.phrase)
     wrong = "5e8" if value != "5e8" else "5e7"
     # Edited in the card only: the phrase is gone.
-    assert default_problem(claim, mutated(claim.card, unbracket(claim.phrase),
-                                          unbracket(claim.phrase).replace(value, wrong)))
+    assert default_problem(
+        claim,
+        mutated(claim.card, unbracket(claim.phrase), unbracket(claim.phrase).replace(value, wrong)),
+    )
     # Edited in the card and in the registry: DeepSpeed disagrees.
     edited = Default(claim.card, claim.key, claim.phrase.replace(f"[{value}]", f"[{wrong}]"))
     texts = mutated(claim.card, unbracket(claim.phrase), unbracket(edited.phrase))

@@ -16,8 +16,7 @@ records, with the line each fact sits on:
 - which stage-gated engine code reads which ZeRO key (the stage branches of
   ``DeepSpeedEngine._configure_zero_optimizer``, and ``if self.zero_optimization_partition_*()``
   blocks), which is where a key does or does not take effect;
-- the stages ``PipelineEngine`` accepts;
-- the top-level config keys DeepSpeed reads (``runtime/constants.py``).
+- the stages ``PipelineEngine`` accepts.
 
 The tests compare the deck's stated defaults and stages with this file, so the facts live in one
 reviewed place instead of in each test.
@@ -59,7 +58,10 @@ CONSTANT_MODULES = {
     CONSTANTS: None,
     "deepspeed/runtime/config.py": None,
     "deepspeed/runtime/swap_tensor/constants.py": ("AIO", "aio"),
-    "deepspeed/runtime/activation_checkpointing/config.py": ("ACT_CHKPT", "activation_checkpointing"),
+    "deepspeed/runtime/activation_checkpointing/config.py": (
+        "ACT_CHKPT",
+        "activation_checkpointing",
+    ),
 }
 # ZeroStageEnum at the same commit: how the engine's branch conditions name the stages.
 STAGE_NAMES = {"disabled": 0, "optimizer_states": 1, "gradients": 2, "weights": 3}
@@ -101,8 +103,10 @@ def alias_of(node: ast.expr | None) -> str | None:
 
 def deprecated(node: ast.expr | None) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field":
-        return any(kw.arg == "json_schema_extra" and "deprecated" in ast.unparse(kw.value)
-                   for kw in node.keywords)
+        return any(
+            kw.arg == "json_schema_extra" and "deprecated" in ast.unparse(kw.value)
+            for kw in node.keywords
+        )
     return False
 
 
@@ -138,8 +142,11 @@ def constant_defaults(root: Path) -> dict[str, dict[str, Any]]:
         names: dict[str, str] = {}
         defaults: dict[str, tuple[Any, int]] = {}
         for node in tree.body:  # module level only: the values the config reader uses
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                    and isinstance(node.targets[0], ast.Name)):
+            if not (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 continue
             name = node.targets[0].id
             if name.endswith("_DEFAULT"):
@@ -159,9 +166,15 @@ def constant_defaults(root: Path) -> dict[str, dict[str, Any]]:
             else:
                 continue
             value, line = defaults[name]
-            out[path] = {"default": value, "alias": None, "deprecated": False,
-                         "type": type(value).__name__, "file": rel, "line": line,
-                         "key": key}
+            out[path] = {
+                "default": value,
+                "alias": None,
+                "deprecated": False,
+                "type": type(value).__name__,
+                "file": rel,
+                "line": line,
+                "key": key,
+            }
     return out
 
 
@@ -179,8 +192,13 @@ def validators(root: Path) -> dict[str, dict[str, Any]]:
                 "end_line": node.end_lineno,
                 "stages": sorted(v for k, v in STAGE_NAMES.items() if f"ZeroStageEnum.{k}" in src),
                 "fields": sorted(
-                    {a.attr for a in ast.walk(node) if isinstance(a, ast.Attribute)
-                     and isinstance(a.value, ast.Name) and a.value.id == "self"}
+                    {
+                        a.attr
+                        for a in ast.walk(node)
+                        if isinstance(a, ast.Attribute)
+                        and isinstance(a.value, ast.Name)
+                        and a.value.id == "self"
+                    }
                 ),
             }
     return out
@@ -219,8 +237,12 @@ STAGE_PREDICATES = {
 
 def predicate_stages(test: ast.expr) -> list[int] | None:
     """Stages for which ``if self.<stage predicate>():`` is taken."""
-    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute)
-            and isinstance(test.func.value, ast.Name) and test.func.value.id == "self"):
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and isinstance(test.func.value, ast.Name)
+        and test.func.value.id == "self"
+    ):
         return STAGE_PREDICATES.get(test.func.attr)
     return None
 
@@ -233,21 +255,30 @@ def engine_reads(root: Path, zero_fields: set[str]) -> dict[str, Any]:
     blocks anywhere in the engine, such as the stage-3 path of ``save_16bit_model``.
     """
     tree = ast.parse((root / ENGINE).read_text(encoding="utf-8"))
-    engine = next(n for n in ast.walk(tree)
-                  if isinstance(n, ast.ClassDef) and n.name == "DeepSpeedEngine")
+    engine = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "DeepSpeedEngine"
+    )
     accessors: dict[str, str] = {}  # engine method -> zero config field it returns
     for node in engine.body:
-        if (isinstance(node, ast.FunctionDef) and len(node.body) == 1
-                and isinstance(node.body[0], ast.Return) and node.body[0].value is not None):
+        if (
+            isinstance(node, ast.FunctionDef)
+            and len(node.body) == 1
+            and isinstance(node.body[0], ast.Return)
+            and node.body[0].value is not None
+        ):
             for sub in ast.walk(node.body[0].value):
                 if not isinstance(sub, ast.Attribute):
                     continue
                 owner = ast.unparse(sub.value)
                 if owner == "self._config.zero_config" or (
-                        owner == "self._config" and sub.attr in zero_fields):
+                    owner == "self._config" and sub.attr in zero_fields
+                ):
                     accessors[node.name] = sub.attr
-    configure = next(n for n in engine.body
-                     if isinstance(n, ast.FunctionDef) and n.name == "_configure_zero_optimizer")
+    configure = next(
+        n
+        for n in engine.body
+        if isinstance(n, ast.FunctionDef) and n.name == "_configure_zero_optimizer"
+    )
 
     reads: dict[str, dict[str, Any]] = {}
     gates: list[dict[str, Any]] = []
@@ -255,8 +286,12 @@ def engine_reads(root: Path, zero_fields: set[str]) -> dict[str, Any]:
     def record(body: list[ast.stmt], stages: list[int], local: dict[str, str]) -> None:
         for sub in ast.walk(ast.Module(body=body, type_ignores=[])):
             name = None
-            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self"):
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == "self"
+            ):
                 name = accessors.get(sub.func.attr)
             elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 name = local.get(sub.id)
@@ -268,23 +303,40 @@ def engine_reads(root: Path, zero_fields: set[str]) -> dict[str, Any]:
     # Locals of _configure_zero_optimizer that hold a key's value (mics_shard_size = self...()).
     local = {}
     for stmt in configure.body:
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Attribute)
-                and stmt.value.func.attr in accessors):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr in accessors
+        ):
             local[stmt.targets[0].id] = accessors[stmt.value.func.attr]
     node: ast.stmt | None = next(
-        (s for s in configure.body if isinstance(s, ast.If) and stage_of_condition(s.test)), None)
+        (s for s in configure.body if isinstance(s, ast.If) and stage_of_condition(s.test)), None
+    )
     while isinstance(node, ast.If) and (stages := stage_of_condition(node.test)) is not None:
-        gates.append({"stages": stages, "line": node.lineno, "end_line": node.body[-1].end_lineno,
-                      "condition": ast.unparse(node.test)})
+        gates.append(
+            {
+                "stages": stages,
+                "line": node.lineno,
+                "end_line": node.body[-1].end_lineno,
+                "condition": ast.unparse(node.test),
+            }
+        )
         record(node.body, stages, local)
         node = node.orelse[0] if len(node.orelse) == 1 else None
 
     for sub in ast.walk(engine):
         if isinstance(sub, ast.If) and (stages := predicate_stages(sub.test)) is not None:
-            gates.append({"stages": stages, "line": sub.lineno, "end_line": sub.body[-1].end_lineno,
-                          "condition": ast.unparse(sub.test)})
+            gates.append(
+                {
+                    "stages": stages,
+                    "line": sub.lineno,
+                    "end_line": sub.body[-1].end_lineno,
+                    "condition": ast.unparse(sub.test),
+                }
+            )
             record(sub.body, stages, {})
     gates.sort(key=lambda g: g["line"])
     return {"gates": gates, "reads": reads, "accessors": accessors}
@@ -294,27 +346,16 @@ def pipeline_stages(root: Path) -> dict[str, Any]:
     """The stages PipelineEngine accepts: its ``assert ...zero_optimization_stage() < X``."""
     tree = ast.parse((root / PIPE_ENGINE).read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)
-                and "zero_optimization_stage()" in ast.unparse(node.test.left)
-                and isinstance(node.test.ops[0], ast.Lt)
-                and isinstance(node.test.comparators[0], ast.Attribute)):
+        if (
+            isinstance(node, ast.Assert)
+            and isinstance(node.test, ast.Compare)
+            and "zero_optimization_stage()" in ast.unparse(node.test.left)
+            and isinstance(node.test.ops[0], ast.Lt)
+            and isinstance(node.test.comparators[0], ast.Attribute)
+        ):
             bound = STAGE_NAMES[node.test.comparators[0].attr]
             return {"stages": list(range(bound)), "line": node.lineno}
     raise AssertionError("PipelineEngine's ZeRO stage assertion not found")
-
-
-def top_level_keys(root: Path) -> list[str]:
-    """String constants of runtime/constants.py whose name marks a config key."""
-    tree = ast.parse((root / CONSTANTS).read_text(encoding="utf-8"))
-    keys = set()
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-            name = node.targets[0].id
-            if name.isupper() and not name.endswith("_DEFAULT") and node.value.value.isidentifier():
-                keys.add(node.value.value)
-    return sorted(keys)
 
 
 def main(argv: list[str]) -> int:
@@ -322,8 +363,9 @@ def main(argv: list[str]) -> int:
         print("usage: extract.py DEEPSPEED_CHECKOUT", file=sys.stderr)
         return 2
     root = Path(argv[1])
-    commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True,
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     version = (root / "version.txt").read_text(encoding="utf-8").strip()
     fields = config_fields(root)
     fields = {**constant_defaults(root), **fields}
@@ -334,7 +376,6 @@ def main(argv: list[str]) -> int:
         "validators": validators(root),
         "engine": engine_reads(root, {k for k in fields if not any(c in k for c in "./:")}),
         "pipeline": pipeline_stages(root),
-        "top_level_keys": top_level_keys(root),
     }
     json.dump(facts, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
