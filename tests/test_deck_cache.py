@@ -318,3 +318,19 @@ def test_a_deck_from_a_pipe_is_read_once_by_the_loader(tmp_path: Path) -> None:
         c.fields for c in load_paths([deck_file]).decks[0].cards
     ]
     assert not (tmp_path / "cache").exists()  # nothing cached under a pipe's passing name
+
+
+def test_files_written_whole_get_the_mode_the_umask_gives(tmp_path: Path) -> None:
+
+    from zerodrill.deck.files import write_atomic
+
+    old = os.umask(0o077)
+    try:
+        write_atomic(tmp_path / "private", b"x")
+        os.umask(0o022)
+        write_atomic(tmp_path / "shared", b"y")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "private").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "shared").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "shared").read_bytes() == b"y" and len(list(tmp_path.iterdir())) == 2

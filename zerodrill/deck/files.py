@@ -111,6 +111,12 @@ def read_deck_bytes(path: Path) -> bytes | Problem:
     return Problem(where, f"file is larger than the {limit} limit")
 
 
+def _umask() -> int:
+    mask = os.umask(0)  # the only way to read it is to set it
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all, making its folder if need be.
 
@@ -122,8 +128,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        # mkstemp makes the file private; these files are as shareable as the decks they hold.
-        os.chmod(tmp, 0o644)
+        # mkstemp makes the file private; give it the mode any new file gets under the user's
+        # umask (0644 under the usual 022), as writing it in place would have.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
