@@ -157,7 +157,8 @@ def test_progress_becomes_review_cards_counted_from_the_collection_day() -> None
     rows = conn.execute("SELECT type, queue, due, ivl, factor, reps, lapses FROM cards").fetchall()
     assert (2, 2, (date(2026, 3, 1) - collection.CREATED).days, 15, 2360, 3, 1) in rows
     assert package.stats.reviewed_cards == 1
-    assert collection.ease_permille(2.36) == 2360 and collection.ease_permille(1.3) == 1300
+    assert Sm2State(easiness=2.36).ease_permille == 2360
+    assert Sm2State(easiness=1.3).ease_permille == 1300
 
 
 def test_reserved_deck_id_is_refused(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
-from fractions import Fraction
 from typing import Protocol
 
 import genanki
@@ -65,18 +64,6 @@ class SchedulingState(Protocol):
     def due(self) -> date | None: ...
     @property
     def lapses(self) -> int: ...
-
-
-def ease_permille(easiness: Fraction | float) -> int:
-    """SM-2's EF as Anki's ``factor``: 2.5 -> 2500, exactly (EF moves in hundredths).
-
-    The review store's states carry this as ``Sm2State.ease_permille``; this is the same
-    conversion for an EF given alone.
-    """
-    from zerodrill.srs.sm2 import Sm2State
-
-    # Sm2State reads a float EF as the decimal it prints as (2.36, not 2.35999...).
-    return Sm2State(easiness=easiness).ease_permille  # type: ignore[arg-type]
 
 
 def collection(
