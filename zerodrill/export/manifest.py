@@ -96,11 +96,12 @@ class Manifest:
             for key, rec in sorted(self.notetypes.items())
         )
         lines += [" },", ' "notes": {']
-        lines += _entries(
-            (
-                json.dumps(key, ensure_ascii=False),
-                {"id": rec.id, "hash": rec.digest, "mod": rec.mod},
-            )
+        # One line per note, written as json.dumps writes the record: its values are two ints
+        # and a digest this build computed (hex), which need no escaping, and the export
+        # writes one line per note of the deck, so a json.dumps per line shows.
+        lines += _rows(
+            f"  {json.dumps(key, ensure_ascii=False)}: "
+            f'{{"id": {rec.id:d}, "hash": "{rec.digest}", "mod": {rec.mod:d}}}'
             for key, rec in sorted(self.notes.items())
         )
         lines += [" }", "}"]
@@ -109,7 +110,12 @@ class Manifest:
 
 def _entries(items: Iterable[tuple[str, dict[str, object]]]) -> list[str]:
     """``"key": {...}`` lines, all but the last ending in a comma."""
-    rows = [f"  {quoted_key}: {json.dumps(value)}" for quoted_key, value in items]
+    return _rows(f"  {quoted_key}: {json.dumps(value)}" for quoted_key, value in items)
+
+
+def _rows(lines: Iterable[str]) -> list[str]:
+    """``lines`` with all but the last ending in a comma."""
+    rows = list(lines)
     return [row + "," for row in rows[:-1]] + rows[-1:]
 
 
