@@ -8,7 +8,9 @@ only these, never imports (or, without bytecode files, compiles) the YAML-to-mod
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from zerodrill.deck.model import Deck, Pos, Problem
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 DECK_SUFFIXES = (".yaml", ".yml")
+_URL_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,10 @@ def combine(
     problems: list[Problem],
     loaded: Iterable[tuple[Path, Deck | None, list[Problem]]],
 ) -> LoadResult:
-    """Gather per-file results, refusing a deck id that an earlier file already uses."""
+    """Gather per-file results, refusing a deck id or title that an earlier file already uses."""
     decks: list[Deck] = []
     seen_ids: dict[str, Pos] = {}
+    seen_titles: dict[str, Deck] = {}
     for _path, deck, file_problems in loaded:
         problems.extend(file_problems)
         if deck is None:
@@ -86,9 +90,26 @@ def combine(
                 Problem(deck.pos, f"deck id '{deck.id}' is already used by {first.path}")
             )
             continue
+        title = anki_deck_name(deck.title)
+        same = seen_titles.get(title)
+        if same is not None:
+            problems.append(
+                Problem(
+                    deck.pos,
+                    f"deck title '{deck.title}' is the same to Anki as '{same.title}' "
+                    f"({same.pos.path}:{same.pos.line}): Anki would merge the two decks",
+                )
+            )
+            continue
         seen_ids[deck.id] = deck.pos
+        seen_titles[title] = deck
         decks.append(deck)
     return LoadResult(tuple(decks), tuple(problems), tuple(files))
+
+
+def anki_deck_name(title: str) -> str:
+    """``title`` as Anki compares deck names: NFC, case-folded, trimmed."""
+    return unicodedata.normalize("NFC", title).strip().casefold()
 
 
 def read_deck_bytes(path: Path) -> bytes | Problem:
@@ -109,6 +130,28 @@ def read_deck_bytes(path: Path) -> bytes | Problem:
         f"{MAX_FILE_BYTES / 2**20:g} MiB" if MAX_FILE_BYTES >= 2**20 else f"{MAX_FILE_BYTES} bytes"
     )
     return Problem(where, f"file is larger than the {limit} limit")
+
+
+def image_problem(folder: Path, target: str) -> str | None:
+    """Why the image ``target`` a card names cannot be packed, or None if it can.
+
+    The answer depends on files outside the deck's YAML (the image, any symlink on the way),
+    so a deck from the parsed-deck cache is checked again with this on every load.
+    """
+    if _URL_SCHEME.match(target) or target.startswith("//"):
+        return f"image '{target}' must be a file in the deck's folder, not a URL"
+    if target.startswith(("/", "\\")) or "\\" in target:
+        return f"image '{target}' must be a relative path with '/' separators"
+    try:
+        base = folder.resolve()
+        resolved = (base / target).resolve()
+        if not resolved.is_relative_to(base):
+            return f"image '{target}' is outside the deck's folder"
+        if not resolved.is_file():
+            return f"image '{target}' does not exist"
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the name
+        return f"image '{target}' cannot be read: {getattr(exc, 'strerror', None) or exc}"
+    return None
 
 
 def _umask() -> int:

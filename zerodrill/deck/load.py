@@ -18,12 +18,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
-from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes
+from zerodrill.deck.control_chars import CONTROL, describe
+from zerodrill.deck.files import LoadResult, combine, discover, image_problem, read_deck_bytes
 from zerodrill.deck.model import (
     COMMON_FIELDS,
     DECK_FIELDS,
     KIND_FIELDS,
     REQUIRED_DECK_FIELDS,
+    RESERVED_DECK_IDS,
     SLUG_PATTERN,
     TAG_PATTERN,
     Card,
@@ -49,7 +51,8 @@ _SLUG = re.compile(SLUG_PATTERN)
 _TAG = re.compile(TAG_PATTERN)
 # Markdown images: ![alt](path) or ![alt](<path with spaces> "title").
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
-_URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+#: Raw control characters listed per file, at most: past that the file is hardly text.
+_MAX_CONTROLS = 20
 _KIND_NAMES = ", ".join(k.value for k in Kind)
 
 
@@ -76,8 +79,9 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, [Problem(Pos(where, line, col), "file is not UTF-8 text")]
-    if "\x00" in text:
-        return None, [Problem(Pos(where, 1, 1), "file is not text (it contains NUL bytes)")]
+    raw = _raw_controls(text, where)
+    if raw:
+        return None, raw
     # Imported here: a start from the parsed-deck cache never needs PyYAML.
     import yaml
 
@@ -102,6 +106,46 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
     return (deck if not builder.problems else None), builder.problems
 
 
+def _raw_controls(text: str, where: str) -> list[Problem]:
+    """Control characters written into the file itself, each at its line and column.
+
+    Checked before YAML sees the text: PyYAML refuses most of them with a position it counts in
+    characters from the start, and reads U+0085, U+2028, U+2029 and a lone CR as line breaks,
+    which no editor shows, so every position after one would be off. Only CR before LF (a
+    Windows line end) is allowed besides tab and newline.
+    """
+    problems: list[Problem] = []
+    line, line_start = 1, 0
+    counted = 0  # newlines before line_start, counted so far
+    for match in CONTROL.finditer(text):
+        at = match.start()
+        char = match.group()
+        if char == "\r" and text.startswith("\n", at + 1):
+            continue
+        line += text.count("\n", counted, at)
+        counted = at
+        line_start = text.rfind("\n", 0, at) + 1
+        if len(problems) == _MAX_CONTROLS:
+            problems.append(
+                Problem(Pos(where, line, at - line_start + 1), "more control characters follow")
+            )
+            break
+        if char == "\x00":
+            message = "file is not text (it contains NUL bytes)"
+        elif char in "\r\x85\u2028\u2029":
+            message = (
+                f"line break {describe(char)} is not allowed in a deck file: "
+                "YAML reads it as a line break where editors do not; end lines with LF"
+            )
+        else:
+            message = (
+                f"control character {describe(char)} is not allowed in a deck file "
+                "(only tab and newline are)"
+            )
+        problems.append(Problem(Pos(where, line, at - line_start + 1), message))
+    return problems
+
+
 class _Builder(NodeReader):
     """Builds one file's deck from its node graph (the node reading is :class:`NodeReader`)."""
 
@@ -117,7 +161,7 @@ class _Builder(NodeReader):
             return None
         node = fields[name][1]
         value = self.text(node, name)
-        if value is not None and not _SLUG.match(value):
+        if value is not None and not _SLUG.fullmatch(value):
             self.report(node, f"{what} must be lowercase letters, digits and hyphens")
             return None
         return value
@@ -135,7 +179,22 @@ class _Builder(NodeReader):
             return None
         self.missing(root, "the deck", [f for f in REQUIRED_DECK_FIELDS if f not in fields])
         deck_id = self.slug(fields, "deck", "deck id")
+        if deck_id in RESERVED_DECK_IDS:
+            self.report(
+                fields["deck"][1],
+                f"deck id '{deck_id}' is reserved for zerodrill's Anki tags; rename the deck",
+            )
+            deck_id = None
         title = self.text(fields["title"][1], "title") if "title" in fields else None
+        if title is not None and "::" in title:
+            # Anki reads "A::B" as deck B inside deck A.
+            self.problems.append(
+                Problem(
+                    self.offset_pos(fields["title"][1], title, title.index("::")),
+                    "'::' is not allowed in a deck title: Anki would make nested decks of it",
+                )
+            )
+            title = None
         description = (
             self.text(fields["description"][1], "description") if "description" in fields else None
         )
@@ -145,8 +204,9 @@ class _Builder(NodeReader):
         cards: list[Card] = []
         if "cards" in fields:
             cards = self.cards(fields["cards"][1], deck_id or "", set(retired))
+        ids = {c.id for c in cards}
         for card_id, node in retired.items():
-            if not any(c.id == card_id for c in cards):
+            if card_id not in ids:
                 self.report(
                     node,
                     f"retired card '{card_id}' is not in the deck: keep a retired card's "
@@ -266,6 +326,7 @@ class _Builder(NodeReader):
         self, texts: dict[str, str], fields: dict[str, tuple[yaml.Node, yaml.Node]]
     ) -> list[str]:
         media: list[str] = []
+        seen: set[str] = set()
         for name, text in texts.items():
             if "![" not in text:
                 continue
@@ -273,25 +334,13 @@ class _Builder(NodeReader):
                 target = match.group(1).strip("<>").strip()
                 node = fields[name][1]
                 where = self.offset_pos(node, text, match.start())
-                problem = self._media_problem(target)
+                problem = image_problem(self.path.parent, target)
                 if problem:
                     self.problems.append(Problem(where, problem))
                     continue
                 # Compared as stored: "./a.png" and "a.png" are one image.
                 normal = posixpath.normpath(target)
-                if normal not in media:
+                if normal not in seen:
+                    seen.add(normal)
                     media.append(normal)
         return media
-
-    def _media_problem(self, target: str) -> str | None:
-        if _URL_SCHEME.match(target) or target.startswith("//"):
-            return f"image '{target}' must be a file in the deck's folder, not a URL"
-        if target.startswith(("/", "\\")) or "\\" in target:
-            return f"image '{target}' must be a relative path with '/' separators"
-        folder = self.path.parent.resolve()
-        resolved = (folder / target).resolve()
-        if not resolved.is_relative_to(folder):
-            return f"image '{target}' is outside the deck's folder"
-        if not resolved.is_file():
-            return f"image '{target}' does not exist"
-        return None

@@ -14,6 +14,8 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
+from zerodrill.deck.control_chars import shown
+
 
 class Kind(StrEnum):
     BASIC = "basic"
@@ -36,7 +38,17 @@ COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
 DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired")
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
-#: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe.
+#: Deck ids the exported Anki tags use for themselves (``zerodrill::kind::cloze``,
+#: ``zerodrill::retired``): a deck with one of these ids would have its tags confused with them.
+RESERVED_DECK_IDS = frozenset({"kind", "retired"})
+
+#: The most characters a field (or title, description, tag...) may hold. The bundled deck's
+#: longest field is about a thousand; a field past this is a paste gone wrong, and each such
+#: field costs every later step (rendering, export, Anki) in proportion.
+MAX_FIELD_CHARS = 20_000
+
+#: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe. Match them whole
+#: (``fullmatch``): with ``match``, ``$`` also matches before a final newline.
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 TAG_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
@@ -50,7 +62,8 @@ class Pos:
     col: int
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+        # A file name may hold any character but NUL and '/', ESC included.
+        return f"{shown(self.path)}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +74,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.pos}: {self.message}"
+        # Messages quote what the deck says (an unknown field, a bad id): never raw.
+        return f"{self.pos}: {shown(self.message)}"
 
 
 @dataclass(frozen=True, slots=True)

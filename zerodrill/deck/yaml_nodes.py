@@ -8,12 +8,15 @@ once and only with a safe tag, so an alias bomb costs no more than its own bytes
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from zerodrill.deck.model import Pos, Problem
+from zerodrill.deck.control_chars import describe, first_control
+from zerodrill.deck.model import MAX_FIELD_CHARS, Pos, Problem
+from zerodrill.deck.scalar_pos import source_offsets
 
 if TYPE_CHECKING:
     import yaml
@@ -38,6 +41,15 @@ _TYPE_NAMES = {
 
 
 def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
+    if exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
+        # The scanner gives up where the file ends or a document marker stands, often far
+        # below the quote that was never closed: the quote is what needs fixing.
+        opened = exc.context_mark
+        quote = text[opened.index : opened.index + 1] if opened.index < len(text) else '"'
+        return Problem(
+            Pos(where, opened.line + 1, opened.column + 1),
+            f"YAML syntax error: the {quote} quote opened here is never closed",
+        )
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line, mark.column) if mark is not None else (0, 0)
     problem = exc.problem or "syntax error"
@@ -70,7 +82,10 @@ class NodeReader:
 
     def __init__(self, where: str, text: str) -> None:
         self.where = where
+        self.source = text
         self.lines = text.split("\n")
+        self._line_starts: list[int] | None = None
+        self._offsets: dict[int, list[int] | None] = {}
         self.problems: list[Problem] = []
         self._seen: set[int] = set()
 
@@ -139,10 +154,30 @@ class NodeReader:
             hint = " (quote it)" if node.tag not in (SEQ, MAP, NULL) else ""
             self.report(node, f"field '{name}' must be text, not {kind_of(node)}{hint}")
             return None
-        if required and not node.value.strip():
+        value = str(node.value)
+        if len(value) > MAX_FIELD_CHARS:
+            self.report(
+                node,
+                f"field '{name}' is {len(value):,} characters long, more than the "
+                f"{MAX_FIELD_CHARS:,} a field may hold: split it into several cards",
+            )
+            return None
+        control = first_control(value)
+        if control is not None:
+            self.problems.append(
+                Problem(
+                    self.offset_pos(node, value, control),
+                    f"control character {describe(value[control])} is not allowed in field "
+                    f"'{name}' (only tab and newline are)",
+                )
+            )
+            return None
+        # After the control check: Python counts U+001C-U+001F and the line separators as
+        # blanks, and a field of them is better named than called empty.
+        if required and not value.strip():
             self.report(node, f"field '{name}' is empty")
             return None
-        return str(node.value)
+        return value
 
     def strings(
         self, node: yaml.Node, name: str, pattern: re.Pattern[str] | None
@@ -158,7 +193,7 @@ class NodeReader:
             value = self.text(child, f"{name}[]")
             if value is None:
                 continue
-            if pattern is not None and not pattern.match(value):
+            if pattern is not None and not pattern.fullmatch(value):
                 self.report(
                     child,
                     f"'{value}' in '{name}' must be lowercase letters, digits and hyphens",
@@ -172,24 +207,28 @@ class NodeReader:
             self.report(node, f"{what} is missing required field '{name}'")
 
     def offset_pos(self, node: yaml.Node, text: str, offset: int) -> Pos:
-        """The file position of ``text[offset]``: exact for block scalars, the usual case for
-        long text; for a flow scalar on one line, its column; otherwise the scalar's start."""
-        line_in_text = text.count("\n", 0, offset)
-        col_in_line = offset - (text.rfind("\n", 0, offset) + 1)
-        base = node.start_mark
-        # Text always comes from a scalar node, the only kind with a style.
-        style = getattr(node, "style", None)
-        if style in ("|", ">"):
-            # The block's content starts on the line after the indicator, at its indentation.
-            indent = self.block_indent(node)
-            return Pos(self.where, base.line + 2 + line_in_text, indent + col_in_line + 1)
-        if line_in_text == 0 and node.end_mark.line == base.line:
-            quote = 1 if style in ("'", '"') else 0
-            return Pos(self.where, base.line + 1, base.column + 1 + quote + col_in_line)
-        return self.pos(node)
+        """The file position of ``text[offset]``, ``text`` being ``node``'s value: exact when the
+        scalar's source scans back to its value (see :mod:`zerodrill.deck.scalar_pos`), else
+        the scalar's start."""
+        key = id(node)
+        if key not in self._offsets:
+            style = getattr(node, "style", None) or None
+            self._offsets[key] = source_offsets(
+                self.source, node.start_mark.index, node.end_mark.index, style, text
+            )
+        offsets = self._offsets[key]
+        if offsets is None or not 0 <= offset < len(offsets):
+            return self.pos(node)
+        return self.index_pos(offsets[offset])
 
-    def block_indent(self, node: yaml.Node) -> int:
-        for row in self.lines[node.start_mark.line + 1 : node.end_mark.line + 1]:
-            if row.strip():
-                return len(row) - len(row.lstrip(" "))
-        return node.start_mark.column
+    def index_pos(self, index: int) -> Pos:
+        """The position of ``self.source[index]``, lines counted at LF as editors count them."""
+        if self._line_starts is None:
+            starts = [0]
+            at = self.source.find("\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = self.source.find("\n", at + 1)
+            self._line_starts = starts
+        line = bisect.bisect_right(self._line_starts, index) - 1
+        return Pos(self.where, line + 1, index - self._line_starts[line] + 1)

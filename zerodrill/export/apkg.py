@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zerodrill.deck.files import write_atomic
-from zerodrill.deck.model import Deck
+from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
 from zerodrill.export.manifest import Manifest, manifest_path, note_records, notetype_records
-from zerodrill.export.notes import RESERVED_DECK_IDS, RETIRED_SEARCH, RETIRED_TAG, notes_of
+from zerodrill.export.notes import RETIRED_SEARCH, RETIRED_TAG, notes_of
 from zerodrill.export.notetypes import note_type
 from zerodrill.export.package import collect_media, package_zip
 

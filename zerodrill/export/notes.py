@@ -23,8 +23,6 @@ from zerodrill.export.notetypes import EXTRA_FIELDS, MODEL_IDS
 TAG_ROOT = "zerodrill"
 RETIRED_TAG = f"{TAG_ROOT}::retired"
 RETIRED_SEARCH = f"tag:{RETIRED_TAG}"
-#: Deck ids that would collide with the tags above.
-RESERVED_DECK_IDS = frozenset({"kind", "retired"})
 
 # note_fields writes the kind's fields, then these two, in this order.
 assert EXTRA_FIELDS == ("extra", "sources")
