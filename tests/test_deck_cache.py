@@ -334,3 +334,76 @@ def test_files_written_whole_get_the_mode_the_umask_gives(tmp_path: Path) -> Non
     assert (tmp_path / "private").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "shared").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "shared").read_bytes() == b"y" and len(list(tmp_path.iterdir())) == 2
+
+
+def _image_deck(tmp_path: Path) -> Path:
+    folder = tmp_path / "d"
+    (folder / "img").mkdir(parents=True)
+    (folder / "img" / "a.png").write_bytes(b"\x89PNG")
+    deck_file = folder / "deck.yaml"
+    deck_file.write_text(
+        "deck: d\ntitle: T\ndescription: D\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: '![x](img/a.png)'\n    back: A\n",
+        encoding="utf-8",
+    )
+    return deck_file
+
+
+def _symlink_out(image: Path) -> None:
+    image.unlink()
+    outside = image.parent.parent.parent / "secret"
+    outside.write_text("root:x:0:0\n")
+    image.symlink_to(outside)
+
+
+def _directory(image: Path) -> None:
+    image.unlink()
+    image.mkdir()
+
+
+def _symlink_loop(image: Path) -> None:
+    image.unlink()
+    image.symlink_to(image)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(_symlink_out, id="symlink-out-of-the-folder"),
+        pytest.param(lambda image: image.unlink(), id="deleted"),
+        pytest.param(_directory, id="replaced-by-a-directory"),
+        pytest.param(_symlink_loop, id="symlink-loop"),
+        pytest.param(lambda image: image.parent.rename(image.parent.with_name("x")), id="moved"),
+    ],
+)
+def test_a_cached_load_agrees_with_a_fresh_one_after_an_image_changes(
+    tmp_path: Path, change: Any
+) -> None:
+    deck_file = _image_deck(tmp_path)
+    cache = tmp_path / "cache"
+    assert load_paths_cached([deck_file], cache).ok
+    assert load_paths_cached([deck_file], cache).ok  # from the cache
+    change(deck_file.parent / "img" / "a.png")
+    fresh = load_paths([deck_file])
+    cached = load_paths_cached([deck_file], cache)
+    assert not fresh.ok
+    assert cached.problems == fresh.problems
+    assert cached.decks == fresh.decks == ()
+
+
+def test_the_issues_symlink_to_etc_passwd_is_refused_by_stats_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zerodrill.cli import main
+
+    deck_file = _image_deck(tmp_path)
+    monkeypatch.setenv("ZERODRILL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ZERODRILL_DB", str(tmp_path / "none.db"))
+    main(["stats", str(deck_file)])  # caches the deck
+    image = deck_file.parent / "img" / "a.png"
+    image.unlink()
+    image.symlink_to("/etc/passwd")
+    with pytest.raises(SystemExit):
+        main(["stats", str(deck_file)])
+    err = capsys.readouterr().err
+    assert "image 'img/a.png' is outside the deck's folder" in err

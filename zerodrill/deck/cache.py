@@ -25,12 +25,19 @@ from types import MappingProxyType
 from typing import Any
 
 from zerodrill.deck import files
-from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes, write_atomic
+from zerodrill.deck.files import (
+    LoadResult,
+    combine,
+    discover,
+    image_problem,
+    read_deck_bytes,
+    write_atomic,
+)
 from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 6
+FORMAT = 7
 #: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
@@ -121,8 +128,10 @@ def _read(entry: Path, path: Path) -> Deck | None:
         # Read, not memory-mapped: a mapped file cut short while a drill reads card bodies
         # from it would end the drill with SIGBUS.
         deck, images = _decode(entry.read_bytes(), path)
-        # The YAML is unchanged, but an image it names may have gone since.
-        if all((deck.folder / image).is_file() for image in images):
+        # The YAML is unchanged, but an image it names may have gone, or been replaced by a
+        # folder or by a symlink out of the deck's folder, since: the loader's own check again,
+        # so a cached deck is accepted exactly when a fresh load would accept it.
+        if not any(image_problem(deck.folder, image) for image in images):
             _touch(entry)
             return deck
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
