@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from zerodrill import __version__
+from zerodrill.deck.control_chars import shown
 from zerodrill.errors import UserError
 
 #: name -> "module:attribute" of each subcommand.
@@ -78,10 +79,13 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as exc:
+        # Click quotes the argument it could not use, which may hold anything the shell passed.
+        vars(exc)["message"] = shown(exc.message)  # typed Final, but a plain attribute
         exc.show()
         sys.exit(exc.exit_code)
     except UserError as exc:
-        click.echo(f"zerodrill: {exc}", err=True)
+        # Errors name paths and ids the user gave: never shown raw.
+        click.echo(f"zerodrill: {shown(str(exc))}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -89,7 +93,7 @@ def main(argv: list[str] | None = None) -> Any:
         if _state["debug"]:
             raise
         click.echo(
-            f"zerodrill: internal error: {type(exc).__name__}: {exc} "
+            f"zerodrill: internal error: {type(exc).__name__}: {shown(str(exc))} "
             "(run again with --debug for the traceback)",
             err=True,
         )

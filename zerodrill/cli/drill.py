@@ -11,6 +11,7 @@ import click
 
 from zerodrill.cli.common import load_decks, usable_decks
 from zerodrill.cli.startup import collector_paused
+from zerodrill.deck.control_chars import shown
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
 from zerodrill.words import plural
@@ -45,7 +46,7 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
         summary, db = _run(paths, db, new_limit, deck_id, on_first_frame=resume)
     if summary is not None and summary.reviews:
         click.echo(
-            f"{plural(summary.reviews, 'grade')} saved to {db}; "
+            f"{plural(summary.reviews, 'grade')} saved to {shown(str(db))}; "
             f"{summary.due_tomorrow} due tomorrow."
         )
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
@@ -70,8 +71,8 @@ def export(
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
         retired += stats.retired_notes
         line = (
-            f"wrote {path}: {plural(stats.decks, 'deck')}, {plural(stats.notes, 'note')}, "
-            f"{plural(stats.cards, 'card')}"
+            f"wrote {shown(str(path))}: {plural(stats.decks, 'deck')}, "
+            f"{plural(stats.notes, 'note')}, {plural(stats.cards, 'card')}"
         )
         if stats.media:
             line += f", {plural(stats.media, 'media file')}"

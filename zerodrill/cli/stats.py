@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.stats import compute_stats, render_text
@@ -42,5 +43,5 @@ def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
         click.echo(json.dumps(figures.as_json()))
         return
     if store is None:
-        click.echo(f"No reviews yet (no database at {db_path}).")
+        click.echo(f"No reviews yet (no database at {shown(str(db_path))}).")
     click.echo(render_text(figures))
