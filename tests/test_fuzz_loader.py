@@ -1,5 +1,9 @@
 """Fuzzing the loader: no input makes it raise; every problem is a reported Problem.
 
+Every problem is one line at a place inside the file as an editor counts lines (LF only:
+YAML also breaks lines at U+0085, U+2028, U+2029 and a lone CR, editors do not), and a deck
+that loads holds no control character in any value.
+
 Runs a modest number of examples in the normal suite; ZERODRILL_HEAVY=1 runs fifty times more.
 """
 
@@ -12,6 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from zerodrill.deck.control_chars import CONTROL
 from zerodrill.deck.load import parse_bytes
 from zerodrill.deck.model import Deck
 
@@ -39,8 +44,17 @@ FIELDS = [
 ]
 KINDS = ["basic", "cloze", "follow_up", "red_flag", "other"]
 
+#: Characters a deck value may not hold, and the line breaks only YAML sees.
+CONTROLS = ["\x00", "\x01", "\x07", "\x08", "\r", "\x1b", "\x1f", "\x7f", "\x85", "\x9b"]
+CONTROLS += ["\u2028", "\u2029", "\u202e", "\u2066"]
+hostile_text = st.text(
+    alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from(CONTROLS + ["\n", "\t"])),
+    max_size=30,
+)
 texts = st.one_of(
     st.text(max_size=30),
+    hostile_text,
+    st.sampled_from(["x \x1b]2;PWNED\x07 \x1b[2J\x1b[H", "a\x1fb", "abc\n", "t\n", "A::B"]),
     st.sampled_from(
         [
             "{{c1::x}}",
@@ -86,14 +100,39 @@ def _check(data: bytes) -> None:
     assert (deck is None) == bool(problems)
     if deck is not None:
         assert isinstance(deck, Deck)
+        values = [deck.id, deck.title, deck.description]
+        for card in deck.cards:
+            values += [card.id, *card.fields.values(), *card.tags, *card.refs, *card.media]
+        assert not any(CONTROL.search(v) for v in values)
+    try:
+        lines = data.decode("utf-8-sig").split("\n")
+    except UnicodeDecodeError:
+        lines = [line.decode("latin-1") for line in data.split(b"\n")]
     for p in problems:
         assert p.pos.line >= 1 and p.pos.col >= 1 and p.message
+        assert p.pos.line <= len(lines), (str(p), len(lines))
+        assert p.pos.col <= len(lines[p.pos.line - 1]) + 1, str(p)
+        assert "\n" not in str(p) and not CONTROL.search(str(p)), str(p)
 
 
 @settings(max_examples=300 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(decks)
-def test_structured_documents(document: dict[str, object]) -> None:
-    _check(yaml.safe_dump(document, allow_unicode=True).encode("utf-8"))
+@given(decks, st.sampled_from([None, '"', "'", "|", ">"]), st.booleans())
+def test_structured_documents(document: dict[str, object], style: str | None, crlf: bool) -> None:
+    text = yaml.safe_dump(document, allow_unicode=True, default_style=style)
+    _check((text.replace("\n", "\r\n") if crlf else text).encode("utf-8"))
+
+
+@settings(max_examples=300 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(decks, st.sampled_from([None, '"', "'", "|", ">"]), st.data())
+def test_raw_controls_anywhere(
+    document: dict[str, object], style: str | None, data: st.DataObject
+) -> None:
+    """Control characters and line separators written raw into any kind of scalar."""
+    text = yaml.safe_dump(document, allow_unicode=True, default_style=style)
+    for _ in range(data.draw(st.integers(min_value=1, max_value=3))):
+        at = data.draw(st.integers(min_value=0, max_value=len(text)))
+        text = text[:at] + data.draw(st.sampled_from(CONTROLS)) + text[at:]
+    _check(text.encode("utf-8"))
 
 
 @settings(max_examples=300 * SCALE, deadline=None)
@@ -129,6 +168,14 @@ YAML_BITS = [
     "\ufeff",
     "\x00",
     "\x85",
+    "\u2028",
+    "\u2029",
+    "\r",
+    "\x1b",
+    "\x1f",
+    '"\\e\\x1f\\N\\L" ',
+    "|2\n",
+    ">-\n",
     "#",
 ]
 

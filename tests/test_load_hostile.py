@@ -236,3 +236,27 @@ def test_unterminated_quote_is_reported_where_it_opened(tmp_path: Path) -> None:
     assert lines(tmp_path, text) == [
         'deck.yaml:3:14: YAML syntax error: the " quote opened here is never closed'
     ]
+
+
+@pytest.mark.parametrize(("title", "where"), [('"A\\nB"', "2:10"), ("|\n  Title\n", "3:8")])
+def test_a_deck_title_is_one_line(tmp_path: Path, title: str, where: str) -> None:
+    text = HEADER.replace("title: T\n", f"title: {title}\n".replace("\n\n", "\n")) + CARD
+    assert lines(tmp_path, text) == [
+        f"deck.yaml:{where}: a deck title is one line: it becomes the deck's name in Anki"
+    ]
+
+
+@pytest.mark.parametrize(("raw", "code"), [("\uffff", "U+FFFF"), ("\ufffe", "U+FFFE")])
+def test_characters_yaml_refuses_are_one_line_at_their_place(
+    tmp_path: Path, raw: str, code: str
+) -> None:
+    text = HEADER.replace("description: D", f"description: D {raw} x") + CARD
+    assert lines(tmp_path, text) == [f"deck.yaml:3:16: {code} is not allowed in a deck file"]
+
+
+@pytest.mark.parametrize(("text", "last"), [("deck: d\ntitle: [", 2), ("--- ", 1)])
+def test_the_end_of_a_file_without_a_final_newline_is_on_its_last_line(
+    tmp_path: Path, text: str, last: int
+) -> None:
+    (line,) = lines(tmp_path, text)
+    assert line.startswith(f"deck.yaml:{last}:")

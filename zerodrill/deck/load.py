@@ -93,8 +93,15 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
         root = yaml.compose(text, Loader=loader)
     except yaml.MarkedYAMLError as exc:
         return None, [syntax_problem(exc, text, where)]
-    except yaml.YAMLError as exc:  # unmarked: e.g. a reader error
-        return None, [Problem(Pos(where, 1, 1), f"YAML error: {exc}")]
+    except yaml.reader.ReaderError as exc:
+        # A character YAML does not take (U+FFFE, U+FFFF); PyYAML gives only its offset.
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else "a character"
+        return None, [Problem(Pos(where, line, col), f"{char} is not allowed in a deck file")]
+    except yaml.YAMLError as exc:  # unmarked, and not one seen in testing: its first line
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return None, [Problem(Pos(where, 1, 1), f"YAML error: {first}")]
     if root is None:
         return None, [
             Problem(
@@ -192,6 +199,15 @@ class _Builder(NodeReader):
                 Problem(
                     self.offset_pos(fields["title"][1], title, title.index("::")),
                     "'::' is not allowed in a deck title: Anki would make nested decks of it",
+                )
+            )
+            title = None
+        elif title is not None and "\n" in title:
+            # Anki takes a deck name as one line; a block scalar's final newline counts too.
+            self.problems.append(
+                Problem(
+                    self.offset_pos(fields["title"][1], title, title.index("\n")),
+                    "a deck title is one line: it becomes the deck's name in Anki",
                 )
             )
             title = None

@@ -53,8 +53,9 @@ def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line, mark.column) if mark is not None else (0, 0)
     problem = exc.problem or "syntax error"
-    lines = text.splitlines()
-    row = lines[line] if line < len(lines) else ""
+    lines = text.split("\n")
+    line, col = in_file(lines, line, col)
+    row = lines[line]
     if "\t" in row[: col + 1] or "tab" in problem:
         tab = row.find("\t")
         return Problem(
@@ -66,6 +67,14 @@ def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
     elif exc.context:
         problem = f"{problem} ({exc.context})"
     return Problem(Pos(where, line + 1, col + 1), f"YAML syntax error: {problem}")
+
+
+def in_file(lines: Sequence[str], line: int, col: int) -> tuple[int, int]:
+    """A 0-based mark moved inside the file: libyaml puts the end of a file that lacks a
+    final newline on a line after it, which no editor shows."""
+    if line < len(lines):
+        return line, col
+    return len(lines) - 1, len(lines[-1].rstrip("\r"))
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -90,7 +99,8 @@ class NodeReader:
         self._seen: set[int] = set()
 
     def pos(self, node: yaml.Node) -> Pos:
-        return Pos(self.where, node.start_mark.line + 1, node.start_mark.column + 1)
+        line, col = in_file(self.lines, node.start_mark.line, node.start_mark.column)
+        return Pos(self.where, line + 1, col + 1)
 
     def report(self, node: yaml.Node, message: str) -> None:
         self.problems.append(Problem(self.pos(node), message))
