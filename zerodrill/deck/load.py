@@ -159,6 +159,7 @@ class _Builder(NodeReader):
     def __init__(self, where: str, path: Path, text: str) -> None:
         super().__init__(where, text)
         self.path = path
+        self._image_problems: dict[str, str | None] = {}
 
     def slug(
         self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
@@ -348,10 +349,12 @@ class _Builder(NodeReader):
                 continue
             for match in _IMAGE.finditer(text):
                 target = match.group(1).strip("<>").strip()
-                node = fields[name][1]
-                where = self.offset_pos(node, text, match.start())
-                problem = image_problem(self.path.parent, target)
+                if target not in self._image_problems:
+                    # One look at the file system per image, however many cards show it.
+                    self._image_problems[target] = image_problem(self.path.parent, target)
+                problem = self._image_problems[target]
                 if problem:
+                    where = self.offset_pos(fields[name][1], text, match.start())
                     self.problems.append(Problem(where, problem))
                     continue
                 # Compared as stored: "./a.png" and "a.png" are one image.
