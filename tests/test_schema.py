@@ -128,6 +128,33 @@ INVALID: dict[str, dict[str, object]] = {
         "description": "D",
         "cards": [{"id": "a", "kind": "cloze", "text": "no deletion"}],
     },
+    "id-with-trailing-newline": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "id": "abc\n"}],
+    },
+    "deck-id-with-trailing-newline": {
+        "deck": "t\n",
+        "title": "T",
+        "description": "D",
+        "cards": [CARD],
+    },
+    "reserved-deck-id": {"deck": "retired", "title": "T", "description": "D", "cards": [CARD]},
+    "title-with-colons": {"deck": "d", "title": "A::B", "description": "D", "cards": [CARD]},
+    "escape-sequence": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "front": "x \x1b]2;PWNED\x07 \x1b[2J\x1b[H"}],
+    },
+    "unit-separator": {"deck": "d", "title": "T", "description": "D\x1f", "cards": [CARD]},
+    "oversized-field": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "cards": [{**CARD, "extra": "x" * 20_001}],
+    },
     "red-flag-without-instead": {
         "deck": "d",
         "title": "T",
