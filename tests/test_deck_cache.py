@@ -407,3 +407,23 @@ def test_the_issues_symlink_to_etc_passwd_is_refused_by_stats_too(
         main(["stats", str(deck_file)])
     err = capsys.readouterr().err
     assert "image 'img/a.png' is outside the deck's folder" in err
+
+
+def test_a_dot_dot_path_is_judged_as_the_cache_keeps_it(tmp_path: Path) -> None:
+    """'img/sub/../a.png' is img/a.png to a card and to export, whatever img/sub becomes."""
+    deck_file = _image_deck(tmp_path)
+    text = deck_file.read_text("utf-8").replace("img/a.png", "img/sub/../a.png")
+    deck_file.write_text(text, "utf-8")
+    sub = deck_file.parent / "img" / "sub"
+    sub.mkdir()
+    cache = tmp_path / "cache"
+    assert load_paths_cached([deck_file], cache).ok
+    sub.rmdir()
+    elsewhere = tmp_path / "elsewhere" / "x"
+    elsewhere.mkdir(parents=True)
+    sub.symlink_to(elsewhere)
+    fresh = load_paths([deck_file])
+    cached = load_paths_cached([deck_file], cache)
+    assert cached.problems == fresh.problems == ()
+    assert cached.decks == fresh.decks
+    assert fresh.decks[0].cards[0].media == ("img/a.png",)

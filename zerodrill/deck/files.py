@@ -8,6 +8,7 @@ only these, never imports (or, without bytecode files, compiles) the YAML-to-mod
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import tempfile
 import unicodedata
@@ -144,7 +145,10 @@ def image_problem(folder: Path, target: str) -> str | None:
         return f"image '{target}' must be a relative path with '/' separators"
     try:
         base = folder.resolve()
-        resolved = (base / target).resolve()
+        # The path as cards use it and export reads it: ".." is taken away textually, as a
+        # browser or Anki would, before any symlink on the way is followed. The cache keeps
+        # only this form, so checking it here keeps cached and fresh loads in agreement.
+        resolved = (base / posixpath.normpath(target)).resolve()
         if not resolved.is_relative_to(base):
             return f"image '{target}' is outside the deck's folder"
         if not resolved.is_file():
