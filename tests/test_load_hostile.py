@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zerodrill.deck.load import load_paths
-from zerodrill.deck.model import MAX_FIELD_CHARS
+from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
 
 HEADER = "deck: d\ntitle: T\ndescription: D\ncards:\n"
 CARD = "  - id: a\n    kind: basic\n    front: Q\n    back: A\n"
@@ -260,3 +260,23 @@ def test_the_end_of_a_file_without_a_final_newline_is_on_its_last_line(
 ) -> None:
     (line,) = lines(tmp_path, text)
     assert line.startswith(f"deck.yaml:{last}:")
+
+
+def test_a_deck_id_too_long_for_a_file_name_is_refused(tmp_path: Path) -> None:
+    long_id = "a" * (MAX_DECK_ID_CHARS + 1)
+    assert lines(tmp_path, HEADER.replace("deck: d", f"deck: {long_id}") + CARD) == [
+        f"deck.yaml:1:7: deck id is {MAX_DECK_ID_CHARS + 1} characters long, more than the "
+        f"{MAX_DECK_ID_CHARS} it may have (it names the exported package's file)"
+    ]
+
+
+def test_the_longest_deck_id_exports(tmp_path: Path) -> None:
+    from zerodrill.export import apkg
+
+    path = tmp_path / "deck.yaml"
+    long_id = "a" * MAX_DECK_ID_CHARS
+    path.write_text(HEADER.replace("deck: d", f"deck: {long_id}") + CARD, encoding="utf-8")
+    result = load_paths([path])
+    assert result.ok
+    apkg.export(list(result.decks), tmp_path / "out" / f"{long_id}.apkg")
+    assert (tmp_path / "out" / f"{long_id}.manifest.json").is_file()

@@ -24,6 +24,7 @@ from zerodrill.deck.model import (
     COMMON_FIELDS,
     DECK_FIELDS,
     KIND_FIELDS,
+    MAX_DECK_ID_CHARS,
     REQUIRED_DECK_FIELDS,
     RESERVED_DECK_IDS,
     SLUG_PATTERN,
@@ -187,6 +188,13 @@ class _Builder(NodeReader):
             return None
         self.missing(root, "the deck", [f for f in REQUIRED_DECK_FIELDS if f not in fields])
         deck_id = self.slug(fields, "deck", "deck id")
+        if deck_id is not None and len(deck_id) > MAX_DECK_ID_CHARS:
+            self.report(
+                fields["deck"][1],
+                f"deck id is {len(deck_id)} characters long, more than the {MAX_DECK_ID_CHARS} "
+                "it may have (it names the exported package's file)",
+            )
+            deck_id = None
         if deck_id in RESERVED_DECK_IDS:
             self.report(
                 fields["deck"][1],

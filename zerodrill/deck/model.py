@@ -47,6 +47,10 @@ RESERVED_DECK_IDS = frozenset({"kind", "retired"})
 #: field costs every later step (rendering, export, Anki) in proportion.
 MAX_FIELD_CHARS = 20_000
 
+#: The longest deck id: it names the exported package and its manifest (``<id>.apkg``,
+#: ``<id>.manifest.json`` and their temporary files), which must fit a file name's 255 bytes.
+MAX_DECK_ID_CHARS = 64
+
 #: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe. Match them whole
 #: (``fullmatch``): with ``match``, ``$`` also matches before a final newline.
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
