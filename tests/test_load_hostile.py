@@ -280,3 +280,24 @@ def test_the_longest_deck_id_exports(tmp_path: Path) -> None:
     assert result.ok
     apkg.export(list(result.decks), tmp_path / "out" / f"{long_id}.apkg")
     assert (tmp_path / "out" / f"{long_id}.manifest.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("reference", "code"),
+    [("&#x202e;", "U+202E"), ("&#8232;", "U+2028"), ("&#X1B;", "U+001B"), ("&#x85;", "U+0085")],
+)
+def test_character_references_to_control_characters_are_refused(
+    tmp_path: Path, reference: str, code: str
+) -> None:
+    # Markdown turns a reference into its character: in the drill and in Anki alike.
+    text = HEADER + CARD.replace("back: A", f"back: 'x {reference} y'")
+    assert lines(tmp_path, text) == [
+        f"deck.yaml:8:14: '{reference}' stands for control character {code}, which is not "
+        "allowed in field 'back'"
+    ]
+
+
+def test_other_character_references_are_fine(tmp_path: Path) -> None:
+    path = tmp_path / "deck.yaml"
+    path.write_text(HEADER + CARD.replace("back: A", "back: '&#233; &#x2192; &#10;'"), "utf-8")
+    assert load_paths([path]).ok

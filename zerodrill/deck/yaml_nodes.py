@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from zerodrill.deck.control_chars import describe, first_control
+from zerodrill.deck.control_chars import CONTROL, describe, first_control
 from zerodrill.deck.model import MAX_FIELD_CHARS, Pos, Problem
 from zerodrill.deck.scalar_pos import source_offsets
 
@@ -67,6 +67,27 @@ def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
     elif exc.context:
         problem = f"{problem} ({exc.context})"
     return Problem(Pos(where, line + 1, col + 1), f"YAML syntax error: {problem}")
+
+
+# An HTML numeric character reference: Markdown renderers (the drill's, Anki's browser) turn
+# it into its character, so "&#x202e;" is a bidi override as surely as the character itself.
+_REFERENCE = re.compile(r"&#(?:([0-9]{1,8})|[xX]([0-9a-fA-F]{1,7}));")
+
+
+def _code(match: re.Match[str]) -> int:
+    decimal, hexadecimal = match.groups()
+    return int(decimal) if decimal is not None else int(hexadecimal, 16)
+
+
+def _control_reference(text: str) -> re.Match[str] | None:
+    """The first numeric character reference in ``text`` to a :data:`CONTROL` character."""
+    if "&#" not in text:
+        return None
+    for match in _REFERENCE.finditer(text):
+        code = _code(match)
+        if code <= 0x10FFFF and CONTROL.match(chr(code)):
+            return match
+    return None
 
 
 def in_file(lines: Sequence[str], line: int, col: int) -> tuple[int, int]:
@@ -179,6 +200,16 @@ class NodeReader:
                     self.offset_pos(node, value, control),
                     f"control character {describe(value[control])} is not allowed in field "
                     f"'{name}' (only tab and newline are)",
+                )
+            )
+            return None
+        reference = _control_reference(value)
+        if reference is not None:
+            self.problems.append(
+                Problem(
+                    self.offset_pos(node, value, reference.start()),
+                    f"'{reference.group()}' stands for control character "
+                    f"{describe(chr(_code(reference)))}, which is not allowed in field '{name}'",
                 )
             )
             return None
