@@ -91,3 +91,12 @@ def test_a_package_path_holding_escapes_is_printed_escaped(
     code, output = run(capsys, "export", "-o", str(tmp_path / f"{ESC_NAME}.apkg"), str(DATA))
     assert code == 0
     assert "PWNED\\x07\\x1b[2J.apkg: 1 deck" in output
+
+
+def test_the_line_on_quitting_the_drill_shows_the_database_name_escaped() -> None:
+    from zerodrill.cli.drill import saved_line
+    from zerodrill.srs.session import Summary
+
+    summary = Summary(reviews=3, cards=3, grades={4: 3}, seconds=9.0, due_tomorrow=1)
+    line = saved_line(summary, Path(f"/tmp/{ESC_NAME}.db"))
+    assert line == "3 grades saved to /tmp/e\\x1b]2;PWNED\\x07\\x1b[2J.db; 1 due tomorrow."

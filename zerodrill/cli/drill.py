@@ -45,10 +45,15 @@ def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str
     with collector_paused() as resume:
         summary, db = _run(paths, db, new_limit, deck_id, on_first_frame=resume)
     if summary is not None and summary.reviews:
-        click.echo(
-            f"{plural(summary.reviews, 'grade')} saved to {shown(str(db))}; "
-            f"{summary.due_tomorrow} due tomorrow."
-        )
+        click.echo(saved_line(summary, db))
+
+
+def saved_line(summary: Summary, db: Path) -> str:
+    """The line printed on quitting; the database's name may hold any character."""
+    return (
+        f"{plural(summary.reviews, 'grade')} saved to {shown(str(db))}; "
+        f"{summary.due_tomorrow} due tomorrow."
+    )
 
 
 def _run(
