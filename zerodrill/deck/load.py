@@ -123,8 +123,8 @@ def _raw_controls(text: str, where: str) -> list[Problem]:
     Windows line end) is allowed besides tab and newline.
     """
     problems: list[Problem] = []
-    line, line_start = 1, 0
-    counted = 0  # newlines before line_start, counted so far
+    line = 1
+    counted = 0  # newlines are counted up to this offset
     for match in CONTROL.finditer(text):
         at = match.start()
         char = match.group()
@@ -175,6 +175,48 @@ class _Builder(NodeReader):
             return None
         return value
 
+    def deck_id(self, fields: dict[str, tuple[yaml.Node, yaml.Node]]) -> str | None:
+        """The deck id: a slug that can name the exported files and is not one of our tags."""
+        deck_id = self.slug(fields, "deck", "deck id")
+        if deck_id is None:
+            return None
+        if len(deck_id) > MAX_DECK_ID_CHARS:
+            self.report(
+                fields["deck"][1],
+                f"deck id is {len(deck_id)} characters long, more than the {MAX_DECK_ID_CHARS} "
+                "it may have (it names the exported package's file)",
+            )
+            return None
+        if deck_id in RESERVED_DECK_IDS:
+            self.report(
+                fields["deck"][1],
+                f"deck id '{deck_id}' is reserved for zerodrill's Anki tags; rename the deck",
+            )
+            return None
+        return deck_id
+
+    def title(self, node: yaml.Node) -> str | None:
+        """The deck's title, which Anki takes as the deck's name exactly as written."""
+        title = self.text(node, "title")
+        if title is None:
+            return None
+        if "::" in title:
+            # Anki reads "A::B" as deck B inside deck A.
+            problem, at = (
+                "'::' is not allowed in a deck title: Anki would make nested decks of it",
+                title.index("::"),
+            )
+        elif "\n" in title:
+            # A block scalar's final newline counts too.
+            problem, at = (
+                "a deck title is one line: it becomes the deck's name in Anki",
+                title.index("\n"),
+            )
+        else:
+            return title
+        self.problems.append(Problem(self.offset_pos(node, title, at), problem))
+        return None
+
     def deck(self, root: yaml.Node) -> Deck | None:
         fields = self.mapping(root, DECK_FIELDS, "the deck")
         if fields is None:
@@ -187,39 +229,8 @@ class _Builder(NodeReader):
                 ]
             return None
         self.missing(root, "the deck", [f for f in REQUIRED_DECK_FIELDS if f not in fields])
-        deck_id = self.slug(fields, "deck", "deck id")
-        if deck_id is not None and len(deck_id) > MAX_DECK_ID_CHARS:
-            self.report(
-                fields["deck"][1],
-                f"deck id is {len(deck_id)} characters long, more than the {MAX_DECK_ID_CHARS} "
-                "it may have (it names the exported package's file)",
-            )
-            deck_id = None
-        if deck_id in RESERVED_DECK_IDS:
-            self.report(
-                fields["deck"][1],
-                f"deck id '{deck_id}' is reserved for zerodrill's Anki tags; rename the deck",
-            )
-            deck_id = None
-        title = self.text(fields["title"][1], "title") if "title" in fields else None
-        if title is not None and "::" in title:
-            # Anki reads "A::B" as deck B inside deck A.
-            self.problems.append(
-                Problem(
-                    self.offset_pos(fields["title"][1], title, title.index("::")),
-                    "'::' is not allowed in a deck title: Anki would make nested decks of it",
-                )
-            )
-            title = None
-        elif title is not None and "\n" in title:
-            # Anki takes a deck name as one line; a block scalar's final newline counts too.
-            self.problems.append(
-                Problem(
-                    self.offset_pos(fields["title"][1], title, title.index("\n")),
-                    "a deck title is one line: it becomes the deck's name in Anki",
-                )
-            )
-            title = None
+        deck_id = self.deck_id(fields)
+        title = self.title(fields["title"][1]) if "title" in fields else None
         description = (
             self.text(fields["description"][1], "description") if "description" in fields else None
         )
