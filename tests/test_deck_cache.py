@@ -427,3 +427,18 @@ def test_a_dot_dot_path_is_judged_as_the_cache_keeps_it(tmp_path: Path) -> None:
     assert cached.problems == fresh.problems == ()
     assert cached.decks == fresh.decks
     assert fresh.decks[0].cards[0].media == ("img/a.png",)
+
+
+def test_title_positions_come_back_from_the_cache(tmp_path: Path) -> None:
+    deck_file = _copy(tmp_path)
+    other = deck_file.with_name("other.yaml")
+    other.write_text(
+        deck_file.read_text("utf-8").replace("deck: sample", "deck: other"), encoding="utf-8"
+    )
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    load_paths_cached([other], cache)
+    cached = load_paths_cached([deck_file, other], cache)
+    fresh = load_paths([deck_file, other])
+    assert [str(p) for p in cached.problems] == [str(p) for p in fresh.problems]
+    assert len(fresh.problems) == 1 and "Anki would merge the two decks" in str(fresh.problems[0])

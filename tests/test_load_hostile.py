@@ -203,8 +203,8 @@ def test_titles_anki_would_merge_are_refused(tmp_path: Path, first: str, second:
     result = load_paths([a, b])
     assert [d.path for d in result.decks] == [a]
     (problem,) = result.problems
-    assert problem.pos.path == str(b)
-    assert f"is the same to Anki as '{first}' ({a}:1)" in problem.message
+    assert (problem.pos.path, problem.pos.line, problem.pos.col) == (str(b), 2, 8)
+    assert f"is the same to Anki as '{first}' ({a}:2)" in problem.message
 
 
 def test_a_field_beyond_any_real_card_is_refused_at_its_place(tmp_path: Path) -> None:

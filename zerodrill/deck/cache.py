@@ -181,7 +181,8 @@ def _used(path: Path) -> float:
 # An entry is the CRC-32 of the rest (see _digest), the length of the index, the index
 # (marshal data):
 #
-#     (FORMAT, (deck id, title, description, line, col), image paths, cards)
+#     (FORMAT, (deck id, title, description, line, col, title line, title col), image paths,
+#      cards)
 #
 # with each card (id, key, kind, ordinals, media, retired, start, end), and then the cards'
 # bodies (Markdown, tags, refs and positions; each its own marshal data) back to back, start
@@ -218,7 +219,16 @@ def _encode(deck: Deck) -> bytes:
         bodies.append(body)
         offset += len(body)
     images = tuple(sorted({image for c in deck.cards for image in c.media}))
-    head = (deck.id, deck.title, deck.description, deck.pos.line, deck.pos.col)
+    title = deck.title_pos or deck.pos
+    head = (
+        deck.id,
+        deck.title,
+        deck.description,
+        deck.pos.line,
+        deck.pos.col,
+        title.line,
+        title.col,
+    )
     packed = marshal.dumps((FORMAT, head, images, tuple(index)))
     rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
     return _digest(rest) + rest
@@ -246,7 +256,8 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         raise ValueError("damaged cache entry")
     length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
     index = rest[_LENGTH_SIZE : _LENGTH_SIZE + length]
-    version, (deck_id, title, description, line, col), images, rows = marshal.loads(index)
+    version, head, images, rows = marshal.loads(index)
+    deck_id, title, description, line, col, title_line, title_col = head
     if version != FORMAT:
         raise ValueError("old cache format")
     where = str(path)
@@ -267,7 +278,15 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         if retired:
             attrs["retired"] = retired
         cards.append(card)
-    deck = Deck(deck_id, title, description, tuple(cards), path, Pos(where, line, col))
+    deck = Deck(
+        deck_id,
+        title,
+        description,
+        tuple(cards),
+        path,
+        Pos(where, line, col),
+        Pos(where, title_line, title_col),
+    )
     return deck, images
 
 

@@ -94,11 +94,12 @@ def combine(
         title = anki_deck_name(deck.title)
         same = seen_titles.get(title)
         if same is not None:
+            first = same.title_pos or same.pos
             problems.append(
                 Problem(
-                    deck.pos,
+                    deck.title_pos or deck.pos,
                     f"deck title '{deck.title}' is the same to Anki as '{same.title}' "
-                    f"({same.pos.path}:{same.pos.line}): Anki would merge the two decks",
+                    f"({first.path}:{first.line}): Anki would merge the two decks",
                 )
             )
             continue

@@ -250,7 +250,8 @@ class _Builder(NodeReader):
                 )
         if self.problems or deck_id is None or title is None or description is None:
             return None
-        return Deck(deck_id, title, description, tuple(cards), self.path, self.pos(root))
+        title_pos = self.pos(fields["title"][1])
+        return Deck(deck_id, title, description, tuple(cards), self.path, self.pos(root), title_pos)
 
     def cards(self, node: yaml.Node, deck_id: str, retired: set[str]) -> list[Card]:
         if not self.visit(node):

@@ -132,6 +132,8 @@ class Deck:
     cards: tuple[Card, ...]
     path: Path
     pos: Pos
+    #: Where the title is written: a title Anki would merge with another deck's is reported there.
+    title_pos: Pos | None = field(default=None, compare=False, repr=False)
 
     @property
     def folder(self) -> Path:
