@@ -301,3 +301,11 @@ def test_other_character_references_are_fine(tmp_path: Path) -> None:
     path = tmp_path / "deck.yaml"
     path.write_text(HEADER + CARD.replace("back: A", "back: '&#233; &#x2192; &#10;'"), "utf-8")
     assert load_paths([path]).ok
+
+
+def test_tags_differing_only_in_case_cannot_exist(tmp_path: Path) -> None:
+    # Anki's tags are case-insensitive: 'Config' beside 'config' would merge. Tags, like
+    # ids, are lowercase only, so two of them never differ by case alone.
+    text = HEADER + CARD + "    tags: [config, Config]\n"
+    (line,) = lines(tmp_path, text)
+    assert line.startswith("deck.yaml:9:20: 'Config' in 'tags' must be lowercase")
