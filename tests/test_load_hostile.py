@@ -309,3 +309,12 @@ def test_tags_differing_only_in_case_cannot_exist(tmp_path: Path) -> None:
     text = HEADER + CARD + "    tags: [config, Config]\n"
     (line,) = lines(tmp_path, text)
     assert line.startswith("deck.yaml:9:20: 'Config' in 'tags' must be lowercase")
+
+
+@pytest.mark.parametrize("title", ["Default", "default", " DEFAULT"])
+def test_a_title_naming_ankis_own_default_deck_is_refused(tmp_path: Path, title: str) -> None:
+    text = HEADER.replace("title: T", f'title: "{title}"') + CARD
+    (line,) = lines(tmp_path, text)
+    assert line.endswith(
+        "'Default' is the name of Anki's own deck: the cards would be mixed into it"
+    )

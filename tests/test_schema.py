@@ -142,6 +142,7 @@ INVALID: dict[str, dict[str, object]] = {
     },
     "deck-id-too-long": {"deck": "a" * 65, "title": "T", "description": "D", "cards": [CARD]},
     "reserved-deck-id": {"deck": "retired", "title": "T", "description": "D", "cards": [CARD]},
+    "title-default": {"deck": "d", "title": "default", "description": "D", "cards": [CARD]},
     "title-with-colons": {"deck": "d", "title": "A::B", "description": "D", "cards": [CARD]},
     "escape-sequence": {
         "deck": "d",

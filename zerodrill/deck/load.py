@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
 from zerodrill.deck.control_chars import CONTROL, describe
-from zerodrill.deck.files import LoadResult, combine, discover, image_problem, read_deck_bytes
+from zerodrill.deck.files import (
+    LoadResult,
+    anki_deck_name,
+    combine,
+    discover,
+    image_problem,
+    read_deck_bytes,
+)
 from zerodrill.deck.model import (
     COMMON_FIELDS,
     DECK_FIELDS,
@@ -211,6 +218,12 @@ class _Builder(NodeReader):
             problem, at = (
                 "a deck title is one line: it becomes the deck's name in Anki",
                 title.index("\n"),
+            )
+        elif anki_deck_name(title) == "default":
+            # Every Anki collection has a deck named Default: the cards would join the user's.
+            problem, at = (
+                "'Default' is the name of Anki's own deck: the cards would be mixed into it",
+                0,
             )
         else:
             return title
