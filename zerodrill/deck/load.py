@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import cloze
+from zerodrill.deck import cloze, markdown_checks
 from zerodrill.deck.files import LoadResult, combine, discover, read_deck_bytes
 from zerodrill.deck.model import (
     COMMON_FIELDS,
@@ -258,6 +258,8 @@ class _Builder(NodeReader):
 
     def _check_cloze(self, text: str, node: yaml.Node) -> tuple[int, ...]:
         deletions, issues = cloze.parse(text)
+        if not issues:
+            issues = markdown_checks.cloze_issues(text, deletions)
         for issue in issues:
             self.problems.append(Problem(self.offset_pos(node, text, issue.offset), issue.message))
         return tuple(sorted({d.ordinal for d in deletions if d.ordinal > 0}))
