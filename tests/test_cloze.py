@@ -145,10 +145,10 @@ def test_a_cloze_number_beyond_the_export_limit_is_refused_at_its_opener(tmp_pat
             id="backslash-before-closer",
         ),
         pytest.param(
-            "<div>\n{{c1::x}}\n</div>",
-            (2, 1),
-            "cloze marker '{{c' in a raw HTML block",
-            id="html-block",
+            "{{c1::a&#58;::hint}}",
+            (1, 1),
+            "the answer renders as '::' (from an entity or escape)",
+            id="entity-colon-before-the-hint",
         ),
         pytest.param(
             "{{c1::a::}}",
@@ -180,6 +180,7 @@ def test_cloze_markdown_that_anki_would_read_otherwise_is_refused_at_its_place(
         "a::b outside {{c1::x}}, then {{c2::y::a::b}}",
         r"\\{{c1::x}} after an escaped backslash",
         "{{c1::é}} [ä](https://ö.org/) {{c2::ü}}",
+        "<div>\n{{c1::x}}\n</div> (raw HTML is shown as text)",
     ],
 )
 def test_cloze_markdown_that_anki_reads_as_meant_passes(tmp_path: Path, text: str) -> None:

@@ -15,9 +15,10 @@ kept as written. So a deletion shows as its author meant only when
 - no backslash stands before a marker: Markdown escapes nothing there (the markers are not
   Markdown), so the backslash shows and the deletion still opens.
 
-The text is parsed by pulldown-cmark (pyromark) with the options the export renders with, and
-with the markers swapped for private-use characters as the export swaps them, so the structure
-checked is the structure rendered. One parse and one pass over its events: linear in the text.
+The text is parsed by pulldown-cmark (pyromark) with the options the export renders with, with
+the markers swapped for private-use characters and raw HTML made text as the export does both,
+so the structure checked is the structure rendered. One parse (a few more when the text holds
+raw HTML, as in the export) and one pass over its events: linear in the text.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ _REPLACED = re.compile("[\x00\ue000-\ue003]")
 # Leaf events whose range is text that the rendered HTML shows.
 _TEXT_LEAVES = ("Text", "Code", "Html", "InlineHtml")
 _WHAT = {_OPEN: "'{{c'", _HINT: "'::'", _CLOSE: "'}}'"}
+# As many rounds as the export's rewrite of raw HTML spends on openers alone.
+_OPENER_ROUNDS = 4
 
 
 @dataclass(slots=True)
@@ -73,6 +76,9 @@ def cloze_issues(text: str, deletions: Sequence[Deletion]) -> list[ClozeIssue]:
     if not deletions:
         return []
     parsed, markers = _with_placeholders(text, deletions)
+    if "<" in parsed:
+        parsed = _without_raw_html(parsed)
+        _locate(parsed, markers)
     colons = _Walk(markers).run(parsed)
     for m in markers:
         if m.problem is None and not m.in_code and _escaped(text, m.offset):
@@ -151,6 +157,51 @@ def _with_placeholders(text: str, deletions: Sequence[Deletion]) -> tuple[str, l
     return "".join(pieces), markers
 
 
+def _without_raw_html(text: str) -> str:
+    """``text`` with raw HTML made text, as the export makes it before rendering.
+
+    The export writes the ``<`` opening each piece of raw HTML the parser finds as ``&lt;``
+    and parses again until no raw HTML is left (a few rounds rewrite openers only, later ones
+    every ``<`` in raw HTML). The rewritten text can parse otherwise: ``<https://x/{{c1::<b>}}``
+    holds no autolink until ``<b>`` is text. So the same rounds run here.
+    """
+    data = text.encode()
+    rounds = 0
+    while b"<" in data:
+        spans = [
+            (span["start"], span["end"])
+            for event, span in _parser().events_with_range(data.decode())
+            if isinstance(event, dict)
+            and ("InlineHtml" in event or event.get("Start") == "HtmlBlock")
+        ]
+        if not spans:
+            break
+        if rounds < _OPENER_ROUNDS:
+            cuts = {data.find(b"<", start, end) for start, end in spans} - {-1}
+        else:
+            cuts = {i for start, end in spans for i in range(start, end) if data[i] == 0x3C}
+        cuts = cuts or {i for i, byte in enumerate(data) if byte == 0x3C}
+        out: list[bytes] = []
+        last = 0
+        for i in sorted(cuts):
+            out += [data[last:i], b"&lt;"]
+            last = i + 1
+        out.append(data[last:])
+        data = b"".join(out)
+        rounds += 1
+    return data.decode()
+
+
+def _locate(parsed: str, markers: list[_Marker]) -> None:
+    """Point each marker at its placeholder's byte in ``parsed`` (after a rewrite)."""
+    size = 0
+    last = 0
+    for marker, match in zip(markers, _MARKERS.finditer(parsed), strict=True):
+        size += len(parsed[last : match.start()].encode())
+        marker.byte = size
+        last = match.start()
+
+
 class _Walk:
     """One pass over the parse's events, placing each marker in the element that holds it."""
 
@@ -202,7 +253,7 @@ class _Walk:
         while self.pending < len(self.markers) and self.markers[self.pending].byte < end:
             m = self.markers[self.pending]
             m.context, m.in_code = context, in_code
-            holder = next((e for e in self.open if e.attribute or e.name == "HtmlBlock"), None)
+            holder = next((e for e in self.open if e.attribute), None)
             if holder is not None:
                 m.problem = _problem(m, holder.name)
             placed.append(m)
@@ -221,6 +272,9 @@ class _Walk:
                 self.colons.add(self.answer)
             self.joined = joined[-1:]
             if marker is not None:
+                # "a&#58;" before the hint's "::" renders as "a:::", split one colon early.
+                if marker.char == _HINT and self.answer >= 0 and joined.endswith(":"):
+                    self.colons.add(self.answer)
                 self.answer = marker.deletion if marker.char == _OPEN else -1
                 self.joined = ""
         if name != "Text":
@@ -245,7 +299,6 @@ _PLACES = {
     "Link": "in a link's URL or title",
     "Image": "in an image (its alt text and URL become attributes, not text)",
     "CodeBlock": "in a code fence's info string",
-    "HtmlBlock": "in a raw HTML block",
 }
 
 
