@@ -271,10 +271,10 @@ class _Builder(NodeReader):
         for name, text in texts.items():
             if "![" not in text:
                 continue
-            for match in _IMAGE.finditer(text):
-                target = match.group(1).strip("<>").strip()
+            inline = [(m.start(), m.group(1).strip("<>").strip()) for m in _IMAGE.finditer(text)]
+            for offset, target in inline + markdown_checks.reference_images(text):
                 node = fields[name][1]
-                where = self.offset_pos(node, text, match.start())
+                where = self.offset_pos(node, text, offset)
                 problem = self._media_problem(target)
                 if problem:
                     self.problems.append(Problem(where, problem))

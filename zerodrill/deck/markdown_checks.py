@@ -308,3 +308,21 @@ def _problem(m: _Marker, where: str) -> str:
         f"cloze marker {_WHAT[m.char]} {place}: Anki would not show it as a deletion; keep "
         "deletions in text"
     )
+
+
+def reference_images(text: str) -> list[tuple[int, str]]:
+    """(offset, path) of each reference-style image in ``text`` (``![alt][ref]``, ``![ref]``
+    with ``[ref]: path`` below), whose path an inline-image pattern cannot see."""
+    if "]:" not in text:  # every reference needs a definition
+        return []
+    data = text.encode()
+    found: list[tuple[int, str]] = []
+    byte = offset = 0  # the last image's place, counted on from there: linear in the text
+    for event, span in _parser().events_with_range(text):
+        name, image, edge = _name(event)
+        if edge == "Start" and name == "Image" and isinstance(image, dict):
+            if image.get("link_type") != "Inline":
+                offset += len(data[byte : span["start"]].decode())
+                byte = span["start"]
+                found.append((offset, str(image.get("dest_url", ""))))
+    return found
