@@ -151,6 +151,12 @@ def test_a_cloze_number_beyond_the_export_limit_is_refused_at_its_opener(tmp_pat
             id="entity-colon-before-the-hint",
         ),
         pytest.param(
+            "Say {{c1::&#32;}} here.",
+            (1, 5),
+            "empty cloze deletion: its answer renders as nothing",
+            id="answer-renders-empty",
+        ),
+        pytest.param(
             "{{c1::a::}}",
             (1, 1),
             "empty hint after '::'",
@@ -181,6 +187,7 @@ def test_cloze_markdown_that_anki_would_read_otherwise_is_refused_at_its_place(
         r"\\{{c1::x}} after an escaped backslash",
         "{{c1::é}} [ä](https://ö.org/) {{c2::ü}}",
         "<div>\n{{c1::x}}\n</div> (raw HTML is shown as text)",
+        "an image as the answer: {{c1::![](a.png)}}",
     ],
 )
 def test_cloze_markdown_that_anki_reads_as_meant_passes(tmp_path: Path, text: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -156,6 +157,7 @@ _MARKDOWN_PIECES = [
     "# ",
     "- ",
     "&#58;",
+    "&#32;",
     "&#123;",
     "\\",
     "<b>",
@@ -197,6 +199,8 @@ def test_what_validate_accepts_exports_to_html_anki_reads_as_meant(
         assert len(answers) == len(expected[n][0]), field
         for part in answers + hints:
             assert balanced(part), (part, field)
+        for answer in answers:  # no blank to recall
+            assert "<img" in answer or unescape(_TAG.sub("", answer)).strip(), field
         for ours_answer, anki_answer in zip(expected[n][0], answers, strict=True):
             if re.fullmatch(r"[a-z ]+", ours_answer):
                 assert anki_answer == ours_answer, field

@@ -79,7 +79,8 @@ def cloze_issues(text: str, deletions: Sequence[Deletion]) -> list[ClozeIssue]:
     if "<" in parsed:
         parsed = _without_raw_html(parsed)
         _locate(parsed, markers)
-    colons = _Walk(markers).run(parsed)
+    walk = _Walk(markers)
+    colons = walk.run(parsed)
     for m in markers:
         if m.problem is None and not m.in_code and _escaped(text, m.offset):
             m.problem = (
@@ -100,6 +101,14 @@ def cloze_issues(text: str, deletions: Sequence[Deletion]) -> list[ClozeIssue]:
         crossing = next((m for m in rest if m.context != opener.context), None)
         if crossing is not None:
             issues.append(ClozeIssue(crossing.offset, _crossing(crossing)))
+        elif index not in walk.shown:
+            issues.append(
+                ClozeIssue(
+                    opener.offset,
+                    "empty cloze deletion: its answer renders as nothing (Anki would ask "
+                    "for a blank)",
+                )
+            )
         elif index in colons:
             issues.append(
                 ClozeIssue(
@@ -212,6 +221,7 @@ class _Walk:
         self.answer = -1  # the deletion whose answer the text is in, if any
         self.joined = ""  # the end of the answer's run of adjacent text, as the HTML holds it
         self.colons: set[int] = set()
+        self.shown: set[int] = set()  # deletions whose answer renders as something
 
     def run(self, parsed: str) -> set[int]:
         """The deletions whose rendered answer holds '::'; each marker is placed."""
@@ -224,6 +234,8 @@ class _Walk:
                 continue
             self.joined = ""
             if edge == "Start":
+                if name == "Image" and self.answer >= 0:
+                    self.shown.add(self.answer)
                 attrs = payload if isinstance(payload, dict) else {}
                 carried = str(attrs.get("dest_url", "")) + "\n" + str(attrs.get("title", ""))
                 if self.answer >= 0 and "::" in carried:
@@ -270,6 +282,8 @@ class _Walk:
             joined = self.joined + text
             if self.answer >= 0 and "::" in joined:
                 self.colons.add(self.answer)
+            if self.answer >= 0 and text.strip():
+                self.shown.add(self.answer)
             self.joined = joined[-1:]
             if marker is not None:
                 # "a&#58;" before the hint's "::" renders as "a:::", split one colon early.
