@@ -65,6 +65,27 @@ def write_dense_cloze(folder: Path, pairs: int) -> Path:
     return path
 
 
+def write_nested_cloze(folder: Path, depth: int) -> Path:
+    """One cloze card with ``depth`` deletions inside as many nested emphases."""
+    text = "*a " * depth + " ".join(["{{c1::x}}"] * depth) + " b*" * depth
+    path = folder / "nested.yaml"
+    path.write_text(
+        "deck: nested\ntitle: Nested\ndescription: D\ncards:\n"
+        f"  - id: a\n    kind: cloze\n    text: '{text}'\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def run_nested(depth: int = 8_000) -> dict[str, float]:
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (depth // 2, depth):
+            path = write_nested_cloze(Path(tmp), n)
+            times[n] = _best(lambda path=path: load_paths([path]), rounds=3)
+    return {"depth": depth, "nested_s": times[depth], "half_s": times[depth // 2]}
+
+
 def run_dense(pairs: int = 20_000) -> dict[str, float]:
     """Validating the dense card, and a deck of the same size in ordinary cards."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,6 +112,11 @@ if __name__ == "__main__":
         f"validate one cloze card of {d['pairs']:,} code spans and deletions "
         f"({d['bytes'] / 1000:.0f} KB): {d['dense_s'] * 1000:.0f} ms; half as many: "
         f"{d['half_s'] * 1000:.0f} ms (linear: about 2x)"
+    )
+    n = run_nested()
+    print(
+        f"validate one cloze card of {n['depth']:,} deletions in as many nested emphases: "
+        f"{n['nested_s'] * 1000:.0f} ms; half as deep: {n['half_s'] * 1000:.0f} ms"
     )
     r = run()
     print(

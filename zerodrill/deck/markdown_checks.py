@@ -51,7 +51,9 @@ class _Marker:
     offset: int  # in the card's text
     byte: int  # in the parsed text's UTF-8
     deletion: int
-    context: tuple[int, ...] | None = None  # the elements (and code span) holding it
+    # The innermost element (and code span) holding it. Elements nest, so two markers with
+    # the same innermost element have the same elements around them.
+    context: tuple[int, int] | None = None
     in_code: bool = False
     problem: str | None = None
 
@@ -63,6 +65,10 @@ class _Element:
     start: int
     # A link or image whose URL, title or alt text would carry a marker into an attribute.
     attribute: bool
+    # Counts of the elements open around it and it, kept so that placing a marker costs the
+    # same however deep the elements nest.
+    code_blocks: int = 0
+    attribute_holder: str | None = None  # the outermost such link or image, if any
 
 
 @cache
@@ -241,7 +247,13 @@ class _Walk:
                 if self.answer >= 0 and "::" in carried:
                     self.colons.add(self.answer)
                 attribute = name == "Image" or _MARKERS.search(carried) is not None
-                self.open.append(_Element(number, name, start, attribute))
+                element = _Element(number, name, start, attribute)
+                outer = self.open[-1] if self.open else None
+                element.code_blocks = (outer.code_blocks if outer else 0) + (name == "CodeBlock")
+                element.attribute_holder = (outer.attribute_holder if outer else None) or (
+                    name if attribute else None
+                )
+                self.open.append(element)
             elif edge == "End" and self.open:
                 self.unplaced_before(end)
                 self.open.pop()
@@ -259,15 +271,15 @@ class _Walk:
             self.pending += 1
 
     def leaf(self, number: int, name: str, content: str, end: int) -> None:
-        context = tuple(e.number for e in self.open) + ((number,) if name == "Code" else ())
-        in_code = name == "Code" or any(e.name == "CodeBlock" for e in self.open)
+        inner = self.open[-1] if self.open else None
+        context = (inner.number if inner else -1, number if name == "Code" else -1)
+        in_code = name == "Code" or (inner is not None and inner.code_blocks > 0)
         placed: list[_Marker] = []
         while self.pending < len(self.markers) and self.markers[self.pending].byte < end:
             m = self.markers[self.pending]
             m.context, m.in_code = context, in_code
-            holder = next((e for e in self.open if e.attribute), None)
-            if holder is not None:
-                m.problem = _problem(m, holder.name)
+            if inner is not None and inner.attribute_holder is not None:
+                m.problem = _problem(m, inner.attribute_holder)
             placed.append(m)
             self.pending += 1
         if name != "Text":
