@@ -65,8 +65,8 @@ class _Element:
     start: int
     # A link or image whose URL, title or alt text would carry a marker into an attribute.
     attribute: bool
-    # Counts of the elements open around it and it, kept so that placing a marker costs the
-    # same however deep the elements nest.
+    # What is open around it (itself included), carried down so that placing a marker costs
+    # the same however deep the elements nest.
     code_blocks: int = 0
     attribute_holder: str | None = None  # the outermost such link or image, if any
 
