@@ -47,8 +47,6 @@ if TYPE_CHECKING:
 
 _SLUG = re.compile(SLUG_PATTERN)
 _TAG = re.compile(TAG_PATTERN)
-# Markdown images: ![alt](path) or ![alt](<path with spaces> "title").
-_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
 _URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _KIND_NAMES = ", ".join(k.value for k in Kind)
 
@@ -271,8 +269,7 @@ class _Builder(NodeReader):
         for name, text in texts.items():
             if "![" not in text:
                 continue
-            inline = [(m.start(), m.group(1).strip("<>").strip()) for m in _IMAGE.finditer(text)]
-            for offset, target in inline + markdown_checks.reference_images(text):
+            for offset, target in markdown_checks.images(text):
                 node = fields[name][1]
                 where = self.offset_pos(node, text, offset)
                 problem = self._media_problem(target)

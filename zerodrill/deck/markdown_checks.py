@@ -336,10 +336,11 @@ def _problem(m: _Marker, where: str) -> str:
     )
 
 
-def reference_images(text: str) -> list[tuple[int, str]]:
-    """(offset, path) of each reference-style image in ``text`` (``![alt][ref]``, ``![ref]``
-    with ``[ref]: path`` below), whose path an inline-image pattern cannot see."""
-    if "]:" not in text:  # every reference needs a definition
+def images(text: str) -> list[tuple[int, str]]:
+    """(offset, path) of each image in ``text``, as the export's parser reads them: inline
+    (``![alt](path "title")``, also with brackets in the alt text or parentheses in the path)
+    and by reference (``![alt][ref]``, ``![ref]`` with ``[ref]: path`` below); none in code."""
+    if "![" not in text:
         return []
     data = text.encode()
     found: list[tuple[int, str]] = []
@@ -347,8 +348,7 @@ def reference_images(text: str) -> list[tuple[int, str]]:
     for event, span in _parser().events_with_range(text):
         name, image, edge = _name(event)
         if edge == "Start" and name == "Image" and isinstance(image, dict):
-            if image.get("link_type") != "Inline":
-                offset += len(data[byte : span["start"]].decode())
-                byte = span["start"]
-                found.append((offset, str(image.get("dest_url", ""))))
+            offset += len(data[byte : span["start"]].decode())
+            byte = span["start"]
+            found.append((offset, str(image.get("dest_url", ""))))
     return found

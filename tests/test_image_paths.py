@@ -1,5 +1,6 @@
-"""Reference-style images (``![alt][ref]`` with ``[ref]: path``): checked and packed as inline
-images are, so an exported card shows its picture."""
+"""Every image the export renders is one the loader checked and packed: reference-style images
+(``![alt][ref]`` with ``[ref]: path``) and inline ones a pattern misreads (brackets in the alt
+text, parentheses or an entity in the path), so an exported card shows its picture."""
 
 from __future__ import annotations
 
@@ -36,10 +37,13 @@ def deck_with(tmp_path: Path, front: str) -> Path:
         "![the diagram][d]\n\n[d]: img/a.png",
         '![d][]\n\n[d]: <img/a.png> "title"',
         "![d]\n\n[d]: ./img/a.png",
+        "![the [big] picture](img/a.png)",
+        "![a \\] b](img/a.png)",
+        "![a](img/a&#46;png)",
     ],
-    ids=["full", "collapsed", "shortcut"],
+    ids=["full", "collapsed", "shortcut", "brackets-in-alt", "escaped-bracket", "entity"],
 )
-def test_a_reference_style_image_is_packed(tmp_path: Path, front: str) -> None:
+def test_an_image_the_export_renders_is_packed(tmp_path: Path, front: str) -> None:
     result = load_paths([deck_with(tmp_path, front)])
     assert not result.problems
     (deck,) = result.decks
@@ -49,6 +53,20 @@ def test_a_reference_style_image_is_packed(tmp_path: Path, front: str) -> None:
         (packed,) = json.loads(z.read("media")).values()
         assert z.read("0") == PNG
     assert packed.startswith("zerodrill-d-a-")
+
+
+def test_a_parenthesis_in_an_image_path_is_part_of_it(tmp_path: Path) -> None:
+    path = deck_with(tmp_path, "![a](img/a(1).png)")
+    (tmp_path / "img" / "a(1).png").write_bytes(PNG)
+    result = load_paths([path])
+    assert not result.problems
+    assert result.decks[0].cards[0].media == ("img/a(1).png",)
+
+
+def test_an_image_in_code_is_text_not_an_image(tmp_path: Path) -> None:
+    result = load_paths([deck_with(tmp_path, "`![a](../x.png)` is how not to do it")])
+    assert not result.problems
+    assert result.decks[0].cards[0].media == ()
 
 
 def test_a_reference_style_image_outside_the_deck_folder_is_refused(tmp_path: Path) -> None:
