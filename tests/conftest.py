@@ -13,6 +13,7 @@ DATA = Path(__file__).resolve().parent / "data"
 #: table (the markers themselves are described in pyproject.toml).
 MODULE_MARKERS = {
     "test_export_anki.py": "anki",
+    "test_cloze_anki.py": "anki",
     "test_terminal_faults.py": "pty",
     "test_fuzz_loader.py": "slow",
     "test_soak_store.py": "slow",

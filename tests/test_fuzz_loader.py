@@ -43,6 +43,25 @@ FIELDS = [
     "refs",
 ]
 KINDS = ["basic", "cloze", "follow_up", "red_flag", "other"]
+# Cloze markers where Markdown would put them in an attribute or cut an element in two (the
+# property that accepted ones reach Anki as meant is in test_cloze_anki.py).
+CLOZE_IN_MARKDOWN = [
+    "[l](https://x.org/{{c1::a}})",
+    '[l](https://x.org/ "{{c1::t}}")',
+    "![{{c1::alt}}](x.png)",
+    "```{{c1::py}}\nx\n```",
+    "{{c1::`std::vector`}}",
+    "{{{c1::x}}",
+    "{{c1::a}}}",
+    "{{c1::a::}}",
+    "{{c1001::x}}",
+    "*a {{c1::b* c}}",
+    "| a |\n|---|\n| {{c1::x | y}} |",
+    "{{c1::a&#58;&#58;b}}",
+    "\\{{c1::x}}",
+    "<https://x.org/{{c1::<b>}}",
+    "![r][d]\n\n[d]: ../x.png",
+]
 
 #: Characters a deck value may not hold, and the line breaks only YAML sees.
 CONTROLS = ["\x00", "\x01", "\x07", "\x08", "\r", "\x1b", "\x1f", "\x7f", "\x85", "\x9b"]
@@ -69,6 +88,7 @@ texts = st.one_of(
         ]
     ),
     st.sampled_from(KINDS),
+    st.lists(st.sampled_from(CLOZE_IN_MARKDOWN), min_size=1, max_size=3).map(" ".join),
 )
 scalars = st.one_of(texts, st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False))
 values = st.recursive(

@@ -1,4 +1,5 @@
-"""Validating a 10,000-card deck vs libyaml alone loading it (goal: at most 1.5x).
+"""Validating a 10,000-card deck vs libyaml alone loading it (goal: at most 1.5x); and one
+cloze card of 20,000 code spans and deletions (280 KB), whose checks must stay linear.
 
 Run by hand: ``python tests/bench/bench_validate.py``. Both are timed side by side, best of
 several rounds, in one process.
@@ -52,7 +53,71 @@ def run(cards: int = 10_000) -> dict[str, float]:
     }
 
 
+def write_dense_cloze(folder: Path, pairs: int) -> Path:
+    """One cloze card holding ``pairs`` code spans, each followed by a deletion."""
+    text = "".join(f"`k{i % 10}` {{{{c{i % 1000 + 1}::v}}}} " for i in range(pairs))
+    path = folder / "dense.yaml"
+    path.write_text(
+        "deck: dense\ntitle: Dense\ndescription: D\ncards:\n"
+        f"  - id: a\n    kind: cloze\n    text: '{text}'\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def write_nested_cloze(folder: Path, depth: int) -> Path:
+    """One cloze card with ``depth`` deletions inside as many nested emphases."""
+    text = "*a " * depth + " ".join(["{{c1::x}}"] * depth) + " b*" * depth
+    path = folder / "nested.yaml"
+    path.write_text(
+        "deck: nested\ntitle: Nested\ndescription: D\ncards:\n"
+        f"  - id: a\n    kind: cloze\n    text: '{text}'\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def run_nested(depth: int = 8_000) -> dict[str, float]:
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (depth // 2, depth):
+            path = write_nested_cloze(Path(tmp), n)
+            times[n] = _best(lambda path=path: load_paths([path]), rounds=3)
+    return {"depth": depth, "nested_s": times[depth], "half_s": times[depth // 2]}
+
+
+def run_dense(pairs: int = 20_000) -> dict[str, float]:
+    """Validating the dense card, and a deck of the same size in ordinary cards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dense = write_dense_cloze(Path(tmp), pairs)
+        size = dense.stat().st_size
+
+        def ours() -> None:
+            result = load_paths([dense])
+            assert result.ok and result.cards == 1, result.problems[:3]
+
+        dense_s = _best(ours, rounds=3)
+        half = write_dense_cloze(Path(tmp), pairs // 2)
+
+        def ours_half() -> None:
+            assert load_paths([half]).ok
+
+        half_s = _best(ours_half, rounds=3)
+    return {"pairs": pairs, "bytes": size, "dense_s": dense_s, "half_s": half_s}
+
+
 if __name__ == "__main__":
+    d = run_dense()
+    print(
+        f"validate one cloze card of {d['pairs']:,} code spans and deletions "
+        f"({d['bytes'] / 1000:.0f} KB): {d['dense_s'] * 1000:.0f} ms; half as many: "
+        f"{d['half_s'] * 1000:.0f} ms (linear: about 2x)"
+    )
+    n = run_nested()
+    print(
+        f"validate one cloze card of {n['depth']:,} deletions in as many nested emphases: "
+        f"{n['nested_s'] * 1000:.0f} ms; half as deep: {n['half_s'] * 1000:.0f} ms"
+    )
     r = run()
     print(
         f"validate {r['cards']:,} cards: {r['validate_s'] * 1000:.0f} ms; "

@@ -8,10 +8,18 @@ render differently in Anki than its author meant.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-_TOKEN = re.compile(r"\{\{c(\d+)::|\{\{|\}\}")
+#: The largest cloze number a deck may use: the export gives a note's cards consecutive IDs
+#: from the note's, and note IDs are spaced this far apart.
+MAX_ORDINAL = 1000
+# Read as Anki's tokenizer (rslib cloze.rs) reads text, one character at a time: an opener
+# wherever "{{c<ASCII digits>::" starts, even after another brace ("{{{c1::" opens at 1), and
+# a closer at each "}}". "{{" that opens nothing is matched at the last brace of a run, so a
+# run of braces before an opener does not hide it, and no lookahead scans the run again.
+_TOKEN = re.compile(r"\{\{c([0-9]+)::|\}\}|\{\{(?!\{|c[0-9]+::)")
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -34,23 +42,30 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     """Offsets of Markdown code spans and fences: a run of N backticks up to the next run of N."""
     spans: list[tuple[int, int]] = []
     runs = list(_BACKTICKS.finditer(text))
+    # Each run's next run of the same length, found in one pass from the end: pairing then
+    # never searches ahead, so text full of unmatched runs costs no more than any other.
+    following: list[int | None] = [None] * len(runs)
+    last_of_length: dict[int, int] = {}
+    for j in range(len(runs) - 1, -1, -1):
+        length = runs[j].end() - runs[j].start()
+        following[j] = last_of_length.get(length)
+        last_of_length[length] = j
     i = 0
     while i < len(runs):
-        opener = runs[i]
-        for j in range(i + 1, len(runs)):
-            if len(runs[j].group()) == len(opener.group()):
-                spans.append((opener.start(), runs[j].end()))
-                i = j + 1
-                break
-        else:
+        closer = following[i]
+        if closer is None:
             i += 1
+        else:
+            spans.append((runs[i].start(), runs[closer].end()))
+            i = closer + 1
     return spans
 
 
-def _span_at(spans: list[tuple[int, int]], offset: int) -> tuple[int, int] | None:
-    for start, end in spans:
-        if start <= offset < end:
-            return (start, end)
+def span_at(spans: list[tuple[int, int]], offset: int) -> tuple[int, int] | None:
+    """The span of ``spans`` (sorted, disjoint, as :func:`code_spans` gives) holding ``offset``."""
+    i = bisect_right(spans, offset, key=lambda span: span[0]) - 1
+    if i >= 0 and spans[i][0] <= offset < spans[i][1]:
+        return spans[i]
     return None
 
 
@@ -111,19 +126,31 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
     # about the cause helps more than a cascade about the symptoms.
     broken = False
     for role, token, opener in _tokens(text):
-        in_code = _span_at(spans, token.start())
+        in_code = span_at(spans, token.start())
         if role == _OPEN:
             open_at = token
-            if int(token.group(1)) == 0:
+            number = int(token.group(1))
+            if number == 0:
                 issues.append(ClozeIssue(token.start(), "cloze numbers start at c1, not c0"))
+            elif number > MAX_ORDINAL:
+                issues.append(
+                    ClozeIssue(
+                        token.start(),
+                        f"cloze number c{number} is too large (a card may number its "
+                        f"deletions up to c{MAX_ORDINAL})",
+                    )
+                )
         elif role == _NESTED:
             issues.append(ClozeIssue(token.start(), "nested cloze deletions are not supported"))
             broken = True
         elif role == _BRACES:
             if open_at is None and in_code is None:
+                start = token.start()
+                while start > 0 and text[start - 1] == "{":
+                    start -= 1
                 issues.append(
                     ClozeIssue(
-                        token.start(),
+                        start,
                         "'{{' does not open a cloze deletion (write {{c1::answer}})",
                     )
                 )
@@ -152,6 +179,14 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
             deletion = _deletion(text, opener, token)
             if not deletion.answer.strip():
                 issues.append(ClozeIssue(opener.start(), "empty cloze deletion"))
+            elif deletion.hint is not None and not deletion.hint.strip():
+                issues.append(
+                    ClozeIssue(
+                        opener.start(),
+                        "empty hint after '::' (Anki would show '[]'): write a hint or "
+                        "leave out the '::'",
+                    )
+                )
             found.append(deletion)
             open_at = None
     if open_at is not None:

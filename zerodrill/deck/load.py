@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import cloze
+from zerodrill.deck import cloze, markdown_checks
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
     LoadResult,
@@ -57,8 +57,6 @@ if TYPE_CHECKING:
 
 _SLUG = re.compile(SLUG_PATTERN)
 _TAG = re.compile(TAG_PATTERN)
-# Markdown images: ![alt](path) or ![alt](<path with spaces> "title").
-_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
 #: Raw control characters listed per file, at most: past that the file is hardly text.
 _MAX_CONTROLS = 20
 _KIND_NAMES = ", ".join(k.value for k in Kind)
@@ -368,6 +366,8 @@ class _Builder(NodeReader):
 
     def _check_cloze(self, text: str, node: yaml.Node) -> tuple[int, ...]:
         deletions, issues = cloze.parse(text)
+        if not issues:
+            issues = markdown_checks.cloze_issues(text, deletions)
         for issue in issues:
             self.problems.append(Problem(self.offset_pos(node, text, issue.offset), issue.message))
         return tuple(sorted({d.ordinal for d in deletions if d.ordinal > 0}))
@@ -380,14 +380,13 @@ class _Builder(NodeReader):
         for name, text in texts.items():
             if "![" not in text:
                 continue
-            for match in _IMAGE.finditer(text):
-                target = match.group(1).strip("<>").strip()
+            for offset, target in markdown_checks.images(text):
                 if target not in self._image_problems:
                     # One look at the file system per image, however many cards show it.
                     self._image_problems[target] = image_problem(self.path.parent, target)
                 problem = self._image_problems[target]
                 if problem:
-                    where = self.offset_pos(fields[name][1], text, match.start())
+                    where = self.offset_pos(fields[name][1], text, offset)
                     self.problems.append(Problem(where, problem))
                     continue
                 # Compared as stored: "./a.png" and "a.png" are one image.

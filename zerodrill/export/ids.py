@@ -17,8 +17,10 @@ from pathlib import PurePosixPath
 
 import genanki
 
+from zerodrill.deck.cloze import MAX_ORDINAL
+
 #: Note IDs are spaced this far apart; a card's ID is its note's ID + its template ordinal.
-ID_STRIDE = 1000
+ID_STRIDE = MAX_ORDINAL
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
