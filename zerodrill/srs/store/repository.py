@@ -61,6 +61,7 @@ class Store:
         self._path = path
         # Transactions open through _writing(): inner ones join the outer one.
         self._depth = 0
+        self._data_version = self._read_data_version()
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -159,6 +160,19 @@ class Store:
                 with self._reading():
                     self._conn.execute("COMMIT")
 
+    def changed_elsewhere(self) -> bool:
+        """True if another connection (another terminal) has committed since the last call
+        (or since opening): what was read before may be out of date."""
+        version = self._read_data_version()
+        changed = version != self._data_version
+        self._data_version = version
+        return changed
+
+    def _read_data_version(self) -> int:
+        with self._reading():
+            version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            return version
+
     # -- the schedule ---------------------------------------------------------------------------
 
     def state(self, key: str) -> Sm2State:
@@ -171,6 +185,18 @@ class Store:
             f"SELECT {_STATE_COLUMNS} FROM card_state WHERE key = ?", (key,)
         ).fetchone()
         return state_from(*row) if row is not None else Sm2State.new()
+
+    def last_day(self, key: str) -> date | None:
+        """The latest study day on which ``key`` has a grade or repeat in effect, in any
+        terminal; None if it has none. Read it inside the grade's :meth:`transaction`."""
+        with self._reading():
+            return self._last_day(key)
+
+    def _last_day(self, key: str) -> date | None:
+        row = self._conn.execute(
+            f"SELECT max(r.day) FROM review r WHERE r.key = ? AND {_IN_EFFECT}", (key,)
+        ).fetchone()
+        return date_from(row[0]) if row[0] is not None else None
 
     def states(self, keys: Collection[str] | None = None) -> dict[str, Sm2State]:
         """Each scheduled key's state (or only those among ``keys``); new keys are absent."""
@@ -262,8 +288,9 @@ class Store:
         it with its id. A grade's ``after`` becomes the card's state; a repeat moves nothing.
         One transaction: the entry is on disk when this returns.
 
-        ``review.before`` must be the card's state as it is: read the state and append inside
-        one :meth:`transaction`, so that no other terminal's grade comes in between.
+        ``review.before`` must be the card's state as it is, and a card reviewed on the
+        review's day (or later) takes only a repeat: read both and append inside one
+        :meth:`transaction`, so that no other terminal's grade comes in between.
         """
         if review.kind is ReviewKind.UNDO:
             raise ValueError("an undo is logged by Store.undo, which checks what it undoes")
@@ -271,6 +298,12 @@ class Store:
             if self._state_of(review.key) != review.before:
                 raise ValueError(
                     f"the review of {review.key} starts from a state the card no longer has"
+                )
+            last = self._last_day(review.key)
+            if not review.repeat and last is not None and last >= review.day:
+                raise ValueError(
+                    f"{review.key} was reviewed on {last.isoformat()} already: "
+                    f"on {review.day.isoformat()} it takes only a repeat"
                 )
             logged = self._append(review)
             if not review.repeat:
