@@ -9,12 +9,13 @@
 
 from __future__ import annotations
 
-from zerodrill.srs.store.file import NotInEffect, StoreError, UndoConflict
+from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
 from zerodrill.srs.store.repository import ReviewCounts, Store
 from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 __all__ = [
     "APPLICATION_ID",
+    "FileGone",
     "SCHEMA_VERSION",
     "NotInEffect",
     "ReviewCounts",

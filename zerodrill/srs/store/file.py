@@ -36,6 +36,10 @@ class NotInEffect(StoreError):
     """The review to undo is not in the log, or was undone already."""
 
 
+class FileGone(StoreError):
+    """The path no longer names the file that was opened: nothing more is written."""
+
+
 class Damaged(Exception):
     """A stored value no zerodrill wrote (a date that is no date, an EF below 1.3, ...)."""
 
@@ -115,3 +119,66 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+#: What identifies the file opened: (st_dev, st_ino) of what its path names, links followed.
+Identity = tuple[int, int]
+
+
+def sidecars(path: Path) -> tuple[Path, Path]:
+    """The WAL and shared-memory files SQLite keeps beside the database ``path``."""
+    return (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+
+
+def identity(path: Path) -> Identity | None:
+    """The identity of the file ``path`` names now; None if it names none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def gone(conn: sqlite3.Connection, path: Path, opened: Identity | None) -> FileGone | None:
+    """None if ``path`` still names the file opened; else the error saying what happened to
+    it and where what it held was copied (:func:`rescue`), since ``conn`` is the last way to
+    it."""
+    what = _what_became_of(path, opened) if opened is not None else None
+    if what is None:
+        return None
+    try:
+        copy = rescue(conn, path)
+        saved = f"everything it held, this drill's grades included, is in {copy}"
+        advice = f"; move that to {path} to go on"
+    except (sqlite3.Error, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else None
+        saved = f"its grades could not be copied elsewhere ({reason or exc})"
+        advice = ""
+    return FileGone(f"stopped saving to {path}: {what}; {saved}{advice}", path)
+
+
+def _what_became_of(path: Path, opened: Identity) -> str | None:
+    now = identity(path)
+    if now == opened:
+        return None
+    if now is None:
+        if not path.parent.is_dir():
+            return f"its folder {path.parent} was removed during the drill"
+        return "it was deleted or moved away during the drill"
+    return "it was replaced by another file during the drill (left as it is)"
+
+
+def rescue(conn: sqlite3.Connection, path: Path) -> Path:
+    """Copy the database ``conn`` still has open, whole, into a new file beside ``path`` (or
+    in the working folder if that folder is gone); the copy's path. Never overwrites a file.
+    """
+    folder = path.parent if path.parent.is_dir() else Path.cwd()
+    stem, suffix = Path(path.name).stem, Path(path.name).suffix
+    for n in range(1, 100):
+        copy = folder / f"{stem}-rescued{'' if n == 1 else f'-{n}'}{suffix}"
+        if copy.exists() or copy.is_symlink():
+            continue
+        # VACUUM INTO refuses a file that exists and is not empty, so a race loses nothing.
+        conn.execute("VACUUM INTO ?", (str(copy),))
+        return copy
+    raise OSError(f"no free name for a copy in {folder}")

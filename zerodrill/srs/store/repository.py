@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -23,7 +23,16 @@ from types import TracebackType
 
 from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.sm2 import Sm2State
-from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
+from zerodrill.srs.store.file import (
+    FileGone,
+    NotInEffect,
+    UndoConflict,
+    connect,
+    gone,
+    identity,
+    sidecars,
+    translated,
+)
 from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
 from zerodrill.srs.store.schema import prepare
 
@@ -59,6 +68,12 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self._path = path
+        self._opened = identity(path)
+        # SQLite's files beside it, named after it: once the database is gone, they are
+        # this connection's leftovers, which a file put at the path later must not inherit.
+        self._beside = {p: identity(p) for p in sidecars(path)}
+        # Set once the file is found gone: the one line every later write repeats.
+        self._gone: FileGone | None = None
         # Transactions open through _writing(): inner ones join the outer one.
         self._depth = 0
         self._data_version = self._read_data_version()
@@ -83,7 +98,16 @@ class Store:
         return cls(conn, path)
 
     def close(self) -> None:
+        if self._gone is not None:
+            # Into the file opened, wherever it is now: SQLite skips this on closing a file
+            # that has moved, and the WAL beside the old path goes below.
+            with suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._conn.close()
+        if self._gone is not None:
+            for path, opened in self._beside.items():
+                if opened is not None and identity(path) == opened:
+                    path.unlink(missing_ok=True)
 
     def __enter__(self) -> Store:
         return self
@@ -110,6 +134,7 @@ class Store:
             with translated(self._path, "save to"):
                 yield
             return
+        self.check_file()
         self._depth += 1
         try:
             with translated(self._path, "save to"):
@@ -123,6 +148,16 @@ class Store:
             raise
         finally:
             self._depth -= 1
+
+    def check_file(self) -> None:
+        """Raise :class:`FileGone` if the path no longer names the file opened (deleted,
+        moved, replaced, its folder removed): nothing more may be written there, and what
+        the file held is copied aside first, since this connection is the last way to it."""
+        if self._gone is None:
+            self._gone = gone(self._conn, self._path, self._opened)
+            if self._gone is None:
+                return
+        raise self._gone
 
     def _roll_back(self) -> None:
         # SQLite rolls some failures (a full disk) back by itself. If ROLLBACK fails too, the
