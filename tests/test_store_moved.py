@@ -130,3 +130,22 @@ def test_check_file_before_claiming_the_grades_saved(folder: Path) -> None:
         with pytest.raises(FileGone, match="deleted or moved away"):
             store.check_file()
     assert keys_in(folder / "rep-rescued.db") == ["d/a"]
+
+
+@pytest.mark.parametrize("side", ["-wal", "-shm"])
+def test_its_wal_or_shm_deleted_mid_drill(folder: Path, side: str) -> None:
+    # With the -wal gone, the grades in it were reachable only through this connection: a
+    # crash would lose them, and another terminal would start a WAL of its own.
+    db = folder / "rep.db"
+    message, store = three_grades_then(db, db.with_name("rep.db" + side).unlink)
+    assert message == (
+        f"stopped saving to {db}: its rep.db{side} was deleted or replaced during the drill; "
+        f"every grade given before is in {db}: start again to go on"
+    )
+    # Folded into the database file itself, there even if this process is killed now: the
+    # file alone, copied without any -wal, holds them.
+    alone = folder / "alone.db"
+    shutil.copyfile(db, alone)
+    assert keys_in(alone) == ["d/a", "d/b", "d/c"]
+    store.close()
+    assert keys_in(db) == ["d/a", "d/b", "d/c"]

@@ -155,6 +155,35 @@ def gone(conn: sqlite3.Connection, path: Path, opened: Identity | None) -> FileG
     what = _what_became_of(path, opened) if opened is not None else None
     if what is None:
         return None
+    return _copied_aside(conn, path, what)
+
+
+def sidecar_gone(
+    conn: sqlite3.Connection, path: Path, opened: dict[Path, Identity | None]
+) -> FileGone | None:
+    """None if SQLite's files beside ``path`` are the ones it had on opening. Else (one was
+    deleted or replaced: another terminal would start a new one, and a crash would lose
+    what only this connection's copy holds) the grades are folded into ``path`` itself, or
+    copied aside if that cannot be done, and the error says so."""
+    for side, was in opened.items():
+        if was is None or identity(side) == was:
+            continue
+        what = f"its {side.name} was deleted or replaced during the drill"
+        try:
+            busy, frames, folded = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:
+            busy, frames, folded = 1, 0, 0
+        if busy or folded != frames:
+            return _copied_aside(conn, path, what)
+        return FileGone(
+            f"stopped saving to {path}: {what}; every grade given before is in {path}: "
+            "start again to go on",
+            path,
+        )
+    return None
+
+
+def _copied_aside(conn: sqlite3.Connection, path: Path, what: str) -> FileGone:
     try:
         copy = rescue(conn, path)
         saved = f"everything it held, this drill's grades included, is in {copy}"

@@ -30,6 +30,7 @@ from zerodrill.srs.store.file import (
     connect,
     gone,
     identity,
+    sidecar_gone,
     sidecars,
     translated,
 )
@@ -104,7 +105,7 @@ class Store:
             with suppress(sqlite3.Error):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._conn.close()
-        if self._gone is not None:
+        if self._gone is not None and identity(self._path) != self._opened:
             for path, opened in self._beside.items():
                 if opened is not None and identity(path) == opened:
                     path.unlink(missing_ok=True)
@@ -151,10 +152,12 @@ class Store:
 
     def check_file(self) -> None:
         """Raise :class:`FileGone` if the path no longer names the file opened (deleted,
-        moved, replaced, its folder removed): nothing more may be written there, and what
-        the file held is copied aside first, since this connection is the last way to it."""
+        moved, replaced, its folder removed) or its -wal or -shm went: nothing more may be
+        written there, and what only this connection can still reach is saved first."""
         if self._gone is None:
-            self._gone = gone(self._conn, self._path, self._opened)
+            self._gone = gone(self._conn, self._path, self._opened) or sidecar_gone(
+                self._conn, self._path, self._beside
+            )
             if self._gone is None:
                 return
         raise self._gone
