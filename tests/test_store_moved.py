@@ -149,3 +149,13 @@ def test_its_wal_or_shm_deleted_mid_drill(folder: Path, side: str) -> None:
     assert keys_in(alone) == ["d/a", "d/b", "d/c"]
     store.close()
     assert keys_in(db) == ["d/a", "d/b", "d/c"]
+
+
+def test_the_wal_beside_a_symlinked_database_is_watched_too(folder: Path) -> None:
+    # SQLite keeps the -wal beside the file the link leads to, not beside the link.
+    db, real = folder / "rep.db", folder / "real.db"
+    db.symlink_to(real)
+    message, store = three_grades_then(db, folder.joinpath("real.db-wal").unlink)
+    store.close()
+    assert "its real.db-wal was deleted or replaced during the drill" in message
+    assert keys_in(db) == ["d/a", "d/b", "d/c"] and db.is_symlink()

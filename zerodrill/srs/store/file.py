@@ -135,8 +135,10 @@ Identity = tuple[int, int]
 
 
 def sidecars(path: Path) -> tuple[Path, Path]:
-    """The WAL and shared-memory files SQLite keeps beside the database ``path``."""
-    return (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+    """The WAL and shared-memory files SQLite keeps beside the database ``path`` (beside the
+    file a symlink leads to: SQLite follows it)."""
+    real = Path(os.path.realpath(path))
+    return (real.with_name(real.name + "-wal"), real.with_name(real.name + "-shm"))
 
 
 def identity(path: Path) -> Identity | None:

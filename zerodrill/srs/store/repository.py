@@ -70,6 +70,7 @@ class Store:
         self._conn = conn
         self._path = path
         self._opened = identity(path)
+        self._real = Path(os.path.realpath(path))
         # SQLite's files beside it, named after it: once the database is gone, they are
         # this connection's leftovers, which a file put at the path later must not inherit.
         self._beside = {p: identity(p) for p in sidecars(path)}
@@ -105,7 +106,7 @@ class Store:
             with suppress(sqlite3.Error):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._conn.close()
-        if self._gone is not None and identity(self._path) != self._opened:
+        if self._gone is not None and identity(self._real) != self._opened:
             for path, opened in self._beside.items():
                 if opened is not None and identity(path) == opened:
                     path.unlink(missing_ok=True)
