@@ -47,6 +47,8 @@ def _matches_no_commit(data: bytes, db: BinaryIO) -> bool:
     if order is None or (ck1, ck2) != _checksum(data[:24], order, 0, 0):
         return False  # SQLite ignores such a WAL
     frame_size = _FRAME.size + page_size
+    if _all_in(data, db, page_size, (salt1, salt2)):
+        return False
     seen: dict[int, int] = {}  # page number -> offset of its latest image
     pending: set[int] = set()
     differing: set[int] = set()
@@ -75,6 +77,28 @@ def _matches_no_commit(data: bytes, db: BinaryIO) -> bool:
             if not differing:
                 return False  # checkpointed this far: the database's own WAL
     return commits > 0
+
+
+def _all_in(data: bytes, db: BinaryIO, page_size: int, salts: tuple[int, int]) -> bool:
+    """The common case first, and fast: a checkpoint copied the whole WAL into the database
+    (each page's last committed image is there). Checksums unchecked: a torn frame is never
+    checkpointed, so a database holding it is no database SQLite checkpointed into."""
+    frame_size = _FRAME.size + page_size
+    last: dict[int, int] = {}
+    pending: dict[int, int] = {}
+    for offset in range(_HEADER.size, len(data) - frame_size + 1, frame_size):
+        pgno, commit, salt1, salt2, _, _ = _FRAME.unpack_from(data, offset)
+        if (salt1, salt2) != salts:
+            break
+        pending[pgno] = offset + _FRAME.size
+        if commit:
+            last.update(pending)
+            pending.clear()
+    for page, at in last.items():
+        db.seek((page - 1) * page_size)
+        if db.read(page_size) != data[at : at + page_size]:
+            return False
+    return bool(last)
 
 
 def _checksum(chunk: bytes, order: str, s1: int, s2: int) -> tuple[int, int]:
