@@ -6,18 +6,23 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
+from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store, StoreError
 
 REPO = Path(__file__).resolve().parent.parent
 CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+DAY = date(2025, 1, 1)
+NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
 # Grades cards in a database of its own process and says "done" with the WAL not yet
 # checkpointed (unless told to checkpoint, with or without a reader holding an older
@@ -178,3 +183,45 @@ def test_another_terminal_drilling_meanwhile(
     for checkpoint in ("none", "full", "partial"):
         children.append(grades(db, checkpoint, 10, checkpoint))  # and still running
         assert keys(db)[-10:] == [f"{checkpoint}/k{i}" for i in range(10)]
+
+
+def test_a_checkpoint_held_back_part_way_by_a_reader_keeps_its_wal(tmp_path: Path) -> None:
+    # A reader's older snapshot stops the checkpoint part way: the database is written after
+    # its WAL, and holds its pages as of an early commit only. The files, copied as they are
+    # on disk at that moment, are what a crash leaves.
+    live, db = tmp_path / "live.db", tmp_path / "w.db"
+    with Store.open(live) as s:
+        for i in range(20):
+            record_grade(s, f"a/k{i}", 4, day=DAY, at=NOW)
+        reader = sqlite3.connect(live, isolation_level=None)
+        try:
+            reader.execute("BEGIN")
+            reader.execute("SELECT count(*) FROM review").fetchone()
+            for i in range(20):
+                record_grade(s, f"b/k{i}", 4, day=DAY, at=NOW)
+            busy, frames, folded = s._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            assert busy == 0 and 0 < folded < frames
+            shutil.copyfile(live, db)
+            for side in ("-wal", "-shm"):
+                shutil.copyfile(live.with_name("live.db" + side), db.with_name("w.db" + side))
+        finally:
+            reader.close()
+    restore_time = db.stat().st_mtime_ns
+    os.utime(db.with_name("w.db-wal"), ns=(restore_time - 10**9, restore_time - 10**9))
+    assert keys(db) == [f"{p}/k{i}" for p in "ab" for i in range(20)]
+
+
+def test_a_wal_checkpointed_whole_is_kept_even_without_its_index(tmp_path: Path) -> None:
+    # The database holds every page of the WAL's last commit: replaying it changes nothing,
+    # whatever became of the -shm that would say so.
+    live, db = tmp_path / "live.db", tmp_path / "w.db"
+    with Store.open(live) as s:
+        for i in range(20):
+            record_grade(s, f"a/k{i}", 4, day=DAY, at=NOW)
+        busy, frames, folded = s._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert busy == 0 and folded == frames > 0
+        shutil.copyfile(live, db)
+        shutil.copyfile(live.with_name("live.db-wal"), db.with_name("w.db-wal"))
+    restore_time = db.stat().st_mtime_ns
+    os.utime(db.with_name("w.db-wal"), ns=(restore_time - 10**9, restore_time - 10**9))
+    assert keys(db) == [f"a/k{i}" for i in range(20)]

@@ -100,7 +100,7 @@ def vet(path: Path, create: bool) -> None:
     if header and header != _SQLITE_MAGIC:
         raise StoreError(f"{path} is not a zerodrill review database (not an SQLite file)", path)
     wal, shm = sidecars(path)
-    if foreign_wal(path, wal):
+    if foreign_wal(path, wal, shm):
         raise StoreError(
             f"cannot open {path}: the {wal.name} beside it is older than it and not its own "
             f"(was {path.name} restored from a backup?), and SQLite would write it over "

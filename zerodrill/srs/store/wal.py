@@ -2,30 +2,31 @@
 
 SQLite replays ``PATH-wal`` into ``PATH`` on opening, whatever ``PATH`` is now: restore a
 backup over a database that was killed mid-drill and the old WAL's pages are written over the
-backup. Nothing in a WAL names its database, but its pages tell: a WAL that SQLite would
-replay is the database's own when the database has not been written since the WAL was (a
-crash), or when its pages equal the WAL's up to one of its commits (a checkpoint copied them
-there, wholly or part way, before the crash or while another terminal drills). A database
-written after its WAL whose pages match no commit of it was put there from elsewhere.
-Limits: a restore that keeps the backup's older time (``cp -p``) is not told from a crash.
+backup. Nothing in a WAL names its database, but the files tell. A WAL is the database's own
+when the database has not been written since the WAL was (a crash); or when a checkpoint of
+this WAL wrote it: then either the database holds each page's last committed image already,
+or the WAL index (``PATH-shm``, left by the same process) counts frames copied from this WAL
+(a checkpoint held back part way by a reader). A database written after its WAL in any other
+way was put there from elsewhere. Limits: a restore that keeps the backup's older time
+(``cp -p``), or one over a database that a checkpoint had written, is not told from a crash.
 """
 
 from __future__ import annotations
 
 import os
 import struct
-import sys
-from array import array
 from pathlib import Path
 from typing import BinaryIO
 
 _HEADER = struct.Struct(">IIIIIIII")
 _FRAME = struct.Struct(">IIIIII")
-#: The two WAL magic numbers: checksums over little- or big-endian words.
-_MAGIC = {0x377F0682: "little", 0x377F0683: "big"}
+_MAGIC = (0x377F0682, 0x377F0683)
+#: In the -shm: the WAL index header (the WAL's salts at byte 32) and, after its two copies,
+#: the checkpoint info, which starts with nBackfill, the frames copied into the database.
+_CHECKPOINT_INFO = 96
 
 
-def foreign_wal(path: Path, wal: Path) -> bool:
+def foreign_wal(path: Path, wal: Path, shm: Path) -> bool:
     """True if ``wal`` holds commits SQLite would replay into ``path`` and they are not the
     database's own (see the module's docstring). Only reads; any doubt answers False."""
     try:
@@ -36,77 +37,49 @@ def foreign_wal(path: Path, wal: Path) -> bool:
         return False
     try:
         with wal.open("rb") as w, path.open("rb") as db:
-            return _matches_no_commit(w.read(), db)
+            data = w.read()
+            if _checkpointed_whole(data, db) is not False:
+                return False
+        # Read only now, and rarely: a process that has the database open holds locks on
+        # this file, and closing any descriptor of it would drop them.
+        with shm.open("rb") as f:
+            index = f.read(_CHECKPOINT_INFO + 4)
+    except FileNotFoundError:
+        return True  # no index: nothing says a checkpoint of this WAL wrote the database
     except OSError:
         return False
+    return not _checkpointed_part(index, data)
 
 
-def _matches_no_commit(data: bytes, db: BinaryIO) -> bool:
-    magic, _, page_size, _, salt1, salt2, ck1, ck2 = _HEADER.unpack_from(data)
-    order = _MAGIC.get(magic)
-    if order is None or (ck1, ck2) != _checksum(data[:24], order, 0, 0):
-        return False  # SQLite ignores such a WAL
+def _checkpointed_whole(data: bytes, db: BinaryIO) -> bool | None:
+    """Whether the database holds each page's image as of the WAL's last commit; None if
+    the WAL holds no commit SQLite would replay (a bad header, or frames of an older WAL)."""
+    magic, _, page_size, _, salt1, salt2, _, _ = _HEADER.unpack_from(data)
+    if magic not in _MAGIC:
+        return None
     frame_size = _FRAME.size + page_size
-    if _all_in(data, db, page_size, (salt1, salt2)):
-        return False
-    seen: dict[int, int] = {}  # page number -> offset of its latest image
-    pending: set[int] = set()
-    differing: set[int] = set()
-    commits = 0
-    s1, s2 = ck1, ck2
-    for offset in range(_HEADER.size, len(data) - frame_size + 1, frame_size):
-        pgno, commit, f_salt1, f_salt2, f_ck1, f_ck2 = _FRAME.unpack_from(data, offset)
-        if (f_salt1, f_salt2) != (salt1, salt2):
-            break
-        page_at = offset + _FRAME.size
-        s1, s2 = _checksum(data[offset : offset + 8], order, s1, s2)
-        s1, s2 = _checksum(data[page_at : page_at + page_size], order, s1, s2)
-        if (s1, s2) != (f_ck1, f_ck2):
-            break  # a torn write: SQLite stops here too
-        seen[pgno] = page_at
-        pending.add(pgno)
-        if commit:
-            commits += 1
-            for page in pending:
-                db.seek((page - 1) * page_size)
-                if db.read(page_size) == data[seen[page] : seen[page] + page_size]:
-                    differing.discard(page)
-                else:
-                    differing.add(page)
-            pending.clear()
-            if not differing:
-                return False  # checkpointed this far: the database's own WAL
-    return commits > 0
-
-
-def _all_in(data: bytes, db: BinaryIO, page_size: int, salts: tuple[int, int]) -> bool:
-    """The common case first, and fast: a checkpoint copied the whole WAL into the database
-    (each page's last committed image is there). Checksums unchecked: a torn frame is never
-    checkpointed, so a database holding it is no database SQLite checkpointed into."""
-    frame_size = _FRAME.size + page_size
-    last: dict[int, int] = {}
+    committed: dict[int, int] = {}  # page number -> offset of its last committed image
     pending: dict[int, int] = {}
     for offset in range(_HEADER.size, len(data) - frame_size + 1, frame_size):
-        pgno, commit, salt1, salt2, _, _ = _FRAME.unpack_from(data, offset)
-        if (salt1, salt2) != salts:
+        pgno, commit, f_salt1, f_salt2, _, _ = _FRAME.unpack_from(data, offset)
+        if (f_salt1, f_salt2) != (salt1, salt2):
             break
         pending[pgno] = offset + _FRAME.size
         if commit:
-            last.update(pending)
+            committed.update(pending)
             pending.clear()
-    for page, at in last.items():
+    if not committed:
+        return None
+    for page, at in committed.items():
         db.seek((page - 1) * page_size)
         if db.read(page_size) != data[at : at + page_size]:
             return False
-    return bool(last)
+    return True
 
 
-def _checksum(chunk: bytes, order: str, s1: int, s2: int) -> tuple[int, int]:
-    words = array("I" if array("I").itemsize == 4 else "L", chunk)
-    if order != sys.byteorder:
-        words.byteswap()
-    mask = 0xFFFFFFFF
-    for i in range(0, len(words), 2):
-        s1 = (s1 + words[i] + s2) & mask
-        s2 = (s2 + words[i + 1] + s1) & mask
-    return s1, s2
+def _checkpointed_part(index: bytes, data: bytes) -> bool:
+    """The -shm is this WAL's (same salts) and counts frames a checkpoint copied."""
+    if len(index) < _CHECKPOINT_INFO + 4 or index[32:40] != data[16:24]:
+        return False
+    backfilled: int = struct.unpack_from("=I", index, _CHECKPOINT_INFO)[0]
+    return backfilled > 0
