@@ -7,7 +7,9 @@ refuses when another terminal has reviewed the card since.
 
 Durability and sharing: WAL, ``synchronous = FULL`` (an entry is on disk when :meth:`append`
 returns), one ``BEGIN IMMEDIATE`` transaction per write, and a busy timeout, so two terminals
-can drill at once without "database is locked".
+can drill at once without "database is locked". Before each write the path must still name
+the file opened (:mod:`.watch`). A card reviewed on a day takes only repeats that day, in any
+terminal: the day is read inside the grade's transaction (:meth:`Store.last_day`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -23,19 +25,10 @@ from types import TracebackType
 
 from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.sm2 import Sm2State
-from zerodrill.srs.store.file import (
-    FileGone,
-    NotInEffect,
-    UndoConflict,
-    connect,
-    gone,
-    identity,
-    sidecar_gone,
-    sidecars,
-    translated,
-)
+from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
 from zerodrill.srs.store.schema import prepare
+from zerodrill.srs.store.watch import Watch
 
 _IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
 _REVIEW_COLUMNS = (
@@ -69,13 +62,7 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self._path = path
-        self._opened = identity(path)
-        self._real = Path(os.path.realpath(path))
-        # SQLite's files beside it, named after it: once the database is gone, they are
-        # this connection's leftovers, which a file put at the path later must not inherit.
-        self._beside = {p: identity(p) for p in sidecars(path)}
-        # Set once the file is found gone: the one line every later write repeats.
-        self._gone: FileGone | None = None
+        self._watch = Watch(path)
         # Transactions open through _writing(): inner ones join the outer one.
         self._depth = 0
         self._data_version = self._read_data_version()
@@ -100,16 +87,7 @@ class Store:
         return cls(conn, path)
 
     def close(self) -> None:
-        if self._gone is not None:
-            # Into the file opened, wherever it is now: SQLite skips this on closing a file
-            # that has moved, and the WAL beside the old path goes below.
-            with suppress(sqlite3.Error):
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self._conn.close()
-        if self._gone is not None and identity(self._real) != self._opened:
-            for path, opened in self._beside.items():
-                if opened is not None and identity(path) == opened:
-                    path.unlink(missing_ok=True)
+        self._watch.close(self._conn)
 
     def __enter__(self) -> Store:
         return self
@@ -152,16 +130,9 @@ class Store:
             self._depth -= 1
 
     def check_file(self) -> None:
-        """Raise :class:`FileGone` if the path no longer names the file opened (deleted,
-        moved, replaced, its folder removed) or its -wal or -shm went: nothing more may be
-        written there, and what only this connection can still reach is saved first."""
-        if self._gone is None:
-            self._gone = gone(self._conn, self._path, self._opened) or sidecar_gone(
-                self._conn, self._path, self._beside
-            )
-            if self._gone is None:
-                return
-        raise self._gone
+        """Raise :class:`FileGone` if the path no longer names the file opened, or its -wal
+        or -shm went (see :mod:`.watch`): nothing more is written, nothing claimed saved."""
+        self._watch.check(self._conn)
 
     def _roll_back(self) -> None:
         # SQLite rolls some failures (a full disk) back by itself. If ROLLBACK fails too, the
