@@ -141,8 +141,9 @@ def test_another_databases_backup_restored_over_a_killed_drills_file(
     assert len(keys(db)) == 30
 
 
+@pytest.mark.parametrize("shm", ["kept", "gone"])
 def test_an_earlier_backup_of_the_same_database_restored(
-    tmp_path: Path, children: list[subprocess.Popen[str]]
+    tmp_path: Path, children: list[subprocess.Popen[str]], shm: str
 ) -> None:
     db, backup = tmp_path / "w.db", tmp_path / "backup.db"
     children.append(grades(db, "a", 20, "full"))
@@ -151,6 +152,8 @@ def test_an_earlier_backup_of_the_same_database_restored(
     children.append(grades(db, "b", 5))
     killed(children[-1])
     restore(backup, db)
+    if shm == "gone":
+        db.with_name("w.db-shm").unlink()
     assert_refused(db)
     assert keys(db) == [f"a/k{i}" for i in range(20)]
 

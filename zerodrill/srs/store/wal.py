@@ -40,6 +40,9 @@ def foreign_wal(path: Path, wal: Path, shm: Path) -> bool:
             data = w.read()
             if _checkpointed_whole(data, db) is not False:
                 return False
+    except OSError:
+        return False
+    try:
         # Read only now, and rarely: a process that has the database open holds locks on
         # this file, and closing any descriptor of it would drop them.
         with shm.open("rb") as f:
