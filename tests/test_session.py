@@ -265,3 +265,75 @@ def test_choices_of_a_repeat_of_a_scheduled_card_keep_todays_schedule(store: Sto
     }
     s.grade(5)
     assert s.current is None and s.choices() == ()
+
+
+# -- two terminals on one database ----------------------------------------------------------------
+
+
+def test_a_card_graded_in_another_terminal_today_takes_only_a_repeat(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    d = deck("d", card("d", "a"), card("d", "b"))
+    with Store.open(db) as left_store, Store.open(db) as right_store:
+        left, right = sitting(left_store, d), sitting(right_store, d)
+        assert left.current == right.current and right.current is not None
+        left.grade(4)
+        first = left_store.state("d/a")
+        # The right terminal shows the same card, read before the left one graded it.
+        assert right.is_repeat
+        assert not any(o.moves_schedule for o in right.choices())
+        right.grade(5)
+        assert [r.kind for r in right_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert right_store.state("d/a") == first and (first.repetitions, first.interval) == (1, 1)
+
+
+def test_the_queue_leaves_out_what_another_terminal_graded_meanwhile(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    d = deck("d", card("d", "a"), card("d", "b"), card("d", "c"))
+    with Store.open(db) as left_store, Store.open(db) as right_store:
+        left, right = sitting(left_store, d), sitting(right_store, d)
+        left.grade(5)  # d/a
+        left.grade(5)  # d/b
+        right.grade(5)  # d/a, on its screen since the start: a repeat
+        assert right.current is not None and right.current.key == "d/c"
+        assert right.remaining() == Counts(new=1, repeats=0, reviews=0)
+        assert drain(right) == ["d/c"]
+        kinds = [(r.key, r.kind) for r in right_store.log()]
+        assert kinds == [
+            ("d/a", ReviewKind.GRADE),
+            ("d/b", ReviewKind.GRADE),
+            ("d/a", ReviewKind.REPEAT),
+            ("d/c", ReviewKind.GRADE),
+        ]
+
+
+def test_a_terminal_still_on_yesterday_repeats_a_card_graded_today(tmp_path: Path) -> None:
+    # A sitting keeps the day it started on; one started after the rollover grades the card
+    # for the next day. The older sitting's grade must not move it back to its own day.
+    db = tmp_path / "reviews.db"
+    d = deck("d", card("d", "a"))
+    with Store.open(db) as old_store, Store.open(db) as new_store:
+        old = sitting(old_store, d)
+        new = sitting(new_store, d, clock=lambda: NOW + timedelta(days=1))
+        new.grade(4)
+        scheduled = new_store.state("d/a")
+        old.grade(5)
+        assert old_store.state("d/a") == scheduled
+        assert [r.kind for r in old_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+
+
+def test_undo_in_one_terminal_lets_the_other_grade_the_card_in_full(tmp_path: Path) -> None:
+    db = tmp_path / "reviews.db"
+    d = deck("d", card("d", "a"))
+    with Store.open(db) as left_store, Store.open(db) as right_store:
+        left, right = sitting(left_store, d), sitting(right_store, d)
+        left.grade(4)
+        assert right.is_repeat
+        assert left.undo() is not None  # taken back: the card is new again
+        assert not right.is_repeat
+        right.grade(5)
+        assert [r.kind for r in right_store.log()] == [
+            ReviewKind.GRADE,
+            ReviewKind.UNDO,
+            ReviewKind.GRADE,
+        ]
+        assert right_store.state("d/a").repetitions == 1

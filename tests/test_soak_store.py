@@ -14,9 +14,10 @@ import signal
 import subprocess
 import sys
 import textwrap
+from datetime import date
 from pathlib import Path
 
-from zerodrill.srs.scheduler import ReviewKind, replay
+from zerodrill.srs.scheduler import Review, ReviewKind, replay
 from zerodrill.srs.store import Store
 
 SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1
@@ -63,6 +64,19 @@ def _env() -> dict[str, str]:
     root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+def assert_one_grade_a_day(log: list[Review]) -> None:
+    """However the processes interleaved, a card's schedule moved at most once a study day:
+    each grade in effect is on a later day than every review in effect before it."""
+    undone = {r.undoes for r in log if r.kind is ReviewKind.UNDO}
+    last_day: dict[str, date] = {}
+    for r in log:
+        if r.kind is ReviewKind.UNDO or r.id in undone:
+            continue
+        if r.kind is ReviewKind.GRADE and r.key in last_day:
+            assert r.day > last_day[r.key], f"{r.key} graded twice by {r.day}"
+        last_day[r.key] = max(r.day, last_day.get(r.key, r.day))
 
 
 def test_random_grades_undos_and_kills_lose_nothing(tmp_path: Path) -> None:
@@ -124,6 +138,7 @@ def test_random_grades_undos_and_kills_lose_nothing(tmp_path: Path) -> None:
         for undo_id, target in undos.items():
             assert log[undo_id].kind is ReviewKind.UNDO and log[undo_id].undoes == target
         assert replay(s.log()) == s.states()
+        assert_one_grade_a_day(list(s.log()))
     assert (
         subprocess.run(
             [

@@ -829,3 +829,27 @@ def test_two_terminals_interleaving_keep_one_chain_per_card(db: Path) -> None:
         assert [(r.typed or "").split("-")[0] for r in s.log()] == order
         assert replay(s.log()) == s.states()
         assert_one_chain_per_card(s)
+
+
+def test_a_card_reviewed_that_day_takes_only_a_repeat(db: Path) -> None:
+    with Store.open(db) as mine, Store.open(db) as theirs:
+        first = grade(theirs, "d/a", 4)
+        with pytest.raises(ValueError, match="takes only a repeat"):
+            # Computed from the state the card now has, and still a full grade: refused.
+            mine.append(review_card(first, 5, key="d/a", day=DAY, at=NOW)[1])
+        second = record(mine, "d/a", 5)  # read inside the transaction: a repeat
+        assert second.repeat and mine.state("d/a") == first
+        later = record(mine, "d/a", 5, DAY + timedelta(days=1))  # the next day: a grade
+        assert later.kind is ReviewKind.GRADE and later.after.interval == 6
+
+
+def test_two_processes_grading_one_card_on_one_day_give_one_grade(db: Path) -> None:
+    # Each writer grades d/k0 on 2025-01-01 once (i = 0), both told to go at the same moment.
+    Store.open(db).close()
+    writers = start_writers(db, 1, "left", "right")
+    for w in writers:
+        out, err = w.communicate(timeout=60)
+        assert w.returncode == 0 and err == "", err
+    with Store.open(db) as s:
+        assert sorted(r.kind for r in s.log()) == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert s.state("d/k0").repetitions == 0 and replay(s.log()) == s.states()

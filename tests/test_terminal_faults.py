@@ -26,12 +26,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from tui_support import TUI_DECKS
 
 from zerodrill.srs.scheduler import Review, ReviewKind, replay
+from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store
 
 fcntl = pytest.importorskip("fcntl", reason="needs a POSIX pseudo-terminal")
@@ -389,3 +391,50 @@ def test_sigkill_mid_session_keeps_the_grades_given(run: Callable[..., PtyDrill]
     log = assert_store_sound(drill.db)
     assert [(r.key, r.grade) for r in log] == given
     assert [grade for _, grade in given] == [4, 5]
+
+
+@pytest.mark.parametrize("then", ["grade", "quit"])
+def test_the_database_deleted_mid_drill_stops_it_and_claims_nothing(
+    run: Callable[..., PtyDrill], then: str
+) -> None:
+    drill = run(ZERO_DECK)
+    drill.wait_for(ZERO_FIRST)
+    for _ in range(3):
+        drill.grade(4)
+    given = [(r.key, r.grade) for r in graded(drill.db)]
+    drill.db.unlink()
+    drill.press(*((ENTER, b"4") if then == "grade" else (b"q",)))
+    assert drill.wait_exit() == 1
+    words = " ".join(drill.text().split())
+    assert SAVED.search(words) is None  # no "3 grades saved to" a file that is gone
+    rescued = drill.db.with_name("reviews-rescued.db")
+    assert (
+        f"zerodrill: stopped saving to {drill.db}: it was deleted or moved away during the "
+        f"drill; everything it held, this drill's grades included, is in {rescued}; move that "
+        f"to {drill.db} to go on"
+    ) in words
+    assert_no_traceback(words)
+    assert not drill.db.exists()
+    assert [(r.key, r.grade) for r in assert_store_sound(rescued)] == given
+
+
+def test_the_database_replaced_mid_drill_is_left_as_it_is(
+    tmp_path: Path, run: Callable[..., PtyDrill]
+) -> None:
+    other = tmp_path / "other.db"
+    with Store.open(other) as store:
+        record_grade(store, "other/x", 5, day=date(2025, 1, 1), at=datetime.now(UTC))
+    drill = run(ZERO_DECK)
+    drill.wait_for(ZERO_FIRST)
+    for _ in range(3):
+        drill.grade(4)
+    given = [(r.key, r.grade) for r in graded(drill.db)]
+    os.replace(other, drill.db)
+    drill.press(ENTER, b"4")
+    assert drill.wait_exit() == 1
+    words = " ".join(drill.text().split())
+    assert "it was replaced by another file during the drill (left as it is)" in words
+    assert SAVED.search(words) is None
+    assert [r.key for r in assert_store_sound(drill.db)] == ["other/x"]
+    rescued = drill.db.with_name("reviews-rescued.db")
+    assert [(r.key, r.grade) for r in assert_store_sound(rescued)] == given

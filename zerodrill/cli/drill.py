@@ -86,4 +86,6 @@ def _run(
         if app.return_code:
             # Textual has shown the traceback of an unexpected error already.
             raise SystemExit(app.return_code)
+        # The grades are said to be in the file at `db`: make sure it is still the one.
+        store.check_file()
     return summary, db

@@ -71,10 +71,15 @@ def record_grade(
 ) -> Review:
     """Grade ``key`` and log it; returns the logged review. On disk when this returns.
 
-    The card's state is read, :func:`review_card` applied and the entry appended in one
-    transaction, so no grade another terminal gives can come in between.
+    A card that has a grade or repeat in effect on ``day`` (or a later day), given in any
+    terminal, takes a same-day repeat: the log decides, not what a sitting remembers.
+    ``repeat`` makes it a repeat in any case. The card's state and its last day are read,
+    :func:`review_card` applied and the entry appended in one transaction, so no grade
+    another terminal gives can come in between.
     """
     with store.transaction():
+        last = store.last_day(key)
+        repeat = repeat or (last is not None and last >= day)
         _, review = review_card(
             store.state(key),
             quality,
@@ -138,6 +143,14 @@ class Session:
         self._graded = set(queue.graded_today)
 
     def _advance(self) -> None:
+        if self._store.changed_elsewhere():
+            # Another terminal graded or undid meanwhile: what is due, new or a repeat now is
+            # what the log says, not what this sitting read when it started.
+            front = self._front
+            self._reload()
+            if front is not None:
+                self._take(front)
+                self._front = front
         self._current = self._next()
         self._shown_at = self._clock()
 
@@ -168,8 +181,12 @@ class Session:
 
     @property
     def is_repeat(self) -> bool:
-        """The current card was graded today already: a grade now moves no schedule."""
-        return self._current is not None and self._current.key in self._graded
+        """The current card was graded today already, in this terminal or another: a grade
+        now moves no schedule."""
+        if self._current is None:
+            return False
+        last = self._store.last_day(self._current.key)
+        return last is not None and last >= self.day
 
     @property
     def can_undo(self) -> bool:
@@ -213,7 +230,6 @@ class Session:
             at=now,
             answer_ms=min(MAX_ANSWER_MS, max(0, spent)),
             typed=typed,
-            repeat=self.is_repeat,
         )
         self._given.append(review)
         self._take(item)

@@ -2,6 +2,10 @@
 
 - :mod:`.file`: the file vetted before SQLite opens it, and every failure a user can cause as
   one :class:`StoreError` line naming the file; a refused file is never written to.
+- :mod:`.wal`: a -wal that is not the database's own (a backup restored beside a killed
+  drill's WAL), refused before SQLite would replay it.
+- :mod:`.watch`: the file opened, checked before each write: deleted, moved or replaced
+  mid-drill, it is written to no more, and what it held is saved aside.
 - :mod:`.schema`: the append-only migrations, and bringing a file up to date.
 - :mod:`.repository`: :class:`Store`, which appends log entries and reads states and the log
   back, as domain values (:mod:`.rows` converts), never rows.
@@ -9,12 +13,13 @@
 
 from __future__ import annotations
 
-from zerodrill.srs.store.file import NotInEffect, StoreError, UndoConflict
+from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
 from zerodrill.srs.store.repository import ReviewCounts, Store
 from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 __all__ = [
     "APPLICATION_ID",
+    "FileGone",
     "SCHEMA_VERSION",
     "NotInEffect",
     "ReviewCounts",

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from zerodrill.errors import RecoverableError, UserError
+from zerodrill.srs.store.wal import foreign_wal
 
 BUSY_TIMEOUT_MS = 5000
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -34,6 +35,10 @@ class UndoConflict(StoreError, RecoverableError):
 
 class NotInEffect(StoreError):
     """The review to undo is not in the log, or was undone already."""
+
+
+class FileGone(StoreError):
+    """The path no longer names the file that was opened: nothing more is written."""
 
 
 class Damaged(Exception):
@@ -94,6 +99,14 @@ def vet(path: Path, create: bool) -> None:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}", path) from exc
     if header and header != _SQLITE_MAGIC:
         raise StoreError(f"{path} is not a zerodrill review database (not an SQLite file)", path)
+    wal, shm = sidecars(path)
+    if foreign_wal(path, wal, shm):
+        raise StoreError(
+            f"cannot open {path}: the {wal.name} beside it is older than it and not its own "
+            f"(was {path.name} restored from a backup?), and SQLite would write it over "
+            f"{path.name}: move {wal.name} and {shm.name} away to open {path.name} as it is",
+            path,
+        )
     if not os.access(path, os.W_OK):
         raise StoreError(f"cannot write {path}: it is read-only", path)
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -115,3 +128,10 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def sidecars(path: Path) -> tuple[Path, Path]:
+    """The WAL and shared-memory files SQLite keeps beside the database ``path`` (beside the
+    file a symlink leads to: SQLite follows it)."""
+    real = Path(os.path.realpath(path))
+    return (real.with_name(real.name + "-wal"), real.with_name(real.name + "-shm"))

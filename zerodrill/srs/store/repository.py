@@ -7,7 +7,9 @@ refuses when another terminal has reviewed the card since.
 
 Durability and sharing: WAL, ``synchronous = FULL`` (an entry is on disk when :meth:`append`
 returns), one ``BEGIN IMMEDIATE`` transaction per write, and a busy timeout, so two terminals
-can drill at once without "database is locked".
+can drill at once without "database is locked". Before each write the path must still name
+the file opened (:mod:`.watch`). A card reviewed on a day takes only repeats that day, in any
+terminal: the day is read inside the grade's transaction (:meth:`Store.last_day`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
 from zerodrill.srs.store.schema import prepare
+from zerodrill.srs.store.watch import Watch
 
 _IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
 _REVIEW_COLUMNS = (
@@ -59,8 +62,10 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self._path = path
+        self._watch = Watch(path)
         # Transactions open through _writing(): inner ones join the outer one.
         self._depth = 0
+        self._data_version = self._read_data_version()
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -82,7 +87,7 @@ class Store:
         return cls(conn, path)
 
     def close(self) -> None:
-        self._conn.close()
+        self._watch.close(self._conn)
 
     def __enter__(self) -> Store:
         return self
@@ -109,6 +114,7 @@ class Store:
             with translated(self._path, "save to"):
                 yield
             return
+        self.check_file()
         self._depth += 1
         try:
             with translated(self._path, "save to"):
@@ -122,6 +128,11 @@ class Store:
             raise
         finally:
             self._depth -= 1
+
+    def check_file(self) -> None:
+        """Raise :class:`FileGone` if the path no longer names the file opened, or its -wal
+        or -shm went (see :mod:`.watch`): nothing more is written, nothing claimed saved."""
+        self._watch.check(self._conn)
 
     def _roll_back(self) -> None:
         # SQLite rolls some failures (a full disk) back by itself. If ROLLBACK fails too, the
@@ -159,6 +170,19 @@ class Store:
                 with self._reading():
                     self._conn.execute("COMMIT")
 
+    def changed_elsewhere(self) -> bool:
+        """True if another connection (another terminal) has committed since the last call
+        (or since opening): what was read before may be out of date."""
+        version = self._read_data_version()
+        changed = version != self._data_version
+        self._data_version = version
+        return changed
+
+    def _read_data_version(self) -> int:
+        with self._reading():
+            version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            return version
+
     # -- the schedule ---------------------------------------------------------------------------
 
     def state(self, key: str) -> Sm2State:
@@ -171,6 +195,18 @@ class Store:
             f"SELECT {_STATE_COLUMNS} FROM card_state WHERE key = ?", (key,)
         ).fetchone()
         return state_from(*row) if row is not None else Sm2State.new()
+
+    def last_day(self, key: str) -> date | None:
+        """The latest study day on which ``key`` has a grade or repeat in effect, in any
+        terminal; None if it has none. Read it inside the grade's :meth:`transaction`."""
+        with self._reading():
+            return self._last_day(key)
+
+    def _last_day(self, key: str) -> date | None:
+        row = self._conn.execute(
+            f"SELECT max(r.day) FROM review r WHERE r.key = ? AND {_IN_EFFECT}", (key,)
+        ).fetchone()
+        return date_from(row[0]) if row[0] is not None else None
 
     def states(self, keys: Collection[str] | None = None) -> dict[str, Sm2State]:
         """Each scheduled key's state (or only those among ``keys``); new keys are absent."""
@@ -262,8 +298,9 @@ class Store:
         it with its id. A grade's ``after`` becomes the card's state; a repeat moves nothing.
         One transaction: the entry is on disk when this returns.
 
-        ``review.before`` must be the card's state as it is: read the state and append inside
-        one :meth:`transaction`, so that no other terminal's grade comes in between.
+        ``review.before`` must be the card's state as it is, and a card reviewed on the
+        review's day (or later) takes only a repeat: read both and append inside one
+        :meth:`transaction`, so that no other terminal's grade comes in between.
         """
         if review.kind is ReviewKind.UNDO:
             raise ValueError("an undo is logged by Store.undo, which checks what it undoes")
@@ -271,6 +308,12 @@ class Store:
             if self._state_of(review.key) != review.before:
                 raise ValueError(
                     f"the review of {review.key} starts from a state the card no longer has"
+                )
+            last = self._last_day(review.key)
+            if not review.repeat and last is not None and last >= review.day:
+                raise ValueError(
+                    f"{review.key} was reviewed on {last.isoformat()} already: "
+                    f"on {review.day.isoformat()} it takes only a repeat"
                 )
             logged = self._append(review)
             if not review.repeat:
