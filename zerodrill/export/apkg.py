@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from zerodrill.deck.files import write_atomic
+from zerodrill.deck.files import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
@@ -123,9 +123,18 @@ def export(
     clock: Callable[[], float] = time.time,
     progress: Mapping[str, SchedulingState] | None = None,
 ) -> PackageStats:
-    """Build ``decks`` into ``out`` and update the manifest beside it (each written whole)."""
+    """Build ``decks`` into ``out`` and update the manifest beside it, together.
+
+    Both are written in full before either replaces its file, so a failed write (a full disk)
+    changes neither. The manifest then goes first: it records the IDs and times the package
+    is derived from, so an export killed between the two leaves a manifest from which a rerun
+    on the same decks writes that very package (and the manifest again, unchanged). The other
+    order would let a rerun give new notes IDs other than those in a package already out.
+    """
     mpath = manifest_path(out)
     package = build(decks, manifest=Manifest.load(mpath), clock=clock, progress=progress)
-    write_atomic(out, package.data)
-    write_atomic(mpath, package.manifest.dumps().encode("utf-8"))
+    try:
+        write_together([(mpath, package.manifest.dumps().encode("utf-8")), (out, package.data)])
+    except OSError as exc:
+        raise ExportError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from exc
     return package.stats
