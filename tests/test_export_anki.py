@@ -263,3 +263,50 @@ def test_with_progress_lands_each_card_on_its_schedule(tmp_path: Path, col: Coll
     assert due_today == {ids.note_guid(deck.id, "stage3-default")}
     overdue = {col.get_card(cid).note().guid for cid in col.find_cards("prop:due=-3")}
     assert overdue == {ids.note_guid(deck.id, "config-fence")}
+
+
+def test_deleting_the_manifest_updates_every_note_in_place(tmp_path: Path, col: Collection) -> None:
+    """What a manifest error advises: without it, the next import still finds every note."""
+    deck = load(DATA / "kinds" / "deck.yaml")
+    path = build_to(tmp_path, [deck], clock=lambda: T0)
+    import_package(col, path)
+    card = note_by_card_id(col, deck, "stage-2").cards()[0]
+    col.sched.set_due_date([card.id], "9!")
+    studied = col.get_card(card.id)
+    notes, cards = col.note_count(), col.card_count()
+
+    apkg.manifest_path(path).unlink()
+    log = import_package(col, build_to(tmp_path, [deck], clock=lambda: T0 + 60))
+    assert (len(log.new), len(log.updated)) == (0, notes)
+    assert (col.note_count(), col.card_count()) == (notes, cards)
+    kept = col.get_card(card.id)
+    assert (kept.type, kept.queue, kept.due, kept.ivl) == (
+        studied.type,
+        studied.queue,
+        studied.due,
+        studied.ivl,
+    )
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["import-dialog", "legacy-importer"])
+def test_retiring_a_card_anki_already_has_leaves_it_in_review(
+    legacy: bool, tmp_path: Path, col: Collection
+) -> None:
+    """Anki's importer never changes a card it already has (only notes and note types), so a
+    retired card reaches existing users tagged but not suspended: the export says so."""
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "kinds", src)
+    deck_file = src / "deck.yaml"
+    import_package(col, build_to(tmp_path, [load(deck_file)], clock=lambda: T0))
+    deck_file.write_text(deck_file.read_text().replace("[old-card]", "[old-card, stage-2]"))
+    second = build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 60)
+    if legacy:
+        from anki.importing import AnkiPackageImporter  # type: ignore[attr-defined]
+
+        AnkiPackageImporter(col, str(second)).run()
+    else:
+        import_package(col, second, scheduling=True)
+    note = note_by_card_id(col, load(deck_file), "stage-2")
+    assert apkg.RETIRED_TAG in note.tags  # the note was updated ...
+    assert [c.queue for c in note.cards()] == [0]  # ... its card was not: still new, not -1
+    assert note.id in col.find_notes(apkg.RETIRED_SEARCH)  # what the export tells users to do

@@ -63,6 +63,9 @@ class PackageStats:
     retired_notes: int
     media: int
     reviewed_cards: int = 0
+    #: Note keys the manifest knows for these decks that are no longer in them, retired or
+    #: not: Anki keeps such a note (and studies it) wherever the package was imported.
+    vanished: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,9 +105,13 @@ def build(
         now,
     )
     db, cards, reviewed = collection(decks, notes, records, notetypes, progress or {})
+    # The notes that left the decks stay in the manifest: their IDs are never given again, a
+    # card that comes back gets its own back, and each export warns until it is retired.
+    gone = {key: rec for key, rec in manifest.notes.items() if key not in records}
+    ours = {f"{deck.id}/" for deck in decks}
     return Package(
         data=package_zip(db, media.files()),
-        manifest=Manifest(records, notetypes),
+        manifest=Manifest({**records, **gone}, notetypes),
         stats=PackageStats(
             decks=len(decks),
             notes=len(notes),
@@ -112,6 +119,7 @@ def build(
             retired_notes=sum(1 for note in notes if note.card.retired),
             media=len(media.by_name),
             reviewed_cards=reviewed,
+            vanished=tuple(sorted(k for k in gone if k[: k.find("/") + 1] in ours)),
         ),
     )
 
