@@ -310,3 +310,62 @@ def test_retiring_a_card_anki_already_has_leaves_it_in_review(
     assert apkg.RETIRED_TAG in note.tags  # the note was updated ...
     assert [c.queue for c in note.cards()] == [0]  # ... its card was not: still new, not -1
     assert note.id in col.find_notes(apkg.RETIRED_SEARCH)  # what the export tells users to do
+
+
+_MATH_CARDS = r"""
+cards:
+  - id: math
+    kind: basic
+    front: 'Inline \\(x^2\\) and display \\[y\\], [$]a[/$], [$$]b[/$$], [LaTeX]c[/latex]'
+    back: '`\(code\)` [[type:front]] [sound:x.mp3] [ sound:y.mp3] [anki:tts lang=en]t[/anki:tts]'
+  - id: math-cloze
+    kind: cloze
+    text: 'The area is {{c1::\\(\pi r^2\\)}}, [latex]{{c2::E=mc^2}}[/latex]'
+"""
+_MATH_MARKUP = ("\\(", "\\)", "\\[", "\\]", "[$]", "[$$]", "[latex]", "[LaTeX]", "[[type:")
+
+
+def _math_deck(tmp_path: Path, opt_in: bool) -> Deck:
+    folder = tmp_path / ("math-on" if opt_in else "math")
+    folder.mkdir()
+    head = "deck: math\ntitle: Math\ndescription: d\n" + ("anki_math: true\n" if opt_in else "")
+    (folder / "deck.yaml").write_text(head + _MATH_CARDS)
+    return load(folder / "deck.yaml")
+
+
+def test_anki_math_and_field_syntax_arrive_as_text(tmp_path: Path, col: Collection) -> None:
+    deck = _math_deck(tmp_path, opt_in=False)
+    import_package(col, build_to(tmp_path, [deck]))
+    cards = [c for nid in col.find_notes("") for c in col.get_note(nid).cards()]
+    assert len(cards) == 3
+    shown = ""
+    for card in cards:
+        q, a = card.question(), card.answer()
+        for side in (q, a):
+            assert "has a problem" not in side
+            for markup in _MATH_MARKUP:  # as the backend hands the page to MathJax
+                assert markup not in side, (markup, side)
+            assert "latex-" not in side and "[anki:play" not in side  # no LaTeX image, no audio
+            # The page MathJax sees decodes entities, so the card itself is one it skips.
+            body = re.sub(r"<style>.*?</style>", "", side, flags=re.DOTALL)
+            assert re.match(r'\s*<div class="(zd|zd-back) tex2jax_ignore mathjax_ignore', body)
+        shown += text(q) + " " + text(a)
+    for typed in ("\\(x^2\\)", "\\[y\\]", "[$]a[/$]", "[$$]b[/$$]", "[LaTeX]c[/latex]"):
+        assert typed in shown  # what the user sees: the text as typed
+    assert "[[type:front]]" in shown and "[sound:x.mp3]" in shown and "\\(code\\)" in shown
+
+
+def test_a_deck_that_opts_in_gets_anki_math(tmp_path: Path, col: Collection) -> None:
+    deck = _math_deck(tmp_path, opt_in=True)
+    import_package(col, build_to(tmp_path, [deck]))
+    basic = note_by_card_id(col, deck, "math").cards()[0]
+    q = basic.question()
+    assert '<div class="tex2jax_process mathjax_process">' in q  # MathJax typesets the field
+    assert "\\(x^2\\)" in q and "\\[y\\]" in q
+    assert q.count("<img class=latex") == 3  # each LaTeX snippet became an image
+    c1, c2 = sorted(note_by_card_id(col, deck, "math-cloze").cards(), key=lambda c: c.ord)
+    assert "\\(\\pi r^2\\)" in c1.answer()
+    assert "latex-" in c2.question()
+    # Anki's other field syntax stays text even so.
+    a = basic.answer()
+    assert "[[type:" not in a and "[anki:play" not in a

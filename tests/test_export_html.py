@@ -154,3 +154,35 @@ def test_links_in_fields_and_sources_follow_the_one_safe_link_rule(href: str) ->
     sources = note_fields(card, {})[-1]
     assert ("<a " in sources) == safe_link(href)
     assert safe_link(href) == href.lower().startswith(("http://", "https://", "mailto:"))
+
+
+@pytest.mark.parametrize(
+    ("markdown", "live"),
+    [
+        ("[latex]x[/latex]", "[latex]"),
+        ("[LaTeX]x[/LATEX]", "[LaTeX]"),
+        ("[$]x[/$]", "[$]"),
+        ("[$$]x[/$$]", "[$$]"),
+        ("\\\\(x\\\\)", "\\("),
+        ("\\\\[x\\\\]", "\\["),
+        ("`\\(x\\)`", "\\("),
+        ("```\n\\[x\\]\n```", "\\["),
+        ("[[type:front]]", "[[type:"),
+        ("[SOUND:x.mp3]", "[SOUND:"),
+    ],
+)
+def test_anki_math_and_field_syntax_are_defused_unless_asked_for(markdown: str, live: str) -> None:
+    assert live not in render(markdown) and live not in escape(markdown.strip("`\n"))
+    if live != "[[type:" and not live.lower().startswith("[sound"):
+        assert live in render(markdown, math=True)
+    assert "[[type:" not in render("[[type:x]]", math=True)
+
+
+def test_validate_refuses_an_anki_math_that_is_not_a_boolean(tmp_path: Path) -> None:
+    deck = tmp_path / "d.yaml"
+    deck.write_text(
+        "deck: d\ntitle: D\ndescription: x\nanki_math: 'yes'\n"
+        "cards:\n  - id: a\n    kind: basic\n    front: f\n    back: b\n"
+    )
+    (problem,) = load_paths([deck]).problems
+    assert str(problem) == f"{deck}:4:12: field 'anki_math' must be true or false, not text"

@@ -30,7 +30,7 @@ from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 6
+FORMAT = 7
 #: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
@@ -172,7 +172,7 @@ def _used(path: Path) -> float:
 # An entry is the CRC-32 of the rest (see _digest), the length of the index, the index
 # (marshal data):
 #
-#     (FORMAT, (deck id, title, description, line, col), image paths, cards)
+#     (FORMAT, (deck id, title, description, line, col, anki_math), image paths, cards)
 #
 # with each card (id, key, kind, ordinals, media, retired, start, end), and then the cards'
 # bodies (Markdown, tags, refs and positions; each its own marshal data) back to back, start
@@ -209,7 +209,7 @@ def _encode(deck: Deck) -> bytes:
         bodies.append(body)
         offset += len(body)
     images = tuple(sorted({image for c in deck.cards for image in c.media}))
-    head = (deck.id, deck.title, deck.description, deck.pos.line, deck.pos.col)
+    head = (deck.id, deck.title, deck.description, deck.pos.line, deck.pos.col, deck.anki_math)
     packed = marshal.dumps((FORMAT, head, images, tuple(index)))
     rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
     return _digest(rest) + rest
@@ -237,9 +237,10 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         raise ValueError("damaged cache entry")
     length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
     index = rest[_LENGTH_SIZE : _LENGTH_SIZE + length]
-    version, (deck_id, title, description, line, col), images, rows = marshal.loads(index)
+    version, head, images, rows = marshal.loads(index)
     if version != FORMAT:
         raise ValueError("old cache format")
+    deck_id, title, description, line, col, anki_math = head
     where = str(path)
     # Shared by the deck's cards. Their spans need no check: the checksum vouches for them.
     source = (where, rest[_LENGTH_SIZE + length :])
@@ -258,7 +259,7 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         if retired:
             attrs["retired"] = retired
         cards.append(card)
-    deck = Deck(deck_id, title, description, tuple(cards), path, Pos(where, line, col))
+    deck = Deck(deck_id, title, description, tuple(cards), path, Pos(where, line, col), anki_math)
     return deck, images
 
 

@@ -33,7 +33,7 @@ KIND_FIELDS: Mapping[Kind, tuple[str, ...]] = {
 
 #: Fields any card may carry besides its kind's own.
 COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
-DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired")
+DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired", "anki_math")
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
 #: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe.
@@ -114,6 +114,8 @@ class Deck:
     cards: tuple[Card, ...]
     path: Path
     pos: Pos
+    #: The deck's Markdown may use Anki's LaTeX and MathJax syntax (else it is shown as text).
+    anki_math: bool = False
 
     @property
     def folder(self) -> Path:

@@ -19,7 +19,14 @@ What reaches Anki is only what this module writes, so it is where a deck's text 
   highlighted code fences, and nothing else in the output contains ``{{`` or ``}}``: every
   other brace is written as an entity, so no escape sequence, entity or code sample in a deck
   can open a cloze deletion the loader never saw. ``[sound:`` and ``[anki:`` are defused the
-  same way, because Anki reads those in field text as media and TTS tags.
+  same way, because Anki reads those in field text as media and TTS tags, and so is
+  ``[[type:``, which Anki's reviewer turns into an answer box wherever it finds it.
+- Anki's math is defused too, unless the deck opts in (``anki_math: true``, ``math=True``
+  here): the openers of its LaTeX (``[latex]``, ``[$]``, ``[$$]``, which Anki's backend renders
+  to images) are written with ``[`` as an entity, and so is the backslash of MathJax's
+  delimiters ``\\(``, ``\\)``, ``\\[`` and ``\\]``. An entity is only text to the backend, but the
+  page MathJax typesets has it decoded, so the note types also mark the card as one MathJax
+  skips (see ``notetypes.py``), and an opted-in deck's fields as ones it typesets.
 - Code fences with a known language are highlighted by Pygments into CSS classes (the note
   CSS in ``notetypes.py`` styles them for light and night mode).
 """
@@ -52,7 +59,8 @@ _OPEN, _OPEN_END, _HINT, _CLOSE = "\ue000", "\ue001", "\ue002", "\ue003"
 _REPLACED = re.compile("[\x00\ue000-\ue003]")
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE}")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_ANKI_TAGS = re.compile(r"\[(?=(?:sound|anki):)", re.IGNORECASE)
+_ANKI_TAGS = re.compile(r"\[(?=(?:sound|anki):|\[type:)", re.IGNORECASE)
+_ANKI_MATH = re.compile(r"\[(?=/?(?:latex|\$\$?)\])|\\(?=[()[\]])", re.IGNORECASE)
 # The renderer's links and images. Once raw HTML is gone these are the only <a, </a> and <img
 # in its output (text is escaped, attribute values are quoted and escaped). Each is rebuilt
 # from the attributes kept, whatever their order. Links can nest (pulldown-cmark reads an
@@ -72,13 +80,18 @@ _OPENER_ROUNDS = 4
 
 
 def render(
-    markdown: str, *, media: Mapping[str, str] | None = None, cloze_field: bool = False
+    markdown: str,
+    *,
+    media: Mapping[str, str] | None = None,
+    cloze_field: bool = False,
+    math: bool = False,
 ) -> str:
     """``markdown`` as HTML for an Anki field.
 
     ``media`` maps image paths as the deck wrote them (normalised, relative to the deck's
     folder) to the file names packed in the package. ``cloze_field`` keeps the text's cloze
     markers; elsewhere a ``{{c1::`` is just text (and is written as entities like any brace).
+    ``math`` leaves Anki's LaTeX and MathJax syntax live.
     """
     text = markdown
     if not text.isascii() or "\x00" in text:
@@ -95,7 +108,7 @@ def render(
         html = _vet_links(html)
     if '"' in text or "&" in text:  # a quote, or an entity that may stand for one
         html = _QUOTED_TEXT.sub(_quote_text, html)
-    html = _defuse(html)
+    html = _defuse(html, math=math)
     if cloze_field:
         html = _PLACEHOLDER.sub(_restore, html)
     return html.rstrip("\n")
@@ -112,9 +125,17 @@ def _escape(text: str) -> str:
     )
 
 
-def _defuse(html: str) -> str:
+def _defuse(html: str, *, math: bool = False) -> str:
     html = html.replace("{", "&#123;").replace("}", "&#125;")
-    return _ANKI_TAGS.sub("&#91;", html) if "[" in html else html
+    if "[" in html:
+        html = _ANKI_TAGS.sub("&#91;", html)
+    if not math and ("[" in html or "\\" in html):
+        html = _ANKI_MATH.sub(_math_entity, html)
+    return html
+
+
+def _math_entity(match: re.Match[str]) -> str:
+    return "&#91;" if match.group() == "[" else "&#92;"
 
 
 def _protect_cloze(text: str) -> str:

@@ -49,6 +49,12 @@ def field_names(kind: Kind) -> tuple[str, ...]:
     return (*KIND_FIELDS[kind], *EXTRA_FIELDS)
 
 
+#: MathJax's classes (3.0-3.1 and 3.2 on) for a part of the page it skips, and for a part
+#: inside one that it typesets all the same. Every card is the first; the fields of a deck with
+#: ``anki_math: true`` are the second (see ``html.py``).
+MATH_OFF = "tex2jax_ignore mathjax_ignore"
+MATH_ON = "tex2jax_process mathjax_process"
+
 _EXTRA_AND_SOURCES = """\
 {{#extra}}<div class="zd-extra">{{extra}}</div>{{/extra}}
 {{#sources}}<div class="zd-sources"><div class="zd-label">Sources</div>
@@ -184,9 +190,15 @@ class NoteType:
     digest: str
 
 
+def _math_off(template: str) -> str:
+    """``template`` with its outer elements (``zd``, ``zd-back``) marked as skipped by MathJax."""
+    template = template.replace('class="zd ', f'class="zd {MATH_OFF} ')
+    return template.replace('class="zd-back"', f'class="zd-back {MATH_OFF}"')
+
+
 @cache
 def note_type(kind: Kind) -> NoteType:
-    qfmt, afmt = _TEMPLATES[kind]
+    qfmt, afmt = (_math_off(template) for template in _TEMPLATES[kind])
     names = field_names(kind)
     model = genanki.Model(
         MODEL_IDS[kind],
