@@ -186,3 +186,36 @@ def test_validate_refuses_an_anki_math_that_is_not_a_boolean(tmp_path: Path) -> 
     )
     (problem,) = load_paths([deck]).problems
     assert str(problem) == f"{deck}:4:12: field 'anki_math' must be true or false, not text"
+
+
+def test_raw_html_that_unfolds_one_piece_a_round_costs_a_bounded_number_of_parses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each rewritten opener here turns the next backtick into a code span's end, revealing
+    one more tag: without a bound, a field of n of them took n parses of the whole field."""
+    from zerodrill.export import html
+
+    parses = 0
+    real = html._raw_html_spans
+
+    def counted(text: str) -> list[tuple[int, int]]:
+        nonlocal parses
+        parses += 1
+        return real(text)
+
+    monkeypatch.setattr(html, "_raw_html_spans", counted)
+    out = render("<a href='`'>`" * 200)
+    assert parses <= 10
+    assert "<a" not in out and out.count("&lt;a href=") == 200
+
+
+def test_a_huge_field_is_rendered_without_pygments(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zerodrill.export import html
+
+    code = "x = {'a': [1, 2]} < 3\n" * 11_000  # 242,000 characters
+    monkeypatch.setattr(html, "_highlight", lambda *_: pytest.fail("highlighted"))
+    out = render(f"```python\n{code}```\n")
+    assert len(code) > html.HIGHLIGHT_MAX_CHARS
+    assert out.count("x = &#123;'a': [1, 2]&#125; &lt; 3\n") == code.count("\n")
+    monkeypatch.undo()
+    assert 'class="zd-code"' in render(f"```python\n{code[:1000]}```\n")

@@ -74,9 +74,17 @@ _ATTRIBUTE = re.compile(r'\s([a-z]+)="([^"]*)"')
 # searches it for attributes.
 _QUOTED_TEXT = re.compile(r'>[^<"]*"[^<]*')
 # Rounds that rewrite only the opener of each piece of raw HTML (faithful to what the text
-# means without raw HTML); later rounds rewrite every "<" in it, so hostile text cannot make
-# the rounds grow with its length.
+# means without raw HTML); later rounds rewrite every "<" in it. Text that still holds raw
+# HTML after _MAX_ROUNDS parses (only text made to, each round revealing more) has every "<"
+# rewritten, so a field costs at most that many parses whatever it holds.
 _OPENER_ROUNDS = 4
+# Raw HTML (an HTML block or inline HTML) always starts with one of these (CommonMark 4.6 and
+# 6.6); text without one needs no parse for it, however many "<" it holds.
+_HTML_START = re.compile(rb"<[A-Za-z/!?]")
+_MAX_ROUNDS = 8
+# Pygments takes some microseconds a character, so a field longer than this (far beyond any
+# real card's) is rendered with its code unhighlighted, keeping the export's time per byte low.
+HIGHLIGHT_MAX_CHARS = 200_000
 
 
 def render(
@@ -100,7 +108,7 @@ def render(
         text = _protect_cloze(text)
     if "<" in text:
         text = _without_raw_html(text)
-    html = _markdown().html(text)
+    html = (_markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else _plain_markdown()).html(text)
     if "<img" in html:
         packed = media or {}
         html = _IMAGE.sub(lambda m: _image(m, packed), html)
@@ -164,18 +172,27 @@ def _markdown() -> pyromark.Markdown:
     return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES, highlight=_code_block)
 
 
+@cache
+def _plain_markdown() -> pyromark.Markdown:
+    return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
+
+
 def _without_raw_html(text: str) -> str:
     """``text`` with each ``<`` that opens raw HTML written as the entity ``&lt;``.
 
     What followed a rewritten opener is read as Markdown again, and can hold raw HTML of its
     own (the rest of an HTML block becomes a paragraph with inline tags), so the text is parsed
-    until a parse finds no raw HTML. Every round rewrites at least one ``<``, so it ends.
+    until a parse finds no raw HTML, or at most :data:`_MAX_ROUNDS` times.
     """
     data = text.encode()
     rounds = 0
     while b"<" in data:
         # Event ranges are offsets into the UTF-8 bytes; "<" is one byte and never part of a
         # longer character, so cutting there keeps the text valid.
+        if _HTML_START.search(data) is None:
+            break
+        if rounds == _MAX_ROUNDS:
+            return data.replace(b"<", b"&lt;").decode()
         spans = _raw_html_spans(data.decode())
         if not spans:
             break
