@@ -60,7 +60,11 @@ _REPLACED = re.compile("[\x00\ue000-\ue003]")
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE}")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _ANKI_TAGS = re.compile(r"\[(?=(?:sound|anki):|\[type:)", re.IGNORECASE)
-_ANKI_MATH = re.compile(r"\[(?=/?(?:latex|\$\$?)\])|\\(?=[()[\]])", re.IGNORECASE)
+# The same, and the openers and closers of Anki's LaTeX; and MathJax's delimiters.
+_ANKI_TAGS_AND_LATEX = re.compile(
+    r"\[(?=(?:sound|anki):|\[type:|/?(?:latex|\$\$?)\])", re.IGNORECASE
+)
+_MATHJAX = re.compile(r"\\(?=[()[\]])")
 # The renderer's links and images. Once raw HTML is gone these are the only <a, </a> and <img
 # in its output (text is escaped, attribute values are quoted and escaped). Each is rebuilt
 # from the attributes kept, whatever their order. Links can nest (pulldown-cmark reads an
@@ -136,14 +140,10 @@ def _escape(text: str) -> str:
 def _defuse(html: str, *, math: bool = False) -> str:
     html = html.replace("{", "&#123;").replace("}", "&#125;")
     if "[" in html:
-        html = _ANKI_TAGS.sub("&#91;", html)
-    if not math and ("[" in html or "\\" in html):
-        html = _ANKI_MATH.sub(_math_entity, html)
+        html = (_ANKI_TAGS if math else _ANKI_TAGS_AND_LATEX).sub("&#91;", html)
+    if not math and "\\" in html:
+        html = _MATHJAX.sub("&#92;", html)
     return html
-
-
-def _math_entity(match: re.Match[str]) -> str:
-    return "&#91;" if match.group() == "[" else "&#92;"
 
 
 def _protect_cloze(text: str) -> str:
