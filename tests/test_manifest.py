@@ -209,3 +209,23 @@ def test_deleting_the_manifest_then_exporting_works(tmp_path: Path) -> None:
     apkg.manifest_path(out).unlink()
     stats = apkg.export(DECKS, out, clock=lambda: T0 + 60)
     assert stats.notes == len(KEYS) and apkg.manifest_path(out).is_file()
+
+
+def test_a_pipe_in_the_manifests_place_is_refused_not_waited_on(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    target = tmp_path / "deck.apkg"
+    os.mkfifo(apkg.manifest_path(target))
+    proc = subprocess.run(
+        [sys.executable, "-m", "zerodrill", "export", str(DATA / "kinds"), "-o", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    assert proc.returncode == 1 and not target.exists()
+    assert proc.stderr == (
+        f"zerodrill: cannot read manifest {apkg.manifest_path(target)}: not a regular file\n"
+    )

@@ -65,6 +65,9 @@ class Manifest:
         and Anki accept, or an ExportError naming the file and what is wrong with it.
         """
         try:
+            # A pipe or device in its place would block the read or never end it.
+            if path.exists() and not path.is_file() and not path.is_dir():
+                raise ExportError(f"cannot read manifest {path}: not a regular file")
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return cls()
