@@ -219,3 +219,37 @@ def test_a_huge_field_is_rendered_without_pygments(monkeypatch: pytest.MonkeyPat
     assert out.count("x = &#123;'a': [1, 2]&#125; &lt; 3\n") == code.count("\n")
     monkeypatch.undo()
     assert 'class="zd-code"' in render(f"```python\n{code[:1000]}```\n")
+
+
+def test_deletions_in_highlighted_code_cost_linear_work() -> None:
+    """Counted in lines of html.py run (no clock): each token once, each deletion once.
+
+    Each token of the code used to look at every deletion still to come, so a fence with
+    thousands of deletions took seconds."""
+    import sys
+
+    from zerodrill.export import html
+
+    def lines_run(deletions: int) -> int:
+        code = "".join(
+            f"x{i} = {{{{c1::{i}::h}}}}; y = 'a{{{{c2::b}}}}'\n" for i in range(deletions)
+        )
+        count = 0
+
+        def trace(frame, event, _arg):  # type: ignore[no-untyped-def]
+            nonlocal count
+            if frame.f_code.co_filename != html.__file__:
+                return None
+            count += event == "line"
+            return trace
+
+        sys.settrace(trace)
+        try:
+            out = render(f"```python\n{code}```\n", cloze_field=True)
+        finally:
+            sys.settrace(None)
+        assert out.count("{{c1::") == deletions and out.count("{{c2::") == deletions
+        return count
+
+    small, large = lines_run(100), lines_run(400)
+    assert large < 5 * small  # 4 times the deletions: about 4 times the work, not 16

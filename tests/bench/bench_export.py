@@ -186,16 +186,24 @@ HOSTILE: dict[str, Callable[[int], str]] = {
         )
         * (n // 800)
     ),
+    # Rendered as a cloze field: deletions inside highlighted code (up to the size at which
+    # code is no longer highlighted, then beyond it).
+    "cloze deletions in a code fence": lambda n: (
+        "```python\n" + "x = {{c1::1::h}}; y = 'a{{c2::b}}'\n" * (n // 31) + "```\n"
+    ),
 }
 
 
-def hostile(sizes: tuple[int, ...] = (1_000_000, 10_000_000)) -> dict[str, float]:
+def hostile(sizes: tuple[int, ...] = (100_000, 190_000, 1_000_000, 10_000_000)) -> dict[str, float]:
     """Seconds to render each hostile field at each size (one round: these are slow)."""
     out: dict[str, float] = {}
     for name, make in HOSTILE.items():
         for size in sizes:
             text = make(size)
-            out[f"{name} {len(text) / 1e6:.0f} MB"] = _time(lambda _i, t=text: html.render(t), 0)
+            cloze = name.startswith("cloze")
+            out[f"{name} {len(text) / 1e6:.1f} MB"] = _time(
+                lambda _i, t=text, c=cloze: html.render(t, cloze_field=c), 0
+            )
     return out
 
 

@@ -292,21 +292,25 @@ def _highlight(code: str, lexer: Lexer) -> str:
         else:
             plain.append(piece)
             pos += len(piece)
+    # The marks' positions in order (pos only grows), walked once beside the tokens.
+    cuts = list(marks)
+    i = 0
     out: list[str] = []
     pos = 0
     for ttype, value in lexer.get_tokens("".join(plain)):
         cls = _css_class(ttype)
         start = pos
         pos += len(value)
-        if start in marks:
-            out.extend(_escape(m) for m in marks.pop(start))
         last = 0
-        for cut in sorted(m for m in marks if start < m < pos):
-            out.append(_span(cls, value[last : cut - start]))
-            out.extend(_escape(m) for m in marks.pop(cut))
-            last = cut - start
+        while i < len(cuts) and cuts[i] < pos:
+            cut = cuts[i]
+            if cut > start:
+                out.append(_span(cls, value[last : cut - start]))
+                last = cut - start
+            out.extend(_escape(m) for m in marks[cut])
+            i += 1
         out.append(_span(cls, value[last:]))
-    for cut in sorted(marks):
+    for cut in cuts[i:]:
         out.extend(_escape(m) for m in marks[cut])
     return "".join(out)
 
