@@ -310,6 +310,12 @@ def test_retiring_a_card_anki_already_has_leaves_it_in_review(
     assert apkg.RETIRED_TAG in note.tags  # the note was updated ...
     assert [c.queue for c in note.cards()] == [0]  # ... its card was not: still new, not -1
     assert note.id in col.find_notes(apkg.RETIRED_SEARCH)  # what the export tells users to do
+    # What a user studying it sees: the card says it is retired, and how to suspend it.
+    q, a = assert_renders(note.cards()[0])
+    assert q.startswith("Retired from zerodrill: suspend this card (press @)")
+    assert "Retired from zerodrill" in a
+    live = note_by_card_id(col, load(deck_file), "stage-key").cards()[0]
+    assert "Retired" not in assert_renders(live)[0]
 
 
 _MATH_CARDS = r"""

@@ -23,6 +23,11 @@ from zerodrill.export.notetypes import EXTRA_FIELDS, MATH_ON, MODEL_IDS
 TAG_ROOT = "zerodrill"
 RETIRED_TAG = f"{TAG_ROOT}::retired"
 RETIRED_SEARCH = f"tag:{RETIRED_TAG}"
+#: Heads a retired card's first field: what a user studying it sees.
+RETIRED_NOTICE = (
+    '<div class="zd-retired">Retired from zerodrill: suspend this card (press @) or delete '
+    "its note. Browse <code>tag:zerodrill::retired</code> for all of them.</div>"
+)
 #: Deck ids that would collide with the tags above.
 RESERVED_DECK_IDS = frozenset({"kind", "retired"})
 
@@ -102,6 +107,9 @@ def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> 
     out.append(render(extra, media=media, math=math) if extra else "")
     if math:
         out = [f'<div class="{MATH_ON}">{text}</div>' if text else "" for text in out]
+    if card.retired:
+        # Anki's import never suspends a card the user already has, so the card says it.
+        out[0] = RETIRED_NOTICE + out[0]
     out.append(_sources(card.refs))
     return out
 

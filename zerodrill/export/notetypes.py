@@ -135,6 +135,8 @@ hr#answer { max-width: 44em; margin: 1em auto; border: 0; border-top: 1px solid 
 .zd-flag { color: var(--zd-flag); }
 .zd-ok { color: var(--zd-ok); }
 .zd-try { margin-top: 1em; font-style: italic; color: var(--zd-muted); }
+.zd-retired { margin: 0 0 0.8em; padding: 0.3em 0.7em; border-left: 4px solid var(--zd-flag);
+  background: var(--zd-soft); font-size: 0.8em; }
 .zd-claim { margin: 0.4em 0; padding: 0.2em 0.9em; border-left: 4px solid var(--zd-flag);
   background: var(--zd-soft); }
 .zd-extra { margin-top: 1em; padding-top: 0.6em; border-top: 1px dashed var(--zd-rule);
