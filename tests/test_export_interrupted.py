@@ -154,3 +154,21 @@ def test_a_full_disk_names_the_file_and_changes_neither(
     assert err == f"zerodrill: cannot write {target}: {os.strerror(errno.ENOSPC)}\n"
     assert _pair(out) == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["deck.apkg", "deck.manifest.json"]
+
+
+def test_a_folder_that_refuses_new_files_names_the_file_not_a_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "deck.apkg"
+
+    def refused(*_args: object, **kwargs: object) -> tuple[int, str]:
+        # What mkstemp raises in a folder without write permission (tests may run as root).
+        name = Path(str(kwargs["dir"])) / f"{kwargs['prefix']}x1y2z3{kwargs['suffix']}"
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(name))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    with pytest.raises(SystemExit):
+        main(["export", str(DATA / "kinds"), "-o", str(out)])
+    _, err = capsys.readouterr()
+    manifest = apkg.manifest_path(out)
+    assert err == f"zerodrill: cannot write {manifest}: {os.strerror(errno.EACCES)}\n"

@@ -133,14 +133,15 @@ def write_together(files: Sequence[tuple[Path, bytes]]) -> None:
     disk, say) removes the temporaries and leaves every file as it was. Only then does each
     temporary replace its file, in the order given, so the one step that can split a set is
     being killed between two renames, which a caller that rewrites the same set converges
-    from. An ``OSError`` names the file it concerns in ``filename``. A process killed before
-    its renames leaves its temporaries behind; the next write beside them removes them.
+    from. An ``OSError`` names the file (or the folder) it concerns in ``filename``, never a
+    temporary. A process killed before its renames leaves its temporaries behind; the next
+    write beside them removes them.
     """
     temps: list[tuple[str, Path]] = []
     try:
         for path, data in files:
+            path.parent.mkdir(parents=True, exist_ok=True)  # its error names the folder
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
                 _remove_stale_temps(path)
                 fd, tmp = tempfile.mkstemp(
                     prefix=f".{path.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=path.parent
@@ -152,8 +153,7 @@ def write_together(files: Sequence[tuple[Path, bytes]]) -> None:
                 # user's umask (0644 under the usual 022), as writing it in place would have.
                 os.chmod(tmp, 0o666 & ~_umask())
             except OSError as exc:
-                if exc.filename is None:
-                    exc.filename = str(path)
+                exc.filename = str(path)  # not the temporary's name: it means nothing to a user
                 raise
         while temps:
             tmp, path = temps[0]
