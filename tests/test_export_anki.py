@@ -375,3 +375,20 @@ def test_a_deck_that_opts_in_gets_anki_math(tmp_path: Path, col: Collection) -> 
     # Anki's other field syntax stays text even so.
     a = basic.answer()
     assert "[[type:" not in a and "[anki:play" not in a
+
+
+def test_progress_beyond_what_anki_stores_still_imports(tmp_path: Path, col: Collection) -> None:
+    """An EF of 70 (some 630 perfect grades: SM-2 has no ceiling) made Anki refuse the whole
+    package, since its ease column holds at most 65,535 permille."""
+    deck = load(DATA / "kinds" / "deck.yaml")
+    today = study_day(datetime.now().astimezone())
+    states = {
+        "export-kinds/stage-2": Sm2State(700, 30, 70.0, today + timedelta(days=30), 0),
+        "export-kinds/fsdp": Sm2State(2**33, 2**33, 2.5, today + timedelta(days=3), 2**33),
+    }
+    log = import_package(col, build_to(tmp_path, [deck], progress=states), scheduling=True)
+    assert len(log.new) == len(deck.cards)
+    card = note_by_card_id(col, deck, "stage-2").cards()[0]
+    assert (card.type, card.factor, card.reps, card.ivl) == (2, 65_535, 700, 30)
+    other = note_by_card_id(col, deck, "fsdp").cards()[0]
+    assert (other.reps, other.lapses, other.ivl) == (2**31 - 1, 2**31 - 1, 2**31 - 1)
