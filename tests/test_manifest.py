@@ -141,9 +141,13 @@ def _load_and_build(tmp_path: Path, data: bytes) -> None:
     mpath.write_bytes(data)
     try:
         manifest = apkg.Manifest.load(mpath)
-        apkg.build(DECKS, manifest=manifest, clock=lambda: T0)
+        written = apkg.build(DECKS, manifest=manifest, clock=lambda: T0).manifest
     except apkg.ExportError as exc:
         assert "\n" not in str(exc)
+        return
+    # What a build writes, the next build reads.
+    mpath.write_text(written.dumps(), encoding="utf-8")
+    assert apkg.Manifest.load(mpath) == written
 
 
 _SETTINGS = settings(
@@ -229,3 +233,18 @@ def test_a_pipe_in_the_manifests_place_is_refused_not_waited_on(tmp_path: Path) 
     assert proc.stderr == (
         f"zerodrill: cannot read manifest {apkg.manifest_path(target)}: not a regular file\n"
     )
+
+
+@pytest.mark.parametrize("table", ["notes", "notetypes"])
+def test_a_time_at_the_limit_is_never_bumped_past_it(table: str, tmp_path: Path) -> None:
+    """An edited note (or note type) gets a newer time; at the limit there is none that the
+    next load accepts, so the build says so instead of writing a manifest it then refuses."""
+    key = KEYS[0] if table == "notes" else TYPES[0]
+
+    def edit(raw: dict) -> None:  # type: ignore[type-arg]
+        raw[table][key].update(mod=MAX_MOD, hash="0" * 64)  # "changed since"
+
+    mpath = tmp_path / "m.manifest.json"
+    mpath.write_text(_edited(edit))
+    with pytest.raises(apkg.ExportError, match="times leave no room for a newer one"):
+        apkg.build(DECKS, manifest=apkg.Manifest.load(mpath), clock=lambda: T0)

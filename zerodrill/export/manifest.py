@@ -229,6 +229,7 @@ def note_records(digests: Mapping[str, str], previous: Manifest, now: int) -> di
         )
     for key, note_id in zip(new, fresh, strict=True):
         records[key] = records[key]._replace(id=note_id)
+    _check_times(records.values())
     return records
 
 
@@ -243,4 +244,13 @@ def notetype_records(
             records[key] = prev
         else:
             records[key] = NoteTypeRecord(digest, max(now, prev.mod + 1 if prev else 0))
+    _check_times(records.values())
     return records
+
+
+def _check_times(records: Iterable[NoteRecord | NoteTypeRecord]) -> None:
+    """A time this build gives must load again: past :data:`MAX_MOD` only by a hand edit."""
+    if any(record.mod > MAX_MOD for record in records):
+        raise ExportError(
+            "the manifest's times leave no room for a newer one; " + _HOW_TO_START_AFRESH
+        )
