@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -151,7 +152,9 @@ def _load_and_build(tmp_path: Path, data: bytes) -> None:
 
 
 _SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=1500 if os.environ.get("ZERODRILL_HEAVY") else 150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 
@@ -216,7 +219,6 @@ def test_deleting_the_manifest_then_exporting_works(tmp_path: Path) -> None:
 
 
 def test_a_pipe_in_the_manifests_place_is_refused_not_waited_on(tmp_path: Path) -> None:
-    import os
     import subprocess
     import sys
 
