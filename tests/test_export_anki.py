@@ -392,3 +392,20 @@ def test_progress_beyond_what_anki_stores_still_imports(tmp_path: Path, col: Col
     assert (card.type, card.factor, card.reps, card.ivl) == (2, 65_535, 700, 30)
     other = note_by_card_id(col, deck, "fsdp").cards()[0]
     assert (other.reps, other.lapses, other.ivl) == (2**31 - 1, 2**31 - 1, 2**31 - 1)
+
+
+def test_a_card_whose_kind_changes_is_never_updated(tmp_path: Path, col: Collection) -> None:
+    """Why README says to give a card a new id rather than a new kind."""
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "kinds", src)
+    deck_file = src / "deck.yaml"
+    import_package(col, build_to(tmp_path, [load(deck_file)], clock=lambda: T0))
+    yaml = deck_file.read_text().replace(
+        "kind: follow_up\n    question: How does FSDP differ from ZeRO-3?\n    answer:",
+        "kind: basic\n    front: How does FSDP differ from ZeRO-3?\n    back:",
+    )
+    deck_file.write_text(yaml.replace("PyTorch-native", "PyTorch's own"))
+    log = import_package(col, build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 60))
+    assert (len(log.updated), len(log.conflicting)) == (0, 1)
+    note = note_by_card_id(col, load(deck_file), "fsdp")
+    assert note.note_type()["name"] == "zerodrill follow-up" and "PyTorch-native" in note["answer"]
