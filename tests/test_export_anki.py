@@ -263,3 +263,149 @@ def test_with_progress_lands_each_card_on_its_schedule(tmp_path: Path, col: Coll
     assert due_today == {ids.note_guid(deck.id, "stage3-default")}
     overdue = {col.get_card(cid).note().guid for cid in col.find_cards("prop:due=-3")}
     assert overdue == {ids.note_guid(deck.id, "config-fence")}
+
+
+def test_deleting_the_manifest_updates_every_note_in_place(tmp_path: Path, col: Collection) -> None:
+    """What a manifest error advises: without it, the next import still finds every note."""
+    deck = load(DATA / "kinds" / "deck.yaml")
+    path = build_to(tmp_path, [deck], clock=lambda: T0)
+    import_package(col, path)
+    card = note_by_card_id(col, deck, "stage-2").cards()[0]
+    col.sched.set_due_date([card.id], "9!")
+    studied = col.get_card(card.id)
+    notes, cards = col.note_count(), col.card_count()
+
+    apkg.manifest_path(path).unlink()
+    log = import_package(col, build_to(tmp_path, [deck], clock=lambda: T0 + 60))
+    assert (len(log.new), len(log.updated)) == (0, notes)
+    assert (col.note_count(), col.card_count()) == (notes, cards)
+    kept = col.get_card(card.id)
+    assert (kept.type, kept.queue, kept.due, kept.ivl) == (
+        studied.type,
+        studied.queue,
+        studied.due,
+        studied.ivl,
+    )
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["import-dialog", "legacy-importer"])
+def test_retiring_a_card_anki_already_has_leaves_it_in_review(
+    legacy: bool, tmp_path: Path, col: Collection
+) -> None:
+    """Anki's importer never changes a card it already has (only notes and note types), so a
+    retired card reaches existing users tagged but not suspended: the export says so."""
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "kinds", src)
+    deck_file = src / "deck.yaml"
+    import_package(col, build_to(tmp_path, [load(deck_file)], clock=lambda: T0))
+    deck_file.write_text(deck_file.read_text().replace("[old-card]", "[old-card, stage-2]"))
+    second = build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 60)
+    if legacy:
+        from anki.importing import AnkiPackageImporter  # type: ignore[attr-defined]
+
+        AnkiPackageImporter(col, str(second)).run()
+    else:
+        import_package(col, second, scheduling=True)
+    note = note_by_card_id(col, load(deck_file), "stage-2")
+    assert apkg.RETIRED_TAG in note.tags  # the note was updated ...
+    assert [c.queue for c in note.cards()] == [0]  # ... its card was not: still new, not -1
+    assert note.id in col.find_notes(apkg.RETIRED_SEARCH)  # what the export tells users to do
+    # What a user studying it sees: the card says it is retired, and how to suspend it.
+    q, a = assert_renders(note.cards()[0])
+    assert q.startswith("Retired from zerodrill: suspend this card (press @)")
+    assert "Retired from zerodrill" in a
+    live = note_by_card_id(col, load(deck_file), "stage-key").cards()[0]
+    assert "Retired" not in assert_renders(live)[0]
+
+
+_MATH_CARDS = r"""
+cards:
+  - id: math
+    kind: basic
+    front: 'Inline \\(x^2\\) and display \\[y\\], [$]a[/$], [$$]b[/$$], [LaTeX]c[/latex]'
+    back: '`\(code\)` [[type:front]] [sound:x.mp3] [ sound:y.mp3] [anki:tts lang=en]t[/anki:tts]'
+  - id: math-cloze
+    kind: cloze
+    text: 'The area is {{c1::\\(\pi r^2\\)}}, [latex]{{c2::E=mc^2}}[/latex]'
+"""
+_MATH_MARKUP = ("\\(", "\\)", "\\[", "\\]", "[$]", "[$$]", "[latex]", "[LaTeX]", "[[type:")
+
+
+def _math_deck(tmp_path: Path, opt_in: bool) -> Deck:
+    folder = tmp_path / ("math-on" if opt_in else "math")
+    folder.mkdir()
+    head = "deck: math\ntitle: Math\ndescription: d\n" + ("anki_math: true\n" if opt_in else "")
+    (folder / "deck.yaml").write_text(head + _MATH_CARDS)
+    return load(folder / "deck.yaml")
+
+
+def test_anki_math_and_field_syntax_arrive_as_text(tmp_path: Path, col: Collection) -> None:
+    deck = _math_deck(tmp_path, opt_in=False)
+    import_package(col, build_to(tmp_path, [deck]))
+    cards = [c for nid in col.find_notes("") for c in col.get_note(nid).cards()]
+    assert len(cards) == 3
+    shown = ""
+    for card in cards:
+        q, a = card.question(), card.answer()
+        for side in (q, a):
+            assert "has a problem" not in side
+            for markup in _MATH_MARKUP:  # as the backend hands the page to MathJax
+                assert markup not in side, (markup, side)
+            assert "latex-" not in side and "[anki:play" not in side  # no LaTeX image, no audio
+            # The page MathJax sees decodes entities, so the card itself is one it skips.
+            body = re.sub(r"<style>.*?</style>", "", side, flags=re.DOTALL)
+            assert re.match(r'\s*<div class="(zd|zd-back) tex2jax_ignore mathjax_ignore', body)
+        shown += text(q) + " " + text(a)
+    for typed in ("\\(x^2\\)", "\\[y\\]", "[$]a[/$]", "[$$]b[/$$]", "[LaTeX]c[/latex]"):
+        assert typed in shown  # what the user sees: the text as typed
+    assert "[[type:front]]" in shown and "[sound:x.mp3]" in shown and "\\(code\\)" in shown
+
+
+def test_a_deck_that_opts_in_gets_anki_math(tmp_path: Path, col: Collection) -> None:
+    deck = _math_deck(tmp_path, opt_in=True)
+    import_package(col, build_to(tmp_path, [deck]))
+    basic = note_by_card_id(col, deck, "math").cards()[0]
+    q = basic.question()
+    assert '<div class="tex2jax_process mathjax_process">' in q  # MathJax typesets the field
+    assert "\\(x^2\\)" in q and "\\[y\\]" in q
+    assert q.count("<img class=latex") == 3  # each LaTeX snippet became an image
+    c1, c2 = sorted(note_by_card_id(col, deck, "math-cloze").cards(), key=lambda c: c.ord)
+    assert "\\(\\pi r^2\\)" in c1.answer()
+    assert "latex-" in c2.question()
+    # Anki's other field syntax stays text even so.
+    a = basic.answer()
+    assert "[[type:" not in a and "[anki:play" not in a
+
+
+def test_progress_beyond_what_anki_stores_still_imports(tmp_path: Path, col: Collection) -> None:
+    """An EF of 70 (some 630 perfect grades: SM-2 has no ceiling) made Anki refuse the whole
+    package, since its ease column holds at most 65,535 permille."""
+    deck = load(DATA / "kinds" / "deck.yaml")
+    today = study_day(datetime.now().astimezone())
+    states = {
+        "export-kinds/stage-2": Sm2State(700, 30, 70.0, today + timedelta(days=30), 0),
+        "export-kinds/fsdp": Sm2State(2**33, 2**33, 2.5, today + timedelta(days=3), 2**33),
+    }
+    log = import_package(col, build_to(tmp_path, [deck], progress=states), scheduling=True)
+    assert len(log.new) == len(deck.cards)
+    card = note_by_card_id(col, deck, "stage-2").cards()[0]
+    assert (card.type, card.factor, card.reps, card.ivl) == (2, 65_535, 700, 30)
+    other = note_by_card_id(col, deck, "fsdp").cards()[0]
+    assert (other.reps, other.lapses, other.ivl) == (2**31 - 1, 2**31 - 1, 2**31 - 1)
+
+
+def test_a_card_whose_kind_changes_is_never_updated(tmp_path: Path, col: Collection) -> None:
+    """Why README says to give a card a new id rather than a new kind."""
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "kinds", src)
+    deck_file = src / "deck.yaml"
+    import_package(col, build_to(tmp_path, [load(deck_file)], clock=lambda: T0))
+    yaml = deck_file.read_text().replace(
+        "kind: follow_up\n    question: How does FSDP differ from ZeRO-3?\n    answer:",
+        "kind: basic\n    front: How does FSDP differ from ZeRO-3?\n    back:",
+    )
+    deck_file.write_text(yaml.replace("PyTorch-native", "PyTorch's own"))
+    log = import_package(col, build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 60))
+    assert (len(log.updated), len(log.conflicting)) == (0, 1)
+    note = note_by_card_id(col, load(deck_file), "fsdp")
+    assert note.note_type()["name"] == "zerodrill follow-up" and "PyTorch-native" in note["answer"]

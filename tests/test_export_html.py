@@ -154,3 +154,106 @@ def test_links_in_fields_and_sources_follow_the_one_safe_link_rule(href: str) ->
     sources = note_fields(card, {})[-1]
     assert ("<a " in sources) == safe_link(href)
     assert safe_link(href) == href.lower().startswith(("http://", "https://", "mailto:"))
+
+
+@pytest.mark.parametrize(
+    ("markdown", "live"),
+    [
+        ("[latex]x[/latex]", "[latex]"),
+        ("[LaTeX]x[/LATEX]", "[LaTeX]"),
+        ("[$]x[/$]", "[$]"),
+        ("[$$]x[/$$]", "[$$]"),
+        ("\\\\(x\\\\)", "\\("),
+        ("\\\\[x\\\\]", "\\["),
+        ("`\\(x\\)`", "\\("),
+        ("```\n\\[x\\]\n```", "\\["),
+        ("[[type:front]]", "[[type:"),
+        ("[SOUND:x.mp3]", "[SOUND:"),
+        ("&#91;latex]x&#91;/latex]", "[latex]"),  # entities Markdown decodes
+        ("&#92;(x&#92;)", "\\("),
+    ],
+)
+def test_anki_math_and_field_syntax_are_defused_unless_asked_for(markdown: str, live: str) -> None:
+    assert live not in render(markdown)
+    if "&" not in markdown:
+        assert live not in escape(markdown.strip("`\n"))
+    if live != "[[type:" and not live.lower().startswith("[sound"):
+        assert live in render(markdown, math=True)
+    assert "[[type:" not in render("[[type:x]]", math=True)
+
+
+def test_validate_refuses_an_anki_math_that_is_not_a_boolean(tmp_path: Path) -> None:
+    deck = tmp_path / "d.yaml"
+    deck.write_text(
+        "deck: d\ntitle: D\ndescription: x\nanki_math: 'yes'\n"
+        "cards:\n  - id: a\n    kind: basic\n    front: f\n    back: b\n"
+    )
+    (problem,) = load_paths([deck]).problems
+    assert str(problem) == f"{deck}:4:12: field 'anki_math' must be true or false, not text"
+
+
+def test_raw_html_that_unfolds_one_piece_a_round_costs_a_bounded_number_of_parses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each rewritten opener here turns the next backtick into a code span's end, revealing
+    one more tag: without a bound, a field of n of them took n parses of the whole field."""
+    from zerodrill.export import html
+
+    parses = 0
+    real = html._raw_html_spans
+
+    def counted(text: str) -> list[tuple[int, int]]:
+        nonlocal parses
+        parses += 1
+        return real(text)
+
+    monkeypatch.setattr(html, "_raw_html_spans", counted)
+    out = render("<a href='`'>`" * 200)
+    assert parses <= 10
+    assert "<a" not in out and out.count("&lt;a href=") == 200
+
+
+def test_a_huge_field_is_rendered_without_pygments(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zerodrill.export import html
+
+    code = "x = {'a': [1, 2]} < 3\n" * 11_000  # 242,000 characters
+    monkeypatch.setattr(html, "_highlight", lambda *_: pytest.fail("highlighted"))
+    out = render(f"```python\n{code}```\n")
+    assert len(code) > html.HIGHLIGHT_MAX_CHARS
+    assert out.count("x = &#123;'a': [1, 2]&#125; &lt; 3\n") == code.count("\n")
+    monkeypatch.undo()
+    assert 'class="zd-code"' in render(f"```python\n{code[:1000]}```\n")
+
+
+def test_deletions_in_highlighted_code_cost_linear_work() -> None:
+    """Counted in lines of html.py run (no clock): each token once, each deletion once.
+
+    Each token of the code used to look at every deletion still to come, so a fence with
+    thousands of deletions took seconds."""
+    import sys
+
+    from zerodrill.export import html
+
+    def lines_run(deletions: int) -> int:
+        code = "".join(
+            f"x{i} = {{{{c1::{i}::h}}}}; y = 'a{{{{c2::b}}}}'\n" for i in range(deletions)
+        )
+        count = 0
+
+        def trace(frame, event, _arg):  # type: ignore[no-untyped-def]
+            nonlocal count
+            if frame.f_code.co_filename != html.__file__:
+                return None
+            count += event == "line"
+            return trace
+
+        sys.settrace(trace)
+        try:
+            out = render(f"```python\n{code}```\n", cloze_field=True)
+        finally:
+            sys.settrace(None)
+        assert out.count("{{c1::") == deletions and out.count("{{c2::") == deletions
+        return count
+
+    small, large = lines_run(100), lines_run(400)
+    assert large < 5 * small  # 4 times the deletions: about 4 times the work, not 16

@@ -20,6 +20,11 @@ the export's whole renderer (``export.html.render``: pyromark, raw HTML escaped,
 images vetted, code highlighted, braces defused), pyromark's bare HTML with the same syntax
 (CommonMark and tables), and markdown-it-py (CommonMark and tables, raw HTML off), which the
 export used before and the drill still draws cards with.
+
+``--hostile`` (alone, or after CARDS and ROUNDS) times the export's renderer on fields made
+to be costly, each at two sizes so that the growth shows (linear: the time grows as the size):
+a field of ``<``, of ``[<``, of raw HTML that unfolds one tag a parse, and a large Markdown
+field with code fences.
 """
 
 from __future__ import annotations
@@ -168,7 +173,47 @@ def run(cards: int = 10_000, rounds: int = 7) -> dict[str, float]:
     }
 
 
+#: Fields made to be costly: name -> text of about n characters.
+HOSTILE: dict[str, Callable[[int], str]] = {
+    "'<'": lambda n: "<" * n,
+    "'[<'": lambda n: "[<" * (n // 2),
+    "unfolding raw HTML": lambda n: "<a href='`'>`" * (n // 13),
+    "Markdown with code fences": lambda n: (
+        (
+            "Some *text* with `code` and a [link](https://x.y/).\n\n```python\n"
+            + "x = {'a': [1, 2]}\n" * 40
+            + "```\n\n"
+        )
+        * (n // 800)
+    ),
+    # Rendered as a cloze field: deletions inside highlighted code (up to the size at which
+    # code is no longer highlighted, then beyond it).
+    "cloze deletions in a code fence": lambda n: (
+        "```python\n" + "x = {{c1::1::h}}; y = 'a{{c2::b}}'\n" * (n // 31) + "```\n"
+    ),
+}
+
+
+def hostile(sizes: tuple[int, ...] = (100_000, 190_000, 1_000_000, 10_000_000)) -> dict[str, float]:
+    """Seconds to render each hostile field at each size (one round: these are slow)."""
+    out: dict[str, float] = {}
+    for name, make in HOSTILE.items():
+        for size in sizes:
+            text = make(size)
+            cloze = name.startswith("cloze")
+            out[f"{name} {len(text) / 1e6:.1f} MB"] = _time(
+                lambda _i, t=text, c=cloze: html.render(t, cloze_field=c), 0
+            )
+    return out
+
+
 if __name__ == "__main__":
+    if "--hostile" in sys.argv:
+        sys.argv.remove("--hostile")
+        for label, seconds in hostile().items():
+            print(f"render a field of {label}: {seconds:.2f} s")
+        if len(sys.argv) == 1:
+            raise SystemExit
     r = run(*(int(a) for a in sys.argv[1:3]))
     print(
         f"{r['cards']:.0f} cards, {r['rounds']:.0f} rounds each, interleaved: "

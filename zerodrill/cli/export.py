@@ -62,6 +62,7 @@ def export(
     progress = _progress(decks, db) if with_progress else None
     targets = _targets(decks, output if output is not None else DEFAULT_OUT)
     retired = 0
+    vanished: list[str] = []
     for path, chosen in targets:
         try:
             stats = apkg.export(chosen, path, progress=progress)
@@ -70,6 +71,7 @@ def export(
         except OSError as exc:
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
         retired += stats.retired_notes
+        vanished += stats.vanished
         line = (
             f"wrote {shown(str(path))}: {plural(stats.decks, 'deck')}, "
             f"{plural(stats.notes, 'note')}, {plural(stats.cards, 'card')}"
@@ -81,8 +83,16 @@ def export(
         click.echo(line)
     if retired:
         click.echo(
-            f"{plural(retired, 'retired card')} tagged {apkg.RETIRED_TAG}: find them in Anki's "
-            f"browser with the search  {apkg.RETIRED_SEARCH}"
+            f"{plural(retired, 'retired card')} tagged {apkg.RETIRED_TAG}: new to a collection "
+            "they arrive suspended, but Anki leaves cards it already has in review; in Anki's "
+            f"browser search  {apkg.RETIRED_SEARCH}  and suspend them (Ctrl+J) or delete them"
+        )
+    for key in vanished:
+        click.echo(
+            f"warning: card {shown(key)} has left its deck without being retired: Anki keeps "
+            "it in review wherever the package was imported; put it back and list its id "
+            "under the deck's 'retired:'",
+            err=True,
         )
 
 

@@ -37,7 +37,7 @@ from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 7
+FORMAT = 8
 #: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
@@ -181,8 +181,8 @@ def _used(path: Path) -> float:
 # An entry is the CRC-32 of the rest (see _digest), the length of the index, the index
 # (marshal data):
 #
-#     (FORMAT, (deck id, title, description, line, col, title line, title col), image paths,
-#      cards)
+#     (FORMAT, (deck id, title, description, line, col, title line, title col, anki_math),
+#      image paths, cards)
 #
 # with each card (id, key, kind, ordinals, media, retired, start, end), and then the cards'
 # bodies (Markdown, tags, refs and positions; each its own marshal data) back to back, start
@@ -228,6 +228,7 @@ def _encode(deck: Deck) -> bytes:
         deck.pos.col,
         title.line,
         title.col,
+        deck.anki_math,
     )
     packed = marshal.dumps((FORMAT, head, images, tuple(index)))
     rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
@@ -257,9 +258,9 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
     length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
     index = rest[_LENGTH_SIZE : _LENGTH_SIZE + length]
     version, head, images, rows = marshal.loads(index)
-    deck_id, title, description, line, col, title_line, title_col = head
     if version != FORMAT:
         raise ValueError("old cache format")
+    deck_id, title, description, line, col, title_line, title_col, anki_math = head
     where = str(path)
     # Shared by the deck's cards. Their spans need no check: the checksum vouches for them.
     source = (where, rest[_LENGTH_SIZE + length :])
@@ -286,6 +287,7 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         path,
         Pos(where, line, col),
         Pos(where, title_line, title_col),
+        anki_math,
     )
     return deck, images
 

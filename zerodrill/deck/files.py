@@ -171,15 +171,84 @@ def write_atomic(path: Path, data: bytes) -> None:
     The bytes go to a temporary file beside ``path`` that then replaces it, so a reader (or a
     crash) never sees half a file, and a failed write leaves the old file and no temporary one.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    write_together([(path, data)])
+
+
+def write_together(files: Sequence[tuple[Path, bytes]]) -> None:
+    """Write each ``(path, data)`` whole, and replace the files only once all are written.
+
+    Every file is first written in full to a temporary file beside it; a failure there (a full
+    disk, say) removes the temporaries and leaves every file as it was. Only then does each
+    temporary replace its file, in the order given, so the one step that can split a set is
+    being killed between two renames, which a caller that rewrites the same set converges
+    from. An ``OSError`` names the file (or the folder) it concerns in ``filename``, never a
+    temporary. A process killed before its renames leaves its temporaries behind; the next
+    write beside them removes them.
+    """
+    temps: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        # mkstemp makes the file private; give it the mode any new file gets under the user's
-        # umask (0644 under the usual 022), as writing it in place would have.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        for path, data in files:
+            path.parent.mkdir(parents=True, exist_ok=True)  # its error names the folder
+            try:
+                _remove_stale_temps(path)
+                fd, tmp = tempfile.mkstemp(
+                    prefix=f".{path.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=path.parent
+                )
+                temps.append((tmp, path))
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                # mkstemp makes the file private; give it the mode any new file gets under the
+                # user's umask (0644 under the usual 022), as writing it in place would have.
+                os.chmod(tmp, 0o666 & ~_umask())
+            except OSError as exc:
+                exc.filename = str(path)  # not the temporary's name: it means nothing to a user
+                raise
+        while temps:
+            tmp, path = temps[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                exc.filename = str(path)
+                raise
+            temps.pop(0)
+    finally:
+        for tmp, _path in temps:
+            Path(tmp).unlink(missing_ok=True)
+
+
+_TEMP_SUFFIX = ".tmp"
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Remove the temporaries that a killed writer of ``path`` left (``.<name>.<pid>.*.tmp``).
+
+    A temporary whose process still runs may be another writer's, about to be renamed, so only
+    those of processes that are gone are removed.
+    """
+    prefix = f".{path.name}."
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        pid, _, rest = name[len(prefix) :].partition(".")
+        if not (pid.isdigit() and rest.endswith(_TEMP_SUFFIX)) or _alive(int(pid)):
+            continue
+        try:
+            (path.parent / name).unlink()
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    if os.name == "nt":
+        return True  # os.kill(pid, 0) would end the process there, not ask about it
+    if pid == os.getpid():
+        return False  # a temporary of ours that is not in flight: this process was never killed
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True  # another user's process, or a pid we cannot ask about: leave it
+    return True

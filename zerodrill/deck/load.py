@@ -59,6 +59,7 @@ _SLUG = re.compile(SLUG_PATTERN)
 _TAG = re.compile(TAG_PATTERN)
 #: Raw control characters listed per file, at most: past that the file is hardly text.
 _MAX_CONTROLS = 20
+_BOOL = "tag:yaml.org,2002:bool"
 _KIND_NAMES = ", ".join(k.value for k in Kind)
 
 
@@ -259,10 +260,17 @@ class _Builder(NodeReader):
                     f"retired card '{card_id}' is not in the deck: keep a retired card's "
                     "entry so exports can tag it in Anki",
                 )
+        anki_math = "anki_math" in fields and self.flag(fields["anki_math"][1], "anki_math")
         if self.problems or deck_id is None or title is None or description is None:
             return None
         title_pos = self.pos(fields["title"][1])
-        return Deck(deck_id, title, description, tuple(cards), self.path, self.pos(root), title_pos)
+        pos = self.pos(root)
+        return Deck(deck_id, title, description, tuple(cards), self.path, pos, title_pos, anki_math)
+
+    def flag(self, node: yaml.Node, name: str) -> bool:
+        if self.visit(node) and node.tag != _BOOL:
+            self.report(node, f"field '{name}' must be true or false, not {kind_of(node)}")
+        return node.tag == _BOOL and node.value.lower() in ("true", "yes", "on")
 
     def cards(self, node: yaml.Node, deck_id: str, retired: set[str]) -> list[Card]:
         if not self.visit(node):

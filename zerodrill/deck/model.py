@@ -35,7 +35,7 @@ KIND_FIELDS: Mapping[Kind, tuple[str, ...]] = {
 
 #: Fields any card may carry besides its kind's own.
 COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
-DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired")
+DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired", "anki_math")
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
 #: Deck ids the exported Anki tags use for themselves (``zerodrill::kind::cloze``,
@@ -134,6 +134,8 @@ class Deck:
     pos: Pos
     #: Where the title is written: a title Anki would merge with another deck's is reported there.
     title_pos: Pos | None = field(default=None, compare=False, repr=False)
+    #: The deck's Markdown may use Anki's LaTeX and MathJax syntax (else it is shown as text).
+    anki_math: bool = False
 
     @property
     def folder(self) -> Path:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from zerodrill.deck.files import write_atomic
+from zerodrill.deck.files import write_together
 from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
@@ -63,6 +63,9 @@ class PackageStats:
     retired_notes: int
     media: int
     reviewed_cards: int = 0
+    #: Note keys the manifest knows for these decks that are no longer in them, retired or
+    #: not: Anki keeps such a note (and studies it) wherever the package was imported.
+    vanished: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,9 +105,13 @@ def build(
         now,
     )
     db, cards, reviewed = collection(decks, notes, records, notetypes, progress or {})
+    # The notes that left the decks stay in the manifest: their IDs are never given again, a
+    # card that comes back gets its own back, and each export warns until it is retired.
+    gone = {key: rec for key, rec in manifest.notes.items() if key not in records}
+    ours = {f"{deck.id}/" for deck in decks}
     return Package(
         data=package_zip(db, media.files()),
-        manifest=Manifest(records, notetypes),
+        manifest=Manifest({**records, **gone}, notetypes),
         stats=PackageStats(
             decks=len(decks),
             notes=len(notes),
@@ -112,6 +119,7 @@ def build(
             retired_notes=sum(1 for note in notes if note.card.retired),
             media=len(media.by_name),
             reviewed_cards=reviewed,
+            vanished=tuple(sorted(k for k in gone if k[: k.find("/") + 1] in ours)),
         ),
     )
 
@@ -123,9 +131,18 @@ def export(
     clock: Callable[[], float] = time.time,
     progress: Mapping[str, SchedulingState] | None = None,
 ) -> PackageStats:
-    """Build ``decks`` into ``out`` and update the manifest beside it (each written whole)."""
+    """Build ``decks`` into ``out`` and update the manifest beside it, together.
+
+    Both are written in full before either replaces its file, so a failed write (a full disk)
+    changes neither. The manifest then goes first: it records the IDs and times the package
+    is derived from, so an export killed between the two leaves a manifest from which a rerun
+    on the same decks writes that very package (and the manifest again, unchanged). The other
+    order would let a rerun give new notes IDs other than those in a package already out.
+    """
     mpath = manifest_path(out)
     package = build(decks, manifest=Manifest.load(mpath), clock=clock, progress=progress)
-    write_atomic(out, package.data)
-    write_atomic(mpath, package.manifest.dumps().encode("utf-8"))
+    try:
+        write_together([(mpath, package.manifest.dumps().encode("utf-8")), (out, package.data)])
+    except OSError as exc:
+        raise ExportError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from exc
     return package.stats

@@ -41,6 +41,9 @@ ROLLOVER_HOUR = 4
 _SQLITE_VERSION_OFFSET = 96
 _PINNED_SQLITE_VERSION = (3_037_000).to_bytes(4, "big")
 
+# The largest ease (permille) and count (interval, repetitions, lapses) Anki's cards hold.
+_MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
+
 # Anki card types and queues.
 _NEW, _REVIEW, _SUSPENDED = 0, 2, -1
 
@@ -144,8 +147,12 @@ def _review(state: SchedulingState, retired: bool) -> tuple[object, ...]:
     assert state.due is not None
     queue = _SUSPENDED if retired else _REVIEW
     due = (state.due - CREATED).days
-    ivl, factor = max(1, int(state.interval)), int(state.ease_permille)
-    reps, lapses = int(state.repetitions), int(state.lapses)
+    # Anki refuses a whole package holding a value its card columns cannot store (factor is a
+    # u16: SM-2's EF has no ceiling, and past 65.5 after some 630 perfect grades it would not
+    # fit), so each is held to what Anki stores, which changes nothing a real schedule holds.
+    ivl = min(max(1, int(state.interval)), _MAX_COUNT)
+    factor = min(int(state.ease_permille), _MAX_FACTOR)
+    reps, lapses = min(int(state.repetitions), _MAX_COUNT), min(int(state.lapses), _MAX_COUNT)
     return (_REVIEW, queue, due, ivl, factor, reps, lapses, 0, 0, 0, 0, "")
 
 

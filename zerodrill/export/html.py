@@ -19,7 +19,14 @@ What reaches Anki is only what this module writes, so it is where a deck's text 
   highlighted code fences, and nothing else in the output contains ``{{`` or ``}}``: every
   other brace is written as an entity, so no escape sequence, entity or code sample in a deck
   can open a cloze deletion the loader never saw. ``[sound:`` and ``[anki:`` are defused the
-  same way, because Anki reads those in field text as media and TTS tags.
+  same way, because Anki reads those in field text as media and TTS tags, and so is
+  ``[[type:``, which Anki's reviewer turns into an answer box wherever it finds it.
+- Anki's math is defused too, unless the deck opts in (``anki_math: true``, ``math=True``
+  here): the openers of its LaTeX (``[latex]``, ``[$]``, ``[$$]``, which Anki's backend renders
+  to images) are written with ``[`` as an entity, and so is the backslash of MathJax's
+  delimiters ``\\(``, ``\\)``, ``\\[`` and ``\\]``. An entity is only text to the backend, but the
+  page MathJax typesets has it decoded, so the note types also mark the card as one MathJax
+  skips (see ``notetypes.py``), and an opted-in deck's fields as ones it typesets.
 - Code fences with a known language are highlighted by Pygments into CSS classes (the note
   CSS in ``notetypes.py`` styles them for light and night mode).
 """
@@ -52,7 +59,12 @@ _OPEN, _OPEN_END, _HINT, _CLOSE = "\ue000", "\ue001", "\ue002", "\ue003"
 _REPLACED = re.compile("[\x00\ue000-\ue003]")
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE}")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_ANKI_TAGS = re.compile(r"\[(?=(?:sound|anki):)", re.IGNORECASE)
+_ANKI_TAGS = re.compile(r"\[(?=(?:sound|anki):|\[type:)", re.IGNORECASE)
+# The same, and the openers and closers of Anki's LaTeX; and MathJax's delimiters.
+_ANKI_TAGS_AND_LATEX = re.compile(
+    r"\[(?=(?:sound|anki):|\[type:|/?(?:latex|\$\$?)\])", re.IGNORECASE
+)
+_MATHJAX = re.compile(r"\\(?=[()[\]])")
 # The renderer's links and images. Once raw HTML is gone these are the only <a, </a> and <img
 # in its output (text is escaped, attribute values are quoted and escaped). Each is rebuilt
 # from the attributes kept, whatever their order. Links can nest (pulldown-cmark reads an
@@ -66,19 +78,32 @@ _ATTRIBUTE = re.compile(r'\s([a-z]+)="([^"]*)"')
 # searches it for attributes.
 _QUOTED_TEXT = re.compile(r'>[^<"]*"[^<]*')
 # Rounds that rewrite only the opener of each piece of raw HTML (faithful to what the text
-# means without raw HTML); later rounds rewrite every "<" in it, so hostile text cannot make
-# the rounds grow with its length.
+# means without raw HTML); later rounds rewrite every "<" in it. Text that still holds raw
+# HTML after _MAX_ROUNDS parses (only text made to, each round revealing more) has every "<"
+# rewritten, so a field costs at most that many parses whatever it holds.
 _OPENER_ROUNDS = 4
+# Raw HTML (an HTML block or inline HTML) always starts with one of these (CommonMark 4.6 and
+# 6.6); text without one needs no parse for it, however many "<" it holds.
+_HTML_START = re.compile(rb"<[A-Za-z/!?]")
+_MAX_ROUNDS = 8
+# Pygments takes some microseconds a character, so a field longer than this (far beyond any
+# real card's) is rendered with its code unhighlighted, keeping the export's time per byte low.
+HIGHLIGHT_MAX_CHARS = 200_000
 
 
 def render(
-    markdown: str, *, media: Mapping[str, str] | None = None, cloze_field: bool = False
+    markdown: str,
+    *,
+    media: Mapping[str, str] | None = None,
+    cloze_field: bool = False,
+    math: bool = False,
 ) -> str:
     """``markdown`` as HTML for an Anki field.
 
     ``media`` maps image paths as the deck wrote them (normalised, relative to the deck's
     folder) to the file names packed in the package. ``cloze_field`` keeps the text's cloze
     markers; elsewhere a ``{{c1::`` is just text (and is written as entities like any brace).
+    ``math`` leaves Anki's LaTeX and MathJax syntax live.
     """
     text = markdown
     if not text.isascii() or "\x00" in text:
@@ -87,7 +112,7 @@ def render(
         text = _protect_cloze(text)
     if "<" in text:
         text = _without_raw_html(text)
-    html = _markdown().html(text)
+    html = (_markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else _plain_markdown()).html(text)
     if "<img" in html:
         packed = media or {}
         html = _IMAGE.sub(lambda m: _image(m, packed), html)
@@ -95,7 +120,7 @@ def render(
         html = _vet_links(html)
     if '"' in text or "&" in text:  # a quote, or an entity that may stand for one
         html = _QUOTED_TEXT.sub(_quote_text, html)
-    html = _defuse(html)
+    html = _defuse(html, math=math)
     if cloze_field:
         html = _PLACEHOLDER.sub(_restore, html)
     return html.rstrip("\n")
@@ -112,9 +137,13 @@ def _escape(text: str) -> str:
     )
 
 
-def _defuse(html: str) -> str:
+def _defuse(html: str, *, math: bool = False) -> str:
     html = html.replace("{", "&#123;").replace("}", "&#125;")
-    return _ANKI_TAGS.sub("&#91;", html) if "[" in html else html
+    if "[" in html:
+        html = (_ANKI_TAGS if math else _ANKI_TAGS_AND_LATEX).sub("&#91;", html)
+    if not math and "\\" in html:
+        html = _MATHJAX.sub("&#92;", html)
+    return html
 
 
 def _protect_cloze(text: str) -> str:
@@ -143,18 +172,27 @@ def _markdown() -> pyromark.Markdown:
     return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES, highlight=_code_block)
 
 
+@cache
+def _plain_markdown() -> pyromark.Markdown:
+    return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
+
+
 def _without_raw_html(text: str) -> str:
     """``text`` with each ``<`` that opens raw HTML written as the entity ``&lt;``.
 
     What followed a rewritten opener is read as Markdown again, and can hold raw HTML of its
     own (the rest of an HTML block becomes a paragraph with inline tags), so the text is parsed
-    until a parse finds no raw HTML. Every round rewrites at least one ``<``, so it ends.
+    until a parse finds no raw HTML, or at most :data:`_MAX_ROUNDS` times.
     """
     data = text.encode()
     rounds = 0
     while b"<" in data:
         # Event ranges are offsets into the UTF-8 bytes; "<" is one byte and never part of a
         # longer character, so cutting there keeps the text valid.
+        if _HTML_START.search(data) is None:
+            break
+        if rounds == _MAX_ROUNDS:
+            return data.replace(b"<", b"&lt;").decode()
         spans = _raw_html_spans(data.decode())
         if not spans:
             break
@@ -254,21 +292,25 @@ def _highlight(code: str, lexer: Lexer) -> str:
         else:
             plain.append(piece)
             pos += len(piece)
+    # The marks' positions in order (pos only grows), walked once beside the tokens.
+    cuts = list(marks)
+    i = 0
     out: list[str] = []
     pos = 0
     for ttype, value in lexer.get_tokens("".join(plain)):
         cls = _css_class(ttype)
         start = pos
         pos += len(value)
-        if start in marks:
-            out.extend(_escape(m) for m in marks.pop(start))
         last = 0
-        for cut in sorted(m for m in marks if start < m < pos):
-            out.append(_span(cls, value[last : cut - start]))
-            out.extend(_escape(m) for m in marks.pop(cut))
-            last = cut - start
+        while i < len(cuts) and cuts[i] < pos:
+            cut = cuts[i]
+            if cut > start:
+                out.append(_span(cls, value[last : cut - start]))
+                last = cut - start
+            out.extend(_escape(m) for m in marks[cut])
+            i += 1
         out.append(_span(cls, value[last:]))
-    for cut in sorted(marks):
+    for cut in cuts[i:]:
         out.extend(_escape(m) for m in marks[cut])
     return "".join(out)
 

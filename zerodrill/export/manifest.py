@@ -12,13 +12,15 @@ the only kind of note Anki updates on import.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from zerodrill.deck.control_chars import shown
 from zerodrill.export.errors import ExportError
-from zerodrill.export.ids import new_note_ids
+from zerodrill.export.ids import ID_STRIDE, new_note_ids
 
 FORMAT = 1
 _ABOUT = (
@@ -57,29 +59,47 @@ class Manifest:
 
     @classmethod
     def load(cls, path: Path) -> Manifest:
-        """The manifest at ``path``; an empty one if there is none yet."""
+        """The manifest at ``path``; an empty one if there is none yet.
+
+        Whatever the file holds, the answer is a manifest whose every value the build, SQLite
+        and Anki accept, or an ExportError naming the file and what is wrong with it.
+        """
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            # A pipe or device in its place would block the read or never end it.
+            if path.exists() and not path.is_file() and not path.is_dir():
+                raise ExportError(f"cannot read manifest {path}: not a regular file")
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return cls()
         except OSError as exc:
-            raise ExportError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
-        except ValueError as exc:
-            raise ExportError(f"cannot read manifest {path}: {exc}") from exc
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-            raise ExportError(f"{path} is not a zerodrill export manifest (format 1)")
+            raise ExportError(f"cannot read manifest {path}: {exc.strerror or exc}") from None
+        except ValueError:
+            raise _unusable(path, "cannot read manifest", "it is not UTF-8") from None
         try:
-            notes = {
-                k: NoteRecord(int(v["id"]), str(v["hash"]), int(v["mod"]))
-                for k, v in raw["notes"].items()
-            }
-            notetypes = {
-                k: NoteTypeRecord(str(v["hash"]), int(v["mod"]))
-                for k, v in raw["notetypes"].items()
-            }
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ExportError(f"{path}: malformed manifest ({exc})") from exc
-        return cls(notes, notetypes)
+            raw = json.loads(text)
+        except RecursionError:
+            raise _unusable(path, "cannot read manifest", "nested too deeply") from None
+        except ValueError as exc:
+            raise _unusable(path, "cannot read manifest", f"not JSON: {exc}") from None
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+            raise _unusable(path, "not a zerodrill export manifest", f"format {FORMAT}")
+        try:
+            manifest = cls(
+                {k: _note_record(v) for k, v in _table(raw, "notes").items()},
+                {k: _notetype_record(v) for k, v in _table(raw, "notetypes").items()},
+            )
+            manifest.check()
+        except _Bad as exc:
+            raise _unusable(path, "malformed manifest", str(exc)) from None
+        return manifest
+
+    def check(self) -> None:
+        """Refuse two notes whose card IDs (note ID + template ordinal) could meet."""
+        ids = sorted((rec.id, key) for key, rec in self.notes.items())
+        for (low, low_key), (high, high_key) in zip(ids, ids[1:], strict=False):
+            if high - low < ID_STRIDE:
+                same = "the same note ID" if high == low else "note IDs closer than 1000"
+                raise _Bad(f"notes '{shown(low_key)}' and '{shown(high_key)}' have {same}")
 
     def dumps(self) -> str:
         """Stable JSON with one note per line, so a rebuild's diff shows the notes it bumped.
@@ -106,6 +126,69 @@ class Manifest:
         )
         lines += [" }", "}"]
         return "\n".join(lines) + "\n"
+
+
+#: What a manifest may hold, so that every ID and time stays an integer that SQLite stores and
+#: Anki reads (i64, with a collection time in ms) after any number of builds: note IDs below
+#: 2**53 (Anki's own are creation times in ms, about 2**40), times in seconds before 2106.
+MAX_NOTE_ID = 2**53 - 1
+MAX_MOD = 2**32 - 1
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_HOW_TO_START_AFRESH = (
+    "delete it to start afresh (Anki still knows each note by its GUID, and the next import "
+    "updates every note in place)"
+)
+
+
+class _Bad(ValueError):
+    """What is wrong with a manifest's content, in words."""
+
+
+def _unusable(path: Path, what: str, detail: str) -> ExportError:
+    return ExportError(f"{what} {path} ({detail}); {_HOW_TO_START_AFRESH}")
+
+
+def _table(raw: Mapping[str, object], name: str) -> Mapping[str, object]:
+    table = raw.get(name)
+    if not isinstance(table, dict):
+        raise _Bad(f"'{name}' is not an object")
+    return table
+
+
+def _fields(value: object, what: str) -> Mapping[str, object]:
+    if not isinstance(value, dict):
+        raise _Bad(f"a {what} entry is not an object")
+    return value
+
+
+def _int(entry: Mapping[str, object], name: str, low: int, high: int) -> int:
+    value = entry.get(name)
+    if type(value) is not int or not low <= value <= high:
+        raise _Bad(f"'{name}' {_short(value)} is not a whole number from {low} to {high}")
+    return value
+
+
+def _digest(entry: Mapping[str, object]) -> str:
+    value = entry.get("hash")
+    if not isinstance(value, str) or not _DIGEST.fullmatch(value):
+        raise _Bad(f"'hash' {_short(value)} is not 64 lowercase hex digits")
+    return value
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _note_record(value: object) -> NoteRecord:
+    entry = _fields(value, "note")
+    note_id = _int(entry, "id", 1, MAX_NOTE_ID)
+    return NoteRecord(note_id, _digest(entry), _int(entry, "mod", 0, MAX_MOD))
+
+
+def _notetype_record(value: object) -> NoteTypeRecord:
+    entry = _fields(value, "note type")
+    return NoteTypeRecord(_digest(entry), _int(entry, "mod", 0, MAX_MOD))
 
 
 def _entries(items: Iterable[tuple[str, dict[str, object]]]) -> list[str]:
@@ -136,9 +219,17 @@ def note_records(digests: Mapping[str, str], previous: Manifest, now: int) -> di
             records[key] = prev
         else:
             records[key] = NoteRecord(prev.id, digest, max(now, prev.mod + 1))
-    taken = [r.id for r in records.values() if r.id]
-    for key, note_id in zip(new, new_note_ids(len(new), taken, now), strict=True):
+    # The previous build's notes that are gone keep their IDs: none is ever given again.
+    taken = [r.id for r in records.values() if r.id] + [r.id for r in previous.notes.values()]
+    fresh = new_note_ids(len(new), taken, now)
+    if fresh and fresh[-1] > MAX_NOTE_ID:
+        raise ExportError(
+            f"the manifest's note IDs leave no room for {len(new)} new notes; "
+            + _HOW_TO_START_AFRESH
+        )
+    for key, note_id in zip(new, fresh, strict=True):
         records[key] = records[key]._replace(id=note_id)
+    _check_times(records.values())
     return records
 
 
@@ -153,4 +244,13 @@ def notetype_records(
             records[key] = prev
         else:
             records[key] = NoteTypeRecord(digest, max(now, prev.mod + 1 if prev else 0))
+    _check_times(records.values())
     return records
+
+
+def _check_times(records: Iterable[NoteRecord | NoteTypeRecord]) -> None:
+    """A time this build gives must load again: past :data:`MAX_MOD` only by a hand edit."""
+    if any(record.mod > MAX_MOD for record in records):
+        raise ExportError(
+            "the manifest's times leave no room for a newer one; " + _HOW_TO_START_AFRESH
+        )

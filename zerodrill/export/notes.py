@@ -18,11 +18,16 @@ from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import KIND_FIELDS, Card, Deck, Kind
 from zerodrill.export import html
 from zerodrill.export.ids import deck_anki_id, note_guid
-from zerodrill.export.notetypes import EXTRA_FIELDS, MODEL_IDS
+from zerodrill.export.notetypes import EXTRA_FIELDS, MATH_ON, MODEL_IDS
 
 TAG_ROOT = "zerodrill"
 RETIRED_TAG = f"{TAG_ROOT}::retired"
 RETIRED_SEARCH = f"tag:{RETIRED_TAG}"
+#: Heads a retired card's first field: what a user studying it sees.
+RETIRED_NOTICE = (
+    '<div class="zd-retired">Retired from zerodrill: suspend this card (press @) or delete '
+    "its note. Browse <code>tag:zerodrill::retired</code> for all of them.</div>"
+)
 
 # note_fields writes the kind's fields, then these two, in this order.
 assert EXTRA_FIELDS == ("extra", "sources")
@@ -65,7 +70,7 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
         did = deck_anki_id(deck.id)
         names = media[deck.id]
         for card in deck.cards:
-            fields = note_fields(card, names)
+            fields = note_fields(card, names, math=deck.anki_math)
             notes.append(
                 Note(
                     key=card.key,
@@ -81,16 +86,28 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
     return notes
 
 
-def note_fields(card: Card, media: Mapping[str, str]) -> list[str]:
-    """The note's fields as HTML, in the note type's order (the kind's own, extra, sources)."""
+def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> list[str]:
+    """The note's fields as HTML, in the note type's order (the kind's own, extra, sources).
+
+    ``math``: the deck opted in to Anki's LaTeX and MathJax, so its Markdown fields keep that
+    syntax live and are marked as ones MathJax typesets (the note types mark the rest of the
+    card as one it skips).
+    """
     given = card.fields
     render = html.render
     if card.kind is Kind.CLOZE:
-        out = [render(given["text"], media=media, cloze_field=True)]
+        out = [render(given["text"], media=media, cloze_field=True, math=math)]
     else:
-        out = [render(given.get(name, ""), media=media) for name in KIND_FIELDS[card.kind]]
+        out = [
+            render(given.get(name, ""), media=media, math=math) for name in KIND_FIELDS[card.kind]
+        ]
     extra = given.get("extra")
-    out.append(render(extra, media=media) if extra else "")
+    out.append(render(extra, media=media, math=math) if extra else "")
+    if math:
+        out = [f'<div class="{MATH_ON}">{text}</div>' if text else "" for text in out]
+    if card.retired:
+        # Anki's import never suspends a card the user already has, so the card says it.
+        out[0] = RETIRED_NOTICE + out[0]
     out.append(_sources(card.refs))
     return out
 

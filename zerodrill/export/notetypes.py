@@ -49,6 +49,12 @@ def field_names(kind: Kind) -> tuple[str, ...]:
     return (*KIND_FIELDS[kind], *EXTRA_FIELDS)
 
 
+#: MathJax's classes (3.0-3.1 and 3.2 on) for a part of the page it skips, and for a part
+#: inside one that it typesets all the same. Every card is the first; the fields of a deck with
+#: ``anki_math: true`` are the second (see ``html.py``).
+MATH_OFF = "tex2jax_ignore mathjax_ignore"
+MATH_ON = "tex2jax_process mathjax_process"
+
 _EXTRA_AND_SOURCES = """\
 {{#extra}}<div class="zd-extra">{{extra}}</div>{{/extra}}
 {{#sources}}<div class="zd-sources"><div class="zd-label">Sources</div>
@@ -129,6 +135,8 @@ hr#answer { max-width: 44em; margin: 1em auto; border: 0; border-top: 1px solid 
 .zd-flag { color: var(--zd-flag); }
 .zd-ok { color: var(--zd-ok); }
 .zd-try { margin-top: 1em; font-style: italic; color: var(--zd-muted); }
+.zd-retired { margin: 0 0 0.8em; padding: 0.3em 0.7em; border-left: 4px solid var(--zd-flag);
+  background: var(--zd-soft); font-size: 0.8em; }
 .zd-claim { margin: 0.4em 0; padding: 0.2em 0.9em; border-left: 4px solid var(--zd-flag);
   background: var(--zd-soft); }
 .zd-extra { margin-top: 1em; padding-top: 0.6em; border-top: 1px dashed var(--zd-rule);
@@ -184,9 +192,15 @@ class NoteType:
     digest: str
 
 
+def _math_off(template: str) -> str:
+    """``template`` with its outer elements (``zd``, ``zd-back``) marked as skipped by MathJax."""
+    template = template.replace('class="zd ', f'class="zd {MATH_OFF} ')
+    return template.replace('class="zd-back"', f'class="zd-back {MATH_OFF}"')
+
+
 @cache
 def note_type(kind: Kind) -> NoteType:
-    qfmt, afmt = _TEMPLATES[kind]
+    qfmt, afmt = (_math_off(template) for template in _TEMPLATES[kind])
     names = field_names(kind)
     model = genanki.Model(
         MODEL_IDS[kind],
