@@ -389,3 +389,50 @@ def test_sigkill_mid_session_keeps_the_grades_given(run: Callable[..., PtyDrill]
     log = assert_store_sound(drill.db)
     assert [(r.key, r.grade) for r in log] == given
     assert [grade for _, grade in given] == [4, 5]
+
+
+#: The keys of the pty mash, as a terminal sends them.
+MASH_KEYS = [
+    *(ENTER, ENTER, b"\x1b", b"\t", UP, DOWN, b"\x1b[C", b"\x1b[D", b" ", b"\x7f"),
+    *(b"\x1b[5~", b"\x1b[6~", b"\x10"),  # PageUp, PageDown, Ctrl+P
+    *(str(d).encode() for d in range(10)),
+    *(b"a", b"d", b"s", b"u", b"?", b"x", b"4", b"5", b"d", b"\x10"),
+]
+
+
+@pytest.mark.parametrize("seed", range(3 * (10 if os.environ.get("ZERODRILL_HEAVY") else 1)))
+def test_random_keys_15ms_apart_never_crash_the_real_drill(
+    run: Callable[..., PtyDrill], seed: int
+) -> None:
+    """The issue's own setting: the installed drill, keys 15 ms apart, resizes among them."""
+    drill = run(TUI_DECKS)
+    drill.wait_for("show the answer")
+    rnd = random.Random(seed)
+    for _ in range(200):
+        if drill.proc.poll() is not None:
+            break  # the palette's Quit, chosen by chance: it must have ended cleanly
+        if rnd.random() < 0.04:
+            drill.resize(*rnd.choice([(100, 30), (80, 24), (60, 20), (20, 5)]))
+        else:
+            drill.press(rnd.choice(MASH_KEYS))
+        time.sleep(0.015)
+    if drill.proc.poll() is None:
+        drill.resize(100, 30)
+        for _ in range(10):
+            drill.press(b"\x1b")
+            time.sleep(0.1)
+            drill.press(b"q")
+            try:
+                drill.proc.wait(1.0)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    assert drill.wait_exit() == 0
+    text = drill.text()
+    assert_no_traceback(text)
+    log = assert_store_sound(drill.db)
+    undone = {r.undoes for r in log if r.kind is ReviewKind.UNDO}
+    in_effect = [r for r in log if r.kind is not ReviewKind.UNDO and r.id not in undone]
+    saved = SAVED.search(text)
+    assert (int(saved.group(1)) if saved else 0) == len(in_effect)
+    assert_terminal_restored(drill)
