@@ -237,3 +237,24 @@ async def test_a_notice_under_a_closing_screen_checks_the_size_when_back_on_top(
             assert isinstance(app.screen, TooSmallScreen)
             notices = [s for s in app.screen_stack if isinstance(s, TooSmallScreen)]
             assert "this one is 50×12" in str(notices[-1].query_one("#too-small-message").render())
+
+
+@pytest.mark.parametrize("opened", ["", "?", "s", "d", "ctrl+p", "a", "small"])
+@run_async
+async def test_ctrl_c_then_ctrl_q_on_every_screen_ends_the_drill_with_its_summary(
+    tmp_path: Path, opened: str
+) -> None:
+    with Store.open(tmp_path / "reviews.db") as store:
+        app = make_app(store, "zero", clock=Clock())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("enter", "4")
+            if opened == "small":
+                await pilot.resize_terminal(20, 5)
+            elif opened:
+                await pilot.press(opened)
+            # Ctrl+C copies (in a text field) or says how to quit: never a crash, never a loss.
+            await pilot.press("ctrl+c")
+            assert app.is_running
+            await pilot.press("ctrl+q")
+        assert app.return_value is not None
+        assert app.return_value.reviews == len(in_effect(store)) == 1
