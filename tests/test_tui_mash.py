@@ -34,7 +34,9 @@ from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1
-SEEDS = range(12 * SCALE)
+#: Seeds that once found a break (51: the palette's search after it closed; 89: the theme
+#: picker closed twice) stay in the quick set.
+SEEDS = sorted({*range(12 * SCALE), 51, 89})
 KEYS_PER_RUN = 240
 #: Between checks of the screen against the store.
 STRETCH = 40
@@ -258,3 +260,37 @@ async def test_ctrl_c_then_ctrl_q_on_every_screen_ends_the_drill_with_its_summar
             await pilot.press("ctrl+q")
         assert app.return_value is not None
         assert app.return_value.reviews == len(in_effect(store)) == 1
+
+
+@pytest.mark.parametrize("after", ["s", "d", "?"])
+@run_async
+async def test_a_dialog_opened_as_the_last_card_is_graded_gives_way_to_the_summary(
+    tmp_path: Path, after: str
+) -> None:
+    with Store.open(tmp_path / "reviews.db") as store:
+        app = make_app(store, "zero", clock=Clock(), new_limit=1)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("enter")
+            # The grade ends the sitting; the dialog's key comes before the screen changes.
+            queue(app, "5", after)
+            await pilot.pause()
+            await pilot.pause()
+            assert app.session.done == 1
+            assert app.screen.__class__.__name__ == "SummaryScreen"
+            await pilot.press("q")
+        assert app.return_value is not None and app.return_value.reviews == 1
+
+
+@run_async
+async def test_the_theme_picker_closes_once_however_fast_enter_comes(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "reviews.db") as store:
+        app = make_app(store, "zero", clock=Clock())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            app.action_change_theme()
+            queue(app, "down", "enter", "enter", "enter")
+            await pilot.pause()
+            await pilot.pause()
+            assert isinstance(app.screen, DrillScreen)
+            await pilot.press("q")
+        assert app.return_value is not None

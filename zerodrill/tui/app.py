@@ -88,6 +88,14 @@ class ZeroDrillApp(App[Summary]):
         if self.use_command_palette and self._session_on_top():
             self.push_screen(CommandPalette(id="--command-palette"))
 
+    def search_themes(self) -> None:
+        # The palette's Theme command: the same picker as Textual's, in the guarded palette.
+        from textual.theme import ThemeProvider
+
+        self.push_screen(
+            CommandPalette(providers=[ThemeProvider], placeholder="Search for themes…")
+        )
+
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 

@@ -15,8 +15,8 @@ from textual.widgets import Button, Input, OptionList
 
 from zerodrill.tui.screens.dialog import can_page, on_top
 
-#: What a palette's widgets send it when the learner chooses: ignored once it is closing.
-_CHOICES = (Input.Submitted, Button.Pressed, OptionList.OptionSelected)
+#: What a palette's widgets send it when the learner types or chooses: ignored once closing.
+_CHOICES = (Input.Submitted, Input.Changed, Button.Pressed, OptionList.OptionSelected)
 
 
 class CommandPalette(TextualPalette):
@@ -28,6 +28,8 @@ class CommandPalette(TextualPalette):
         if self._dismissed or not on_top(self):
             return AwaitComplete()  # nothing to wait for
         self._dismissed = True
+        # A search still queued would look for the command list after it is gone (NoMatches).
+        self._cancel_gather_commands()
         return super().dismiss(result)
 
     async def _on_message(self, message: Message) -> None:
