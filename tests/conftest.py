@@ -17,6 +17,7 @@ MODULE_MARKERS = {
     "test_terminal_faults.py": "pty",
     "test_fuzz_loader.py": "slow",
     "test_soak_store.py": "slow",
+    "test_tui_mash.py": "slow",
 }
 #: Set by .ci/run: there every tool a test needs is installed, so a skip is a failure.
 NO_SKIPS = "ZERODRILL_NO_SKIPS"

@@ -438,3 +438,52 @@ def test_the_database_replaced_mid_drill_is_left_as_it_is(
     assert [r.key for r in assert_store_sound(drill.db)] == ["other/x"]
     rescued = drill.db.with_name("reviews-rescued.db")
     assert [(r.key, r.grade) for r in assert_store_sound(rescued)] == given
+
+
+#: The keys of the pty mash, as a terminal sends them.
+MASH_KEYS = [
+    *(ENTER, ENTER, b"\x1b", b"\t", UP, DOWN, b"\x1b[C", b"\x1b[D", b" ", b"\x7f"),
+    *(b"\x1b[5~", b"\x1b[6~", b"\x10"),  # PageUp, PageDown, Ctrl+P
+    *(str(d).encode() for d in range(10)),
+    *(b"a", b"d", b"s", b"u", b"?", b"x", b"4", b"5", b"d", b"\x10"),
+]
+
+
+@pytest.mark.parametrize("seed", range(3 * (10 if os.environ.get("ZERODRILL_HEAVY") else 1)))
+def test_random_keys_15ms_apart_never_crash_the_real_drill(
+    run: Callable[..., PtyDrill], seed: int
+) -> None:
+    """The issue's own setting: the installed drill, keys 15 ms apart, resizes among them."""
+    drill = run(TUI_DECKS)
+    drill.wait_for("show the answer")
+    rnd = random.Random(seed)
+    for _ in range(200):
+        if drill.proc.poll() is not None:
+            break  # the palette's Quit, chosen by chance: it must have ended cleanly
+        if rnd.random() < 0.04:
+            drill.resize(*rnd.choice([(100, 30), (80, 24), (60, 20), (20, 5)]))
+        else:
+            drill.press(rnd.choice(MASH_KEYS))
+        time.sleep(0.015)
+    if drill.proc.poll() is None:
+        drill.resize(100, 30)
+        for attempt in range(10):
+            # A lone Esc is told from the start of an escape sequence by the pause after it.
+            drill.press(b"\x1b")
+            time.sleep(0.5)
+            # q, or Ctrl+Q should q have been typed into a text field: both end the drill.
+            drill.press(b"q" if attempt < 3 else b"\x11")
+            try:
+                drill.proc.wait(1.0)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    assert drill.wait_exit() == 0
+    text = drill.text()
+    assert_no_traceback(text)
+    log = assert_store_sound(drill.db)
+    undone = {r.undoes for r in log if r.kind is ReviewKind.UNDO}
+    in_effect = [r for r in log if r.kind is not ReviewKind.UNDO and r.id not in undone]
+    saved = SAVED.search(text)
+    assert (int(saved.group(1)) if saved else 0) == len(in_effect)
+    assert_terminal_restored(drill)

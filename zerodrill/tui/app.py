@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import App, SystemCommand
 from textual.events import Resize
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
     from zerodrill.tui.screens.deck_picker import DeckPick
@@ -26,6 +26,7 @@ from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
+from zerodrill.tui.palette import CommandPalette
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
 from zerodrill.tui.session import DrillSession, Summary
@@ -70,10 +71,29 @@ class ZeroDrillApp(App[Summary]):
             return NothingDueScreen(self.session.title, self.session.next_due(), self.clock())
         return DrillScreen(self.session, warm_up_on_mount=False)
 
+    #: Textual's palette commands the drill keeps. Not Screenshot (a key press writing a file
+    #: into the working directory), nor Maximize/Minimize (nothing of the drill's to maximize).
+    PALETTE_COMMANDS = ("Theme", "Quit", "Keys")
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title in self.PALETTE_COMMANDS:
+                yield command
         yield SystemCommand(
             "Light / dark", "Switch between a light and a dark theme", self.action_toggle_dark
+        )
+
+    def action_command_palette(self) -> None:
+        # Not over the too-small notice (whose one key is q), nor over another dialog.
+        if self.use_command_palette and self._session_on_top():
+            self.push_screen(CommandPalette(id="--command-palette"))
+
+    def search_themes(self) -> None:
+        # The palette's Theme command: the same picker as Textual's, in the guarded palette.
+        from textual.theme import ThemeProvider
+
+        self.push_screen(
+            CommandPalette(providers=[ThemeProvider], placeholder="Search for themes…")
         )
 
     def action_toggle_dark(self) -> None:
@@ -116,14 +136,27 @@ class ZeroDrillApp(App[Summary]):
             stall.start()
 
     def _check_size(self, width: int, height: int) -> None:
-        top = self.screen_stack[-1] if self.screen_stack else None
+        stack = self.screen_stack
+        top = stack[-1] if stack else None
         if too_small(width, height):
-            if isinstance(top, TooSmallScreen):
-                top.set_size(width, height)
-            else:
+            # Every notice follows the size, those under a dialog too (shown when it closes).
+            for screen in stack:
+                if isinstance(screen, TooSmallScreen):
+                    screen.set_size(width, height)
+            if top is not None and not isinstance(top, TooSmallScreen):
                 self.push_screen(TooSmallScreen())
         elif isinstance(top, TooSmallScreen):
             self.pop_screen()
+        # A notice under another screen checks the size again when it is back on top.
+
+    def _session_on_top(self) -> bool:
+        """True while the session's own screen (drill, summary, nothing due) is on top.
+
+        App actions come from that screen's keys, which can still be on their way when a
+        dialog opens over it: two quick `d`s must not open two deck pickers.
+        """
+        stack = self.screen_stack
+        return bool(stack) and not isinstance(stack[-1], ModalScreen)
 
     # -- moving between screens -----------------------------------------------------------
 
@@ -158,22 +191,32 @@ class ZeroDrillApp(App[Summary]):
     def action_finish(self) -> None:
         self.exit(self.session.summary())
 
+    async def action_quit(self) -> None:
+        # Ctrl+Q and the palette's Quit end the drill as q does, with the summary line printed.
+        await self.action_finish()
+
     # Screens not needed for the first card are imported when first opened: the first card
     # comes sooner (see tests/bench/bench_drill.py).
 
     def action_help(self) -> None:
+        if not self._session_on_top():
+            return
         from zerodrill.tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
 
     @user_errors_exit
     def action_stats(self) -> None:
+        if not self._session_on_top():
+            return
         from zerodrill.tui.screens.stats import StatsScreen
 
         self.push_screen(StatsScreen(self.session.stats()))
 
     @user_errors_exit
     def action_pick_deck(self) -> None:
+        if not self._session_on_top():
+            return
         from zerodrill.tui.screens.deck_picker import DeckPickerScreen
 
         self.push_screen(
@@ -196,7 +239,7 @@ class ZeroDrillApp(App[Summary]):
     @user_errors_exit
     async def action_undo_last(self) -> None:
         """Take back the sitting's last grade: its card comes back, question side."""
-        if not self.session.can_undo:
+        if not self.session.can_undo or not self._session_on_top():
             return
         self.session.undo()
         screen = self.screen

@@ -46,7 +46,8 @@ def user_errors_exit(
             if inspect.isawaitable(result):
                 await result
         except RecoverableError as exc:
-            self.app.notify(str(exc), severity="warning", timeout=6)
+            # Never markup: the text can name a card, and a deck is untrusted.
+            self.app.notify(str(exc), severity="warning", timeout=6, markup=False)
         except UserError as exc:
             self.app.post_message(UserErrorRaised(exc))
 

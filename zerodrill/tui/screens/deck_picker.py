@@ -10,10 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from zerodrill.tui.screens.dialog import Dialog, can_page
 from zerodrill.tui.session import DeckCount
 
 
@@ -23,7 +23,19 @@ class DeckPick:
     deck_id: str | None
 
 
-class DeckPickerScreen(ModalScreen[DeckPick | None]):
+class DeckList(OptionList):
+    """The decks; PageUp and PageDown wait until the list has a size (see can_page)."""
+
+    def action_page_up(self) -> None:
+        if can_page(self):
+            super().action_page_up()  # type: ignore[no-untyped-call]
+
+    def action_page_down(self) -> None:
+        if can_page(self):
+            super().action_page_down()  # type: ignore[no-untyped-call]
+
+
+class DeckPickerScreen(Dialog[DeckPick | None]):
     CSS_PATH = "screens.tcss"
 
     BINDINGS = [
@@ -54,23 +66,21 @@ class DeckPickerScreen(ModalScreen[DeckPick | None]):
         ]
         with Vertical(id="dialog"):
             yield Label("[b]Drill which deck?[/b]", classes="dialog-title")
-            yield OptionList(*options, id="decks")
+            yield DeckList(*options, id="decks")
             yield Label("[dim]↑↓ choose, Enter drills it, Esc keeps the current one[/dim]")
         yield Footer()
 
     def on_mount(self) -> None:
-        decks = self.query_one(OptionList)
         ids = [c.deck_id for c in self.counts]
-        decks.highlighted = ids.index(self.current) if self.current in ids else 0
+        # Each match, not query_one: a quick Esc can close the picker before it is mounted.
+        for decks in self.query(DeckList).results(DeckList):
+            decks.highlighted = ids.index(self.current) if self.current in ids else 0
 
     def action_select(self) -> None:
-        decks = self.query_one(OptionList)
-        if decks.highlighted is not None:
-            decks.action_select()
+        for decks in self.query(DeckList).results(DeckList):
+            if decks.highlighted is not None:
+                decks.action_select()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(DeckPick(event.option.id or None))
-
-    async def action_dismiss(self, result: DeckPick | None = None) -> None:
-        self.dismiss(result)

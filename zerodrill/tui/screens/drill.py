@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from zerodrill.tui import markdown
+from zerodrill.tui.screens.dialog import on_top
 from zerodrill.tui.session import DrillSession
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
@@ -135,7 +136,7 @@ class DrillScreen(Screen[None]):
 
     @user_errors_exit
     async def action_reveal(self) -> None:
-        if self.card.revealed or self.session.current is None:
+        if self.card.revealed or not self._showing_current():
             return
         self._unfocus()
         result = self.card.reveal()
@@ -146,11 +147,20 @@ class DrillScreen(Screen[None]):
 
     @user_errors_exit
     async def action_grade(self, quality: int) -> None:
-        if not self.card.revealed:
+        if not self.card.revealed or not self._showing_current():
             return
         # The store commits inside grade(): the next card appears only after the grade is safe.
         self.session.grade(quality, typed=self.card.typed)
         await self.show_current()
+
+    def _showing_current(self) -> bool:
+        """The card on show is the session's current one, and this screen is on top.
+
+        Grades and reveals act on the card the learner sees: a key that was on its way while
+        the session moved on (an undo, the last card graded) must not touch another card.
+        """
+        current = self.session.current
+        return current is not None and self.card.item is current and on_top(self)
 
     def action_type_answer(self) -> None:
         widget = self.card.typing_widget

@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
 from zerodrill.srs.sm2 import Grade
+from zerodrill.tui.screens.dialog import Dialog
 
 KEYS = """\
 [b]Enter[/b]      show the answer (and check what you typed)
@@ -28,7 +28,7 @@ GRADES = "\n".join(
 )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     CSS_PATH = "screens.tcss"
 
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]

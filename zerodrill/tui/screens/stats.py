@@ -5,14 +5,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
 from zerodrill.srs.stats import FORECAST_DAYS, RETENTION_DAYS, Stats
+from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.forecast_chart import ForecastChart
 
 
-class StatsScreen(ModalScreen[None]):
+class StatsScreen(Dialog[None]):
     CSS_PATH = "screens.tcss"
 
     BINDINGS = [

@@ -5,14 +5,15 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from zerodrill.tui.screens.dialog import Dialog
 
 MIN_WIDTH = 80
 MIN_HEIGHT = 24
 
 
-class TooSmallScreen(ModalScreen[None]):
+class TooSmallScreen(Dialog[None]):
     CSS_PATH = "screens.tcss"
 
     BINDINGS = [Binding("q", "app.finish", "Quit")]
@@ -24,12 +25,24 @@ class TooSmallScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.set_size(self.app.size.width, self.app.size.height)
 
+    def on_screen_resume(self) -> None:
+        # Back on top after a screen over it closed (the command palette, say): the terminal
+        # may have changed size meanwhile, with the resize seen by that screen, not this one.
+        width, height = self.app.size
+        if too_small(width, height):
+            self.set_size(width, height)
+        else:
+            self.dismiss()
+
     def set_size(self, width: int, height: int) -> None:
-        self.query_one("#too-small-message", Static).update(
-            f"[b]Make the terminal bigger[/b]\n\n"
-            f"zerodrill needs {MIN_WIDTH}×{MIN_HEIGHT}; this one is {width}×{height}.\n"
-            f"Your progress is saved. [b]q[/b] quits."
-        )
+        # Each match, not query_one: a resize can come before the message is composed (on_mount
+        # then shows the size of that moment).
+        for message in self.query("#too-small-message").results(Static):
+            message.update(
+                f"[b]Make the terminal bigger[/b]\n\n"
+                f"zerodrill needs {MIN_WIDTH}×{MIN_HEIGHT}; this one is {width}×{height}.\n"
+                f"Your progress is saved. [b]q[/b] quits."
+            )
 
 
 def too_small(width: int, height: int) -> bool:
