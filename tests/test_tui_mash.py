@@ -34,9 +34,10 @@ from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1
-#: Seeds that once found a break (51: the palette's search after it closed; 89: the theme
-#: picker closed twice) stay in the quick set.
-SEEDS = sorted({*range(12 * SCALE), 51, 89})
+#: Seeds that once found a break stay in the quick set: 51, the palette's search after it
+#: closed; 89, the theme picker closed twice; 28 and 43, a palette taken off the stack with its
+#: search still queued; 118, a click on a closed dialog's widget.
+SEEDS = sorted({*range(12 * SCALE), 28, 43, 51, 89, 118})
 KEYS_PER_RUN = 240
 #: Between checks of the screen against the store.
 STRETCH = 40

@@ -7,9 +7,11 @@ and PageUp before the command list had a size raised KeyError.
 
 from __future__ import annotations
 
+from textual import work
 from textual.await_complete import AwaitComplete
 from textual.command import CommandList
 from textual.command import CommandPalette as TextualPalette
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Button, Input, OptionList
 
@@ -38,6 +40,17 @@ class CommandPalette(TextualPalette):
             message.stop()
             return
         await super()._on_message(message)
+
+    @work(exclusive=True, group=TextualPalette._GATHER_COMMANDS_GROUP)
+    async def _gather_commands(self, search_value: str) -> None:
+        # A palette taken off the stack without closing (the sitting ended under it) loses its
+        # command list before its search worker is cancelled: that search has no list to fill.
+        search = TextualPalette._gather_commands.__wrapped__  # type: ignore[attr-defined]
+        try:
+            await search(self, search_value)
+        except NoMatches:
+            if self.is_attached and not self._dismissed:
+                raise
 
     def _action_command_list(self, action: str) -> None:
         if action in ("page_up", "page_down") and not can_page(self.query_one(CommandList)):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from textual import events
 from textual.await_complete import AwaitComplete
+from textual.errors import NoWidget
 from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList
 
@@ -32,7 +34,26 @@ def can_page(options: OptionList) -> bool:
     return bool(options.option_count and options.scrollable_content_region.height)
 
 
-class Dialog(ModalScreen[R]):
+class ClickGuard(Screen[Any]):
+    """A screen that drops a mouse press landing on a widget already taken off the screen.
+
+    Right after a dialog closes, the screen's map of what is where can still name one of the
+    dialog's widgets; Textual's text selection then starts on a widget with no parent
+    (AttributeError in Screen._forward_event). Such a press has nothing to act on.
+    """
+
+    def _forward_event(self, event: events.Event) -> None:
+        if isinstance(event, events.MouseDown):
+            try:
+                widget, _ = self.get_widget_at(event.screen_x, event.screen_y)
+            except NoWidget:
+                widget = None
+            if widget is not None and widget is not self and not widget.is_attached:
+                return
+        super()._forward_event(event)
+
+
+class Dialog(ClickGuard, ModalScreen[R]):
     """A modal screen that closes once, and only while it is on top."""
 
     _dismissed = False

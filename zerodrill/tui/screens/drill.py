@@ -7,11 +7,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 
 from zerodrill.tui import markdown
-from zerodrill.tui.screens.dialog import on_top
+from zerodrill.tui.screens.dialog import ClickGuard, on_top
 from zerodrill.tui.session import DrillSession
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
@@ -24,7 +23,7 @@ class CardScroll(VerticalScroll, can_focus=False):
     """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise."""
 
 
-class DrillScreen(Screen[None]):
+class DrillScreen(ClickGuard):
     """The sitting's cards, one at a time; the app is told when none is left."""
 
     class Finished(Message):

@@ -8,14 +8,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from zerodrill.tui import time_labels
+from zerodrill.tui.screens.dialog import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
 
 
-class NothingDueScreen(Screen[None]):
+class NothingDueScreen(ClickGuard):
     BINDINGS = [
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),

@@ -5,17 +5,17 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from zerodrill.srs.sm2 import Grade
 from zerodrill.tui import time_labels
+from zerodrill.tui.screens.dialog import ClickGuard
 from zerodrill.tui.session import Summary
 from zerodrill.tui.widgets.note_panel import NotePanel
 from zerodrill.words import plural
 
 
-class SummaryScreen(Screen[None]):
+class SummaryScreen(ClickGuard):
     BINDINGS = [
         Binding("u", "app.undo_last", "Undo last grade"),
         Binding("d", "app.pick_deck", "Decks"),
