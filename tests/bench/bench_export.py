@@ -45,7 +45,7 @@ from gen import write_deck  # noqa: E402
 from zerodrill.deck import lexers  # noqa: E402
 from zerodrill.deck.load import load_paths  # noqa: E402
 from zerodrill.deck.model import Deck  # noqa: E402
-from zerodrill.export import apkg, html, notetypes  # noqa: E402
+from zerodrill.export import apkg, html, notes, notetypes  # noqa: E402
 
 GOAL = 2.0
 PARSER_CARDS = 4_000
@@ -62,6 +62,7 @@ _MEMOS = (
     html._markdown,
     notetypes.css,
     notetypes.note_type,
+    notes._source_item,
 )
 
 

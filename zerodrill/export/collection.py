@@ -93,20 +93,25 @@ def collection(
         reviewed = 0
         for position, note in enumerate(notes, start=1):
             nid, _digest, mod = records[note.key]
+            card, did = note.card, note.deck_id
             note_rows.append(
                 (nid, note.guid, note.model_id, mod, -1, f" {note.tags} ", note.fields)
                 + (note.sort_field, 0, 0, "")
             )
-            for ord_, key in _card_keys(note.card):
-                state = progress.get(key)
-                head = (nid + ord_, nid, note.deck_id, ord_, mod, -1)
+            new_queue = _SUSPENDED if card.retired else _NEW
+            for ord_, key in _card_keys(card):
+                state = progress.get(key) if progress else None
                 if state is None or state.due is None:
-                    queue = _SUSPENDED if note.card.retired else _NEW
-                    # type queue due ivl factor reps lapses left odue odid flags data
-                    card_rows.append((*head, _NEW, queue, position, 0, 0, 0, 0, 0, 0, 0, 0, ""))
+                    # id nid did ord mod usn type queue due ivl factor reps lapses left odue
+                    # odid flags data
+                    card_rows.append(
+                        (nid + ord_, nid, did, ord_, mod, -1, _NEW, new_queue, position)
+                        + (0, 0, 0, 0, 0, 0, 0, 0, "")
+                    )
                 else:
                     reviewed += 1
-                    card_rows.append((*head, *_review(state, note.card.retired)))
+                    head = (nid + ord_, nid, did, ord_, mod, -1)
+                    card_rows.append((*head, *_review(state, card.retired)))
         conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", note_rows)
         conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
         conn.executescript(_INDEXES)

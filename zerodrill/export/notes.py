@@ -11,6 +11,7 @@ Tags (Anki's ``::`` makes them a tree under "zerodrill" in the browser's sidebar
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from hashlib import sha256
 from typing import NamedTuple
 
@@ -114,11 +115,14 @@ def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> 
 
 def _sources(refs: Iterable[str]) -> str:
     """The card's references as a list, each a link where :func:`safe_link` allows one."""
-    items = []
-    for ref in refs:
-        text = html.escape(ref)
-        if safe_link(ref):
-            items.append(f'<li><a href="{text}" rel="noopener noreferrer">{text}</a></li>')
-        else:
-            items.append(f"<li>{text}</li>")
-    return f"<ul>{''.join(items)}</ul>" if items else ""
+    items = "".join([_source_item(ref) for ref in refs])
+    return f"<ul>{items}</ul>" if items else ""
+
+
+# Cards of a deck cite the same few papers and files over and over.
+@lru_cache(maxsize=4096)
+def _source_item(ref: str) -> str:
+    text = html.escape(ref)
+    if safe_link(ref):
+        return f'<li><a href="{text}" rel="noopener noreferrer">{text}</a></li>'
+    return f"<li>{text}</li>"
