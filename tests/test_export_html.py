@@ -197,17 +197,17 @@ def test_raw_html_that_unfolds_one_piece_a_round_costs_a_bounded_number_of_parse
 ) -> None:
     """Each rewritten opener here turns the next backtick into a code span's end, revealing
     one more tag: without a bound, a field of n of them took n parses of the whole field."""
-    from zerodrill.export import html
+    from zerodrill.deck import raw_html
 
     parses = 0
-    real = html._raw_html_spans
+    real = raw_html.raw_html_spans
 
     def counted(text: str) -> list[tuple[int, int]]:
         nonlocal parses
         parses += 1
         return real(text)
 
-    monkeypatch.setattr(html, "_raw_html_spans", counted)
+    monkeypatch.setattr(raw_html, "raw_html_spans", counted)
     out = render("<a href='`'>`" * 200)
     assert parses <= 10
     assert "<a" not in out and out.count("&lt;a href=") == 200

@@ -31,6 +31,7 @@ from functools import cache
 import pyromark
 
 from zerodrill.deck.cloze import ClozeIssue, Deletion
+from zerodrill.deck.raw_html import without_raw_html
 
 # One character per marker (the export writes the opener as two around the number; both are
 # private-use characters, which Markdown treats as it treats letters).
@@ -41,8 +42,6 @@ _REPLACED = re.compile("[\x00\ue000-\ue003]")
 # Leaf events whose range is text that the rendered HTML shows.
 _TEXT_LEAVES = ("Text", "Code", "Html", "InlineHtml")
 _WHAT = {_OPEN: "'{{c'", _HINT: "'::'", _CLOSE: "'}}'"}
-# As many rounds as the export's rewrite of raw HTML spends on openers alone.
-_OPENER_ROUNDS = 4
 
 
 @dataclass(slots=True)
@@ -83,7 +82,7 @@ def cloze_issues(text: str, deletions: Sequence[Deletion]) -> list[ClozeIssue]:
         return []
     parsed, markers = _with_placeholders(text, deletions)
     if "<" in parsed:
-        parsed = _without_raw_html(parsed)
+        parsed = without_raw_html(parsed)
         _locate(parsed, markers)
     walk = _Walk(markers)
     colons = walk.run(parsed)
@@ -170,41 +169,6 @@ def _with_placeholders(text: str, deletions: Sequence[Deletion]) -> tuple[str, l
             last = end
     pieces.append(_REPLACED.sub("\ufffd", text[last:]))
     return "".join(pieces), markers
-
-
-def _without_raw_html(text: str) -> str:
-    """``text`` with raw HTML made text, as the export makes it before rendering.
-
-    The export writes the ``<`` opening each piece of raw HTML the parser finds as ``&lt;``
-    and parses again until no raw HTML is left (a few rounds rewrite openers only, later ones
-    every ``<`` in raw HTML). The rewritten text can parse otherwise: ``<https://x/{{c1::<b>}}``
-    holds no autolink until ``<b>`` is text. So the same rounds run here.
-    """
-    data = text.encode()
-    rounds = 0
-    while b"<" in data:
-        spans = [
-            (span["start"], span["end"])
-            for event, span in _parser().events_with_range(data.decode())
-            if isinstance(event, dict)
-            and ("InlineHtml" in event or event.get("Start") == "HtmlBlock")
-        ]
-        if not spans:
-            break
-        if rounds < _OPENER_ROUNDS:
-            cuts = {data.find(b"<", start, end) for start, end in spans} - {-1}
-        else:
-            cuts = {i for start, end in spans for i in range(start, end) if data[i] == 0x3C}
-        cuts = cuts or {i for i, byte in enumerate(data) if byte == 0x3C}
-        out: list[bytes] = []
-        last = 0
-        for i in sorted(cuts):
-            out += [data[last:i], b"&lt;"]
-            last = i + 1
-        out.append(data[last:])
-        data = b"".join(out)
-        rounds += 1
-    return data.decode()
 
 
 def _locate(parsed: str, markers: list[_Marker]) -> None:

@@ -9,9 +9,10 @@ What reaches Anki is only what this module writes, so it is where a deck's text 
   its markup may differ).
 - Raw HTML in a deck is escaped, never rendered: no ``<script>`` and no ``onerror=`` ever
   becomes markup. pulldown-cmark has no switch for that (CommonMark passes raw HTML through),
-  so :func:`_without_raw_html` rewrites the ``<`` that opens each piece of raw HTML the parser
-  finds as ``&lt;``, until a parse finds none; the text then reads as markdown-it's does with
-  ``html=False``. After that every tag in the rendered HTML is one the renderer wrote.
+  so :mod:`zerodrill.deck.raw_html` (shared with validate's cloze checks) rewrites the ``<``
+  that opens each piece of raw HTML the parser finds as ``&lt;``, until a parse finds none;
+  the text then reads as markdown-it's does with ``html=False``. After that every tag in the
+  rendered HTML is one the renderer wrote.
 - Links keep only the targets :func:`zerodrill.deck.links.safe_link` allows (``http``,
   ``https`` and ``mailto``); any other link is shown as its text. Images must be files the
   exporter packed (``media``); any other image is shown as its alt text.
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from functools import cache
 from html import unescape
 from urllib.parse import unquote
@@ -47,6 +48,7 @@ from pygments.token import STANDARD_TYPES, _TokenType
 from zerodrill.deck import cloze
 from zerodrill.deck.lexers import lexer_for
 from zerodrill.deck.links import safe_link
+from zerodrill.deck.raw_html import without_raw_html
 
 #: Wraps highlighted code; the note CSS scopes the Pygments classes under it.
 CODE_CLASS = "zd-code"
@@ -77,15 +79,6 @@ _ATTRIBUTE = re.compile(r'\s([a-z]+)="([^"]*)"')
 # they are; they are written as &quot; so that escaped raw HTML reads as text to anything that
 # searches it for attributes.
 _QUOTED_TEXT = re.compile(r'>[^<"]*"[^<]*')
-# Rounds that rewrite only the opener of each piece of raw HTML (faithful to what the text
-# means without raw HTML); later rounds rewrite every "<" in it. Text that still holds raw
-# HTML after _MAX_ROUNDS parses (only text made to, each round revealing more) has every "<"
-# rewritten, so a field costs at most that many parses whatever it holds.
-_OPENER_ROUNDS = 4
-# Raw HTML (an HTML block or inline HTML) always starts with one of these (CommonMark 4.6 and
-# 6.6); text without one needs no parse for it, however many "<" it holds.
-_HTML_START = re.compile(rb"<[A-Za-z/!?]")
-_MAX_ROUNDS = 8
 # Pygments takes some microseconds a character, so a field longer than this (far beyond any
 # real card's) is rendered with its code unhighlighted, keeping the export's time per byte low.
 HIGHLIGHT_MAX_CHARS = 200_000
@@ -111,7 +104,7 @@ def render(
     if cloze_field:
         text = _protect_cloze(text)
     if "<" in text:
-        text = _without_raw_html(text)
+        text = without_raw_html(text)
     html = (_markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else _plain_markdown()).html(text)
     if "<img" in html:
         packed = media or {}
@@ -175,53 +168,6 @@ def _markdown() -> pyromark.Markdown:
 @cache
 def _plain_markdown() -> pyromark.Markdown:
     return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
-
-
-def _without_raw_html(text: str) -> str:
-    """``text`` with each ``<`` that opens raw HTML written as the entity ``&lt;``.
-
-    What followed a rewritten opener is read as Markdown again, and can hold raw HTML of its
-    own (the rest of an HTML block becomes a paragraph with inline tags), so the text is parsed
-    until a parse finds no raw HTML, or at most :data:`_MAX_ROUNDS` times.
-    """
-    data = text.encode()
-    rounds = 0
-    while b"<" in data:
-        # Event ranges are offsets into the UTF-8 bytes; "<" is one byte and never part of a
-        # longer character, so cutting there keeps the text valid.
-        if _HTML_START.search(data) is None:
-            break
-        if rounds == _MAX_ROUNDS:
-            return data.replace(b"<", b"&lt;").decode()
-        spans = _raw_html_spans(data.decode())
-        if not spans:
-            break
-        if rounds < _OPENER_ROUNDS:
-            cuts = {data.find(b"<", start, end) for start, end in spans} - {-1}
-        else:
-            cuts = {i for start, end in spans for i in range(start, end) if data[i] == 0x3C}
-        data = _rewrite(data, cuts or {i for i, byte in enumerate(data) if byte == 0x3C})
-        rounds += 1
-    return data.decode()
-
-
-def _raw_html_spans(text: str) -> list[tuple[int, int]]:
-    """The byte ranges of the HTML blocks and inline HTML the parser finds in ``text``."""
-    spans: list[tuple[int, int]] = []
-    for event, span in _markdown().events_with_range(text):
-        if isinstance(event, dict) and ("InlineHtml" in event or event.get("Start") == "HtmlBlock"):
-            spans.append((span["start"], span["end"]))
-    return spans
-
-
-def _rewrite(data: bytes, cuts: Collection[int]) -> bytes:
-    out: list[bytes] = []
-    last = 0
-    for i in sorted(cuts):
-        out += [data[last:i], b"&lt;"]
-        last = i + 1
-    out.append(data[last:])
-    return b"".join(out)
 
 
 def _quote_text(match: re.Match[str]) -> str:
