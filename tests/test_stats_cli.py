@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from zerodrill.cli import main
+from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Card, Deck, Kind, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.scheduler import Review
@@ -183,15 +184,20 @@ def test_bad_database_is_one_line_and_left_alone(tmp_path: Path) -> None:
     assert db.read_bytes() == b"this is not SQLite at all\n" * 100
 
 
-def test_deck_problems_name_the_first_and_count(tmp_path: Path) -> None:
+def test_deck_problems_are_all_listed_as_validate_lists_them(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(DECK_YAML.replace("front:", "frnt:").replace("answer:", "anwser:"))
     # The database is checked before the decks are read.
     code, out, err = stats_cli("--db", str(tmp_path / "r.db"), str(bad))
     assert code == 1 and out == "" and "no review database" in err
     code, out, err = stats_cli(str(bad))
-    assert code == 1 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"zerodrill: {bad}:") and "more; run zerodrill validate" in err
+    listed = [str(problem) for problem in load_paths([bad]).problems]
+    assert len(listed) == 4 and "'frnt'" in " ".join(listed) and "'anwser'" in " ".join(listed)
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        *listed,
+        "zerodrill: 4 problems in the decks; fix them (zerodrill validate checks) and run again",
+    ]
 
 
 def test_bundled_decks_by_default() -> None:

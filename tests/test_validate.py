@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import textwrap
 import threading
 import tracemalloc
@@ -367,3 +368,44 @@ def test_one_image_named_two_ways_is_one_media_file(tmp_path: Path) -> None:
     )
     (deck,) = load_paths([path]).decks
     assert deck.cards[0].media == ("img/ok.png",)
+
+
+def test_problems_are_listed_in_line_order(tmp_path: Path) -> None:
+    deck = tmp_path / "d.yaml"
+    deck.write_text(
+        "deck: d\ntitle: D\ndescription: x\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: q\n    bak: a\n    refs: [r]\n"
+        "  - id: a\n    kind: nope\n    front: q\n    back: a\n    refs: [r]\n"
+        "  - id: c\n    kind: cloze\n    text: no deletion here\n    refs: [r]\n",
+        encoding="utf-8",
+    )
+    problems = load_paths([deck]).problems
+    assert len(problems) >= 3
+    places = [(p.pos.line, p.pos.col) for p in problems]
+    assert places == sorted(places)
+
+
+def test_the_pre_commit_hook_runs_validate_on_the_files_given(tmp_path: Path) -> None:
+    """What pre-commit runs for the hook: its entry with the changed deck files appended."""
+    import shlex
+
+    import yaml
+
+    hooks = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = hooks
+    assert hook["id"] == "zerodrill-validate" and hook["pass_filenames"] is True
+    program, *args = shlex.split(hook["entry"])
+    assert program == "zerodrill"
+    good = tmp_path / "good.yaml"
+    good.write_text(
+        "deck: g\ntitle: G\ndescription: x\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: q\n    back: a\n    refs: [r]\n",
+        encoding="utf-8",
+    )
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(good.read_text().replace("deck: g", "deck: b").replace("back:", "bak:"))
+    assert re.fullmatch(hook["files"], "x") is None and re.search(hook["files"], "d/b.yaml")
+    main([*args, str(good)])  # returns: exit status 0
+    with pytest.raises(SystemExit) as failed:
+        main([*args, str(good), str(bad)])
+    assert failed.value.code == 1

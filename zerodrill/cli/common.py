@@ -22,24 +22,22 @@ def load_decks(paths: Sequence[Path]) -> LoadResult:
     return load_paths_cached(list(paths) or [bundled_decks_dir()])
 
 
-def usable_decks(result: LoadResult, *, list_problems: bool = False) -> tuple[Deck, ...]:
+def usable_decks(result: LoadResult) -> tuple[Deck, ...]:
     """``result``'s decks, or a UserError if any deck has a problem (or there is none).
 
-    ``list_problems`` prints every problem first (the drill, whose screen would hide them);
-    otherwise the error names the first and counts the rest.
+    Every problem is printed, as ``validate`` prints it, then a line counting them; a single
+    problem is the error line itself.
     """
     problems = result.problems
-    if problems and list_problems:
+    if len(problems) == 1:
+        raise UserError(str(problems[0]))
+    if problems:
         for problem in problems:
             click.echo(str(problem), err=True)
         raise UserError(
             f"{plural(len(problems), 'problem')} in the decks; fix them "
             "(zerodrill validate checks) and run again"
         )
-    if problems:
-        more = len(problems) - 1
-        suffix = f" (and {more} more; run zerodrill validate)" if more else ""
-        raise UserError(f"{problems[0]}{suffix}")
     if not result.decks:
         raise UserError("no decks found")
     return result.decks

@@ -67,7 +67,7 @@ def _run(
     """The drill from the command line's arguments: its summary, and the database it used."""
     from zerodrill.srs.store import Store
 
-    decks = usable_decks(load_decks(paths), list_problems=True)
+    decks = usable_decks(load_decks(paths))
     if deck_id is not None and deck_id not in {d.id for d in decks}:
         known = ", ".join(sorted(d.id for d in decks))
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")

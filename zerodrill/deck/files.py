@@ -82,7 +82,8 @@ def combine(
     seen_ids: dict[str, Pos] = {}
     seen_titles: dict[str, Deck] = {}
     for _path, deck, file_problems in loaded:
-        problems.extend(file_problems)
+        # In the order an editor shows them, whatever order the checks found them in.
+        problems.extend(sorted(file_problems, key=lambda p: (p.pos.line, p.pos.col)))
         if deck is None:
             continue
         first = seen_ids.get(deck.id)
