@@ -323,3 +323,44 @@ def test_notes_carry_tags_for_and_the_fields_digest() -> None:
         text = f"{mid}\x1e{guid}\x1e{tags.strip(' ')}\x1e{flds}"
         digest = hashlib.sha256(text.encode()).hexdigest()
         assert package.manifest.notes[card.key].digest == digest
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        ("deck.txt", "deck.txt: name the package FILE.apkg, or a folder DIR/ for one per deck"),
+        ("missing/x.apkg", "missing: no such folder"),
+        ("missing/deeper/", "missing: no such folder"),
+    ],
+)
+def test_an_output_that_is_neither_a_package_nor_a_folder_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    output: str,
+    message: str,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, _, err = run(["export", str(DATA / "media"), "-o", output], capsys)
+    assert (code, err) == (1, f"zerodrill: {message}\n")
+    assert list(work.iterdir()) == []  # no folder made, no package written
+
+
+def test_a_new_folder_is_made_for_the_packages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["export", str(DATA / "media"), "-o", "new/"], capsys)
+    assert code == 0 and out.startswith("wrote new/")
+    assert [p.suffix for p in (tmp_path / "new").iterdir() if p.suffix == ".apkg"] == [".apkg"]
+
+
+def test_db_without_with_progress_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["export", str(DATA / "media"), "-o", str(tmp_path / "o.apkg")]
+    code, _, err = run([*args, "--db", str(tmp_path / "r.db")], capsys)
+    assert code == 2 and "--db is read only with --with-progress" in err
+    assert not (tmp_path / "o.apkg").exists()

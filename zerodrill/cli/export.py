@@ -30,7 +30,7 @@ DEFAULT_OUT = Path("exports")
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path),
+    type=click.Path(),
     help="FILE.apkg: one package with every deck; DIR/: one <deck-id>.apkg per deck "
     "(default: exports/).",
 )
@@ -47,7 +47,7 @@ DEFAULT_OUT = Path("exports")
     "in the user data folder).",
 )
 def export(
-    paths: tuple[Path, ...], output: Path | None, with_progress: bool, db: Path | None
+    paths: tuple[Path, ...], output: str | None, with_progress: bool, db: Path | None
 ) -> None:
     """Build Anki packages from decks (default: the bundled decks).
 
@@ -57,10 +57,12 @@ def export(
     """
     from zerodrill.export import apkg
 
+    if db is not None and not with_progress:
+        raise click.UsageError("--db is read only with --with-progress")
     decks = usable_decks(load_decks(paths))
 
     progress = _progress(decks, db) if with_progress else None
-    targets = _targets(decks, output if output is not None else DEFAULT_OUT)
+    targets = _targets(decks, output if output is not None else f"{DEFAULT_OUT}/")
     retired = 0
     vanished: list[str] = []
     for path, chosen in targets:
@@ -96,13 +98,24 @@ def export(
         )
 
 
-def _targets(decks: Sequence[Deck], output: Path) -> list[tuple[Path, list[Deck]]]:
-    """``FILE.apkg`` gets every deck; anything else is a folder with one package per deck."""
-    if output.suffix.lower() == ".apkg" and not output.is_dir():
-        return [(output, list(decks))]
-    if output.exists() and not output.is_dir():
-        raise UserError(f"{output} is not a folder (name the package FILE.apkg)")
-    return [(output / f"{deck.id}.apkg", [deck]) for deck in decks]
+def _targets(decks: Sequence[Deck], output: str) -> list[tuple[Path, list[Deck]]]:
+    """``FILE.apkg`` gets every deck; a folder (existing, or named with a final ``/`` or no
+    suffix) gets one package per deck. Only the last folder of the path is ever created."""
+    path = Path(output)
+    as_folder = output.endswith(("/", "\\")) or path.is_dir() or not path.suffix
+    if not as_folder and path.suffix.lower() != ".apkg":
+        raise UserError(
+            f"{shown(output)}: name the package FILE.apkg, or a folder DIR/ for one per deck"
+        )
+    if path.exists() and not path.is_dir() and as_folder:
+        raise UserError(f"{shown(output)} is not a folder (name the package FILE.apkg)")
+    # The package, or the folder of packages, may be new; the folder it goes in must exist.
+    holder = path if as_folder and path.is_dir() else path.parent
+    if not holder.is_dir():
+        raise UserError(f"{shown(str(holder))}: no such folder")
+    if as_folder:
+        return [(path / f"{deck.id}.apkg", [deck]) for deck in decks]
+    return [(path, list(decks))]
 
 
 def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingState]:
