@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from zerodrill.cli import main
+from cli_support import run_cli
 
 DATA = Path(__file__).resolve().parent / "data" / "decks"
 ESC_NAME = "e\x1b]2;PWNED\x07\x1b[2J"
@@ -19,13 +18,7 @@ CARD = "  - id: a\n    kind: basic\n    front: Q\n    back: A\n"
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
+    code, out, err = run_cli(capsys, *args)
     assert RAW.search(out + err) is None, repr(out + err)
     return code, out + err
 

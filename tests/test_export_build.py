@@ -16,8 +16,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 
-from zerodrill.cli import main
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg, collection, ids, notes
@@ -36,13 +36,7 @@ def decks(*names: str) -> list[Deck]:
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *args)
 
 
 def collection_of(data: bytes) -> sqlite3.Connection:

@@ -6,21 +6,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 
-from zerodrill.cli import main
 from zerodrill.export import apkg
 
 DATA = Path(__file__).parent / "data" / "export"
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *args)
 
 
 def test_the_retired_line_says_anki_leaves_cards_it_has_in_review(

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zerodrill.cli import main
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
@@ -69,13 +69,7 @@ HAND_EDITS = {
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *args)
 
 
 @pytest.mark.parametrize("case", list(HAND_EDITS))

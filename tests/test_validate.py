@@ -11,6 +11,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 
 from zerodrill.cli import main
 from zerodrill.deck import files
@@ -24,15 +25,7 @@ cards:
 """
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+run = run_cli
 
 
 def write(tmp_path: Path, text: str, name: str = "deck.yaml") -> Path:
