@@ -281,15 +281,20 @@ ZERO_DECK = TUI_DECKS / "zero.yaml"
 ZERO_FIRST = "The ZeRO stage is set by"
 
 
-@pytest.mark.parametrize("how", ["terminal-closed", "sighup"])
-def test_a_hung_up_terminal_ends_the_drill_and_keeps_every_grade(
-    run: Callable[..., PtyDrill], how: str
-) -> None:
+def three_graded(run: Callable[..., PtyDrill]) -> tuple[PtyDrill, list[tuple[str, int | None]]]:
+    """The ZeRO deck's drill with three cards graded 4: the drill, and (card, grade) of each."""
     drill = run(ZERO_DECK)
     drill.wait_for(ZERO_FIRST)
     for _ in range(3):
         drill.grade(4)
-    given = [(r.key, r.grade) for r in graded(drill.db)]
+    return drill, [(r.key, r.grade) for r in graded(drill.db)]
+
+
+@pytest.mark.parametrize("how", ["terminal-closed", "sighup"])
+def test_a_hung_up_terminal_ends_the_drill_and_keeps_every_grade(
+    run: Callable[..., PtyDrill], how: str
+) -> None:
+    drill, given = three_graded(run)
     assert len(given) == 3 and len({key for key, _ in given}) == 3
 
     if how == "terminal-closed":
@@ -397,11 +402,7 @@ def test_sigkill_mid_session_keeps_the_grades_given(run: Callable[..., PtyDrill]
 def test_the_database_deleted_mid_drill_stops_it_and_claims_nothing(
     run: Callable[..., PtyDrill], then: str
 ) -> None:
-    drill = run(ZERO_DECK)
-    drill.wait_for(ZERO_FIRST)
-    for _ in range(3):
-        drill.grade(4)
-    given = [(r.key, r.grade) for r in graded(drill.db)]
+    drill, given = three_graded(run)
     drill.db.unlink()
     drill.press(*((ENTER, b"4") if then == "grade" else (b"q",)))
     assert drill.wait_exit() == 1
@@ -424,11 +425,7 @@ def test_the_database_replaced_mid_drill_is_left_as_it_is(
     other = tmp_path / "other.db"
     with Store.open(other) as store:
         record_grade(store, "other/x", 5, day=date(2025, 1, 1), at=datetime.now(UTC))
-    drill = run(ZERO_DECK)
-    drill.wait_for(ZERO_FIRST)
-    for _ in range(3):
-        drill.grade(4)
-    given = [(r.key, r.grade) for r in graded(drill.db)]
+    drill, given = three_graded(run)
     os.replace(other, drill.db)
     drill.press(ENTER, b"4")
     assert drill.wait_exit() == 1
