@@ -145,9 +145,7 @@ def test_the_anki_deck_description_carries_the_sheet_escaped(tmp_path: Path) -> 
     col = Collection(str(tmp_path / "anki" / "collection.anki2"))
     try:
         import_package(col, out)
-        descriptions = {
-            d.name: col.decks.get(d.id)["desc"] for d in col.decks.all_names_and_ids()
-        }
+        descriptions = {d.name: col.decks.get(d.id)["desc"] for d in col.decks.all_names_and_ids()}
     finally:
         col.close()
     hostile = descriptions[deck.title]

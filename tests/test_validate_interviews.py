@@ -151,7 +151,10 @@ CASES: dict[str, tuple[str, list[str]]] = {
     ),
     "image in the question": (
         INTERVIEW.replace("question: Q", "question: See ![x](x.png)"),
-        ["26:19: images are not allowed in an interview's question; link the card that shows it instead"],
+        [
+            "26:19: images are not allowed in an interview's question; "
+            "link the card that shows it instead"
+        ],
     ),
     "two paragraphs in a point": (
         INTERVIEW.replace("text: P", 'text: "P\\n\\nQ"'),
@@ -159,7 +162,10 @@ CASES: dict[str, tuple[str, list[str]]] = {
     ),
     "point too long": (
         INTERVIEW.replace("text: P", "text: " + "x" * 241),
-        ["29:15: a point is 241 characters long, more than the 240 it may have: keep it to one short statement"],
+        [
+            "29:15: a point is 241 characters long, more than the 240 it may have: "
+            "keep it to one short statement"
+        ],
     ),
     "interviews not a list": (
         "interviews: {id: i}\n",
@@ -182,7 +188,10 @@ CASES: dict[str, tuple[str, list[str]]] = {
     ),
     "bullet too long": (
         "sheet:\n  - text: " + "y" * 300 + "\n    cards: [a]\n",
-        ["24:11: a sheet bullet is 300 characters long, more than the 240 it may have: keep it to one short statement"],
+        [
+            "24:11: a sheet bullet is 300 characters long, more than the 240 it may have: "
+            "keep it to one short statement"
+        ],
     ),
     "unknown card in a bullet": (
         "sheet:\n  - text: B\n    cards: [a, fu, zz]\n",
@@ -220,8 +229,10 @@ def test_a_card_with_its_own_problem_is_not_also_unknown(
 
 def test_a_good_interview_and_sheet_load_with_their_positions(tmp_path: Path) -> None:
     path = tmp_path / "deck.yaml"
-    body = INTERVIEW + "    follow_ups: [fu]\n    red_flags: [rf]\n" + (
-        "sheet:\n  - Plain bullet\n  - text: Linked `code`\n    cards: [a, rf]\n"
+    body = (
+        INTERVIEW
+        + "    follow_ups: [fu]\n    red_flags: [rf]\n"
+        + ("sheet:\n  - Plain bullet\n  - text: Linked `code`\n    cards: [a, rf]\n")
     )
     path.write_text(CARDS + body, encoding="utf-8")
     (deck,) = load_paths([path]).decks
@@ -268,7 +279,11 @@ def test_the_zero_deck_rehearses_the_seed_question_and_links_every_line() -> Non
     assert seed.minutes == 4  # the seed page's own budget
     assert "zero_optimization.stage" in seed.points[0].text
     # The seed page's three follow-ups, in its order.
-    assert seed.follow_ups == ("fu-stage1-to-2-free", "fu-offload-vs-bigger-gpu", "fu-fsdp-vs-zero3")
+    assert seed.follow_ups == (
+        "fu-stage1-to-2-free",
+        "fu-offload-vs-bigger-gpu",
+        "fu-fsdp-vs-zero3",
+    )
     assert all(p.cards for i in deck.interviews for p in i.points)
     assert deck.sheet is not None and 1 <= len(deck.sheet.bullets) <= 12
     assert all(b.cards for b in deck.sheet.bullets)

@@ -318,14 +318,11 @@ def _card_list(
         if kind is not None and card.kind is not kind:
             reader.report(
                 child,
-                f"card '{card_id}' is a {card.kind.value} card; '{name}' lists "
-                f"{kind.value} cards",
+                f"card '{card_id}' is a {card.kind.value} card; '{name}' lists {kind.value} cards",
             )
             continue
         if card.retired:
-            reader.report(
-                child, f"card '{card_id}' is retired: link a card the drill still shows"
-            )
+            reader.report(child, f"card '{card_id}' is retired: link a card the drill still shows")
             continue
         ids.append(card_id)
     return tuple(ids)
