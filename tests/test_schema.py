@@ -166,6 +166,23 @@ INVALID: dict[str, dict[str, object]] = {
 }
 
 
+INTERVIEW = {"id": "i", "title": "T", "question": "Q", "minutes": 4, "points": ["P"]}
+_BASE = {"deck": "d", "title": "T", "description": "D", "cards": [CARD]}
+INVALID.update(
+    {
+        "interview-budget-out-of-range": {**_BASE, "interviews": [{**INTERVIEW, "minutes": 0}]},
+        "interview-without-points": {**_BASE, "interviews": [{**INTERVIEW, "points": []}]},
+        "interview-blank-point": {**_BASE, "interviews": [{**INTERVIEW, "points": [" "]}]},
+        "interview-unknown-field": {**_BASE, "interviews": [{**INTERVIEW, "hints": ["h"]}]},
+        "interview-two-line-title": {**_BASE, "interviews": [{**INTERVIEW, "title": "A\nB"}]},
+        "sheet-of-13-bullets": {**_BASE, "sheet": [f"b{n}" for n in range(13)]},
+        "sheet-bullet-too-long": {**_BASE, "sheet": ["x" * 241]},
+        "sheet-bullet-of-two-paragraphs": {**_BASE, "sheet": [{"text": "a\n\nb"}]},
+        "sheet-bullet-bad-card-id": {**_BASE, "sheet": [{"text": "a", "cards": ["A b"]}]},
+    }
+)
+
+
 @pytest.mark.parametrize("name", sorted(INVALID))
 def test_invalid_decks_fail_schema_and_loader(tmp_path: Path, name: str) -> None:
     document = INVALID[name]

@@ -33,11 +33,11 @@ from zerodrill.deck.files import (
     read_deck_bytes,
     write_atomic,
 )
-from zerodrill.deck.model import Card, Deck, Kind, Pos, Problem
+from zerodrill.deck.model import Bullet, Card, Deck, Interview, Kind, Point, Pos, Problem, Sheet
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 8
+FORMAT = 9
 #: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
@@ -182,8 +182,9 @@ def _used(path: Path) -> float:
 # (marshal data):
 #
 #     (FORMAT, (deck id, title, description, line, col, title line, title col, anki_math),
-#      image paths, cards)
+#      image paths, cards, interviews, sheet)
 #
+# with the interviews and the sheet as plain tuples (see _encode_rehearsals),
 # with each card (id, key, kind, ordinals, media, retired, start, end), and then the cards'
 # bodies (Markdown, tags, refs and positions; each its own marshal data) back to back, start
 # to end. Starting the drill reads the index only: a body is unpacked when its card is first
@@ -230,7 +231,7 @@ def _encode(deck: Deck) -> bytes:
         title.col,
         deck.anki_math,
     )
-    packed = marshal.dumps((FORMAT, head, images, tuple(index)))
+    packed = marshal.dumps((FORMAT, head, images, tuple(index), *_encode_rehearsals(deck)))
     rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
     return _digest(rest) + rest
 
@@ -257,7 +258,7 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         raise ValueError("damaged cache entry")
     length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
     index = rest[_LENGTH_SIZE : _LENGTH_SIZE + length]
-    version, head, images, rows = marshal.loads(index)
+    version, head, images, rows, interviews, sheet = marshal.loads(index)
     if version != FORMAT:
         raise ValueError("old cache format")
     deck_id, title, description, line, col, title_line, title_col, anki_math = head
@@ -288,8 +289,58 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         Pos(where, line, col),
         Pos(where, title_line, title_col),
         anki_math,
+        _decode_interviews(interviews, where),
+        _decode_sheet(sheet, where),
     )
     return deck, images
+
+
+def _encode_rehearsals(deck: Deck) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
+    interviews = tuple(
+        (
+            i.id,
+            i.title,
+            i.question,
+            i.minutes,
+            tuple((p.text, p.cards, p.pos.line, p.pos.col) for p in i.points),
+            i.follow_ups,
+            i.red_flags,
+            i.pos.line,
+            i.pos.col,
+        )
+        for i in deck.interviews
+    )
+    sheet = deck.sheet
+    if sheet is None:
+        return interviews, None
+    bullets = tuple((b.text, b.cards, b.pos.line, b.pos.col) for b in sheet.bullets)
+    return interviews, (bullets, sheet.pos.line, sheet.pos.col)
+
+
+def _decode_interviews(rows: tuple[Any, ...], where: str) -> tuple[Interview, ...]:
+    return tuple(
+        Interview(
+            iid,
+            title,
+            question,
+            minutes,
+            tuple(Point(text, cards, Pos(where, a, b)) for text, cards, a, b in points),
+            follow_ups,
+            red_flags,
+            Pos(where, line, col),
+        )
+        for iid, title, question, minutes, points, follow_ups, red_flags, line, col in rows
+    )
+
+
+def _decode_sheet(row: tuple[Any, ...] | None, where: str) -> Sheet | None:
+    if row is None:
+        return None
+    bullets, line, col = row
+    return Sheet(
+        tuple(Bullet(text, cards, Pos(where, a, b)) for text, cards, a, b in bullets),
+        Pos(where, line, col),
+    )
 
 
 class _LazyCard(Card):

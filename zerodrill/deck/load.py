@@ -13,11 +13,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import cloze, markdown_checks
+from zerodrill.deck import cloze, interviews, markdown_checks
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
     LoadResult,
@@ -261,11 +262,13 @@ class _Builder(NodeReader):
                     "entry so exports can tag it in Anki",
                 )
         anki_math = "anki_math" in fields and self.flag(fields["anki_math"][1], "anki_math")
+        rehearsals, sheet = interviews.read(self, fields, cards)
         if self.problems or deck_id is None or title is None or description is None:
             return None
         title_pos = self.pos(fields["title"][1])
         pos = self.pos(root)
-        return Deck(deck_id, title, description, tuple(cards), self.path, pos, title_pos, anki_math)
+        deck = Deck(deck_id, title, description, tuple(cards), self.path, pos, title_pos, anki_math)
+        return replace(deck, interviews=rehearsals, sheet=sheet)
 
     def flag(self, node: yaml.Node, name: str) -> bool:
         if self.visit(node) and node.tag != _BOOL:

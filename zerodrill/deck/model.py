@@ -35,7 +35,16 @@ KIND_FIELDS: Mapping[Kind, tuple[str, ...]] = {
 
 #: Fields any card may carry besides its kind's own.
 COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
-DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired", "anki_math")
+DECK_FIELDS: tuple[str, ...] = (
+    "deck",
+    "title",
+    "description",
+    "cards",
+    "retired",
+    "anki_math",
+    "interviews",
+    "sheet",
+)
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
 #: Deck ids the exported Anki tags use for themselves (``zerodrill::kind::cloze``,
@@ -124,6 +133,51 @@ class Card:
         return (Item(key, self),)
 
 
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One thing a strong answer to an interview says, and the card ids that teach it."""
+
+    text: str
+    cards: tuple[str, ...]
+    pos: Pos = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Interview:
+    """A question to answer out loud against a clock, as the interviewer would ask it.
+
+    ``follow_ups`` and ``red_flags`` are card ids, in the order an interviewer would come to
+    them; the loader has checked that each names a card of that kind.
+    """
+
+    id: str
+    title: str
+    #: Markdown.
+    question: str
+    minutes: int
+    points: tuple[Point, ...]
+    follow_ups: tuple[str, ...]
+    red_flags: tuple[str, ...]
+    pos: Pos = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Bullet:
+    """One line of the night-before sheet (Markdown), and the card ids that back it."""
+
+    text: str
+    cards: tuple[str, ...]
+    pos: Pos = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The night-before cheat sheet: a few short bullets."""
+
+    bullets: tuple[Bullet, ...]
+    pos: Pos = field(compare=False)
+
+
 @dataclass(frozen=True)
 class Deck:
     id: str
@@ -136,6 +190,8 @@ class Deck:
     title_pos: Pos | None = field(default=None, compare=False, repr=False)
     #: The deck's Markdown may use Anki's LaTeX and MathJax syntax (else it is shown as text).
     anki_math: bool = False
+    interviews: tuple[Interview, ...] = ()
+    sheet: Sheet | None = None
 
     @property
     def folder(self) -> Path:

@@ -25,12 +25,12 @@ from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
 
 from zerodrill.deck.model import Card, Deck, Kind
-from zerodrill.export import html
 from zerodrill.export.errors import ExportError
 from zerodrill.export.ids import ID_STRIDE, deck_anki_id
 from zerodrill.export.manifest import NoteRecord, NoteTypeRecord
 from zerodrill.export.notes import Note
 from zerodrill.export.notetypes import MODEL_IDS, note_type
+from zerodrill.export.sheet import anki_description
 
 #: The collection's creation day. Review ``due`` values count days from it.
 CREATED = date(2020, 1, 1)
@@ -183,6 +183,6 @@ def _decks_json(conn: sqlite3.Connection, decks: Sequence[Deck]) -> dict[str, ob
     out: dict[str, object] = json.loads(raw)
     for deck in decks:
         did = deck_anki_id(deck.id)
-        g = genanki.Deck(did, deck.title, html.render(deck.description))
+        g = genanki.Deck(did, deck.title, anki_description(deck))
         out[str(did)] = g.to_json()
     return out
