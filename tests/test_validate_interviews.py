@@ -197,6 +197,17 @@ CASES: dict[str, tuple[str, list[str]]] = {
         "sheet:\n  - text: B\n    cards: [a, fu, zz]\n",
         ["25:20: unknown card 'zz'"],
     ),
+    "script link in a bullet": (
+        "sheet:\n  - 'See [this](javascript:alert(1)) first'\n",
+        [
+            "24:10: a sheet bullet links to 'javascript:alert(1)': only http(s) and mailto links "
+            "are allowed"
+        ],
+    ),
+    "file autolink in a point": (
+        INTERVIEW.replace("text: P", "text: P <file:///etc/passwd>"),
+        ["29:17: a point links to 'file:///etc/passwd': only http(s) and mailto links are allowed"],
+    ),
     "blank bullet": (
         "sheet:\n  - ''\n",
         ["24:5: field 'text' is empty"],
@@ -214,6 +225,16 @@ def test_each_mistake_is_reported_at_its_place(
 ) -> None:
     body, expected = CASES[case]
     assert problems(tmp_path, capsys, body) == expected
+
+
+def test_web_and_mail_links_in_a_bullet_are_fine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deck.yaml"
+    body = "sheet:\n  - See [docs](https://www.deepspeed.ai/) and <mailto:a@b.c>\n"
+    path.write_text(CARDS + body, encoding="utf-8")
+    code, out, _ = run_cli(capsys, "validate", str(path))
+    assert (code, out) == (0, "1 deck, 4 cards: ok\n")
 
 
 def test_a_card_with_its_own_problem_is_not_also_unknown(

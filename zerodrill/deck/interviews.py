@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import markdown_checks
+from zerodrill.deck.control_chars import shown
+from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import (
     SLUG_PATTERN,
     Bullet,
@@ -268,6 +270,7 @@ def _line(
             )
         )
     _no_images(reader, text_node, text, what)
+    _safe_links(reader, text_node, text, what)
     if len(reader.problems) > before:
         return None
     return text, cards
@@ -285,6 +288,21 @@ def _no_images(reader: NodeReader, node: yaml.Node, text: str, what: str) -> Non
                 f"images are not allowed in {what}; link the card that shows it instead",
             )
         )
+
+
+def _safe_links(reader: NodeReader, node: yaml.Node, text: str, what: str) -> None:
+    # The drill and the HTML page show an unsafe link as text, but `zerodrill sheet -o
+    # FILE.md` writes Markdown that a viewer may make live: such a link is refused here.
+    if "](" not in text and "]:" not in text and "<" not in text:
+        return
+    for offset, target in markdown_checks.links(text):
+        if not safe_link(target):
+            reader.problems.append(
+                Problem(
+                    reader.offset_pos(node, text, offset),
+                    f"{what} links to {shown(target)!r}: only http(s) and mailto links are allowed",
+                )
+            )
 
 
 def _ids(

@@ -304,15 +304,25 @@ def images(text: str) -> list[tuple[int, str]]:
     """(offset, path) of each image in ``text``, as the export's parser reads them: inline
     (``![alt](path "title")``, also with brackets in the alt text or parentheses in the path)
     and by reference (``![alt][ref]``, ``![ref]`` with ``[ref]: path`` below); none in code."""
-    if "![" not in text:
+    return _targets(text, "Image", "![")
+
+
+def links(text: str) -> list[tuple[int, str]]:
+    """(offset, target) of each link in ``text`` (inline, by reference and autolinks), as the
+    export's parser reads them; none in code."""
+    return _targets(text, "Link", "")
+
+
+def _targets(text: str, kind: str, marker: str) -> list[tuple[int, str]]:
+    if marker not in text:
         return []
     data = text.encode()
     found: list[tuple[int, str]] = []
-    byte = offset = 0  # the last image's place, counted on from there: linear in the text
+    byte = offset = 0  # the last one's place, counted on from there: linear in the text
     for event, span in _parser().events_with_range(text):
-        name, image, edge = _name(event)
-        if edge == "Start" and name == "Image" and isinstance(image, dict):
+        name, target, edge = _name(event)
+        if edge == "Start" and name == kind and isinstance(target, dict):
             offset += len(data[byte : span["start"]].decode())
             byte = span["start"]
-            found.append((offset, str(image.get("dest_url", ""))))
+            found.append((offset, str(target.get("dest_url", ""))))
     return found
