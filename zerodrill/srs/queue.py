@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from fractions import Fraction
 from itertools import chain, filterfalse
 from typing import TypeVar
 
@@ -105,10 +104,10 @@ def study_order(deck: Deck) -> tuple[Item, ...]:
 def spread(groups: Sequence[Sequence[T]]) -> list[T]:
     """The groups' elements merged so that each group is spread evenly over the whole: the
     i-th of a group of n goes at i/n of the way, ties in the groups' order. The first element
-    of every group comes first, and each group keeps its own order."""
-    placed = [
-        (Fraction(i, len(group)), g, i) for g, group in enumerate(groups) for i in range(len(group))
-    ]
+    of every group comes first, and each group keeps its own order. (Floats: i/n is rounded
+    correctly, so equal fractions tie exactly, and decks are far too small for two different
+    ones to round alike.)"""
+    placed = [(i / len(group), g, i) for g, group in enumerate(groups) for i in range(len(group))]
     placed.sort()
     return [groups[g][i] for _, g, i in placed]
 
