@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from srs_support import DAY, NOW, card, deck, drain, keys, record, schedule
 
-from zerodrill.deck.model import Item
+from zerodrill.deck.model import Card, Deck, Item, Kind
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import Counts, build_queue, items_of
 from zerodrill.srs.session import Session, record_grade
@@ -232,3 +233,74 @@ def test_queue_matches_the_rules_spelled_out(store: Store, seed: int) -> None:
     for limit in (0, 3, 20, 100):
         q = build_queue(items, store, DAY, new_limit=limit)
         assert (keys(q.reviews), keys(q.new)) == _reference_queue(items, store, DAY, limit)
+
+
+# -- the order new cards come in ---------------------------------------------------------------
+
+
+def zero_deck() -> tuple[Deck, ...]:
+    from zerodrill.deck.load import load_paths
+    from zerodrill.paths import bundled_decks_dir
+
+    result = load_paths([bundled_decks_dir()])
+    assert result.ok, result.problems
+    return tuple(d for d in result.decks if d.id == "deepspeed-zero")
+
+
+def test_the_shipped_decks_first_new_cards_mix_every_kind(store: Store) -> None:
+    decks = zero_deck()
+    kinds = {c.kind for d in decks for c in d.cards if not c.retired}
+    first_20 = Session(decks, store, clock=lambda: NOW).remaining().new
+    assert first_20 == 20
+    q = build_queue(items_of(decks), store, DAY)
+    assert {item.card.kind for item in q.new} == kinds
+    # Topics mix too: no first tag takes more than a quarter of a day's new cards.
+    topics = Counter(item.card.tags[0] if item.card.tags else "" for item in q.new)
+    assert max(topics.values()) <= 5, topics
+
+
+def test_the_new_card_order_is_the_same_whatever_the_day_and_the_history(store: Store) -> None:
+    decks = zero_deck()
+    fresh = keys(build_queue(items_of(decks), store, DAY, new_limit=1000).new)
+    # Study the first ten on one day: the next day's new cards are the ones after them, in the
+    # same order (a cloze card's other blanks, held back on the first day, join in).
+    s = Session(decks, store, clock=lambda: NOW, new_limit=10)
+    studied = drain(s)
+    later = keys(build_queue(items_of(decks), store, DAY + timedelta(days=30), new_limit=1000).new)
+    rest = [key for key in fresh if key not in studied]
+    assert [key for key in later if key in rest] == [key for key in rest if key in later]
+    assert keys(build_queue(items_of(decks), store, DAY + timedelta(days=30)).new)[0] in later
+
+
+def test_kinds_and_topics_are_spread_over_the_whole_deck() -> None:
+    def kind_card(id: str, kind: Kind, tag: str) -> Card:
+        return dataclasses.replace(card("d", id), kind=kind, tags=(tag,))
+
+    d = deck(
+        "d",
+        *(kind_card(f"b{i}", Kind.BASIC, "x" if i < 4 else "y") for i in range(8)),
+        kind_card("r0", Kind.RED_FLAG, "z"),
+        kind_card("r1", Kind.RED_FLAG, "z"),
+    )
+    assert keys(items_of([d])) == [
+        "d/b0",  # the first of each kind first
+        "d/r0",
+        "d/b4",  # topic y's first, spread among x's
+        "d/b1",
+        "d/b5",
+        "d/b2",
+        "d/r1",  # half way through, after the basic card half way through
+        "d/b6",
+        "d/b3",
+        "d/b7",
+    ]
+
+
+def test_the_daily_new_card_limit_is_one_over_every_deck(store: Store) -> None:
+    a = deck("a", *(card("a", f"k{i}") for i in range(5)))
+    b = deck("b", *(card("b", f"k{i}") for i in range(5)))
+    record(store, "a/k0", 5, DAY)
+    record(store, "a/k1", 5, DAY)
+    assert len(build_queue(items_of([b]), store, DAY, new_limit=3).new) == 1
+    assert len(build_queue(items_of([a, b]), store, DAY, new_limit=3).new) == 1
+    assert len(build_queue(items_of([b]), store, DAY, new_limit=2).new) == 0

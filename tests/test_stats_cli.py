@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterator
@@ -81,8 +82,9 @@ def test_figures(store: Store) -> None:
 
     stats = compute_stats([d], store, DAY)
     assert (stats.cards, stats.known, stats.new) == (6, 5, 1)
-    assert (stats.due_today, stats.due_tomorrow) == (2, 3)
-    assert stats.forecast == (2, 3) + (0,) * (FORECAST_DAYS - 2)
+    # k4, graded 3 today, comes back today ("again", as the drill's header says): due today.
+    assert (stats.due_today, stats.again, stats.due_tomorrow) == (3, 1, 3)
+    assert stats.forecast == (3, 3) + (0,) * (FORECAST_DAYS - 2)
     assert (stats.reviews, stats.reviews_today) == (9, 4)
     assert (stats.retention, stats.retention_reviews) == (0.5, 2)
 
@@ -155,7 +157,7 @@ def test_text(tmp_path: Path) -> None:
     assert "cards              4  (known 1, new 3)" in out
     assert "due tomorrow       1" in out
     assert "reviews            2  (today 1)" in out
-    assert "retention     0%  (1 reviews, last 30 days)" in out
+    assert "retention         0%  (1 review, last 30 days)" in out
     assert "due in the next 30 days" in out and "█" in out
 
 
@@ -203,3 +205,16 @@ def test_deck_problems_are_all_listed_as_validate_lists_them(tmp_path: Path) -> 
 def test_bundled_decks_by_default() -> None:
     code, out, _ = stats_cli("--json")
     assert code == 0 and json.loads(out)["cards"] > 0
+
+
+@pytest.mark.parametrize("retention", [None, 0.0, 0.5, 1.0])
+def test_text_figures_end_in_one_column(store: Store, retention: float | None) -> None:
+    d = deck("d", basic("d", "a"))
+    stats = dataclasses.replace(
+        compute_stats([d], store, DAY), retention=retention, retention_reviews=12, again=1
+    )
+    figures = render_text(stats).splitlines()[:5]
+    assert [line.split()[0] for line in figures] == ["cards", "due", "due", "reviews", "retention"]
+    # Each figure is the first word after the label that is a number (or the retention's -).
+    ends = {len(line.split("  (")[0].rstrip()) for line in figures}
+    assert len(ends) == 1, figures

@@ -133,9 +133,9 @@ async def test_quit_returns_the_summary(store: Store) -> None:
 async def test_grades_below_4_come_back_the_same_session(store: Store) -> None:
     app = make_app(store, "zero")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter", "2")  # stage-key#c1: below 4, comes back
+        await pilot.press("enter", "2")  # stage-key#c1: a fail, back after three other cards
         assert app.session.remaining().repeats == 1
-        for _ in range(4):  # the other four new cards
+        for _ in range(3):  # three of the other four new cards
             await pilot.press("enter", "5")
         assert card(app).item.key == "zero-tui/stage-key#c1"
         assert app.session.is_repeat
@@ -143,7 +143,9 @@ async def test_grades_below_4_come_back_the_same_session(store: Store) -> None:
         bar = app.screen.query_one(GradeBar)
         assert "↻ again" in bar.label(3) and "✔ done" in bar.label(4)
         assert "✔ done" in shown(bar)
-        await pilot.press("3")  # still below 4: once more
+        await pilot.press("3")  # still below 4, but no fail: once more, after the rest
+        assert card(app).item.key == "zero-tui/offload"
+        await pilot.press("enter", "5")
         assert card(app).item.key == "zero-tui/stage-key#c1"
         await pilot.press("enter", "4")
         assert isinstance(app.screen, SummaryScreen)
@@ -242,7 +244,8 @@ async def test_session_done_then_nothing_due(store: Store) -> None:
     async with app.run_test(size=SIZE):
         assert isinstance(app.screen, NothingDueScreen)
         body = str(app.screen.query_one("#nothing-due-body").render())
-        assert "tomorrow at 04:00" in body
+        assert "1 new card left: another blank of cloze cards studied today" in body
+        assert "The next review is due tomorrow at 04:00" in body
 
 
 @run_async
@@ -251,7 +254,9 @@ async def test_nothing_due_without_new_cards(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen, NothingDueScreen)
         body = str(app.screen.query_one("#nothing-due-body").render())
-        assert "no cards to study" in body
+        # Not "no cards" and no "come back then": the new cards are there, turned off.
+        assert "no cards" not in body and "come back" not in body
+        assert "New cards are off for this sitting" in body and "6 new cards waiting" in body
         await pilot.press("q")
     assert app.return_value is not None and app.return_value.reviews == 0
 
@@ -440,7 +445,7 @@ async def test_deck_titles_are_shown_as_written_never_read_as_markup(store: Stor
     app = make_app(store, "zero", new_limit=0)
     titles = ("ZeRO [/dim] notes", "Comm [draft] \\")
     async with app.run_test(size=SIZE) as pilot:
-        await app.push_screen(NothingDueScreen(titles[0], None, app.clock()))
+        await app.push_screen(NothingDueScreen(titles[0], app.session.outlook(), app.clock()))
         await pilot.pause()
         assert titles[0] in str(app.screen.query_one(".panel-title").render())
         counts = [DeckCount("a", titles[0], 1, 2), DeckCount("b", titles[1], 10, 20)]

@@ -100,6 +100,13 @@ def test_nothing_due(snap_compare, store: Store, size: tuple[int, int]) -> None:
     assert snap_compare(make_app(store, "zero"), terminal_size=size)
 
 
+def test_nothing_due_daily_limit(snap_compare, store: Store, size: tuple[int, int]) -> None:
+    # Two new cards today with a limit of two: the note names the limit, what waits, and --new.
+    for key in ("zero-tui/stage-key#c1", "zero-tui/stage-2-shards"):
+        record_grade(store, key, 5, day=study_day(START), at=START)
+    assert snap_compare(make_app(store, "zero", new_limit=2), terminal_size=size)
+
+
 @pytest.mark.parametrize("small", [(60, 15), (79, 23)], ids=["60x15", "79x23"])
 def test_too_small(snap_compare, store: Store, small: tuple[int, int]) -> None:
     assert snap_compare(make_app(store, "zero"), terminal_size=small)

@@ -1,8 +1,14 @@
 """Today's queue: what is due, what is new and what comes back, over some decks' items.
 
-Order: due reviews first (most overdue first), then new items in deck order up to the daily
-limit, then SM-2's step 7: every item graded below 4 today comes back, after the rest, until
-it gets 4 or 5. Those repeats are logged (``repeat=True``) and move no schedule.
+Order: due reviews first (most overdue first), then new items in study order (see
+:func:`items_of`) up to the daily limit, then SM-2's step 7: every item graded below 4 today
+comes back, after the rest, until it gets 4 or 5. Those repeats are logged (``repeat=True``) and
+move no schedule. A fail (below 3) comes back sooner, as a learning step: the sitting brings it
+forward once a few other cards were graded or a few minutes have passed (:attr:`TodayQueue.failed`
+says when it failed).
+
+The daily limit on new items is one per study day, over every deck: items introduced today in
+any deck count against it, so no choice of decks gives more new cards in a day.
 
 Siblings (the deletions of one cloze card) are never shown on the same day: once one of them
 is queued or was graded today, the others wait for another day.
@@ -16,17 +22,20 @@ works through it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import date
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from itertools import chain, filterfalse
+from typing import TypeVar
 
-from zerodrill.deck.model import Deck, Item
+from zerodrill.deck.model import Card, Deck, Item
 from zerodrill.srs.scheduler import Review
-from zerodrill.srs.sm2 import REPEAT_BELOW
+from zerodrill.srs.sm2 import REPEAT_BELOW, Grade
 from zerodrill.srs.store import Store
 
 DEFAULT_NEW_LIMIT = 20
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,23 +52,64 @@ class Counts:
 
 
 @dataclass(frozen=True, slots=True)
+class Failed:
+    """An item whose latest grade today was a fail (below 3)."""
+
+    #: When it was graded.
+    at: datetime
+    #: Grades and repeats logged today after it, in any terminal.
+    since: int
+
+
+@dataclass(frozen=True, slots=True)
 class TodayQueue:
     day: date
     #: Due items, most overdue first.
     reviews: tuple[Item, ...]
-    #: New items, in deck order, as many as today's limit still allows.
+    #: New items, in study order, as many as today's limit still allows.
     new: tuple[Item, ...]
     #: Items whose latest grade today was below 4, in the order they were graded.
     repeats: tuple[Item, ...]
     #: Keys graded today (grades and repeats still in effect).
     graded_today: frozenset[str]
-    #: New items already introduced today (they count against the limit).
+    #: New items already introduced today, in any deck (they count against the limit).
     introduced: int
+    #: The repeats whose latest grade was a fail, by key.
+    failed: Mapping[str, Failed] = field(default_factory=dict)
 
 
 def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
-    """The study items of the decks' active cards, in deck order."""
-    return tuple(chain.from_iterable(deck.items() for deck in decks))
+    """The study items of the decks' active cards, in study order: the order new ones come in.
+
+    Deck by deck; within a deck, the kinds are spread evenly over the whole deck (the first
+    card of each kind comes first, then each kind at its own pace), and within a kind so are
+    the topics (a card's first tag). The order depends on the deck files only, never on the
+    day or on what was studied, so every terminal and every day agrees on it. A cloze card's
+    items stay together: the queue lets one a day through.
+    """
+    return tuple(chain.from_iterable(study_order(deck) for deck in decks))
+
+
+def study_order(deck: Deck) -> tuple[Item, ...]:
+    """The deck's items, kinds and topics mixed (see :func:`items_of`)."""
+    kinds: dict[str, dict[str, list[Card]]] = {}
+    for card in deck.cards:
+        if not card.retired:
+            topic = card.tags[0] if card.tags else ""
+            kinds.setdefault(card.kind, {}).setdefault(topic, []).append(card)
+    cards = spread([spread(list(topics.values())) for topics in kinds.values()])
+    return tuple(chain.from_iterable(card.items() for card in cards))
+
+
+def spread(groups: Sequence[Sequence[T]]) -> list[T]:
+    """The groups' elements merged so that each group is spread evenly over the whole: the
+    i-th of a group of n goes at i/n of the way, ties in the groups' order. The first element
+    of every group comes first, and each group keeps its own order. (Floats: i/n is rounded
+    correctly, so equal fractions tie exactly, and decks are far too small for two different
+    ones to round alike.)"""
+    placed = [(i / len(group), g, i) for g, group in enumerate(groups) for i in range(len(group))]
+    placed.sort()
+    return [groups[g][i] for _, g, i in placed]
 
 
 def _card_key(key: str, by_key: Mapping[str, Item]) -> str:
@@ -76,7 +126,7 @@ def build_queue(
     *,
     new_limit: int = DEFAULT_NEW_LIMIT,
 ) -> TodayQueue:
-    """Today's queue over ``items`` (or a mapping of each item's key to it, in deck order).
+    """Today's queue over ``items`` (or a mapping of each item's key to it, in study order).
 
     Keys not among the items (retired, unknown) never appear.
     """
@@ -87,9 +137,10 @@ def build_queue(
     with store.snapshot():
         latest: dict[str, Review] = {}
         introduced = 0
-        for review in store.reviews_on(day):
+        logged = store.reviews_on(day)
+        for review in logged:
             latest[review.key] = review
-            if review.introduced and review.key in by_key:
+            if review.introduced:
                 introduced += 1
         due = store.due_dates(through=day)
         slots = max(0, new_limit - introduced)
@@ -104,12 +155,17 @@ def build_queue(
         for r in sorted(latest.values(), key=lambda r: r.id)
         if r.grade is not None and r.grade < REPEAT_BELOW and r.key in by_key
     )
+    failed = {
+        r.key: Failed(r.at, len(logged) - 1 - n)
+        for n, r in enumerate(logged)
+        if latest[r.key] is r and r.grade is not None and r.grade < Grade.HARD and r.key in by_key
+    }
     busy_cards = {_card_key(key, by_key) for key in graded}
 
     # A key graded today never comes up again here: its card is busy already.
     reviews = _one_per_card(due, by_key, busy_cards)
     new = _one_per_card(filterfalse(later.__contains__, by_key), by_key, busy_cards, slots)
-    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced)
+    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed)
 
 
 def _one_per_card(

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 #: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
 MAX_ANSWER_MS = 60_000
 
+#: A learning step: a card failed (graded below 3) comes back once this many other cards were
+#: graded since, or once :data:`LEARNING_STEP` has passed, whichever comes first; before the
+#: remaining new cards, so it is seen again while the answer is fresh.
+LEARNING_STEP_CARDS = 3
+LEARNING_STEP = timedelta(minutes=10)
+
 
 @dataclass(frozen=True, slots=True)
 class Summary:
@@ -45,8 +51,28 @@ class Summary:
     cards: int
     grades: Mapping[int, int]
     seconds: float
-    #: Reviews due tomorrow (including any due today that were left undone).
+    #: Reviews due tomorrow (including any due today that were left undone), over every deck
+    #: the drill was started with, whichever one was drilled last: ``zerodrill stats`` on those
+    #: decks counts the same cards.
     due_tomorrow: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """Why no card is on show, and what comes next: the "nothing due" screen says it."""
+
+    #: Study items in the decks drilled.
+    cards: int
+    #: Of those, the ones never studied (and not graded today).
+    new_waiting: int
+    #: The sitting's daily limit on new cards (``--new``).
+    new_limit: int
+    #: New cards introduced today, in any deck: they count against the limit.
+    introduced: int
+    #: When the next scheduled card of these decks falls due after today; None if none.
+    next_review: datetime | None
+    #: When the next study day starts (new cards come again then).
+    next_day: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +167,14 @@ class Session:
         self._new = deque(queue.new)
         self._repeats = deque(queue.repeats)
         self._graded = set(queue.graded_today)
+        # Failed cards waiting for their learning step: each one's grade count and time at
+        # which it comes forward. The count is of grades given here, starting from what the
+        # log says was graded since the fail.
+        self._ticks = 0
+        self._failed = {
+            key: (LEARNING_STEP_CARDS - fail.since, fail.at + LEARNING_STEP)
+            for key, fail in queue.failed.items()
+        }
 
     def _advance(self) -> None:
         if self._store.changed_elsewhere():
@@ -157,6 +191,12 @@ class Session:
     def _next(self) -> Item | None:
         if self._front is not None:
             return self._front
+        if self._failed:
+            now = self._clock()
+            for item in self._repeats:
+                step = self._failed.get(item.key)
+                if step is not None and (self._ticks >= step[0] or now >= step[1]):
+                    return item
         for line in (self._reviews, self._new, self._repeats):
             if line:
                 return line[0]
@@ -234,8 +274,12 @@ class Session:
         self._given.append(review)
         self._take(item)
         self._graded.add(item.key)
+        self._ticks += 1
+        self._failed.pop(item.key, None)
         if grade < REPEAT_BELOW:
             self._repeats.append(item)
+        if not grade.passed:
+            self._failed[item.key] = (self._ticks + LEARNING_STEP_CARDS, now + LEARNING_STEP)
         self._advance()
 
     def undo(self) -> Item | None:
@@ -268,33 +312,50 @@ class Session:
     # -- the sitting as a whole -------------------------------------------------------------
 
     def summary(self) -> Summary:
-        stats = self.stats()
+        from zerodrill.srs.stats import compute_stats
+
+        # Every deck the drill was started with, not only the one drilled last: the count
+        # must not depend on which deck was picked before quitting.
+        stats = compute_stats(self._all_decks, self._store, self.day)
         grades = Counter(int(review.grade) for review in self._given if review.grade is not None)
         return Summary(
             reviews=len(self._given),
             cards=len({review.key for review in self._given}),
             grades=dict(grades),
             seconds=(self._clock() - self._started).total_seconds(),
-            due_tomorrow=stats.due_today + stats.due_tomorrow,
+            due_tomorrow=stats.due_today - stats.again + stats.due_tomorrow,
         )
+
+    def outlook(self) -> Outlook:
+        """What the decks drilled hold beyond today's queue (see :class:`Outlook`)."""
+        schedule = self._store.due_dates()
+        next_review = next(
+            (due for key, due in schedule.items() if due > self.day and key in self._by_key), None
+        )
+        new_waiting = sum(
+            1 for key in self._by_key if key not in schedule and key not in self._graded
+        )
+        queue = build_queue({}, self._store, self.day, new_limit=0)
+        return Outlook(
+            cards=len(self._by_key),
+            new_waiting=new_waiting,
+            new_limit=self._new_limit,
+            introduced=queue.introduced,
+            next_review=None if next_review is None else self._day_start(next_review),
+            next_day=self._day_start(self.day + timedelta(days=1)),
+        )
+
+    def _day_start(self, day: date) -> datetime:
+        # A study day starts at the rollover hour, on the local clock.
+        return datetime.combine(day, time(self._rollover_hour)).astimezone()
 
     def next_due(self) -> datetime | None:
         """When the next card (review or new) becomes available; None if never."""
-        if not self._by_key:
-            return None
-        schedule = self._store.due_dates()
-        days: list[date] = []
-        if self._new_limit > 0 and any(key not in schedule for key in self._by_key):
-            days.append(self.day + timedelta(days=1))
-        # Earliest first: the first one due after today among these decks' cards.
-        for key, due in schedule.items():
-            if due > self.day and key in self._by_key:
-                days.append(due)
-                break
-        if not days:
-            return None
-        # A study day starts at the rollover hour, on the local clock.
-        return datetime.combine(min(days), time(self._rollover_hour)).astimezone()
+        outlook = self.outlook()
+        moments = [outlook.next_review] if outlook.next_review is not None else []
+        if outlook.new_limit > 0 and outlook.new_waiting:
+            moments.append(outlook.next_day)
+        return min(moments, default=None)
 
     def stats(self) -> Stats:
         # Imported when asked for: the first card does not wait for it.
@@ -309,5 +370,7 @@ class Session:
         return rows
 
     def _count(self, deck_id: str | None, title: str, decks: Sequence[Deck]) -> DeckCount:
+        # The same queue as a sitting over ``decks`` would build: the daily limit on new cards
+        # is one over every deck, so no row offers more than drilling it would give.
         q = build_queue(items_of(decks), self._store, self.day, new_limit=self._new_limit)
         return DeckCount(deck_id, title, len(q.reviews) + len(q.repeats), len(q.new))

@@ -8,8 +8,9 @@ from datetime import date, timedelta
 from typing import Any
 
 from zerodrill.deck.model import Deck
-from zerodrill.srs.queue import items_of
+from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.store import ReviewCounts, Store
+from zerodrill.words import plural
 
 FORECAST_DAYS = 30
 RETENTION_DAYS = 30
@@ -28,7 +29,11 @@ class Stats:
     cards: int
     known: int
     new: int
+    #: Cards the drill shows today: reviews due (overdue ones included) and the cards graded
+    #: below 4 today that come back ("again"), as the drill's header and deck picker count.
     due_today: int
+    #: Of ``due_today``, the cards graded below 4 today that come back today.
+    again: int
     due_tomorrow: int
     #: Grades and same-day repeats in effect (undone ones left out).
     reviews: int
@@ -38,7 +43,8 @@ class Stats:
     retention: float | None
     #: How many reviews the retention is over.
     retention_reviews: int
-    #: Cards due on each of the next 30 days, today first (overdue ones counted today).
+    #: Cards due on each of the next 30 days, today first (``due_today``). A due cloze deletion
+    #: waiting because its card has another deletion today is counted tomorrow.
     forecast: tuple[int, ...]
 
     def as_json(self) -> dict[str, Any]:
@@ -48,6 +54,7 @@ class Stats:
             "known": self.known,
             "new": self.new,
             "due_today": self.due_today,
+            "again": self.again,
             "due_tomorrow": self.due_tomorrow,
             "reviews": self.reviews,
             "reviews_today": self.reviews_today,
@@ -59,17 +66,26 @@ class Stats:
 
 def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> Stats:
     """Stats for ``decks``; ``store`` None means nothing was ever reviewed."""
-    keys = {item.key for item in items_of(decks)}
+    keys = {item.key: item for item in items_of(decks)}
     forecast = [0] * FORECAST_DAYS
-    known = 0
+    known = again = 0
     totals = ReviewCounts()
     if store is not None:
+        # Today's figure is the drill's queue: one deletion of a cloze card a day, and the
+        # cards failed today that come back.
+        queue = build_queue(keys, store, today, new_limit=0)
+        shown_today = {item.key for item in queue.reviews}
+        again = len(queue.repeats)
+        forecast[0] = len(shown_today) + again
         horizon = today + timedelta(days=FORECAST_DAYS - 1)
         for key, due in store.due_dates().items():
             if key in keys:
                 known += 1
-                if due <= horizon:
-                    forecast[max(0, (due - today).days)] += 1
+                if due <= today:
+                    if key not in shown_today:
+                        forecast[1] += 1
+                elif due <= horizon:
+                    forecast[(due - today).days] += 1
         per_deck = store.review_counts(today, window_days=RETENTION_DAYS)
         for deck_id in {deck.id for deck in decks}:
             counts = per_deck.get(deck_id)
@@ -87,6 +103,7 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
         known=known,
         new=len(keys) - known,
         due_today=forecast[0],
+        again=again,
         due_tomorrow=forecast[1],
         reviews=totals.reviews,
         reviews_today=totals.reviews_today,
@@ -138,14 +155,17 @@ def forecast_chart(forecast: Sequence[int], *, height: int = 4) -> list[str]:
 
 
 def render_text(stats: Stats) -> str:
+    # Every figure ends in the same column, the retention's percent sign too.
     retention = (
-        f"{stats.retention:.0%}  ({stats.retention_reviews} reviews, last {RETENTION_DAYS} days)"
+        f"{stats.retention:>6.0%}  ({plural(stats.retention_reviews, 'review')}, "
+        f"last {RETENTION_DAYS} days)"
         if stats.retention is not None
-        else f"–  (no reviews of known cards in the last {RETENTION_DAYS} days)"
+        else f"{'–':>6}  (no reviews of known cards in the last {RETENTION_DAYS} days)"
     )
+    again = f"  (again {stats.again})" if stats.again else ""
     lines = [
         f"cards         {stats.cards:>6}  (known {stats.known}, new {stats.new})",
-        f"due today     {stats.due_today:>6}",
+        f"due today     {stats.due_today:>6}{again}",
         f"due tomorrow  {stats.due_tomorrow:>6}",
         f"reviews       {stats.reviews:>6}  (today {stats.reviews_today})",
         f"retention     {retention}",

@@ -68,7 +68,7 @@ class ZeroDrillApp(App[Summary]):
         if self.session.current is None:
             from zerodrill.tui.screens.nothing_due import NothingDueScreen
 
-            return NothingDueScreen(self.session.title, self.session.next_due(), self.clock())
+            return NothingDueScreen(self.session.title, self.session.outlook(), self.clock())
         return DrillScreen(self.session, warm_up_on_mount=False)
 
     #: Textual's palette commands the drill keeps. Not Screenshot (a key press writing a file

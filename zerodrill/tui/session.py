@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Protocol
 from zerodrill.deck.model import Item
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.scheduler import GradeOutcome
-from zerodrill.srs.session import DeckCount, Summary
+from zerodrill.srs.session import DeckCount, Outlook, Summary
 
 if TYPE_CHECKING:
     from zerodrill.srs.stats import Stats
 
-__all__ = ["Counts", "DeckCount", "DrillSession", "GradeOutcome", "Summary"]
+__all__ = ["Counts", "DeckCount", "DrillSession", "GradeOutcome", "Outlook", "Summary"]
 
 
 class DrillSession(Protocol):
@@ -64,6 +64,10 @@ class DrillSession(Protocol):
 
     def next_due(self) -> datetime | None:
         """When the next card (review or new) becomes available; None if never."""
+        ...
+
+    def outlook(self) -> Outlook:
+        """Why no card is on show, and what comes next (the "nothing due" screen's facts)."""
         ...
 
     def stats(self) -> Stats: ...

@@ -23,7 +23,9 @@ GRADES = "\n".join(
     [
         *(f"[b]{int(g)}[/b] {g.label:<9} {g.description}" for g in reversed(Grade)),
         "Each button shows the interval the grade gives. Below 4, the card also",
-        "comes back later in this session ([b]↻[/b]) until you grade it 4 or 5.",
+        "comes back later in this session ([b]↻[/b]) until you grade it 4 or 5:",
+        "after a fail (0-2), once 3 other cards or 10 minutes have passed;",
+        "after a 3, once the rest of today's cards are done.",
     ]
 )
 

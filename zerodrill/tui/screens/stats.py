@@ -33,14 +33,19 @@ class StatsScreen(Dialog[None]):
         )
         with Vertical(id="dialog"):
             yield Label("[b]Statistics[/b]", classes="dialog-title")
+            again = f" ({s.again} again)" if s.again else ""
             yield Static(
-                f"[b]{s.due_today}[/b] due today   [b]{s.due_tomorrow}[/b] tomorrow   "
+                f"[b]{s.due_today}[/b] due today{again}   [b]{s.due_tomorrow}[/b] tomorrow   "
                 f"{retention}\n"
                 f"[b]{s.cards}[/b] cards: {s.known} studied, {s.new} new   "
                 f"[b]{s.reviews}[/b] {'review' if s.reviews == 1 else 'reviews'} "
                 f"({s.reviews_today} today)",
                 id="totals",
             )
-            yield Label(f"Due in the next {FORECAST_DAYS} days", classes="chart-title")
-            yield ForecastChart(s.forecast, s.today, id="forecast")
+            if any(s.forecast):
+                yield Label(f"Due in the next {FORECAST_DAYS} days", classes="chart-title")
+                yield ForecastChart(s.forecast, s.today, id="forecast")
+            else:
+                # No chart: an axis topped by "1" over no bars reads as a broken chart.
+                yield Label(f"Nothing due in the next {FORECAST_DAYS} days", classes="chart-title")
         yield Footer()

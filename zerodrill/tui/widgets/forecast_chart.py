@@ -33,11 +33,13 @@ class ForecastChart(Widget):
         # Two cells per day when there is room: bars a single cell wide are hard to read.
         width = 2 if self.size.width >= 2 * len(counts) + 6 else 1
         rows = max(1, self.size.height - 2)
-        top = max(counts) or 1
+        top = max(counts)
         label_w = len(str(top))
         lines: list[Text] = []
         for row, cells in enumerate(bars(counts, rows)):
-            line = Text(f"{top:>{label_w}} " if row == 0 else " " * (label_w + 1), style="dim")
+            # No peak, no scale: a "0" or "1" over empty columns would read as a count.
+            label = f"{top:>{label_w}} " if row == 0 and top else " " * (label_w + 1)
+            line = Text(label, style="dim")
             line.append(cells if width == 1 else "".join(cell + " " for cell in cells))
             lines.append(line)
         axis = Text(" " * (label_w + 1), style="dim")
