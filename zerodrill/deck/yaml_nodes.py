@@ -63,8 +63,8 @@ def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
             Pos(where, line + 1, (tab if tab >= 0 else col) + 1),
             "tab character in indentation: YAML indents with spaces",
         )
-    opened = exc.context_mark.line if exc.context_mark is not None else None
-    advice = yaml_hints.hint(problem, lines, line, col, opened)
+    started = exc.context_mark.line if exc.context_mark is not None else None
+    advice = yaml_hints.hint(problem, lines, line, col, started)
     if exc.context and exc.context_mark is not None:
         problem = f"{problem} ({exc.context} started at line {exc.context_mark.line + 1})"
     elif exc.context:
@@ -188,7 +188,7 @@ class NodeReader:
             return ""
         if node.tag != STR:
             hint = " (quote it)" if node.tag not in (SEQ, MAP, NULL) else ""
-            if node.tag in (SEQ, MAP) and node.flow_style:
+            if node.tag in (SEQ, MAP) and getattr(node, "flow_style", False):
                 # {{c1::...}} or [x] at a value's start, meant as text.
                 opener, read = ("{", "a mapping") if node.tag == MAP else ("[", "a list")
                 hint = f" (a value that starts with {opener} is read as {read}: quote it)"
