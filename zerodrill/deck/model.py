@@ -35,7 +35,15 @@ KIND_FIELDS: Mapping[Kind, tuple[str, ...]] = {
 
 #: Fields any card may carry besides its kind's own.
 COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
-DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards", "retired", "anki_math")
+DECK_FIELDS: tuple[str, ...] = (
+    "deck",
+    "title",
+    "description",
+    "cards",
+    "retired",
+    "anki_math",
+    "refs",
+)
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
 #: Deck ids the exported Anki tags use for themselves (``zerodrill::kind::cloze``,
