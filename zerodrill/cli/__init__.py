@@ -20,6 +20,7 @@ from zerodrill.errors import UserError
 COMMANDS: dict[str, str] = {
     "drill": "zerodrill.cli.drill:drill",
     "export": "zerodrill.cli.export:export",
+    "preview": "zerodrill.cli.preview:preview",
     "show": "zerodrill.cli.show:show",
     "stats": "zerodrill.cli.stats:stats",
     "validate": "zerodrill.cli.validate:validate",
@@ -28,6 +29,7 @@ COMMANDS: dict[str, str] = {
 SHORT_HELP: dict[str, str] = {
     "drill": "Drill due cards in the terminal (SM-2).",
     "export": "Build Anki packages (.apkg) from decks.",
+    "preview": "Write every card as Anki shows it to one HTML page.",
     "show": "Print one card, both sides, as the drill shows it.",
     "stats": "Show review statistics and the 30-day forecast.",
     "validate": "Check decks; report every problem as file:line:col.",
