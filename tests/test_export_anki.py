@@ -409,3 +409,28 @@ def test_a_card_whose_kind_changes_is_never_updated(tmp_path: Path, col: Collect
     assert (len(log.updated), len(log.conflicting)) == (0, 1)
     note = note_by_card_id(col, load(deck_file), "fsdp")
     assert note.note_type()["name"] == "zerodrill follow-up" and "PyTorch-native" in note["answer"]
+
+
+@pytest.mark.parametrize("name", ["kinds", "hostile"])
+def test_the_preview_shows_each_card_as_anki_renders_it(
+    tmp_path: Path, col: Collection, name: str
+) -> None:
+    from zerodrill.cli.preview import fill
+    from zerodrill.export.notes import note_fields
+    from zerodrill.export.notetypes import field_names, note_type
+
+    deck = load(DATA / name / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck]))
+    compared = 0
+    for card in deck.cards:
+        fields = dict(zip(field_names(card.kind), note_fields(card, {}), strict=True))
+        template = note_type(card.kind).model.templates[0]
+        for anki_card in note_by_card_id(col, deck, card.id).cards():
+            ordinal = anki_card.ord + 1 if card.ordinals else None
+            front = fill(template["qfmt"], fields, ordinal=ordinal, reveal=False)
+            back = fill(template["afmt"], fields, ordinal=ordinal, reveal=True, front=front)
+            style = re.compile(r"<style>.*?</style>", re.DOTALL)
+            assert style.sub("", anki_card.question()) == front
+            assert style.sub("", anki_card.answer()) == back
+            compared += 1
+    assert compared == sum(len(card.items()) for card in deck.cards)

@@ -358,3 +358,20 @@ def test_db_without_with_progress_is_a_usage_error(
     code, _, err = run([*args, "--db", str(tmp_path / "r.db")], capsys)
     assert code == 2 and "--db is read only with --with-progress" in err
     assert not (tmp_path / "o.apkg").exists()
+
+
+def test_a_deck_named_more_than_once_by_any_spelling_is_loaded_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "decks").mkdir()
+    shutil.copy(DATA / "kinds" / "deck.yaml", tmp_path / "decks" / "kinds.yaml")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "decks" / "kinds.yaml")
+    monkeypatch.chdir(tmp_path)
+    spellings = ["decks/", "decks/kinds.yaml", str(tmp_path / "decks"), "./decks/../link.yaml"]
+    code, out, err = run(["export", "-o", "out/", *spellings], capsys)
+    assert (code, err) == (0, "")
+    assert out.startswith("wrote out/export-kinds.apkg: 1 deck, 6 notes, 7 cards")
+    code, out, err = run(["validate", *spellings], capsys)
+    assert (code, out, err) == (0, "1 deck, 6 cards: ok\n", "")
+    code, out, err = run(["validate", "missing.yaml", "./missing.yaml", "missing.yaml"], capsys)
+    assert code == 1 and out == "missing.yaml:1:1: no such file or folder\n"

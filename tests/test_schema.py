@@ -157,6 +157,27 @@ INVALID: dict[str, dict[str, object]] = {
         "description": "D",
         "cards": [{**CARD, "extra": "x" * 20_001}],
     },
+    "refs-required-card-without": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "refs": "required",
+        "cards": [CARD],
+    },
+    "refs-required-card-with-none": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "refs": "required",
+        "cards": [{**CARD, "refs": []}],
+    },
+    "refs-rule-unknown": {
+        "deck": "d",
+        "title": "T",
+        "description": "D",
+        "refs": "yes",
+        "cards": [CARD],
+    },
     "red-flag-without-instead": {
         "deck": "d",
         "title": "T",

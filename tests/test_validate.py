@@ -402,3 +402,38 @@ def test_the_pre_commit_hook_runs_validate_on_the_files_given(tmp_path: Path) ->
     with pytest.raises(SystemExit) as failed:
         main([*args, str(good), str(bad)])
     assert failed.value.code == 1
+
+
+def test_a_deck_that_requires_refs_names_each_card_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        "deck: d\ntitle: T\ndescription: D\nrefs: required\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: Q\n    back: A\n"
+        "  - id: b\n    kind: basic\n    front: Q\n    back: A\n    refs: [paper §2]\n"
+        "  - id: c\n    kind: basic\n    front: Q\n    back: A\n    refs: []\n",
+    )
+    assert problems(capsys, path) == [
+        f"{path}:6:5: card 'a' has no refs, and the deck says 'refs: required': list the "
+        "sources a reader can check it against",
+        f"{path}:19:11: card 'c' has no refs, and the deck says 'refs: required': list the "
+        "sources a reader can check it against",
+    ]
+
+
+@pytest.mark.parametrize("rule", ["", "refs: optional\n"])
+def test_refs_stay_optional_unless_the_deck_requires_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rule: str
+) -> None:
+    path = write(tmp_path, HEADER.replace("cards:\n", rule + "cards:\n") + GOOD_CARD)
+    assert run(capsys, "validate", str(path))[:2] == (0, "1 deck, 1 card: ok\n")
+
+
+def test_the_refs_rule_is_required_or_optional(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, HEADER.replace("cards:\n", "refs: yes\ncards:\n") + GOOD_CARD)
+    assert problems(capsys, path) == [
+        f"{path}:4:7: deck field 'refs' must be 'required' or 'optional'"
+    ]

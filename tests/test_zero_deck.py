@@ -251,7 +251,18 @@ def json_blocks(cards: list[dict]) -> list[tuple[str, str, str]]:
 def test_deck_header(deck: dict) -> None:
     assert deck["deck"] == "deepspeed-zero"
     assert deck["title"] and deck["description"]
-    assert set(deck) <= {"deck", "title", "description", "cards", "retired", "interviews", "sheet"}
+    assert set(deck) <= {
+        "deck",
+        "title",
+        "description",
+        "cards",
+        "retired",
+        "refs",
+        "interviews",
+        "sheet",
+    }
+    # The deck promises sources on every card, and says so where validate enforces it.
+    assert deck["refs"] == "required"
 
 
 def test_counts_meet_quality_bar(cards: list[dict]) -> None:

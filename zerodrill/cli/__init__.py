@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "drill": "zerodrill.cli.drill:drill",
     "export": "zerodrill.cli.export:export",
     "sheet": "zerodrill.cli.sheet:sheet",
+    "preview": "zerodrill.cli.preview:preview",
+    "show": "zerodrill.cli.show:show",
     "stats": "zerodrill.cli.stats:stats",
     "validate": "zerodrill.cli.validate:validate",
 }
@@ -29,6 +31,8 @@ SHORT_HELP: dict[str, str] = {
     "drill": "Drill due cards in the terminal (SM-2).",
     "export": "Build Anki packages (.apkg) from decks.",
     "sheet": "Show the night-before cheat sheet (terminal, Markdown or HTML).",
+    "preview": "Write every card as Anki shows it to one HTML page.",
+    "show": "Print one card, both sides, as the drill shows it.",
     "stats": "Show review statistics and the 30-day forecast.",
     "validate": "Check decks; report every problem as file:line:col.",
 }

@@ -65,7 +65,25 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
             # (a folder on the way without search permission, say).
             what = "" if exc.filename in (None, str(path)) else f" {exc.filename}"
             problems.append(Problem(where, f"cannot read{what}: {exc.strerror or exc}"))
-    return files, problems
+    # A missing path typed twice is one problem.
+    return _once(files), list(dict.fromkeys(problems))
+
+
+def _once(files: Iterable[Path]) -> list[Path]:
+    """``files`` without a file named again, by any spelling (relative or absolute, through a
+    symlink, or found in a folder also given): otherwise it would clash with itself."""
+    seen: set[object] = set()
+    kept: list[Path] = []
+    for path in files:
+        try:
+            st = path.stat()
+            identity: object = (st.st_dev, st.st_ino)
+        except OSError:  # reported when it is read
+            identity = os.path.abspath(path)
+        if identity not in seen:
+            seen.add(identity)
+            kept.append(path)
+    return kept
 
 
 def _hidden(path: Path, root: Path) -> bool:

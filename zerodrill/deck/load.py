@@ -262,6 +262,16 @@ class _Builder(NodeReader):
                     "entry so exports can tag it in Anki",
                 )
         anki_math = "anki_math" in fields and self.flag(fields["anki_math"][1], "anki_math")
+        if "refs" in fields and self.refs_required(fields["refs"][1]):
+            for card in cards:
+                if not card.refs:
+                    self.problems.append(
+                        Problem(
+                            card.field_pos.get("refs", card.pos),
+                            f"card '{card.id}' has no refs, and the deck says 'refs: required': "
+                            "list the sources a reader can check it against",
+                        )
+                    )
         rehearsals, sheet = interviews.read(self, fields, cards)
         if self.problems or deck_id is None or title is None or description is None:
             return None
@@ -269,6 +279,12 @@ class _Builder(NodeReader):
         pos = self.pos(root)
         deck = Deck(deck_id, title, description, tuple(cards), self.path, pos, title_pos, anki_math)
         return replace(deck, interviews=rehearsals, sheet=sheet)
+
+    def refs_required(self, node: yaml.Node) -> bool:
+        """The deck's ``refs:`` rule: ``required`` (every card cites sources) or ``optional``."""
+        if self.visit(node) and (node.tag != STR or node.value not in ("required", "optional")):
+            self.report(node, "deck field 'refs' must be 'required' or 'optional'")
+        return node.tag == STR and node.value == "required"
 
     def flag(self, node: yaml.Node, name: str) -> bool:
         if self.visit(node) and node.tag != _BOOL:

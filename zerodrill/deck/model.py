@@ -44,6 +44,7 @@ DECK_FIELDS: tuple[str, ...] = (
     "anki_math",
     "interviews",
     "sheet",
+    "refs",
 )
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from zerodrill.deck import yaml_hints
 from zerodrill.deck.control_chars import CONTROL, describe, first_control
 from zerodrill.deck.model import MAX_FIELD_CHARS, Pos, Problem
 from zerodrill.deck.scalar_pos import source_offsets
@@ -62,10 +63,14 @@ def syntax_problem(exc: yaml.MarkedYAMLError, text: str, where: str) -> Problem:
             Pos(where, line + 1, (tab if tab >= 0 else col) + 1),
             "tab character in indentation: YAML indents with spaces",
         )
+    started = exc.context_mark.line if exc.context_mark is not None else None
+    advice = yaml_hints.hint(problem, lines, line, col, started)
     if exc.context and exc.context_mark is not None:
         problem = f"{problem} ({exc.context} started at line {exc.context_mark.line + 1})"
     elif exc.context:
         problem = f"{problem} ({exc.context})"
+    if advice:
+        problem = f"{problem}; hint: {advice}"
     return Problem(Pos(where, line + 1, col + 1), f"YAML syntax error: {problem}")
 
 
@@ -183,6 +188,10 @@ class NodeReader:
             return ""
         if node.tag != STR:
             hint = " (quote it)" if node.tag not in (SEQ, MAP, NULL) else ""
+            if node.tag in (SEQ, MAP) and getattr(node, "flow_style", False):
+                # {{c1::...}} or [x] at a value's start, meant as text.
+                opener, read = ("{", "a mapping") if node.tag == MAP else ("[", "a list")
+                hint = f" (a value that starts with {opener} is read as {read}: quote it)"
             self.report(node, f"field '{name}' must be text, not {kind_of(node)}{hint}")
             return None
         value = str(node.value)
