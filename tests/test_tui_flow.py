@@ -186,7 +186,26 @@ async def test_wrong_cloze_answer_suggests_a_low_grade(store: Store) -> None:
         assert app.screen.query_one(GradeBar).suggested == 1
         text = shown(app.screen.query_one("#answer"))
         assert "✘ optimizer  →  zero_optimization" in text
-        assert "Not quite: grade 1 suggested." in text
+        # Issue 14: the verdict names the grade it suggests, in that grade's own words.
+        assert "Not right: 1 wrong suggested (wrong; you recognised the answer)." in text
+
+
+@run_async
+async def test_a_near_miss_is_a_slip_and_the_cloze_answer_keeps_its_header(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", *"zero_optimisation", "enter")
+        assert app.screen.query_one(GradeBar).suggested == 3
+        lines = shown(app.screen.query_one("#answer")).splitlines()
+        # The cloze hides its question on reveal; its header stays, as on every other kind.
+        assert lines[0].split() == ["Fill", "in", "the", "blank", "zero-tui/stage-key#c1"]
+        # Neither "✘ ... Almost: grade 3" (a wrong mark beside a passing grade) nor grade 2's
+        # name for grade 3: a slip is marked ≈ and 3 is called what it is.
+        assert lines[2].startswith("≈ zero_optimisation  →  zero_optimization")
+        assert "✘" not in lines[2]
+        verdict = " ".join(lines[3:5])
+        assert verdict.startswith("Nearly right, a slip where marked ≈: 3 hard suggested")
+        assert "(right, with serious difficulty)" in verdict
 
 
 @run_async
