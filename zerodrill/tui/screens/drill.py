@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from zerodrill.deck.model import Kind
 from zerodrill.tui import markdown
 from zerodrill.tui.screens.dialog import ClickGuard, on_top
 from zerodrill.tui.session import DrillSession
@@ -96,6 +97,9 @@ class DrillScreen(ClickGuard):
         await self.card.show(item, repeat=self.session.is_repeat)
         self._show_side(revealed=False)
         typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
+        if item.card.kind is Kind.FOLLOW_UP:
+            # Enter submits what is typed, as on a cloze; a new line needs a key of its own.
+            typing += "   [b]Ctrl+J[/b] new line"
         # A fixed single line: no layout pass needed for new text.
         self.query_one("#hint", Static).update(
             f"[b]Enter[/b] show the answer{typing}", layout=False

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from textual.widgets import Input, TextArea
 
     from zerodrill.tui.answer_check import Check
+    from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each kind types into, by id.
 TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
@@ -51,7 +52,7 @@ class CardView(Vertical):
 
     @dataclass
     class AnswerSubmitted(Message):
-        """Enter was pressed in the cloze input: reveal and check what was typed."""
+        """Enter was pressed where an answer is typed: reveal (and check) what was typed."""
 
         card_view: CardView
 
@@ -228,6 +229,10 @@ class CardView(Vertical):
             event.stop()
             self.post_message(self.AnswerSubmitted(self))
 
+    def on_answer_area_submitted(self, event: AnswerArea.Submitted) -> None:
+        event.stop()
+        self.post_message(self.AnswerSubmitted(self))
+
 
 def _make_typing_widget(name: str) -> Input | TextArea:
     # Imported here: TextArea is a large module, and the first card seldom needs it.
@@ -235,10 +240,13 @@ def _make_typing_widget(name: str) -> Input | TextArea:
         from textual.widgets import Input
 
         return Input(id=name, select_on_focus=False)
-    from textual.widgets import TextArea
+    from zerodrill.tui.widgets.answer_area import NEW_LINE_NAME, AnswerArea
 
-    return TextArea(
-        placeholder="Try answering first (optional): press a to type, Esc when done",
+    return AnswerArea(
+        placeholder=(
+            "Try answering first (optional): press a to type, Enter to see the answer "
+            f"beside yours, {NEW_LINE_NAME} for a new line, Esc to stop typing"
+        ),
         id=name,
         soft_wrap=True,
     )
