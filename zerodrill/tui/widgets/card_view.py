@@ -23,10 +23,10 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import AwaitMount
 
-from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import Item, Kind
 from zerodrill.tui.card_text import Sides, cloze_blanks, sides
 from zerodrill.tui.markdown import parse, quoted, render
+from zerodrill.tui.source_labels import source
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
@@ -293,14 +293,23 @@ def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:
     return grid
 
 
-def _sources(refs: tuple[str, ...], styles: SideStyles) -> Text:
-    """The card's sources; URLs are links the terminal can open."""
-    line = Text("Sources: ", styles.muted)
-    for n, ref in enumerate(refs):
-        if n:
-            line.append("  ")
-        line.append(ref, Style(link=ref) if safe_link(ref) else None)
-    return line
+def _sources(refs: tuple[str, ...], styles: SideStyles) -> RenderableType:
+    """The card's sources, one a line, each a short label linked to its address.
+
+    Wrapped only between words, each line behind its bullet: a word too long for the line
+    is cut short (…), never folded, and the label stays one link however it wraps.
+    """
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, overflow="ellipsis")
+    for ref in refs:
+        found = source(ref)
+        link = styles.accent + Style(link=found.url) if found.url is not None else None
+        # The link on the label's characters only, not the blank after them.
+        label = Text(overflow="ellipsis")
+        label.append(found.label, link)
+        grid.add_row(Text("•", styles.muted), label)
+    return Group(Text("Sources", styles.muted + Style(bold=True)), grid)
 
 
 def _check_lines(result: Check, styles: SideStyles) -> Text:
