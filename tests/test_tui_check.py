@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC
+from pathlib import Path
 
-from tui_support import tui_decks
+from tui_support import TUI_DECKS, tui_decks
 
 from zerodrill.tui.answer_check import check, normalize
 from zerodrill.tui.card_text import sides
@@ -33,6 +34,71 @@ def test_several_blanks_of_one_number_are_typed_in_order() -> None:
     result = check("reduce-scatter; all gather", expected)
     assert [p.right for p in result.parts] == [True, False]
     assert not check("all-gather, reduce-scatter", expected).right
+
+
+def test_blanks_side_by_side_are_checked_against_the_text_the_card_shows() -> None:
+    # `{{c1::zero_optimization}}.{{c1::stage}}`: the card shows "zero_optimization.stage".
+    expected, between = ["zero_optimization", "stage"], ["."]
+    result = check("zero_optimization.stage", expected, between)
+    assert result.right and [p.expected for p in result.parts] == ["zero_optimization.stage"]
+    assert check("zero_optimization, stage", expected, between).right
+    # A space the card never shows is a slip, never a right answer nor a miss.
+    slip = check("zero_optimization stage", expected, between)
+    assert not slip.right and slip.suggested_grade == 3
+    # Blanks with words between them are typed apart, as before.
+    apart = check("reduce-scatter all-gather", ["reduce-scatter", "all-gather"], [" then an "])
+    assert [p.expected for p in apart.parts] == ["reduce-scatter, all-gather"]
+
+
+def test_every_side_by_side_cloze_shape_in_the_decks_accepts_the_text_it_shows() -> None:
+    from zerodrill.deck import cloze
+    from zerodrill.deck.load import load_paths
+    from zerodrill.deck.model import Kind
+    from zerodrill.tui.card_text import cloze_blanks
+
+    root = Path(__file__).resolve().parents[1]
+    shapes = [
+        "`{{c1::zero_optimization}}.{{c1::stage}}`",
+        "{{c1::reduce}}-{{c1::scatter}} then {{c1::all}}::{{c1::gather}}",
+        "{{c1::a}}{{c1::b}} and {{c2::x}} {{c1::c}}",
+    ]
+    texts = [
+        card.fields["text"]
+        for path in (root / "decks", root / "tests" / "data" / "decks", TUI_DECKS)
+        for deck in load_paths([path]).decks
+        for card in deck.cards
+        if card.kind is Kind.CLOZE
+    ]
+    assert len(texts) > 20
+    for text in [*shapes, *texts]:
+        for ordinal in sorted({d.ordinal for d in cloze.deletions(text)}):
+            answers, between = cloze_blanks(text, ordinal)
+            shown = cloze.render(text, ordinal, reveal=True)
+            # Typed as the blanks read on the card, groups apart by commas, it is right.
+            groups = [answers[0]]
+            for gap, answer in zip(between, answers[1:], strict=True):
+                assert gap in shown
+                if len(gap) <= 3 and not any(c.isalnum() for c in gap) and gap.strip() == gap:
+                    groups[-1] += gap + answer
+                else:
+                    groups.append(answer)
+            assert check(", ".join(groups), answers, between).right, (text, ordinal)
+            assert check(", ".join(answers), answers, between).right, (text, ordinal)
+
+
+def test_the_verdict_and_the_suggested_grade_never_disagree() -> None:
+    cases = {
+        "zero_optimization": ("Right: 4 good suggested", 4),
+        "zero_optimisation": ("Nearly right, a slip where marked ≈: 3 hard suggested", 3),
+        "offload": ("Not right: 1 wrong suggested", 1),
+    }
+    for typed, (start, grade) in cases.items():
+        result = check(typed, ["zero_optimization"])
+        assert result.suggested_grade == grade and result.verdict().startswith(start)
+    # One part right and one a miss: wrong, never "almost" with a passing grade.
+    mixed = check("reduce-scatter, broadcast", ["reduce-scatter", "all-gather"])
+    assert mixed.suggested_grade == 1
+    assert mixed.verdict().startswith("1 of 2 parts wrong: 1 wrong suggested")
 
 
 def test_cloze_sides_hide_only_the_active_deletion() -> None:

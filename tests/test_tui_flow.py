@@ -188,7 +188,26 @@ async def test_wrong_cloze_answer_suggests_a_low_grade(store: Store) -> None:
         assert app.screen.query_one(GradeBar).suggested == 1
         text = shown(app.screen.query_one("#answer"))
         assert "✘ optimizer  →  zero_optimization" in text
-        assert "Not quite: grade 1 suggested." in text
+        # Issue 14: the verdict names the grade it suggests, in that grade's own words.
+        assert "Not right: 1 wrong suggested (wrong; you recognised the answer)." in text
+
+
+@run_async
+async def test_a_near_miss_is_a_slip_and_the_cloze_answer_keeps_its_header(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", *"zero_optimisation", "enter")
+        assert app.screen.query_one(GradeBar).suggested == 3
+        lines = shown(app.screen.query_one("#answer")).splitlines()
+        # The cloze hides its question on reveal; its header stays, as on every other kind.
+        assert lines[0].split() == ["Fill", "in", "the", "blank", "zero-tui/stage-key#c1"]
+        # Neither "✘ ... Almost: grade 3" (a wrong mark beside a passing grade) nor grade 2's
+        # name for grade 3: a slip is marked ≈ and 3 is called what it is.
+        assert lines[2].startswith("≈ zero_optimisation  →  zero_optimization")
+        assert "✘" not in lines[2]
+        verdict = " ".join(lines[3:5])
+        assert verdict.startswith("Nearly right, a slip where marked ≈: 3 hard suggested")
+        assert "(right, with serious difficulty)" in verdict
 
 
 @run_async
@@ -199,13 +218,15 @@ async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Stor
         assert card(app).item.key == "zero-tui/fsdp"
         await pilot.press("a")
         assert isinstance(app.focused, TextArea)
-        # Enter in the text area is a new line, never a surprise reveal.
-        await pilot.press(*"FULL_SHARD", "enter", *"is ZeRO-3")
+        # Ctrl+J (which every terminal sends) and Shift+Enter make a new line; Enter submits,
+        # as the key bar's "⏎ Answer" and the hint say (issue 14).
+        hint = shown(app.screen.query_one("#hint"))
+        assert "Enter show the answer" in hint and "Ctrl+J new line" in hint
+        await pilot.press(*"FULL_SHARD", "ctrl+j", *"is ZeRO-3")
         assert not card(app).revealed
-        await pilot.press("escape")
-        assert app.focused is None
         await pilot.press("enter")
         assert card(app).revealed
+        assert app.focused is None  # the digits are grades again
         lines = shown(app.screen.query_one("#answer")).splitlines()
         assert lines[0].split() == ["Your", "answer", "Model", "answer"]
         assert lines[2].startswith("FULL_SHARD ") and lines[3].startswith("is ZeRO-3 ")
@@ -213,6 +234,23 @@ async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Stor
     typed = {r.key: r.typed for r in store.log()}
     assert typed["zero-tui/fsdp"] == "FULL_SHARD\nis ZeRO-3"
     assert typed["zero-tui/stage-key#c1"] is None
+
+
+@run_async
+async def test_esc_then_enter_still_reveals_a_follow_up_and_shift_enter_is_a_new_line(
+    store: Store,
+) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "5", "enter", "5", "a", *"one", "shift+enter", *"two")
+        assert not card(app).revealed
+        await pilot.press("escape")
+        assert app.focused is None and not card(app).revealed
+        await pilot.press("enter")
+        assert card(app).revealed
+        await pilot.press("4")
+    typed = {r.key: r.typed for r in store.log()}
+    assert typed["zero-tui/fsdp"] == "one\ntwo"
 
 
 @run_async

@@ -14,10 +14,12 @@ import pytest
 from textual.pilot import Pilot
 from tui_support import START, Clock, make_app, tui_decks
 
+from zerodrill.deck.load import load_paths
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import items_of
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store
+from zerodrill.tui.app import ZeroDrillApp, create_app
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 
@@ -65,6 +67,23 @@ def test_drill_red_flag_answer(snap_compare, store: Store, size: tuple[int, int]
     app = make_app(store, "zero")
     keys = ["enter", "5", "enter", "5", "enter", "5", "enter"]
     assert snap_compare(app, press=keys, terminal_size=size)
+
+
+def screen_app(store: Store) -> ZeroDrillApp:
+    """The deck of long cards and many sources (tests/data/screen)."""
+    result = load_paths([Path(__file__).resolve().parent / "data" / "screen"])
+    assert result.ok, result.problems
+    return create_app(result.decks, store, clock=Clock())
+
+
+def test_long_answer_scrolled_with_the_more_cue(snap_compare, store: Store) -> None:
+    # Three lines down a red flag's answer that runs below the fold: the cue says how to go on.
+    app = screen_app(store)
+    assert snap_compare(app, press=["enter", "j", "j", "j"], terminal_size=(80, 24))
+
+
+def test_source_list(snap_compare, store: Store, size: tuple[int, int]) -> None:
+    assert snap_compare(screen_app(store), press=["enter", "5", "enter"], terminal_size=size)
 
 
 def test_help(snap_compare, store: Store, size: tuple[int, int]) -> None:

@@ -46,6 +46,15 @@ def sides(item: Item) -> Sides:
     return Sides("Question", f["front"], f["back"], extra)
 
 
+def cloze_blanks(text: str, ordinal: int) -> tuple[list[str], list[str]]:
+    """The answers to deletion ``ordinal`` in order, and the text the card shows between
+    each two of them (the other deletions filled in), to check a typed answer against."""
+    mine = [d for d in cloze.deletions(text) if d.ordinal == ordinal]
+    pairs = zip(mine, mine[1:], strict=False)
+    between = [cloze.render(text[a.end : b.start], ordinal, reveal=True) for a, b in pairs]
+    return [d.answer for d in mine], between
+
+
 def _cloze(text: str, ordinal: int, *, reveal: bool) -> str:
     # Inside a code span Markdown shows characters as they are, so markup must stay out; in
     # prose the blank is escaped (so "[...]" is never read as a link) and the answer is bold.

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from zerodrill.deck.model import Kind
 from zerodrill.tui import markdown
 from zerodrill.tui.screens.dialog import ClickGuard, on_top
 from zerodrill.tui.session import DrillSession
@@ -18,9 +19,35 @@ from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
 from zerodrill.tui.widgets.session_header import SessionHeader
 
+#: Says there is more of the card below, and how to get to it.
+MORE_CUE = "↓ more: j/↓ PgDn End"
+
 
 class CardScroll(VerticalScroll, can_focus=False):
-    """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise."""
+    """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise.
+
+    While some of the card is below the fold, a cue at its foot says so and how to get there.
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(MORE_CUE, id="more")
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.update_cue()
+
+    def watch_virtual_size(self) -> None:
+        self.update_cue()
+
+    def on_resize(self) -> None:
+        self.update_cue()
+
+    def update_cue(self) -> None:
+        # Docked, the cue is drawn over the card and takes no room: showing it moves nothing.
+        more = self.scroll_y < self.max_scroll_y
+        cue = self.query_one("#more")
+        if cue.display != more:
+            cue.display = more
 
 
 class DrillScreen(ClickGuard):
@@ -45,10 +72,12 @@ class DrillScreen(ClickGuard):
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.finish", "Quit"),
-        Binding("up", "scroll(-1)", "Scroll up", show=False),
-        Binding("down", "scroll(1)", "Scroll down", show=False),
-        Binding("pageup", "scroll(-10)", "Page up", show=False),
-        Binding("pagedown", "scroll(10)", "Page down", show=False),
+        Binding("up,k", "scroll(-1)", "Scroll up", show=False),
+        Binding("down,j", "scroll(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll_page(-1)", "Page up", show=False),
+        Binding("pagedown", "scroll_page(1)", "Page down", show=False),
+        Binding("home", "scroll_to_end(0)", "Top", show=False),
+        Binding("end", "scroll_to_end(1)", "Bottom", show=False),
     ]
 
     def __init__(self, session: DrillSession, *, warm_up_on_mount: bool = True) -> None:
@@ -96,6 +125,9 @@ class DrillScreen(ClickGuard):
         await self.card.show(item, repeat=self.session.is_repeat)
         self._show_side(revealed=False)
         typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
+        if item.card.kind is Kind.FOLLOW_UP:
+            # Enter submits what is typed, as on a cloze; a new line needs a key of its own.
+            typing += "   [b]Ctrl+J[/b] new line"
         # A fixed single line: no layout pass needed for new text.
         self.query_one("#hint", Static).update(
             f"[b]Enter[/b] show the answer{typing}", layout=False
@@ -172,6 +204,19 @@ class DrillScreen(ClickGuard):
     def action_scroll(self, lines: int) -> None:
         scroll = self.query_one(CardScroll)
         scroll.scroll_relative(y=lines, animate=False)
+
+    def action_scroll_page(self, pages: int) -> None:
+        scroll = self.query_one(CardScroll)
+        # A page less a line, so the line read last stays in sight.
+        step = max(scroll.scrollable_content_region.height - 1, 1)
+        scroll.scroll_relative(y=pages * step, animate=False)
+
+    def action_scroll_to_end(self, bottom: int) -> None:
+        scroll = self.query_one(CardScroll)
+        if bottom:
+            scroll.scroll_end(animate=False)
+        else:
+            scroll.scroll_home(animate=False)
 
     @on(CardView.AnswerSubmitted)
     async def _answer_submitted(self) -> None:

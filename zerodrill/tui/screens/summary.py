@@ -30,9 +30,9 @@ class SummaryScreen(ClickGuard):
 
     def compose(self) -> ComposeResult:
         s = self.summary
-        grades = "   ".join(
-            f"[b]{int(g)}[/b] {g.label} ×{s.grades[g]}" for g in reversed(Grade) if s.grades.get(g)
-        )
+        # One grade a line, in columns: a run of them on one line wrapped mid-item at 80.
+        given = [g for g in reversed(Grade) if s.grades.get(g)]
+        grades = "\n".join(f"[b]{int(g)}[/b] {g.label:<9} ×{s.grades[g]}" for g in given)
         with Middle(), Center(), NotePanel():
             yield Static("[b]Session done[/b]  ✔", classes="panel-title")
             yield Static(

@@ -23,11 +23,10 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import AwaitMount
 
-from zerodrill.deck import cloze
-from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import Item, Kind
-from zerodrill.tui.card_text import Sides, sides
+from zerodrill.tui.card_text import Sides, cloze_blanks, sides
 from zerodrill.tui.markdown import parse, quoted, render
+from zerodrill.tui.source_labels import source
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from textual.widgets import Input, TextArea
 
     from zerodrill.tui.answer_check import Check
+    from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each kind types into, by id.
 TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
@@ -52,7 +52,7 @@ class CardView(Vertical):
 
     @dataclass
     class AnswerSubmitted(Message):
-        """Enter was pressed in the cloze input: reveal and check what was typed."""
+        """Enter was pressed where an answer is typed: reveal (and check) what was typed."""
 
         card_view: CardView
 
@@ -67,8 +67,12 @@ class CardView(Vertical):
         self.revealed = False
         #: What each side of the card on show says, worked out once per card by show().
         self._sides: Sides | None = None
-        #: The cloze's answers to the active deletion number (for a cloze on show).
+        #: Whether the card on show is back for another go in this sitting.
+        self._repeat = False
+        #: The cloze's answers to the active deletion number (for a cloze on show), and the
+        #: text the card shows between each two of them.
         self._cloze_answers: list[str] = []
+        self._cloze_between: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
 
@@ -138,9 +142,11 @@ class CardView(Vertical):
         for name, widget in self._typing.items():
             widget.display = name == needed
             _clear(widget)
-        self._cloze_answers = []
+        self._cloze_answers, self._cloze_between = [], []
         if kind is Kind.CLOZE and item.ordinal is not None:
-            self._cloze_answers = cloze.answers(item.card.fields["text"], item.ordinal)
+            self._cloze_answers, self._cloze_between = cloze_blanks(
+                item.card.fields["text"], item.ordinal
+            )
             blanks = len(self._cloze_answers)
             self._typing[TYPING_IDS[kind]].placeholder = (
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
@@ -150,15 +156,11 @@ class CardView(Vertical):
         question = parse(s.question)
         claim = parse(s.claim) if s.claim else None
 
+        self._repeat = repeat
+
         def build_question(styles: SideStyles) -> RenderableType:
-            head = Text.assemble(
-                (s.label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted)
-            )
-            if repeat:
-                head.append("  ")
-                head.append(" again ", Style(reverse=True))
             markdown = styles.markdown()
-            parts: list[RenderableType] = [head, Text()]
+            parts: list[RenderableType] = [_head(s, item, repeat, styles), Text()]
             if claim is not None:
                 parts += [quoted(claim, markdown), Text()]
             return Group(*parts, render(question, markdown))
@@ -185,16 +187,20 @@ class CardView(Vertical):
             if typed is not None and self._cloze_answers:
                 from zerodrill.tui.answer_check import check  # difflib, needed only here
 
-                self.result = check(typed, self._cloze_answers)
+                self.result = check(typed, self._cloze_answers, self._cloze_between)
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
         result = self.result
         yours = typed if kind is Kind.FOLLOW_UP else None
         refs = item.card.refs
+        repeat = self._repeat
 
         def build_answer(styles: SideStyles) -> RenderableType:
             markdown = styles.markdown()
             parts: list[RenderableType] = []
+            if kind is Kind.CLOZE:
+                # In place of the question it hides: the same header as every other kind.
+                parts += [_head(s, item, repeat, styles), Text()]
             if result is not None:
                 parts += [_check_lines(result, styles), Text()]
             model = render(answer, markdown)
@@ -223,6 +229,10 @@ class CardView(Vertical):
             event.stop()
             self.post_message(self.AnswerSubmitted(self))
 
+    def on_answer_area_submitted(self, event: AnswerArea.Submitted) -> None:
+        event.stop()
+        self.post_message(self.AnswerSubmitted(self))
+
 
 def _make_typing_widget(name: str) -> Input | TextArea:
     # Imported here: TextArea is a large module, and the first card seldom needs it.
@@ -230,10 +240,13 @@ def _make_typing_widget(name: str) -> Input | TextArea:
         from textual.widgets import Input
 
         return Input(id=name, select_on_focus=False)
-    from textual.widgets import TextArea
+    from zerodrill.tui.widgets.answer_area import NEW_LINE_NAME, AnswerArea
 
-    return TextArea(
-        placeholder="Try answering first (optional): press a to type, Esc when done",
+    return AnswerArea(
+        placeholder=(
+            "Try answering first (optional): press a to type, Enter to see the answer "
+            f"beside yours, {NEW_LINE_NAME} for a new line, Esc to stop typing"
+        ),
         id=name,
         soft_wrap=True,
     )
@@ -260,6 +273,15 @@ def _clear(widget: Input | TextArea) -> None:
         widget.text = ""
 
 
+def _head(s: Sides, item: Item, repeat: bool, styles: SideStyles) -> Text:
+    """The line above a card: its kind, its id, and whether it is back for another go."""
+    head = Text.assemble((s.label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted))
+    if repeat:
+        head.append("  ")
+        head.append(" again ", Style(reverse=True))
+    return head
+
+
 def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:
     grid = Table.grid(expand=True, padding=(0, 2, 0, 0))
     grid.add_column(ratio=1)
@@ -271,20 +293,34 @@ def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:
     return grid
 
 
-def _sources(refs: tuple[str, ...], styles: SideStyles) -> Text:
-    """The card's sources; URLs are links the terminal can open."""
-    line = Text("Sources: ", styles.muted)
-    for n, ref in enumerate(refs):
-        if n:
-            line.append("  ")
-        line.append(ref, Style(link=ref) if safe_link(ref) else None)
-    return line
+def _sources(refs: tuple[str, ...], styles: SideStyles) -> RenderableType:
+    """The card's sources, one a line, each a short label linked to its address.
+
+    Wrapped only between words, each line behind its bullet: a word too long for the line
+    is cut short (…), never folded, and the label stays one link however it wraps.
+    """
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, overflow="ellipsis")
+    for ref in refs:
+        found = source(ref)
+        link = styles.accent + Style(link=found.url) if found.url is not None else None
+        # The link on the label's characters only, not the blank after them.
+        label = Text(overflow="ellipsis")
+        label.append(found.label, link)
+        grid.add_row(Text("•", styles.muted), label)
+    return Group(Text("Sources", styles.muted + Style(bold=True)), grid)
 
 
 def _check_lines(result: Check, styles: SideStyles) -> Text:
     lines = Text()
     for part in result.parts:
-        lines.append("✔ " if part.right else "✘ ", styles.string if part.right else styles.error)
+        if part.right:
+            lines.append("✔ ", styles.string)
+        elif part.close:
+            lines.append("≈ ", styles.number)
+        else:
+            lines.append("✘ ", styles.error)
         for ok, run in part.runs:
             lines.append(run, styles.right if ok else styles.wrong)
         if not part.right:
@@ -293,6 +329,5 @@ def _check_lines(result: Check, styles: SideStyles) -> Text:
             lines.append("  →  ")
             lines.append(part.expected, Style(bold=True))
         lines.append("\n")
-    verdict = {4: "Right", 3: "Almost"}.get(result.suggested_grade, "Not quite")
-    lines.append(f"{verdict}: grade {result.suggested_grade} suggested.", styles.muted)
+    lines.append(result.verdict(), styles.muted)
     return lines

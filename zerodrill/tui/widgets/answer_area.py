@@ -1,0 +1,46 @@
+"""The box a follow-up answer is typed in: Enter submits it, as on the cloze's one-line input.
+
+Imported only when a card first needs it: TextArea is a large module.
+
+A new line is Ctrl+J, which every terminal sends as its own key (a line feed, where Enter is
+a carriage return); Shift+Enter too, where the terminal reports it (kitty's keyboard
+protocol). Pasted text keeps its new lines: a paste is not a key press.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+#: The keys that make a new line, and how the hint and placeholder name them.
+NEW_LINE_KEYS = ("ctrl+j", "shift+enter")
+NEW_LINE_NAME = "Ctrl+J"
+
+
+class AnswerArea(TextArea):
+    @dataclass
+    class Submitted(Message):
+        """Enter was pressed: the answer is done."""
+
+        area: AnswerArea
+
+        @property
+        def control(self) -> AnswerArea:
+            return self.area
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self))
+            return
+        if event.key in NEW_LINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            start, end = self.selection
+            self._replace_via_keyboard("\n", start, end)
+            return
+        await super()._on_key(event)
