@@ -291,6 +291,23 @@ class Store:
             )
             return {deck: ReviewCounts(*figures) for deck, *figures in rows}
 
+    # -- settings -----------------------------------------------------------------------------
+
+    def setting(self, name: str) -> str | None:
+        """The value saved for setting ``name``; None if none was saved."""
+        with self._reading():
+            row = self._conn.execute("SELECT value FROM setting WHERE name = ?", (name,)).fetchone()
+            return str(row[0]) if row is not None else None
+
+    def save_setting(self, name: str, value: str) -> None:
+        """Save ``value`` for setting ``name``, replacing what was saved; on disk on return."""
+        with self._writing():
+            self._conn.execute(
+                "INSERT INTO setting (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
+
     # -- writing ------------------------------------------------------------------------------
 
     def append(self, review: Review) -> Review:

@@ -4,7 +4,7 @@ The append-only ``review`` log is the truth: every grade, every same-day repeat 
 each with the SM-2 state before and after it. ``card_state`` is a cache of the latest state of
 each reviewed key, written in the same transaction as the log entry and derivable from the log
 at any time (:func:`zerodrill.srs.scheduler.replay`). A key that is absent from ``card_state``
-is new. Triggers keep the log append-only, whoever writes to the file.
+is new. ``setting`` keeps the learner's choices (the grade buttons' layout) by name. Triggers keep the log append-only, whoever writes to the file.
 """
 
 from __future__ import annotations
@@ -63,6 +63,13 @@ MIGRATIONS: tuple[str, ...] = (
         lapses      INTEGER NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX card_state_due ON card_state (due);
+    """,
+    # The learner's choices that outlive a sitting (the grade buttons' layout), by name.
+    """
+    CREATE TABLE setting (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
