@@ -7,6 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.widget import MountError
 from textual.message import Message
 from textual.widgets import Static
 
@@ -98,7 +99,13 @@ class DrillScreen(ClickGuard):
     async def warm_up(self) -> None:
         """Make ready what later cards need: the Markdown parser and the typing widgets."""
         markdown.warm_up()
-        await self.card.mount_typing_widgets()
+        try:
+            await self.card.mount_typing_widgets()
+        except MountError:
+            # The drill was quit (Ctrl+C, q) or moved on before the warm-up was done: the
+            # screen is gone, and so is the need. Anything else is a real failure.
+            if self.card.is_attached:
+                raise
 
     @user_errors_exit
     async def show_current(self) -> None:
