@@ -31,6 +31,7 @@ from zerodrill.srs.store import (
     StoreError,
     UndoConflict,
 )
+from zerodrill.srs.store.schema import MIGRATIONS
 
 REPO = Path(__file__).resolve().parent.parent
 #: A database written by zerodrill before the store was split into modules (see its test).
@@ -386,6 +387,24 @@ def test_an_empty_file_becomes_a_database(db: Path) -> None:
     with Store.open(db) as s:
         grade(s, "d/a", 3)
     assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+
+
+def test_a_first_version_database_gains_settings_and_keeps_its_reviews(db: Path) -> None:
+    # A database as the first release wrote it: only the first migration, version 1.
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        assert s.setting("buttons") is None
+        s.save_setting("buttons", "4")
+        s.save_setting("buttons", "6")
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID) and SCHEMA_VERSION == 2
+    with Store.open(db) as s:
+        assert s.setting("buttons") == "6"
+        assert [r.key for r in s.log()] == ["d/a"]
 
 
 def test_two_processes_creating_it_at_once(db: Path) -> None:

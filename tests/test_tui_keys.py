@@ -182,9 +182,7 @@ def test_the_layout_is_remembered_across_two_runs_on_one_database(db: Path) -> N
 
 
 @run_async
-async def test_a_layout_that_cannot_be_saved_is_used_and_said_once(
-    store: Store, db: Path
-) -> None:
+async def test_a_layout_that_cannot_be_saved_is_used_and_said_once(store: Store, db: Path) -> None:
     # Another program holds the write lock past the busy timeout: nothing can be saved.
     other = sqlite3.connect(db, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")

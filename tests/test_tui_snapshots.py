@@ -18,6 +18,7 @@ from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import items_of
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store
+from zerodrill.tui.app import create_app
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 
@@ -65,6 +66,12 @@ def test_drill_red_flag_answer(snap_compare, store: Store, size: tuple[int, int]
     app = make_app(store, "zero")
     keys = ["enter", "5", "enter", "5", "enter", "5", "enter"]
     assert snap_compare(app, press=keys, terminal_size=size)
+
+
+def test_drill_four_buttons_answer(snap_compare, store: Store, size: tuple[int, int]) -> None:
+    # Anki's layout, on a basic card's answer (no suggestion: Good is highlighted).
+    app = create_app(tui_decks("zero"), store, clock=Clock(), buttons=4)
+    assert snap_compare(app, press=["enter", "4", "enter"], terminal_size=size)
 
 
 def test_help(snap_compare, store: Store, size: tuple[int, int]) -> None:

@@ -63,6 +63,7 @@ _DESCRIPTIONS = {
     Grade.PERFECT: "right, no hesitation",
 }
 
+
 @dataclass(frozen=True, slots=True)
 class Button:
     """One grade button: the digit that presses it, its name, and the SM-2 grade it gives."""

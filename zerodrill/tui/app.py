@@ -46,9 +46,7 @@ class ZeroDrillApp(App[Summary]):
 
     # Ctrl+C and Ctrl+Q end the drill as q does, over any screen or dialog and while typing
     # (Textual's own Ctrl+C only says to press Ctrl+Q, in a notice that piles up).
-    BINDINGS = [
-        Binding("ctrl+q,ctrl+c", "finish", "Quit", show=False, priority=True, system=True)
-    ]
+    BINDINGS = [Binding("ctrl+q,ctrl+c", "finish", "Quit", show=False, priority=True, system=True)]
 
     def __init__(
         self,

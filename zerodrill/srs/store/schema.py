@@ -4,7 +4,8 @@ The append-only ``review`` log is the truth: every grade, every same-day repeat 
 each with the SM-2 state before and after it. ``card_state`` is a cache of the latest state of
 each reviewed key, written in the same transaction as the log entry and derivable from the log
 at any time (:func:`zerodrill.srs.scheduler.replay`). A key that is absent from ``card_state``
-is new. ``setting`` keeps the learner's choices (the grade buttons' layout) by name. Triggers keep the log append-only, whoever writes to the file.
+is new. ``setting`` keeps the learner's choices (the grade buttons' layout) by name.
+Triggers keep the log append-only, whoever writes to the file.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widget import MountError
 from textual.message import Message
+from textual.widget import MountError
 from textual.widgets import Static
 
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, button_for_key

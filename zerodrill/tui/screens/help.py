@@ -13,8 +13,7 @@ from zerodrill.tui.screens.dialog import Dialog
 KEYS = """\
 [b]Space[/b]/[b]Enter[/b] show the answer (and check what you typed); then
             give the highlighted grade: the suggested one, else 4
-[b]0-5[/b]         grade the card ([b]1-4[/b] with four buttons)
-[b]b[/b]           switch between SM-2's six grades and Anki's four buttons
+[b]0-5[/b]         grade the card; [b]1-4[/b] with Anki's four buttons ([b]b[/b] switches)
 [b]u[/b]           undo the last grade: that card comes back
 [b]a[/b], [b]Tab[/b]      type your answer first; [b]Esc[/b] stops typing
 [b]d[/b]           choose a deck     [b]s[/b] statistics
@@ -26,8 +25,8 @@ GRADES = "\n".join(
         *(f"[b]{int(g)}[/b] {g.label:<9} {g.description}" for g in reversed(Grade)),
         "Each button shows the interval the grade gives. Below 4, the card also",
         "comes back later in this session ([b]↻[/b]) until you grade it 4 or 5.",
-        "With Anki's four buttons ([b]b[/b]), each key gives an SM-2 grade:",
-        "   ".join(f"[b]{b.key}[/b] {b.name} → {int(b.grade)}" for b in FOUR_BUTTONS),
+        "Anki's four: "
+        + "   ".join(f"[b]{b.key}[/b] {b.name} → {int(b.grade)}" for b in FOUR_BUTTONS),
     ]
 )
 

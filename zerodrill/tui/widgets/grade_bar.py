@@ -52,7 +52,9 @@ class GradeBar(Widget):
     @property
     def highlighted(self) -> Button:
         """The button Space and Enter press: the suggested grade's nearest, else Good (4)."""
-        return nearest_button(self.buttons, Grade.GOOD if self.suggested is None else self.suggested)
+        return nearest_button(
+            self.buttons, Grade.GOOD if self.suggested is None else self.suggested
+        )
 
     def set_buttons(self, buttons: Sequence[Button]) -> None:
         self.buttons = tuple(buttons)
