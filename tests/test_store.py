@@ -31,7 +31,6 @@ from zerodrill.srs.store import (
     StoreError,
     UndoConflict,
 )
-from zerodrill.srs.store.schema import MIGRATIONS
 
 REPO = Path(__file__).resolve().parent.parent
 #: A database written by zerodrill before the store was split into modules (see its test).
@@ -389,19 +388,18 @@ def test_an_empty_file_becomes_a_database(db: Path) -> None:
     assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
 
 
-def test_a_first_version_database_gains_settings_and_keeps_its_reviews(db: Path) -> None:
-    # A database as the first release wrote it: only the first migration, version 1.
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.executescript(MIGRATIONS[0])
-    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("PRAGMA user_version = 1")
-    conn.close()
+def test_settings_are_kept_and_a_database_gains_their_table_only_when_one_is_saved(
+    db: Path,
+) -> None:
     with Store.open(db) as s:
         grade(s, "d/a", 4)
         assert s.setting("buttons") is None
+    # Opening and reading leave the file as an older zerodrill wrote and reads it.
+    assert "setting" not in {name for _, name, _ in schema_of(db)}
+    with Store.open(db) as s:
         s.save_setting("buttons", "4")
         s.save_setting("buttons", "6")
-    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID) and SCHEMA_VERSION == 2
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
     with Store.open(db) as s:
         assert s.setting("buttons") == "6"
         assert [r.key for r in s.log()] == ["d/a"]
