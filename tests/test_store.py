@@ -388,6 +388,23 @@ def test_an_empty_file_becomes_a_database(db: Path) -> None:
     assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
 
 
+def test_settings_are_kept_and_a_database_gains_their_table_only_when_one_is_saved(
+    db: Path,
+) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        assert s.setting("buttons") is None
+    # Opening and reading leave the file as an older zerodrill wrote and reads it.
+    assert "setting" not in {name for _, name, _ in schema_of(db)}
+    with Store.open(db) as s:
+        s.save_setting("buttons", "4")
+        s.save_setting("buttons", "6")
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+    with Store.open(db) as s:
+        assert s.setting("buttons") == "6"
+        assert [r.key for r in s.log()] == ["d/a"]
+
+
 def test_two_processes_creating_it_at_once(db: Path) -> None:
     code = "import sys; from zerodrill.srs.store import Store; Store.open(sys.argv[1]).close()"
     procs = [

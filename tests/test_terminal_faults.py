@@ -384,6 +384,24 @@ def test_a_tiny_terminal_says_so_and_quits_cleanly(run: Callable[..., PtyDrill])
         assert part in words, f"{part!r} is not on a 30x8 screen:\n{text}"
 
 
+@pytest.mark.parametrize("key", [b"\x03", b"\x11"], ids=["ctrl+c", "ctrl+q"])
+def test_ctrl_c_and_ctrl_q_quit_the_real_drill_as_q_does(
+    run: Callable[..., PtyDrill], key: bytes
+) -> None:
+    drill, given = three_graded(run)
+    drill.press(b"?")  # over a dialog, too
+    drill.wait_for("Grades (SM-2)")
+    start = drill.mark
+    drill.press(key)
+    assert drill.wait_exit() == 0
+    text = drill.text(start)
+    assert_no_traceback(text)
+    assert "to quit" not in text  # Textual's "press ctrl+q to quit"
+    match = SAVED.search(text)
+    assert match is not None and int(match.group(1)) == len(given) == 3
+    assert_terminal_restored(drill)
+
+
 def test_sigkill_mid_session_keeps_the_grades_given(run: Callable[..., PtyDrill]) -> None:
     drill = run(ZERO_DECK)
     drill.wait_for(ZERO_FIRST)

@@ -224,5 +224,5 @@ async def test_the_help_says_when_a_failed_card_comes_back(store: Store) -> None
     app = make_app(store, "zero")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
-        text = " ".join(str(s.render()) for s in app.screen.query(Static))
+        text = " ".join(" ".join(str(s.render()).split()) for s in app.screen.query(Static))
         assert "after a fail (0-2), once 3 other cards or 10 minutes have passed" in text

@@ -221,7 +221,7 @@ async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Stor
         # Ctrl+J (which every terminal sends) and Shift+Enter make a new line; Enter submits,
         # as the key bar's "⏎ Answer" and the hint say (issue 14).
         hint = shown(app.screen.query_one("#hint"))
-        assert "Enter show the answer" in hint and "Ctrl+J new line" in hint
+        assert "Space/Enter show the answer" in hint and "Ctrl+J new line" in hint
         await pilot.press(*"FULL_SHARD", "ctrl+j", *"is ZeRO-3")
         assert not card(app).revealed
         await pilot.press("enter")

@@ -86,6 +86,12 @@ def test_source_list(snap_compare, store: Store, size: tuple[int, int]) -> None:
     assert snap_compare(screen_app(store), press=["enter", "5", "enter"], terminal_size=size)
 
 
+def test_drill_four_buttons_answer(snap_compare, store: Store, size: tuple[int, int]) -> None:
+    # Anki's layout, on a basic card's answer (no suggestion: Good is highlighted).
+    app = create_app(tui_decks("zero"), store, clock=Clock(), buttons=4)
+    assert snap_compare(app, press=["enter", "4", "enter"], terminal_size=size)
+
+
 def test_help(snap_compare, store: Store, size: tuple[int, int]) -> None:
     assert snap_compare(make_app(store, "zero"), press=["question_mark"], terminal_size=size)
 

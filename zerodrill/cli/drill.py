@@ -36,14 +36,28 @@ if TYPE_CHECKING:
     help="New cards a day.",
 )
 @click.option("--deck", "deck_id", metavar="ID", help="Drill only the deck with this id.")
-def drill(paths: tuple[Path, ...], db: Path | None, new_limit: int, deck_id: str | None) -> None:
+@click.option(
+    "--buttons",
+    type=click.Choice(["4", "6"]),
+    help="Grade buttons: 6 for SM-2's grades 0-5 (the default), 4 for Anki's Again / Hard / "
+    "Good / Easy on 1-4. Remembered in the database for the next drills.",
+)
+def drill(
+    paths: tuple[Path, ...],
+    db: Path | None,
+    new_limit: int,
+    deck_id: str | None,
+    buttons: str | None,
+) -> None:
     """Drill the cards due in PATH... (default: the bundled decks), SM-2 scheduled.
 
-    Enter shows the answer, 0-5 grades it, u undoes, d picks a deck, s shows statistics,
-    ? lists every key, q quits. Every grade is saved the moment it is given.
+    Space or Enter shows the answer, then gives the highlighted grade; a digit gives any
+    other. u undoes, d picks a deck, s shows statistics, ? lists every key, q quits. Every
+    grade is saved the moment it is given.
     """
+    layout = int(buttons) if buttons is not None else None
     with collector_paused() as resume:
-        summary, db = _run(paths, db, new_limit, deck_id, on_first_frame=resume)
+        summary, db = _run(paths, db, new_limit, deck_id, layout, on_first_frame=resume)
     if summary is not None and summary.reviews:
         click.echo(saved_line(summary, db))
 
@@ -61,6 +75,7 @@ def _run(
     db: Path | None,
     new_limit: int,
     deck_id: str | None,
+    buttons: int | None,
     *,
     on_first_frame: Callable[[], None],
 ) -> tuple[Summary | None, Path]:
@@ -78,7 +93,12 @@ def _run(
         from zerodrill.tui.app import create_app
 
         app = create_app(
-            decks, store, new_limit=new_limit, deck_id=deck_id, on_first_frame=on_first_frame
+            decks,
+            store,
+            new_limit=new_limit,
+            deck_id=deck_id,
+            on_first_frame=on_first_frame,
+            buttons=buttons,
         )
         summary = app.run()
         if app.error is not None:

@@ -21,6 +21,7 @@ integers: with floats, 55 × 2.2 is 121.00000000000001 and the ceiling a day too
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import IntEnum
@@ -61,6 +62,45 @@ _DESCRIPTIONS = {
     Grade.GOOD: "right, after a hesitation",
     Grade.PERFECT: "right, no hesitation",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """One grade button: the digit that presses it, its name, and the SM-2 grade it gives."""
+
+    key: int
+    name: str
+    grade: Grade
+
+
+#: SM-2's own six grades, 0-5 on keys 0-5: the default layout.
+SIX_BUTTONS = tuple(Button(int(g), g.label, g) for g in Grade)
+#: Anki's four answers on keys 1-4, as SM-2 grades. Again is a fail that SM-2 still counts as
+#: recognised (1); Hard, Good and Easy are SM-2's three passes (3, 4, 5). Read back the other
+#: way, it maps an Anki answer (ease 1-4) to the SM-2 grade zerodrill logs.
+FOUR_BUTTONS = (
+    Button(1, "Again", Grade.WRONG),
+    Button(2, "Hard", Grade.HARD),
+    Button(3, "Good", Grade.GOOD),
+    Button(4, "Easy", Grade.PERFECT),
+)
+#: The layouts by their number of buttons (``zerodrill drill --buttons 4|6``).
+LAYOUTS: dict[int, tuple[Button, ...]] = {6: SIX_BUTTONS, 4: FOUR_BUTTONS}
+DEFAULT_LAYOUT = 6
+
+
+def nearest_button(layout: Sequence[Button], grade: int) -> Button:
+    """The button of ``layout`` closest to SM-2 ``grade``, on the same side of pass/fail: a
+    suggested 2 (a fail) is Again in the four-button layout, never Hard (a pass)."""
+    passed = to_grade(grade).passed
+    same_side = [b for b in layout if b.grade.passed == passed] or list(layout)
+    return min(same_side, key=lambda b: (abs(int(b.grade) - grade), b.grade))
+
+
+def button_for_key(layout: Sequence[Button], key: int) -> Button | None:
+    """The button the digit ``key`` presses in ``layout``; None if it presses none."""
+    return next((b for b in layout if b.key == key), None)
+
 
 #: Step 7: a grade below this comes back the same day until it reaches it.
 REPEAT_BELOW = Grade.GOOD

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import ModalScreen, Screen
 
@@ -25,6 +26,8 @@ from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.session import Session
+from zerodrill.srs.settings import save_layout, saved_layout
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import Store
 from zerodrill.tui.palette import CommandPalette
 from zerodrill.tui.screens.drill import DrillScreen
@@ -41,16 +44,29 @@ class ZeroDrillApp(App[Summary]):
     CSS_PATH = "zerodrill.tcss"
     TITLE = "zerodrill"
 
+    # Ctrl+C and Ctrl+Q end the drill as q does, over any screen or dialog and while typing
+    # (Textual's own Ctrl+C only says to press Ctrl+Q, in a notice that piles up).
+    BINDINGS = [Binding("ctrl+q,ctrl+c", "finish", "Quit", show=False, priority=True, system=True)]
+
     def __init__(
         self,
         session: DrillSession,
         *,
         clock: Clock = local_now,
         on_first_frame: Callable[[], None] | None = None,
+        buttons: int = DEFAULT_LAYOUT,
+        remember_buttons: Callable[[int], str | None] | None = None,
+        notice: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.clock = clock
+        #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
+        self.buttons = buttons
+        #: Saves a layout chosen in the drill; returns why it could not, if it could not.
+        self.remember_buttons = remember_buttons
+        #: Said once the first frame is up (a layout given on the command line not saved).
+        self.notice = notice
         #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
         #: collector with it: see zerodrill.cli.startup).
         self.on_first_frame = on_first_frame
@@ -69,7 +85,12 @@ class ZeroDrillApp(App[Summary]):
             from zerodrill.tui.screens.nothing_due import NothingDueScreen
 
             return NothingDueScreen(self.session.title, self.session.outlook(), self.clock())
-        return DrillScreen(self.session, warm_up_on_mount=False)
+        return self._drill_screen(warm_up_on_mount=False)
+
+    def _drill_screen(self, *, warm_up_on_mount: bool = True) -> DrillScreen:
+        return DrillScreen(
+            self.session, warm_up_on_mount=warm_up_on_mount, buttons=LAYOUTS[self.buttons]
+        )
 
     #: Textual's palette commands the drill keeps. Not Screenshot (a key press writing a file
     #: into the working directory), nor Maximize/Minimize (nothing of the drill's to maximize).
@@ -81,6 +102,11 @@ class ZeroDrillApp(App[Summary]):
                 yield command
         yield SystemCommand(
             "Light / dark", "Switch between a light and a dark theme", self.action_toggle_dark
+        )
+        yield SystemCommand(
+            "Grade buttons: 4 / 6",
+            "Switch between Anki's four grade buttons and SM-2's six (remembered; key b)",
+            self.action_toggle_buttons,
         )
 
     def action_command_palette(self) -> None:
@@ -117,6 +143,8 @@ class ZeroDrillApp(App[Summary]):
 
     def on_ready(self) -> None:
         self.started = True
+        if self.notice is not None:
+            self.notify(self.notice, severity="warning", timeout=8, markup=False)
         if self.on_first_frame is not None:
             self.on_first_frame()
         if isinstance(self.screen, DrillScreen):
@@ -234,7 +262,14 @@ class ZeroDrillApp(App[Summary]):
         if action == "undo_last":
             # None, not False: the key stays in the footer, dimmed, while there is no grade.
             return True if self.session.can_undo else None
+        if action == "nothing_to_undo":
+            # The screens' second binding of u: the key press that undo_last turned down.
+            return not self.session.can_undo
         return True
+
+    def action_nothing_to_undo(self) -> None:
+        if self._session_on_top():
+            self.notify("Nothing to undo.", timeout=2)
 
     @user_errors_exit
     async def action_undo_last(self) -> None:
@@ -246,8 +281,22 @@ class ZeroDrillApp(App[Summary]):
         if isinstance(screen, DrillScreen):
             await screen.show_current()
         else:
-            self._show(DrillScreen(self.session))
+            self._show(self._drill_screen())
         self.notify("Last grade undone.", timeout=2)
+
+    @user_errors_exit
+    def action_toggle_buttons(self) -> None:
+        """Switch between the six SM-2 grades and Anki's four buttons, and remember it."""
+        self.buttons = 4 if self.buttons == 6 else 6
+        for screen in self.screen_stack:
+            if isinstance(screen, DrillScreen):
+                screen.set_buttons(LAYOUTS[self.buttons])
+        problem = self.remember_buttons(self.buttons) if self.remember_buttons else None
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
+            return
+        keys = "1-4: Again, Hard, Good, Easy" if self.buttons == 4 else "0-5: SM-2's grades"
+        self.notify(f"{self.buttons} grade buttons, {keys}.", timeout=3, markup=False)
 
 
 def controlling_tty() -> int | None:
@@ -281,8 +330,22 @@ def create_app(
     new_limit: int = 20,
     deck_id: str | None = None,
     on_first_frame: Callable[[], None] | None = None,
+    buttons: int | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
-    called once the first frame is on screen."""
+    called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout, and
+    is remembered in ``store``; without it, the one remembered there is used."""
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
-    return ZeroDrillApp(session, clock=clock, on_first_frame=on_first_frame)
+    notice = None
+    if buttons is None:
+        buttons = saved_layout(store)
+    else:
+        notice = save_layout(store, buttons)
+    return ZeroDrillApp(
+        session,
+        clock=clock,
+        on_first_frame=on_first_frame,
+        buttons=buttons,
+        remember_buttons=lambda n: save_layout(store, n),
+        notice=notice,
+    )

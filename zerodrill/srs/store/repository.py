@@ -27,7 +27,7 @@ from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
-from zerodrill.srs.store.schema import prepare
+from zerodrill.srs.store.schema import ensure_settings, has_settings, prepare
 from zerodrill.srs.store.watch import Watch
 
 _IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
@@ -290,6 +290,26 @@ class Store:
                 {"day": today, "since": since},
             )
             return {deck: ReviewCounts(*figures) for deck, *figures in rows}
+
+    # -- settings -----------------------------------------------------------------------------
+
+    def setting(self, name: str) -> str | None:
+        """The value saved for setting ``name``; None if none was saved."""
+        with self._reading():
+            if not has_settings(self._conn):
+                return None
+            row = self._conn.execute("SELECT value FROM setting WHERE name = ?", (name,)).fetchone()
+            return str(row[0]) if row is not None else None
+
+    def save_setting(self, name: str, value: str) -> None:
+        """Save ``value`` for setting ``name``, replacing what was saved; on disk on return."""
+        with self._writing():
+            ensure_settings(self._conn)
+            self._conn.execute(
+                "INSERT INTO setting (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
 
     # -- writing ------------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ The append-only ``review`` log is the truth: every grade, every same-day repeat 
 each with the SM-2 state before and after it. ``card_state`` is a cache of the latest state of
 each reviewed key, written in the same transaction as the log entry and derivable from the log
 at any time (:func:`zerodrill.srs.scheduler.replay`). A key that is absent from ``card_state``
-is new. Triggers keep the log append-only, whoever writes to the file.
+is new. ``setting`` (made when first needed, see :data:`SETTING_TABLE`) keeps the learner's
+choices by name. Triggers keep the log append-only, whoever writes to the file.
 """
 
 from __future__ import annotations
@@ -66,6 +67,28 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: The learner's choices that outlive a sitting (the grade buttons' layout), by name. Not a
+#: migration: it is made the first time a setting is saved (:func:`ensure_settings`), so that
+#: opening a database changes none of its bytes and an older zerodrill (another terminal,
+#: another machine) still reads it; a table it does not know is no concern of its own.
+SETTING_TABLE = """
+CREATE TABLE IF NOT EXISTS setting (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID
+"""
+
+
+def has_settings(conn: sqlite3.Connection) -> bool:
+    """True once a setting was saved in ``conn``'s database (its table exists)."""
+    row = conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'setting'")
+    return row.fetchone() is not None
+
+
+def ensure_settings(conn: sqlite3.Connection) -> None:
+    """Make the setting table; call inside the write transaction that saves a setting."""
+    conn.execute(SETTING_TABLE)
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> None:

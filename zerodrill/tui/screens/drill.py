@@ -1,4 +1,5 @@
-"""The drill: one card at a time, Enter to reveal, 0-5 to grade, u to undo."""
+"""The drill: one card at a time, Space or Enter to reveal, then Space or Enter for the
+highlighted grade or a digit for any other (0-5, or 1-4 in Anki's layout), u to undo."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.widget import MountError
 from textual.widgets import Static
 
 from zerodrill.deck.model import Kind
+from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
 from zerodrill.tui import markdown
 from zerodrill.tui.screens.dialog import ClickGuard, on_top
 from zerodrill.tui.session import DrillSession
@@ -56,18 +59,26 @@ class DrillScreen(ClickGuard):
     class Finished(Message):
         """No card is left to show in this sitting: the app shows what comes next."""
 
-    # Nothing is focused until the learner asks to type: Enter and the digits stay the drill's.
+    # Nothing is focused until the learner asks to type: Space, Enter and the digits stay the
+    # drill's (while typing, they are text).
     AUTO_FOCUS = ""
 
     # Short descriptions: the whole footer fits at 80 columns. The help screen says more.
+    # Space and Enter reveal; on the answer side (reveal disabled) they give the highlighted
+    # grade, as Anki's do.
     BINDINGS = [
-        Binding("enter", "reveal", "Answer", key_display="⏎", id="reveal"),
-        Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
-        *(Binding(str(g), f"grade({g})", f"Grade {g}", show=False) for g in range(1, 6)),
+        Binding("enter,space", "reveal", "Answer", key_display="␣⏎", id="reveal"),
+        Binding("enter,space", "grade_highlighted", "Good", key_display="␣⏎", id="highlighted"),
+        # Digit 1 is in both layouts: it stands for them all on the key bar (see key_label).
+        Binding("1", "press(1)", "Grade", id="grade"),
+        *(Binding(str(d), f"press({d})", f"Grade {d}", show=False) for d in (0, 2, 3, 4, 5)),
         Binding("a", "type_answer", "Type"),
+        # Where a and u would do nothing, a second binding of the key says why (see check_action).
+        Binding("a", "nothing_to_type", show=False),
         Binding("tab", "type_answer", "Type", show=False),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         Binding("u", "app.undo_last", "Undo"),
+        Binding("u", "app.nothing_to_undo", show=False),
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
@@ -78,9 +89,16 @@ class DrillScreen(ClickGuard):
         Binding("pagedown", "scroll_page(1)", "Page down", show=False),
         Binding("home", "scroll_to_end(0)", "Top", show=False),
         Binding("end", "scroll_to_end(1)", "Bottom", show=False),
+        Binding("b", "app.toggle_buttons", "Buttons 4/6", show=False),
     ]
 
-    def __init__(self, session: DrillSession, *, warm_up_on_mount: bool = True) -> None:
+    def __init__(
+        self,
+        session: DrillSession,
+        *,
+        warm_up_on_mount: bool = True,
+        buttons: tuple[Button, ...] = SIX_BUTTONS,
+    ) -> None:
         super().__init__()
         self.session = session
         # The app's first screen is warmed up by the app once its first frame is out (a refresh
@@ -89,7 +107,7 @@ class DrillScreen(ClickGuard):
         self.suggested: int | None = None
         # Made here, not queried: check_action runs before the screen is composed, too.
         self.card = CardView(id="card")
-        self.grades = GradeBar()
+        self.grades = GradeBar(buttons)
 
     def compose(self) -> ComposeResult:
         yield SessionHeader()
@@ -110,7 +128,13 @@ class DrillScreen(ClickGuard):
     async def warm_up(self) -> None:
         """Make ready what later cards need: the Markdown parser and the typing widgets."""
         markdown.warm_up()
-        await self.card.mount_typing_widgets()
+        try:
+            await self.card.mount_typing_widgets()
+        except MountError:
+            # The drill was quit (Ctrl+C, q) or moved on before the warm-up was done: the
+            # screen is gone, and so is the need. Anything else is a real failure.
+            if self.card.is_attached:
+                raise
 
     @user_errors_exit
     async def show_current(self) -> None:
@@ -130,7 +154,7 @@ class DrillScreen(ClickGuard):
             typing += "   [b]Ctrl+J[/b] new line"
         # A fixed single line: no layout pass needed for new text.
         self.query_one("#hint", Static).update(
-            f"[b]Enter[/b] show the answer{typing}", layout=False
+            f"[b]Space[/b]/[b]Enter[/b] show the answer{typing}", layout=False
         )
         self.query_one(CardScroll).scroll_home(animate=False)
         self.refresh_bindings()
@@ -157,10 +181,18 @@ class DrillScreen(ClickGuard):
         typing = self.card.typing_has_focus
         if action == "grade":
             return revealed
+        if action == "grade_highlighted":
+            return revealed and not typing
+        if action == "press":
+            # A digit that is no button of the layout (0 and 5 of Anki's) does nothing.
+            (key,) = parameters
+            return revealed and button_for_key(self.grades.buttons, int(str(key))) is not None
         if action == "reveal":
             return not revealed and self.session.current is not None
         if action == "type_answer":
             return not revealed and not typing and self.card.typing_widget is not None
+        if action == "nothing_to_type":
+            return not revealed and self.card.typing_widget is None
         if action == "stop_typing":
             return typing
         return True
@@ -170,11 +202,16 @@ class DrillScreen(ClickGuard):
         if self.card.revealed or not self._showing_current():
             return
         self._unfocus()
-        result = self.card.reveal()
+        result = self.card.reveal(self._grade_name)
         self.suggested = result.suggested_grade if result else None
         self.grades.set_outcomes(self.session.choices(), self.suggested)
         self._show_side(revealed=True)
         self.refresh_bindings()
+
+    def _grade_name(self, grade: Grade) -> str:
+        """A grade as the grade bar calls it: the key and name of its button."""
+        button = nearest_button(self.grades.buttons, grade)
+        return f"{button.key} {button.name}"
 
     @user_errors_exit
     async def action_grade(self, quality: int) -> None:
@@ -183,6 +220,29 @@ class DrillScreen(ClickGuard):
         # The store commits inside grade(): the next card appears only after the grade is safe.
         self.session.grade(quality, typed=self.card.typed)
         await self.show_current()
+
+    async def action_press(self, key: int) -> None:
+        button = button_for_key(self.grades.buttons, key)
+        if button is not None:
+            await self.action_grade(int(button.grade))
+
+    async def action_grade_highlighted(self) -> None:
+        await self.action_grade(int(self.grades.highlighted.grade))
+
+    def key_label(self, binding: Binding) -> tuple[str, str] | None:
+        """The key bar's text for the bindings whose text depends on the layout and the card:
+        (key shown, description), or None for the binding's own."""
+        if binding.id == "highlighted":
+            return binding.key_display or "", self.grades.highlighted.name
+        if binding.id == "grade":
+            keys = [b.key for b in self.grades.buttons]
+            return f"{min(keys)}-{max(keys)}", binding.description
+        return None
+
+    def set_buttons(self, buttons: tuple[Button, ...]) -> None:
+        """Grade with ``buttons`` from now on (the card on show too)."""
+        self.grades.set_buttons(buttons)
+        self.refresh_bindings()
 
     def _showing_current(self) -> bool:
         """The card on show is the session's current one, and this screen is on top.
@@ -197,6 +257,9 @@ class DrillScreen(ClickGuard):
         widget = self.card.typing_widget
         if widget is not None:
             widget.focus()  # Textual refreshes the bindings on a focus change
+
+    def action_nothing_to_type(self) -> None:
+        self.notify("Nothing to type on this card: Space or Enter shows the answer.", timeout=3)
 
     def action_stop_typing(self) -> None:
         self._unfocus()

@@ -1,4 +1,4 @@
-"""Every key, and what the six SM-2 grades mean."""
+"""Every key, what the six SM-2 grades mean, and Anki's four buttons as SM-2 grades."""
 
 from __future__ import annotations
 
@@ -7,25 +7,29 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Label, Static
 
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade
 from zerodrill.tui.screens.dialog import Dialog
 
 KEYS = """\
-[b]Enter[/b]      show the answer (and check what you typed)
-[b]0-5[/b]        grade the card, once the answer shows
-[b]u[/b]          undo the last grade: that card comes back
-[b]a[/b], [b]Tab[/b]     type your answer first; [b]Esc[/b] stops typing
-[b]d[/b]          choose a deck     [b]s[/b] statistics
-[b]?[/b]          this help         [b]q[/b] quit (every grade is saved)
-[b]Ctrl+P[/b]     command palette (theme, light/dark)"""
+[b]Space[/b]/[b]Enter[/b] show the answer (and check what you typed); then
+            give the highlighted grade: the suggested one, else 4
+[b]0-5[/b]         grade the card ([b]1-4[/b] with four buttons; [b]b[/b] switches)
+[b]u[/b]           undo the last grade: that card comes back
+[b]a[/b], [b]Tab[/b]      type your answer first ([b]Ctrl+J[/b] new line); [b]Esc[/b] stops
+[b]j[/b]/[b]k[/b], [b]End[/b]    scroll a long card (also ↑/↓, PgUp/PgDn, Home)
+[b]d[/b]           choose a deck     [b]s[/b] statistics
+[b]?[/b]           this help         [b]q[/b], [b]Ctrl+C[/b] quit (grades are saved)
+[b]Ctrl+P[/b]      command palette (theme, light/dark, grade buttons)"""
 
 GRADES = "\n".join(
     [
         *(f"[b]{int(g)}[/b] {g.label:<9} {g.description}" for g in reversed(Grade)),
-        "Each button shows the interval the grade gives. Below 4, the card also",
-        "comes back later in this session ([b]↻[/b]) until you grade it 4 or 5:",
-        "after a fail (0-2), once 3 other cards or 10 minutes have passed;",
-        "after a 3, once the rest of today's cards are done.",
+        "Each button shows the interval the grade gives. Below 4, the",
+        "card also comes back later in this session ([b]↻[/b]) until you grade",
+        "it 4 or 5: after a fail (0-2), once 3 other cards or 10 minutes",
+        "have passed; after a 3, once the rest of today's cards are done.",
+        "Anki's four: "
+        + "   ".join(f"[b]{b.key}[/b] {b.name} → {int(b.grade)}" for b in FOUR_BUTTONS),
     ]
 )
 

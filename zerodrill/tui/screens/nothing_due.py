@@ -25,10 +25,13 @@ from zerodrill.words import plural
 
 class NothingDueScreen(ClickGuard):
     BINDINGS = [
+        Binding("u", "app.undo_last", "Undo last grade"),
+        Binding("u", "app.nothing_to_undo", show=False),
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("q,enter", "app.finish", "Quit", key_display="q"),
+        # Not Enter: an Enter too many after the last card must not end the sitting.
+        Binding("q", "app.finish", "Quit"),
     ]
 
     def __init__(self, title: str, outlook: Outlook, now: datetime) -> None:

@@ -18,10 +18,13 @@ from zerodrill.words import plural
 class SummaryScreen(ClickGuard):
     BINDINGS = [
         Binding("u", "app.undo_last", "Undo last grade"),
+        Binding("u", "app.nothing_to_undo", show=False),
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("q,enter", "app.finish", "Quit", key_display="q"),
+        # Not Enter: the last grade's Enter, pressed once too often, must not end the
+        # sitting while its grades can still be undone.
+        Binding("q", "app.finish", "Quit"),
     ]
 
     def __init__(self, summary: Summary) -> None:

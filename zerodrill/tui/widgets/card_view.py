@@ -35,8 +35,11 @@ from zerodrill.tui.widgets.card_side import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.widgets import Input, TextArea
 
+    from zerodrill.srs.sm2 import Grade
     from zerodrill.tui.answer_check import Check
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
@@ -172,8 +175,9 @@ class CardView(Vertical):
         answer_side.show(None)
         answer_side.display = False
 
-    def reveal(self) -> Check | None:
-        """Show the answer side; for a typed cloze answer, the check of it."""
+    def reveal(self, name: Callable[[Grade], str] | None = None) -> Check | None:
+        """Show the answer side; for a typed cloze answer, the check of it, whose verdict
+        calls each grade by ``name`` (the grade bar's key and label)."""
         if self.item is None or self._sides is None or self.revealed:
             return self.result
         self.revealed = True
@@ -202,7 +206,7 @@ class CardView(Vertical):
                 # In place of the question it hides: the same header as every other kind.
                 parts += [_head(s, item, repeat, styles), Text()]
             if result is not None:
-                parts += [_check_lines(result, styles), Text()]
+                parts += [_check_lines(result, styles, name), Text()]
             model = render(answer, markdown)
             if yours is not None:
                 parts.append(_beside(yours, model, styles))
@@ -312,7 +316,7 @@ def _sources(refs: tuple[str, ...], styles: SideStyles) -> RenderableType:
     return Group(Text("Sources", styles.muted + Style(bold=True)), grid)
 
 
-def _check_lines(result: Check, styles: SideStyles) -> Text:
+def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str] | None) -> Text:
     lines = Text()
     for part in result.parts:
         if part.right:
@@ -329,5 +333,5 @@ def _check_lines(result: Check, styles: SideStyles) -> Text:
             lines.append("  →  ")
             lines.append(part.expected, Style(bold=True))
         lines.append("\n")
-    lines.append(result.verdict(), styles.muted)
+    lines.append(result.verdict() if name is None else result.verdict(name), styles.muted)
     return lines

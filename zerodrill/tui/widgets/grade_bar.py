@@ -1,7 +1,8 @@
-"""The six SM-2 grades as buttons, each labelled with what it would do to the card.
+"""The grade buttons (SM-2's six, or Anki's four), each labelled with what it would do to the
+card; the one Space and Enter give is highlighted.
 
-One widget draws all six (six widgets cost a restyle each on every reveal); a click is
-mapped back to the button under the pointer.
+One widget draws them all (a widget each would cost a restyle each on every reveal); a click
+is mapped back to the button under the pointer.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from textual.message import Message
 from textual.widget import Widget
 
 from zerodrill.srs.scheduler import GradeOutcome
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui import time_labels
 
-GRADES = tuple(Grade)
 #: Columns between two buttons.
 GAP = 1
 
@@ -41,12 +41,24 @@ class GradeBar(Widget):
 
         grade: int
 
-    def __init__(self) -> None:
+    def __init__(self, buttons: Sequence[Button] = SIX_BUTTONS) -> None:
         super().__init__()
+        self.buttons = tuple(buttons)
         self.outcomes: dict[int, GradeOutcome] = {}
-        #: The grade the typed-answer check suggests, drawn highlighted.
+        #: The grade the typed-answer check suggests, if it suggested one.
         self.suggested: int | None = None
         self._hover: int | None = None
+
+    @property
+    def highlighted(self) -> Button:
+        """The button Space and Enter press: the suggested grade's nearest, else Good (4)."""
+        return nearest_button(
+            self.buttons, Grade.GOOD if self.suggested is None else self.suggested
+        )
+
+    def set_buttons(self, buttons: Sequence[Button]) -> None:
+        self.buttons = tuple(buttons)
+        self.refresh()
 
     def set_outcomes(self, outcomes: Sequence[GradeOutcome], suggested: int | None = None) -> None:
         self.outcomes = {int(o.grade): o for o in outcomes}
@@ -54,20 +66,24 @@ class GradeBar(Widget):
         self.refresh()
 
     def label(self, grade: int) -> str:
-        """What the button for ``grade`` says: its name, and what it does to the card."""
-        return f"{grade} {Grade(grade).label}\n{describe(self.outcomes.get(grade))}"
+        """What the button giving ``grade`` says: its key and name, and what it does."""
+        button = next(b for b in self.buttons if b.grade == grade)
+        return f"{button.key} {button.name}\n{describe(self.outcomes.get(grade))}"
 
     def _spans(self, width: int) -> list[tuple[int, int]]:
         """(start, width) of each button: equal shares, each followed by a gap."""
-        share = max(width - GAP * len(GRADES), len(GRADES))
-        bounds = [share * n // len(GRADES) for n in range(len(GRADES) + 1)]
-        return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in range(len(GRADES))]
+        count = len(self.buttons)
+        share = max(width - GAP * count, count)
+        bounds = [share * n // count for n in range(count + 1)]
+        return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in range(count)]
 
     def render(self) -> Text:
         lines = [Text(), Text()]
-        for grade, (_, width) in zip(GRADES, self._spans(self.content_size.width), strict=True):
+        spans = self._spans(self.content_size.width)
+        for button, (_, width) in zip(self.buttons, spans, strict=True):
+            grade = int(button.grade)
             style = self._style(grade)
-            head = Text.assemble((str(int(grade)), Style(bold=True)), f" {grade.label}")
+            head = Text.assemble((str(button.key), Style(bold=True)), f" {button.name}")
             effect = Text(describe(self.outcomes.get(grade)))
             for line, text in zip(lines, (head, effect), strict=True):
                 text.truncate(width)
@@ -79,7 +95,7 @@ class GradeBar(Widget):
         return Text("\n").join(lines)
 
     def _style(self, grade: int) -> Style:
-        if grade == self.suggested:
+        if grade == self.highlighted.grade:
             return self.get_component_rich_style("grade--suggested")
         if grade == self._hover:
             return self.get_component_rich_style("grade--hover")
@@ -89,9 +105,10 @@ class GradeBar(Widget):
 
     def _grade_at(self, x: int) -> int | None:
         x -= self.styles.padding.left
-        for grade, (start, width) in zip(GRADES, self._spans(self.content_size.width), strict=True):
+        spans = self._spans(self.content_size.width)
+        for button, (start, width) in zip(self.buttons, spans, strict=True):
             if start <= x < start + width:
-                return grade
+                return int(button.grade)
         return None
 
     def on_click(self, event: events.Click) -> None:

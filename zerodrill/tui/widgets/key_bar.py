@@ -42,13 +42,15 @@ class KeyBar(Static):
         keys: list[tuple[str, str, str, bool]] = []
         seen: set[str] = set()
         palette = self.app.COMMAND_PALETTE_BINDING
+        key_label = getattr(self.screen, "key_label", None)
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if not binding.show or binding.action in seen or binding.key == palette:
                 continue
             seen.add(binding.action)
-            keys.append(
-                (binding.key, self.app.get_key_display(binding), binding.description, enabled)
-            )
+            # A screen may word a key by its state (the drill's highlighted grade).
+            label = key_label(binding) if key_label is not None else None
+            display, description = label or (self.app.get_key_display(binding), binding.description)
+            keys.append((binding.key, display, description, enabled))
         if self.app.ENABLE_COMMAND_PALETTE:
             keys.append((palette, "^p", "palette", True))
         shown = tuple(keys)
