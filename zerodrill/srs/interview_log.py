@@ -4,7 +4,8 @@
 interview to take: the one asked for, or the least recently taken (never taken first), the
 weakest (lowest share of its points covered last time) first among those taken on the same
 day, deck order after that. An attempt left unfinished today is picked before all, so that
-running the command again resumes it.
+running the command again resumes it. :func:`interview_stats` is what ``zerodrill stats``
+shows of them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 from zerodrill.deck.model import Deck, Interview
 from zerodrill.deck.yaml_nodes import did_you_mean
@@ -165,3 +167,69 @@ def choose(
 
     best = min(range(len(candidates)), key=order)
     return candidates[best]
+
+
+@dataclass(frozen=True)
+class InterviewStats:
+    """The attempts of one interview, for ``zerodrill stats``."""
+
+    deck: str
+    id: str
+    #: Finished attempts.
+    attempts: int
+    #: Attempts left unfinished and no longer resumable (an earlier day's, or one followed by
+    #: a later attempt); one from today still open is in progress, not abandoned.
+    abandoned: int
+    #: Each finished attempt, oldest first.
+    trend: tuple[AttemptSummary, ...]
+
+    @property
+    def last(self) -> AttemptSummary | None:
+        return self.trend[-1] if self.trend else None
+
+    def as_json(self) -> dict[str, Any]:
+        last = self.last
+        return {
+            "deck": self.deck,
+            "id": self.id,
+            "attempts": self.attempts,
+            "abandoned": self.abandoned,
+            "last_day": last.day.isoformat() if last is not None else None,
+            "last_points_covered": last.points_covered if last is not None else None,
+            "points_total": last.points_total if last is not None else None,
+            "trend": [
+                {
+                    "day": s.day.isoformat(),
+                    "points_covered": s.points_covered,
+                    "points_total": s.points_total,
+                    "seconds_used": s.seconds_used,
+                    "budget_seconds": s.budget_seconds,
+                    "follow_up_grades": list(s.follow_up_grades),
+                    "red_flags_said": s.red_flags_said,
+                }
+                for s in self.trend
+            ],
+        }
+
+
+def interview_stats(
+    decks: Sequence[Deck], store: Store | None, today: date
+) -> tuple[InterviewStats, ...]:
+    """Each interview of ``decks``, in deck order, with its attempts as of study day
+    ``today``; ``store`` None means none was ever taken."""
+    records = store.attempts.attempts() if store is not None else []
+    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
+    for record in records:
+        by_interview.setdefault((record.deck, record.interview), []).append(record)
+    figures = []
+    for deck in decks:
+        for interview in deck.interviews:
+            mine = by_interview.get((deck.id, interview.id), [])
+            summaries = [summarize(r) for r in mine]
+            open_now = bool(mine) and not summaries[-1].finished and mine[-1].day == today
+            unfinished = sum(not s.finished for s in summaries)
+            done = tuple(s for s in summaries if s.finished)
+            figures.append(
+                InterviewStats(deck.id, interview.id, len(done), unfinished - open_now, done)
+            )
+    return tuple(figures)
