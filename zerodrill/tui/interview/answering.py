@@ -17,16 +17,16 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from zerodrill.deck.model import Card
 from zerodrill.srs.interview import InterviewRun
 from zerodrill.srs.scheduler import preview
 from zerodrill.srs.store import Store
-from zerodrill.tui.interview.base import QUIT, InterviewScreen
-from zerodrill.tui.interview.widgets import AnswerBox, Prose, built_side, markdown_side
+from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
+from zerodrill.tui.interview.widgets import AnswerBox, Prose, markdown_side
 from zerodrill.tui.markdown import parse, render
+from zerodrill.tui.screens.dialog import on_top
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_side import CardSide, SideStyles
 from zerodrill.tui.widgets.grade_bar import GradeBar
@@ -44,9 +44,10 @@ class AnsweringScreen(InterviewScreen):
 
     BINDINGS = [
         Binding("enter", "hand_in", "Done", key_display="⏎"),
-        Binding("a,tab", "type_answer", "Type"),
+        Binding("a,tab", "type_answer", "Type", key_display="a"),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         QUIT,
+        *SCROLL_KEYS,
     ]
 
     def __init__(self, run: InterviewRun) -> None:
@@ -73,11 +74,13 @@ class AnsweringScreen(InterviewScreen):
 
 class QuestionScreen(AnsweringScreen):
     step_name = "Question"
+    #: Set once the budget has run out (the step is then handed in).
+    time_up = False
 
     def compose(self) -> ComposeResult:
         yield self.header
         minutes = self.run.interview.minutes
-        with VerticalScroll(id="body"):
+        with Body(id="body"):
             yield Static(
                 f"Answer out loud, or type. You have {plural(minutes, 'minute')}; "
                 "the clock is at the top right.",
@@ -90,7 +93,11 @@ class QuestionScreen(AnsweringScreen):
 
     def tick(self) -> None:
         super().tick()
-        if not self.handed_in and self.run.elapsed() >= self.run.budget():
+        # Under the too-small notice the time runs on, and is up once the notice goes.
+        if self.time_up or self.handed_in or not on_top(self):
+            return
+        if self.run.elapsed() >= self.run.budget():
+            self.time_up = True
             self.app.notify("Time's up: on to the points you covered.", timeout=4)
             self.call_later(self.action_hand_in)
 
@@ -109,9 +116,10 @@ class FollowUpScreen(AnsweringScreen):
         Binding("enter", "hand_in", "Model answer", key_display="⏎"),
         Binding("0", "grade(0)", "Grade", key_display="0-5"),
         *(Binding(str(g), f"grade({g})", f"Grade {g}", show=False) for g in range(1, 6)),
-        Binding("a,tab", "type_answer", "Type"),
+        Binding("a,tab", "type_answer", "Type", key_display="a"),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         QUIT,
+        *SCROLL_KEYS,
     ]
 
     def __init__(
@@ -128,7 +136,7 @@ class FollowUpScreen(AnsweringScreen):
 
     def compose(self) -> ComposeResult:
         yield self.header
-        with VerticalScroll(id="body"):
+        with Body(id="body"):
             yield Static("The interviewer follows up:", id="lead")
             with Prose(id="prompt"):
                 yield markdown_side(self.card.fields["question"])
@@ -209,6 +217,3 @@ def beside(typed: str | None, model: RenderableType, styles: SideStyles) -> Tabl
     yours = Text(typed, styles.typed) if typed else Text("(answered out loud)", styles.muted)
     grid.add_row(yours, model)
     return grid
-
-
-__all__ = ["FollowUpScreen", "QuestionScreen", "built_side"]

@@ -6,9 +6,8 @@ app asks the run which step comes next and shows its screen.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
 
 from zerodrill.srs.interview import InterviewRun
@@ -16,6 +15,15 @@ from zerodrill.tui.interview.widgets import InterviewHeader
 from zerodrill.tui.screens.dialog import ClickGuard, on_top
 
 QUIT = Binding("q", "app.finish", "Quit")
+#: Scrolling the step's body (arrows are the checklists' own).
+SCROLL_KEYS = [
+    Binding("pageup", "scroll_body(-10)", "Page up", show=False),
+    Binding("pagedown", "scroll_body(10)", "Page down", show=False),
+]
+
+
+class Body(VerticalScroll, can_focus=False):
+    """The step's text; never takes focus, so no key is taken from the screen by surprise."""
 
 
 class StepDone(Message):
@@ -51,9 +59,9 @@ class InterviewScreen(ClickGuard):
         self.handed_in = True
         return True
 
+    def action_scroll_body(self, lines: int) -> None:
+        for body in self.query(Body).results(Body):
+            body.scroll_relative(y=lines, animate=False)
+
     def step_done(self) -> None:
         self.post_message(StepDone())
-
-
-def over_budget(elapsed: timedelta, budget: timedelta) -> bool:
-    return elapsed >= budget

@@ -3,22 +3,23 @@ model talk track, opened from the points with t."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.padding import Padding
 from rich.style import Style
 from rich.styled import Styled
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from zerodrill.deck.model import Card, Deck
+from zerodrill.deck.model import Card, Deck, Kind
 from zerodrill.srs.interview import InterviewRun
 from zerodrill.tui.card_text import sides
-from zerodrill.tui.interview.base import QUIT, InterviewScreen
+from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Checklist, Entry, Prose, built_side
 from zerodrill.tui.markdown import parse, render
 from zerodrill.tui.screens.dialog import Dialog
@@ -27,9 +28,9 @@ from zerodrill.tui.widgets.card_side import SideStyles
 from zerodrill.tui.widgets.key_bar import KeyBar
 
 TICK_KEYS = [
-    Binding("1", "toggle(0)", "Tick", key_display="1-9"),
-    *(Binding(str(n), f"toggle({n - 1})", f"Tick {n}", show=False) for n in range(2, 10)),
-    Binding("space", "toggle", "Tick", show=False),
+    Binding("1", "tick(0)", "Tick", key_display="1-9"),
+    *(Binding(str(n), f"tick({n - 1})", f"Tick {n}", show=False) for n in range(2, 10)),
+    Binding("space", "tick", "Tick", show=False),
     Binding("up", "move(-1)", "Up", show=False),
     Binding("down", "move(1)", "Down", show=False),
 ]
@@ -47,7 +48,7 @@ class ChecklistScreen(InterviewScreen):
 
     def compose(self) -> ComposeResult:
         yield self.header
-        with VerticalScroll(id="body"):
+        with Body(id="body"):
             yield Static(self.lead, id="lead")
             yield self.checklist
             yield from self.below()
@@ -57,7 +58,7 @@ class ChecklistScreen(InterviewScreen):
         """What shows under the list."""
         return iter(())
 
-    def action_toggle(self, index: int | None = None) -> None:
+    def action_tick(self, index: int | None = None) -> None:
         if not self.handed_in:
             self.checklist.toggle(index)
 
@@ -76,6 +77,7 @@ class PointsScreen(ChecklistScreen):
         Binding("t", "talk_track", "Talk track"),
         Binding("enter", "hand_in", "Go on", key_display="⏎"),
         QUIT,
+        *SCROLL_KEYS,
     ]
 
     def __init__(self, run: InterviewRun, typed: str | None = None) -> None:
@@ -104,7 +106,12 @@ class RedFlagsScreen(ChecklistScreen):
         "[b]Did you say any of these?[/b]  Tick each one you said (a digit, Space or a "
         "click); each is a lapse of its card. Enter when done."
     )
-    BINDINGS = [*TICK_KEYS, Binding("enter", "hand_in", "Done", key_display="⏎"), QUIT]
+    BINDINGS = [
+        *TICK_KEYS,
+        Binding("enter", "hand_in", "Done", key_display="⏎"),
+        QUIT,
+        *SCROLL_KEYS,
+    ]
 
     def __init__(self, run: InterviewRun, cards: Sequence[Card]) -> None:
         super().__init__(run, [Entry(card.fields["claim"]) for card in cards])
@@ -147,27 +154,37 @@ class TalkTrackScreen(Dialog[None]):
         self.query_one("#talk-track", VerticalScroll).scroll_relative(y=lines, animate=False)
 
 
-def talk_track(deck: Deck, run: InterviewRun):  # type: ignore[no-untyped-def]
-    """A build (see CardSide) drawing every point, then its linked cards' answers under it."""
+def talk_track(deck: Deck, run: InterviewRun) -> Callable[[SideStyles], RenderableType]:
+    """A build (see CardSide) drawing every point, and under it what its cards teach."""
     by_id = {card.id: card for card in deck.cards}
-    parts = []
-    for n, point in enumerate(run.interview.points, start=1):
-        answers = []
-        for card_id in point.cards:
-            card = by_id.get(card_id)
-            if card is not None:
-                answers.append(parse(sides(card.items()[0]).answer))
-        parts.append((n, parse(point.text), answers))
+    parts = [
+        (n, parse(point.text), [parse(teaches(by_id[c])) for c in point.cards if c in by_id])
+        for n, point in enumerate(run.interview.points, start=1)
+    ]
 
     def build(styles: SideStyles) -> RenderableType:
         markdown = styles.markdown()
-        out: list[RenderableType] = []
+        grid = Table.grid(padding=(0, 1, 0, 0), expand=True)
+        grid.add_column(width=3, no_wrap=True)
+        grid.add_column(ratio=1)
         for n, point, answers in parts:
-            out.append(Text(f"{n}.", styles.accent + Style(bold=True)))
-            out.append(Padding(render(point, markdown), (0, 0, 0, 3)))
+            grid.add_row(
+                Text(f"{n}.", styles.accent + Style(bold=True)),
+                Styled(render(point, markdown), Style(bold=True)),
+            )
             for answer in answers:
-                out.append(Padding(Styled(render(answer, markdown), styles.muted), (1, 0, 0, 6)))
-            out.append(Text())
-        return Group(*out)
+                grid.add_row(
+                    Text(), Padding(Styled(render(answer, markdown), styles.muted), (1, 0, 0, 2))
+                )
+            grid.add_row()
+        return grid
 
     return build
+
+
+def teaches(card: Card) -> str:
+    """What ``card`` says a strong answer says, as Markdown."""
+    # A red flag's answer says why the claim is wrong: the talk track wants what to say.
+    if card.kind is Kind.RED_FLAG:
+        return f"Say instead: {card.fields['instead']}"
+    return sides(card.items()[0]).answer

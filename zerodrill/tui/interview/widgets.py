@@ -16,6 +16,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -136,7 +137,7 @@ def built_side(build: Callable[[SideStyles], RenderableType], *, id: str | None 
 
 @dataclass(frozen=True)
 class Entry:
-    """One line of a checklist: its Markdown, and a quote above it (a red flag's claim)."""
+    """One line of a checklist, as Markdown."""
 
     markdown: str
 
@@ -203,7 +204,7 @@ class Checklist(Prose):
         self.cursor = 0
         self._items = [CheckItem(n, entry) for n, entry in enumerate(entries)]
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield from self._items
 
     def on_mount(self) -> None:
