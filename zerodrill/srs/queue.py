@@ -1,8 +1,9 @@
 """Today's queue: what is due, what is new and what comes back, over some decks' items.
 
-Order: due reviews first (most overdue first), then new items in deck order up to the daily
-limit, then SM-2's step 7: every item graded below 4 today comes back, after the rest, until
-it gets 4 or 5. Those repeats are logged (``repeat=True``) and move no schedule.
+Order: due reviews first (the cards an interview brought forward, then most overdue first),
+then new items in deck order up to the daily limit, then SM-2's step 7: every item graded
+below 4 today comes back, after the rest, until it gets 4 or 5. Those repeats are logged
+(``repeat=True``) and move no schedule.
 
 Siblings (the deletions of one cloze card) are never shown on the same day: once one of them
 is queued or was graded today, the others wait for another day.
@@ -87,9 +88,10 @@ def build_queue(
     with store.snapshot():
         latest: dict[str, Review] = {}
         introduced = 0
+        forward = store.attempts.brought_forward(day)
         for review in store.reviews_on(day):
             latest[review.key] = review
-            if review.introduced and review.key in by_key:
+            if review.introduced and review.key in by_key and review.key not in forward.on_day:
                 introduced += 1
         due = store.due_dates(through=day)
         slots = max(0, new_limit - introduced)
@@ -99,17 +101,30 @@ def build_queue(
         later = store.due_dates(after=day) if slots else {}
 
     graded = frozenset(latest)
+    brought = _brought_forward(forward.pending, by_key, graded)
     repeats = tuple(
         by_key[r.key]
         for r in sorted(latest.values(), key=lambda r: r.id)
         if r.grade is not None and r.grade < REPEAT_BELOW and r.key in by_key
+        if r.key not in brought
     )
     busy_cards = {_card_key(key, by_key) for key in graded}
+    busy_cards.update(item.card.key for item in brought.values())
 
     # A key graded today never comes up again here: its card is busy already.
-    reviews = _one_per_card(due, by_key, busy_cards)
+    reviews = [*brought.values(), *_one_per_card(due, by_key, busy_cards)]
     new = _one_per_card(filterfalse(later.__contains__, by_key), by_key, busy_cards, slots)
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced)
+
+
+def _brought_forward(
+    pending: Iterable[str], by_key: Mapping[str, Item], graded: frozenset[str]
+) -> dict[str, Item]:
+    """The items an interview brought forward, due now whatever their schedule (new ones
+    too, beyond the new-card limit): one per card, a card whose other deletion was graded
+    today waiting as it would. A key graded earlier today comes up again, as a repeat."""
+    busy = {_card_key(key, by_key) for key in graded if key not in pending}
+    return {item.key: item for item in _one_per_card(pending, by_key, busy)}
 
 
 def _one_per_card(

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from zerodrill.deck.model import Deck
+from zerodrill.srs.interview_log import InterviewStats, interview_stats
 from zerodrill.srs.queue import items_of
 from zerodrill.srs.store import ReviewCounts, Store
 
@@ -38,8 +39,11 @@ class Stats:
     retention: float | None
     #: How many reviews the retention is over.
     retention_reviews: int
-    #: Cards due on each of the next 30 days, today first (overdue ones counted today).
+    #: Cards due on each of the next 30 days, today first (overdue ones, and ones an
+    #: interview brought forward, counted today).
     forecast: tuple[int, ...]
+    #: Each interview of the decks, with its attempts.
+    interviews: tuple[InterviewStats, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +58,7 @@ class Stats:
             "retention": self.retention,
             "retention_reviews": self.retention_reviews,
             "forecast": list(self.forecast),
+            "interviews": [figures.as_json() for figures in self.interviews],
         }
 
 
@@ -65,11 +70,16 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
     totals = ReviewCounts()
     if store is not None:
         horizon = today + timedelta(days=FORECAST_DAYS - 1)
-        for key, due in store.due_dates().items():
+        schedule = store.due_dates()
+        for key, due in schedule.items():
             if key in keys:
                 known += 1
                 if due <= horizon:
                     forecast[max(0, (due - today).days)] += 1
+        # Brought forward by an interview: due today whatever the schedule says.
+        for key in store.attempts.brought_forward(today).pending:
+            if key in keys and not (key in schedule and schedule[key] <= today):
+                forecast[0] += 1
         per_deck = store.review_counts(today, window_days=RETENTION_DAYS)
         for deck_id in {deck.id for deck in decks}:
             counts = per_deck.get(deck_id)
@@ -93,6 +103,7 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
         retention=retention,
         retention_reviews=totals.recall_graded,
         forecast=tuple(forecast),
+        interviews=interview_stats(decks, store, today),
     )
 
 
@@ -156,4 +167,29 @@ def render_text(stats: Stats) -> str:
         lines.extend(forecast_chart(stats.forecast))
     else:
         lines.append(f"nothing due in the next {FORECAST_DAYS} days")
+    if stats.interviews:
+        lines.append("")
+        lines.extend(interview_lines(stats.interviews))
     return "\n".join(lines)
+
+
+#: The most attempts a trend line shows (the latest ones).
+TREND_SHOWN = 12
+
+
+def interview_lines(interviews: Sequence[InterviewStats]) -> list[str]:
+    """A table of the interviews: attempts, last taken, points covered then, and the trend of
+    the share of points covered, one eighth-block bar per attempt, oldest first."""
+    names = [f"{figures.deck}/{figures.id}" for figures in interviews]
+    width = max(len("interview"), *(len(name) for name in names))
+    lines = [f"{'interview':<{width}}  attempts  last taken  points  trend"]
+    for name, figures in zip(names, interviews, strict=True):
+        last = figures.last
+        taken = last.day.isoformat() if last is not None else "never"
+        points = f"{last.points_covered}/{last.points_total}" if last is not None else "–"
+        shares = [s.share or 0.0 for s in figures.trend[-TREND_SHOWN:]]
+        trend = "".join(BLOCKS[max(1, round(share * 8))] for share in shares)
+        abandoned = f"  ({figures.abandoned} left unfinished)" if figures.abandoned else ""
+        row = f"{name:<{width}}  {figures.attempts:>8}  {taken:<10}  {points:<6}  {trend}"
+        lines.append(f"{row}{abandoned}".rstrip())
+    return lines

@@ -25,6 +25,7 @@ from types import TracebackType
 
 from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
 from zerodrill.srs.store.schema import prepare
@@ -66,6 +67,7 @@ class Store:
         # Transactions open through _writing(): inner ones join the outer one.
         self._depth = 0
         self._data_version = self._read_data_version()
+        self._attempts = AttemptLog(conn, self._reading, self._writing)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -182,6 +184,11 @@ class Store:
         with self._reading():
             version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]
             return version
+
+    @property
+    def attempts(self) -> AttemptLog:
+        """The interview attempts, in this file, through this connection's transactions."""
+        return self._attempts
 
     # -- the schedule ---------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ The append-only ``review`` log is the truth: every grade, every same-day repeat 
 each with the SM-2 state before and after it. ``card_state`` is a cache of the latest state of
 each reviewed key, written in the same transaction as the log entry and derivable from the log
 at any time (:func:`zerodrill.srs.scheduler.replay`). A key that is absent from ``card_state``
-is new. Triggers keep the log append-only, whoever writes to the file.
+is new. Triggers keep the log append-only, whoever writes to the file. Interview attempts
+(made when first needed, see :data:`ATTEMPT_TABLES`) are append-only the same way.
 """
 
 from __future__ import annotations
@@ -66,6 +67,67 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: Interview attempts (:mod:`zerodrill.srs.interview`), append-only like the review log: an
+#: attempt is its row and the steps logged after it; ``brought_forward`` holds the keys whose
+#: points were missed, due in the drill until reviewed after the review id ``since``. Not a
+#: migration: made by the first attempt (:func:`ensure_attempts`), so that opening a database
+#: changes none of its bytes and an older zerodrill still reads it.
+ATTEMPT_TABLES = """
+CREATE TABLE IF NOT EXISTS attempt (
+    id         INTEGER PRIMARY KEY,
+    deck       TEXT    NOT NULL,
+    interview  TEXT    NOT NULL,
+    shape      TEXT    NOT NULL,  -- digest of the interview as asked: resume only the same
+    started_at TEXT    NOT NULL,  -- wall time, ISO 8601 with UTC offset
+    day        TEXT    NOT NULL   -- study day, ISO date
+);
+CREATE INDEX IF NOT EXISTS attempt_interview ON attempt (deck, interview, id);
+CREATE TABLE IF NOT EXISTS attempt_step (
+    id      INTEGER PRIMARY KEY,
+    attempt INTEGER NOT NULL REFERENCES attempt (id),
+    at      TEXT    NOT NULL,
+    step    TEXT    NOT NULL
+        CHECK (step IN ('question', 'points', 'follow_up', 'red_flags', 'finish')),
+    data    TEXT    NOT NULL CHECK (json_valid(data))
+);
+CREATE INDEX IF NOT EXISTS attempt_step_attempt ON attempt_step (attempt, id);
+CREATE TABLE IF NOT EXISTS brought_forward (
+    id      INTEGER PRIMARY KEY,
+    key     TEXT    NOT NULL,
+    day     TEXT    NOT NULL,
+    attempt INTEGER NOT NULL REFERENCES attempt (id),
+    since   INTEGER NOT NULL  -- the review log's largest id when it was written
+);
+CREATE INDEX IF NOT EXISTS brought_forward_day ON brought_forward (day);
+CREATE TRIGGER IF NOT EXISTS attempt_no_update BEFORE UPDATE ON attempt
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS attempt_no_delete BEFORE DELETE ON attempt
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS attempt_step_no_update BEFORE UPDATE ON attempt_step
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS attempt_step_no_delete BEFORE DELETE ON attempt_step
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS brought_forward_no_update BEFORE UPDATE ON brought_forward
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS brought_forward_no_delete BEFORE DELETE ON brought_forward
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+"""
+
+
+def has_attempts(conn: sqlite3.Connection) -> bool:
+    """True once an interview attempt was logged in ``conn``'s database (its tables exist)."""
+    row = conn.execute(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
+        "AND name IN ('attempt', 'attempt_step', 'brought_forward')"
+    ).fetchone()
+    return bool(row[0] == 3)
+
+
+def ensure_attempts(conn: sqlite3.Connection) -> None:
+    """Make the attempt tables; call inside the write transaction that logs an attempt."""
+    for statement in _statements(ATTEMPT_TABLES):
+        conn.execute(statement)
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> None:

@@ -1,0 +1,366 @@
+"""One interview attempt, step by step: the question against a clock, the points ticked, each
+follow-up graded as that card's review, the red flags said, and what was missed brought due.
+
+No Textual here: the interview's screens drive an :class:`InterviewRun`, and tests drive it
+with an injected clock. The API::
+
+    class Step(StrEnum): QUESTION, POINTS, FOLLOW_UPS, RED_FLAGS, DONE
+    @dataclass(frozen=True) class AttemptSummary   # zerodrill.srs.interview_log
+        attempt: int; day: date; started_at: datetime; finished: bool
+        points_covered: int; points_total: int; seconds_used: float | None
+        budget_seconds: int; follow_up_grades: tuple[int, ...]; red_flags_said: int
+        share -> float | None                      # points_covered / points_total
+    @dataclass(frozen=True) class AttemptResult:
+        points_covered: tuple[int, ...]  # indexes into interview.points, ascending
+        points_total: int
+        seconds_used: float              # answering the opening question
+        budget_seconds: int              # interview.minutes * 60
+        follow_up_grades: Mapping[str, int]   # card id -> grade, in the interview's order
+        red_flags_said: tuple[str, ...]       # card ids
+        missed_cards: tuple[str, ...]         # card ids of the missed points, brought due
+        trend: tuple[AttemptSummary, ...]     # earlier finished attempts, oldest first
+    class InterviewRun:
+        @classmethod start_or_resume(store, deck, interview, *, clock, day=None) -> InterviewRun
+        store; deck; interview; day; attempt_id
+        step: Step; follow_up_index: int
+        started_at; question_started_at; step_started_at   # datetimes from the clock
+        question_typed: str | None; covered: tuple[int, ...]
+        follow_up_grades: dict[str, int]; red_flags_said: tuple[str, ...]
+        elapsed() -> timedelta      # of the current step
+        budget() -> timedelta       # of the current step; timedelta(0): the step has no clock
+        overtime() -> bool
+        finish_question(typed: str | None) -> None
+        set_points(covered: Collection[int]) -> None
+        follow_up_card() -> Card | None
+        grade_follow_up(grade: int, typed: str | None) -> None
+        set_red_flags(said: Collection[str]) -> None
+        red_flag_cards() -> tuple[Card, ...]
+        finish() -> AttemptResult
+    choose(store, decks, *, deck_id=None, interview_id=None, today=None) -> (Deck, Interview)
+    history(store, deck_id, interview_id) -> tuple[AttemptSummary, ...]   # all, oldest first
+
+Every step is logged the moment it is taken (append-only, :mod:`zerodrill.srs.store.attempts`),
+so a run made again on the same store (after quitting, in another terminal) continues at the
+next step: the latest attempt of the interview, unfinished, started the same study day on the
+interview as it is now. The clock of the step it continues at starts again on resuming.
+A follow-up's grade and a red flag said are reviews in the review log, given with
+:func:`zerodrill.srs.session.record_grade` in the same transaction as the step, so the same-day
+rules of the drill apply to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from zerodrill.deck.model import Card, Deck, Interview
+from zerodrill.srs.days import study_day
+from zerodrill.srs.interview_log import (
+    AttemptSummary,
+    choose,
+    finished_summaries,
+    history,
+    shape_of,
+)
+from zerodrill.srs.session import MAX_ANSWER_MS, record_grade
+from zerodrill.srs.sm2 import to_grade
+from zerodrill.srs.store import Store
+from zerodrill.srs.store.attempts import AttemptRecord
+
+__all__ = [
+    "AttemptResult",
+    "AttemptSummary",
+    "InterviewRun",
+    "Step",
+    "choose",
+    "follow_up_budget",
+    "history",
+]
+
+#: A red flag said counts as that card's lapse: the grade it is given.
+RED_FLAG_GRADE = 1
+#: The shortest time a follow-up gets.
+MIN_FOLLOW_UP = timedelta(minutes=1)
+
+
+class Step(StrEnum):
+    QUESTION = "question"
+    POINTS = "points"
+    FOLLOW_UPS = "follow_ups"
+    RED_FLAGS = "red_flags"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    points_covered: tuple[int, ...]
+    points_total: int
+    seconds_used: float
+    budget_seconds: int
+    follow_up_grades: Mapping[str, int]
+    red_flags_said: tuple[str, ...]
+    missed_cards: tuple[str, ...]
+    trend: tuple[AttemptSummary, ...]
+
+
+def follow_up_budget(interview: Interview) -> timedelta:
+    """A follow-up is a quarter of the opening question's time, and at least a minute."""
+    return max(MIN_FOLLOW_UP, timedelta(minutes=interview.minutes) / 4)
+
+
+class InterviewRun:
+    """One attempt, saved step by step (append-only) so quitting and coming back resumes it.
+
+    Make one with :meth:`start_or_resume`. The steps come in order; each method raises
+    :class:`RuntimeError` when called at another step, and :class:`ValueError` for a point
+    index, card id or grade the interview does not have.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        deck: Deck,
+        interview: Interview,
+        record: AttemptRecord,
+        clock: Callable[[], datetime],
+        *,
+        resumed: bool = False,
+    ) -> None:
+        self.store = store
+        self.deck = deck
+        self.interview = interview
+        self.attempt_id = record.id
+        self.day = record.day
+        self.started_at = record.started_at
+        self._clock = clock
+        self._cards = {card.id: card for card in deck.cards}
+        self.question_typed: str | None = None
+        self.seconds_used: float | None = None
+        self.covered: tuple[int, ...] | None = None
+        self.follow_up_grades: dict[str, int] = {}
+        self.red_flags_said: tuple[str, ...] | None = None
+        self._result: AttemptResult | None = None
+        self._missed: tuple[str, ...] | None = None
+        for step in record.steps:
+            self._replay(step.kind, step.data)
+        # A new attempt's question started when it did; a resumed step starts again now.
+        self.step_started_at = clock() if resumed else record.started_at
+        self.question_started_at = self.step_started_at
+
+    @classmethod
+    def start_or_resume(
+        cls,
+        store: Store,
+        deck: Deck,
+        interview: Interview,
+        *,
+        clock: Callable[[], datetime],
+        day: date | None = None,
+    ) -> InterviewRun:
+        """The latest attempt of ``interview`` if it is unfinished, from study day ``day``
+        (default: the clock's), on the interview as it is now; else a new attempt, logged."""
+        now = clock()
+        day = day if day is not None else study_day(now)
+        shape = shape_of(interview)
+        attempts = store.attempts.attempts(deck.id, interview.id)
+        last = attempts[-1] if attempts else None
+        if (
+            last is not None
+            and last.day == day
+            and last.shape == shape
+            and not any(step.kind == "finish" for step in last.steps)
+        ):
+            return cls(store, deck, interview, last, clock, resumed=True)
+        record = store.attempts.start(deck.id, interview.id, shape=shape, at=now, day=day)
+        return cls(store, deck, interview, record, clock)
+
+    # -- where the attempt stands -----------------------------------------------------------
+
+    def _replay(self, kind: str, data: Mapping[str, Any]) -> None:
+        if kind == "question":
+            self.question_typed = data.get("typed")
+            self.seconds_used = float(data.get("seconds", 0.0))
+        elif kind == "points":
+            self.covered = tuple(int(i) for i in data.get("covered", ()))
+        elif kind == "follow_up":
+            self.follow_up_grades[str(data["card"])] = int(data["grade"])
+        elif kind == "red_flags":
+            self.red_flags_said = tuple(str(c) for c in data.get("said", ()))
+        elif kind == "finish":
+            self._missed = tuple(str(c) for c in data.get("missed", ()))
+
+    @property
+    def step(self) -> Step:
+        if self.seconds_used is None:
+            return Step.QUESTION
+        if self.covered is None:
+            return Step.POINTS
+        if self.follow_up_index < len(self.interview.follow_ups):
+            return Step.FOLLOW_UPS
+        if self.red_flags_said is None and self.interview.red_flags:
+            return Step.RED_FLAGS
+        return Step.DONE
+
+    @property
+    def follow_up_index(self) -> int:
+        """The follow-up on show (or next): how many have been graded."""
+        return len(self.follow_up_grades)
+
+    @property
+    def finished(self) -> bool:
+        return self._missed is not None
+
+    def elapsed(self) -> timedelta:
+        """Time on the current step, from the injected clock."""
+        return self._clock() - self.step_started_at
+
+    def budget(self) -> timedelta:
+        """The current step's time: the interview's minutes for the question, a quarter of
+        them (at least a minute) for each follow-up; ``timedelta(0)`` for untimed steps."""
+        if self.step is Step.QUESTION:
+            return timedelta(minutes=self.interview.minutes)
+        if self.step is Step.FOLLOW_UPS:
+            return follow_up_budget(self.interview)
+        return timedelta(0)
+
+    def overtime(self) -> bool:
+        """The current timed step has run past its budget (shown, never enforced)."""
+        budget = self.budget()
+        return bool(budget) and self.elapsed() > budget
+
+    def _expect(self, step: Step) -> None:
+        if self.step is not step:
+            raise RuntimeError(f"the interview is at {self.step.value}, not {step.value}")
+
+    def _moved_on(self, now: datetime) -> None:
+        self.step_started_at = now
+
+    # -- the steps ------------------------------------------------------------------------
+
+    def finish_question(self, typed: str | None) -> None:
+        """The opening question answered (``typed``: what the learner typed, if anything)."""
+        self._expect(Step.QUESTION)
+        now = self._clock()
+        seconds = max(0.0, (now - self.step_started_at).total_seconds())
+        data = {"typed": typed, "seconds": seconds, "budget": self.interview.minutes * 60}
+        self.store.attempts.add_step(self.attempt_id, "question", data, at=now)
+        self._replay("question", data)
+        self._moved_on(now)
+
+    def set_points(self, covered: Collection[int]) -> None:
+        """The points the learner covered: indexes into ``interview.points``."""
+        self._expect(Step.POINTS)
+        total = len(self.interview.points)
+        chosen = sorted(set(covered))
+        if any(not 0 <= i < total for i in chosen):
+            raise ValueError(f"point indexes must be 0-{total - 1}, not {chosen}")
+        now = self._clock()
+        data: dict[str, Any] = {"covered": chosen, "total": total}
+        self.store.attempts.add_step(self.attempt_id, "points", data, at=now)
+        self._replay("points", data)
+        self._moved_on(now)
+
+    def follow_up_card(self) -> Card | None:
+        """The current follow-up's card; None past the follow-ups."""
+        if self.step is not Step.FOLLOW_UPS:
+            return None
+        return self._card(self.interview.follow_ups[self.follow_up_index])
+
+    def grade_follow_up(self, grade: int, typed: str | None) -> None:
+        """Grade the current follow-up 0-5: that card's review, logged with the step."""
+        self._expect(Step.FOLLOW_UPS)
+        card = self._card(self.interview.follow_ups[self.follow_up_index])
+        quality = int(to_grade(grade))
+        now = self._clock()
+        spent = max(0.0, (now - self.step_started_at).total_seconds())
+        with self.store.transaction():
+            review = record_grade(
+                self.store,
+                card.key,
+                quality,
+                day=self.day,
+                at=now,
+                answer_ms=min(MAX_ANSWER_MS, int(spent * 1000)),
+                typed=typed,
+            )
+            data = {
+                "card": card.id,
+                "grade": quality,
+                "typed": typed,
+                "seconds": spent,
+                "review": review.id,
+            }
+            self.store.attempts.add_step(self.attempt_id, "follow_up", data, at=now)
+        self._replay("follow_up", data)
+        self._moved_on(now)
+
+    def red_flag_cards(self) -> tuple[Card, ...]:
+        return tuple(self._card(card_id) for card_id in self.interview.red_flags)
+
+    def set_red_flags(self, said: Collection[str]) -> None:
+        """The red flags the learner said (card ids): each is that card's lapse, graded
+        :data:`RED_FLAG_GRADE`; the others are not reviewed."""
+        self._expect(Step.RED_FLAGS)
+        unknown = set(said) - set(self.interview.red_flags)
+        if unknown:
+            raise ValueError(f"not red flags of this interview: {sorted(unknown)}")
+        ordered = [c for c in self.interview.red_flags if c in set(said)]
+        now = self._clock()
+        with self.store.transaction():
+            reviews = [
+                record_grade(self.store, self._card(c).key, RED_FLAG_GRADE, day=self.day, at=now).id
+                for c in ordered
+            ]
+            data = {"said": ordered, "reviews": reviews}
+            self.store.attempts.add_step(self.attempt_id, "red_flags", data, at=now)
+        self._replay("red_flags", data)
+        self._moved_on(now)
+
+    def finish(self) -> AttemptResult:
+        """End the attempt: the cards of the points missed come due in the drill today.
+        Asking again returns the same result and logs nothing more."""
+        self._expect(Step.DONE)
+        if self._result is not None:
+            return self._result
+        covered = self.covered or ()
+        if self._missed is None:
+            missed = tuple(
+                dict.fromkeys(
+                    card_id
+                    for i, point in enumerate(self.interview.points)
+                    if i not in covered
+                    for card_id in point.cards
+                    if card_id in self._cards and not self._cards[card_id].retired
+                )
+            )
+            keys = [item.key for c in missed for item in self._cards[c].items()]
+            now = self._clock()
+            with self.store.transaction():
+                self.store.attempts.add_step(
+                    self.attempt_id, "finish", {"missed": list(missed)}, at=now
+                )
+                self.store.attempts.bring_forward(self.attempt_id, keys, day=self.day)
+            self._missed = missed
+        earlier = finished_summaries(
+            self.store, self.deck.id, self.interview.id, before=self.attempt_id
+        )
+        self._result = AttemptResult(
+            points_covered=tuple(covered),
+            points_total=len(self.interview.points),
+            seconds_used=self.seconds_used or 0.0,
+            budget_seconds=self.interview.minutes * 60,
+            follow_up_grades=dict(self.follow_up_grades),
+            red_flags_said=self.red_flags_said or (),
+            missed_cards=self._missed,
+            trend=earlier,
+        )
+        return self._result
+
+    def _card(self, card_id: str) -> Card:
+        card = self._cards.get(card_id)
+        if card is None:
+            raise ValueError(f"no card '{card_id}' in deck '{self.deck.id}'")
+        return card

@@ -1,0 +1,235 @@
+"""The attempts of interviews read back: each one summed up, and which interview to take next.
+
+:func:`history` sums up each attempt logged for one interview; :func:`choose` picks the
+interview to take: the one asked for, or the least recently taken (never taken first), the
+weakest (lowest share of its points covered last time) first among those taken on the same
+day, deck order after that. An attempt left unfinished today is picked before all, so that
+running the command again resumes it. :func:`interview_stats` is what ``zerodrill stats``
+shows of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from zerodrill.deck.model import Deck, Interview
+from zerodrill.deck.yaml_nodes import did_you_mean
+from zerodrill.errors import UserError
+from zerodrill.srs.store import Store
+from zerodrill.srs.store.attempts import AttemptRecord
+
+
+@dataclass(frozen=True)
+class AttemptSummary:
+    """One attempt of an interview as logged (an unfinished one counts what it got to)."""
+
+    attempt: int
+    day: date
+    started_at: datetime
+    finished: bool
+    points_covered: int
+    points_total: int
+    #: Time answering the opening question; None if it was never answered.
+    seconds_used: float | None
+    budget_seconds: int
+    #: The follow-ups' grades, in the order they were asked.
+    follow_up_grades: tuple[int, ...]
+    red_flags_said: int
+
+    @property
+    def share(self) -> float | None:
+        """The share of the points covered; None before the points were ticked."""
+        return self.points_covered / self.points_total if self.points_total else None
+
+
+def shape_of(interview: Interview) -> str:
+    """A digest of what the interview asks: an attempt resumes only on the same questions."""
+    shape = [
+        interview.question,
+        interview.minutes,
+        [[p.text, list(p.cards)] for p in interview.points],
+        list(interview.follow_ups),
+        list(interview.red_flags),
+    ]
+    text = json.dumps(shape, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def summarize(record: AttemptRecord) -> AttemptSummary:
+    """``record`` summed up, from its steps."""
+    seconds: float | None = None
+    covered = total = said = budget = 0
+    grades: list[int] = []
+    finished = False
+    for step in record.steps:
+        data = step.data
+        if step.kind == "question":
+            seconds = float(data.get("seconds", 0.0))
+            budget = int(data.get("budget", 0))
+        elif step.kind == "points":
+            covered = len(data.get("covered", ()))
+            total = int(data.get("total", 0))
+        elif step.kind == "follow_up":
+            grades.append(int(data["grade"]))
+        elif step.kind == "red_flags":
+            said = len(data.get("said", ()))
+        elif step.kind == "finish":
+            finished = True
+    return AttemptSummary(
+        attempt=record.id,
+        day=record.day,
+        started_at=record.started_at,
+        finished=finished,
+        points_covered=covered,
+        points_total=total,
+        seconds_used=seconds,
+        budget_seconds=budget,
+        follow_up_grades=tuple(grades),
+        red_flags_said=said,
+    )
+
+
+def history(store: Store, deck_id: str, interview_id: str) -> tuple[AttemptSummary, ...]:
+    """Every attempt of the interview, finished or not, oldest first."""
+    return tuple(summarize(record) for record in store.attempts.attempts(deck_id, interview_id))
+
+
+def finished_summaries(
+    store: Store, deck_id: str, interview_id: str, *, before: int | None = None
+) -> tuple[AttemptSummary, ...]:
+    """The finished attempts of the interview (logged before attempt ``before``), oldest
+    first: the trend an attempt's end shows."""
+    return tuple(
+        summary
+        for summary in history(store, deck_id, interview_id)
+        if summary.finished and (before is None or summary.attempt < before)
+    )
+
+
+def choose(
+    store: Store,
+    decks: Sequence[Deck],
+    *,
+    deck_id: str | None = None,
+    interview_id: str | None = None,
+    today: date | None = None,
+) -> tuple[Deck, Interview]:
+    """The interview to take (see the module's docstring); a :class:`UserError` line for a
+    deck or interview id that is not there, or when no deck has interviews. ``today`` (the
+    study day) limits "unfinished, so resumed first" to attempts started that day."""
+    if deck_id is not None:
+        chosen = [d for d in decks if d.id == deck_id]
+        if not chosen:
+            known = ", ".join(sorted(d.id for d in decks))
+            raise UserError(
+                f"no deck with id '{deck_id}'{did_you_mean(deck_id, [d.id for d in decks])} "
+                f"(decks: {known})"
+            )
+        decks = chosen
+    candidates = [(d, i) for d in decks for i in d.interviews]
+    if not candidates:
+        where = f"deck '{deck_id}' has" if deck_id is not None else "the decks have"
+        raise UserError(f"{where} no interviews (a deck's interviews: list adds them)")
+    if interview_id is not None:
+        found = [(d, i) for d, i in candidates if i.id == interview_id]
+        if not found:
+            ids = [i.id for _, i in candidates]
+            raise UserError(
+                f"no interview with id '{interview_id}'{did_you_mean(interview_id, ids)} "
+                f"(interviews: {', '.join(sorted(set(ids)))})"
+            )
+        return found[0]
+    records = store.attempts.attempts()
+    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
+    for record in records:
+        by_interview.setdefault((record.deck, record.interview), []).append(record)
+
+    def order(place: int) -> tuple[int, date, float, int]:
+        deck, interview = candidates[place]
+        mine = by_interview.get((deck.id, interview.id), [])
+        summaries = [summarize(r) for r in mine]
+        last = mine[-1] if mine else None
+        resumable = (
+            last is not None
+            and not summaries[-1].finished
+            and (today is None or last.day == today)
+            and last.shape == shape_of(interview)
+        )
+        done = [s for s in summaries if s.finished]
+        last_day = done[-1].day if done else date.min
+        share = done[-1].share if done else None
+        return (0 if resumable else 1, last_day, share if share is not None else -1.0, place)
+
+    best = min(range(len(candidates)), key=order)
+    return candidates[best]
+
+
+@dataclass(frozen=True)
+class InterviewStats:
+    """The attempts of one interview, for ``zerodrill stats``."""
+
+    deck: str
+    id: str
+    #: Finished attempts.
+    attempts: int
+    #: Attempts left unfinished and no longer resumable (an earlier day's, or one followed by
+    #: a later attempt); one from today still open is in progress, not abandoned.
+    abandoned: int
+    #: Each finished attempt, oldest first.
+    trend: tuple[AttemptSummary, ...]
+
+    @property
+    def last(self) -> AttemptSummary | None:
+        return self.trend[-1] if self.trend else None
+
+    def as_json(self) -> dict[str, Any]:
+        last = self.last
+        return {
+            "deck": self.deck,
+            "id": self.id,
+            "attempts": self.attempts,
+            "abandoned": self.abandoned,
+            "last_day": last.day.isoformat() if last is not None else None,
+            "last_points_covered": last.points_covered if last is not None else None,
+            "points_total": last.points_total if last is not None else None,
+            "trend": [
+                {
+                    "day": s.day.isoformat(),
+                    "points_covered": s.points_covered,
+                    "points_total": s.points_total,
+                    "seconds_used": s.seconds_used,
+                    "budget_seconds": s.budget_seconds,
+                    "follow_up_grades": list(s.follow_up_grades),
+                    "red_flags_said": s.red_flags_said,
+                }
+                for s in self.trend
+            ],
+        }
+
+
+def interview_stats(
+    decks: Sequence[Deck], store: Store | None, today: date
+) -> tuple[InterviewStats, ...]:
+    """Each interview of ``decks``, in deck order, with its attempts as of study day
+    ``today``; ``store`` None means none was ever taken."""
+    records = store.attempts.attempts() if store is not None else []
+    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
+    for record in records:
+        by_interview.setdefault((record.deck, record.interview), []).append(record)
+    figures = []
+    for deck in decks:
+        for interview in deck.interviews:
+            mine = by_interview.get((deck.id, interview.id), [])
+            summaries = [summarize(r) for r in mine]
+            open_now = bool(mine) and not summaries[-1].finished and mine[-1].day == today
+            unfinished = sum(not s.finished for s in summaries)
+            done = tuple(s for s in summaries if s.finished)
+            figures.append(
+                InterviewStats(deck.id, interview.id, len(done), unfinished - open_now, done)
+            )
+    return tuple(figures)

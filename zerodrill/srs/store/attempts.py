@@ -1,0 +1,205 @@
+"""The interview attempts in the review database: appended, never changed, read back as values.
+
+An attempt is a row (which interview, when, on which study day) and the steps logged after it,
+each with its data as JSON; :mod:`zerodrill.srs.interview` decides what the steps mean. The
+keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
+due until they are reviewed again: a ``brought_forward`` row remembers the review log's last id
+when it was written, and any review in effect after that settles it. Nothing here changes the
+review log's meaning. Reach it as :attr:`zerodrill.srs.store.Store.attempts`. The tables are
+made by the first attempt; until then every read finds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Collection, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from zerodrill.srs.store.file import Damaged
+from zerodrill.srs.store.rows import date_from
+from zerodrill.srs.store.schema import ensure_attempts, has_attempts
+
+#: The kinds of step an attempt logs (the schema checks them too).
+STEP_KINDS = frozenset({"question", "points", "follow_up", "red_flags", "finish"})
+_IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptStep:
+    id: int
+    at: datetime
+    kind: str
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """One attempt as logged: its row and its steps, oldest first."""
+
+    id: int
+    deck: str
+    interview: str
+    shape: str
+    started_at: datetime
+    day: date
+    steps: tuple[AttemptStep, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BroughtForward:
+    """What attempts brought forward, as of one study day."""
+
+    #: Keys brought forward on or before the day and not reviewed since, earliest first.
+    pending: tuple[str, ...] = ()
+    #: Keys brought forward on the day itself (settled or not).
+    on_day: frozenset[str] = frozenset()
+
+
+def _stamp(at: datetime) -> str:
+    return (at if at.tzinfo is not None else at.astimezone()).isoformat()
+
+
+def _time_from(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"bad time {text!r}") from exc
+
+
+def _data_from(text: str) -> Mapping[str, Any]:
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"bad attempt step data {text[:40]!r}") from exc
+    if not isinstance(data, dict):
+        raise Damaged(f"bad attempt step data {text[:40]!r}")
+    return data
+
+
+class AttemptLog:
+    """The store's attempt tables, through the store's own connection and transactions."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        reading: Callable[[], AbstractContextManager[None]],
+        writing: Callable[[], AbstractContextManager[None]],
+    ) -> None:
+        self._conn = conn
+        self._reading = reading
+        self._writing = writing
+        # Once made, the tables stay (append-only); until then another terminal may make them.
+        self._made = False
+
+    def _exist(self) -> bool:
+        if not self._made:
+            self._made = has_attempts(self._conn)
+        return self._made
+
+    def start(
+        self, deck: str, interview: str, *, shape: str, at: datetime, day: date
+    ) -> AttemptRecord:
+        """Log a new attempt of ``deck``'s ``interview``; returns it, without steps."""
+        with self._writing():
+            ensure_attempts(self._conn)
+            cursor = self._conn.execute(
+                "INSERT INTO attempt (deck, interview, shape, started_at, day) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (deck, interview, shape, _stamp(at), day.isoformat()),
+            )
+        self._made = True  # only once committed: a rolled-back transaction made nothing
+        assert cursor.lastrowid is not None
+        stamped = at if at.tzinfo is not None else at.astimezone()
+        return AttemptRecord(cursor.lastrowid, deck, interview, shape, stamped, day)
+
+    def add_step(
+        self, attempt: int, kind: str, data: Mapping[str, Any], *, at: datetime
+    ) -> AttemptStep:
+        """Log one step of ``attempt``. Inside a store transaction, part of it."""
+        if kind not in STEP_KINDS:
+            raise ValueError(f"unknown attempt step {kind!r}")
+        text = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
+        with self._writing():
+            cursor = self._conn.execute(
+                "INSERT INTO attempt_step (attempt, at, step, data) VALUES (?, ?, ?, ?)",
+                (attempt, _stamp(at), kind, text),
+            )
+        assert cursor.lastrowid is not None
+        stamped = at if at.tzinfo is not None else at.astimezone()
+        return AttemptStep(cursor.lastrowid, stamped, kind, _data_from(text))
+
+    def bring_forward(self, attempt: int, keys: Collection[str], *, day: date) -> None:
+        """Make ``keys`` due in the drill from ``day`` on, until each is reviewed again."""
+        with self._writing():
+            since = self._conn.execute("SELECT coalesce(max(id), 0) FROM review").fetchone()[0]
+            self._conn.executemany(
+                "INSERT INTO brought_forward (key, day, attempt, since) VALUES (?, ?, ?, ?)",
+                [(key, day.isoformat(), attempt, since) for key in dict.fromkeys(keys)],
+            )
+
+    def brought_forward(self, day: date) -> BroughtForward:
+        """The keys brought forward as of study day ``day`` (see :class:`BroughtForward`)."""
+        with self._reading():
+            if not self._exist():
+                return BroughtForward()
+            pending = [
+                key
+                for (key,) in self._conn.execute(
+                    f"""
+                    SELECT b.key FROM brought_forward b
+                    WHERE b.day <= :day AND NOT EXISTS (
+                        SELECT 1 FROM review r WHERE r.key = b.key AND r.id > b.since
+                        AND {_IN_EFFECT})
+                    GROUP BY b.key ORDER BY min(b.id)
+                    """,
+                    {"day": day.isoformat()},
+                )
+            ]
+            on_day = {
+                key
+                for (key,) in self._conn.execute(
+                    "SELECT key FROM brought_forward WHERE day = ?", (day.isoformat(),)
+                )
+            }
+        return BroughtForward(tuple(pending), frozenset(on_day))
+
+    def attempts(
+        self, deck: str | None = None, interview: str | None = None
+    ) -> list[AttemptRecord]:
+        """The attempts (of ``deck``, of its ``interview``, when given), oldest first, each
+        with its steps."""
+        bounds, params = [], []
+        if deck is not None:
+            bounds.append("a.deck = ?")
+            params.append(deck)
+        if interview is not None:
+            bounds.append("a.interview = ?")
+            params.append(interview)
+        where = f" WHERE {' AND '.join(bounds)}" if bounds else ""
+        records: dict[int, AttemptRecord] = {}
+        steps: dict[int, list[AttemptStep]] = {}
+        with self._reading():
+            if not self._exist():
+                return []
+            rows = self._conn.execute(
+                "SELECT a.id, a.deck, a.interview, a.shape, a.started_at, a.day, "
+                "s.id, s.at, s.step, s.data FROM attempt a "
+                f"LEFT JOIN attempt_step s ON s.attempt = a.id{where} ORDER BY a.id, s.id",
+                params,
+            )
+            for a_id, a_deck, name, shape, started, day, s_id, at, kind, data in rows:
+                if a_id not in records:
+                    records[a_id] = AttemptRecord(
+                        a_id, a_deck, name, shape, _time_from(started), date_from(day)
+                    )
+                    steps[a_id] = []
+                if s_id is not None:
+                    steps[a_id].append(AttemptStep(s_id, _time_from(at), kind, _data_from(data)))
+        return [
+            AttemptRecord(r.id, r.deck, r.interview, r.shape, r.started_at, r.day, tuple(steps[i]))
+            for i, r in records.items()
+        ]
