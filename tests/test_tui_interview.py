@@ -207,11 +207,13 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
     assert app.return_value is None
     before = reviews(store)
 
-    clock.advance(seconds=30)
+    clock.advance(minutes=5)
     again = make(store, clock)
     async with again.run_test(size=SIZE) as pilot:
         assert again.run_.attempt_id == app.run_.attempt_id
         assert isinstance(again.screen, SCREEN_OF[step])
+        if step is Step.QUESTION:
+            assert "2:00 left" in header(again)  # a resumed step's clock starts again
         if step is Step.FOLLOW_UPS:
             assert "Follow-up 1/2" in header(again)
         # Finish from there: each step is saved once, nothing given twice.
@@ -225,6 +227,17 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
     assert len(keys) == len(set(keys))
     summary = history(store, "zero-iv", WALKTHROUGH)
     assert len(summary) == 1 and summary[0].finished
+
+
+@run_async
+async def test_without_an_id_an_attempt_left_today_is_resumed_first(store: Store) -> None:
+    clock = Clock()
+    app = make(store, clock, "offload-only")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "q")
+    again = create_interview_app(decks(), store, clock=clock)
+    assert again.run_.interview.id == "offload-only"
+    assert again.run_.attempt_id == app.run_.attempt_id
 
 
 @run_async

@@ -19,7 +19,7 @@ from textual.screen import Screen
 
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
-from zerodrill.srs.days import local_now
+from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.interview import AttemptResult, InterviewRun, Step, choose
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import controlling_tty, terminal_hung_up
@@ -152,6 +152,7 @@ def create_interview_app(
 ) -> InterviewApp:
     """The interview chosen from ``decks`` (see :func:`zerodrill.srs.interview.choose`), its
     attempt started or resumed in ``store``. A UserError for an unknown id or no interviews."""
-    deck, interview = choose(store, decks, deck_id=deck_id, interview_id=interview_id)
-    run = InterviewRun.start_or_resume(store, deck, interview, clock=clock)
+    today = study_day(clock())
+    deck, interview = choose(store, decks, deck_id=deck_id, interview_id=interview_id, today=today)
+    run = InterviewRun.start_or_resume(store, deck, interview, clock=clock, day=today)
     return InterviewApp(run, clock=clock)
