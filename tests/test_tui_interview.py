@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 from tui_support import Clock, run_async, shown
 
 from zerodrill.deck.load import load_paths
@@ -71,6 +71,7 @@ def test_clock_label_counts_down_then_shows_overtime() -> None:
     assert clock_label(td(seconds=0.4), td(minutes=4)) == "4:00 left"
     assert clock_label(td(seconds=61), td(minutes=4)) == "2:59 left"
     assert clock_label(td(minutes=4), td(minutes=4)) == "0:00 left"
+    assert clock_label(td(minutes=4, seconds=0.3), td(minutes=4)) == "+0:01 over"
     assert clock_label(td(minutes=4, seconds=42), td(minutes=4)) == "+0:42 over"
 
 
@@ -201,9 +202,12 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*TO_STEP[step])
         assert isinstance(app.screen, SCREEN_OF[step])
-        if step is not Step.POINTS:
-            await pilot.press("a")  # quitting from the typing box too
+        if step in (Step.QUESTION, Step.FOLLOW_UPS) and quit_key != "q":
+            # From the typing box too, with text selected (where Ctrl+C would copy).
+            await pilot.press("a", *"typed", "shift+left")
+            assert app.screen.query_one(TextArea).selected_text == "d"
         await pilot.press(quit_key)
+        assert app.return_code == 0  # the key ended the app
     assert app.return_value is None
     before = reviews(store)
 

@@ -30,12 +30,12 @@ TITLE_WIDTH = 40
 
 
 def clock_label(elapsed: timedelta, budget: timedelta) -> str:
-    """ "3:59 left" while within the budget (rounded up, so it starts at the budget and reaches
-    0:00 exactly when it runs out), "+0:42 over" after it."""
+    """ "3:59 left" while within the budget, "+0:42 over" after it. Both round up: the clock
+    starts at the budget, reaches 0:00 exactly when it runs out, and is never "+0:00 over"."""
     left = (budget - elapsed).total_seconds()
     if left >= 0:
         return f"{_minutes(math.ceil(left))} left"
-    return f"+{_minutes(math.floor(-left))} over"
+    return f"+{_minutes(math.ceil(-left))} over"
 
 
 def _minutes(seconds: int) -> str:
