@@ -14,6 +14,7 @@ from srs_support import DAY, NOW, POS, keys, record, schedule
 from zerodrill.deck.model import Card, Deck, Interview, Kind, Point
 from zerodrill.errors import UserError
 from zerodrill.srs.interview import (
+    AttemptMovedOn,
     AttemptResult,
     InterviewRun,
     Step,
@@ -24,7 +25,7 @@ from zerodrill.srs.interview import (
 from zerodrill.srs.queue import build_queue
 from zerodrill.srs.scheduler import ReviewKind
 from zerodrill.srs.session import Session
-from zerodrill.srs.store import Store
+from zerodrill.srs.store import Store, StoreError
 
 
 class Clock:
@@ -437,3 +438,59 @@ def test_the_attempt_tables_are_made_by_the_first_attempt_only(tmp_path: Path) -
         InterviewRun.start_or_resume(s, d, d.interviews[0], clock=Clock())
     with Store.open(db) as s:
         assert len(history(s, "z", "stages")) == 1
+
+
+# -- two terminals, and a damaged file -----------------------------------------------------
+
+
+def test_a_step_taken_in_another_terminal_meanwhile_is_refused_and_nothing_logged(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    d = zdeck(interview())
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as one, Store.open(db) as two:
+        here = InterviewRun.start_or_resume(one, d, d.interviews[0], clock=clock)
+        there = InterviewRun.start_or_resume(two, d, d.interviews[0], clock=clock)
+        assert there.attempt_id == here.attempt_id
+        there.finish_question("there")
+        there.set_points([0])
+        with pytest.raises(AttemptMovedOn, match="carried on in another terminal"):
+            here.finish_question("here")
+        assert here.step is Step.QUESTION
+        assert len(one.attempts.attempts()[0].steps) == 2
+        # A new run goes on from the log: at the first follow-up.
+        again = InterviewRun.start_or_resume(one, d, d.interviews[0], clock=clock)
+        assert (again.step, again.question_typed, again.covered) == (
+            Step.FOLLOW_UPS,
+            "there",
+            (0,),
+        )
+        there.grade_follow_up(4, None)
+        with pytest.raises(AttemptMovedOn):
+            again.grade_follow_up(1, None)
+        assert [(r.key, r.grade) for r in one.reviews_on(DAY)] == [("z/f1", 4)]
+
+
+@pytest.mark.parametrize(
+    "data",
+    ['{"covered": "all", "total": 3}', '{"total": 3}', "[1, 2]", '{"covered": [-1], "total": 3}'],
+)
+def test_a_damaged_step_is_one_line_naming_the_file(tmp_path: Path, data: str) -> None:
+    clock = Clock()
+    d = zdeck(interview())
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as s:
+        InterviewRun.start_or_resume(s, d, d.interviews[0], clock=clock).finish_question(None)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute(
+            "INSERT INTO attempt_step (attempt, at, step, data) VALUES (1, ?, 'points', ?)",
+            (NOW.isoformat(), data),
+        )
+    conn.close()
+    with Store.open(db) as s:
+        with pytest.raises(StoreError, match=rf"cannot read {db}: it is damaged \(bad points"):
+            InterviewRun.start_or_resume(s, d, d.interviews[0], clock=clock)
+        with pytest.raises(StoreError):
+            choose(s, [d])

@@ -36,6 +36,8 @@ with an injected clock. The API::
         set_red_flags(said: Collection[str]) -> None
         red_flag_cards() -> tuple[Card, ...]
         finish() -> AttemptResult
+        # each step method raises AttemptMovedOn (a UserError) if another terminal logged a
+        # step of this attempt since: nothing is logged; a new run goes on from the log
     choose(store, decks, *, deck_id=None, interview_id=None, today=None) -> (Deck, Interview)
     history(store, deck_id, interview_id) -> tuple[AttemptSummary, ...]   # all, oldest first
 
@@ -50,13 +52,15 @@ rules of the drill apply to them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
 from zerodrill.deck.model import Card, Deck, Interview
+from zerodrill.errors import UserError
 from zerodrill.srs.days import study_day
 from zerodrill.srs.interview_log import (
     AttemptSummary,
@@ -71,6 +75,7 @@ from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
 
 __all__ = [
+    "AttemptMovedOn",
     "AttemptResult",
     "AttemptSummary",
     "InterviewRun",
@@ -84,6 +89,11 @@ __all__ = [
 RED_FLAG_GRADE = 1
 #: The shortest time a follow-up gets.
 MIN_FOLLOW_UP = timedelta(minutes=1)
+
+
+class AttemptMovedOn(UserError):
+    """Another run (another terminal) logged a step of this attempt since this run read it:
+    nothing was logged here; a new run continues from where the log says it stands."""
 
 
 class Step(StrEnum):
@@ -146,6 +156,8 @@ class InterviewRun:
         self._missed: tuple[str, ...] | None = None
         for step in record.steps:
             self._replay(step.kind, step.data)
+        #: Steps of this attempt in the log as this run knows it.
+        self._logged = len(record.steps)
         # A new attempt's question started when it did; a resumed step starts again now.
         self.step_started_at = clock() if resumed else record.started_at
         self.question_started_at = self.step_started_at
@@ -235,7 +247,18 @@ class InterviewRun:
         if self.step is not step:
             raise RuntimeError(f"the interview is at {self.step.value}, not {step.value}")
 
-    def _moved_on(self, now: datetime) -> None:
+    @contextmanager
+    def _logging(self, now: datetime) -> Iterator[None]:
+        """One transaction logging the next step (and its reviews): refused, logging nothing,
+        if another run has logged a step of this attempt meanwhile."""
+        with self.store.transaction():
+            if self.store.attempts.step_count(self.attempt_id) != self._logged:
+                raise AttemptMovedOn(
+                    f"this attempt at the interview '{self.interview.id}' was carried on in "
+                    "another terminal: start the interview again to go on from where it is"
+                )
+            yield
+        self._logged += 1
         self.step_started_at = now
 
     # -- the steps ------------------------------------------------------------------------
@@ -246,9 +269,9 @@ class InterviewRun:
         now = self._clock()
         seconds = max(0.0, (now - self.step_started_at).total_seconds())
         data = {"typed": typed, "seconds": seconds, "budget": self.interview.minutes * 60}
-        self.store.attempts.add_step(self.attempt_id, "question", data, at=now)
+        with self._logging(now):
+            self.store.attempts.add_step(self.attempt_id, "question", data, at=now)
         self._replay("question", data)
-        self._moved_on(now)
 
     def set_points(self, covered: Collection[int]) -> None:
         """The points the learner covered: indexes into ``interview.points``."""
@@ -259,9 +282,9 @@ class InterviewRun:
             raise ValueError(f"point indexes must be 0-{total - 1}, not {chosen}")
         now = self._clock()
         data: dict[str, Any] = {"covered": chosen, "total": total}
-        self.store.attempts.add_step(self.attempt_id, "points", data, at=now)
+        with self._logging(now):
+            self.store.attempts.add_step(self.attempt_id, "points", data, at=now)
         self._replay("points", data)
-        self._moved_on(now)
 
     def follow_up_card(self) -> Card | None:
         """The current follow-up's card; None past the follow-ups."""
@@ -276,7 +299,7 @@ class InterviewRun:
         quality = int(to_grade(grade))
         now = self._clock()
         spent = max(0.0, (now - self.step_started_at).total_seconds())
-        with self.store.transaction():
+        with self._logging(now):
             review = record_grade(
                 self.store,
                 card.key,
@@ -295,7 +318,6 @@ class InterviewRun:
             }
             self.store.attempts.add_step(self.attempt_id, "follow_up", data, at=now)
         self._replay("follow_up", data)
-        self._moved_on(now)
 
     def red_flag_cards(self) -> tuple[Card, ...]:
         return tuple(self._card(card_id) for card_id in self.interview.red_flags)
@@ -309,7 +331,7 @@ class InterviewRun:
             raise ValueError(f"not red flags of this interview: {sorted(unknown)}")
         ordered = [c for c in self.interview.red_flags if c in set(said)]
         now = self._clock()
-        with self.store.transaction():
+        with self._logging(now):
             reviews = [
                 record_grade(self.store, self._card(c).key, RED_FLAG_GRADE, day=self.day, at=now).id
                 for c in ordered
@@ -317,7 +339,6 @@ class InterviewRun:
             data = {"said": ordered, "reviews": reviews}
             self.store.attempts.add_step(self.attempt_id, "red_flags", data, at=now)
         self._replay("red_flags", data)
-        self._moved_on(now)
 
     def finish(self) -> AttemptResult:
         """End the attempt: the cards of the points missed come due in the drill today.
@@ -338,7 +359,7 @@ class InterviewRun:
             )
             keys = [item.key for c in missed for item in self._cards[c].items()]
             now = self._clock()
-            with self.store.transaction():
+            with self._logging(now):
                 self.store.attempts.add_step(
                     self.attempt_id, "finish", {"missed": list(missed)}, at=now
                 )

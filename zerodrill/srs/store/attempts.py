@@ -23,8 +23,6 @@ from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import date_from
 from zerodrill.srs.store.schema import ensure_attempts, has_attempts
 
-#: The kinds of step an attempt logs (the schema checks them too).
-STEP_KINDS = frozenset({"question", "points", "follow_up", "red_flags", "finish"})
 _IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
 
 
@@ -70,13 +68,48 @@ def _time_from(text: str) -> datetime:
         raise Damaged(f"bad time {text!r}") from exc
 
 
-def _data_from(text: str) -> Mapping[str, Any]:
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def _ints(value: object) -> bool:
+    return isinstance(value, list) and all(type(v) is int and v >= 0 for v in value)
+
+
+def _texts(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+#: What each kind of step must hold, as zerodrill writes it: anything else is damage.
+_STEP_DATA: Mapping[str, Mapping[str, Callable[[object], bool]]] = {
+    "question": {
+        "seconds": _number,
+        "budget": _number,
+        "typed": lambda v: v is None or isinstance(v, str),
+    },
+    "points": {"covered": _ints, "total": lambda v: type(v) is int and v >= 0},
+    "follow_up": {
+        "card": lambda v: isinstance(v, str),
+        "grade": lambda v: type(v) is int and 0 <= v <= 5,
+    },
+    "red_flags": {"said": _texts},
+    "finish": {"missed": _texts},
+}
+
+
+def _data_from(text: str, kind: str) -> Mapping[str, Any]:
+    """A step's data, checked against what zerodrill writes for its kind."""
     try:
         data = json.loads(text)
     except (TypeError, ValueError) as exc:
         raise Damaged(f"bad attempt step data {text[:40]!r}") from exc
-    if not isinstance(data, dict):
-        raise Damaged(f"bad attempt step data {text[:40]!r}")
+    checks = _STEP_DATA.get(kind)
+    if checks is None:
+        raise Damaged(f"unknown attempt step {kind!r}")
+    if not isinstance(data, dict) or not all(
+        name in data and ok(data[name]) for name, ok in checks.items()
+    ):
+        raise Damaged(f"bad {kind} step data {text[:40]!r}")
     return data
 
 
@@ -120,9 +153,13 @@ class AttemptLog:
         self, attempt: int, kind: str, data: Mapping[str, Any], *, at: datetime
     ) -> AttemptStep:
         """Log one step of ``attempt``. Inside a store transaction, part of it."""
-        if kind not in STEP_KINDS:
+        if kind not in _STEP_DATA:
             raise ValueError(f"unknown attempt step {kind!r}")
         text = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
+        try:
+            checked = _data_from(text, kind)
+        except Damaged as exc:
+            raise ValueError(str(exc)) from None
         with self._writing():
             cursor = self._conn.execute(
                 "INSERT INTO attempt_step (attempt, at, step, data) VALUES (?, ?, ?, ?)",
@@ -130,7 +167,16 @@ class AttemptLog:
             )
         assert cursor.lastrowid is not None
         stamped = at if at.tzinfo is not None else at.astimezone()
-        return AttemptStep(cursor.lastrowid, stamped, kind, _data_from(text))
+        return AttemptStep(cursor.lastrowid, stamped, kind, checked)
+
+    def step_count(self, attempt: int) -> int:
+        """How many steps ``attempt`` has logged, in any terminal (read it inside the
+        transaction that logs the next one)."""
+        with self._reading():
+            row = self._conn.execute(
+                "SELECT count(*) FROM attempt_step WHERE attempt = ?", (attempt,)
+            ).fetchone()
+        return int(row[0])
 
     def bring_forward(self, attempt: int, keys: Collection[str], *, day: date) -> None:
         """Make ``keys`` due in the drill from ``day`` on, until each is reviewed again."""
@@ -198,7 +244,9 @@ class AttemptLog:
                     )
                     steps[a_id] = []
                 if s_id is not None:
-                    steps[a_id].append(AttemptStep(s_id, _time_from(at), kind, _data_from(data)))
+                    steps[a_id].append(
+                        AttemptStep(s_id, _time_from(at), kind, _data_from(data, kind))
+                    )
         return [
             AttemptRecord(r.id, r.deck, r.interview, r.shape, r.started_at, r.day, tuple(steps[i]))
             for i, r in records.items()
