@@ -13,7 +13,7 @@ from tui_support import Clock, run_async, shown
 
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
-from zerodrill.srs.interview import InterviewRun, Step, history
+from zerodrill.srs.interview import AttemptMovedOn, InterviewRun, Step, history
 from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.store import Store
 from zerodrill.tui.interview.answering import FollowUpScreen, QuestionScreen
@@ -242,6 +242,24 @@ async def test_without_an_id_an_attempt_left_today_is_resumed_first(store: Store
     again = create_interview_app(decks(), store, clock=clock)
     assert again.run_.interview.id == "offload-only"
     assert again.run_.attempt_id == app.run_.attempt_id
+
+
+@run_async
+async def test_a_step_another_terminal_took_ends_the_app_with_one_line(store: Store) -> None:
+    clock = Clock()
+    first, second = make(store, clock), make(store, clock)
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert isinstance(first.screen, PointsScreen)
+    async with second.run_test(size=SIZE) as pilot:
+        assert isinstance(second.screen, QuestionScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert second.return_code == 1
+    assert isinstance(second.error, AttemptMovedOn)
+    assert "another terminal" in str(second.error)
+    assert first.run_.attempt_id == second.run_.attempt_id
+    assert len(history(store, "zero-iv", WALKTHROUGH)) == 1
 
 
 @run_async
