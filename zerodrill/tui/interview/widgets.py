@@ -1,0 +1,244 @@
+"""The interview's own widgets: its header with the clock, a typing box, a checklist, prose.
+
+Deck text reaches the screen only as Rich ``Text``/``Content`` or through the drill's Markdown
+renderer (:mod:`zerodrill.tui.markdown`), never as markup: a deck is untrusted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from rich.console import RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import TextArea
+
+from zerodrill.tui.markdown import parse, render
+from zerodrill.tui.widgets.card_side import SIDE_COMPONENT_CLASSES, SIDE_CSS, CardSide, SideStyles
+
+TITLE_WIDTH = 40
+
+
+def clock_label(elapsed: timedelta, budget: timedelta) -> str:
+    """ "3:59 left" while within the budget, "+0:42 over" after it. Both round up: the clock
+    starts at the budget, reaches 0:00 exactly when it runs out, and is never "+0:00 over"."""
+    left = (budget - elapsed).total_seconds()
+    if left >= 0:
+        return f"{_minutes(math.ceil(left))} left"
+    return f"+{_minutes(math.ceil(-left))} over"
+
+
+def _minutes(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class InterviewHeader(Widget):
+    """The top line: the interview's title, the step, and the clock (none once it is over)."""
+
+    DEFAULT_CSS = "InterviewHeader { dock: top; height: 1; background: $panel; padding: 0 1; }"
+
+    def __init__(self, title: str, step: str) -> None:
+        super().__init__()
+        self.interview_title = title
+        self.step = step
+        self.clock = ""
+        self.over = False
+
+    def set_clock(self, elapsed: timedelta | None, budget: timedelta | None) -> None:
+        if elapsed is None or budget is None:
+            label, over = "", False
+        else:
+            label, over = clock_label(elapsed, budget), elapsed > budget
+        if (label, over) != (self.clock, self.over):
+            self.clock, self.over = label, over
+            self.refresh()
+
+    def render(self) -> Content:
+        title = self.interview_title
+        if len(title) > TITLE_WIDTH:
+            title = title[: TITLE_WIDTH - 1] + "…"
+        # Plain Content pieces: the title is the deck's text, never read as markup.
+        left = Content.assemble((title, "bold"), "  ", (self.step, "$text-primary"))
+        right = Content.assemble(
+            ("⏱ ", "$text-muted"),
+            (self.clock, "bold $text-error" if self.over else "bold"),
+        )
+        if not self.clock:
+            right = Content("")
+        gap = max(self.content_size.width - left.cell_length - right.cell_length, 1)
+        return left + Content(" " * gap) + right
+
+
+class AnswerBox(TextArea):
+    """Where the learner types an answer: Enter hands it in, Ctrl+J starts a new line."""
+
+    @dataclass
+    class Submitted(Message):
+        box: AnswerBox
+
+        @property
+        def control(self) -> AnswerBox:
+            return self.box
+
+    def __init__(self, *, placeholder: str, id: str | None = None) -> None:
+        super().__init__(placeholder=placeholder, id=id, soft_wrap=True)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self))
+            return
+        if event.key == "ctrl+j":
+            event.stop()
+            event.prevent_default()
+            start, end = self.selection
+            self._replace_via_keyboard("\n", start, end)
+            return
+        await super()._on_key(event)
+
+    @property
+    def answer(self) -> str | None:
+        """What was typed, or None if nothing."""
+        return self.text if self.text.strip() else None
+
+
+class Prose(Vertical):
+    """Deck Markdown in the drill's colours: holds :class:`CardSide` widgets and the
+    component classes they draw with (see zerodrill.tui.widgets.card_side)."""
+
+    DEFAULT_CSS = SIDE_CSS.replace("CardView", "Prose") + "Prose { height: auto; }"
+    COMPONENT_CLASSES = SIDE_COMPONENT_CLASSES
+
+
+def markdown_side(markdown: str, *, id: str | None = None) -> CardSide:
+    """A side showing ``markdown``, parsed once."""
+    parsed = parse(markdown)
+    side = CardSide(id=id)
+    side.show(lambda styles: render(parsed, styles.markdown()))
+    return side
+
+
+def built_side(build: Callable[[SideStyles], RenderableType], *, id: str | None = None) -> CardSide:
+    side = CardSide(id=id)
+    side.show(build)
+    return side
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a checklist, as Markdown."""
+
+    markdown: str
+
+
+class CheckItem(Widget):
+    """One entry of a :class:`Checklist`: a box, its number, its text. A click ticks it."""
+
+    DEFAULT_CSS = """
+    CheckItem { height: auto; padding: 0 1; }
+    CheckItem.-cursor { background: $boost; }
+    CheckItem.-cursor:focus-within { background: $boost; }
+    """
+
+    @dataclass
+    class Clicked(Message):
+        index: int
+
+    def __init__(self, index: int, entry: Entry) -> None:
+        super().__init__()
+        self.index = index
+        self.checked = False
+        self._parsed = parse(entry.markdown)
+
+    def set_checked(self, checked: bool) -> None:
+        if checked != self.checked:
+            self.checked = checked
+            self.refresh(layout=False)
+
+    def render(self) -> RenderableType:
+        holder = self.parent
+        styles = SideStyles.of(holder) if isinstance(holder, Widget) else None
+        markdown = styles.markdown() if styles is not None else None
+        box = Text.assemble(
+            ("[x]" if self.checked else "[ ]", Style(bold=True) if self.checked else Style()),
+            " ",
+            (str(self.index + 1).rjust(2), styles.accent if styles else Style()),
+        )
+        grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
+        grid.add_column(width=7, no_wrap=True)
+        grid.add_column(ratio=1)
+        body = render(self._parsed, markdown) if markdown is not None else Text()
+        grid.add_row(box, body)
+        return grid
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Clicked(self.index))
+
+
+class Checklist(Prose):
+    """Entries to tick: a digit ticks that entry, Space the highlighted one, arrows move.
+
+    The keys are the screen's bindings (see :meth:`toggle` and :meth:`move`); a click on an
+    entry ticks it and highlights it.
+    """
+
+    DEFAULT_CSS = (
+        SIDE_CSS.replace("CardView", "Checklist") + "Checklist { height: auto; margin: 1 0; }"
+    )
+
+    def __init__(self, entries: Sequence[Entry], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries = tuple(entries)
+        self.cursor = 0
+        self._items = [CheckItem(n, entry) for n, entry in enumerate(entries)]
+
+    def compose(self) -> ComposeResult:
+        yield from self._items
+
+    def on_mount(self) -> None:
+        self._show_cursor()
+
+    @property
+    def checked(self) -> tuple[int, ...]:
+        return tuple(item.index for item in self._items if item.checked)
+
+    def set_checked(self, indexes: Sequence[int]) -> None:
+        for item in self._items:
+            item.set_checked(item.index in indexes)
+
+    def toggle(self, index: int | None = None) -> None:
+        """Tick or untick entry ``index`` (default: the highlighted one), and highlight it."""
+        index = self.cursor if index is None else index
+        if not 0 <= index < len(self._items):
+            return
+        item = self._items[index]
+        item.set_checked(not item.checked)
+        self.cursor = index
+        self._show_cursor()
+
+    def move(self, step: int) -> None:
+        if self._items:
+            self.cursor = max(0, min(len(self._items) - 1, self.cursor + step))
+            self._show_cursor()
+
+    def _show_cursor(self) -> None:
+        for item in self._items:
+            item.set_class(item.index == self.cursor, "-cursor")
+        if self._items and self.is_mounted:
+            self._items[self.cursor].scroll_visible(animate=False)
+
+    def on_check_item_clicked(self, event: CheckItem.Clicked) -> None:
+        event.stop()
+        self.toggle(event.index)
