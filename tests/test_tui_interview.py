@@ -75,6 +75,13 @@ def test_clock_label_counts_down_then_shows_overtime() -> None:
     assert clock_label(td(minutes=4, seconds=42), td(minutes=4)) == "+0:42 over"
 
 
+def test_the_end_gives_time_on_the_clock_s_own_scale() -> None:
+    from zerodrill.tui.interview.end import _time
+
+    assert _time(5, 240) == "0:05 of 4:00"
+    assert _time(251.5, 240) == "4:12 of 4:00 (+0:12 over)"
+
+
 @run_async
 async def test_a_full_interview_on_screen_and_in_the_store(store: Store) -> None:
     clock = Clock()
@@ -141,7 +148,7 @@ async def test_a_full_interview_on_screen_and_in_the_store(store: Store) -> None
         assert isinstance(app.screen, EndScreen)
         end = shown(app.screen.query_one("#end"))
         assert "2/4 covered; missed 2, 3" in end
-        assert "45s of 2m 00s" in end
+        assert "0:45 of 2:00" in end
         assert "4 good" in end and "2 almost" in end
         assert "1 of 2 said" in end
         assert "first attempt: 2/4 now" in end

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 
 
@@ -21,6 +22,12 @@ def duration(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60}m {s % 60:02d}s"
     return f"{s // 3600}h {s % 3600 // 60:02d}m"
+
+
+def clock(seconds: float) -> str:
+    """ "3:59", "12:05": a stopwatch's reading, as the interview's countdown shows it."""
+    s = math.ceil(seconds)
+    return f"{s // 60}:{s % 60:02d}"
 
 
 def when(moment: datetime, now: datetime) -> str:

@@ -81,9 +81,10 @@ def end_text(run: InterviewRun, r: AttemptResult) -> Table:
 
 
 def _time(seconds: float, budget: int) -> str:
-    used = f"{time_labels.duration(seconds)} of {time_labels.duration(budget)}"
+    # On the countdown's own scale (m:ss), so the end reads as the clock did.
+    used = f"{time_labels.clock(seconds)} of {time_labels.clock(budget)}"
     over = seconds - budget
-    return f"{used} ({time_labels.duration(over)} over)" if over >= 1 else used
+    return f"{used} (+{time_labels.clock(over)} over)" if over > 0 else used
 
 
 def _trend(r: AttemptResult) -> str:

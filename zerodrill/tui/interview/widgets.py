@@ -6,7 +6,6 @@ renderer (:mod:`zerodrill.tui.markdown`), never as markup: a deck is untrusted.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -23,6 +22,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import TextArea
 
+from zerodrill.tui import time_labels
 from zerodrill.tui.markdown import parse, render
 from zerodrill.tui.widgets.card_side import SIDE_COMPONENT_CLASSES, SIDE_CSS, CardSide, SideStyles
 
@@ -34,12 +34,8 @@ def clock_label(elapsed: timedelta, budget: timedelta) -> str:
     starts at the budget, reaches 0:00 exactly when it runs out, and is never "+0:00 over"."""
     left = (budget - elapsed).total_seconds()
     if left >= 0:
-        return f"{_minutes(math.ceil(left))} left"
-    return f"+{_minutes(math.ceil(-left))} over"
-
-
-def _minutes(seconds: int) -> str:
-    return f"{seconds // 60}:{seconds % 60:02d}"
+        return f"{time_labels.clock(left)} left"
+    return f"+{time_labels.clock(-left)} over"
 
 
 class InterviewHeader(Widget):
