@@ -1,0 +1,5 @@
+"""Sharing one review log between machines through a folder the user keeps in sync.
+
+- :mod:`.logfile`: one machine's log file in that folder: its format, read up to the last
+  complete line, written whole and renamed into place.
+"""
