@@ -152,7 +152,7 @@ def test_a_vanished_file_reads_as_empty(tmp_path: Path) -> None:
         ({"day": "March"}, "ISO"),
         ({"grade": 6}, "0-5"),
         ({"grade": True}, "grade"),
-        ({"seq": -1}, "seq"),
+        ({"seq": 0}, "seq"),
         ({"origin": "a b"}, "origin"),
         ({"undoes": ["m1", 1]}, "only an undo"),
         ({"answer_ms": -5}, "answer_ms"),

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "export": "zerodrill.cli.export:export",
     "sheet": "zerodrill.cli.sheet:sheet",
     "stats": "zerodrill.cli.stats:stats",
+    "sync": "zerodrill.cli.sync:sync",
     "validate": "zerodrill.cli.validate:validate",
 }
 
@@ -30,6 +31,7 @@ SHORT_HELP: dict[str, str] = {
     "export": "Build Anki packages (.apkg) from decks.",
     "sheet": "Show the night-before cheat sheet (terminal, Markdown or HTML).",
     "stats": "Show review statistics and the 30-day forecast.",
+    "sync": "Share reviews with your other machines through a synced folder.",
     "validate": "Check decks; report every problem as file:line:col.",
 }
 

@@ -91,7 +91,7 @@ def header(origin: str) -> str:
     return json.dumps(record, separators=(",", ":"))
 
 
-def _int(value: Any, name: str, *, low: int = 0) -> int:
+def _int(value: Any, name: str, *, low: int) -> int:
     # bool is an int subclass: true is no sequence number.
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise BadLine(f"{name} must be a whole number of at least {low}")
@@ -131,9 +131,9 @@ def parse_entry(line: str) -> LogEntry:
             raise BadLine("an undo has no grade")
         if not isinstance(undoes, list) or len(undoes) != 2:
             raise BadLine("an undo names the review it undoes as [origin, seq]")
-        target: Identity | None = (_origin(undoes[0]), _int(undoes[1], "undoes' seq"))
+        target: Identity | None = (_origin(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
     else:
-        grade = _int(grade, "grade")
+        grade = _int(grade, "grade", low=0)
         if grade > 5:
             raise BadLine("grade must be 0-5")
         if undoes is not None:
@@ -142,14 +142,14 @@ def parse_entry(line: str) -> LogEntry:
     answer_ms = record.get("answer_ms")
     return LogEntry(
         origin=_origin(record.get("origin")),
-        seq=_int(record.get("seq"), "seq"),
+        seq=_int(record.get("seq"), "seq", low=1),
         key=key,
         kind=kind,
         at=at,
         day=day,
         grade=grade,
         undoes=target,
-        answer_ms=_int(answer_ms, "answer_ms") if answer_ms is not None else None,
+        answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
     )
 
 
@@ -163,8 +163,18 @@ class LogFile:
     entries: list[LogEntry] = field(default_factory=list)
     #: The complete lines, header included, as they are in the file (to be kept as they are).
     text: str = ""
-    #: One line for the user when the file, or part of it, was skipped.
-    warning: str | None = None
+    #: Why the file, or its lines from some point on, could not be taken; None if all was.
+    problem: str | None = None
+    #: Whether the reading stopped at a damaged line (the lines before it were taken).
+    partly: bool = False
+
+    @property
+    def warning(self) -> str | None:
+        """One line for the user when the file, or part of it, was skipped."""
+        if self.problem is None:
+            return None
+        skipped = "the lines from here on are skipped" if self.partly else "skipped"
+        return f"{self.path}{self.problem}; {skipped}"
 
 
 def read_log(path: Path) -> LogFile:
@@ -178,13 +188,13 @@ def read_log(path: Path) -> LogFile:
     except FileNotFoundError:
         return result
     except OSError as exc:
-        result.warning = f"{path}: cannot read it ({exc.strerror or exc}); skipped"
+        result.problem = f": cannot read it ({exc.strerror or exc})"
         return result
     complete = data[: data.rfind(b"\n") + 1]
     try:
         text = complete.decode("utf-8")
     except UnicodeDecodeError:
-        result.warning = f"{path}: not a zerodrill review log (not UTF-8); skipped"
+        result.problem = ": not a zerodrill review log (not UTF-8)"
         return result
     lines = text.splitlines(keepends=True)
     if not lines:
@@ -194,31 +204,29 @@ def read_log(path: Path) -> LogFile:
     except ValueError:
         head = None
     if not isinstance(head, dict) or head.get("zerodrill") != MAGIC:
-        result.warning = f"{path}: not a zerodrill review log; skipped"
+        result.problem = ": not a zerodrill review log"
         return result
     version = head.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        result.warning = f"{path}: not a zerodrill review log (no format version); skipped"
+        result.problem = ": not a zerodrill review log (no format version)"
         return result
     if version > FORMAT_VERSION:
-        result.warning = (
-            f"{path}: written by a newer zerodrill (log format {version}; this zerodrill "
-            f"reads up to {FORMAT_VERSION}); skipped: upgrade zerodrill to merge it"
+        result.problem = (
+            f": written by a newer zerodrill (log format {version}; this zerodrill reads up "
+            f"to {FORMAT_VERSION}): upgrade zerodrill to merge it"
         )
         return result
     try:
         result.origin = _origin(head.get("origin"))
     except BadLine:
-        result.warning = f"{path}: not a zerodrill review log (no machine id); skipped"
+        result.problem = ": not a zerodrill review log (no machine id)"
         return result
     kept = len(lines[0])
     for number, line in enumerate(lines[1:], start=2):
         try:
             result.entries.append(parse_entry(line))
         except BadLine as exc:
-            result.warning = (
-                f"{path}:{number}: damaged review line ({exc}); the lines from here on are skipped"
-            )
+            result.problem, result.partly = f":{number}: damaged review line ({exc})", True
             break
         kept += len(line)
     result.text = text[:kept]
