@@ -280,3 +280,32 @@ def test_a_read_only_folder_is_one_line() -> None:
         )
     finally:
         shutil.rmtree(box)
+
+
+def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder: Path) -> None:
+    dbs = [tmp_path / "a.db", tmp_path / "b.db"]
+    for n, db in enumerate(dbs):
+        with Store.open(db) as store:
+            for day in range(5):
+                grade(
+                    store,
+                    f"zero/c{day % 3}",
+                    2 + n + day % 3,
+                    NOON + timedelta(days=day, minutes=n),
+                )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "zerodrill", "sync", str(folder), "--db"]
+    for _ in range(3):
+        # Both at once: each reads the other's file while it may be being renamed in.
+        running = [
+            subprocess.Popen([*command, str(db)], env=env, stderr=subprocess.PIPE) for db in dbs
+        ]
+        for process in running:
+            _, err = process.communicate(timeout=60)
+            assert process.returncode == 0 and err == b""
+    with Store.open(dbs[0]) as a, Store.open(dbs[1]) as b:
+        for store in (a, b, a):
+            sync_folder(store, folder)
+        assert identities(a) == identities(b) and len(identities(a)) == 10
+        assert len(list(a.log())) == len(list(b.log())) == 10
+        assert a.states() == b.states() == rebuild(a.log())
