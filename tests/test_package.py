@@ -32,6 +32,7 @@ def test_help_lists_the_commands() -> None:
         "sheet",
         "show",
         "stats",
+        "sync",
         "validate",
     ]
 

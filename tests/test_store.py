@@ -326,15 +326,21 @@ def test_a_lost_state_table_is_in_the_log(db: Path) -> None:
 
 def test_a_database_written_before_the_store_was_split_opens_unchanged(tmp_path: Path) -> None:
     # Written by the store when it was one module: grades, a same-day repeat, and an undo of a
-    # grade and of a repeat. Opening and reading it must not change one byte of it.
+    # grade and of a repeat. Opening it adds the reviews' global identity (schema version 2)
+    # and changes nothing it held; opened again, it does not change one byte.
     db = tmp_path / "reviews.db"
     shutil.copyfile(V1_DATABASE, db)
-    before = db.read_bytes()
+    held = rows_of(db)
     with Store.open(db) as s:
         log = list(s.log())
         states = s.states()
         assert s.reviews_on(date(2025, 1, 1))[0].typed == "stage"
         assert s.review_counts(date(2025, 1, 2))["zero"].reviews == 5
+        assert [r.identity for r in log] == [(s.machine, r.id) for r in log]
+    assert rows_of(db) == held
+    before = db.read_bytes()
+    with Store.open(db) as s:
+        assert list(s.log()) == log and s.states() == states
     assert db.read_bytes() == before
     assert [r.kind for r in log].count(ReviewKind.UNDO) == 2
     assert replay(log) == states and set(states) == {
@@ -352,6 +358,23 @@ def test_a_database_written_before_the_store_was_split_opens_unchanged(tmp_path:
         logged = record(s, "comm/ring", 4, date(2025, 1, 3))
         assert logged.before == states["comm/ring"] and logged.id == len(log) + 1
         assert replay(s.log()) == s.states()
+
+
+def rows_of(path: Path) -> list[tuple[object, ...]]:
+    """Every column of every row the first schema had."""
+    conn = sqlite3.connect(path)
+    try:
+        return (
+            conn.execute(
+                "SELECT id, key, kind, at, day, grade, undoes, answer_ms, typed, "
+                "reps_before, interval_before, ef_before, due_before, lapses_before, "
+                "reps_after, interval_after, ef_after, due_after, lapses_after "
+                "FROM review ORDER BY id"
+            ).fetchall()
+            + conn.execute("SELECT * FROM card_state ORDER BY key").fetchall()
+        )
+    finally:
+        conn.close()
 
 
 def schema_of(path: Path) -> list[tuple[str, str, str | None]]:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "preview": "zerodrill.cli.preview:preview",
     "show": "zerodrill.cli.show:show",
     "stats": "zerodrill.cli.stats:stats",
+    "sync": "zerodrill.cli.sync:sync",
     "validate": "zerodrill.cli.validate:validate",
 }
 
@@ -36,6 +37,7 @@ SHORT_HELP: dict[str, str] = {
     "preview": "Write every card as Anki shows it to one HTML page.",
     "show": "Print one card, both sides, as the drill shows it.",
     "stats": "Show review statistics and the 30-day forecast.",
+    "sync": "Share reviews with your other machines through a synced folder.",
     "validate": "Check decks; report every problem as file:line:col.",
 }
 

@@ -10,7 +10,7 @@ back out of a log, which is why the store's state table can always be rebuilt fr
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
 
@@ -41,8 +41,20 @@ class Review:
     answer_ms: int | None = None
     typed: str | None = None
     undoes: int | None = None
-    #: Its place in the log; 0 until the store has logged it.
+    #: Its place in this database's log; 0 until the store has logged it.
     id: int = 0
+    #: Where it was made: a database's machine id, or ``"anki"``; "" until logged. With
+    #: :attr:`origin_seq`, its identity on every machine (:attr:`identity`).
+    origin: str = ""
+    #: Its number among its origin's reviews (for Anki, the revlog id); 0 until logged.
+    origin_seq: int = 0
+    #: For an undo: the :attr:`identity` of the review it takes back.
+    undoes_ref: tuple[str, int] | None = None
+
+    @property
+    def identity(self) -> tuple[str, int]:
+        """(origin, origin_seq): the same review on every machine, whichever log holds it."""
+        return (self.origin, self.origin_seq)
 
     @property
     def repeat(self) -> bool:
@@ -124,4 +136,56 @@ def replay(log: Iterable[Review]) -> dict[str, Sm2State]:
                 states.pop(review.key, None)
             else:
                 states[review.key] = review.after
+    return states
+
+
+def time_order(review: Review) -> tuple[date, datetime, str, int]:
+    """The order a card's reviews are replayed in: by study day, as SM-2 counts days (a clock
+    set wrong, or a machine in another time zone, cannot put a review before one of an
+    earlier day), then when they were given (as an instant), then by global identity, so
+    every machine agrees on ties."""
+    return (review.day, review.at, review.origin, review.origin_seq)
+
+
+def rebuild_card(entries: Iterable[Review]) -> tuple[Sm2State, list[Review]]:
+    """One card's state from all its log entries (any order), by SM-2 run again.
+
+    Returns the state and the grades and repeats in effect, in :func:`time_order`, each with
+    the kind, before and after state the replay gave it: an undo cancels the review its
+    :attr:`~Review.undoes_ref` names; a repeat stays one, and a grade moves the schedule only
+    on a study day after the last one that did (else it is a same-day repeat: a grade from
+    another machine that now comes earlier the same day turns this one into a repeat).
+    """
+    entries = list(entries)
+    undone = {e.undoes_ref for e in entries if e.kind is ReviewKind.UNDO}
+    in_effect = sorted(
+        (e for e in entries if e.kind is not ReviewKind.UNDO and e.identity not in undone),
+        key=time_order,
+    )
+    state = Sm2State.new()
+    last_day: date | None = None
+    replayed = []
+    for entry in in_effect:
+        assert entry.grade is not None
+        if entry.repeat or (last_day is not None and entry.day <= last_day):
+            replayed.append(replace(entry, kind=ReviewKind.REPEAT, before=state, after=state))
+            continue
+        after = sm2.review(state, entry.grade, entry.day)
+        replayed.append(replace(entry, kind=ReviewKind.GRADE, before=state, after=after))
+        state, last_day = after, entry.day
+    return state, replayed
+
+
+def rebuild(log: Iterable[Review]) -> dict[str, Sm2State]:
+    """Each scheduled card's state by :func:`rebuild_card` over ``log`` (any order); new cards
+    absent. Unlike :func:`replay`, it trusts no recorded state, so it holds for logs merged
+    from several places; for a log made in one place the two agree."""
+    by_key: dict[str, list[Review]] = {}
+    for review in log:
+        by_key.setdefault(review.key, []).append(review)
+    states = {}
+    for key, entries in by_key.items():
+        state, _ = rebuild_card(entries)
+        if not state.is_new:
+            states[key] = state
     return states

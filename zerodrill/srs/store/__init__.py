@@ -7,12 +7,15 @@
 - :mod:`.watch`: the file opened, checked before each write: deleted, moved or replaced
   mid-drill, it is written to no more, and what it held is saved aside.
 - :mod:`.schema`: the append-only migrations, and bringing a file up to date.
+- :mod:`.cardlog`: a card's log entries in SQL, each with its global identity, and merging
+  reviews made elsewhere with the card's state rebuilt by replay.
 - :mod:`.repository`: :class:`Store`, which appends log entries and reads states and the log
   back, as domain values (:mod:`.rows` converts), never rows.
 """
 
 from __future__ import annotations
 
+from zerodrill.srs.store.cardlog import Merged
 from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
 from zerodrill.srs.store.repository import ReviewCounts, Store
 from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
@@ -20,6 +23,7 @@ from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
 __all__ = [
     "APPLICATION_ID",
     "FileGone",
+    "Merged",
     "SCHEMA_VERSION",
     "NotInEffect",
     "ReviewCounts",

@@ -16,28 +16,26 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
-from zerodrill.srs.scheduler import Review, ReviewKind
+from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card, time_order
 from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.store import cardlog
 from zerodrill.srs.store.attempts import AttemptLog
+from zerodrill.srs.store.cardlog import Merged
 from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
-from zerodrill.srs.store.rows import date_from, review_from, state_from, state_params
+from zerodrill.srs.store.rows import date_from, review_from, state_from
 from zerodrill.srs.store.schema import ensure_settings, has_settings, prepare
 from zerodrill.srs.store.watch import Watch
 
 _IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
-_REVIEW_COLUMNS = (
-    "r.id, r.key, r.kind, r.at, r.day, r.grade, r.undoes, r.answer_ms, r.typed, "
-    "r.reps_before, r.interval_before, r.ef_before, r.due_before, r.lapses_before, "
-    "r.reps_after, r.interval_after, r.ef_after, r.due_after, r.lapses_after"
-)
-_STATE_COLUMNS = "repetitions, interval, ef, due, lapses"
+_REVIEW_COLUMNS = cardlog.REVIEW_COLUMNS
+_STATE_COLUMNS = cardlog.STATE_COLUMNS
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 _KEYS_PER_QUERY = 500
 
@@ -68,6 +66,9 @@ class Store:
         self._depth = 0
         self._data_version = self._read_data_version()
         self._attempts = AttemptLog(conn, self._reading, self._writing)
+        with self._reading():
+            #: This database's machine id: the origin of the reviews made here.
+            self.machine = cardlog.machine_origin(conn)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -343,17 +344,23 @@ class Store:
                     f"on {review.day.isoformat()} it takes only a repeat"
                 )
             logged = self._append(review)
-            if not review.repeat:
-                self._put_state(review.key, review.after)
+            entries = cardlog.card_entries(self._conn, review.key)
+            if any(time_order(e) > time_order(logged) for e in entries if e.id != logged.id):
+                # Reviews from elsewhere (another machine's clock runs ahead) come after this
+                # one in time: the schedule is the replay of all of them in that order.
+                cardlog.put_state(self._conn, review.key, rebuild_card(entries)[0])
+            elif not review.repeat:
+                cardlog.put_state(self._conn, review.key, review.after)
         return logged
 
     def undo(self, review_id: int, *, at: datetime) -> Review:
         """Take back the grade or repeat ``review_id``; returns the undo entry logged for it.
 
-        The card gets back exactly the state it had before that grade (a repeat moved nothing,
-        so nothing moves back). :class:`NotInEffect` if the review is not logged or is undone
-        already; :class:`UndoConflict` if the card was reviewed again since (in another
-        terminal), as then it can never be undone.
+        The card gets the state a replay of its log without that grade gives: the state it
+        had before the grade, unless reviews made elsewhere and older than it were merged
+        since (a repeat moved nothing, so nothing moves back). :class:`NotInEffect` if the
+        review is not logged or is undone already; :class:`UndoConflict` if the card was
+        reviewed here again since (in another terminal), as then it can never be undone.
         """
         stamped = at if at.tzinfo is not None else at.astimezone()
         with self._writing():
@@ -362,33 +369,55 @@ class Store:
                 raise NotInEffect(
                     f"review {review_id} is not in {self._path}, or already undone", self._path
                 )
-            later = self._conn.execute(
-                f"SELECT 1 FROM review r WHERE r.key = ? AND r.id > ? AND {_IN_EFFECT} LIMIT 1",
-                (target.key, target.id),
-            ).fetchone()
-            if later is not None:
+            entries = cardlog.card_entries(self._conn, target.key)
+            undone = {e.undoes for e in entries}
+            # Reviews merged from elsewhere never block an undo: the replay places them.
+            later = [
+                e
+                for e in entries
+                if e.kind is not ReviewKind.UNDO
+                and e.id not in undone
+                and e.id > target.id
+                and e.origin == self.machine
+            ]
+            if later:
                 raise UndoConflict(
                     f"cannot undo the grade of {target.key}: it was graded again since "
                     f"(in another session) in {self._path}",
                     self._path,
                 )
             current = self._state_of(target.key)
-            restored = current if target.repeat else target.before
-            undo = self._append(
-                Review(
-                    target.key,
-                    ReviewKind.UNDO,
-                    stamped,
-                    target.day,
-                    None,
-                    current,
-                    restored,
-                    undoes=target.id,
-                )
+            undo = Review(
+                target.key,
+                ReviewKind.UNDO,
+                stamped,
+                target.day,
+                None,
+                current,
+                current,
+                undoes=target.id,
+                undoes_ref=target.identity,
             )
-            if not target.repeat:
-                self._put_state(target.key, restored)
+            restored, _ = rebuild_card([*entries, undo])
+            undo = self._append(replace(undo, after=restored))
+            cardlog.put_state(self._conn, target.key, restored)
         return undo
+
+    def merge(self, reviews: Iterable[Review]) -> Merged:
+        """Log the reviews made elsewhere that the log lacks, and rebuild their cards' states
+        by replaying each card's whole log in time order; one transaction. Idempotent and
+        order-independent: see :func:`zerodrill.srs.store.cardlog.merge`."""
+        with self._writing():
+            return cardlog.merge(self._conn, reviews)
+
+    def rebuild(self, keys: Iterable[str] | None = None) -> None:
+        """Rebuild the state of ``keys`` (default: every card in the log) by replaying their
+        logs in time order; one transaction."""
+        with self._writing():
+            if keys is None:
+                keys = [k for (k,) in self._conn.execute("SELECT DISTINCT key FROM review")]
+            for key in keys:
+                cardlog.rebuild_state(self._conn, key)
 
     def _in_effect(self, review_id: int) -> Review | None:
         """The grade or repeat ``review_id`` if it is logged and not undone."""
@@ -399,37 +428,5 @@ class Store:
         return review_from(row) if row is not None else None
 
     def _append(self, review: Review) -> Review:
-        """Log ``review`` (its ``id`` is ignored); the same review with the id it got."""
-        cursor = self._conn.execute(
-            "INSERT INTO review (key, kind, at, day, grade, undoes, answer_ms, typed, "
-            "reps_before, interval_before, ef_before, due_before, lapses_before, "
-            "reps_after, interval_after, ef_after, due_after, lapses_after) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                review.key,
-                review.kind.value,
-                review.at.isoformat(),
-                review.day.isoformat(),
-                int(review.grade) if review.grade is not None else None,
-                review.undoes,
-                review.answer_ms,
-                review.typed,
-                *state_params(review.before),
-                *state_params(review.after),
-            ),
-        )
-        assert cursor.lastrowid is not None
-        return replace(review, id=cursor.lastrowid)
-
-    def _put_state(self, key: str, state: Sm2State) -> None:
-        if state.is_new:
-            # Undo of a card's first grade: new again, so no row (absent means new).
-            self._conn.execute("DELETE FROM card_state WHERE key = ?", (key,))
-            return
-        self._conn.execute(
-            f"INSERT INTO card_state (key, {_STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET repetitions = excluded.repetitions, "
-            "interval = excluded.interval, ef = excluded.ef, due = excluded.due, "
-            "lapses = excluded.lapses",
-            (key, *state_params(state)),
-        )
+        """Log ``review`` (its ``id`` is ignored) as this machine's; it with its id."""
+        return cardlog.insert(self._conn, review, self.machine)

@@ -37,7 +37,8 @@ def state_from(reps: int, interval: int, ef: int, due: str | None, lapses: int) 
 
 
 def review_from(row: tuple[Any, ...]) -> Review:
-    """A row of the ``review`` table, its columns in the order of the schema."""
+    """A row of the ``review`` table, its columns in the order of the schema, then the
+    identity of the review an undo takes back (see the store's ``_REVIEW_COLUMNS``)."""
     try:
         return Review(
             id=row[0],
@@ -51,6 +52,9 @@ def review_from(row: tuple[Any, ...]) -> Review:
             typed=row[8],
             before=state_from(*row[9:14]),
             after=state_from(*row[14:19]),
+            origin=row[19],
+            origin_seq=row[20],
+            undoes_ref=(row[21], row[22]) if row[6] is not None else None,
         )
     except (TypeError, ValueError) as exc:
         raise Damaged(f"review {row[0]}: {exc}") from exc

@@ -66,6 +66,29 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX card_state_due ON card_state (due);
     """,
+    # Every review gets an identity that holds on every machine: where it was made (this
+    # database's machine id, random and made once; "anki" for reviews imported from Anki)
+    # and its number there (the local id; Anki's revlog id). Merging a review twice then adds
+    # nothing. Reviews already logged were made here.
+    """
+    CREATE TABLE machine (
+        only    INTEGER PRIMARY KEY CHECK (only = 1),
+        origin  TEXT    NOT NULL CHECK (origin != 'anki' AND origin != '')
+    );
+    INSERT INTO machine (only, origin) VALUES (1, lower(hex(randomblob(8))));
+    ALTER TABLE review ADD COLUMN origin TEXT;
+    ALTER TABLE review ADD COLUMN origin_seq INTEGER;
+    DROP TRIGGER review_no_update;
+    UPDATE review SET origin = (SELECT origin FROM machine), origin_seq = id;
+    CREATE TRIGGER review_no_update BEFORE UPDATE ON review
+        BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+    CREATE TRIGGER machine_no_update BEFORE UPDATE ON machine
+        BEGIN SELECT RAISE(ABORT, 'the machine id never changes'); END;
+    CREATE TRIGGER review_has_origin BEFORE INSERT ON review
+        WHEN NEW.origin IS NULL OR NEW.origin = '' OR NEW.origin_seq IS NULL
+        BEGIN SELECT RAISE(ABORT, 'a review needs its origin'); END;
+    CREATE UNIQUE INDEX review_origin ON review (origin, origin_seq);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,197 @@
+"""Reviews with a global identity, merged from elsewhere, and cards rebuilt by replay.
+
+Reviews made on other machines or in Anki arrive in any order, and may be older than what a
+card's schedule was built from. Whatever the order they are merged in, and however often, the
+store ends with the same log (by identity) and the schedule a replay of that log in time order
+gives: SM-2 run again, undos cancelling what they name, a second grade on a day a repeat.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from zerodrill.srs import sm2
+from zerodrill.srs.scheduler import Review, ReviewKind, rebuild, replay
+from zerodrill.srs.session import record_grade
+from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.store import Store
+
+DAY = date(2025, 5, 1)
+KEYS = ("d/a", "d/b", "d/c#c1")
+ORIGINS = ("anki", "m1", "m2")
+
+
+def at_of(day: date, minute: int) -> datetime:
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC) + timedelta(minutes=minute)
+
+
+def review(
+    origin: str,
+    seq: int,
+    key: str,
+    grade: int | None,
+    day: date,
+    minute: int = 0,
+    *,
+    kind: ReviewKind = ReviewKind.GRADE,
+    undoes: tuple[str, int] | None = None,
+) -> Review:
+    """A review as it arrives from elsewhere: before and after are the merge's to set."""
+    new = Sm2State.new()
+    return Review(
+        key,
+        kind,
+        at_of(day, minute),
+        day,
+        Grade(grade) if grade is not None else None,
+        new,
+        new,
+        origin=origin,
+        origin_seq=seq,
+        undoes_ref=undoes,
+    )
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> list[Review]:
+    """Reviews from several origins: grades, repeats and undos of an origin's own grades."""
+    out: list[Review] = []
+    for origin in draw(st.sets(st.sampled_from(ORIGINS), min_size=1)):
+        day = DAY + timedelta(days=draw(st.integers(0, 3)))
+        mine: list[Review] = []
+        for seq in range(1, draw(st.integers(1, 14)) + 1):
+            day += timedelta(days=draw(st.sampled_from((0, 0, 1, 2, 5))))
+            minute = draw(st.integers(0, 600))
+            undoable = [r for r in mine if r.identity not in {m.undoes_ref for m in mine}]
+            if undoable and origin != "anki" and draw(st.integers(0, 5)) == 0:
+                target = draw(st.sampled_from(undoable))
+                entry = review(
+                    origin, seq, target.key, None, target.day, minute,
+                    kind=ReviewKind.UNDO, undoes=target.identity,
+                )  # fmt: skip
+            else:
+                kind = ReviewKind.REPEAT if draw(st.integers(0, 6)) == 0 else ReviewKind.GRADE
+                key = draw(st.sampled_from(KEYS))
+                entry = review(origin, seq, key, draw(st.integers(0, 5)), day, minute, kind=kind)
+            mine.append(entry)
+        out += mine
+    return out
+
+
+def by_origin_prefixes(data: st.DataObject, log: list[Review]) -> list[list[Review]]:
+    """``log`` cut into batches as syncing delivers it: each origin's reviews in order, each
+    batch a prefix of some origin's (so an undo never comes before what it undoes), batches
+    repeated, in a random interleaving."""
+    lines: dict[str, list[Review]] = {}
+    for r in log:
+        lines.setdefault(r.origin, []).append(r)
+    batches = []
+    for line in lines.values():
+        cuts = sorted(data.draw(st.lists(st.integers(0, len(line)), max_size=3)) + [len(line)])
+        batches += [line[:cut] for cut in cuts]
+    return data.draw(st.permutations(batches))
+
+
+def identities(store: Store) -> set[tuple[str, int]]:
+    return {r.identity for r in store.log()}
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(log=logs(), data=st.data())
+def test_merging_in_any_order_equals_replaying_the_sorted_union(
+    tmp_path_factory: pytest.TempPathFactory, log: list[Review], data: st.DataObject
+) -> None:
+    folder = tmp_path_factory.mktemp("merge")
+    expected = rebuild(log)
+    stores = []
+    for n in range(2):
+        store = Store.open(folder / f"{n}.db")
+        stores.append(store)
+        for batch in by_origin_prefixes(data, log):
+            store.merge(batch)
+        # Nothing lost, nothing doubled, and the schedule is the replay of the union.
+        assert identities(store) == {r.identity for r in log}
+        assert len(list(store.log())) == len(log)
+        assert store.states() == expected == rebuild(store.log())
+    try:
+        # A local drill goes on from the rebuilt schedule, undo included.
+        for store in stores:
+            later = max(r.day for r in log) + timedelta(days=1)
+            moment = at_of(later, 0)
+            first = record_grade(store, "d/a", 4, day=later, at=moment)
+            second = record_grade(store, "d/b", 2, day=later, at=moment)
+            assert first.before == expected.get("d/a", Sm2State.new())
+            assert store.state("d/a") == sm2.review(first.before, Grade.GOOD, later)
+            store.undo(second.id, at=moment)
+            assert store.state("d/b") == expected.get("d/b", Sm2State.new())
+            assert store.states() == rebuild(store.log())
+            assert first.identity == (store.machine, first.origin_seq)
+        # Each store's own reviews are its own: merged into the other, both agree again.
+        a, b = stores
+        a.merge([r for r in a.log() if r.origin == a.machine])
+        b.merge([r for r in a.log() if r.origin == a.machine])
+        a.merge([r for r in b.log() if r.origin == b.machine])
+        assert identities(a) == identities(b) and a.states() == b.states() == rebuild(a.log())
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_a_review_from_anki_older_than_the_schedule_is_replayed_in_its_place(
+    tmp_path: Path,
+) -> None:
+    with Store.open(tmp_path / "r.db") as store:
+        # Graded here on day 10 (first sight) and day 11; Anki saw it on day 5 and 6.
+        record_grade(store, "d/a", 5, day=DAY + timedelta(days=10), at=at_of(DAY, 14_400))
+        record_grade(store, "d/a", 5, day=DAY + timedelta(days=11), at=at_of(DAY, 15_840))
+        merged = store.merge(
+            [
+                review("anki", 1, "d/a", 4, DAY + timedelta(days=5)),
+                review("anki", 2, "d/a", 1, DAY + timedelta(days=5), 5),
+                review("anki", 3, "d/a", 4, DAY + timedelta(days=6)),
+            ]
+        )
+        assert (merged.added, merged.present, merged.keys) == (3, 0, {"d/a"})
+        state = Sm2State.new()
+        for grade, offset in ((4, 5), (4, 6), (5, 10), (5, 11)):  # day 5's second: a repeat
+            state = sm2.review(state, grade, DAY + timedelta(days=offset))
+        assert store.state("d/a") == state and state.repetitions == 4
+        # The stored after-states of the first two grades no longer tell the schedule.
+        assert replay(store.log()) != store.states() == rebuild(store.log())
+        again = store.merge([review("anki", 3, "d/a", 4, DAY + timedelta(days=6))])
+        assert (again.added, again.present, again.keys) == (0, 1, frozenset())
+        assert len(list(store.log())) == 5
+
+
+def test_an_undo_merged_without_what_it_undoes_is_refused(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "r.db") as store:
+        undo = review("m1", 2, "d/a", None, DAY, kind=ReviewKind.UNDO, undoes=("m1", 1))
+        with pytest.raises(ValueError, match="not logged"):
+            store.merge([undo])
+        assert list(store.log()) == []
+        store.merge([undo, review("m1", 1, "d/a", 4, DAY)])
+        assert store.states() == {}
+
+
+def test_each_database_has_its_own_machine_id_and_numbers_its_reviews(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        assert a.machine != b.machine and len(a.machine) == 16
+        for n in range(3):
+            record_grade(a, f"d/k{n}", 4, day=DAY, at=at_of(DAY, n))
+        assert [r.identity for r in a.log()] == [(a.machine, 1), (a.machine, 2), (a.machine, 3)]
+    conn = sqlite3.connect(tmp_path / "a.db")
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("UPDATE review SET origin = 'anki'")
+        with pytest.raises(sqlite3.IntegrityError, match="never changes"):
+            conn.execute("UPDATE machine SET origin = 'other'")
+    finally:
+        conn.close()

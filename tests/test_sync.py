@@ -1,0 +1,311 @@
+"""``zerodrill sync DIR``: machines share one review log through a folder, idempotently, with
+undo records, cut files, newer files, clock skew, and a folder that cannot be used."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+from zerodrill.srs.days import study_day
+from zerodrill.srs.scheduler import Review, ReviewKind, rebuild
+from zerodrill.srs.session import record_grade
+from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.store import Store
+from zerodrill.srs.sync.folder import sync_folder
+from zerodrill.srs.sync.logfile import FORMAT_VERSION, file_name, read_log
+
+REPO = Path(__file__).resolve().parent.parent
+NOON = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
+KEY = "zero/stage-1"
+
+
+def grade(store: Store, key: str, q: int, at: datetime) -> Review:
+    return record_grade(store, key, q, day=study_day(at), at=at)
+
+
+def identities(store: Store) -> set[tuple[str, int]]:
+    return {review.identity for review in store.log()}
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    return shared
+
+
+@pytest.fixture
+def machines(tmp_path: Path) -> Iterator[tuple[Store, Store]]:
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        yield a, b
+
+
+def sync(capsys: pytest.CaptureFixture[str], db: Path, folder: Path) -> tuple[int, str, str]:
+    return run_cli(capsys, "sync", str(folder), "--db", str(db))
+
+
+def test_reviews_made_on_one_machine_reach_the_other(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+        grade(a, "zero/stage-2", 2, NOON + timedelta(minutes=1))
+    code, out, err = sync(capsys, tmp_path / "a.db", folder)
+    assert (code, err) == (0, "")
+    assert "Sent 2 reviews" in out and "received 0 reviews" in out
+    code, out, err = sync(capsys, tmp_path / "b.db", folder)
+    assert (code, err) == (0, "")
+    assert "received 2 reviews from 1 other machine; 2 cards rescheduled" in out
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        assert identities(a) == identities(b)
+        assert a.states() == b.states() == rebuild(a.log())
+        assert b.state(KEY).interval == 1
+
+
+def test_syncing_again_adds_nothing(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+    for db in ("a.db", "b.db", "a.db", "b.db"):
+        sync(capsys, tmp_path / db, folder)
+    for db in ("a.db", "b.db"):
+        code, out, _ = sync(capsys, tmp_path / db, folder)
+        assert "Sent 0 reviews" in out and "received 0 reviews" in out
+    with Store.open(tmp_path / "b.db") as b:
+        assert len(list(b.log())) == 1
+    a_file = read_log(folder / file_name(Store.open(tmp_path / "a.db").machine))
+    assert len(a_file.entries) == 1
+
+
+def test_reviews_from_both_machines_interleave_in_time_order(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    grade(a, KEY, 5, NOON)  # day 1 on A
+    grade(b, KEY, 1, NOON + timedelta(days=1))  # day 2 on B: a lapse
+    grade(a, KEY, 5, NOON + timedelta(days=3))  # day 4 on A, before A has heard of B's
+    for store in (a, b, a):
+        sync_folder(store, folder)
+    assert identities(a) == identities(b)
+    expected = rebuild(a.log())
+    assert a.states() == b.states() == expected
+    # 5 on day 1, the lapse on day 2, 5 on day 4: one day again after the lapse.
+    assert expected[KEY].interval == 1 and expected[KEY].lapses == 1
+
+
+def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder: Path) -> None:
+    a, b = machines
+    grade(a, KEY, 4, NOON)
+    sync_folder(a, folder)
+    sync_folder(b, folder)
+    assert KEY in b.states()
+    wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
+    a.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).id, at=NOON + timedelta(days=1))
+    a.undo(wrong.id, at=NOON + timedelta(days=1))
+    report = sync_folder(a, folder)
+    assert report.sent == 4
+    report = sync_folder(b, folder)
+    assert (report.received, report.cards) == (4, 2)
+    assert a.states() == b.states() == rebuild(b.log())
+    assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
+
+
+def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
+    a, b = machines
+    for n in range(3):
+        grade(a, f"zero/c{n}", 4, NOON + timedelta(minutes=n))
+    sync_folder(a, folder)
+    path = folder / file_name(a.machine)
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-10])  # the sync tool has delivered all but the last 10 bytes
+    report = sync_folder(b, folder)
+    assert (report.received, report.warnings) == (2, ())
+    path.write_bytes(whole)
+    assert sync_folder(b, folder).received == 1
+    assert identities(a) == identities(b) and a.states() == b.states()
+
+
+def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+    sync(capsys, tmp_path / "a.db", folder)
+    newer = {"zerodrill": "review-log", "version": FORMAT_VERSION + 1, "origin": "c0ffee"}
+    (folder / file_name("c0ffee")).write_text(json.dumps(newer) + "\n{}\n")
+    code, out, err = sync(capsys, tmp_path / "b.db", folder)
+    assert code == 0
+    assert err.count("\n") == 1 and "written by a newer zerodrill" in err
+    assert "received 1 review" in out
+
+
+def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], folder: Path) -> None:
+    a, b = machines
+    new = Sm2State.new()
+    anki = Review(
+        KEY, ReviewKind.GRADE, NOON, date(2025, 3, 10), Grade.GOOD, new, new, 3000,
+        origin="anki", origin_seq=1741608000000,
+    )  # fmt: skip
+    a.merge([anki])
+    assert sync_folder(a, folder).sent == 1
+    assert sync_folder(b, folder).received == 1
+    assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
+
+
+def test_a_database_restored_from_a_backup_gets_its_own_reviews_back(
+    tmp_path: Path, folder: Path
+) -> None:
+    Store.open(tmp_path / "a.db").close()
+    shutil.copy(tmp_path / "a.db", tmp_path / "backup.db")
+    with Store.open(tmp_path / "a.db") as a:
+        first = grade(a, KEY, 4, NOON)
+        sync_folder(a, folder)
+    for leftover in tmp_path.glob("a.db*"):
+        leftover.unlink()
+    shutil.copy(tmp_path / "backup.db", tmp_path / "a.db")
+    with Store.open(tmp_path / "a.db") as a:
+        assert list(a.log()) == []
+        assert sync_folder(a, folder).received == 1
+        assert identities(a) == {first.identity} and KEY in a.states()
+        # Its next review is numbered after the one it got back: no identity is used twice.
+        later = grade(a, KEY, 4, NOON + timedelta(days=1))
+        assert later.identity == (a.machine, first.origin_seq + 1)
+        assert sync_folder(a, folder).sent == 1
+
+
+def test_clocks_minutes_apart_agree_on_one_order(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    # B's clock runs 10 minutes slow: its grade, given 5 minutes after A's, is stamped 5
+    # minutes before it. Both are on one day, so the first by timestamp moves the schedule
+    # and the other is a same-day repeat, on both machines.
+    grade(a, KEY, 5, NOON)
+    grade(b, KEY, 1, NOON + timedelta(minutes=5) - timedelta(minutes=10))
+    for store in (a, b, a):
+        sync_folder(store, folder)
+    assert a.states() == b.states() == rebuild(a.log())
+    assert a.state(KEY).lapses == 0 and a.state(KEY).ef_hundredths < 250  # B's 1 came first
+
+
+def test_two_databases_with_one_machine_id_are_refused(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Store.open(tmp_path / "a.db") as a:
+        pass
+    shutil.copy(tmp_path / "a.db", tmp_path / "clone.db")
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
+        grade(a, KEY, 4, NOON)
+        grade(clone, KEY, 2, NOON)
+    assert sync(capsys, tmp_path / "a.db", folder)[0] == 0
+    before = (folder / file_name(a.machine)).read_bytes()
+    code, out, err = sync(capsys, tmp_path / "clone.db", folder)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "share the machine id" in err
+    assert (folder / file_name(a.machine)).read_bytes() == before
+
+
+@pytest.mark.parametrize("what", ["missing", "a file"])
+def test_a_folder_that_cannot_be_used_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    target = tmp_path / "nowhere"
+    if what == "a file":
+        target.write_text("x")
+    code, out, err = sync(capsys, tmp_path / "a.db", target)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert str(target) in err
+
+
+@pytest.mark.parametrize("blocked", ["log file", "temporary file"])
+def test_a_log_file_that_cannot_be_written_is_one_line_and_nothing_is_merged(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str], blocked: str
+) -> None:
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+    sync(capsys, tmp_path / "a.db", folder)
+    with Store.open(tmp_path / "b.db") as b:
+        own = folder / file_name(b.machine)
+    # A folder where B's log file, or the file it is written as first, should go.
+    if blocked == "log file":
+        own.mkdir()
+    else:
+        (folder / f".{own.name}.{os.getpid()}.tmp").mkdir()
+    code, out, err = sync(capsys, tmp_path / "b.db", folder)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert ("cannot read it" if blocked == "log file" else "cannot write it") in err
+    with Store.open(tmp_path / "b.db") as b:
+        assert list(b.log()) == []
+
+
+NOBODY = 65534
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_a_read_only_folder_is_one_line() -> None:
+    box = Path(tempfile.mkdtemp(prefix="zerodrill-sync-test-"))
+    try:
+        box.chmod(0o777)
+        shared = box / "shared"
+        shared.mkdir(mode=0o555)
+        shared.chmod(0o555)
+        # Everything imported first: user nobody may not read the interpreter's folders.
+        code = "import os, sys, zerodrill.cli.sync, zerodrill.srs.sync.folder\n"
+        code += "from zerodrill.cli import main\n"
+        if os.geteuid() == 0:
+            # Root ignores permissions: the command runs as user nobody.
+            code += f"os.setgid({NOBODY})\nos.setuid({NOBODY})\n"
+        code += "main(sys.argv[1:])\n"
+        done = subprocess.run(
+            [sys.executable, "-c", code, "sync", str(shared), "--db", str(box / "b.db")],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1 and done.stdout == ""
+        assert (
+            done.stderr == f"zerodrill: {shared}: cannot write to this folder (permission denied)\n"
+        )
+    finally:
+        shutil.rmtree(box)
+
+
+def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder: Path) -> None:
+    dbs = [tmp_path / "a.db", tmp_path / "b.db"]
+    for n, db in enumerate(dbs):
+        with Store.open(db) as store:
+            for day in range(5):
+                grade(
+                    store,
+                    f"zero/c{day % 3}",
+                    2 + n + day % 3,
+                    NOON + timedelta(days=day, minutes=n),
+                )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "zerodrill", "sync", str(folder), "--db"]
+    for _ in range(3):
+        # Both at once: each reads the other's file while it may be being renamed in.
+        running = [
+            subprocess.Popen([*command, str(db)], env=env, stderr=subprocess.PIPE) for db in dbs
+        ]
+        for process in running:
+            _, err = process.communicate(timeout=60)
+            assert process.returncode == 0 and err == b""
+    with Store.open(dbs[0]) as a, Store.open(dbs[1]) as b:
+        for store in (a, b, a):
+            sync_folder(store, folder)
+        assert identities(a) == identities(b) and len(identities(a)) == 10
+        assert len(list(a.log())) == len(list(b.log())) == 10
+        assert a.states() == b.states() == rebuild(a.log())

@@ -1,0 +1,44 @@
+"""``zerodrill sync DIR``: share one review log with your other machines through a folder your
+sync tool (Syncthing, Dropbox, a network share, a git repository) keeps in step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from zerodrill.deck.control_chars import shown
+from zerodrill.paths import default_db_path
+from zerodrill.srs.store import Store
+from zerodrill.words import plural
+
+
+@click.command()
+@click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
+)
+def sync(folder: Path, db: Path | None) -> None:
+    """Merge this machine's reviews with the other machines' through DIR.
+
+    Writes this machine's new reviews to its own file in DIR, takes in the reviews in every
+    other machine's file, and reschedules the cards they touch as if every review had been
+    given on one machine, in time order. Run it before and after a drill, or from cron.
+    """
+    from zerodrill.srs.sync.folder import check_folder, sync_folder
+
+    folder = folder.expanduser()
+    check_folder(folder)
+    if db is None:
+        db = default_db_path(create_folder=True)
+    with Store.open(db) as store:
+        report = sync_folder(store, folder)
+    for warning in report.warnings:
+        click.echo(f"zerodrill: warning: {shown(warning)}", err=True)
+    click.echo(
+        f"Sent {plural(report.sent, 'review')} to {shown(str(report.own_file))}; received "
+        f"{plural(report.received, 'review')} from {plural(report.machines, 'other machine')}; "
+        f"{plural(report.cards, 'card')} rescheduled."
+    )
