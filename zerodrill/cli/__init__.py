@@ -20,6 +20,7 @@ from zerodrill.errors import UserError
 COMMANDS: dict[str, str] = {
     "drill": "zerodrill.cli.drill:drill",
     "export": "zerodrill.cli.export:export",
+    "import-progress": "zerodrill.cli.import_progress:import_progress",
     "sheet": "zerodrill.cli.sheet:sheet",
     "stats": "zerodrill.cli.stats:stats",
     "validate": "zerodrill.cli.validate:validate",
@@ -28,6 +29,7 @@ COMMANDS: dict[str, str] = {
 SHORT_HELP: dict[str, str] = {
     "drill": "Drill due cards in the terminal (SM-2).",
     "export": "Build Anki packages (.apkg) from decks.",
+    "import-progress": "Bring your Anki reviews into zerodrill's schedule.",
     "sheet": "Show the night-before cheat sheet (terminal, Markdown or HTML).",
     "stats": "Show review statistics and the 30-day forecast.",
     "validate": "Check decks; report every problem as file:line:col.",

@@ -168,3 +168,14 @@ def review(state: Sm2State, quality: int, day: date) -> Sm2State:
     return Sm2State.from_hundredths(
         repetitions, interval, ef, day + timedelta(days=interval), lapses
     )
+
+
+#: Anki's answer buttons (the revlog's ``ease``: Again 1, Hard 2, Good 3, Easy 4, as the v2
+#: and v3 schedulers log them) as SM-2 grades: a lapse is a wrong answer the learner
+#: recognised once shown, and Anki's passing answers are SM-2's hard, good and perfect.
+ANKI_EASE_TO_GRADE: dict[int, Grade] = {
+    1: Grade.WRONG,
+    2: Grade.HARD,
+    3: Grade.GOOD,
+    4: Grade.PERFECT,
+}
