@@ -24,7 +24,7 @@ def test_help_lists_the_commands() -> None:
         [sys.executable, "-m", "zerodrill", "--help"], capture_output=True, text=True, check=True
     ).stdout
     commands = [line.split()[0] for line in out.split("Commands:")[1].strip().splitlines()]
-    assert commands == ["drill", "export", "sheet", "stats", "validate"]
+    assert commands == ["drill", "export", "import-progress", "sheet", "stats", "validate"]
 
 
 def test_usage_error_exits_2_without_traceback() -> None:

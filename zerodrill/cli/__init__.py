@@ -30,7 +30,7 @@ SHORT_HELP: dict[str, str] = {
     "drill": "Drill due cards in the terminal (SM-2).",
     "export": "Build Anki packages (.apkg) from decks.",
     "import-progress": "Bring your Anki reviews into zerodrill's schedule.",
-    "sheet": "Show the night-before cheat sheet (terminal, Markdown or HTML).",
+    "sheet": "Show the night-before sheet (terminal, Markdown or HTML).",
     "stats": "Show review statistics and the 30-day forecast.",
     "validate": "Check decks; report every problem as file:line:col.",
 }
