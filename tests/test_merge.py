@@ -195,3 +195,15 @@ def test_each_database_has_its_own_machine_id_and_numbers_its_reviews(tmp_path: 
             conn.execute("UPDATE machine SET origin = 'other'")
     finally:
         conn.close()
+
+
+def test_undoing_a_grade_after_an_older_review_arrived_keeps_the_older_one(
+    tmp_path: Path,
+) -> None:
+    with Store.open(tmp_path / "r.db") as store:
+        mine = record_grade(store, "d/a", 5, day=DAY + timedelta(days=10), at=at_of(DAY, 14_400))
+        store.merge([review("anki", 1, "d/a", 4, DAY + timedelta(days=5))])
+        store.undo(mine.id, at=at_of(DAY, 14_401))
+        # Not the state before this grade (new): Anki's review, five days before it, stays.
+        assert store.state("d/a") == sm2.review(Sm2State.new(), 4, DAY + timedelta(days=5))
+        assert store.states() == rebuild(store.log())

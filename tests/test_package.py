@@ -27,6 +27,7 @@ def test_help_lists_the_commands() -> None:
     assert commands == [
         "drill",
         "export",
+        "import-progress",
         "interview",
         "preview",
         "sheet",

@@ -20,6 +20,7 @@ from zerodrill.errors import UserError
 COMMANDS: dict[str, str] = {
     "drill": "zerodrill.cli.drill:drill",
     "export": "zerodrill.cli.export:export",
+    "import-progress": "zerodrill.cli.import_progress:import_progress",
     "interview": "zerodrill.cli.interview:interview",
     "sheet": "zerodrill.cli.sheet:sheet",
     "preview": "zerodrill.cli.preview:preview",
@@ -32,8 +33,9 @@ COMMANDS: dict[str, str] = {
 SHORT_HELP: dict[str, str] = {
     "drill": "Drill due cards in the terminal (SM-2).",
     "export": "Build Anki packages (.apkg) from decks.",
+    "import-progress": "Bring your Anki reviews into zerodrill's schedule.",
     "interview": "Rehearse an interview question against a clock.",
-    "sheet": "Show the night-before cheat sheet (terminal, Markdown or HTML).",
+    "sheet": "Show the night-before sheet (terminal, Markdown or HTML).",
     "preview": "Write every card as Anki shows it to one HTML page.",
     "show": "Print one card, both sides, as the drill shows it.",
     "stats": "Show review statistics and the 30-day forecast.",

@@ -147,9 +147,11 @@ class Sm2State:
             ef = Fraction(repr(ef))
         elif not isinstance(ef, Fraction):
             ef = Fraction(ef)
-        if (ef * 100).denominator != 1:
+        # Integer arithmetic on the fraction's parts: a replay of 100,000 reviews builds
+        # hundreds of thousands of states, and Fraction arithmetic was most of its time.
+        if ef.numerator * 100 % ef.denominator:
             raise ValueError(f"easiness must be in whole hundredths, not {ef}")
-        if ef * 100 < MIN_EF_HUNDREDTHS:
+        if ef.numerator * 100 < MIN_EF_HUNDREDTHS * ef.denominator:
             raise ValueError(f"easiness must be at least 1.3, not {float(ef)}")
         object.__setattr__(self, "easiness", ef)
         if self.repetitions < 0 or self.interval < 0 or self.lapses < 0:
@@ -172,7 +174,7 @@ class Sm2State:
 
     @property
     def ef_hundredths(self) -> int:
-        return int(self.easiness * 100)
+        return self.easiness.numerator * 100 // self.easiness.denominator
 
     @property
     def ease_permille(self) -> int:
@@ -208,3 +210,9 @@ def review(state: Sm2State, quality: int, day: date) -> Sm2State:
     return Sm2State.from_hundredths(
         repetitions, interval, ef, day + timedelta(days=interval), lapses
     )
+
+
+#: Anki's answer buttons (the revlog's ``ease``: Again 1, Hard 2, Good 3, Easy 4, as the v2
+#: and v3 schedulers log them) as SM-2 grades: the four-button layout read the other way, so a
+#: press of Good in Anki and of Good in the drill log the same grade.
+ANKI_EASE_TO_GRADE: dict[int, Grade] = {button.key: button.grade for button in FOUR_BUTTONS}

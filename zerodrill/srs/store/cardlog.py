@@ -49,6 +49,33 @@ def machine_origin(conn: sqlite3.Connection) -> str:
     return origin
 
 
+_INSERT = (
+    "INSERT INTO review (key, kind, at, day, grade, undoes, answer_ms, typed, "
+    "reps_before, interval_before, ef_before, due_before, lapses_before, "
+    "reps_after, interval_after, ef_after, due_after, lapses_after, origin, origin_seq) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _row(
+    review: Review, before: Sm2State, after: Sm2State, undoes: int | None
+) -> tuple[object, ...]:
+    return (
+        review.key,
+        review.kind.value,
+        review.at.isoformat(),
+        review.day.isoformat(),
+        int(review.grade) if review.grade is not None else None,
+        undoes,
+        review.answer_ms,
+        review.typed,
+        *state_params(before),
+        *state_params(after),
+        review.origin,
+        review.origin_seq,
+    )
+
+
 def insert(conn: sqlite3.Connection, review: Review, origin: str) -> Review:
     """Log ``review`` (its ``id`` is ignored); the same review with its id and identity.
 
@@ -59,26 +86,7 @@ def insert(conn: sqlite3.Connection, review: Review, origin: str) -> Review:
             "SELECT coalesce(max(origin_seq), 0) + 1 FROM review WHERE origin = ?", (origin,)
         ).fetchone()
         review = replace(review, origin=origin, origin_seq=seq)
-    cursor = conn.execute(
-        "INSERT INTO review (key, kind, at, day, grade, undoes, answer_ms, typed, "
-        "reps_before, interval_before, ef_before, due_before, lapses_before, "
-        "reps_after, interval_after, ef_after, due_after, lapses_after, origin, origin_seq) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            review.key,
-            review.kind.value,
-            review.at.isoformat(),
-            review.day.isoformat(),
-            int(review.grade) if review.grade is not None else None,
-            review.undoes,
-            review.answer_ms,
-            review.typed,
-            *state_params(review.before),
-            *state_params(review.after),
-            review.origin,
-            review.origin_seq,
-        ),
-    )
+    cursor = conn.execute(_INSERT, _row(review, review.before, review.after, review.undoes))
     assert cursor.lastrowid is not None
     return replace(review, id=cursor.lastrowid)
 
@@ -138,10 +146,18 @@ def merge(conn: sqlite3.Connection, reviews: Iterable[Review]) -> Merged:
     ``reviews``. ``id``, ``undoes``, ``before`` and ``after`` are ignored; the replay sets them.
     """
     wanted: dict[tuple[str, int], Review] = {}
+    logged: dict[str, set[int]] = {}
     present = 0
     for review in reviews:
         _check(review)
-        if review.identity in wanted or _local_id(conn, review.identity) is not None:
+        if review.origin not in logged:
+            logged[review.origin] = {
+                seq
+                for (seq,) in conn.execute(
+                    "SELECT origin_seq FROM review WHERE origin = ?", (review.origin,)
+                )
+            }
+        if review.identity in wanted or review.origin_seq in logged[review.origin]:
             present += 1
         else:
             wanted[review.identity] = review
@@ -153,21 +169,25 @@ def merge(conn: sqlite3.Connection, reviews: Iterable[Review]) -> Merged:
     for key, new in by_key.items():
         states[key], entries = rebuild_card([*card_entries(conn, key), *new])
         replayed.update((entry.identity, entry) for entry in entries)
-    # By identity, so that an undo comes after what it undoes (made earlier, at its origin).
-    for identity in sorted(wanted):
-        review = wanted[identity]
-        origin = review.origin
-        final = states[review.key]
-        undoes = None
-        if review.undoes_ref is not None:
-            undoes = _local_id(conn, review.undoes_ref)
-            if undoes is None:
-                raise ValueError(f"an undo of {review.undoes_ref}, which is not logged")
+
+    def row(review: Review, undoes: int | None) -> tuple[object, ...]:
         # The kind stays the one its origin logged: a grade that the replay now takes for a
         # same-day repeat may be a grade again once an undo of the earlier one arrives.
-        placed = replayed.get(identity)
-        before, after = (placed.before, placed.after) if placed is not None else (final, final)
-        insert(conn, replace(review, id=0, undoes=undoes, before=before, after=after), origin)
+        placed = replayed.get(review.identity)
+        if placed is not None:
+            return _row(review, placed.before, placed.after, undoes)
+        final = states[review.key]
+        return _row(review, final, final, undoes)
+
+    # Undos last, so that what each undoes is logged and has its id.
+    conn.executemany(_INSERT, [row(r, None) for r in wanted.values() if r.undoes_ref is None])
+    for identity in sorted(i for i, r in wanted.items() if r.undoes_ref is not None):
+        review = wanted[identity]
+        assert review.undoes_ref is not None
+        undoes = _local_id(conn, review.undoes_ref)
+        if undoes is None:
+            raise ValueError(f"an undo of {review.undoes_ref}, which is not logged")
+        conn.execute(_INSERT, row(review, undoes))
     for key, state in states.items():
         put_state(conn, key, state)
     return Merged(len(wanted), present, frozenset(by_key))

@@ -23,7 +23,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
-from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card, time_order
+from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card
 from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import cardlog
 from zerodrill.srs.store.attempts import AttemptLog
@@ -343,13 +343,10 @@ class Store:
                     f"{review.key} was reviewed on {last.isoformat()} already: "
                     f"on {review.day.isoformat()} it takes only a repeat"
                 )
+            # A grade comes on a later study day than every review in effect (else it would
+            # be a repeat), so it is last in time order too: the replay would give its after.
             logged = self._append(review)
-            entries = cardlog.card_entries(self._conn, review.key)
-            if any(time_order(e) > time_order(logged) for e in entries if e.id != logged.id):
-                # Reviews from elsewhere (another machine's clock runs ahead) come after this
-                # one in time: the schedule is the replay of all of them in that order.
-                cardlog.put_state(self._conn, review.key, rebuild_card(entries)[0])
-            elif not review.repeat:
+            if not review.repeat:
                 cardlog.put_state(self._conn, review.key, review.after)
         return logged
 

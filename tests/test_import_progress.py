@@ -1,0 +1,266 @@
+"""``zerodrill import-progress``, with Anki's own backend: reviews given in Anki come back.
+
+The round trip a user makes: drill in the terminal, export with progress, import into Anki,
+answer cards there with Anki's scheduler, export a collection package, import its reviews
+into zerodrill. The store's schedule is then SM-2 replayed over both sides' reviews in time
+order, ``stats`` counts them, and importing again adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import zipfile
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from anki.scheduler.v3 import CardAnswer
+from cli_support import run_cli
+
+from zerodrill.export import ids
+from zerodrill.srs import sm2
+from zerodrill.srs.days import study_day
+from zerodrill.srs.scheduler import ReviewKind, rebuild, time_order
+from zerodrill.srs.session import record_grade
+from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade, Sm2State
+from zerodrill.srs.store import Store
+
+DECK = Path(__file__).parent / "data" / "export" / "kinds"
+DECK_ID = "export-kinds"
+#: Grades given in the terminal before the export, nine and five days ago.
+DRILLED = {f"{DECK_ID}/stage-2": (4, 5), f"{DECK_ID}/stage-key#c1": (3, 4), f"{DECK_ID}/fsdp": (2,)}
+RATINGS = [CardAnswer.AGAIN, CardAnswer.GOOD, CardAnswer.HARD, CardAnswer.EASY, CardAnswer.GOOD]
+
+
+@pytest.fixture
+def col(tmp_path: Path) -> Iterator[Collection]:
+    folder = tmp_path / "anki"
+    folder.mkdir()
+    c = Collection(str(folder / "collection.anki2"))
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def noon(days_ago: int) -> datetime:
+    """Noon, local time, ``days_ago`` study days before today."""
+    today = study_day(datetime.now().astimezone())
+    return (
+        datetime.combine(today - timedelta(days=days_ago), datetime.min.time())
+        .replace(hour=12)
+        .astimezone()
+    )
+
+
+def drill_here(db: Path) -> None:
+    """Reviews given in the terminal, on past days."""
+    with Store.open(db) as store:
+        for key, grades in DRILLED.items():
+            for n, grade in enumerate(grades):
+                at = noon(9 - 4 * n)
+                record_grade(store, key, grade, day=study_day(at), at=at)
+
+
+def into_anki(capsys: pytest.CaptureFixture[str], col: Collection, db: Path, out: Path) -> None:
+    code, _, err = run_cli(
+        capsys, "export", str(DECK), "--with-progress", "--db", str(db), "-o", str(out)
+    )
+    assert code == 0, err
+    options = ImportAnkiPackageOptions(
+        merge_notetypes=False, with_scheduling=True, with_deck_configs=False
+    )
+    col.import_anki_package(ImportAnkiPackageRequest(package_path=str(out), options=options))
+    # A note of the user's own, reviewed too: not zerodrill's, left alone.
+    note = col.new_note(col.models.by_name("Basic"))
+    note["Front"], note["Back"] = "mine", "mine"
+    col.add_note(note, col.decks.id("Default"))
+    col.decks.select(col.decks.id("Default"))
+    assert answer_in_anki(col, [CardAnswer.GOOD]) == 1
+    (deck,) = [d for d in col.decks.all_names_and_ids() if d.name != "Default"]
+    col.decks.select(deck.id)
+
+
+def answer_in_anki(col: Collection, ratings: list[CardAnswer.Rating.V]) -> int:
+    """Answer the cards Anki's scheduler queues, with ``ratings`` in turn; how many."""
+    for n, rating in enumerate(ratings):
+        queued = col.sched.get_queued_cards(fetch_limit=1)
+        if not queued.cards:
+            return n
+        card = col.get_card(queued.cards[0].card.id)
+        card.start_timer()
+        answer = col.sched.build_answer(card=card, states=queued.cards[0].states, rating=rating)
+        col.sched.answer_card(answer)
+    return len(ratings)
+
+
+def zerodrill_answers(col: Collection) -> list[tuple[int, str, int]]:
+    """(revlog id, item key, ease) of each answer Anki logged for zerodrill's cards."""
+    guids = {ids.note_guid(DECK_ID, cid): cid for cid in ("stage-2", "stage-key", "fsdp")}
+    guids |= {ids.note_guid(DECK_ID, cid): cid for cid in ("stage3-default", "config-fence")}
+    rows = col.db.all(
+        "SELECT r.id, n.guid, c.ord, r.ease, r.type FROM revlog r "
+        "JOIN cards c ON c.id = r.cid JOIN notes n ON n.id = c.nid ORDER BY r.id"
+    )
+    out = []
+    for rid, guid, ord_, ease, kind in rows:
+        if guid in guids and ease and kind < 4:
+            card = guids[guid]
+            cloze = card in ("stage-key", "config-fence")
+            out.append((rid, f"{DECK_ID}/{card}" + (f"#c{ord_ + 1}" if cloze else ""), ease))
+    return out
+
+
+def sm2_by_hand(store: Store) -> dict[str, Sm2State]:
+    """SM-2 over every grade in effect, by day then time, a card's second on a day skipped."""
+    undone = {r.undoes for r in store.log() if r.kind is ReviewKind.UNDO}
+    given = sorted(
+        (r for r in store.log() if r.kind is not ReviewKind.UNDO and r.id not in undone),
+        key=lambda r: (r.day, r.at),
+    )
+    states: dict[str, Sm2State] = {}
+    last: dict[str, object] = {}
+    for r in given:
+        assert r.grade is not None
+        if r.kind is ReviewKind.REPEAT or last.get(r.key) == r.day:
+            continue
+        states[r.key] = sm2.review(states.get(r.key, Sm2State.new()), r.grade, r.day)
+        last[r.key] = r.day
+    return states
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["anki21b", "legacy"])
+def test_reviews_given_in_anki_come_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection, legacy: bool
+) -> None:
+    db = tmp_path / "reviews.db"
+    drill_here(db)
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    answered = answer_in_anki(col, RATINGS * 4)
+    # A due date set by hand is logged too, but is no answer.
+    fsdp = col.db.scalar(
+        "SELECT c.id FROM cards c JOIN notes n ON n.id = c.nid WHERE n.guid = ?",
+        ids.note_guid(DECK_ID, "fsdp"),
+    )
+    col.sched.set_due_date([fsdp], "0")
+    answers = zerodrill_answers(col)
+    assert answered >= 8 and len(answers) == answered
+    # The first answer to each card answered more than once: seven days ago, as if given on a
+    # phone then. One of these cards is graded in the terminal in between, five days ago.
+    firsts = {}
+    for rid, key, _ in answers:
+        firsts.setdefault(key, []).append(rid)
+    moved = [rids[0] for rids in firsts.values() if len(rids) > 1]
+    late = next(key for key, rids in firsts.items() if len(rids) > 1 and key not in DRILLED)
+    for rid in moved:
+        col.db.execute("UPDATE revlog SET id = ? WHERE id = ?", rid - 7 * 86_400_000, rid)
+    answers = zerodrill_answers(col)
+    with Store.open(db) as store:
+        record_grade(store, late, 4, day=study_day(noon(5)), at=noon(5))
+    colpkg = tmp_path / "backup.colpkg"
+    col.export_collection_package(str(colpkg), include_media=False, legacy=legacy)
+
+    code, out, err = run_cli(capsys, "import-progress", str(colpkg), str(DECK), "--db", str(db))
+    assert code == 0, err
+    keys = {key for _, key, _ in answers}
+    assert out.splitlines() == [
+        f"{len(answers)} reviews imported from Anki, {len(keys)} cards affected; "
+        "0 reviews already present.",
+        "1 note not zerodrill's (left alone); 1 revlog row that are not answers (skipped).",
+    ]
+    with Store.open(db) as store:
+        log = list(store.log())
+        from_anki = [r for r in log if r.origin == "anki"]
+        assert [(r.origin_seq, r.key, r.grade) for r in from_anki] == [
+            (rid, key, ANKI_EASE_TO_GRADE[ease]) for rid, key, ease in sorted(answers)
+        ]
+        assert store.states() == rebuild(log) == sm2_by_hand(store)
+        # Reviewed on the phone a week ago, in the terminal five days ago, in Anki today.
+        sides = [r.origin == "anki" for r in sorted(log, key=time_order) if r.key == late]
+        assert sides[:2] == [True, False] and sides[-1]
+    code, out, _ = run_cli(capsys, "stats", str(DECK), "--db", str(db), "--json")
+    assert code == 0 and json.loads(out)["reviews"] == len(log) == 6 + len(answers)
+
+    code, out, _ = run_cli(capsys, "import-progress", str(colpkg), str(DECK), "--db", str(db))
+    assert code == 0 and out.startswith(
+        f"0 reviews imported from Anki, 0 cards affected; {len(answers)} reviews already present."
+    )
+    with Store.open(db) as store:
+        assert list(store.log()) == log
+        # The drill goes on from there: a grade today, for a card Anki answered today.
+        today = study_day(datetime.now().astimezone())
+        graded = record_grade(store, late, 5, day=today, at=datetime.now().astimezone())
+        assert graded.kind is ReviewKind.REPEAT and store.states() == sm2_by_hand(store)
+
+
+def test_a_collection_anki_has_open_is_read_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    db = tmp_path / "reviews.db"
+    drill_here(db)
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    answer_in_anki(col, RATINGS)
+    answers = zerodrill_answers(col)
+    path = Path(col.path)
+    files = sorted(path.parent.glob(path.name + "*"))
+    assert path.with_name(path.name + "-wal") in files  # the answers may be there only
+    before = {f: f.read_bytes() for f in files}
+    code, out, err = run_cli(capsys, "import-progress", str(path), str(DECK), "--db", str(db))
+    assert code == 0, err
+    assert out.startswith(f"{len(answers)} reviews imported from Anki")
+    assert sorted(path.parent.glob(path.name + "*")) == files
+    assert {f: f.read_bytes() for f in files} == before
+    # Anki goes on as if nothing happened.
+    assert answer_in_anki(col, [CardAnswer.GOOD]) == 1
+
+
+def refused(capsys: pytest.CaptureFixture[str], file: Path, db: Path) -> str:
+    code, out, err = run_cli(capsys, "import-progress", str(file), str(DECK), "--db", str(db))
+    assert (code, out) == (1, "") and len(err.splitlines()) == 1, err
+    assert not db.exists()
+    return err
+
+
+def test_what_is_not_an_anki_collection_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    db = tmp_path / "reviews.db"
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    assert "is not an Anki collection or package" in refused(capsys, text, db)
+    assert "no such file" in refused(capsys, tmp_path / "nope.colpkg", db)
+    assert "is a folder" in refused(capsys, tmp_path, db)
+    other = tmp_path / "other.db"
+    Store.open(other).close()
+    assert "SQLite file but not an Anki collection" in refused(capsys, other, db)
+    bare = tmp_path / "bare.zip"
+    with zipfile.ZipFile(bare, "w") as z:
+        z.writestr("readme.txt", "hi")
+    assert "holds no Anki collection" in refused(capsys, bare, db)
+
+    col.export_collection_package(str(tmp_path / "c.colpkg"), include_media=False, legacy=False)
+    whole = (tmp_path / "c.colpkg").read_bytes()
+    cut = tmp_path / "cut.colpkg"
+    cut.write_bytes(whole[: len(whole) // 2])
+    assert "damaged or incomplete package" in refused(capsys, cut, db)
+    newer = tmp_path / "newer.colpkg"
+    with zipfile.ZipFile(tmp_path / "c.colpkg") as src, zipfile.ZipFile(newer, "w") as dst:
+        for name in src.namelist():
+            dst.writestr(name, b"\x08\x04" if name == "meta" else src.read(name))
+    assert "newer Anki (package format 4" in refused(capsys, newer, db)
+    for schema, age in ((19, "a newer"), (10, "an older")):
+        copy = tmp_path / f"schema{schema}.anki2"
+        shutil.copyfile(Path(col.path), copy)
+        conn = sqlite3.connect(copy)
+        with conn:
+            conn.execute("UPDATE col SET ver = ?", (schema,))
+        conn.close()
+        assert f"from {age} Anki (collection schema {schema}" in refused(capsys, copy, db)
+
+
+def test_the_ease_table_is_sm2s_grades() -> None:
+    assert ANKI_EASE_TO_GRADE == {1: Grade.WRONG, 2: Grade.HARD, 3: Grade.GOOD, 4: Grade.PERFECT}

@@ -1,0 +1,64 @@
+"""``zerodrill import-progress``: the reviews given in Anki, brought into zerodrill's schedule."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.deck.model import Deck
+from zerodrill.paths import default_db_path
+from zerodrill.words import plural
+
+
+@click.command("import-progress")
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
+)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> None:
+    """Bring your Anki reviews of zerodrill's cards into zerodrill's schedule.
+
+    FILE is a .colpkg or .apkg exported from Anki with scheduling, or a collection.anki2 (it
+    is read, never written, even while Anki has it open). PATH... are the decks the cards
+    come from (default: the bundled decks). Importing the same reviews again adds nothing.
+    """
+    from zerodrill.srs.anki_import import read_reviews
+    from zerodrill.srs.store import Store
+
+    decks = usable_decks(load_decks(paths))
+    found = read_reviews(file, note_keys(decks))
+    with Store.open(db if db is not None else default_db_path()) as store:
+        merged = store.merge(found.reviews)
+    click.echo(
+        f"{plural(merged.added, 'review')} imported from Anki, "
+        f"{plural(len(merged.keys), 'card')} affected; "
+        f"{plural(merged.present, 'review')} already present."
+    )
+    notes = [f"{plural(found.foreign_notes, 'note')} not zerodrill's (left alone)"]
+    if found.unmatched:
+        notes.append(f"{plural(found.unmatched, 'review')} of cards in none of the decks")
+    if found.skipped:
+        notes.append(f"{plural(found.skipped, 'revlog row')} that are not answers (skipped)")
+    click.echo("; ".join(notes) + ".")
+
+
+def note_keys(decks: Sequence[Deck]) -> dict[str, dict[int, str]]:
+    """Each note GUID the export gives the decks' cards -> card ordinal -> item key."""
+    from zerodrill.export.ids import note_guid
+
+    out: dict[str, dict[int, str]] = {}
+    for deck in decks:
+        for card in deck.cards:
+            # A cloze note's cards are its deletions, c1 at ordinal 0; other notes have one.
+            items = card.items()
+            out[note_guid(card.deck, card.id)] = {
+                (item.ordinal - 1 if item.ordinal is not None else 0): item.key for item in items
+            }
+    return out
