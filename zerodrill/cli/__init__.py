@@ -39,7 +39,7 @@ SHORT_HELP: dict[str, str] = {
     "preview": "Write every card as Anki shows it to one HTML page.",
     "show": "Print one card, both sides, as the drill shows it.",
     "stats": "Show review statistics and the 30-day forecast.",
-    "sync": "Share reviews with your other machines through a synced folder.",
+    "sync": "Share reviews with your other machines through a folder.",
     "validate": "Check decks; report every problem as file:line:col.",
 }
 
