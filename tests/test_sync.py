@@ -121,6 +121,30 @@ def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder
     assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
 
 
+def test_the_log_lines_sync_reads_say_what_the_full_log_says(
+    machines: tuple[Store, Store],
+) -> None:
+    # Sync reads the log without its SM-2 states (Store.log_lines): the same reviews, fields
+    # and identities as the full log, undos naming what they undo, Anki's reviews included.
+    a, _ = machines
+    grade(a, KEY, 4, NOON)
+    wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
+    a.undo(wrong.id, at=NOON + timedelta(days=1))
+    new = Sm2State.new()
+    a.merge(
+        [Review(KEY, ReviewKind.GRADE, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT,
+                new, new, 2500, origin="anki",
+                origin_seq=7)]
+    )  # fmt: skip
+    full = [
+        (r.origin, r.origin_seq, r.key, r.kind.value, r.at, r.day,
+         None if r.grade is None else int(r.grade), r.undoes_ref, r.answer_ms)
+        for r in a.log()
+    ]  # fmt: skip
+    assert [tuple(line) for line in a.log_lines()] == full
+    assert [line.kind for line in a.log_lines()] == ["grade", "grade", "undo", "grade"]
+
+
 def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
     a, b = machines
     for n in range(3):

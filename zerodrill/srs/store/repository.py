@@ -29,7 +29,14 @@ from zerodrill.srs.store import cardlog
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.cardlog import Merged
 from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
-from zerodrill.srs.store.rows import date_from, review_from, state_from
+from zerodrill.srs.store.rows import (
+    LOG_LINE_COLUMNS,
+    LogLine,
+    date_from,
+    log_line_from,
+    review_from,
+    state_from,
+)
 from zerodrill.srs.store.schema import ensure_settings, has_settings, prepare
 from zerodrill.srs.store.watch import Watch
 
@@ -273,6 +280,15 @@ class Store:
             cursor = self._conn.execute(f"SELECT {_REVIEW_COLUMNS} FROM review r ORDER BY r.id")
             # Decoded here, where a damaged row is still reported as a StoreError.
             return iter([review_from(row) for row in cursor])
+
+    def log_lines(self) -> list[LogLine]:
+        """The whole log as :class:`LogLine` values (no SM-2 states), oldest first."""
+        with self._reading():
+            cursor = self._conn.execute(
+                f"SELECT {LOG_LINE_COLUMNS} FROM review r "
+                "LEFT JOIN review u ON u.id = r.undoes ORDER BY r.id"
+            )
+            return [log_line_from(row) for row in cursor]
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
         """Per deck id (the part of a key before '/'): review figures as of study day ``day``.

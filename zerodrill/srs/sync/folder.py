@@ -69,21 +69,6 @@ class SyncReport:
     own_file: Path
 
 
-def entry_of(review: Review) -> LogEntry:
-    """A local log entry as the sync files carry it."""
-    return LogEntry(
-        review.origin,
-        review.origin_seq,
-        review.key,
-        review.kind.value,
-        review.at,
-        review.day,
-        int(review.grade) if review.grade is not None else None,
-        review.undoes_ref,
-        review.answer_ms,
-    )
-
-
 def review_of(entry: LogEntry) -> Review:
     """A received entry as a log entry for the store; its states are the replay's to set."""
     new = Sm2State.new()
@@ -155,17 +140,17 @@ def survey(store: Store, folder: Path) -> Plan:
         for entry in log.entries:
             in_files.add(entry.identity)
             found.setdefault(entry.identity, entry)
-    local = {review.identity: review for review in store.log()}
+    local = {(line.origin, line.seq): LogEntry(*line) for line in store.log_lines()}
     for identity, entry in found.items():
         mine = local.get(identity)
-        if mine is not None and _what(entry_of(mine)) != _what(entry):
+        if mine is not None and _what(mine) != _what(entry):
             raise SyncError(
                 f"{folder}: review {identity[0]}:{identity[1]} there is not this database's "
                 f"review with that number: two databases share the machine id {identity[0]} "
                 "(was a review database copied from one machine to another?); nothing was "
                 "synced"
             )
-    plan.outgoing = [entry_of(r) for ident, r in local.items() if ident not in in_files]
+    plan.outgoing = [entry for ident, entry in local.items() if ident not in in_files]
     incoming = [entry for ident, entry in found.items() if ident not in local]
     # An undo whose review has not arrived waits for a later sync (merging needs the review).
     arriving = {entry.identity for entry in incoming}
