@@ -16,8 +16,9 @@
 from __future__ import annotations
 
 from zerodrill.srs.store.cardlog import Merged
+from zerodrill.srs.store.figures import ReviewCounts
 from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
-from zerodrill.srs.store.repository import ReviewCounts, Store
+from zerodrill.srs.store.repository import Store
 from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 __all__ = [

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from zerodrill.srs.store.cardlog import IN_EFFECT
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import date_from
 from zerodrill.srs.store.schema import ensure_attempts, has_attempts
-
-_IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +198,7 @@ class AttemptLog:
                     SELECT b.key FROM brought_forward b
                     WHERE b.day <= :day AND NOT EXISTS (
                         SELECT 1 FROM review r WHERE r.key = b.key AND r.id > b.since
-                        AND {_IN_EFFECT})
+                        AND {IN_EFFECT})
                     GROUP BY b.key ORDER BY min(b.id)
                     """,
                     {"day": day.isoformat()},

@@ -29,6 +29,8 @@ REVIEW_COLUMNS = (
     "(SELECT t.origin_seq FROM review t WHERE t.id = r.undoes)"
 )
 STATE_COLUMNS = "repetitions, interval, ef, due, lapses"
+#: A ``review r`` row still in effect: not an undo, and not undone.
+IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from dataclasses import replace
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -28,6 +28,7 @@ from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import cardlog
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.cardlog import Merged
+from zerodrill.srs.store.figures import ReviewCounts, review_counts
 from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import (
     LOG_LINE_COLUMNS,
@@ -40,23 +41,11 @@ from zerodrill.srs.store.rows import (
 from zerodrill.srs.store.schema import ensure_settings, has_settings, prepare
 from zerodrill.srs.store.watch import Watch
 
-_IN_EFFECT = "r.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM review u WHERE u.undoes = r.id)"
+_IN_EFFECT = cardlog.IN_EFFECT
 _REVIEW_COLUMNS = cardlog.REVIEW_COLUMNS
 _STATE_COLUMNS = cardlog.STATE_COLUMNS
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 _KEYS_PER_QUERY = 500
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewCounts:
-    """Review figures for one deck (reviews in effect: undone ones are left out)."""
-
-    reviews: int = 0
-    reviews_today: int = 0
-    #: Scheduled reviews of known cards in the window (no first sights, no repeats) ...
-    recall_graded: int = 0
-    #: ... and how many of them got 3 or more.
-    recall_passed: int = 0
 
 
 class Store:
@@ -291,29 +280,10 @@ class Store:
             return [log_line_from(row) for row in cursor]
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
-        """Per deck id (the part of a key before '/'): review figures as of study day ``day``.
-
-        The recall window is the ``window_days`` days ending with ``day``.
-        """
-        since = (day - timedelta(days=window_days)).isoformat()
-        today = day.isoformat()
-        recall = (
-            "r.kind = 'grade' AND r.due_before IS NOT NULL AND r.day > :since AND r.day <= :day"
-        )
+        """Per deck id (the part of a key before '/'): review figures as of study day ``day``,
+        the recall window being the ``window_days`` days ending with ``day``."""
         with self._reading():
-            rows = self._conn.execute(
-                f"""
-                SELECT substr(r.key, 1, instr(r.key, '/') - 1),
-                       count(*),
-                       coalesce(sum(r.day = :day), 0),
-                       coalesce(sum({recall}), 0),
-                       coalesce(sum({recall} AND r.grade >= 3), 0)
-                FROM review r WHERE {_IN_EFFECT}
-                GROUP BY 1
-                """,
-                {"day": today, "since": since},
-            )
-            return {deck: ReviewCounts(*figures) for deck, *figures in rows}
+            return review_counts(self._conn, day, window_days)
 
     # -- settings -----------------------------------------------------------------------------
 

@@ -1,0 +1,40 @@
+"""Review figures per deck, as ``zerodrill stats`` shows them, counted in SQL over the log."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from zerodrill.srs.store.cardlog import IN_EFFECT
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewCounts:
+    """Review figures for one deck (reviews in effect: undone ones are left out)."""
+
+    reviews: int = 0
+    reviews_today: int = 0
+    #: Scheduled reviews of known cards in the window (no first sights, no repeats) ...
+    recall_graded: int = 0
+    #: ... and how many of them got 3 or more.
+    recall_passed: int = 0
+
+
+def review_counts(conn: sqlite3.Connection, day: date, window_days: int) -> dict[str, ReviewCounts]:
+    """Per deck id (the part of a key before '/'): the figures as of study day ``day``."""
+    since = (day - timedelta(days=window_days)).isoformat()
+    recall = "r.kind = 'grade' AND r.due_before IS NOT NULL AND r.day > :since AND r.day <= :day"
+    rows = conn.execute(
+        f"""
+        SELECT substr(r.key, 1, instr(r.key, '/') - 1),
+               count(*),
+               coalesce(sum(r.day = :day), 0),
+               coalesce(sum({recall}), 0),
+               coalesce(sum({recall} AND r.grade >= 3), 0)
+        FROM review r WHERE {IN_EFFECT}
+        GROUP BY 1
+        """,
+        {"day": day.isoformat(), "since": since},
+    )
+    return {deck: ReviewCounts(*figures) for deck, *figures in rows}
