@@ -128,6 +128,8 @@ def build_collection(
 ) -> Collection:
     """Export ``deck`` with ``db``'s schedules and import it into a new collection in ``folder``."""
     package = folder / "package" / "bench.apkg"
+    # export makes no missing parent folder (a typo there is refused, not created).
+    package.parent.mkdir(parents=True, exist_ok=True)
     exported = subprocess.run(
         [
             sys.executable,
