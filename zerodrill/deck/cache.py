@@ -37,7 +37,7 @@ from zerodrill.deck.model import Bullet, Card, Deck, Interview, Kind, Point, Pos
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 9
+FORMAT = 10
 #: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
@@ -185,10 +185,11 @@ def _used(path: Path) -> float:
 #      image paths, cards, interviews, sheet)
 #
 # with the interviews and the sheet as plain tuples (see _encode_rehearsals),
-# with each card (id, key, kind, ordinals, media, retired, start, end), and then the cards'
-# bodies (Markdown, tags, refs and positions; each its own marshal data) back to back, start
+# with each card (id, key, kind, ordinals, media, retired, tags, start, end), and then the
+# cards' bodies (Markdown, refs and positions; each its own marshal data) back to back, start
 # to end. Starting the drill reads the index only: a body is unpacked when its card is first
 # shown or exported, straight from the entry's bytes, so bodies are never copied before then.
+# Tags are in the index because the new cards' study order (srs/queue.py) reads every card's.
 
 
 def _encode(deck: Deck) -> bytes:
@@ -199,7 +200,6 @@ def _encode(deck: Deck) -> bytes:
         body = marshal.dumps(
             (
                 dict(c.fields),
-                tuple(c.tags),
                 tuple(c.refs),
                 (c.pos.line, c.pos.col),
                 {name: (p.line, p.col) for name, p in c.field_pos.items()},
@@ -213,6 +213,7 @@ def _encode(deck: Deck) -> bytes:
                 tuple(c.ordinals),
                 tuple(c.media),
                 c.retired,
+                tuple(c.tags),
                 offset,
                 offset + len(body),
             )
@@ -267,10 +268,12 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
     source = (where, rest[_LENGTH_SIZE + length :])
     new, kinds = object.__new__, _KINDS
     cards = []
-    for cid, key, kind, ordinals, media, retired, start, end in rows:
+    for cid, key, kind, ordinals, media, retired, tags, start, end in rows:
         card = new(_LazyCard)
         attrs = card.__dict__
-        attrs.update(deck=deck_id, id=cid, key=key, kind=kinds[kind], _packed=(source, start, end))
+        attrs.update(
+            deck=deck_id, id=cid, key=key, kind=kinds[kind], tags=tags, _packed=(source, start, end)
+        )
         # Fields at their default are left to the class: most cards then need a dict of
         # five entries, not eight, which is a smaller dict and a quicker one to fill.
         if ordinals:
@@ -355,10 +358,9 @@ class _LazyCard(Card):
         body: tuple[Any, ...] | None = self.__dict__.get("_decoded")
         if body is None:
             (where, bodies), start, end = self.__dict__["_packed"]
-            fields, tags, refs, (line, col), positions = marshal.loads(bodies[start:end])
+            fields, refs, (line, col), positions = marshal.loads(bodies[start:end])
             body = (
                 MappingProxyType(fields),
-                tags,
                 refs,
                 Pos(where, line, col),
                 MappingProxyType({n: Pos(where, a, b) for n, (a, b) in positions.items()}),
@@ -371,20 +373,16 @@ class _LazyCard(Card):
         return self._body()[0]  # type: ignore[no-any-return]
 
     @property
-    def tags(self) -> tuple[str, ...]:
+    def refs(self) -> tuple[str, ...]:
         return self._body()[1]  # type: ignore[no-any-return]
 
     @property
-    def refs(self) -> tuple[str, ...]:
+    def pos(self) -> Pos:
         return self._body()[2]  # type: ignore[no-any-return]
 
     @property
-    def pos(self) -> Pos:
-        return self._body()[3]  # type: ignore[no-any-return]
-
-    @property
     def field_pos(self) -> Mapping[str, Pos]:
-        return self._body()[4]  # type: ignore[no-any-return]
+        return self._body()[3]  # type: ignore[no-any-return]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Card):
