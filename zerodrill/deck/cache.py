@@ -37,7 +37,7 @@ from zerodrill.deck.model import Bullet, Card, Deck, Interview, Kind, Point, Pos
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
-FORMAT = 10
+FORMAT = 11
 #: Entries kept in the cache folder, the most recently used: each edit of a deck makes a new
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
@@ -182,14 +182,16 @@ def _used(path: Path) -> float:
 # (marshal data):
 #
 #     (FORMAT, (deck id, title, description, line, col, title line, title col, anki_math),
-#      image paths, cards, interviews, sheet)
+#      image paths, cards, study order, interviews, sheet)
 #
 # with the interviews and the sheet as plain tuples (see _encode_rehearsals),
 # with each card (id, key, kind, ordinals, media, retired, tags, start, end), and then the
 # cards' bodies (Markdown, refs and positions; each its own marshal data) back to back, start
 # to end. Starting the drill reads the index only: a body is unpacked when its card is first
 # shown or exported, straight from the entry's bytes, so bodies are never copied before then.
-# Tags are in the index because the new cards' study order (srs/queue.py) reads every card's.
+# The study order (deck/study_order.py) is the positions of the cards in the order new ones
+# come in, worked out once when the entry is written. Tags are in the index, so reading a
+# card's tags never unpacks its body.
 
 
 def _encode(deck: Deck) -> bytes:
@@ -232,7 +234,9 @@ def _encode(deck: Deck) -> bytes:
         title.col,
         deck.anki_math,
     )
-    packed = marshal.dumps((FORMAT, head, images, tuple(index), *_encode_rehearsals(deck)))
+    packed = marshal.dumps(
+        (FORMAT, head, images, tuple(index), deck.study_order, *_encode_rehearsals(deck))
+    )
     rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
     return _digest(rest) + rest
 
@@ -259,7 +263,7 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         raise ValueError("damaged cache entry")
     length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
     index = rest[_LENGTH_SIZE : _LENGTH_SIZE + length]
-    version, head, images, rows, interviews, sheet = marshal.loads(index)
+    version, head, images, rows, order, interviews, sheet = marshal.loads(index)
     if version != FORMAT:
         raise ValueError("old cache format")
     deck_id, title, description, line, col, title_line, title_col, anki_math = head
@@ -295,6 +299,8 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
         _decode_interviews(interviews, where),
         _decode_sheet(sheet, where),
     )
+    # Worked out when the entry was written: the drill's first card does not wait for it.
+    deck.__dict__["study_order"] = order
     return deck, images
 
 

@@ -194,6 +194,14 @@ class Deck:
     interviews: tuple[Interview, ...] = ()
     sheet: Sheet | None = None
 
+    @cached_property
+    def study_order(self) -> tuple[int, ...]:
+        """Positions in :attr:`cards` of the active cards, in the order they are introduced
+        (:mod:`zerodrill.deck.study_order`); the parsed-deck cache stores it."""
+        from zerodrill.deck.study_order import study_order
+
+        return study_order(self.cards)
+
     @property
     def folder(self) -> Path:
         return self.path.parent

@@ -22,20 +22,17 @@ works through it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import chain, filterfalse
-from typing import TypeVar
 
-from zerodrill.deck.model import Card, Deck, Item
+from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.scheduler import Review
 from zerodrill.srs.sm2 import REPEAT_BELOW, Grade
 from zerodrill.srs.store import Store
 
 DEFAULT_NEW_LIMIT = 20
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,35 +78,12 @@ class TodayQueue:
 def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
     """The study items of the decks' active cards, in study order: the order new ones come in.
 
-    Deck by deck; within a deck, the kinds are spread evenly over the whole deck (the first
-    card of each kind comes first, then each kind at its own pace), and within a kind so are
-    the topics (a card's first tag). The order depends on the deck files only, never on the
-    day or on what was studied, so every terminal and every day agrees on it. A cloze card's
-    items stay together: the queue lets one a day through.
+    Deck by deck; within a deck, kinds and topics mixed (:mod:`zerodrill.deck.study_order`). A
+    cloze card's items stay together: the queue lets one a day through.
     """
-    return tuple(chain.from_iterable(study_order(deck) for deck in decks))
-
-
-def study_order(deck: Deck) -> tuple[Item, ...]:
-    """The deck's items, kinds and topics mixed (see :func:`items_of`)."""
-    kinds: dict[str, dict[str, list[Card]]] = {}
-    for card in deck.cards:
-        if not card.retired:
-            topic = card.tags[0] if card.tags else ""
-            kinds.setdefault(card.kind, {}).setdefault(topic, []).append(card)
-    cards = spread([spread(list(topics.values())) for topics in kinds.values()])
-    return tuple(chain.from_iterable(card.items() for card in cards))
-
-
-def spread(groups: Sequence[Sequence[T]]) -> list[T]:
-    """The groups' elements merged so that each group is spread evenly over the whole: the
-    i-th of a group of n goes at i/n of the way, ties in the groups' order. The first element
-    of every group comes first, and each group keeps its own order. (Floats: i/n is rounded
-    correctly, so equal fractions tie exactly, and decks are far too small for two different
-    ones to round alike.)"""
-    placed = [(i / len(group), g, i) for g, group in enumerate(groups) for i in range(len(group))]
-    placed.sort()
-    return [groups[g][i] for _, g, i in placed]
+    return tuple(
+        chain.from_iterable(deck.cards[n].items() for deck in decks for n in deck.study_order)
+    )
 
 
 def _card_key(key: str, by_key: Mapping[str, Item]) -> str:
