@@ -218,6 +218,29 @@ def test_a_collection_anki_has_open_is_read_and_left_alone(
     assert answer_in_anki(col, [CardAnswer.GOOD]) == 1
 
 
+def test_a_first_import_makes_the_data_folder_as_drill_does(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    col: Collection,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Someone who drilled elsewhere, then only in Anki: no zerodrill data folder here, no --db.
+    drill_here(tmp_path / "elsewhere.db")
+    into_anki(capsys, col, tmp_path / "elsewhere.db", tmp_path / "kinds.apkg")
+    answer_in_anki(col, RATINGS)
+    col.close()
+    data = tmp_path / "xdg-data"
+    monkeypatch.delenv("ZERODRILL_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    code, out, err = run_cli(
+        capsys, "import-progress", str(tmp_path / "anki" / "collection.anki2"), str(DECK)
+    )
+    assert code == 0, err
+    assert "reviews imported from Anki" in out
+    assert (data / "zerodrill" / "reviews.db").is_file()
+    col.reopen()
+
+
 def refused(capsys: pytest.CaptureFixture[str], file: Path, db: Path) -> str:
     code, out, err = run_cli(capsys, "import-progress", str(file), str(DECK), "--db", str(db))
     assert (code, out) == (1, "") and len(err.splitlines()) == 1, err

@@ -34,7 +34,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
 
     decks = usable_decks(load_decks(paths))
     found = read_reviews(file, note_keys(decks))
-    with Store.open(db if db is not None else default_db_path()) as store:
+    # Made only now that FILE was read: a file that is not Anki's creates nothing of ours.
+    with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
         merged = store.merge(found.reviews)
     click.echo(
         f"{plural(merged.added, 'review')} imported from Anki, "
