@@ -368,3 +368,27 @@ def test_resumed_run_is_the_same_attempt(store: Store) -> None:
     first.finish_question(None)
     second = InterviewRun.start_or_resume(store, deck, interview, clock=clock)
     assert second.attempt_id == first.attempt_id and second.step is Step.POINTS
+
+
+@run_async
+async def test_a_long_step_says_there_is_more_below(store: Store) -> None:
+    # The shipped deck's nine points and the answer under them run below the fold at 80x24.
+    from zerodrill.paths import bundled_decks_dir
+    from zerodrill.tui.widgets.cued_scroll import CuedScroll
+
+    result = load_paths([bundled_decks_dir()])
+    assert result.ok, result.problems
+    app = create_interview_app(
+        result.decks, store, clock=Clock(), interview_id="stage-key-walkthrough"
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PointsScreen)
+        body = app.screen.query_one("#body", CuedScroll)
+        cue = body.query_one("#more")
+        assert body.max_scroll_y > 0 and cue.display and shown(cue).strip() == "↓ more: PgDn"
+        for _ in range(10):
+            await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y and not cue.display

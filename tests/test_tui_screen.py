@@ -123,3 +123,28 @@ async def test_a_notice_covers_neither_the_hint_nor_the_grade_buttons(store: Sto
         grades = app.screen.query_one(GradeBar).region
         toasts = [t for t in app.screen.query(Toast) if "stays" in str(t.render())]
         assert grades.height and toasts and not toasts[0].region.overlaps(grades)
+
+
+@run_async
+async def test_the_help_says_there_is_more_below_at_80x24_too(store: Store) -> None:
+    # The same eye on the help dialog: its grades paragraph runs below the fold at 80x24.
+    from zerodrill.tui.screens.help import HelpScreen
+    from zerodrill.tui.widgets.cued_scroll import CuedScroll
+
+    app = app_on(store, LONG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        scroll = app.screen.query_one("#dialog", CuedScroll)
+        cue = app.screen.query_one("#more")
+        assert scroll.max_scroll_y > 0 and cue.display
+        assert shown(cue).strip() == CuedScroll.CUE
+        await pilot.press("end")
+        await pilot.pause()
+        assert scroll.scroll_y == scroll.max_scroll_y and not cue.display
+    async with app_on(store, LONG).run_test(size=(120, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        # Where it all fits, no cue.
+        assert not pilot.app.screen.query_one("#more").display

@@ -7,12 +7,12 @@ app asks the run which step comes next and shows its screen.
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
 
 from zerodrill.srs.interview import InterviewRun
 from zerodrill.tui.interview.widgets import InterviewHeader
 from zerodrill.tui.screens.dialog import ClickGuard, on_top
+from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 QUIT = Binding("q", "app.finish", "Quit")
 #: Scrolling the step's body (arrows are the checklists' own).
@@ -22,8 +22,10 @@ SCROLL_KEYS = [
 ]
 
 
-class Body(VerticalScroll, can_focus=False):
+class Body(CuedScroll, can_focus=False):
     """The step's text; never takes focus, so no key is taken from the screen by surprise."""
+
+    CUE = "↓ more: PgDn"
 
 
 class StepDone(Message):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import MountError
 from textual.widgets import Static
@@ -18,6 +18,7 @@ from zerodrill.tui.screens.dialog import ClickGuard, on_top
 from zerodrill.tui.session import DrillSession
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
+from zerodrill.tui.widgets.cued_scroll import CuedScroll
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
 from zerodrill.tui.widgets.session_header import SessionHeader
@@ -26,31 +27,13 @@ from zerodrill.tui.widgets.session_header import SessionHeader
 MORE_CUE = "↓ more: j/↓ PgDn End"
 
 
-class CardScroll(VerticalScroll, can_focus=False):
+class CardScroll(CuedScroll, can_focus=False):
     """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise.
 
     While some of the card is below the fold, a cue at its foot says so and how to get there.
     """
 
-    def compose(self) -> ComposeResult:
-        yield Static(MORE_CUE, id="more")
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        self.update_cue()
-
-    def watch_virtual_size(self) -> None:
-        self.update_cue()
-
-    def on_resize(self) -> None:
-        self.update_cue()
-
-    def update_cue(self) -> None:
-        # Docked, the cue is drawn over the card and takes no room: showing it moves nothing.
-        more = self.scroll_y < self.max_scroll_y
-        cue = self.query_one("#more")
-        if cue.display != more:
-            cue.display = more
+    CUE = MORE_CUE
 
 
 class DrillScreen(ClickGuard):

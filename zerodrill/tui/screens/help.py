@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Footer, Label, Static
 
 from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade
 from zerodrill.tui.screens.dialog import Dialog
+from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 KEYS = """\
 [b]Space[/b]/[b]Enter[/b] show the answer (and check what you typed); then
@@ -40,7 +40,7 @@ class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="dialog"):
+        with CuedScroll(id="dialog"):
             yield Label("[b]Keys[/b]", classes="dialog-title")
             yield Static(KEYS, classes="section")
             yield Label("[b]Grades (SM-2)[/b]", classes="dialog-title")

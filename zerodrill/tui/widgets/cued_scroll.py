@@ -1,0 +1,50 @@
+"""A scrolling area that says when more of it is below the fold, and how to get there.
+
+A scrollbar two characters wide is easy to miss at 80×24: the cue sits over the area's last
+visible row while anything is below it, and goes once the end is in view.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+
+class CuedScroll(VerticalScroll):
+    """``VerticalScroll`` with a cue (:attr:`CUE`, the keys that scroll it) while more is below."""
+
+    DEFAULT_CSS = """
+    CuedScroll > .more-cue {
+        dock: bottom;
+        display: none;
+        width: 100%;
+        height: 1;
+        padding: 0 2;
+        text-align: right;
+        color: $text-accent;
+        background: $background;
+    }
+    """
+
+    CUE = "↓ more: ↓ PgDn End"
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.CUE, classes="more-cue", id="more")
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.update_cue()
+
+    def watch_virtual_size(self) -> None:
+        self.update_cue()
+
+    def on_resize(self) -> None:
+        self.update_cue()
+
+    def update_cue(self) -> None:
+        # Docked, the cue is drawn over the area and takes no room: showing it moves nothing.
+        more = self.scroll_y < self.max_scroll_y
+        for cue in self.query_children(".more-cue"):
+            if cue.display != more:
+                cue.display = more
