@@ -6,9 +6,6 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -31,8 +28,9 @@ from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import Store
 from zerodrill.tui.palette import CommandPalette
 from zerodrill.tui.screens.drill import DrillScreen
-from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
+from zerodrill.tui.screens.too_small import TooSmallScreen, follow_size
 from zerodrill.tui.session import DrillSession, Summary
+from zerodrill.tui.terminal import end_on_hang_up
 from zerodrill.tui.user_errors import UserErrorRaised, user_errors_exit
 
 Clock = Callable[[], datetime]
@@ -128,7 +126,7 @@ class ZeroDrillApp(App[Summary]):
     # -- the terminal's size --------------------------------------------------------------
 
     def on_resize(self, event: Resize) -> None:
-        self._check_size(event.size.width, event.size.height)
+        follow_size(self, event.size.width, event.size.height)
 
     def get_default_screen(self) -> Screen[None]:
         # The session's screen is the first one, not pushed over an empty default: a pushed
@@ -136,10 +134,8 @@ class ZeroDrillApp(App[Summary]):
         return self._session_screen()
 
     def on_mount(self) -> None:
-        self._check_size(self.size.width, self.size.height)
-        tty = None if self.is_headless else controlling_tty()
-        if tty is not None:
-            self.set_interval(1.0, lambda: self._check_terminal(tty))
+        follow_size(self, *self.size)
+        end_on_hang_up(self, self.session.summary)
 
     def on_ready(self) -> None:
         self.started = True
@@ -150,32 +146,6 @@ class ZeroDrillApp(App[Summary]):
         if isinstance(self.screen, DrillScreen):
             # What later cards need is made ready once the first card is out, not before.
             self.call_later(self.screen.warm_up)
-
-    def _check_terminal(self, tty: int) -> None:
-        # A closed terminal normally ends the drill by SIGHUP. Where SIGHUP is ignored (a
-        # parent's `trap '' HUP`), Textual's input thread spins on end-of-file forever;
-        # noticing the hang-up here ends the drill instead. Every grade is already saved.
-        if terminal_hung_up(tty):
-            self.exit(self.session.summary())
-            # Textual's shutdown can stall on the dead terminal; with every grade committed
-            # there is nothing left to lose, so end as a hang-up would have (128 + SIGHUP).
-            stall = threading.Timer(2.0, os._exit, (129,))
-            stall.daemon = True
-            stall.start()
-
-    def _check_size(self, width: int, height: int) -> None:
-        stack = self.screen_stack
-        top = stack[-1] if stack else None
-        if too_small(width, height):
-            # Every notice follows the size, those under a dialog too (shown when it closes).
-            for screen in stack:
-                if isinstance(screen, TooSmallScreen):
-                    screen.set_size(width, height)
-            if top is not None and not isinstance(top, TooSmallScreen):
-                self.push_screen(TooSmallScreen())
-        elif isinstance(top, TooSmallScreen):
-            self.pop_screen()
-        # A notice under another screen checks the size again when it is back on top.
 
     def _session_on_top(self) -> bool:
         """True while the session's own screen (drill, summary, nothing due) is on top.
@@ -202,7 +172,7 @@ class ZeroDrillApp(App[Summary]):
             self.push_screen(screen)
         else:
             self.switch_screen(screen)
-        self._check_size(self.size.width, self.size.height)
+        follow_size(self, *self.size)
 
     @on(DrillScreen.Finished)
     @user_errors_exit
@@ -297,29 +267,6 @@ class ZeroDrillApp(App[Summary]):
             return
         keys = "1-4: Again, Hard, Good, Easy" if self.buttons == 4 else "0-5: SM-2's grades"
         self.notify(f"{self.buttons} grade buttons, {keys}.", timeout=3, markup=False)
-
-
-def controlling_tty() -> int | None:
-    """The file descriptor of the terminal the drill reads keys from, if it is one."""
-    stdin = sys.__stdin__
-    try:
-        fd = stdin.fileno() if stdin is not None else -1
-    except (OSError, ValueError):
-        return None
-    return fd if fd >= 0 and os.isatty(fd) else None
-
-
-def terminal_hung_up(fd: int) -> bool:
-    """True once the terminal behind ``fd`` is gone (its ioctls then fail with EIO)."""
-    try:
-        import termios
-    except ImportError:  # pragma: no cover - not a POSIX system
-        return False
-    try:
-        termios.tcgetattr(fd)
-    except (termios.error, OSError):
-        return True
-    return False
 
 
 def create_app(

@@ -22,12 +22,12 @@ from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.interview import AttemptResult, InterviewRun, Step, choose
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import controlling_tty, terminal_hung_up
 from zerodrill.tui.interview.answering import FollowUpScreen, QuestionScreen
 from zerodrill.tui.interview.base import InterviewScreen, StepDone
 from zerodrill.tui.interview.checklists import PointsScreen, RedFlagsScreen
 from zerodrill.tui.interview.end import EndScreen
-from zerodrill.tui.screens.too_small import TooSmallScreen, too_small
+from zerodrill.tui.screens.too_small import follow_size
+from zerodrill.tui.terminal import end_on_hang_up
 from zerodrill.tui.user_errors import UserErrorRaised, user_errors_exit
 
 Clock = Callable[[], datetime]
@@ -66,22 +66,16 @@ class InterviewApp(App[AttemptResult | None]):
         return self._step_screen()
 
     def on_mount(self) -> None:
-        self._check_size(self.size.width, self.size.height)
+        follow_size(self, *self.size)
         self.set_interval(TICK, self.tick)
-        tty = None if self.is_headless else controlling_tty()
-        if tty is not None:
-            self.set_interval(1.0, lambda: self._check_terminal(tty))
+        # Every step is already saved when the terminal goes.
+        end_on_hang_up(self, lambda: self.result)
 
     def tick(self) -> None:
         """Redraw the clock of the step on show (and end a question whose time is up)."""
         for screen in self.screen_stack:
             if isinstance(screen, InterviewScreen) and screen.is_attached:
                 screen.tick()
-
-    def _check_terminal(self, tty: int) -> None:
-        # As the drill does (see ZeroDrillApp._check_terminal): every step is already saved.
-        if terminal_hung_up(tty):
-            self.exit(self.result)
 
     # -- the steps -----------------------------------------------------------------------
 
@@ -116,7 +110,7 @@ class InterviewApp(App[AttemptResult | None]):
             self.push_screen(screen)
         else:
             self.switch_screen(screen)
-        self._check_size(self.size.width, self.size.height)
+        follow_size(self, *self.size)
 
     def action_finish(self) -> None:
         self.exit(self.result)
@@ -127,19 +121,7 @@ class InterviewApp(App[AttemptResult | None]):
     # -- the terminal's size (the drill's notice and rule) ---------------------------------
 
     def on_resize(self, event: Resize) -> None:
-        self._check_size(event.size.width, event.size.height)
-
-    def _check_size(self, width: int, height: int) -> None:
-        stack = self.screen_stack
-        top = stack[-1] if stack else None
-        if too_small(width, height):
-            for screen in stack:
-                if isinstance(screen, TooSmallScreen):
-                    screen.set_size(width, height)
-            if top is not None and not isinstance(top, TooSmallScreen):
-                self.push_screen(TooSmallScreen())
-        elif isinstance(top, TooSmallScreen):
-            self.pop_screen()
+        follow_size(self, event.size.width, event.size.height)
 
 
 def create_interview_app(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle
 from textual.widgets import Static
@@ -47,3 +49,22 @@ class TooSmallScreen(Dialog[None]):
 
 def too_small(width: int, height: int) -> bool:
     return width < MIN_WIDTH or height < MIN_HEIGHT
+
+
+def follow_size(app: App[Any], width: int, height: int) -> None:
+    """Put the too-small notice up over ``app``, or take it down, for a terminal of ``width`` by
+    ``height`` (a resize event's size: the app's own may not be updated yet).
+
+    Every notice follows the size, those under a dialog too (shown when it closes); a notice
+    under another screen checks the size again when it is back on top.
+    """
+    stack = app.screen_stack
+    top = stack[-1] if stack else None
+    if too_small(width, height):
+        for screen in stack:
+            if isinstance(screen, TooSmallScreen):
+                screen.set_size(width, height)
+        if top is not None and not isinstance(top, TooSmallScreen):
+            app.push_screen(TooSmallScreen())
+    elif isinstance(top, TooSmallScreen):
+        app.pop_screen()

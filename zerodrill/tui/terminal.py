@@ -1,0 +1,57 @@
+"""The terminal under an app: noticing it hang up, for the drill and the interview alike."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+
+
+def controlling_tty() -> int | None:
+    """The file descriptor of the terminal the app reads keys from, if it is one."""
+    stdin = sys.__stdin__
+    try:
+        fd = stdin.fileno() if stdin is not None else -1
+    except (OSError, ValueError):
+        return None
+    return fd if fd >= 0 and os.isatty(fd) else None
+
+
+def terminal_hung_up(fd: int) -> bool:
+    """True once the terminal behind ``fd`` is gone (its ioctls then fail with EIO)."""
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return False
+    try:
+        termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        return True
+    return False
+
+
+def end_on_hang_up(app: App[Any], result: Callable[[], Any]) -> None:
+    """From ``app``'s mount on: once its terminal is gone, exit with ``result()``.
+
+    A closed terminal normally ends the app by SIGHUP. Where SIGHUP is ignored (a parent's
+    `trap '' HUP`), Textual's input thread spins on end-of-file forever; noticing the hang-up
+    ends the app instead. Callers save everything as it is given, so there is nothing to lose.
+    """
+    tty = None if app.is_headless else controlling_tty()
+    if tty is None:
+        return
+
+    def check() -> None:
+        if terminal_hung_up(tty):
+            app.exit(result())
+            # Textual's shutdown can stall on the dead terminal; with everything saved, end
+            # as a hang-up would have (128 + SIGHUP).
+            stall = threading.Timer(2.0, os._exit, (129,))
+            stall.daemon = True
+            stall.start()
+
+    app.set_interval(1.0, check)
