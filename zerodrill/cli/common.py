@@ -1,9 +1,11 @@
-"""What several commands share: loading the decks they work on."""
+"""What several commands share: loading the decks they work on, the ``--db`` option, and
+running a Textual app to its end (the app itself is imported by the command that runs it)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import click
 
@@ -12,6 +14,44 @@ from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
+
+if TYPE_CHECKING:
+    from zerodrill.srs.store import Store
+
+R = TypeVar("R", covariant=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+DB_HELP = "Review database (default: ZERODRILL_DB, else reviews.db in the user data folder)."
+
+
+def db_option(help: str = DB_HELP) -> Callable[[F], F]:
+    """``--db FILE``, as every command that reads or writes the review database takes it."""
+    return click.option("--db", type=click.Path(path_type=Path, dir_okay=False), help=help)
+
+
+class EndingApp(Protocol, Generic[R]):
+    """A zerodrill Textual app: its result, and the user error that ended it, if one did."""
+
+    @property
+    def error(self) -> UserError | None: ...
+
+    @property
+    def return_code(self) -> int | None: ...
+
+    def run(self) -> R | None: ...
+
+
+def run_to_end(app: EndingApp[R], store: Store) -> R | None:
+    """Run ``app`` on ``store``; its result, once the file is checked to still be the one the
+    results are said to be saved in. A user error that ended the app is raised here."""
+    result = app.run()
+    if app.error is not None:
+        raise app.error
+    if app.return_code:
+        # Textual has shown the traceback of an unexpected error already.
+        raise SystemExit(app.return_code)
+    store.check_file()
+    return result
 
 
 def load_decks(paths: Sequence[Path]) -> LoadResult:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import db_option, load_decks, run_to_end, usable_decks
 from zerodrill.cli.startup import collector_paused
 from zerodrill.deck.control_chars import shown
 from zerodrill.errors import UserError
@@ -22,11 +22,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--db",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
-)
+@db_option()
 @click.option(
     "--new",
     "new_limit",
@@ -100,12 +96,5 @@ def _run(
             on_first_frame=on_first_frame,
             buttons=buttons,
         )
-        summary = app.run()
-        if app.error is not None:
-            raise app.error
-        if app.return_code:
-            # Textual has shown the traceback of an unexpected error already.
-            raise SystemExit(app.return_code)
-        # The grades are said to be in the file at `db`: make sure it is still the one.
-        store.check_file()
+        summary = run_to_end(app, store)
     return summary, db

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
@@ -40,11 +40,9 @@ DEFAULT_OUT = Path("exports")
     help="Carry your zerodrill review progress into Anki (import with 'Import any learning "
     "progress' / scheduling on).",
 )
-@click.option(
-    "--db",
-    type=click.Path(path_type=Path),
-    help="The review database for --with-progress (default: ZERODRILL_DB, else reviews.db "
-    "in the user data folder).",
+@db_option(
+    "Review database for --with-progress (default: ZERODRILL_DB, else reviews.db in the "
+    "user data folder)."
 )
 def export(
     paths: tuple[Path, ...], output: str | None, with_progress: bool, db: Path | None

@@ -7,19 +7,14 @@ from pathlib import Path
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.model import Deck
 from zerodrill.paths import default_db_path
 from zerodrill.words import plural
 
 
 @click.command("import-progress")
-@click.option(
-    "--db",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="The review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
-)
+@db_option()
 @click.argument("file", type=click.Path(path_type=Path))
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> None:

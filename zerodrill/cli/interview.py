@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import db_option, load_decks, run_to_end, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.tui import time_labels
@@ -20,11 +20,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--db",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
-)
+@db_option()
 @click.option("--deck", "deck_id", metavar="ID", help="Take an interview of this deck only.")
 @click.option(
     "--id",
@@ -75,11 +71,5 @@ def _run(
         from zerodrill.tui.interview.app import create_interview_app
 
         app = create_interview_app(decks, store, deck_id=deck_id, interview_id=interview_id)
-        result = app.run()
-        if app.error is not None:
-            raise app.error
-        if app.return_code:
-            # Textual has shown the traceback of an unexpected error already.
-            raise SystemExit(app.return_code)
-        store.check_file()
+        result = run_to_end(app, store)
     return result, db, app.run_.interview.title

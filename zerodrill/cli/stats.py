@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
@@ -16,12 +16,7 @@ from zerodrill.srs.store import Store
 
 
 @click.command()
-@click.option(
-    "--db",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="The review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
-)
+@db_option()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from zerodrill.cli.common import db_option
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.srs.store import Store
@@ -15,11 +16,7 @@ from zerodrill.words import plural
 
 @click.command()
 @click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
-@click.option(
-    "--db",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Review database (default: ZERODRILL_DB, else reviews.db in the user data folder).",
-)
+@db_option()
 def sync(folder: Path, db: Path | None) -> None:
     """Merge this machine's reviews with the other machines' through DIR.
 
