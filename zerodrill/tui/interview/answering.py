@@ -11,8 +11,6 @@ from __future__ import annotations
 from datetime import date
 
 from rich.console import Group, RenderableType
-from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -24,11 +22,13 @@ from zerodrill.srs.interview import InterviewRun
 from zerodrill.srs.scheduler import preview
 from zerodrill.srs.store import Store
 from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
-from zerodrill.tui.interview.widgets import AnswerBox, Prose, markdown_side
+from zerodrill.tui.interview.widgets import Prose, markdown_side
 from zerodrill.tui.markdown import parse, render
 from zerodrill.tui.screens.dialog import on_top
 from zerodrill.tui.user_errors import user_errors_exit
+from zerodrill.tui.widgets.answer_area import AnswerArea
 from zerodrill.tui.widgets.card_side import CardSide, SideStyles
+from zerodrill.tui.widgets.card_view import beside
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
 from zerodrill.words import plural
@@ -52,7 +52,7 @@ class AnsweringScreen(InterviewScreen):
 
     def __init__(self, run: InterviewRun) -> None:
         super().__init__(run)
-        self.box = AnswerBox(placeholder=TYPE_HINT, id="answer-box")
+        self.box = AnswerArea(placeholder=TYPE_HINT, id="answer-box", soft_wrap=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "type_answer":
@@ -67,7 +67,7 @@ class AnsweringScreen(InterviewScreen):
     def action_stop_typing(self) -> None:
         self.set_focus(None)
 
-    @on(AnswerBox.Submitted)
+    @on(AnswerArea.Submitted)
     async def _submitted(self) -> None:
         await self.run_action("hand_in")
 
@@ -204,16 +204,3 @@ class FollowUpScreen(AnsweringScreen):
     @on(GradeBar.Graded)
     async def _graded_by_click(self, event: GradeBar.Graded) -> None:
         await self.run_action(f"grade({event.grade})")
-
-
-def beside(typed: str | None, model: RenderableType, styles: SideStyles) -> Table:
-    """What the learner typed and the model answer, side by side."""
-    grid = Table.grid(expand=True, padding=(0, 2, 0, 0))
-    grid.add_column(ratio=1)
-    grid.add_column(ratio=1)
-    title = styles.muted + Style(bold=True)
-    grid.add_row(Text("Your answer", title), Text("Model answer", title))
-    grid.add_row(Text(), Text())
-    yours = Text(typed, styles.typed) if typed else Text("(answered out loud)", styles.muted)
-    grid.add_row(yours, model)
-    return grid

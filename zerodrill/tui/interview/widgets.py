@@ -20,7 +20,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import TextArea
 
 from zerodrill.tui import time_labels
 from zerodrill.tui.markdown import parse, render
@@ -73,40 +72,6 @@ class InterviewHeader(Widget):
             right = Content("")
         gap = max(self.content_size.width - left.cell_length - right.cell_length, 1)
         return left + Content(" " * gap) + right
-
-
-class AnswerBox(TextArea):
-    """Where the learner types an answer: Enter hands it in, Ctrl+J starts a new line."""
-
-    @dataclass
-    class Submitted(Message):
-        box: AnswerBox
-
-        @property
-        def control(self) -> AnswerBox:
-            return self.box
-
-    def __init__(self, *, placeholder: str, id: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, id=id, soft_wrap=True)
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Submitted(self))
-            return
-        if event.key == "ctrl+j":
-            event.stop()
-            event.prevent_default()
-            start, end = self.selection
-            self._replace_via_keyboard("\n", start, end)
-            return
-        await super()._on_key(event)
-
-    @property
-    def answer(self) -> str | None:
-        """What was typed, or None if nothing."""
-        return self.text if self.text.strip() else None
 
 
 class Prose(Vertical):

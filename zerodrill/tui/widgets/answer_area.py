@@ -1,4 +1,5 @@
-"""The box a follow-up answer is typed in: Enter submits it, as on the cloze's one-line input.
+"""The box a follow-up answer, or an interview's, is typed in: Enter submits it, as on the
+cloze's one-line input.
 
 Imported only when a card first needs it: TextArea is a large module.
 
@@ -21,6 +22,8 @@ NEW_LINE_NAME = "Ctrl+J"
 
 
 class AnswerArea(TextArea):
+    """Where the learner types an answer: Enter hands it in, Ctrl+J starts a new line."""
+
     @dataclass
     class Submitted(Message):
         """Enter was pressed: the answer is done."""
@@ -44,3 +47,8 @@ class AnswerArea(TextArea):
             self._replace_via_keyboard("\n", start, end)
             return
         await super()._on_key(event)
+
+    @property
+    def answer(self) -> str | None:
+        """What was typed, or None if nothing."""
+        return self.text if self.text.strip() else None

@@ -209,7 +209,7 @@ class CardView(Vertical):
                 parts += [_check_lines(result, styles, name), Text()]
             model = render(answer, markdown)
             if yours is not None:
-                parts.append(_beside(yours, model, styles))
+                parts.append(beside(yours, model, styles))
             else:
                 parts.append(model)
             if extra is not None:
@@ -286,14 +286,17 @@ def _head(s: Sides, item: Item, repeat: bool, styles: SideStyles) -> Text:
     return head
 
 
-def _beside(typed: str, model: RenderableType, styles: SideStyles) -> Table:
+def beside(typed: str | None, model: RenderableType, styles: SideStyles) -> Table:
+    """What the learner typed and the model answer, side by side (the drill's follow-ups, the
+    interview's question and follow-ups)."""
     grid = Table.grid(expand=True, padding=(0, 2, 0, 0))
     grid.add_column(ratio=1)
     grid.add_column(ratio=1)
     title = styles.muted + Style(bold=True)
     grid.add_row(Text("Your answer", title), Text("Model answer", title))
     grid.add_row(Text(), Text())
-    grid.add_row(Text(typed, styles.typed), model)
+    yours = Text(typed, styles.typed) if typed else Text("(answered out loud)", styles.muted)
+    grid.add_row(yours, model)
     return grid
 
 
