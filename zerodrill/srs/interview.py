@@ -69,7 +69,7 @@ from zerodrill.srs.interview_log import (
     history,
     shape_of,
 )
-from zerodrill.srs.session import MAX_ANSWER_MS, record_grade
+from zerodrill.srs.session import answer_ms, record_grade
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
@@ -306,7 +306,7 @@ class InterviewRun:
                 quality,
                 day=self.day,
                 at=now,
-                answer_ms=min(MAX_ANSWER_MS, int(spent * 1000)),
+                answer_ms=answer_ms(self.step_started_at, now),
                 typed=typed,
             )
             data = {

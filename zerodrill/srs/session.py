@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 #: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
 MAX_ANSWER_MS = 60_000
 
+
+def answer_ms(shown_at: datetime, now: datetime) -> int:
+    """How long a card was answered for, as the log keeps it: capped at :data:`MAX_ANSWER_MS`."""
+    return min(MAX_ANSWER_MS, max(0, int((now - shown_at).total_seconds() * 1000)))
+
+
 #: A learning step: a card failed (graded below 3) comes back once this many other cards were
 #: graded since, or once :data:`LEARNING_STEP` has passed, whichever comes first; before the
 #: remaining new cards, so it is seen again while the answer is fresh.
@@ -261,14 +267,13 @@ class Session:
             raise RuntimeError("no card to grade")
         grade = to_grade(quality)
         now = self._clock()
-        spent = int((now - self._shown_at).total_seconds() * 1000)
         review = record_grade(
             self._store,
             item.key,
             grade,
             day=self.day,
             at=now,
-            answer_ms=min(MAX_ANSWER_MS, max(0, spent)),
+            answer_ms=answer_ms(self._shown_at, now),
             typed=typed,
         )
         self._given.append(review)
