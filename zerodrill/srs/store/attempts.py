@@ -22,7 +22,7 @@ from typing import Any
 from zerodrill.srs.store.cardlog import IN_EFFECT
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import date_from
-from zerodrill.srs.store.schema import ensure_attempts, has_attempts
+from zerodrill.srs.store.schema import ATTEMPT_TABLES, has_tables, make_tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +129,7 @@ class AttemptLog:
 
     def _exist(self) -> bool:
         if not self._made:
-            self._made = has_attempts(self._conn)
+            self._made = has_tables(self._conn, "attempt", "attempt_step", "brought_forward")
         return self._made
 
     def start(
@@ -137,7 +137,7 @@ class AttemptLog:
     ) -> AttemptRecord:
         """Log a new attempt of ``deck``'s ``interview``; returns it, without steps."""
         with self._writing():
-            ensure_attempts(self._conn)
+            make_tables(self._conn, ATTEMPT_TABLES)
             cursor = self._conn.execute(
                 "INSERT INTO attempt (deck, interview, shape, started_at, day) "
                 "VALUES (?, ?, ?, ?, ?)",

@@ -38,7 +38,7 @@ from zerodrill.srs.store.rows import (
     review_from,
     state_from,
 )
-from zerodrill.srs.store.schema import ensure_settings, has_settings, prepare
+from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
 from zerodrill.srs.store.watch import Watch
 
 _IN_EFFECT = cardlog.IN_EFFECT
@@ -290,7 +290,7 @@ class Store:
     def setting(self, name: str) -> str | None:
         """The value saved for setting ``name``; None if none was saved."""
         with self._reading():
-            if not has_settings(self._conn):
+            if not has_tables(self._conn, "setting"):
                 return None
             row = self._conn.execute("SELECT value FROM setting WHERE name = ?", (name,)).fetchone()
             return str(row[0]) if row is not None else None
@@ -298,7 +298,7 @@ class Store:
     def save_setting(self, name: str, value: str) -> None:
         """Save ``value`` for setting ``name``, replacing what was saved; on disk on return."""
         with self._writing():
-            ensure_settings(self._conn)
+            make_tables(self._conn, SETTING_TABLE)
             self._conn.execute(
                 "INSERT INTO setting (name, value) VALUES (?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET value = excluded.value",

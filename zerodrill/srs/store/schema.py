@@ -93,7 +93,7 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: The learner's choices that outlive a sitting (the grade buttons' layout), by name. Not a
-#: migration: it is made the first time a setting is saved (:func:`ensure_settings`), so that
+#: migration: it is made the first time a setting is saved (:func:`make_tables`), so that
 #: opening a database changes none of its bytes and an older zerodrill (another terminal,
 #: another machine) still reads it; a table it does not know is no concern of its own.
 SETTING_TABLE = """
@@ -104,21 +104,27 @@ CREATE TABLE IF NOT EXISTS setting (
 """
 
 
-def has_settings(conn: sqlite3.Connection) -> bool:
-    """True once a setting was saved in ``conn``'s database (its table exists)."""
-    row = conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'setting'")
-    return row.fetchone() is not None
+def has_tables(conn: sqlite3.Connection, *names: str) -> bool:
+    """True once every table ``names`` exists in ``conn``'s database: tables made when first
+    needed (:data:`SETTING_TABLE`, :data:`ATTEMPT_TABLES`) are there once something was saved."""
+    marks = ", ".join("?" * len(names))
+    row = conn.execute(
+        f"SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ({marks})", names
+    ).fetchone()
+    return bool(row[0] == len(names))
 
 
-def ensure_settings(conn: sqlite3.Connection) -> None:
-    """Make the setting table; call inside the write transaction that saves a setting."""
-    conn.execute(SETTING_TABLE)
+def make_tables(conn: sqlite3.Connection, script: str) -> None:
+    """Run ``script``'s ``CREATE ... IF NOT EXISTS`` statements; call inside the write
+    transaction that saves the first row they hold."""
+    for statement in _statements(script):
+        conn.execute(statement)
 
 
 #: Interview attempts (:mod:`zerodrill.srs.interview`), append-only like the review log: an
 #: attempt is its row and the steps logged after it; ``brought_forward`` holds the keys whose
 #: points were missed, due in the drill until reviewed after the review id ``since``. Not a
-#: migration: made by the first attempt (:func:`ensure_attempts`), so that opening a database
+#: migration: made by the first attempt (:func:`make_tables`), so that opening a database
 #: changes none of its bytes and an older zerodrill still reads it.
 ATTEMPT_TABLES = """
 CREATE TABLE IF NOT EXISTS attempt (
@@ -160,21 +166,6 @@ CREATE TRIGGER IF NOT EXISTS brought_forward_no_update BEFORE UPDATE ON brought_
 CREATE TRIGGER IF NOT EXISTS brought_forward_no_delete BEFORE DELETE ON brought_forward
     BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
 """
-
-
-def has_attempts(conn: sqlite3.Connection) -> bool:
-    """True once an interview attempt was logged in ``conn``'s database (its tables exist)."""
-    row = conn.execute(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' "
-        "AND name IN ('attempt', 'attempt_step', 'brought_forward')"
-    ).fetchone()
-    return bool(row[0] == 3)
-
-
-def ensure_attempts(conn: sqlite3.Connection) -> None:
-    """Make the attempt tables; call inside the write transaction that logs an attempt."""
-    for statement in _statements(ATTEMPT_TABLES):
-        conn.execute(statement)
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> None:
