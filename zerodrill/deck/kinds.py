@@ -150,6 +150,10 @@ def register(kind: CardKind) -> CardKind:
     if not names or len(set(names)) != len(names):
         problems.append("a kind needs at least one field, each named once")
     problems += [f"field name '{n}' is one every card has" for n in names if n in _TAKEN]
+    hints = [a for f in kind.fields for a in f.aliases]
+    problems += [f"alias '{a}' is a field of its own" for a in hints if a in names or a in _TAKEN]
+    if len(set(hints)) != len(hints):
+        problems.append("an alias may point to one field only")
     if kind.cloze_field is not None and kind.cloze_field not in names:
         problems.append(f"cloze field '{kind.cloze_field}' is not one of its fields")
     if kind.typing is Typing.BLANKS and kind.cloze_field is None:
@@ -236,12 +240,12 @@ BASIC = register(
 CLOZE = register(
     CardKind(
         name="cloze",
-        summary="Text with Anki cloze deletions: {{c1::answer}} or {{c1::answer::hint}}.",
+        summary="Text with Anki cloze deletions: `{{c1::answer}}` or `{{c1::answer::hint}}`.",
         label="Fill in the blank",
         fields=(
             KindField(
                 "text",
-                "Markdown with Anki cloze deletions: {{c1::answer}} or {{c1::answer::hint}}.",
+                "Markdown with Anki cloze deletions: `{{c1::answer}}` or `{{c1::answer::hint}}`.",
                 aliases=("front", "question", "cloze"),
             ),
         ),
