@@ -181,8 +181,9 @@ async def test_a_registered_kind_is_drilled_as_it_reads(
             assert question.startswith("Define  words/shard")
             assert "What does shard mean?" in question
             # Typing.FREE: the learner may type first, and sees it beside the model answer.
+            assert "Ctrl+J new line" in shown(app.screen.query_one("#hint"))
             await pilot.press("a")
-            assert isinstance(app.focused, TextArea)
+            assert isinstance(app.focused, TextArea) and app.focused.display
             await pilot.press(*"a slice", "enter")
             answer = shown(app.screen.query_one("#answer"))
             assert "Your answer" in answer and "a slice" in answer
