@@ -7,11 +7,11 @@ the drill lets the learner type an answer first, and its Anki note type (the exp
 The loader refuses a kind that is not registered here, so nothing past loading meets a kind it
 does not know, and nothing falls back to another kind's behaviour.
 
-Adding a kind takes this module only: declare it with :func:`register` at the bottom (a new
-Anki model id, chosen at random and never reused; field names that are new to no published
-note type), then run ``python -m zerodrill.deck.schema --write`` to regenerate the schema and
-the README's tables. The export's shared CSS (``export/notetypes.py``) styles any kind that
-uses the ``zd-*`` classes of the others.
+Adding a kind takes this module only: declare it with :func:`register` at the bottom, with an
+Anki model id of its own (chosen at random, never reused), then run
+``python -m zerodrill.deck.schema`` to regenerate the JSON Schema and the README's tables. Its
+templates may reuse the other kinds' ``zd-*`` classes, which the export's shared CSS styles
+(``export/notetypes.py``, the one other place to touch if it wants a look of its own).
 
 Everything here is plain data and Markdown text: no Textual, no genanki.
 """

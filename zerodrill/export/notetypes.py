@@ -1,12 +1,13 @@
-"""The Anki note types: one per card kind, with templates and CSS.
+"""The Anki note types: one per card kind, built from its declaration (``deck/kinds.py``: ID,
+name, fields, templates) with the fields and CSS every note type shares.
 
-Rule for everyone who edits this file: a note type's ID and its FIELD LIST never change once
-published. Anki matches an imported note type to the user's copy by ID, and when the fields
+Rule for everyone who edits a kind or this file: a note type's ID and its FIELD LIST never
+change once published. Anki matches an imported note type to the user's copy by ID, and when the fields
 (or the number of templates) differ it refuses to update the user's notes and adds a
 duplicate note type instead, so every later update of that deck silently stops arriving.
 Templates and CSS may change freely: the exporter bumps the note type's modification time when
-they do, and Anki then updates the user's copy. If a kind ever needs different fields, add a new
-note type with a NEW model ID (and a new name, e.g. "zerodrill basic v2"); never reuse an ID.
+they do, and Anki then updates the user's copy. If a kind ever needs different fields, declare
+a new kind with a NEW model ID (and a new name, e.g. "zerodrill basic v2"); never reuse an ID.
 """
 
 from __future__ import annotations
