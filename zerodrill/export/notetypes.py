@@ -2,8 +2,8 @@
 name, fields, templates) with the fields and CSS every note type shares.
 
 Rule for everyone who edits a kind or this file: a note type's ID and its FIELD LIST never
-change once published. Anki matches an imported note type to the user's copy by ID, and when the fields
-(or the number of templates) differ it refuses to update the user's notes and adds a
+change once published. Anki matches an imported note type to the user's copy by ID, and when
+the fields (or the number of templates) differ it refuses to update the user's notes and adds a
 duplicate note type instead, so every later update of that deck silently stops arriving.
 Templates and CSS may change freely: the exporter bumps the note type's modification time when
 they do, and Anki then updates the user's copy. If a kind ever needs different fields, declare
