@@ -18,9 +18,11 @@ Everything here is plain data and Markdown text: no Textual, no genanki.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
@@ -103,7 +105,8 @@ class CardKind:
     #: first item's answer side says.
     teaches_as: Callable[[Card], str] | None = None
 
-    @property
+    # Cached: the loader asks for both on every card.
+    @cached_property
     def field_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields)
 
@@ -119,9 +122,10 @@ class CardKind:
             return self.teaches_as(card)
         return self.read(card.items()[0]).answer
 
-    def hints(self) -> dict[str, str]:
+    @cached_property
+    def hints(self) -> Mapping[str, str]:
         """Each alias of a field, mapped to the field's name."""
-        return {alias: f.name for f in self.fields for alias in f.aliases}
+        return MappingProxyType({alias: f.name for f in self.fields for alias in f.aliases})
 
     def __repr__(self) -> str:
         return f"CardKind({self.name!r})"

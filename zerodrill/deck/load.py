@@ -318,16 +318,12 @@ class _Builder(NodeReader):
         before = len(self.problems)
         kind = self._card_kind(node)
         if kind is not None:
-            allowed = COMMON_FIELDS + kind.field_names
-            hints = kind.hints()
+            names = kind.field_names
         else:
-            # Judged against every kind: a card of unknown kind is told of its kind once.
-            allowed = COMMON_FIELDS + tuple(
-                {f: None for k in kinds.registered() for f in k.field_names}
-            )
-            hints = {}
+            # Judged against every kind's fields: a card of unknown kind is told of its kind once.
+            names = tuple({f: None for k in kinds.registered() for f in k.field_names})
         what = f"a {kind.name} card" if kind else "a card"
-        fields = self.mapping(node, allowed, what, hints)
+        fields = self.mapping(node, COMMON_FIELDS + names, what, kind.hints if kind else None)
         if fields is None:
             return None
         required = ("id", "kind") + (kind.field_names if kind else ())
