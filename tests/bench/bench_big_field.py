@@ -62,9 +62,8 @@ def main() -> None:
 
 
 def cloze_sides() -> None:
-    """A cloze field of many deletions and code spans: both sides' Markdown (card_text)."""
-    from zerodrill.tui.card_text import sides
-
+    """A cloze field of many deletions and code spans: both sides' Markdown (the cloze kind's
+    reading, ``deck/kinds.py``)."""
     from zerodrill.deck.kinds import CLOZE
     from zerodrill.deck.model import Card, Item, Pos
 
@@ -75,7 +74,7 @@ def cloze_sides() -> None:
         card = Card("big", "big", CLOZE, {"text": text}, (), (), pos, {})
         item = Item("big/big#c1", card, 1)
         start = time.perf_counter()
-        sides(item)
+        item.sides()
         took = time.perf_counter() - start
         print(f"{2 * n:>9} {took:>8.3f} {1000 * took / (2 * n / 1000):>9.2f}")
 
