@@ -96,6 +96,7 @@ class CardKind:
     #: How an item of this kind reads, question and answer.
     read: Callable[[Item], Sides]
     anki: AnkiNoteType
+    #: What the drill lets the learner type before the answer shows, if anything.
     typing: Typing | None = None
     #: The field holding Anki cloze deletions, for a cloze kind: each deletion number is then
     #: its own study item, the answer side shows the text once with the blank filled in (in
@@ -110,6 +111,11 @@ class CardKind:
     def field_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields)
 
+    @cached_property
+    def hints(self) -> Mapping[str, str]:
+        """Each alias of a field, mapped to the field's name."""
+        return MappingProxyType({alias: f.name for f in self.fields for alias in f.aliases})
+
     @property
     def is_cloze(self) -> bool:
         return self.cloze_field is not None
@@ -121,11 +127,6 @@ class CardKind:
         if self.teaches_as is not None:
             return self.teaches_as(card)
         return self.read(card.items()[0]).answer
-
-    @cached_property
-    def hints(self) -> Mapping[str, str]:
-        """Each alias of a field, mapped to the field's name."""
-        return MappingProxyType({alias: f.name for f in self.fields for alias in f.aliases})
 
     def __repr__(self) -> str:
         return f"CardKind({self.name!r})"
