@@ -5,6 +5,9 @@ from collections.abc import Generator
 from pathlib import Path
 
 import pytest
+from kind_support import DEFINITION, register_for_test
+
+from zerodrill.deck.kinds import CardKind
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -87,3 +90,9 @@ def _private_review_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ZERODRILL_CACHE_DIR", str(tmp_path / "deck-cache"))
     monkeypatch.delenv("ZERODRILL_DEBUG", raising=False)
     return db
+
+
+@pytest.fixture
+def definition_kind(monkeypatch: pytest.MonkeyPatch) -> CardKind:
+    """A card kind zerodrill does not ship (tests/kind_support.py), registered for one test."""
+    return register_for_test(monkeypatch, DEFINITION)

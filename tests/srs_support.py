@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from zerodrill.deck.model import Card, Deck, Item, Kind, Pos
+from zerodrill.deck.kinds import BASIC, CLOZE
+from zerodrill.deck.model import Card, Deck, Item, Pos
 from zerodrill.srs.session import Session, record_grade
 from zerodrill.srs.store import Store
 
@@ -19,8 +20,8 @@ POS = Pos("t.yaml", 1, 1)
 def card(deck: str, id: str, *, cloze: Sequence[int] = (), retired: bool = False) -> Card:
     if cloze:
         fields = {"text": " ".join(f"{{{{c{n}::x{n}}}}}" for n in cloze)}
-        return Card(deck, id, Kind.CLOZE, fields, (), (), POS, {}, tuple(cloze), retired=retired)
-    return Card(deck, id, Kind.BASIC, {"front": "q", "back": "a"}, (), (), POS, {}, retired=retired)
+        return Card(deck, id, CLOZE, fields, (), (), POS, {}, tuple(cloze), retired=retired)
+    return Card(deck, id, BASIC, {"front": "q", "back": "a"}, (), (), POS, {}, retired=retired)
 
 
 def deck(id: str, *cards: Card) -> Deck:

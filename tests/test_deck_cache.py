@@ -442,3 +442,24 @@ def test_title_positions_come_back_from_the_cache(tmp_path: Path) -> None:
     fresh = load_paths([deck_file, other])
     assert [str(p) for p in cached.problems] == [str(p) for p in fresh.problems]
     assert len(fresh.problems) == 1 and "Anki would merge the two decks" in str(fresh.problems[0])
+
+
+def test_an_entry_of_a_kind_no_longer_registered_is_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kind_support import DEFINITION, register_for_test, write_deck
+
+    from zerodrill.deck import kinds
+
+    deck_file = write_deck(tmp_path)
+    cache = tmp_path / "cache"
+    with monkeypatch.context() as registered:
+        register_for_test(registered, DEFINITION)
+        first = load_paths_cached([deck_file], cache)
+        assert first.ok and first.decks[0].cards[0].kind is DEFINITION
+        assert load_paths_cached([deck_file], cache).decks == first.decks
+    assert kinds.named(DEFINITION.name) is None
+    # The entry names a kind the registry no longer has: the file is loaded again, and refused.
+    again = load_paths_cached([deck_file], cache)
+    assert not again.decks
+    assert "unknown kind 'definition'" in str(again.problems[0])

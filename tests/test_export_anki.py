@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from kind_support import write_deck
 
+from zerodrill.deck.kinds import CardKind
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg, ids
@@ -434,3 +436,20 @@ def test_the_preview_shows_each_card_as_anki_renders_it(
             assert style.sub("", anki_card.answer()) == back
             compared += 1
     assert compared == sum(len(card.items()) for card in deck.cards)
+
+
+def test_a_kind_registered_in_a_test_reaches_anki_as_its_own_note_type(
+    tmp_path: Path, col: Collection, definition_kind: CardKind
+) -> None:
+    # The kind is declared in tests/kind_support.py only: the export asks the registry for
+    # its fields and templates, and Anki renders them.
+    deck = load(write_deck(tmp_path))
+    import_package(col, build_to(tmp_path, [deck]))
+    note = note_by_card_id(col, deck, "shard")
+    assert note.note_type()["name"] == "zerodrill test definition"
+    assert [f["name"] for f in note.note_type()["flds"]] == ["term", "meaning", "extra", "sources"]
+    (card,) = note.cards()
+    q, a = assert_renders(card)
+    assert q == "shard"
+    assert a.startswith("shard One rank's slice of a tensor.") and "ZeRO shards" in a
+    assert note_by_card_id(col, deck, "plain").note_type()["name"] == "zerodrill basic"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from srs_support import DAY, NOW, POS, keys, record, schedule
 
-from zerodrill.deck.model import Card, Deck, Interview, Kind, Point
+from zerodrill.deck.kinds import BASIC, CLOZE, FOLLOW_UP, RED_FLAG
+from zerodrill.deck.model import Card, Deck, Interview, Point
 from zerodrill.errors import UserError
 from zerodrill.srs.interview import (
     AttemptMovedOn,
@@ -42,21 +43,21 @@ class Clock:
 
 
 def basic(id: str) -> Card:
-    return Card("z", id, Kind.BASIC, {"front": "q", "back": "a"}, (), (), POS, {})
+    return Card("z", id, BASIC, {"front": "q", "back": "a"}, (), (), POS, {})
 
 
 def cloze(id: str, *ordinals: int) -> Card:
     text = " ".join(f"{{{{c{n}::x{n}}}}}" for n in ordinals)
-    return Card("z", id, Kind.CLOZE, {"text": text}, (), (), POS, {}, ordinals)
+    return Card("z", id, CLOZE, {"text": text}, (), (), POS, {}, ordinals)
 
 
 def follow_up(id: str) -> Card:
-    return Card("z", id, Kind.FOLLOW_UP, {"question": "why?", "answer": "so"}, (), (), POS, {})
+    return Card("z", id, FOLLOW_UP, {"question": "why?", "answer": "so"}, (), (), POS, {})
 
 
 def red_flag(id: str) -> Card:
     fields = {"claim": "wrong", "why": "because", "instead": "right"}
-    return Card("z", id, Kind.RED_FLAG, fields, (), (), POS, {})
+    return Card("z", id, RED_FLAG, fields, (), (), POS, {})
 
 
 def interview(id: str = "stages", *, minutes: int = 4, **over: object) -> Interview:

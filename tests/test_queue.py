@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from srs_support import DAY, NOW, card, deck, drain, keys, record, schedule
 
-from zerodrill.deck.model import Card, Deck, Item, Kind
+from zerodrill.deck.kinds import BASIC, RED_FLAG, CardKind
+from zerodrill.deck.model import Card, Deck, Item
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import Counts, build_queue, items_of
 from zerodrill.srs.session import Session, record_grade
@@ -273,14 +274,14 @@ def test_the_new_card_order_is_the_same_whatever_the_day_and_the_history(store: 
 
 
 def test_kinds_and_topics_are_spread_over_the_whole_deck() -> None:
-    def kind_card(id: str, kind: Kind, tag: str) -> Card:
+    def kind_card(id: str, kind: CardKind, tag: str) -> Card:
         return dataclasses.replace(card("d", id), kind=kind, tags=(tag,))
 
     d = deck(
         "d",
-        *(kind_card(f"b{i}", Kind.BASIC, "x" if i < 4 else "y") for i in range(8)),
-        kind_card("r0", Kind.RED_FLAG, "z"),
-        kind_card("r1", Kind.RED_FLAG, "z"),
+        *(kind_card(f"b{i}", BASIC, "x" if i < 4 else "y") for i in range(8)),
+        kind_card("r0", RED_FLAG, "z"),
+        kind_card("r1", RED_FLAG, "z"),
     )
     assert keys(items_of([d])) == [
         "d/b0",  # the first of each kind first

@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
+from zerodrill.deck import schema
 from zerodrill.deck.load import load_file, load_paths
 from zerodrill.paths import bundled_decks_dir
 
@@ -212,3 +213,49 @@ def test_invalid_decks_fail_schema_and_loader(tmp_path: Path, name: str) -> None
     path.write_text(textwrap.dedent(yaml.safe_dump(document, sort_keys=False)), encoding="utf-8")
     deck, problems = load_file(path)
     assert deck is None and problems, f"loader accepts {name}"
+
+
+# -- the schema and the README's tables are generated from the loader's declarations ----------
+
+
+def test_the_committed_schema_is_the_generated_one() -> None:
+    # Stale after any change to the format: run `python -m zerodrill.deck.schema`.
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema.schema_text()
+
+
+def test_the_readme_field_tables_are_the_generated_ones() -> None:
+    readme = (REPO_DECKS / "README.md").read_text(encoding="utf-8")
+    assert schema.README_START in readme and schema.README_END in readme
+    assert readme == schema.readme_with_tables(readme)
+
+
+def test_a_field_the_loader_reads_without_a_shape_stops_the_generator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(schema, "DECK_FIELDS", (*schema.DECK_FIELDS, "colour"))
+    with pytest.raises(ValueError, match="colour"):
+        schema.schema()
+
+
+def test_the_command_rewrites_a_stale_schema_and_check_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stale, readme = tmp_path / "deck.schema.json", tmp_path / "README.md"
+    stale.write_text("{}\n", encoding="utf-8")
+    readme.write_text(
+        f"# Decks\n\n{schema.README_START}\nstale table\n{schema.README_END}\n\nMore.\n"
+    )
+    monkeypatch.setattr(schema, "SCHEMA_PATH", stale)
+    monkeypatch.setattr(schema, "README_PATH", readme)
+    assert schema.main(["--check"]) == 1
+    assert stale.read_text(encoding="utf-8") == "{}\n"
+    assert "stale" in capsys.readouterr().err
+    assert schema.main([]) == 0
+    assert schema.main(["--check"]) == 0
+    assert json.loads(stale.read_text(encoding="utf-8")) == schema.schema()
+    text = readme.read_text(encoding="utf-8")
+    assert (
+        text.startswith("# Decks\n\n")
+        and text.endswith("\n\nMore.\n")
+        and "stale table" not in text
+    )

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from zerodrill.cli import main
+from zerodrill.deck.kinds import BASIC
 from zerodrill.deck.load import load_paths
-from zerodrill.deck.model import Card, Deck, Kind, Pos
+from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.scheduler import Review
 from zerodrill.srs.session import record_grade
@@ -44,7 +45,7 @@ cards:
 
 
 def basic(deck: str, id: str, *, retired: bool = False) -> Card:
-    return Card(deck, id, Kind.BASIC, {"front": "q", "back": "a"}, (), (), POS, {}, retired=retired)
+    return Card(deck, id, BASIC, {"front": "q", "back": "a"}, (), (), POS, {}, retired=retired)
 
 
 def deck(id: str, *cards: Card) -> Deck:

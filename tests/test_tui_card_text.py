@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from zerodrill.deck.model import Card, Item, Kind, Pos
-from zerodrill.tui.card_text import sides
+from zerodrill.deck.kinds import CLOZE
+from zerodrill.deck.model import Card, Item, Pos
 
 
 def cloze_item(text: str) -> Item:
-    card = Card("d", "c", Kind.CLOZE, {"text": text}, (), (), Pos("d.yaml", 1, 1), {})
+    card = Card("d", "c", CLOZE, {"text": text}, (), (), Pos("d.yaml", 1, 1), {})
     return Item("d/c#c1", card, 1)
 
 
@@ -18,7 +18,7 @@ def test_many_code_spans_each_deletion_is_told_inside_or_outside() -> None:
         f"`c{i} {{{{c1::in{i}}}}}` {{{{c1::out{i}}}}}" for i in range(n)
     )
     text += " {{c1::last}}"
-    s = sides(cloze_item(text))
+    s = cloze_item(text).sides()
     assert s.question.startswith(r"\[...\] ")
     assert s.question.endswith(r" \[...\]")
     for i in (0, 1, n // 2, n - 1):

@@ -8,7 +8,6 @@ from pathlib import Path
 from tui_support import TUI_DECKS, tui_decks
 
 from zerodrill.tui.answer_check import check, normalize
-from zerodrill.tui.card_text import sides
 
 
 def test_case_space_and_backticks_do_not_matter() -> None:
@@ -53,8 +52,6 @@ def test_blanks_side_by_side_are_checked_against_the_text_the_card_shows() -> No
 def test_every_side_by_side_cloze_shape_in_the_decks_accepts_the_text_it_shows() -> None:
     from zerodrill.deck import cloze
     from zerodrill.deck.load import load_paths
-    from zerodrill.deck.model import Kind
-    from zerodrill.tui.card_text import cloze_blanks
 
     root = Path(__file__).resolve().parents[1]
     shapes = [
@@ -67,12 +64,12 @@ def test_every_side_by_side_cloze_shape_in_the_decks_accepts_the_text_it_shows()
         for path in (root / "decks", root / "tests" / "data" / "decks", TUI_DECKS)
         for deck in load_paths([path]).decks
         for card in deck.cards
-        if card.kind is Kind.CLOZE
+        if card.kind.is_cloze
     ]
     assert len(texts) > 20
     for text in [*shapes, *texts]:
         for ordinal in sorted({d.ordinal for d in cloze.deletions(text)}):
-            answers, between = cloze_blanks(text, ordinal)
+            answers, between = cloze.blanks(text, ordinal)
             shown = cloze.render(text, ordinal, reveal=True)
             # Typed as the blanks read on the card, groups apart by commas, it is right.
             groups = [answers[0]]
@@ -103,7 +100,7 @@ def test_the_verdict_and_the_suggested_grade_never_disagree() -> None:
 
 def test_cloze_sides_hide_only_the_active_deletion() -> None:
     by_key = {item.key: item for deck in tui_decks("zero") for item in deck.items()}
-    c2 = sides(by_key["zero-tui/stage-key#c2"])
+    c2 = by_key["zero-tui/stage-key#c2"].sides()
     # In code the blank shows its hint as typed; the other deletion is filled in.
     assert c2.question == "The ZeRO stage is set by `zero_optimization.[key]` in the config."
     assert c2.answer == "The ZeRO stage is set by `zero_optimization.stage` in the config."
@@ -111,15 +108,15 @@ def test_cloze_sides_hide_only_the_active_deletion() -> None:
 
 def test_cloze_blank_in_prose_is_escaped_and_the_answer_bold() -> None:
     by_key = {item.key: item for deck in tui_decks("comm") for item in deck.items()}
-    s = sides(by_key["comm-tui/reduce-scatter#c1"])
+    s = by_key["comm-tui/reduce-scatter#c1"].sides()
     assert s.question == r"An all-reduce is a \[...\] followed by an \[...\]."
     assert s.answer == "An all-reduce is a **reduce-scatter** followed by an **all-gather**."
 
 
 def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:
     by_key = {item.key: item for deck in tui_decks("zero") for item in deck.items()}
-    s = sides(by_key["zero-tui/stage3-default"])
-    assert s.claim.startswith("Just use stage 3")
+    s = by_key["zero-tui/stage3-default"].sides()
+    assert s.quote.startswith("Just use stage 3")
     assert s.question == "What is wrong with saying this?"
     assert "Why it is a red flag" in s.answer and "Say instead" in s.answer
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from zerodrill.deck.model import KIND_FIELDS, Kind
+from zerodrill.deck import kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 DECK_PATH = ROOT / "decks" / "deepspeed-zero.yaml"
@@ -79,7 +79,9 @@ CARDS = _cards()
 
 def card_text(card: dict) -> str:
     """All of a card's text, whitespace collapsed, so a phrase may wrap across lines."""
-    fields = (*KIND_FIELDS[Kind(card["kind"])], "extra")
+    kind = kinds.named(card["kind"])
+    assert kind is not None, card["kind"]
+    fields = (*kind.field_names, "extra")
     return " ".join(" ".join(card[f].split()) for f in fields if isinstance(card.get(f), str))
 
 

@@ -62,18 +62,19 @@ def main() -> None:
 
 
 def cloze_sides() -> None:
-    """A cloze field of many deletions and code spans: both sides' Markdown (card_text)."""
-    from zerodrill.deck.model import Card, Item, Kind, Pos
-    from zerodrill.tui.card_text import sides
+    """A cloze field of many deletions and code spans: both sides' Markdown (the cloze kind's
+    reading, ``deck/kinds.py``)."""
+    from zerodrill.deck.kinds import CLOZE
+    from zerodrill.deck.model import Card, Item, Pos
 
     print(f"{'deletions':>9} {'sides s':>8} {'ms/1k del':>9}")
     for n in (1_000, 2_000, 4_000, 8_000):
         text = " ".join(f"`c{i}` {{{{c1::a{i}}}}} `x {{{{c1::b{i}}}}}`" for i in range(n))
         pos = Pos("big.yaml", 1, 1)
-        card = Card("big", "big", Kind.CLOZE, {"text": text}, (), (), pos, {})
+        card = Card("big", "big", CLOZE, {"text": text}, (), (), pos, {})
         item = Item("big/big#c1", card, 1)
         start = time.perf_counter()
-        sides(item)
+        item.sides()
         took = time.perf_counter() - start
         print(f"{2 * n:>9} {took:>8.3f} {1000 * took / (2 * n / 1000):>9.2f}")
 

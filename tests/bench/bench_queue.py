@@ -19,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from zerodrill.deck.model import Card, Deck, Kind, Pos  # noqa: E402
+from zerodrill.deck.kinds import BASIC, CLOZE  # noqa: E402
+from zerodrill.deck.model import Card, Deck, Pos  # noqa: E402
 from zerodrill.srs.queue import build_queue, items_of  # noqa: E402
 from zerodrill.srs.session import Session, record_grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
@@ -44,7 +45,7 @@ def make_decks(cards: int) -> list[Deck]:
                     Card(
                         deck_id,
                         f"c{i}",
-                        Kind.CLOZE,
+                        CLOZE,
                         {"text": "{{c1::a}} {{c2::b}}"},
                         (),
                         (),
@@ -55,7 +56,7 @@ def make_decks(cards: int) -> list[Deck]:
                 )
             else:
                 made.append(
-                    Card(deck_id, f"b{i}", Kind.BASIC, {"front": "q", "back": "a"}, (), (), pos, {})
+                    Card(deck_id, f"b{i}", BASIC, {"front": "q", "back": "a"}, (), (), pos, {})
                 )
         decks.append(Deck(deck_id, deck_id, "bench", tuple(made), Path(f"{deck_id}.yaml"), pos))
     return decks

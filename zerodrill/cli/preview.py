@@ -195,7 +195,7 @@ def _section(deck: Deck, card: Card, ordinal: int | None, front: str, back: str,
     from zerodrill.export.html import escape
 
     key = card.key if ordinal is None else f"{card.key}#c{ordinal}"
-    what = card.kind.value.replace("_", " ") + (" (retired)" if card.retired else "")
+    what = card.kind.name.replace("_", " ") + (" (retired)" if card.retired else "")
     number = ordinal or 1
     panes = "".join(
         f'<figure class="zp-pane"><figcaption>{side} · {look}</figcaption>'

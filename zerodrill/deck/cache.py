@@ -24,7 +24,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from zerodrill.deck import files
+from zerodrill.deck import files, kinds
 from zerodrill.deck.files import (
     LoadResult,
     combine,
@@ -33,7 +33,7 @@ from zerodrill.deck.files import (
     read_deck_bytes,
     write_atomic,
 )
-from zerodrill.deck.model import Bullet, Card, Deck, Interview, Kind, Point, Pos, Problem, Sheet
+from zerodrill.deck.model import Bullet, Card, Deck, Interview, Point, Pos, Problem, Sheet
 
 #: Bump when the model, the loader's checks or the entry layout change, so old entries are not
 #: reused.
@@ -45,7 +45,6 @@ KEEP = 64
 DIGEST_SIZE = 4
 _LENGTH_SIZE = 8
 _CHUNK_SIZE = 1 << 18
-_KINDS = {kind.value: kind for kind in Kind}
 
 
 def cache_dir() -> Path:
@@ -211,7 +210,7 @@ def _encode(deck: Deck) -> bytes:
             (
                 c.id,
                 c.key,
-                c.kind.value,
+                c.kind.name,
                 tuple(c.ordinals),
                 tuple(c.media),
                 c.retired,
@@ -270,13 +269,20 @@ def _decode(data: bytes, path: Path) -> tuple[Deck, tuple[str, ...]]:
     where = str(path)
     # Shared by the deck's cards. Their spans need no check: the checksum vouches for them.
     source = (where, rest[_LENGTH_SIZE + length :])
-    new, kinds = object.__new__, _KINDS
+    new = object.__new__
+    # A kind no longer registered (KeyError) makes the entry stale: the YAML is parsed again.
+    by_name = {kind.name: kind for kind in kinds.registered()}
     cards = []
     for cid, key, kind, ordinals, media, retired, tags, start, end in rows:
         card = new(_LazyCard)
         attrs = card.__dict__
         attrs.update(
-            deck=deck_id, id=cid, key=key, kind=kinds[kind], tags=tags, _packed=(source, start, end)
+            deck=deck_id,
+            id=cid,
+            key=key,
+            kind=by_name[kind],
+            tags=tags,
+            _packed=(source, start, end),
         )
         # Fields at their default are left to the class: most cards then need a dict of
         # five entries, not eight, which is a smaller dict and a quicker one to fill.

@@ -221,3 +221,34 @@ def render(
 def answers(text: str, ordinal: int) -> list[str]:
     """The answers a learner must recall for deletion ``ordinal``, in order."""
     return [d.answer for d in deletions(text) if d.ordinal == ordinal]
+
+
+def markdown(text: str, ordinal: int, *, reveal: bool) -> str:
+    """What a cloze item shows as Markdown: deletion ``ordinal`` blanked, or its answer in bold."""
+    # Inside a code span Markdown shows characters as they are, so markup must stay out; in
+    # prose the blank is escaped (so "[...]" is never read as a link) and the answer is bold.
+    spans = code_spans(text) if "`" in text else []
+    # Found by bisection: the spans are in order and apart, and a large field has thousands.
+    starts = [start for start, _ in spans]
+
+    def in_code(d: Deletion) -> bool:
+        at = bisect_right(starts, d.start) - 1
+        return at >= 0 and d.start < spans[at][1]
+
+    def hidden(d: Deletion) -> str:
+        blank = f"[{d.hint or '...'}]"
+        return blank if in_code(d) else blank.replace("[", r"\[").replace("]", r"\]")
+
+    def shown(d: Deletion) -> str:
+        return d.answer if in_code(d) else f"**{d.answer}**"
+
+    return render(text, ordinal, reveal=reveal, hidden=hidden, shown=shown)
+
+
+def blanks(text: str, ordinal: int) -> tuple[list[str], list[str]]:
+    """The answers to deletion ``ordinal`` in order, and the text the card shows between
+    each two of them (the other deletions filled in), to check a typed answer against."""
+    mine = [d for d in deletions(text) if d.ordinal == ordinal]
+    pairs = zip(mine, mine[1:], strict=False)
+    between = [render(text[a.end : b.start], ordinal, reveal=True) for a, b in pairs]
+    return [d.answer for d in mine], between

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import markdown_checks
+from zerodrill.deck import kinds, markdown_checks
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import (
@@ -22,7 +22,6 @@ from zerodrill.deck.model import (
     Bullet,
     Card,
     Interview,
-    Kind,
     Point,
     Problem,
     Sheet,
@@ -173,8 +172,8 @@ def _interview(reader: NodeReader, node: yaml.Node, known: _Cards) -> Interview 
     points: list[Point] = []
     if "points" in fields:
         points = _points(reader, fields["points"][1], known)
-    follow_ups = _ids(reader, fields, "follow_ups", Kind.FOLLOW_UP, known)
-    red_flags = _ids(reader, fields, "red_flags", Kind.RED_FLAG, known)
+    follow_ups = _ids(reader, fields, "follow_ups", kinds.FOLLOW_UP, known)
+    red_flags = _ids(reader, fields, "red_flags", kinds.RED_FLAG, known)
     if (
         len(reader.problems) > before
         or interview_id is None
@@ -309,7 +308,7 @@ def _ids(
     reader: NodeReader,
     fields: dict[str, tuple[yaml.Node, yaml.Node]],
     name: str,
-    kind: Kind,
+    kind: kinds.CardKind,
     known: _Cards,
 ) -> tuple[str, ...]:
     if name not in fields:
@@ -318,7 +317,7 @@ def _ids(
 
 
 def _card_list(
-    reader: NodeReader, node: yaml.Node, name: str, kind: Kind | None, known: _Cards
+    reader: NodeReader, node: yaml.Node, name: str, kind: kinds.CardKind | None, known: _Cards
 ) -> tuple[str, ...]:
     """The card ids in ``node``, each one a card of the deck (of ``kind``, if given)."""
     ids: list[str] = []
@@ -336,7 +335,7 @@ def _card_list(
         if kind is not None and card.kind is not kind:
             reader.report(
                 child,
-                f"card '{card_id}' is a {card.kind.value} card; '{name}' lists {kind.value} cards",
+                f"card '{card_id}' is a {card.kind.name} card; '{name}' lists {kind.name} cards",
             )
             continue
         if card.retired:

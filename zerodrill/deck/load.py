@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import cloze, interviews, markdown_checks
+from zerodrill.deck import cloze, interviews, kinds, markdown_checks
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
     LoadResult,
@@ -31,7 +31,6 @@ from zerodrill.deck.files import (
 from zerodrill.deck.model import (
     COMMON_FIELDS,
     DECK_FIELDS,
-    KIND_FIELDS,
     MAX_DECK_ID_CHARS,
     REQUIRED_DECK_FIELDS,
     RESERVED_DECK_IDS,
@@ -39,7 +38,6 @@ from zerodrill.deck.model import (
     TAG_PATTERN,
     Card,
     Deck,
-    Kind,
     Pos,
     Problem,
 )
@@ -61,7 +59,6 @@ _TAG = re.compile(TAG_PATTERN)
 #: Raw control characters listed per file, at most: past that the file is hardly text.
 _MAX_CONTROLS = 20
 _BOOL = "tag:yaml.org,2002:bool"
-_KIND_NAMES = ", ".join(k.value for k in Kind)
 
 
 def load_paths(paths: Sequence[Path]) -> LoadResult:
@@ -320,14 +317,16 @@ class _Builder(NodeReader):
     def card(self, node: yaml.Node, deck_id: str, retired: set[str]) -> Card | None:
         before = len(self.problems)
         kind = self._card_kind(node)
-        allowed = COMMON_FIELDS + (
-            KIND_FIELDS[kind] if kind else tuple(f for fs in KIND_FIELDS.values() for f in fs)
-        )
-        what = f"a {kind.value} card" if kind else "a card"
-        fields = self.mapping(node, allowed, what)
+        if kind is not None:
+            names = kind.field_names
+        else:
+            # Judged against every kind's fields: a card of unknown kind is told of its kind once.
+            names = tuple({f: None for k in kinds.registered() for f in k.field_names})
+        what = f"a {kind.name} card" if kind else "a card"
+        fields = self.mapping(node, COMMON_FIELDS + names, what, kind.hints if kind else None)
         if fields is None:
             return None
-        required = ("id", "kind") + (KIND_FIELDS[kind] if kind else ())
+        required = ("id", "kind") + (kind.field_names if kind else ())
         self.missing(node, f"{what}", [f for f in required if f not in fields])
         card_id = self.slug(fields, "id", "card id")
         if kind is None and "kind" in fields and id(fields["kind"][1]) not in self._seen:
@@ -352,8 +351,9 @@ class _Builder(NodeReader):
             else []
         )
         ordinals: tuple[int, ...] = ()
-        if kind is Kind.CLOZE and "text" in texts:
-            ordinals = self._check_cloze(texts["text"], fields["text"][1])
+        if kind is not None and kind.cloze_field in texts:
+            name = kind.cloze_field
+            ordinals = self._check_cloze(texts[name], fields[name][1])
         media = self._media(texts, fields)
         if len(self.problems) > before or kind is None or card_id is None:
             return None
@@ -371,7 +371,7 @@ class _Builder(NodeReader):
             retired=card_id in retired,
         )
 
-    def _card_kind(self, node: yaml.Node) -> Kind | None:
+    def _card_kind(self, node: yaml.Node) -> kinds.CardKind | None:
         """The card's kind, read ahead so unknown fields can be judged against it."""
         if node.tag != MAP:
             return None
@@ -379,16 +379,16 @@ class _Builder(NodeReader):
             if key.tag == STR and key.value == "kind":
                 if value.tag != STR or id(value) in self._seen:
                     return None
-                try:
-                    return Kind(value.value)
-                except ValueError:
+                kind = kinds.named(value.value)
+                if kind is None:
                     self._seen.add(id(value))
+                    names = [k.name for k in kinds.registered()]
                     self.report(
                         value,
-                        f"unknown kind '{value.value}' (expected one of {_KIND_NAMES})"
-                        f"{did_you_mean(value.value, [k.value for k in Kind])}",
+                        f"unknown kind '{value.value}' (expected one of {', '.join(names)})"
+                        f"{did_you_mean(value.value, names)}",
                     )
-                    return None
+                return kind
         return None
 
     def _check_cloze(self, text: str, node: yaml.Node) -> tuple[int, ...]:

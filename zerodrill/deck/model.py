@@ -1,7 +1,7 @@
 """The deck model: immutable values that remember where in a file they came from.
 
-A YAML *card* is what Anki calls a note. Each card gives one or more study *items*: one for
-basic, follow_up and red_flag cards, one per cloze deletion number for cloze cards. Review
+A YAML *card* is what Anki calls a note. Each card gives one or more study *items*: one per
+card, or one per deletion number for a cloze kind (:mod:`zerodrill.deck.kinds`). Review
 history belongs to an item's key (``deck/card`` or ``deck/card#cN``), so editing a card's text
 keeps its history, while renaming its id starts it afresh.
 """
@@ -10,30 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zerodrill.deck.control_chars import shown
 
-
-class Kind(StrEnum):
-    BASIC = "basic"
-    CLOZE = "cloze"
-    FOLLOW_UP = "follow_up"
-    RED_FLAG = "red_flag"
+if TYPE_CHECKING:
+    from zerodrill.deck.kinds import CardKind, Sides
 
 
-#: The Markdown fields each kind requires, in display order. These names are also the Anki
-#: note types' field names, so they are part of the published format: never rename one.
-KIND_FIELDS: Mapping[Kind, tuple[str, ...]] = {
-    Kind.BASIC: ("front", "back"),
-    Kind.CLOZE: ("text",),
-    Kind.FOLLOW_UP: ("question", "answer"),
-    Kind.RED_FLAG: ("claim", "why", "instead"),
-}
-
-#: Fields any card may carry besides its kind's own.
+#: Fields any card may carry besides its kind's own (:mod:`zerodrill.deck.kinds`).
 COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
 DECK_FIELDS: tuple[str, ...] = (
     "deck",
@@ -100,12 +87,16 @@ class Item:
     card: Card
     ordinal: int | None = None
 
+    def sides(self) -> Sides:
+        """What the item shows on its question and answer side, as its kind reads it."""
+        return self.card.kind.sides(self)
+
 
 @dataclass(frozen=True)
 class Card:
     deck: str
     id: str
-    kind: Kind
+    kind: CardKind
     #: The kind's Markdown fields, plus ``extra`` when given.
     fields: Mapping[str, str]
     tags: tuple[str, ...]
@@ -129,7 +120,7 @@ class Card:
 
     def items(self) -> tuple[Item, ...]:
         key = self.key
-        if self.kind is Kind.CLOZE:
+        if self.kind.is_cloze:
             return tuple([Item(f"{key}#c{n}", self, n) for n in self.ordinals])
         return (Item(key, self),)
 

@@ -21,11 +21,11 @@ T = TypeVar("T")
 
 def study_order(cards: Sequence[Card]) -> tuple[int, ...]:
     """The positions in ``cards`` of the active ones, kinds and topics mixed."""
-    kinds: dict[str, dict[str, list[int]]] = {}
+    kinds: dict[str, dict[str, list[int]]] = {}  # by kind name
     for n, card in enumerate(cards):
         if not card.retired:
             topic = card.tags[0] if card.tags else ""
-            kinds.setdefault(card.kind, {}).setdefault(topic, []).append(n)
+            kinds.setdefault(card.kind.name, {}).setdefault(topic, []).append(n)
     return tuple(spread([spread(list(topics.values())) for topics in kinds.values()]))
 
 

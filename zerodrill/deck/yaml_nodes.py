@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import yaml_hints
@@ -143,8 +143,14 @@ class NodeReader:
         return True
 
     def mapping(
-        self, node: yaml.Node, allowed: Sequence[str], what: str
+        self,
+        node: yaml.Node,
+        allowed: Sequence[str],
+        what: str,
+        hints: Mapping[str, str] | None = None,
     ) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
+        """The fields of mapping ``node``, each allowed once. ``hints`` maps names a writer may
+        use by habit to the allowed name they mean, for what spelling alone would not suggest."""
         if not self.visit(node):
             return None
         if node.tag != MAP:
@@ -163,7 +169,9 @@ class NodeReader:
                 self.report(key, f"field '{name}' is given twice (first at line {first})")
                 continue
             if name not in allowed:
-                self.report(key, f"unknown field '{name}' in {what}{did_you_mean(name, allowed)}")
+                meant = (hints or {}).get(name)
+                hint = f" (did you mean '{meant}'?)" if meant else did_you_mean(name, allowed)
+                self.report(key, f"unknown field '{name}' in {what}{hint}")
                 self._skip(value)
                 continue
             fields[name] = (key, value)

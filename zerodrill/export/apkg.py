@@ -98,7 +98,7 @@ def build(
     media = collect_media(decks)
     notes = notes_of(decks, media.names)
     records = note_records({note.key: note.digest for note in notes}, manifest, now)
-    kinds = sorted({note.card.kind for note in notes}, key=lambda kind: kind.value)
+    kinds = sorted({note.card.kind for note in notes}, key=lambda kind: kind.name)
     notetypes = notetype_records(
         {str(note_type(kind).model.model_id): note_type(kind).digest for kind in kinds},
         manifest,

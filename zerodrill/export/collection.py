@@ -24,12 +24,13 @@ import genanki
 from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
 
-from zerodrill.deck.model import Card, Deck, Kind
+from zerodrill.deck import kinds
+from zerodrill.deck.model import Card, Deck
 from zerodrill.export.errors import ExportError
 from zerodrill.export.ids import ID_STRIDE, deck_anki_id
 from zerodrill.export.manifest import NoteRecord, NoteTypeRecord
 from zerodrill.export.notes import Note
-from zerodrill.export.notetypes import MODEL_IDS, note_type
+from zerodrill.export.notetypes import note_type
 from zerodrill.export.sheet import anki_description
 
 #: The collection's creation day. Review ``due`` values count days from it.
@@ -137,7 +138,7 @@ def collection(
 
 def _card_keys(card: Card) -> list[tuple[int, str]]:
     """(template ordinal, item key) of each of the note's cards: one per cloze number."""
-    if card.kind is not Kind.CLOZE:
+    if not card.kind.is_cloze:
         return [(0, card.key)]
     for ordinal in card.ordinals:
         if ordinal > ID_STRIDE:
@@ -172,7 +173,7 @@ def _conf(note_count: int) -> dict[str, object]:
 
 
 def _model_json(key: str, mod: int, decks: Sequence[Deck]) -> dict[str, object]:
-    kind = next(k for k, model_id in MODEL_IDS.items() if str(model_id) == key)
+    kind = next(k for k in kinds.registered() if str(k.anki.model_id) == key)
     # genanki's to_json stamps "did" with a deck; a fixed one keeps it stable.
     data: dict[str, object] = note_type(kind).model.to_json(mod, deck_anki_id(decks[0].id))
     return data

@@ -4,7 +4,7 @@ Tags (Anki's ``::`` makes them a tree under "zerodrill" in the browser's sidebar
 
     zerodrill::<deck-id>            every note of the deck
     zerodrill::<deck-id>::<tag>     the card's own tags, kept apart from the user's own tags
-    zerodrill::kind::<kind>         basic, cloze, follow_up or red_flag
+    zerodrill::kind::<kind>         the card's kind: basic, cloze, follow_up, red_flag...
     zerodrill::retired              cards the deck has retired (find them: tag:zerodrill::retired)
 """
 
@@ -16,10 +16,10 @@ from hashlib import sha256
 from typing import NamedTuple
 
 from zerodrill.deck.links import safe_link
-from zerodrill.deck.model import KIND_FIELDS, Card, Deck, Kind
+from zerodrill.deck.model import Card, Deck
 from zerodrill.export import html
 from zerodrill.export.ids import deck_anki_id, note_guid
-from zerodrill.export.notetypes import EXTRA_FIELDS, MATH_ON, MODEL_IDS
+from zerodrill.export.notetypes import EXTRA_FIELDS, MATH_ON
 
 TAG_ROOT = "zerodrill"
 RETIRED_TAG = f"{TAG_ROOT}::retired"
@@ -54,7 +54,7 @@ class Note(NamedTuple):
 
 
 def tags_for(card: Card) -> list[str]:
-    tags = [f"{TAG_ROOT}::{card.deck}", f"{TAG_ROOT}::kind::{card.kind.value}"]
+    tags = [f"{TAG_ROOT}::{card.deck}", f"{TAG_ROOT}::kind::{card.kind.name}"]
     tags += [f"{TAG_ROOT}::{card.deck}::{tag}" for tag in card.tags]
     if card.retired:
         tags.append(RETIRED_TAG)
@@ -77,7 +77,7 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
                     key=card.key,
                     card=card,
                     deck_id=did,
-                    model_id=MODEL_IDS[card.kind],
+                    model_id=card.kind.anki.model_id,
                     guid=note_guid(card.deck, card.id),
                     tags=" ".join(tags_for(card)),
                     fields="\x1f".join(fields),
@@ -96,12 +96,11 @@ def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> 
     """
     given = card.fields
     render = html.render
-    if card.kind is Kind.CLOZE:
-        out = [render(given["text"], media=media, cloze_field=True, math=math)]
-    else:
-        out = [
-            render(given.get(name, ""), media=media, math=math) for name in KIND_FIELDS[card.kind]
-        ]
+    cloze = card.kind.cloze_field
+    out = [
+        render(given.get(name, ""), media=media, cloze_field=name == cloze, math=math)
+        for name in card.kind.field_names
+    ]
     extra = given.get("extra")
     out.append(render(extra, media=media, math=math) if extra else "")
     if math:

@@ -1,12 +1,13 @@
-"""The Anki note types: one per card kind, with templates and CSS.
+"""The Anki note types: one per card kind, built from its declaration (``deck/kinds.py``: ID,
+name, fields, templates) with the fields and CSS every note type shares.
 
-Rule for everyone who edits this file: a note type's ID and its FIELD LIST never change once
-published. Anki matches an imported note type to the user's copy by ID, and when the fields
-(or the number of templates) differ it refuses to update the user's notes and adds a
+Rule for everyone who edits a kind or this file: a note type's ID and its FIELD LIST never
+change once published. Anki matches an imported note type to the user's copy by ID, and when
+the fields (or the number of templates) differ it refuses to update the user's notes and adds a
 duplicate note type instead, so every later update of that deck silently stops arriving.
 Templates and CSS may change freely: the exporter bumps the note type's modification time when
-they do, and Anki then updates the user's copy. If a kind ever needs different fields, add a new
-note type with a NEW model ID (and a new name, e.g. "zerodrill basic v2"); never reuse an ID.
+they do, and Anki then updates the user's copy. If a kind ever needs different fields, declare
+a new kind with a NEW model ID (and a new name, e.g. "zerodrill basic v2"); never reuse an ID.
 """
 
 from __future__ import annotations
@@ -14,39 +15,23 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import genanki
 from pygments.formatters import HtmlFormatter
 
-from zerodrill.deck.model import KIND_FIELDS, Kind
+from zerodrill.deck.kinds import CardKind
 from zerodrill.export.html import CODE_CLASS
 
-#: Chosen once at random (genanki's advice) on 2026-01; never change, never reuse.
-MODEL_IDS: Mapping[Kind, int] = {
-    Kind.BASIC: 1273273555,
-    Kind.CLOZE: 1268762531,
-    Kind.FOLLOW_UP: 1774410834,
-    Kind.RED_FLAG: 1435584184,
-}
-
-MODEL_NAMES: Mapping[Kind, str] = {
-    Kind.BASIC: "zerodrill basic",
-    Kind.CLOZE: "zerodrill cloze",
-    Kind.FOLLOW_UP: "zerodrill follow-up",
-    Kind.RED_FLAG: "zerodrill red flag",
-}
-
-#: Fields every note type carries after its kind's own (``model.KIND_FIELDS``), in order.
+#: Fields every note type carries after its kind's own (``CardKind.fields``), in order.
 #: ``sources`` holds the card's refs as HTML (links for URLs).
 EXTRA_FIELDS: tuple[str, ...] = ("extra", "sources")
 
 
-def field_names(kind: Kind) -> tuple[str, ...]:
+def field_names(kind: CardKind) -> tuple[str, ...]:
     """The note type's fields, in order: frozen forever (see the module docstring)."""
-    return (*KIND_FIELDS[kind], *EXTRA_FIELDS)
+    return (*kind.field_names, *EXTRA_FIELDS)
 
 
 #: MathJax's classes (3.0-3.1 and 3.2 on) for a part of the page it skips, and for a part
@@ -60,55 +45,10 @@ _EXTRA_AND_SOURCES = """\
 {{#sources}}<div class="zd-sources"><div class="zd-label">Sources</div>
 {{sources}}</div>{{/sources}}"""
 
-# Each front is wrapped in .zd-front and each back in .zd-back, so the back can reuse
-# {{FrontSide}} and hide what only belongs on the question (the "try first" prompt).
-_TEMPLATES: Mapping[Kind, tuple[str, str]] = {
-    Kind.BASIC: (
-        """<div class="zd zd-front zd-basic"><div class="zd-q">{{front}}</div></div>""",
-        """<div class="zd-back">{{FrontSide}}</div>
-<hr id="answer">
-<div class="zd zd-basic"><div class="zd-a">{{back}}</div>
-"""
-        + _EXTRA_AND_SOURCES
-        + "\n</div>",
-    ),
-    Kind.CLOZE: (
-        """<div class="zd zd-front zd-cloze"><div class="zd-q">{{cloze:text}}</div></div>""",
-        """<div class="zd zd-cloze"><div class="zd-q">{{cloze:text}}</div>
-"""
-        + _EXTRA_AND_SOURCES
-        + "\n</div>",
-    ),
-    Kind.FOLLOW_UP: (
-        """<div class="zd zd-front zd-follow-up">
-<div class="zd-label">Interviewer follow-up</div>
-<div class="zd-q">{{question}}</div>
-<div class="zd-try">Answer it out loud first, as you would in the interview, then reveal.</div>
-</div>""",
-        """<div class="zd-back">{{FrontSide}}</div>
-<hr id="answer">
-<div class="zd zd-follow-up"><div class="zd-label">A strong answer</div>
-<div class="zd-a">{{answer}}</div>
-"""
-        + _EXTRA_AND_SOURCES
-        + "\n</div>",
-    ),
-    Kind.RED_FLAG: (
-        """<div class="zd zd-front zd-red-flag">
-<div class="zd-label zd-flag">Red flag: what is wrong with saying this?</div>
-<blockquote class="zd-claim">{{claim}}</blockquote>
-</div>""",
-        """<div class="zd-back">{{FrontSide}}</div>
-<hr id="answer">
-<div class="zd zd-red-flag"><div class="zd-label">Why it is wrong</div>
-<div class="zd-a">{{why}}</div>
-<div class="zd-label zd-ok">Say instead</div>
-<div class="zd-a zd-instead">{{instead}}</div>
-"""
-        + _EXTRA_AND_SOURCES
-        + "\n</div>",
-    ),
-}
+# Each kind's front (``CardKind.anki``) is wrapped in .zd-front and each back in .zd-back, so
+# the back can reuse {{FrontSide}} and hide what only belongs on the question (the "try first"
+# prompt). Every back ends with the note's extra and sources, and closes the kind's div.
+_BACK_TAIL = _EXTRA_AND_SOURCES + "\n</div>"
 
 _BASE_CSS = """\
 .card {
@@ -185,7 +125,7 @@ def css() -> str:
 
 @dataclass(frozen=True)
 class NoteType:
-    kind: Kind
+    kind: CardKind
     model: genanki.Model
     #: A digest of everything Anki stores for the note type (fields, templates, CSS): when it
     #: changes, the exporter gives the note type a newer modification time.
@@ -199,18 +139,17 @@ def _math_off(template: str) -> str:
 
 
 @cache
-def note_type(kind: Kind) -> NoteType:
-    qfmt, afmt = (_math_off(template) for template in _TEMPLATES[kind])
+def note_type(kind: CardKind) -> NoteType:
+    anki = kind.anki
+    qfmt, afmt = _math_off(anki.front), _math_off(anki.back + _BACK_TAIL)
     names = field_names(kind)
     model = genanki.Model(
-        MODEL_IDS[kind],
-        MODEL_NAMES[kind],
+        anki.model_id,
+        anki.name,
         fields=[{"name": name} for name in names],
-        templates=[
-            {"name": "Card 1" if kind is not Kind.CLOZE else "Cloze", "qfmt": qfmt, "afmt": afmt}
-        ],
+        templates=[{"name": "Cloze" if kind.is_cloze else "Card 1", "qfmt": qfmt, "afmt": afmt}],
         css=css(),
-        model_type=genanki.Model.CLOZE if kind is Kind.CLOZE else genanki.Model.FRONT_BACK,
+        model_type=genanki.Model.CLOZE if kind.is_cloze else genanki.Model.FRONT_BACK,
         sort_field_index=0,
     )
     payload = json.dumps(

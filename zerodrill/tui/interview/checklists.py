@@ -16,9 +16,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from zerodrill.deck.model import Card, Deck, Kind
+from zerodrill.deck.model import Card, Deck
 from zerodrill.srs.interview import InterviewRun
-from zerodrill.tui.card_text import sides
 from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Checklist, Entry, Prose, built_side
 from zerodrill.tui.markdown import parse, render
@@ -155,10 +154,15 @@ class TalkTrackScreen(Dialog[None]):
 
 
 def talk_track(deck: Deck, run: InterviewRun) -> Callable[[SideStyles], RenderableType]:
-    """A build (see CardSide) drawing every point, and under it what its cards teach."""
+    """A build (see CardSide) drawing every point, and under it what its cards teach
+    (as each card's kind says: ``CardKind.teaches``)."""
     by_id = {card.id: card for card in deck.cards}
     parts = [
-        (n, parse(point.text), [parse(teaches(by_id[c])) for c in point.cards if c in by_id])
+        (
+            n,
+            parse(point.text),
+            [parse(by_id[c].kind.teaches(by_id[c])) for c in point.cards if c in by_id],
+        )
         for n, point in enumerate(run.interview.points, start=1)
     ]
 
@@ -180,11 +184,3 @@ def talk_track(deck: Deck, run: InterviewRun) -> Callable[[SideStyles], Renderab
         return grid
 
     return build
-
-
-def teaches(card: Card) -> str:
-    """What ``card`` says a strong answer says, as Markdown."""
-    # A red flag's answer says why the claim is wrong: the talk track wants what to say.
-    if card.kind is Kind.RED_FLAG:
-        return f"Say instead: {card.fields['instead']}"
-    return sides(card.items()[0]).answer

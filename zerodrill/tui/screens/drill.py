@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widget import MountError
 from textual.widgets import Static
 
-from zerodrill.deck.model import Kind
+from zerodrill.deck.kinds import Typing
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
 from zerodrill.tui import markdown
 from zerodrill.tui.screens.dialog import ClickGuard, on_top
@@ -132,7 +132,7 @@ class DrillScreen(ClickGuard):
         await self.card.show(item, repeat=self.session.is_repeat)
         self._show_side(revealed=False)
         typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
-        if item.card.kind is Kind.FOLLOW_UP:
+        if item.card.kind.typing is Typing.FREE:
             # Enter submits what is typed, as on a cloze; a new line needs a key of its own.
             typing += "   [b]Ctrl+J[/b] new line"
         # A fixed single line: no layout pass needed for new text.

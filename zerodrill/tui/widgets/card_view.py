@@ -23,8 +23,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import AwaitMount
 
-from zerodrill.deck.model import Item, Kind
-from zerodrill.tui.card_text import Sides, cloze_blanks, sides
+from zerodrill.deck import cloze
+from zerodrill.deck.kinds import Sides, Typing
+from zerodrill.deck.model import Item
 from zerodrill.tui.markdown import parse, quoted, render
 from zerodrill.tui.source_labels import source
 from zerodrill.tui.widgets.card_side import (
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
     from zerodrill.tui.answer_check import Check
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
-#: The widget each kind types into, by id.
-TYPING_IDS = {Kind.CLOZE: "typed-cloze", Kind.FOLLOW_UP: "typed-text"}
+#: The widget each way of typing an answer (``CardKind.typing``) types into, by id.
+TYPING_IDS = {Typing.BLANKS: "typed-cloze", Typing.FREE: "typed-text"}
 
 
 class CardView(Vertical):
@@ -109,9 +110,9 @@ class CardView(Vertical):
         return any(widget.has_focus for widget in self._typing.values())
 
     def _typing_for(self, item: Item | None) -> Input | TextArea | None:
-        if item is None or item.card.kind not in TYPING_IDS:
+        if item is None or item.card.kind.typing is None:
             return None
-        return self._typing.get(TYPING_IDS[item.card.kind])
+        return self._typing.get(TYPING_IDS[item.card.kind.typing])
 
     async def _ensure_typing(self, name: str) -> Input | TextArea:
         """The typing widget ``name``, mounted (hidden) if it was not yet."""
@@ -137,35 +138,35 @@ class CardView(Vertical):
         self.item = item
         self.result = None
         self.revealed = False
-        s = self._sides = sides(item)
+        s = self._sides = item.sides()
         kind = item.card.kind
-        needed = TYPING_IDS.get(kind)
+        needed = TYPING_IDS[kind.typing] if kind.typing is not None else None
         if needed is not None:
             await self._ensure_typing(needed)
         for name, widget in self._typing.items():
             widget.display = name == needed
             _clear(widget)
         self._cloze_answers, self._cloze_between = [], []
-        if kind is Kind.CLOZE and item.ordinal is not None:
-            self._cloze_answers, self._cloze_between = cloze_blanks(
-                item.card.fields["text"], item.ordinal
+        if kind.typing is Typing.BLANKS and kind.cloze_field and item.ordinal is not None:
+            self._cloze_answers, self._cloze_between = cloze.blanks(
+                item.card.fields[kind.cloze_field], item.ordinal
             )
             blanks = len(self._cloze_answers)
-            self._typing[TYPING_IDS[kind]].placeholder = (
+            self._typing[TYPING_IDS[Typing.BLANKS]].placeholder = (
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
             )
         question = parse(s.question)
-        claim = parse(s.claim) if s.claim else None
+        quote = parse(s.quote) if s.quote else None
 
         self._repeat = repeat
 
         def build_question(styles: SideStyles) -> RenderableType:
             markdown = styles.markdown()
-            parts: list[RenderableType] = [_head(s, item, repeat, styles), Text()]
-            if claim is not None:
-                parts += [quoted(claim, markdown), Text()]
+            parts: list[RenderableType] = [_head(item, repeat, styles), Text()]
+            if quote is not None:
+                parts += [quoted(quote, markdown), Text()]
             return Group(*parts, render(question, markdown))
 
         question_side = self.query_one("#question", CardSide)
@@ -185,7 +186,7 @@ class CardView(Vertical):
         item = self.item
         kind = item.card.kind
         s = self._sides
-        if kind is Kind.CLOZE:
+        if kind.is_cloze:
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             if typed is not None and self._cloze_answers:
@@ -195,16 +196,16 @@ class CardView(Vertical):
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
         result = self.result
-        yours = typed if kind is Kind.FOLLOW_UP else None
+        yours = typed if kind.typing is Typing.FREE else None
         refs = item.card.refs
         repeat = self._repeat
 
         def build_answer(styles: SideStyles) -> RenderableType:
             markdown = styles.markdown()
             parts: list[RenderableType] = []
-            if kind is Kind.CLOZE:
+            if kind.is_cloze:
                 # In place of the question it hides: the same header as every other kind.
-                parts += [_head(s, item, repeat, styles), Text()]
+                parts += [_head(item, repeat, styles), Text()]
             if result is not None:
                 parts += [_check_lines(result, styles, name), Text()]
             model = render(answer, markdown)
@@ -222,14 +223,14 @@ class CardView(Vertical):
             widget.display = False
         answer_side = self.query_one("#answer", CardSide)
         # The rule under the question; a revealed cloze shows no question to set apart.
-        answer_side.set_class(kind is not Kind.CLOZE, "-below-question")
+        answer_side.set_class(not kind.is_cloze, "-below-question")
         answer_side.show(build_answer)
         answer_side.display = True
         return self.result
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         # By handler name rather than @on(Input.Submitted): that would import Input up front.
-        if event.input.id == TYPING_IDS[Kind.CLOZE]:
+        if event.input.id == TYPING_IDS[Typing.BLANKS]:
             event.stop()
             self.post_message(self.AnswerSubmitted(self))
 
@@ -240,7 +241,7 @@ class CardView(Vertical):
 
 def _make_typing_widget(name: str) -> Input | TextArea:
     # Imported here: TextArea is a large module, and the first card seldom needs it.
-    if name == TYPING_IDS[Kind.CLOZE]:
+    if name == TYPING_IDS[Typing.BLANKS]:
         from textual.widgets import Input
 
         return Input(id=name, select_on_focus=False)
@@ -277,9 +278,10 @@ def _clear(widget: Input | TextArea) -> None:
         widget.text = ""
 
 
-def _head(s: Sides, item: Item, repeat: bool, styles: SideStyles) -> Text:
+def _head(item: Item, repeat: bool, styles: SideStyles) -> Text:
     """The line above a card: its kind, its id, and whether it is back for another go."""
-    head = Text.assemble((s.label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted))
+    label = item.card.kind.label
+    head = Text.assemble((label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted))
     if repeat:
         head.append("  ")
         head.append(" again ", Style(reverse=True))
