@@ -155,9 +155,9 @@ async def test_a_suggested_grade_highlights_the_nearest_of_four_buttons(store: S
 
 @run_async
 async def test_a_near_miss_in_four_buttons_suggests_hard_by_its_key(store: Store) -> None:
-    app = app_with(store, buttons=4)
+    app = create_app(tui_decks("comm"), store, clock=Clock(), buttons=4)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("a", *"zero_optimisation", "enter")
+        await pilot.press("a", *"reduce-scater, all-gather", "enter")
         verdict = " ".join(shown(app.screen.query_one("#answer")).split())
         assert "Nearly right, a slip where marked ≈: 2 Hard suggested" in verdict
         await pilot.press("enter")
