@@ -126,7 +126,8 @@ def test_give_away_check_sees_a_visible_answer(tmp_path: Path) -> None:
     path = tmp_path / "d.yaml"
     path.write_text(
         "deck: d\ntitle: T\ndescription: D\ncards:\n"
-        "  - id: c\n    kind: cloze\n    text: 'DDP moves {{c1::2Ψ}}, stage 1 the same {{c2::2Ψ}}.'\n",
+        "  - id: c\n    kind: cloze\n"
+        "    text: 'DDP moves {{c1::2Ψ}}, stage 1 the same {{c2::2Ψ}}.'\n",
         encoding="utf-8",
     )
     deck, _ = load_file(path)
