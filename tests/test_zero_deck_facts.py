@@ -228,7 +228,7 @@ DEFAULTS: list[Default] = [
     ),
     Default("overlap-comm-default", "overlap_comm", "the field's default is [null]"),
     Default(
-        "overlap-comm-default", "overlap_comm", "and to {{c2::[false]}} at stages 0-2", at_stage=2
+        "overlap-comm-default", "overlap_comm", "and to {{c1::[false]}} at stages 0-2", at_stage=2
     ),
     Default(
         "rf-trust-docs-defaults",
@@ -562,7 +562,7 @@ FIGURES: list[Figure] = [
     Figure("gpt2-1-5b-example", "4 * 1.5", "4 × 1.5B = [6] GB"),
     Figure("per-stage-memory-formulas", "16 / 4", "tend to [4]x, 8x and N_d-fold"),
     Figure("per-stage-memory-formulas", "16 / 2", "tend to 4x, [8]x and N_d-fold"),
-    Figure("paper-7-5b-numbers", "16 * 7.5", "plain data parallelism {{c1::[120] GB}}"),
+    Figure("paper-7-5b-numbers", "16 * 7.5", "16 × 7.5 = [120] GB"),
     Figure("paper-7-5b-numbers", "4 * 7.5 + 12 * 7.5 / 64", "stage 1 {{c2::[31.4] GB}}"),
     Figure("paper-7-5b-numbers", "2 * 7.5 + 14 * 7.5 / 64", "stage 2 {{c3::[16.6] GB}}"),
     Figure("paper-7-5b-numbers", "16 * 7.5 / 64", "stage 3 {{c4::[1.9] GB}}"),
@@ -639,8 +639,8 @@ FIGURES: list[Figure] = [
     Figure("nvme-param-buffers", "5 * 1e8 * 2 / 1e9", "about [1] GB per rank for 16-bit weights"),
     Figure("zero-offload-data-flow", "2 + 2", "2M + 2M = [4]M bytes"),
     Figure("zero-offload-data-flow", "16 / 2", "from 16M to 2M bytes ([8]x)"),
-    Figure("zeropp-volume-breakdown", "0.5 + 0 + 0.25", "{{c4::[0.75]M}} in total"),
-    Figure("zeropp-volume-breakdown", "3 / 0.75", "in total, [4]x less"),
+    Figure("zeropp-volume-breakdown", "0.5 + 0 + 0.25", "0.5 + 0 + 0.25 = [0.75]M"),
+    Figure("zeropp-volume-breakdown", "3 / 0.75", "and 3 / 0.75 = [4]"),
     Figure("fu-moe-expert-state-memory", "8 / 2", "each GPU hosts [4] experts"),
     # issue 23's new cards
     Figure("bf16-master-weights-bytes", "2 + 2 + 2 + 2 + 2", "About [10] instead of 16"),
