@@ -437,3 +437,59 @@ def test_the_refs_rule_is_required_or_optional(
     assert problems(capsys, path) == [
         f"{path}:4:7: deck field 'refs' must be 'required' or 'optional'"
     ]
+
+
+def _cloze(text: str) -> str:
+    return HEADER + f"  - id: c\n    kind: cloze\n    text: {text}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "warned"),
+    [
+        # The answer sits in the text around the blank.
+        ("'The default is {{c1::0}}; stage 0 means off.'", ["c1's answer '0'"]),
+        # Another number's deletion is filled in while c2 is asked.
+        ("'DDP moves {{c1::2Ψ}}; stages 1-2 move {{c2::2Ψ}} too.'", ["c1", "c2"]),
+        # A hint that names the answer.
+        ("'Partition {{c1::gradients::not the gradients}}.'", ["c1's answer 'gradients'"]),
+        # Code marks and case do not hide it.
+        ("'Set {{c1::`overlap_comm`}}; OVERLAP_COMM is a flag.'", ["c1"]),
+    ],
+)
+def test_a_deletion_readable_elsewhere_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, warned: list[str]
+) -> None:
+    path = write(tmp_path, _cloze(text))
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0, "a warning leaves the deck usable"
+    lines = out.splitlines()
+    assert lines[-1].endswith(f"ok ({len(warned)} warning{'s' if len(warned) > 1 else ''})")
+    for expected, line in zip(warned, lines[:-1], strict=True):
+        assert line.startswith(f"{path}:7:11: warning: card 'c': ")
+        assert expected in line
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "'The default is {{c1::0}}; clipping is 1.0 and the ratio 0.4.'",  # 0 only inside numbers
+        "'Stages {{c1::1}} and {{c1::1}} share one number, blanked together.'",
+        "'The {{c1::engine}} trains; the engines list is elsewhere.'",  # not a whole word
+        "'Stage {{c1::3}} gathers; see the Extra.'",
+    ],
+)
+def test_a_deletion_seen_nowhere_else_is_not_warned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    path = write(tmp_path, _cloze(text))
+    code, out, _ = run(capsys, "validate", str(path))
+    assert (code, out.strip()) == (0, "1 deck, 1 card: ok")
+
+
+def test_the_answer_in_the_extra_is_no_giveaway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The extra is shown only with the answer.
+    path = write(tmp_path, _cloze("'Stage {{c1::3}} gathers.'") + "    extra: Stage 3 it is.\n")
+    code, out, _ = run(capsys, "validate", str(path))
+    assert (code, out.strip()) == (0, "1 deck, 1 card: ok")

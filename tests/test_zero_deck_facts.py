@@ -168,25 +168,8 @@ def figure_matches(value: float, written: str) -> bool:
 
 DEFAULTS: list[Default] = [
     # the key and the stages
-    Default("stage-key", "stage", "if you leave it out you get {{c3::[0]}}"),
-    Default(
-        "stage-key",
-        "use_multi_rank_bucket_allreduce",
-        "default [true]; false gives the paper's pattern",
-    ),
-    Default("rf-only-three-stages", "stage", "Stage [0] exists and is the default"),
-    Default("stage3-shards", "stage3_param_persistence_threshold", "(default [1e5] elements)"),
-    Default("stage3-shards", "stage3_max_live_parameters", "(both default [1e9])"),
-    Default("stage3-shards", "stage3_max_reuse_distance", "(both default [1e9])"),
+    Default("stage0-meaning", "stage", "or without its `stage` key, runs at stage [0]"),
     # communication
-    Default(
-        "comm-volume", "use_multi_rank_bucket_allreduce", "defaults to [true] (since PR #4695)"
-    ),
-    Default(
-        "grad-accum-caveat",
-        "use_multi_rank_bucket_allreduce",
-        "(`use_multi_rank_bucket_allreduce` [true])",
-    ),
     Default(
         "comm-dominates-when",
         "overlap_comm",
@@ -197,19 +180,6 @@ DEFAULTS: list[Default] = [
         "comm-dominates-when",
         "stage3_prefetch_bucket_size",
         "(`stage3_prefetch_bucket_size`, default [5e7] elements)",
-    ),
-    Default(
-        "fu-stage1-to-2-free",
-        "use_multi_rank_bucket_allreduce",
-        "with `use_multi_rank_bucket_allreduce` [true], both stages",
-    ),
-    Default(
-        "rf-every-stage-more-comm", "use_multi_rank_bucket_allreduce", "at its default ([true])"
-    ),
-    Default(
-        "rf-stage3-by-default",
-        "use_multi_rank_bucket_allreduce",
-        "(`use_multi_rank_bucket_allreduce` [true]) already",
     ),
     # offload
     Default(
@@ -250,7 +220,6 @@ DEFAULTS: list[Default] = [
         "zero_hpz_partition_size",
         "`zero_hpz_partition_size` defaults to [1] (hpZ off)",
     ),
-    Default("fu-zeropp-when", "zero_hpz_partition_size", "default [1], off)"),
     Default("mics", "mics_shard_size", "(the default [-1] means off)"),
     # keys people tune
     Default(
@@ -261,12 +230,8 @@ DEFAULTS: list[Default] = [
     ),
     Default("overlap-comm-default", "overlap_comm", "the field's default is [null]"),
     Default(
-        "overlap-comm-default", "overlap_comm", "and to {{c2::[false]}} at stages 0-2", at_stage=2
+        "overlap-comm-default", "overlap_comm", "and to {{c1::[false]}} at stages 0-2", at_stage=2
     ),
-    Default(
-        "rf-overlap-comm-is-free", "overlap_comm", "It defaults to [true] at stage 3", at_stage=3
-    ),
-    Default("rf-overlap-comm-is-free", "overlap_comm", "and [false] at stages 1 and 2", at_stage=1),
     Default(
         "rf-trust-docs-defaults",
         "overlap_comm",
@@ -309,7 +274,7 @@ DEFAULTS: list[Default] = [
     Default(
         "stage3-prefetch-and-persistence",
         "stage3_param_persistence_threshold",
-        "at each use (default [1e5])",
+        "this many elements (default [1e5])",
     ),
     Default(
         "rf-trust-docs-defaults",
@@ -441,14 +406,40 @@ DEFAULTS: list[Default] = [
     Default(
         "model-persistence-threshold",
         "stage3_model_persistence_threshold",
-        "its default is {{c3::[sys.maxsize], i.e. no cap}}",
+        "its default is {{c3::[sys.maxsize]}}",
     ),
     Default(
         "module-granularity-threshold", "stage3_module_granularity_threshold", "Default [0] (off)"
     ),
+    # issue 23's new cards
+    Default(
+        "multi-rank-allreduce-volume",
+        "use_multi_rank_bucket_allreduce",
+        "`use_multi_rank_bucket_allreduce` (default [true])",
+    ),
+    Default("deepcompile", "/compile.deepcompile", "`compile.deepcompile` defaults to [false]"),
+    Default(
+        "fu-zero3-oom-diagnosis", "const:MEMORY_BREAKDOWN", "`memory_breakdown` (default [false])"
+    ),
+    Default(
+        "bf16-master-weights-bytes",
+        "/bf16.bf16_master_weights_and_grads",
+        "Both switches default to [false]",
+    ),
+    Default(
+        "bf16-master-weights-bytes",
+        "/bf16.bf16_optimizer_states",
+        "Both switches default to [false]",
+    ),
 ]
 
 STAGES: list[Stages] = [
+    Stages(
+        "multi-rank-allreduce-volume",
+        "use_multi_rank_bucket_allreduce",
+        (1, 2),
+        "makes stages [1 and 2] all-reduce every gradient bucket",
+    ),
     Stages(
         "offload-stage-support",
         "offload_optimizer",
@@ -459,13 +450,13 @@ STAGES: list[Stages] = [
         "offload-stage-support",
         "offload_param",
         (3,),
-        "`offload_param` takes effect only at stage {{c2::[3]}}",
+        "all need {{c2::stage [3]}}",
     ),
     Stages(
         "offload-stage-support",
         "offload_optimizer.ratio",
         (3,),
-        "(`offload_optimizer.ratio` below 1) needs stage {{c3::[3]}}",
+        "all need {{c2::stage [3]}}",
         via="validator:offload_ratio_check",
     ),
     Stages(
@@ -519,12 +510,6 @@ STAGES: list[Stages] = [
         (1, 2, 3),
         "Default true, at stages [1, 2 and 3]",
     ),
-    Stages(
-        "comm-volume",
-        "use_multi_rank_bucket_allreduce",
-        (1, 2),
-        "so stages [1 and 2] put every gradient slice in an all-reduce bucket",
-    ),
     Stages("zeropp-keys", "zero_quantized_weights", (3,), "All three are read only at stage [3]"),
     Stages("zeropp-keys", "zero_hpz_partition_size", (3,), "All three are read only at stage [3]"),
     Stages(
@@ -552,7 +537,7 @@ STAGES: list[Stages] = [
         "round-robin-gradients",
         "round_robin_gradients",
         (1, 2),
-        "At stages [1 and 2] with CPU offload",
+        "At stages [1 and 2] it reorders each parameter group",
     ),
     Stages(
         "rf-elastic-checkpoint-resize",
@@ -571,7 +556,7 @@ STAGES: list[Stages] = [
 
 FIGURES: list[Figure] = [
     # memory: the paper's formulas, GB = 1e9 bytes
-    Figure("model-state-bytes", "2 + 2 + 12", "{{c3::[16]}} bytes of model state"),
+    Figure("model-state-bytes", "2 + 2 + 12", "2 + 2 + 12 = [16] bytes of model state"),
     Figure("stage1-shards", "4 + 4 + 4", "Adam momentum and variance: [12] bytes per parameter"),
     Figure("gpt2-1-5b-example", "2 * 1.5", "has only [3] GB of fp16 weights"),
     Figure("gpt2-1-5b-example", "16 * 1.5", "16 × 1.5B = [24] GB"),
@@ -579,7 +564,7 @@ FIGURES: list[Figure] = [
     Figure("gpt2-1-5b-example", "4 * 1.5", "4 × 1.5B = [6] GB"),
     Figure("per-stage-memory-formulas", "16 / 4", "tend to [4]x, 8x and N_d-fold"),
     Figure("per-stage-memory-formulas", "16 / 2", "tend to 4x, [8]x and N_d-fold"),
-    Figure("paper-7-5b-numbers", "16 * 7.5", "needs {{c1::[120] GB}}"),
+    Figure("paper-7-5b-numbers", "16 * 7.5", "16 × 7.5 = [120] GB"),
     Figure("paper-7-5b-numbers", "4 * 7.5 + 12 * 7.5 / 64", "stage 1 {{c2::[31.4] GB}}"),
     Figure("paper-7-5b-numbers", "2 * 7.5 + 14 * 7.5 / 64", "stage 2 {{c3::[16.6] GB}}"),
     Figure("paper-7-5b-numbers", "16 * 7.5 / 64", "stage 3 {{c4::[1.9] GB}}"),
@@ -597,9 +582,9 @@ FIGURES: list[Figure] = [
     Figure("memory-estimator-functions", "(18 * 2783e6 + 4 * 65e6) / 2**30", "/ 2³⁰ ≈ [46.9]"),
     Figure("frozen-model-stage3", "2 * 70", "A 70B teacher in bf16 needs [140] GB"),
     Figure("frozen-model-stage3", "2 * 70 / 8", "140/8 = [17.5] GB per GPU"),
-    Figure("fu-choose-stage", "4 * 7.5 + 12 * 7.5 / 64", "that is [31.4], 16.6 and 1.9 GB"),
-    Figure("fu-choose-stage", "2 * 7.5 + 14 * 7.5 / 64", "that is 31.4, [16.6] and 1.9 GB"),
-    Figure("fu-choose-stage", "16 * 7.5 / 64", "that is 31.4, 16.6 and [1.9] GB"),
+    Figure("fu-choose-stage", "4 * 7.5 + 12 * 7.5 / 64", "[31.4], 16.6 and 1.9 GB at stages 1-3"),
+    Figure("fu-choose-stage", "2 * 7.5 + 14 * 7.5 / 64", "31.4, [16.6] and 1.9 GB at stages 1-3"),
+    Figure("fu-choose-stage", "16 * 7.5 / 64", "31.4, 16.6 and [1.9] GB at stages 1-3"),
     Figure("fu-choose-stage", "16 * 7.5", "against [120] GB for DDP"),
     Figure("fu-estimate-13b-node", "16 * 13", "16Ψ = [208] GB"),
     Figure("fu-estimate-13b-node", "4 * 13 + 12 * 13 / 8", "52 + 19.5 = [71.5] GB"),
@@ -615,9 +600,9 @@ FIGURES: list[Figure] = [
     Figure("bucket-size-units", "5e8 * 2 / 1e9", "5e8 fp16 or bf16 elements are [1] GB"),
     Figure("rf-overlap-comm-is-free", "4.5 * (5e8 + 5e8) * 2 / 1e9", "that is [9] GB"),
     # communication, in units of Ψ
-    Figure("comm-volume", "3 / 2", "{{c3::3Ψ, i.e. [1.5]x}}"),
+    Figure("comm-volume", "3 / 2", "{{c3::[1.5]x::how many times DDP's volume?}}"),
     Figure("stage3-3psi", "3 / 2", "[1.5]x DDP's 2Ψ"),
-    Figure("grad-accum-caveat", "2 * 4 + 1", "e.g. [9]Ψ against 3Ψ at k = 4"),
+    Figure("grad-accum-caveat", "2 * 4 + 1", "[9]Ψ against 3Ψ at k = 4"),
     # the HF Trainer's "auto" sizes, h = 4096
     Figure("hf-auto-bucket-values", "4096**2", "h = 4096: [16,777,216]"),
     Figure("hf-auto-bucket-values", "int(0.9 * 4096**2)", "16,777,216, [15,099,494] and 40,960"),
@@ -629,17 +614,15 @@ FIGURES: list[Figure] = [
     Figure("bloom-real-config", "4 * 12", "pipeline parallel 12 ([48] GPUs per replica)"),
     Figure("bloom-real-config", "384 / (4 * 12)", "and data parallel [8]"),
     # ZeRO++ cross-node volume, in model sizes M
-    Figure("fu-zeropp-when", "0.5 + 0 + 0.25", "so [0.75]M in all"),
-    Figure("fu-zeropp-when", "3 / 0.75", "[4]x less"),
     # new cards
     Figure("zero-checkpoint-size", "2 + 12", "stores about {{c1::[14]}} bytes per parameter"),
     Figure("zero-checkpoint-size", "176e9 * 14 / 2**30", "176e9 × 14 B ≈ [2,295] GiB"),
     Figure("zero-checkpoint-size", "176e9 * 2 / 2**30", "176e9 × 2 B ≈ [328] GiB"),
-    Figure("zero-checkpoint-size", "14 / 2", "A full checkpoint is [7]x the weights alone"),
+    Figure("zero-checkpoint-size", "14 / 2", "(`du`: 329G), [7]x less"),
     Figure("zero-to-fp32-ram", "4 * 70", "[280] GB for 70B"),
     Figure("zero-to-fp32-ram", "2 * 4 * 70", "about twice that in RAM ([560] GB)"),
     Figure("activation-memory-figures", "16 * 1.5", "16 × 1.5 = [24] GB (§3.1)"),
-    Figure("zero-r-parts", "4 * 3", "a 3B model's fp32 fused buffer would be [12] GB"),
+    Figure("zero-r-parts", "4 * 3", "for a 3B model would be [12] GB"),
     Figure("fu-pa-worth-it", "33 / 16", "P_a brings that to about [2] GB (33/16)"),
     Figure("bf16-optimizer-when", "(2 + 4 + 12 / 8) * 7", "(2 + 4 + 1.5) × 7 = [52.5] GB"),
     Figure("bf16-optimizer-when", "(4 + 12 / 8) * 7", "(4 + 1.5) × 7 = [38.5] GB"),
@@ -658,9 +641,13 @@ FIGURES: list[Figure] = [
     Figure("nvme-param-buffers", "5 * 1e8 * 2 / 1e9", "about [1] GB per rank for 16-bit weights"),
     Figure("zero-offload-data-flow", "2 + 2", "2M + 2M = [4]M bytes"),
     Figure("zero-offload-data-flow", "16 / 2", "from 16M to 2M bytes ([8]x)"),
-    Figure("zeropp-volume-breakdown", "0.5 + 0 + 0.25", "{{c4::[0.75]M}} in total"),
-    Figure("zeropp-volume-breakdown", "3 / 0.75", "in total, [4]x less"),
+    Figure("zeropp-volume-breakdown", "0.5 + 0 + 0.25", "0.5 + 0 + 0.25 = [0.75]M"),
+    Figure("zeropp-volume-breakdown", "3 / 0.75", "and 3 / 0.75 = [4]"),
     Figure("fu-moe-expert-state-memory", "8 / 2", "each GPU hosts [4] experts"),
+    # issue 23's new cards
+    Figure("bf16-master-weights-bytes", "2 + 2 + 2 + 2 + 2", "About [10] instead of 16"),
+    Figure("bf16-master-weights-bytes", "10 * 7", "For 7B that is [70] GB"),
+    Figure("bf16-master-weights-bytes", "16 * 7", "70 GB against [112] GB"),
 ]
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from zerodrill.deck.giveaways import deck_giveaways
 from zerodrill.deck.load import load_paths
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
@@ -17,11 +18,15 @@ def validate(paths: tuple[Path, ...]) -> None:
     """Check deck files (default: the bundled decks); folders are searched recursively.
 
     Every problem in every file is printed as FILE:LINE:COL: MESSAGE. Exit status 1 if there
-    is any problem.
+    is any problem; warnings (a cloze deletion whose answer can be read elsewhere on its card)
+    are printed the same way but leave the status 0.
     """
     result = load_paths(list(paths) or [bundled_decks_dir()])
     for problem in result.problems:
         click.echo(str(problem))
+    warnings = [w for deck in result.decks for w in deck_giveaways(deck)]
+    for warning in warnings:
+        click.echo(str(warning))
     decks = plural(len(result.decks), "deck")
     cards = plural(result.cards, "card")
     if result.problems:
@@ -32,4 +37,5 @@ def validate(paths: tuple[Path, ...]) -> None:
             err=True,
         )
         raise SystemExit(1)
-    click.echo(f"{decks}, {cards}: ok")
+    noted = f" ({plural(len(warnings), 'warning')})" if warnings else ""
+    click.echo(f"{decks}, {cards}: ok{noted}")

@@ -9,8 +9,8 @@ records, with the line each fact sits on:
 
 - every field of the ``zero_optimization`` config classes, its alias and its default, and the
   defaults of the other sections cards talk about (``/fp16.*``, ``/bf16.*``, ``/aio.*``,
-  ``/activation_checkpointing.*``, ``zenflow.*``, and ``const:NAME`` for the NAME_DEFAULT
-  constants of ``runtime/constants.py`` such as ``const:GRADIENT_CLIPPING``);
+  ``/activation_checkpointing.*``, ``/compile.*``, ``zenflow.*``, and ``const:NAME`` for the
+  NAME_DEFAULT constants of ``runtime/constants.py`` such as ``const:GRADIENT_CLIPPING``);
 - the config validators that tie a key to a stage (``overlap_comm``'s stage-dependent default,
   partial offload);
 - which stage-gated engine code reads which ZeRO key (the stage branches of
@@ -46,6 +46,7 @@ CLASSES = {
         "DeepSpeedZeroOffloadOptimizerConfig": "offload_optimizer.",
     },
     "deepspeed/runtime/zenflow/zenflow_config.py": {"ZenFlowConfig": "zenflow."},
+    "deepspeed/compile/config.py": {"CompileConfig": "/compile."},
     "deepspeed/runtime/precision_config.py": {
         "DeepSpeedFP16Config": "/fp16.",
         "DeepSpeedBF16Config": "/bf16.",

@@ -1,0 +1,57 @@
+"""Cloze deletions that give themselves away: an answer the learner can read on the question side.
+
+A deletion tests recall only if its answer is nowhere else in sight when it is blanked. The
+other deletions are filled in and any hint is shown while one is asked, so an answer that also
+sits in the surrounding text, in another deletion or in a hint is read, not recalled. These are
+warnings, not problems: the card still works, it only tests less than it seems to.
+"""
+
+from __future__ import annotations
+
+import re
+
+from zerodrill.deck import cloze
+from zerodrill.deck.model import Card, Deck, Kind, Problem
+
+
+def _plain(text: str) -> str:
+    """Text as a reader compares it: no code or emphasis marks, case and spacing ignored."""
+    return " ".join(text.replace("`", "").replace("*", "").casefold().split())
+
+
+def _shown_in(needle: str, question: str) -> bool:
+    # Whole words only, and a number only as a whole number: the 0 of "1.0" gives nothing away.
+    pattern = rf"(?<![\w.]){re.escape(needle)}(?!\w|[.,]\d)"
+    return re.search(pattern, question) is not None
+
+
+def card_giveaways(card: Card) -> list[tuple[int, str]]:
+    """(cloze number, answer) for each answer readable elsewhere while that number is asked."""
+    if card.kind is not Kind.CLOZE or card.retired:
+        return []
+    text = card.fields["text"]
+    found: list[tuple[int, str]] = []
+    for ordinal in card.ordinals:
+        question = _plain(cloze.render(text, ordinal, reveal=False))
+        for answer in dict.fromkeys(cloze.answers(text, ordinal)):
+            needle = _plain(answer)
+            if any(ch.isalnum() for ch in needle) and _shown_in(needle, question):
+                found.append((ordinal, answer))
+    return found
+
+
+def deck_giveaways(deck: Deck) -> list[Problem]:
+    """One warning per give-away deletion, at the card's text."""
+    warnings: list[Problem] = []
+    for card in deck.cards:
+        for ordinal, answer in card_giveaways(card):
+            shown = answer.strip()
+            warnings.append(
+                Problem(
+                    card.field_pos.get("text", card.pos),
+                    f"warning: card '{card.id}': c{ordinal}'s answer '{shown}' can be read "
+                    f"elsewhere on the card while c{ordinal} is asked (reword it, or blank both "
+                    "places under one number)",
+                )
+            )
+    return warnings
