@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from zerodrill.deck import cloze
-from zerodrill.deck.model import Card, Deck, Kind, Problem
+from zerodrill.deck.model import Card, Deck, Problem
 
 
 def _plain(text: str) -> str:
@@ -27,9 +27,10 @@ def _shown_in(needle: str, question: str) -> bool:
 
 def card_giveaways(card: Card) -> list[tuple[int, str]]:
     """(cloze number, answer) for each answer readable elsewhere while that number is asked."""
-    if card.kind is not Kind.CLOZE or card.retired:
+    field = card.kind.cloze_field
+    if field is None or card.retired:
         return []
-    text = card.fields["text"]
+    text = card.fields[field]
     found: list[tuple[int, str]] = []
     for ordinal in card.ordinals:
         question = _plain(cloze.render(text, ordinal, reveal=False))
@@ -48,7 +49,7 @@ def deck_giveaways(deck: Deck) -> list[Problem]:
             shown = answer.strip()
             warnings.append(
                 Problem(
-                    card.field_pos.get("text", card.pos),
+                    card.field_pos.get(card.kind.cloze_field or "", card.pos),
                     f"warning: card '{card.id}': c{ordinal}'s answer '{shown}' can be read "
                     f"elsewhere on the card while c{ordinal} is asked (reword it, or blank both "
                     "places under one number)",
