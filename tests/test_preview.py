@@ -138,3 +138,35 @@ def test_an_output_it_cannot_write_is_one_line_and_nothing_is_made(
     code, _, err = run_cli(capsys, "preview", str(DATA / "kinds"), "-o", output)
     assert (code, err) == (1, f"zerodrill: {message}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_four_panes_never_wrap_three_and_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 24: at 1200 px the panes wrapped 3 + 1 (auto-fit columns of at least 22em). The
+    # page's own rules, read back: the columns at each viewport width are 1, 2 or 4.
+    import re
+
+    from zerodrill.cli.preview import _PAGE_CSS
+
+    base = re.search(r"\.zp-grid \{[^}]*grid-template-columns: ([^;]+);", _PAGE_CSS)
+    assert base is not None and "auto-fit" not in _PAGE_CSS and "auto-fill" not in _PAGE_CSS
+    steps = [
+        (float(em) * 16, int(n))
+        for em, n in re.findall(
+            r"@media \(min-width: ([\d.]+)em\) \{ \.zp-grid \{ grid-template-columns: "
+            r"repeat\((\d+),",
+            _PAGE_CSS,
+        )
+    ]
+    assert steps
+
+    def columns(px: int) -> int:
+        found = 1
+        for at, n in steps:
+            if px >= at:
+                found = n
+        return found
+
+    assert {columns(px) for px in range(240, 4000, 10)} == {1, 2, 4}
+    assert columns(1200) == 4 and columns(1000) == 2 and columns(360) == 1

@@ -156,3 +156,26 @@ def test_watch_redraws_on_save_shows_problems_and_ends_quietly_on_ctrl_c(
         watched.proc.wait()
         watched.selector.close()
         watched.stdout.close()
+
+
+def test_watching_a_deck_with_problems_never_says_run_again(tmp_path: Path) -> None:
+    # Issue 24: show --watch draws again by itself, so its error line must not end with
+    # "run again" as the one-shot commands' line does.
+    import io
+
+    from rich.console import Console
+
+    from zerodrill.cli.show import watch_card
+
+    path = deck(tmp_path)
+    path.write_text(path.read_text().replace("back:", "bak:"), encoding="utf-8")
+    out = io.StringIO()
+
+    def stop() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        watch_card(Console(file=out, width=200), [path], "plain", wait=stop)
+    text = out.getvalue()
+    assert "problems in the decks; fix them" in text
+    assert "drawn again when a deck file changes" in text and "run again" not in text

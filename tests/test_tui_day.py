@@ -192,7 +192,11 @@ async def test_header_stats_and_picker_agree_on_what_is_due_today(store: Store) 
         await pilot.press("s")
         assert isinstance(app.screen, StatsScreen)
         assert app.screen.stats.due_today == 1 and app.screen.stats.again == 1
-        assert "1 due today" in str(app.screen.query_one("#totals").render())
+        totals = str(app.screen.query_one("#totals").render())
+        assert "1 due today" in totals
+        # Issue 24: a review of a new card is a review; the retention is over known cards
+        # only, and the dialog says so as the CLI does (it said "no reviews in 30 days").
+        assert "retention (no reviews of known cards in 30 days)" in totals
         await pilot.press("escape", "d")
         assert isinstance(app.screen, DeckPickerScreen)
         assert app.screen.counts[0].due == 1  # All decks

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.segment import Segment
 from tui_support import Clock, run_async, shown
@@ -75,3 +76,41 @@ async def test_rich_markup_and_actions_in_a_deck_are_shown_literally_and_do_noth
                 await pilot.press("5")
             await pilot.press("q")
         assert app.return_value is not None and app.return_value.reviews == 2
+
+
+def _nested_deck(tmp_path: Path) -> Path:
+    # About 1 KB: emphasis 300 deep around one word, which validate accepts (issue 24).
+    back = "".join("*a " for _ in range(300)) + "core" + "".join(" b*" for _ in range(300))
+    path = tmp_path / "nested.yaml"
+    path.write_text(
+        "deck: nested\ntitle: Nested\ndescription: Deep emphasis.\ncards:\n"
+        f"  - id: deep\n    kind: basic\n    front: Deep?\n    back: '{back}'\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@run_async
+async def test_emphasis_nested_hundreds_deep_is_drawn_in_the_drill(tmp_path: Path) -> None:
+    result = load_paths([_nested_deck(tmp_path)])
+    assert result.ok, result.problems
+    with Store.open(tmp_path / "reviews.db") as store:
+        app = create_app(result.decks, store, clock=Clock())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("enter")
+            await pilot.pause()
+            answer = shown(app.screen.query_one("#answer", CardSide))
+            assert "core" in answer and "a a a" in answer
+            await pilot.press("4")
+            await pilot.press("q")
+        assert app.return_value is not None and app.return_value.reviews == 1
+
+
+def test_emphasis_nested_hundreds_deep_is_printed_by_show(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli_support import run_cli
+
+    code, out, err = run_cli(capsys, "show", "deep", str(_nested_deck(tmp_path)))
+    assert code == 0, err
+    assert "core" in out

@@ -404,6 +404,71 @@ def test_the_pre_commit_hook_runs_validate_on_the_files_given(tmp_path: Path) ->
     assert failed.value.code == 1
 
 
+def _hook_runs(files: list[str]) -> list[str]:
+    """The files pre-commit hands the hook: matched by `files`, not by `exclude`."""
+    import yaml
+
+    (hook,) = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    return [
+        f
+        for f in files
+        if re.search(hook["files"], f) and not re.search(hook.get("exclude", "^$"), f)
+    ]
+
+
+def test_the_pre_commit_hook_never_checks_its_own_config_file() -> None:
+    # Issue 24: every repository using the hook has .pre-commit-config.yaml, which the old
+    # `files: \.ya?ml$` handed to validate ("unknown field 'repos' in the deck").
+    given = [".pre-commit-config.yaml", "sub/.pre-commit-config.yaml", "decks/a.yaml", "b.yml"]
+    assert _hook_runs(given) == ["decks/a.yaml", "b.yml"]
+
+
+def test_the_hook_passes_over_yaml_that_is_not_a_deck_and_checks_every_deck(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+
+    import yaml
+
+    (hook,) = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    _, *args = shlex.split(hook["entry"])
+    workflow = tmp_path / "ci.yml"
+    workflow.write_text("name: CI\non: [push]\njobs:\n  t:\n    runs-on: x\n", encoding="utf-8")
+    config = tmp_path / "config.yaml"
+    config.write_text("repos:\n  - repo: local\n", encoding="utf-8")
+    listing = tmp_path / "list.yaml"
+    listing.write_text("- a\n- b\n", encoding="utf-8")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("title: [unclosed\n", encoding="utf-8")
+    main([*args, str(workflow), str(config), str(listing), str(broken)])  # exit status 0
+    assert "no decks among 4 files" in capsys.readouterr().out
+    # A deck with its `deck:` key misspelt is still a deck to check, and fails.
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(
+        "dek: g\ntitle: G\ndescription: x\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: q\n    back: a\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(SystemExit) as failed:
+        main([*args, str(workflow), str(typo)])
+    assert failed.value.code == 1
+    out = capsys.readouterr().out
+    assert str(typo) in out and str(workflow) not in out
+    # A broken deck is still a deck.
+    broken_deck = tmp_path / "broken-deck.yaml"
+    broken_deck.write_text("deck: x\ncards: [\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main([*args, str(broken_deck)])
+
+
+def test_the_readme_example_names_this_release_tag() -> None:
+    import zerodrill
+
+    text = (Path(__file__).parents[1] / "decks" / "README.md").read_text(encoding="utf-8")
+    assert f"rev: v{zerodrill.__version__}" in text
+    assert "rev: vX.Y.Z" not in text and "OWNER/zerodrill" not in text
+
+
 def test_a_deck_that_requires_refs_names_each_card_without(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

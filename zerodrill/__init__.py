@@ -1,3 +1,3 @@
 """zerodrill: interview-prep decks drilled with SM-2 in the terminal and exported to Anki."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -62,11 +62,12 @@ def load_decks(paths: Sequence[Path]) -> LoadResult:
     return load_paths_cached(list(paths) or [bundled_decks_dir()])
 
 
-def usable_decks(result: LoadResult) -> tuple[Deck, ...]:
+def usable_decks(result: LoadResult, *, watching: bool = False) -> tuple[Deck, ...]:
     """``result``'s decks, or a UserError if any deck has a problem (or there is none).
 
     Every problem is printed, as ``validate`` prints it, then a line counting them; a single
-    problem is the error line itself.
+    problem is the error line itself. ``watching``: the command draws again by itself on the
+    next change, so the line does not tell the user to run it again.
     """
     problems = result.problems
     if len(problems) == 1:
@@ -74,9 +75,10 @@ def usable_decks(result: LoadResult) -> tuple[Deck, ...]:
     if problems:
         for problem in problems:
             click.echo(str(problem), err=True)
+        then = "; drawn again when a deck file changes" if watching else " and run again"
         raise UserError(
             f"{plural(len(problems), 'problem')} in the decks; fix them "
-            "(zerodrill validate checks) and run again"
+            f"(zerodrill validate checks){then}"
         )
     if not result.decks:
         raise UserError("no decks found")

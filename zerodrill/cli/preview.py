@@ -32,6 +32,8 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _SECTION = re.compile(r"\{\{#([^{}]+)\}\}(.*?)\{\{/\1\}\}", re.S)
 _FIELD = re.compile(r"\{\{(?:(cloze):)?([^#/{}][^{}]*)\}\}")
 
+# The four panes (question and answer, light and night) go 4 across, 2 by 2 or 1 above the
+# other, never 3 and 1: a row of three would put one side's night pane under the other's.
 _PAGE_CSS = """\
 body.zp { margin: 0; padding: 1em; font-family: system-ui, sans-serif; background: #e9ecef;
   color: #1f2328; }
@@ -39,8 +41,9 @@ body.zp { margin: 0; padding: 1em; font-family: system-ui, sans-serif; backgroun
 .zp-card { margin: 1.5em 0; }
 .zp-card h2 { font-size: 1em; margin: 0 0 0.4em; font-family: ui-monospace, monospace; }
 .zp-card h2 .zp-kind { font-family: system-ui, sans-serif; font-weight: normal; color: #59636e; }
-.zp-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(22em, 1fr));
-  gap: 0.6em; }
+.zp-grid { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.6em; }
+@media (min-width: 44em) { .zp-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
+@media (min-width: 72em) { .zp-grid { grid-template-columns: repeat(4, minmax(0, 1fr)); } }
 .zp-pane { margin: 0; border: 1px solid #c4ccd4; border-radius: 6px; overflow: hidden; }
 .zp-pane figcaption { font-size: 0.75em; padding: 0.2em 0.6em; background: #d8dee4;
   color: #1f2328; }

@@ -69,7 +69,7 @@ def watch_card(
             if console.is_terminal:
                 console.clear()
             try:
-                _print(console, find_items(usable_decks(_load(roots)), card_id))
+                _print(console, find_items(usable_decks(_load(roots), watching=True), card_id))
             except UserError as exc:
                 console.print(
                     f"zerodrill: {shown(str(exc))}", markup=False, style="red", soft_wrap=True

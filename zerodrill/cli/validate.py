@@ -14,13 +14,25 @@ from zerodrill.words import plural
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-def validate(paths: tuple[Path, ...]) -> None:
+@click.option(
+    "--skip-non-decks",
+    is_flag=True,
+    help="Pass over YAML files that are not decks (no 'deck' or 'cards' at the top), "
+    "as the pre-commit hook does in a repository with other YAML.",
+)
+def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
     """Check deck files (default: the bundled decks); folders are searched recursively.
 
     Every problem in every file is printed as FILE:LINE:COL: MESSAGE. Exit status 1 if there
     is any problem; warnings (a cloze deletion whose answer can be read elsewhere on its card)
     are printed the same way but leave the status 0.
     """
+    if skip_non_decks and paths:
+        kept = [p for p in paths if not _not_a_deck(p)]
+        if not kept:
+            click.echo(f"no decks among {plural(len(paths), 'file')}: nothing to check")
+            return
+        paths = tuple(kept)
     result = load_paths(list(paths) or [bundled_decks_dir()])
     for problem in result.problems:
         click.echo(str(problem))
@@ -39,3 +51,14 @@ def validate(paths: tuple[Path, ...]) -> None:
         raise SystemExit(1)
     noted = f" ({plural(len(warnings), 'warning')})" if warnings else ""
     click.echo(f"{decks}, {cards}: ok{noted}")
+
+
+def _not_a_deck(path: Path) -> bool:
+    """A file named on the command line that is YAML but plainly not a deck."""
+    from zerodrill.deck.files import read_deck_bytes
+    from zerodrill.deck.sniff import looks_like_deck
+
+    if not path.is_file():
+        return False  # a folder is searched, and a missing file reported, as without the flag
+    data = read_deck_bytes(path)
+    return isinstance(data, bytes) and not looks_like_deck(data)

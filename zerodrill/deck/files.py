@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import select
+import stat
 import tempfile
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -21,6 +23,9 @@ from zerodrill.deck.model import Deck, Pos, Problem
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 DECK_SUFFIXES = (".yaml", ".yml")
+#: How long a pipe given as a deck may stay silent before it is refused: a named pipe that
+#: nothing writes to would otherwise block ``validate`` and ``show --watch`` for good.
+PIPE_WAIT_SECONDS = 2.0
 _URL_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -137,11 +142,20 @@ def read_deck_bytes(path: Path) -> bytes | Problem:
     """A deck file's bytes, or the problem that keeps them from being read (size included)."""
     where = Pos(str(path), 1, 1)
     try:
-        with path.open("rb") as f:
+        # Opened without blocking: opening a named pipe that has no writer blocks until one
+        # comes, which may be never.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as f:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and not _pipe_speaks(fd):
+                return Problem(
+                    where,
+                    f"a pipe that nothing wrote to within {PIPE_WAIT_SECONDS:g} s, not a deck file",
+                )
+            os.set_blocking(fd, True)
             # A regular file too large is refused unread. A pipe or device has no size to ask
             # (``zerodrill drill <(...)``, or /dev/zero by mistake), so the read itself stops
             # one byte past the limit.
-            if os.fstat(f.fileno()).st_size <= MAX_FILE_BYTES:
+            if os.fstat(fd).st_size <= MAX_FILE_BYTES:
                 data = f.read(MAX_FILE_BYTES + 1)
                 if len(data) <= MAX_FILE_BYTES:
                     return data
@@ -151,6 +165,15 @@ def read_deck_bytes(path: Path) -> bytes | Problem:
         f"{MAX_FILE_BYTES / 2**20:g} MiB" if MAX_FILE_BYTES >= 2**20 else f"{MAX_FILE_BYTES} bytes"
     )
     return Problem(where, f"file is larger than the {limit} limit")
+
+
+def _pipe_speaks(fd: int) -> bool:
+    """Whether the pipe ``fd`` has something to read (data, or its writer's end) soon."""
+    if not hasattr(select, "poll"):  # pragma: no cover - Windows has no named pipes here
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    return bool(poller.poll(PIPE_WAIT_SECONDS * 1000))
 
 
 def image_problem(folder: Path, target: str) -> str | None:

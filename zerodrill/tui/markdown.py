@@ -40,6 +40,7 @@ from zerodrill.deck.links import safe_link
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.token import Token
     from markdown_it.tree import SyntaxTreeNode
 
 #: Anything CommonMark (with tables and strikethrough) might read as markup: inline markup
@@ -97,11 +98,39 @@ def parse(text: str) -> SyntaxTreeNode | tuple[str, ...]:
     return tuple(p for p in paragraphs if p)
 
 
+#: Inline markup (emphasis, links) nested deeper than this is shown as its text alone. The
+#: parser caps block nesting itself, but not emphasis, and its tree (and this renderer) walk
+#: nesting by recursion: a field of emphasis nested hundreds deep, which validate accepts and
+#: Anki's renderer copes with, would exhaust Python's stack.
+MAX_INLINE_NESTING = 32
+
+
 def parse_markdown(text: str) -> SyntaxTreeNode:
     """``text`` through the Markdown parser, plain or not."""
     from markdown_it.tree import SyntaxTreeNode
 
-    return SyntaxTreeNode(_parser().parse(text))
+    tokens = _parser().parse(text)
+    for token in tokens:
+        if token.children:
+            token.children = _capped(token.children)
+    return SyntaxTreeNode(tokens)
+
+
+def _capped(tokens: list[Token]) -> list[Token]:
+    """Inline ``tokens`` without the opening and closing marks beyond the nesting limit."""
+    kept: list[Token] = []
+    opened: list[bool] = []
+    for token in tokens:
+        if token.nesting == 1:
+            opened.append(len(opened) < MAX_INLINE_NESTING)
+            if opened[-1]:
+                kept.append(token)
+        elif token.nesting == -1:
+            if not opened or opened.pop():
+                kept.append(token)
+        else:
+            kept.append(token)
+    return kept
 
 
 def render(parsed: SyntaxTreeNode | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:

@@ -26,7 +26,7 @@ class StatsScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         s = self.stats
         retention = (
-            f"[b]–[/b] retention (no reviews in {RETENTION_DAYS} days)"
+            f"[b]–[/b] retention (no reviews of known cards in {RETENTION_DAYS} days)"
             if s.retention is None
             else f"[b]{s.retention:.0%}[/b] retention "
             f"({s.retention_reviews} reviews, {RETENTION_DAYS} days)"
