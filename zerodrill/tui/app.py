@@ -181,7 +181,7 @@ class ZeroDrillApp(App[Summary]):
         if self.session.done:
             from zerodrill.tui.screens.summary import SummaryScreen
 
-            self._show(SummaryScreen(self.session.summary()))
+            self._show(SummaryScreen(self.session.summary(), LAYOUTS[self.buttons]))
         else:
             self._show(self._session_screen())
 
@@ -201,7 +201,7 @@ class ZeroDrillApp(App[Summary]):
             return
         from zerodrill.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(LAYOUTS[self.buttons]))
 
     @user_errors_exit
     def action_stats(self) -> None:

@@ -6,13 +6,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Label, Static
 
-from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade
+from zerodrill.srs.sm2 import FOUR_BUTTONS, SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 KEYS = """\
 [b]Space[/b]/[b]Enter[/b] show the answer (and check what you typed); then
-            give the highlighted grade: the suggested one, else 4
+            give the highlighted grade: the suggested one, else {usual}
 [b]0-5[/b]         grade the card ([b]1-4[/b] with four buttons; [b]b[/b] switches)
 [b]u[/b]           undo the last grade: that card comes back
 [b]a[/b], [b]Tab[/b]      type your answer first ([b]Ctrl+J[/b] new line); [b]Esc[/b] stops
@@ -34,15 +34,25 @@ GRADES = "\n".join(
 )
 
 
+def keys_text(buttons: tuple[Button, ...]) -> str:
+    """The keys section for the layout in use: Enter's grade is named as its button is."""
+    usual = nearest_button(buttons, Grade.GOOD)
+    return KEYS.format(usual=f"{usual.key} {usual.name}")
+
+
 class HelpScreen(Dialog[None]):
     CSS_PATH = "screens.tcss"
 
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]
 
+    def __init__(self, buttons: tuple[Button, ...] = SIX_BUTTONS) -> None:
+        super().__init__()
+        self.buttons = buttons
+
     def compose(self) -> ComposeResult:
         with CuedScroll(id="dialog"):
             yield Label("[b]Keys[/b]", classes="dialog-title")
-            yield Static(KEYS, classes="section")
+            yield Static(keys_text(self.buttons), classes="section")
             yield Label("[b]Grades (SM-2)[/b]", classes="dialog-title")
             yield Static(GRADES, classes="section")
         yield Footer()
