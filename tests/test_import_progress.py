@@ -287,3 +287,25 @@ def test_what_is_not_an_anki_collection_is_one_line(
 
 def test_the_ease_table_is_sm2s_grades() -> None:
     assert ANKI_EASE_TO_GRADE == {1: Grade.WRONG, 2: Grade.HARD, 3: Grade.GOOD, 4: Grade.PERFECT}
+
+
+def test_notes_of_a_deck_not_named_are_called_zerodrills_and_the_fix_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    db = tmp_path / "reviews.db"
+    drill_here(db)
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    assert answer_in_anki(col, [CardAnswer.GOOD]) == 1
+    exported = col.db.scalar("SELECT count() FROM notes") - 1  # less the user's own note
+    colpkg = tmp_path / "backup.colpkg"
+    col.export_collection_package(str(colpkg), include_media=False, legacy=False)
+    other = Path(__file__).parent / "data" / "export" / "media"
+    code, out, err = run_cli(capsys, "import-progress", str(colpkg), str(other), "--db", str(db))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("0 reviews imported from Anki")
+    # The user's own note alone is "not zerodrill's"; the exported ones are named by deck.
+    assert lines[1].startswith(
+        f"1 note not zerodrill's (left alone); {exported} notes of zerodrill decks not named "
+        f"here ({DECK_ID}): name their files"
+    )

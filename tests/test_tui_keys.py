@@ -360,3 +360,33 @@ def test_the_help_names_what_enter_gives_in_the_layout_in_use(
         assert grades(store) == [4]
 
     go()
+
+
+@run_async
+async def test_undo_last_grade_is_not_offered_where_there_is_no_grade(store: Store) -> None:
+    app = make_app(store, "zero", new_limit=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, NothingDueScreen)
+        await pilot.pause()  # the footer is drawn
+        assert "Quit" in footer_text(app.screen)
+        assert "Undo last grade" not in footer_text(app.screen)
+        await pilot.press("u")
+        assert notices(app) == ["Nothing to undo."]
+    app = make_app(store, "comm")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "5", "enter", "5")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.pause()
+        assert "Undo last grade" in footer_text(app.screen)
+        await pilot.press("u", "enter", "5")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        assert "Undo last grade" in footer_text(app.screen)
+
+
+def footer_text(screen: Screen[object]) -> str:
+    """What the screen's Footer draws: the keys it shows, dimmed ones included."""
+    from textual.widgets import Footer
+
+    footer = screen.query_one(Footer)
+    return " ".join(str(key.render()) for key in footer.children)

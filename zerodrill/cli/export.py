@@ -76,6 +76,9 @@ def export(
             f"wrote {shown(str(path))}: {plural(stats.decks, 'deck')}, "
             f"{plural(stats.notes, 'note')}, {plural(stats.cards, 'card')}"
         )
+        if stats.notes != stats.cards:
+            # `validate` counts the deck's cards, Anki's notes: say how the two meet.
+            line += " (a note per deck card, a card per cloze deletion)"
         if stats.media:
             line += f", {plural(stats.media, 'media file')}"
         if with_progress:

@@ -19,17 +19,19 @@ button (0).
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import tempfile
 import zipfile
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from zerodrill.deck.model import MAX_DECK_ID_CHARS, RESERVED_DECK_IDS, SLUG_PATTERN
 from zerodrill.errors import UserError
 from zerodrill.srs.days import study_day
 from zerodrill.srs.scheduler import Review, ReviewKind
@@ -71,6 +73,9 @@ class AnkiReviews:
     unmatched: int
     #: Revlog rows of zerodrill's cards that record no answer (see the module docstring).
     skipped: int
+    #: Notes zerodrill exported (tagged ``zerodrill::<deck>``) from decks not among those
+    #: read: deck id -> notes. Left alone too, but not the user's own notes.
+    other_decks: Mapping[str, int] = field(default_factory=dict)
 
 
 def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
@@ -181,12 +186,19 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         )
     ours: dict[int, Mapping[int, str]] = {}
     foreign = 0
-    for nid, guid in conn.execute("SELECT id, guid FROM notes"):
+    other_decks: dict[str, int] = {}
+    for nid, guid, tags in conn.execute("SELECT id, guid, tags FROM notes"):
         keys = notes.get(guid)
-        if keys is None:
+        if keys is not None:
+            ours[nid] = keys
+            continue
+        # A note zerodrill exported carries its deck's tag (export/notes.py): one of a deck
+        # not named on the command line is zerodrill's, and the fix is to name that deck.
+        deck = _exported_deck(tags)
+        if deck is None:
             foreign += 1
         else:
-            ours[nid] = keys
+            other_decks[deck] = other_decks.get(deck, 0) + 1
     cards: dict[int, str | None] = {}
     for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
         if nid in ours:
@@ -226,4 +238,24 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
                 origin_seq=rid,
             )
         )
-    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped)
+    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, other_decks)
+
+
+_SLUG = re.compile(SLUG_PATTERN)
+
+
+def _exported_deck(tags: object) -> str | None:
+    """The deck id of the ``zerodrill::<deck-id>`` tag among a note's ``tags``, if any."""
+    if not isinstance(tags, str):
+        return None
+    for tag in tags.split():
+        root, _, deck = tag.partition("::")
+        if (
+            root == "zerodrill"
+            and "::" not in deck
+            and len(deck) <= MAX_DECK_ID_CHARS
+            and deck not in RESERVED_DECK_IDS
+            and _SLUG.fullmatch(deck)
+        ):
+            return deck
+    return None

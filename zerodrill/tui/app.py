@@ -230,8 +230,13 @@ class ZeroDrillApp(App[Summary]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo_last":
-            # None, not False: the key stays in the footer, dimmed, while there is no grade.
-            return True if self.session.can_undo else None
+            if self.session.can_undo:
+                return True
+            # In the drill the key stays on the key bar, dimmed (None), so the bar does not
+            # shift under the learner's eyes after the first grade; on the summary and
+            # nothing-due screens "Undo last grade" with no grade to undo would mislead, and
+            # nothing there moves when it appears.
+            return None if isinstance(self.screen, DrillScreen) else False
         if action == "nothing_to_undo":
             # The screens' second binding of u: the key press that undo_last turned down.
             return not self.session.can_undo
