@@ -179,8 +179,7 @@ def test_cli_writes_one_package_per_deck_into_a_folder(
     assert (tmp_path / "out" / "export-media.apkg").is_file()
     assert (
         f"wrote {tmp_path / 'out' / 'export-kinds.apkg'}: 1 deck, 6 notes, 7 cards "
-        "(a note per deck card, a card per cloze deletion)"
-        in out
+        "(a note per deck card, a card per cloze deletion)" in out
     )
     assert "1 retired card tagged zerodrill::retired" in out
     assert "tag:zerodrill::retired" in out
