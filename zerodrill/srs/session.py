@@ -152,6 +152,7 @@ class Session:
         # The sitting's grades still in effect, oldest first: the undo stack, and what the
         # summary counts.
         self._given: list[Review] = []
+        self._current: Item | None = None
         self.select_deck(deck_id)
 
     def select_deck(self, deck_id: str | None) -> None:
@@ -166,6 +167,22 @@ class Session:
         self._front: Item | None = None
         self._reload()
         self._advance()
+
+    def replace_decks(self, decks: Sequence[Deck]) -> None:
+        """Drill ``decks`` from now on in place of the ones given (a deck file edited during
+        the sitting), keeping the sitting's grades and, if it is still there, the card on show.
+        """
+        current: Item | None = self._current
+        self._all_decks = tuple(decks)
+        known = {d.id for d in self._all_decks}
+        self.select_deck(self.deck_id if self.deck_id in known else None)
+        if current is not None:
+            item = self._by_key.get(current.key)
+            if item is not None:
+                # The same card, as the file now has it, still first.
+                self._take(item)
+                self._front = item
+                self._current = item
 
     def _reload(self) -> None:
         queue = build_queue(self._by_key, self._store, self.day, new_limit=self._new_limit)

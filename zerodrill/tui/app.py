@@ -6,8 +6,10 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -55,9 +57,12 @@ class ZeroDrillApp(App[Summary]):
         buttons: int = DEFAULT_LAYOUT,
         remember_buttons: Callable[[int], str | None] | None = None,
         notice: str | None = None,
+        decks: Sequence[Deck] = (),
     ) -> None:
         super().__init__()
         self.session = session
+        #: The decks drilled, read again from their files after an edit (key e).
+        self.decks: Sequence[Deck] = decks
         self.clock = clock
         #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
         self.buttons = buttons
@@ -260,6 +265,51 @@ class ZeroDrillApp(App[Summary]):
         self.notify("Last grade undone.", timeout=2)
 
     @user_errors_exit
+    async def action_edit_card(self) -> None:
+        """Open the card on show at its line in $VISUAL or $EDITOR, the drill suspended; when
+        the editor closes, read the decks again and show the card as the file now has it."""
+        screen = self.screen
+        item = self.session.current
+        if not self._session_on_top() or not isinstance(screen, DrillScreen) or item is None:
+            return
+        from textual.app import SuspendNotSupported
+
+        from zerodrill.tui.editor import editor_command, run_editor
+
+        pos = item.card.pos
+        command = editor_command(os.environ, Path(pos.path), pos.line)
+        if isinstance(command, str):
+            self.notify(command, severity="warning", timeout=8, markup=False)
+            return
+        try:
+            with self.suspend():
+                edited = run_editor(command)
+        except SuspendNotSupported:
+            self.notify(
+                "This terminal cannot be handed to an editor", severity="warning", markup=False
+            )
+            return
+        problem = self._read_decks_again()
+        await screen.show_current()
+        for line in (edited.problem, problem):
+            if line is not None:
+                self.notify(line, severity="warning", timeout=8, markup=False)
+
+    def _read_decks_again(self) -> str | None:
+        """Load the decks' files again into the session; a problem found, as one line (the
+        decks as they were are kept then), or None."""
+        from zerodrill.deck.cache import load_paths_cached
+
+        result = load_paths_cached([deck.path for deck in self.decks])
+        if result.problems:
+            more = len(result.problems) - 1
+            also = f" (and {more} more; zerodrill validate lists them)" if more else ""
+            return f"{result.problems[0]}{also}; the cards as they were are kept"
+        self.decks = result.decks
+        self.session.replace_decks(result.decks)
+        return None
+
+    @user_errors_exit
     def action_toggle_buttons(self) -> None:
         """Switch between the six SM-2 grades and Anki's four buttons, and remember it."""
         self.buttons = 4 if self.buttons == 6 else 6
@@ -300,4 +350,5 @@ def create_app(
         buttons=buttons,
         remember_buttons=lambda n: save_layout(store, n),
         notice=notice,
+        decks=decks,
     )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from zerodrill.deck.model import Item
+from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.scheduler import GradeOutcome
 from zerodrill.srs.session import DeckCount, Outlook, Summary
@@ -76,4 +76,9 @@ class DrillSession(Protocol):
 
     def select_deck(self, deck_id: str | None) -> None:
         """Drill one deck from now on (or all of them again, for None), in the same sitting."""
+        ...
+
+    def replace_decks(self, decks: Sequence[Deck]) -> None:
+        """Drill ``decks`` in place of the ones given (a deck file edited meanwhile), keeping
+        the sitting's grades and, if it is still in them, the card on show."""
         ...

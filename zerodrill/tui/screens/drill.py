@@ -62,6 +62,7 @@ class DrillScreen(ClickGuard):
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         Binding("u", "app.undo_last", "Undo"),
         Binding("u", "app.nothing_to_undo", show=False),
+        Binding("e", "app.edit_card", "Edit", show=False),
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
