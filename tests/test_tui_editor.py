@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_terminal_faults import ENTER, PtyDrill, plain_deck
+from test_terminal_faults import PtyDrill, plain_deck
 from tui_support import Clock, run_async
 
 from zerodrill.deck.load import load_paths
