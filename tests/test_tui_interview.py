@@ -310,7 +310,9 @@ async def test_a_terminal_too_small_shows_the_drills_notice(store: Store) -> Non
         await pilot.press("enter")
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
-        assert isinstance(app.screen, QuestionScreen)
+        # The app's own once-a-second tick may already have seen the time is up (it does,
+        # on a loaded machine), so the question screen may be gone before this looks.
+        assert isinstance(app.screen, QuestionScreen | PointsScreen)
         app.tick()
         await pilot.pause()
         assert isinstance(app.screen, PointsScreen)
