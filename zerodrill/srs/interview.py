@@ -23,7 +23,7 @@ with an injected clock. The API::
         @classmethod start_or_resume(store, deck, interview, *, clock, day=None) -> InterviewRun
         store; deck; interview; day; attempt_id
         step: Step; follow_up_index: int
-        started_at; question_started_at; step_started_at   # datetimes from the clock
+        started_at; step_started_at   # datetimes from the clock
         question_typed: str | None; covered: tuple[int, ...]
         follow_up_grades: dict[str, int]; red_flags_said: tuple[str, ...]
         elapsed() -> timedelta      # of the current step
@@ -160,7 +160,6 @@ class InterviewRun:
         self._logged = len(record.steps)
         # A new attempt's question started when it did; a resumed step starts again now.
         self.step_started_at = clock() if resumed else record.started_at
-        self.question_started_at = self.step_started_at
 
     @classmethod
     def start_or_resume(

@@ -23,9 +23,9 @@ from zerodrill.srs.settings import save_layout, saved_layout
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import Store
 from zerodrill.tui.app_base import AppBase, Clock
-from zerodrill.tui.palette import CommandPalette
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.session import DrillSession, Summary
+from zerodrill.tui.textual_internals import CommandPalette
 from zerodrill.tui.user_errors import user_errors_exit
 
 

@@ -19,7 +19,7 @@ from zerodrill.srs.interview import InterviewRun
 from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Prose, markdown_side
 from zerodrill.tui.markdown import parse, render
-from zerodrill.tui.screens.dialog import on_top
+from zerodrill.tui.textual_internals import on_top
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.answer_area import AnswerArea
 from zerodrill.tui.widgets.card_side import CardSide, SideStyles
