@@ -17,9 +17,11 @@ screen within 2x of the bare app's key-to-screen time. Measured two ways:
 
 Two databases: all 10,000 cards new (20 new a day are queued), and all 10,000 due (a
 10,000-card queue). The parsed-deck cache is warm (a first run fills it), as it is for a
-learner every day but the first; the cold start is reported too.
+learner every day but the first; the cold start is reported too. ``--no-cache`` runs the drill
+with a cache it cannot write, so every start parses the YAML: what the cache is worth.
 
-Run by hand: ``PYTHONPATH=. python tests/bench/bench_drill.py [--cards N] [--no-tmux]``.
+Run by hand: ``PYTHONPATH=. python tests/bench/bench_drill.py [--cards N] [--no-tmux]
+[--no-cache]``.
 """
 
 from __future__ import annotations
@@ -418,6 +420,7 @@ def run(
     presses: int = 5,
     use_tmux: bool = True,
     use_clanki: bool = True,
+    use_cache: bool = True,
 ) -> dict:
     out: dict[str, Any] = {
         "cards": cards,
@@ -438,6 +441,11 @@ def run(
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = folder / "cache"
+        if not use_cache:
+            # Under a regular file: no entry can be written, so every start parses.
+            (folder / "no-cache").write_text("")
+            cache = folder / "no-cache" / "cache"
+            out["cache"] = "off: every start parses the YAML"
         os.environ["ZERODRILL_CACHE_DIR"] = str(cache)
         deck = write_deck(folder, cards)
         from zerodrill.deck.cache import load_paths_cached
@@ -512,6 +520,8 @@ def _report(r: dict) -> str:
                 f"({m['clanki_reveal_ratio']:.2f}x, goal {CLANKI_REVEAL_GOAL}x), grade->next "
                 f"{m['clanki_grade_ms']:5.1f} ms ({m['clanki_grade_ratio']:.2f}x)"
             )
+    if "cache" in r:
+        lines.append(f"cache: {r['cache']}")
     if "clanki_skipped" in r:
         lines.append(f"Clanki: {r['clanki_skipped']}")
     return "\n".join(lines)
@@ -524,5 +534,17 @@ if __name__ == "__main__":
     parser.add_argument("--presses", type=int, default=5)
     parser.add_argument("--no-tmux", action="store_true")
     parser.add_argument("--no-clanki", action="store_true", help="leave Clanki out")
+    parser.add_argument("--no-cache", action="store_true", help="parse the deck on every start")
     args = parser.parse_args()
-    print(_report(run(args.cards, args.rounds, args.presses, not args.no_tmux, not args.no_clanki)))
+    print(
+        _report(
+            run(
+                args.cards,
+                args.rounds,
+                args.presses,
+                not args.no_tmux,
+                not args.no_clanki,
+                not args.no_cache,
+            )
+        )
+    )
