@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import marshal
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from zerodrill.deck import cache as deck_cache
-from zerodrill.deck.cache import DIGEST_SIZE, FORMAT, load_paths_cached
+from zerodrill.deck.cache import DIGEST_SIZE, load_paths_cached
 from zerodrill.deck.load import load_paths
 
 DATA = Path(__file__).resolve().parent / "data" / "decks"
@@ -30,7 +30,7 @@ def test_cached_load_equals_parse(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     first = load_paths_cached([deck_file], cache)
-    assert len(list(cache.glob("*.marshal"))) == 1
+    assert len(list(cache.glob("*.pickle"))) == 1
     second = load_paths_cached([deck_file], cache)
     parsed = load_paths([deck_file])
     assert first.decks == second.decks == parsed.decks
@@ -63,14 +63,14 @@ def test_problems_are_never_cached(tmp_path: Path) -> None:
         result = load_paths_cached([deck_file], cache)
         assert not result.decks
         assert any("did you mean 'back'" in p.message for p in result.problems)
-    assert not cache.exists() or not list(cache.glob("*.marshal"))
+    assert not cache.exists() or not list(cache.glob("*.pickle"))
 
 
 def test_corrupt_cache_entry_falls_back_to_parsing(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     entry.write_text('{"format": 1, "deck": ["x"]', encoding="utf-8")
     result = load_paths_cached([deck_file], cache)
     assert result.decks == load_paths([deck_file]).decks
@@ -105,7 +105,7 @@ def test_damaged_card_body_falls_back_to_parsing(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     data = bytearray(entry.read_bytes())
     markdown = data.index(b"Optimizer states **and** gradients.")
     data[markdown] ^= 0x20  # one flipped bit inside a card's Markdown: 'optimizer'
@@ -130,30 +130,34 @@ def test_size_limit_holds_on_the_cached_path(
 
 def _rewrite(entry: Path, index: Any) -> None:
     """Replace an entry's index (and drop its card bodies), with a digest that matches."""
-    packed = marshal.dumps(index)
+    packed = pickle.dumps(index)
     rest = len(packed).to_bytes(8, "little") + packed
     entry.write_bytes(deck_cache._digest(rest) + rest)
+
+
+def _shell() -> Any:
+    (deck,) = load_paths([DATA / "sample.yaml"]).decks
+    return replace(deck, cards=())
 
 
 @pytest.mark.parametrize(
     "index",
     [
-        "not a tuple",
-        (FORMAT - 1, ("sample", "T", "D", 1, 1), (), ()),
-        (FORMAT, ("sample", "T", "D", 1, 1), (), (("a", "s/a", "nope", (), (), False, 0, 0),)),
-        (FORMAT, ("sample", "T", "D", 1, 1), (), (("a", "basic", ()),)),
-        (FORMAT, ("sample", "T", "D", 1), (), ()),
-        (FORMAT, ("sample", "T", "D", 1, 1), (7,), ()),
+        lambda shell: "not a tuple",
+        lambda shell: (shell, (), ()),
+        lambda shell: ("not a deck", (), (), ()),
+        lambda shell: (shell, (), (), (("a", "basic"),)),
+        lambda shell: (shell, (), (7,), ()),
     ],
-    ids=["not-a-tuple", "old-format", "unknown-kind", "short-card", "short-head", "bad-image"],
+    ids=["not-a-tuple", "short-index", "not-a-deck", "short-card", "bad-image"],
 )
 def test_entry_of_the_wrong_shape_falls_back_to_parsing(tmp_path: Path, index: Any) -> None:
     # A matching digest only says the bytes are the ones written; what they hold is checked too.
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
-    _rewrite(entry, index)
+    (entry,) = cache.glob("*.pickle")
+    _rewrite(entry, index(_shell()))
     result = load_paths_cached([deck_file], cache)
     assert result.ok
     assert result.decks == load_paths([deck_file]).decks
@@ -165,17 +169,17 @@ def test_truncated_entry_falls_back_to_parsing(tmp_path: Path, cut: int) -> None
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     entry.write_bytes(entry.read_bytes()[:cut])
     assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
 
 
 def test_truncated_index_with_a_matching_digest_falls_back(tmp_path: Path) -> None:
-    # marshal itself then meets the end of its data (EOFError).
+    # pickle itself then meets the end of its data.
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     rest = entry.read_bytes()[DIGEST_SIZE:]
     length = int.from_bytes(rest[:8], "little")
     cut = length.to_bytes(8, "little") + rest[8 : 8 + length - 5]
@@ -183,7 +187,7 @@ def test_truncated_index_with_a_matching_digest_falls_back(tmp_path: Path) -> No
     assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
 
 
-def test_a_deck_marshal_cannot_hold_is_not_cached(tmp_path: Path) -> None:
+def test_a_deck_pickle_cannot_hold_is_not_cached(tmp_path: Path) -> None:
     class Text(str):
         pass
 
@@ -191,7 +195,7 @@ def test_a_deck_marshal_cannot_hold_is_not_cached(tmp_path: Path) -> None:
     card = replace(deck.cards[0], fields={k: Text(v) for k, v in deck.cards[0].fields.items()})
     folder = tmp_path / "cache"
     folder.mkdir()
-    deck_cache._write(folder / "entry.marshal", replace(deck, cards=(card, *deck.cards[1:])))
+    deck_cache._write(folder / "entry.pickle", replace(deck, cards=(card, *deck.cards[1:])))
     assert list(folder.iterdir()) == []
 
 
@@ -203,10 +207,10 @@ def test_a_file_hashed_in_many_chunks_finds_its_entry(
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     assert entry.stem == deck_cache._file_key(deck_file)
     card = load_paths_cached([deck_file], cache).decks[0].cards[0]
-    assert type(card).__name__ == "_LazyCard"
+    assert type(card).__name__ == "_CachedCard"
 
 
 def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path) -> None:
@@ -226,7 +230,7 @@ def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path
     (cached,) = load_paths_cached([deck_file], cache).decks
     (parsed,) = load_paths([deck_file]).decks
     assert cached == parsed
-    assert [type(c).__name__ for c in cached.cards] == ["_LazyCard"] * 3
+    assert [type(c).__name__ for c in cached.cards] == ["_CachedCard"] * 3
     got = [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in cached.cards]
     assert got == [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in parsed.cards]
     assert got[0][3] == ("img/a.png",) and got[1][2] == (1, 2) and got[2][4] is True
@@ -239,7 +243,7 @@ def test_any_damaged_byte_falls_back_to_parsing(tmp_path: Path, where: str) -> N
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     data = bytearray(entry.read_bytes())
     offset = {"index-length": DIGEST_SIZE, "index": DIGEST_SIZE + 20, "last-body": -1}[where]
     data[offset] ^= 0x01
@@ -253,7 +257,7 @@ def test_empty_entry_falls_back_to_parsing(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.marshal")
+    (entry,) = cache.glob("*.pickle")
     entry.write_bytes(b"")
     assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
 
@@ -283,8 +287,8 @@ def test_the_cache_keeps_the_entries_in_use_and_drops_the_rest(
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (in_use,) = cache.glob("*.marshal")
-    old = [cache / f"{n:040x}.marshal" for n in range(4)]
+    (in_use,) = cache.glob("*.pickle")
+    old = [cache / f"{n:040x}.pickle" for n in range(4)]
     for n, path in enumerate(old):
         path.write_bytes(b"an older entry")
         os.utime(path, (1_000 + n, 1_000 + n))
@@ -463,3 +467,56 @@ def test_an_entry_of_a_kind_no_longer_registered_is_parsed_again(
     again = load_paths_cached([deck_file], cache)
     assert not again.decks
     assert "unknown kind 'definition'" in str(again.problems[0])
+
+
+def test_an_entry_of_other_loader_code_is_never_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The loader's code is in each entry's name: a changed loader parses again, with no number
+    # to bump by hand (forgetting one served stale decks).
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    monkeypatch.setattr(deck_cache, "code_key", lambda: b"another loader")
+    result = load_paths_cached([deck_file], cache)
+    assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not served
+    assert len(list(cache.glob("*.pickle"))) == 2
+
+
+def test_the_code_digest_follows_every_loader_source_file(tmp_path: Path) -> None:
+    package = tmp_path / "zerodrill"
+    source = Path(deck_cache.__file__).resolve().parent.parent
+    shutil.copytree(source / "deck", package / "deck")
+    shutil.copy(source / "words.py", package / "words.py")
+    first = deck_cache.code_digest(package)
+    assert first is not None and first == deck_cache.code_digest(source)
+    for name in ("deck/model.py", "deck/load.py", "words.py"):
+        with (package / name).open("a") as f:
+            f.write("\n# changed\n")
+        changed = deck_cache.code_digest(package)
+        assert changed not in (first, None)
+        first = changed
+    (package / "words.py").unlink()
+    assert deck_cache.code_digest(package) is None  # unreadable code: nothing cached
+
+
+def test_the_loader_code_names_every_module_a_parse_imports(tmp_path: Path) -> None:
+    # A module the loader imports that LOADER_CODE leaves out could change the decks it
+    # gives without changing any entry's name.
+    deck_file = _copy(tmp_path)
+    code = (
+        "import sys; from pathlib import Path; from zerodrill.deck.load import load_paths;"
+        "from zerodrill.deck.cache import load_paths_cached;"
+        f" assert load_paths([Path({str(deck_file)!r})]).ok;"
+        f" assert load_paths_cached([Path({str(deck_file)!r})], Path({str(tmp_path)!r})).ok;"
+        " print('\\n'.join(sorted(m.__file__ for n, m in sys.modules.items()"
+        " if n.startswith('zerodrill.') and n != 'zerodrill.__init__')))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    package = Path(deck_cache.__file__).resolve().parent.parent
+    covered = [package / name for name in deck_cache.LOADER_CODE]
+    imported = [Path(line).resolve() for line in run.stdout.split()]
+    assert len(imported) > 5
+    for module in imported:
+        assert any(module == c or c in module.parents for c in covered), module

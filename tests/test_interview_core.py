@@ -23,8 +23,15 @@ from zerodrill.srs.interview import (
     follow_up_budget,
     history,
 )
+from zerodrill.srs.interview_steps import (
+    FinishStep,
+    FollowUpStep,
+    PointsStep,
+    QuestionStep,
+    RedFlagsStep,
+)
 from zerodrill.srs.queue import build_queue
-from zerodrill.srs.scheduler import ReviewKind
+from zerodrill.srs.scheduler import ReviewKind, preview
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store, StoreError
 
@@ -124,24 +131,24 @@ def test_a_full_attempt_logs_each_step_and_its_reviews(store: Store) -> None:
     assert run.step is Step.QUESTION and run.day == DAY
     assert run.budget() == timedelta(minutes=4)
     clock.tick(minutes=5)
-    assert run.elapsed() == timedelta(minutes=5) and run.overtime()
+    assert run.elapsed() == timedelta(minutes=5) > run.budget()
     run.finish_question("I would shard")
     assert run.step is Step.POINTS and run.budget() == timedelta(0)
     assert run.follow_up_card() is None
     run.set_points([1])
-    assert run.step is Step.FOLLOW_UPS and run.follow_up_index == 0
+    assert run.step is Step.FOLLOW_UP and run.follow_up_index == 0
     assert run.budget() == timedelta(minutes=1)
     card = run.follow_up_card()
     assert card is not None and card.id == "f1"
     clock.tick(seconds=40)
-    assert run.elapsed() == timedelta(seconds=40) and not run.overtime()
+    assert run.elapsed() == timedelta(seconds=40) < run.budget()
     run.grade_follow_up(5, "typed")
     assert run.follow_up_card() is not None and run.follow_up_index == 1
     run.grade_follow_up(3, None)
     assert run.step is Step.RED_FLAGS
     assert [c.id for c in run.red_flag_cards()] == ["r1", "r2"]
     run.set_red_flags(["r1"])
-    assert run.step is Step.DONE
+    assert run.step is Step.FINISH
     result = run.finish()
     assert result.points_covered == (1,) and result.points_total == 3
     assert result.seconds_used == 300.0 and result.budget_seconds == 240
@@ -157,7 +164,85 @@ def test_a_full_attempt_logs_each_step_and_its_reviews(store: Store) -> None:
     ]
     assert store.state("z/r1").lapses == 0 and store.state("z/r1").interval == 1
     assert run.finish() == result  # asking again logs nothing more
-    assert len(store.attempts.attempts()[0].steps) == 6
+    # Each step is logged as its own typed value, under the one name the run gives its step.
+    steps = store.attempts.attempts()[0].steps
+    assert [step.kind for step in steps] == [
+        Step.QUESTION,
+        Step.POINTS,
+        Step.FOLLOW_UP,
+        Step.FOLLOW_UP,
+        Step.RED_FLAGS,
+        Step.FINISH,
+    ]
+    reviews = [r.id for r in store.reviews_on(DAY)]
+    assert steps == (
+        QuestionStep(seconds=300.0, budget=240, typed="I would shard"),
+        PointsStep(covered=(1,), total=3),
+        FollowUpStep(card="f1", grade=5, typed="typed", seconds=40.0, review=reviews[0]),
+        FollowUpStep(card="f2", grade=3, typed=None, seconds=0.0, review=reviews[1]),
+        RedFlagsStep(said=("r1",), reviews=(reviews[2],)),
+        FinishStep(missed=("a", "c")),
+    )
+
+
+#: An attempt's steps as the untyped release wrote them (the data column's JSON, keys sorted),
+#: and with only the fields its reader required (a follow-up without its review, say).
+OLD_STEPS = [
+    ("question", '{"budget": 240, "seconds": 300.0, "typed": "I would shard"}'),
+    ("points", '{"covered": [1], "total": 3}'),
+    ("follow_up", '{"card": "f1", "grade": 5, "review": 1, "seconds": 40.0, "typed": "t"}'),
+    ("follow_up", '{"card": "f2", "grade": 3}'),
+    ("red_flags", '{"said": ["r1"]}'),
+]
+
+
+def test_an_attempt_logged_before_the_steps_were_typed_reads_and_resumes(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    d = zdeck(interview())
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as s:
+        InterviewRun.start_or_resume(s, d, d.interviews[0], clock=clock)  # makes the tables
+    conn = sqlite3.connect(db)
+    with conn:
+        for kind, data in OLD_STEPS:
+            conn.execute(
+                "INSERT INTO attempt_step (attempt, at, step, data) VALUES (1, ?, ?, ?)",
+                (NOW.isoformat(), kind, data),
+            )
+    conn.close()
+    with Store.open(db) as s:
+        (record,) = s.attempts.attempts()
+        assert record.steps == (
+            QuestionStep(seconds=300.0, budget=240, typed="I would shard"),
+            PointsStep(covered=(1,), total=3),
+            FollowUpStep(card="f1", grade=5, typed="t", seconds=40.0, review=1),
+            FollowUpStep(card="f2", grade=3),
+            RedFlagsStep(said=("r1",)),
+        )
+        run = InterviewRun.start_or_resume(s, d, d.interviews[0], clock=clock)
+        assert run.attempt_id == 1 and run.step is Step.FINISH
+        assert run.follow_up_grades == {"f1": 5, "f2": 3}
+        assert run.finish().missed_cards == ("a", "c")
+        (summary,) = history(s, "z", "stages")
+        assert summary.finished and summary.follow_up_grades == (5, 3)
+
+
+def test_a_follow_ups_choices_are_its_cards_and_none_past_them(store: Store) -> None:
+    # What FollowUpScreen's grade bar shows, from the run (screens never see the store).
+    clock = Clock()
+    d = zdeck(interview())
+    run = InterviewRun.start_or_resume(store, d, d.interviews[0], clock=clock)
+    assert run.choices() == ()
+    run.finish_question(None)
+    run.set_points([])
+    session_like = preview(store.state("z/f1"), DAY)
+    assert run.choices() == session_like and len(session_like) == 6
+    run.grade_follow_up(4, None)
+    record(store, "z/f2", 4, DAY)  # f2 graded today already: a grade now moves nothing
+    assert run.choices() == preview(store.state("z/f2"), DAY, repeat=True)
+    assert run.choices() != preview(store.state("z/f2"), DAY)
 
 
 def test_the_steps_come_in_order(store: Store) -> None:
@@ -185,7 +270,7 @@ def test_an_interview_without_follow_ups_or_red_flags_skips_those_steps(store: S
     run = InterviewRun.start_or_resume(store, d, d.interviews[0], clock=Clock())
     run.finish_question(None)
     run.set_points([0, 1, 2])
-    assert run.step is Step.DONE
+    assert run.step is Step.FINISH
     result = run.finish()
     assert result.missed_cards == () and result.points_covered == (0, 1, 2)
     assert store.reviews_on(DAY) == []
@@ -463,7 +548,7 @@ def test_a_step_taken_in_another_terminal_meanwhile_is_refused_and_nothing_logge
         # A new run goes on from the log: at the first follow-up.
         again = InterviewRun.start_or_resume(one, d, d.interviews[0], clock=clock)
         assert (again.step, again.question_typed, again.covered) == (
-            Step.FOLLOW_UPS,
+            Step.FOLLOW_UP,
             "there",
             (0,),
         )

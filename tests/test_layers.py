@@ -1,12 +1,8 @@
 """The package's layers, and a core that never imports Textual.
 
-    deck  ←  srs  ←  export, tui  ←  cli
-
-Each layer imports only the layers to its left (export and tui never import each other), so
-the deck model knows nothing of reviews, the scheduler nothing of screens, and the CLI is the
-only place where everything meets. Below them all sit the package's top-level modules
-(``zerodrill.errors``, ``zerodrill.paths``, ...), which import no layer. The imports are read
-from the source, so a lazy import inside a function counts as much as one at the top.
+The layers are import-linter's contract in pyproject.toml ([tool.importlinter]), run here so
+that ``pytest`` checks them wherever it runs; the tests below them check what import-linter
+cannot: what a fresh interpreter has loaded.
 
 The core (deck, srs, export) and the commands that need no screen (``validate``, ``export``,
 ``stats``, and ``drill`` when it refuses to start) never import Textual; each is checked in a
@@ -16,28 +12,22 @@ module imports depends on what was imported before it.
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
+from importlinter.cli import lint_imports
 
 import zerodrill
 
 PACKAGE = Path(zerodrill.__file__).resolve().parent
+# The checkout's, as CI may test an installed zerodrill.
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 DATA = Path(__file__).resolve().parent / "data"
-
-#: What each layer may import. "base" is the package's top-level modules.
-MAY_IMPORT = {
-    "base": {"base"},
-    "deck": {"base", "deck"},
-    "srs": {"base", "deck", "srs"},
-    "export": {"base", "deck", "srs", "export"},
-    "tui": {"base", "deck", "srs", "tui"},
-    "cli": {"base", "deck", "srs", "export", "tui", "cli"},
-}
 CORE = ("deck", "srs", "export")
 
 
@@ -49,61 +39,49 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def layer_of(module: str) -> str:
-    """The layer of a module of the package; ``python -m zerodrill`` is the CLI's."""
-    if module == "zerodrill.__main__":
-        return "cli"
-    parts = module.split(".")
-    if len(parts) == 1 or not (PACKAGE / parts[1]).is_dir():
-        return "base"
-    if parts[1] not in MAY_IMPORT:
-        raise AssertionError(f"{module} is in no layer: give zerodrill.{parts[1]} a place")
-    return parts[1]
+def _lint(config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = lint_imports(config_filename=str(config), no_cache=True, no_logo=True)
+    return code, capsys.readouterr().out
 
 
-def imports_of(module: str) -> set[str]:
-    """The modules of the package that ``module`` imports, anywhere in its source."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([base] if base else [])])
-            for alias in node.names:
-                # "from zerodrill.deck import cloze" imports the module zerodrill.deck.cloze.
-                submodule = f"{base}.{alias.name}"
-                found.add(submodule if submodule in MODULES else base)
-    return {name for name in found if name == "zerodrill" or name.startswith("zerodrill.")}
+def test_the_layer_contracts_are_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _lint(PYPROJECT, capsys)
+    assert code == 0, out
+    assert "1 kept, 0 broken" in out
 
 
-def test_every_module_is_in_a_layer() -> None:
-    layers = {layer_of(module) for module in MODULES}
-    assert layers == set(MAY_IMPORT)
+def _contract_with(tmp_path: Path, **changes: Any) -> Path:
+    """pyproject.toml's import-linter configuration, with the layers contract changed."""
+    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = config["contracts"]
+    contract.update(changes)
+    lines = [f"[importlinter]\nroot_package = {config['root_package']}\n"]
+    lines.append(f"[importlinter:contract:{contract.pop('id')}]")
+    for key, value in contract.items():
+        if isinstance(value, list):
+            value = "".join(f"\n    {v}" for v in value)
+        lines.append(f"{key} = {value}")
+    path = tmp_path / ".importlinter"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
-def test_a_module_imports_only_the_layers_below_its_own(module: str) -> None:
-    mine = layer_of(module)
-    wrong = sorted(
-        f"{name} ({layer_of(name)})"
-        for name in imports_of(module)
-        if layer_of(name) not in MAY_IMPORT[mine]
+def test_the_layer_contract_can_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same contract read from the same place, with srs put under deck: srs imports deck.
+    layers = ["__main__", "cli", "tui | export", "deck", "srs", "errors : paths : words"]
+    config = _contract_with(tmp_path, layers=layers)
+    code, out = _lint(config, capsys)
+    assert code == 1 and "zerodrill.srs" in out and "BROKEN" in out
+
+
+def test_a_module_given_no_layer_breaks_the_contract(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _contract_with(
+        tmp_path, layers=["__main__", "cli", "tui | export", "srs", "deck", "errors : paths"]
     )
-    assert not wrong, f"{module} ({mine}) imports {', '.join(wrong)}"
-
-
-def test_the_import_reader_sees_every_kind_of_import() -> None:
-    # Module-level, lazy, "from package import module" and "from module import name" forms:
-    # cli/export.py imports apkg lazily as "from zerodrill.export import apkg".
-    found = imports_of("zerodrill.cli.export")
-    assert {"zerodrill.export.apkg", "zerodrill.cli.common", "zerodrill.errors"} <= found
-    assert layer_of("zerodrill.export.apkg") == "export"
-    assert layer_of("zerodrill.errors") == layer_of("zerodrill") == "base"
+    code, out = _lint(config, capsys)
+    assert code == 1 and "zerodrill.words" in out
 
 
 def imports_textual(*modules: str) -> list[str]:
@@ -119,10 +97,14 @@ def imports_textual(*modules: str) -> list[str]:
 
 #: The core with the top-level modules, and the CLI's modules (the drill's imports the app
 #: only when it runs).
-TEXTUAL_FREE = sorted(
-    [m for m in MODULES if layer_of(m) in (*CORE, "base")]
-    + [m for m in MODULES if layer_of(m) == "cli" and m != "zerodrill.__main__"]
-)
+def _textual_free(module: str) -> bool:
+    parts = module.split(".")
+    if len(parts) == 1 or not (PACKAGE / parts[1]).is_dir():
+        return module != "zerodrill.__main__"  # the package's top-level modules
+    return parts[1] in (*CORE, "cli")
+
+
+TEXTUAL_FREE = sorted(filter(_textual_free, MODULES))
 
 
 @pytest.mark.parametrize("module", TEXTUAL_FREE)

@@ -282,7 +282,7 @@ def test_the_cache_gives_back_the_same_interviews_and_sheet(tmp_path: Path) -> N
     cached = load_paths_cached([bundled_decks_dir()], tmp_path).decks
     assert any(d.interviews for d in fresh) and any(d.sheet for d in fresh)
     for a, b in zip(fresh, cached, strict=True):
-        assert type(b.cards[0]).__name__ == "_LazyCard"  # really from the cache
+        assert type(b.cards[0]).__name__ == "_CachedCard"  # really from the cache
         assert a.interviews == b.interviews and a.sheet == b.sheet
         assert [str(i.pos) for i in a.interviews] == [str(i.pos) for i in b.interviews]
         assert [str(p.pos) for i in a.interviews for p in i.points] == [

@@ -17,13 +17,14 @@ screen within 2x of the bare app's key-to-screen time. Measured two ways:
 
 Two databases: all 10,000 cards new (20 new a day are queued), and all 10,000 due (a
 10,000-card queue). The parsed-deck cache is warm (a first run fills it), as it is for a
-learner every day but the first; the cold start is reported too.
+learner every day but the first; the cold start is reported too. ``--no-cache`` runs the drill
+with a cache it cannot write, so every start parses the YAML: what the cache is worth.
 
 Two decks of N cards each: generated short ones, and copies of the bundled deck's real cards
 (code blocks, tables, long answers) under new ids (issue 24: the keys were slower on those).
 
 Run by hand: ``PYTHONPATH=. python tests/bench/bench_drill.py [--cards N] [--no-tmux]
-[--cards-of generated|real|both]``.
+[--no-cache] [--cards-of generated|real|both]``.
 """
 
 from __future__ import annotations
@@ -425,6 +426,7 @@ def run(
     presses: int = 5,
     use_tmux: bool = True,
     use_clanki: bool = True,
+    use_cache: bool = True,
     decks: tuple[str, ...] = ("generated", "real"),
 ) -> dict:
     out: dict[str, Any] = {
@@ -445,15 +447,19 @@ def run(
             out["clanki_version"] = f"{clanki.version()} ({clanki.executable})"
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        os.environ["ZERODRILL_CACHE_DIR"] = str(root / "cache")
+        cache = root / "cache"
+        if not use_cache:
+            # Under a regular file: no entry can be written, so every start parses.
+            (root / "no-cache").write_text("")
+            cache = root / "no-cache" / "cache"
+            out["cache"] = "off: every start parses the YAML"
+        os.environ["ZERODRILL_CACHE_DIR"] = str(cache)
         for cards_of in decks:
             # Generated short cards, and copies of the bundled deck's real ones (code blocks,
             # tables, long answers), measured alike; the real deck's figures are "real_...".
             folder = root / cards_of
             folder.mkdir()
-            _run_deck(
-                out, folder, root / "cache", cards, cards_of, rounds, presses, use_tmux, clanki
-            )
+            _run_deck(out, folder, cache, cards, cards_of, rounds, presses, use_tmux, clanki)
     return out
 
 
@@ -548,6 +554,8 @@ def _report(r: dict) -> str:
                 f"({m['clanki_reveal_ratio']:.2f}x, goal {CLANKI_REVEAL_GOAL}x), grade->next "
                 f"{m['clanki_grade_ms']:5.1f} ms ({m['clanki_grade_ratio']:.2f}x)"
             )
+    if "cache" in r:
+        lines.append(f"cache: {r['cache']}")
     if "clanki_skipped" in r:
         lines.append(f"Clanki: {r['clanki_skipped']}")
     return "\n".join(lines)
@@ -560,6 +568,7 @@ if __name__ == "__main__":
     parser.add_argument("--presses", type=int, default=5)
     parser.add_argument("--no-tmux", action="store_true")
     parser.add_argument("--no-clanki", action="store_true", help="leave Clanki out")
+    parser.add_argument("--no-cache", action="store_true", help="parse the deck on every start")
     parser.add_argument(
         "--cards-of",
         choices=["generated", "real", "both"],
@@ -570,6 +579,14 @@ if __name__ == "__main__":
     kinds = ("generated", "real") if args.cards_of == "both" else (args.cards_of,)
     print(
         _report(
-            run(args.cards, args.rounds, args.presses, not args.no_tmux, not args.no_clanki, kinds)
+            run(
+                args.cards,
+                args.rounds,
+                args.presses,
+                not args.no_tmux,
+                not args.no_clanki,
+                not args.no_cache,
+                kinds,
+            )
         )
     )

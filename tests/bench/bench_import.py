@@ -10,7 +10,7 @@ card over the past year, every button), then times, best and median of a few rou
   transaction), and a second merge of the same reviews (all present, nothing added);
 - the whole command, in-process, as a user runs it the first time.
 
-No figure is asserted; they go in the commit message and the README.
+No figure is asserted; they go in the commit message and tests/bench/RESULTS.md.
 """
 
 from __future__ import annotations

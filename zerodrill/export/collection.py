@@ -14,19 +14,17 @@ calendar day counted from that date. A review card's ``due`` is written as days 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Protocol
 
 import genanki
-from genanki.apkg_col import APKG_COL
-from genanki.apkg_schema import APKG_SCHEMA
 
 from zerodrill.deck import kinds
 from zerodrill.deck.model import Card, Deck
 from zerodrill.export.errors import ExportError
+from zerodrill.export.genanki_internals import COLLECTION_ROW, DEFAULT_CONF, INDEXES, TABLES
 from zerodrill.export.ids import ID_STRIDE, deck_anki_id
 from zerodrill.export.manifest import NoteRecord, NoteTypeRecord
 from zerodrill.export.notes import Note
@@ -47,12 +45,6 @@ _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
 # Anki card types and queues.
 _NEW, _REVIEW, _SUSPENDED = 0, 2, -1
-
-# genanki's schema, split into its tables and its indexes.
-_TABLES = APKG_SCHEMA[: APKG_SCHEMA.index("CREATE INDEX")]
-_INDEXES = APKG_SCHEMA[APKG_SCHEMA.index("CREATE INDEX") :]
-# genanki's default collection config, from its INSERT statement.
-_DEFAULT_CONF: str = re.findall(r"'(\{.*?\})'", APKG_COL, re.DOTALL)[0]
 
 
 class SchedulingState(Protocol):
@@ -87,8 +79,8 @@ def collection(
     try:
         # Tables first and indexes after the rows: one sort per index instead of a B-tree
         # insert per row (the file stays deterministic either way).
-        conn.executescript(_TABLES)
-        conn.executescript(APKG_COL)
+        conn.executescript(TABLES)
+        conn.executescript(COLLECTION_ROW)
         note_rows: list[tuple[object, ...]] = []
         card_rows: list[tuple[object, ...]] = []
         reviewed = 0
@@ -115,7 +107,7 @@ def collection(
                     card_rows.append((*head, *_review(state, card.retired)))
         conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", note_rows)
         conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
-        conn.executescript(_INDEXES)
+        conn.executescript(INDEXES)
         models = {key: _model_json(key, rec.mod, decks) for key, rec in notetypes.items()}
         conn.execute(
             "UPDATE col SET crt=?, mod=?, scm=?, conf=?, models=?, decks=?",
@@ -163,7 +155,7 @@ def _review(state: SchedulingState, retired: bool) -> tuple[object, ...]:
 
 
 def _conf(note_count: int) -> dict[str, object]:
-    conf: dict[str, object] = json.loads(_DEFAULT_CONF)
+    conf: dict[str, object] = json.loads(DEFAULT_CONF)
     # A v2-scheduler collection with a UTC creation offset: Anki then counts its days on the
     # importing user's local calendar with this rollover hour (see the module docstring).
     conf.update(

@@ -4,7 +4,7 @@ follow-up graded as that card's review, the red flags said, and what was missed 
 No Textual here: the interview's screens drive an :class:`InterviewRun`, and tests drive it
 with an injected clock. The API::
 
-    class Step(StrEnum): QUESTION, POINTS, FOLLOW_UPS, RED_FLAGS, DONE
+    class Step(StrEnum): QUESTION, POINTS, FOLLOW_UP, RED_FLAGS, FINISH   # interview_steps
     @dataclass(frozen=True) class AttemptSummary   # zerodrill.srs.interview_log
         attempt: int; day: date; started_at: datetime; finished: bool
         points_covered: int; points_total: int; seconds_used: float | None
@@ -23,15 +23,15 @@ with an injected clock. The API::
         @classmethod start_or_resume(store, deck, interview, *, clock, day=None) -> InterviewRun
         store; deck; interview; day; attempt_id
         step: Step; follow_up_index: int
-        started_at; question_started_at; step_started_at   # datetimes from the clock
+        started_at; step_started_at   # datetimes from the clock
         question_typed: str | None; covered: tuple[int, ...]
         follow_up_grades: dict[str, int]; red_flags_said: tuple[str, ...]
         elapsed() -> timedelta      # of the current step
         budget() -> timedelta       # of the current step; timedelta(0): the step has no clock
-        overtime() -> bool
         finish_question(typed: str | None) -> None
         set_points(covered: Collection[int]) -> None
         follow_up_card() -> Card | None
+        choices() -> Sequence[GradeOutcome]   # what each grade would do to that card
         grade_follow_up(grade: int, typed: str | None) -> None
         set_red_flags(said: Collection[str]) -> None
         red_flag_cards() -> tuple[Card, ...]
@@ -52,12 +52,10 @@ rules of the drill apply to them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from enum import StrEnum
-from typing import Any
 
 from zerodrill.deck.model import Card, Deck, Interview
 from zerodrill.errors import UserError
@@ -69,6 +67,16 @@ from zerodrill.srs.interview_log import (
     history,
     shape_of,
 )
+from zerodrill.srs.interview_steps import (
+    AttemptStepData,
+    FinishStep,
+    FollowUpStep,
+    PointsStep,
+    QuestionStep,
+    RedFlagsStep,
+    Step,
+)
+from zerodrill.srs.scheduler import GradeOutcome, preview
 from zerodrill.srs.session import answer_ms, record_grade
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import Store
@@ -94,14 +102,6 @@ MIN_FOLLOW_UP = timedelta(minutes=1)
 class AttemptMovedOn(UserError):
     """Another run (another terminal) logged a step of this attempt since this run read it:
     nothing was logged here; a new run continues from where the log says it stands."""
-
-
-class Step(StrEnum):
-    QUESTION = "question"
-    POINTS = "points"
-    FOLLOW_UPS = "follow_ups"
-    RED_FLAGS = "red_flags"
-    DONE = "done"
 
 
 @dataclass(frozen=True)
@@ -155,12 +155,11 @@ class InterviewRun:
         self._result: AttemptResult | None = None
         self._missed: tuple[str, ...] | None = None
         for step in record.steps:
-            self._replay(step.kind, step.data)
+            self._replay(step)
         #: Steps of this attempt in the log as this run knows it.
         self._logged = len(record.steps)
         # A new attempt's question started when it did; a resumed step starts again now.
         self.step_started_at = clock() if resumed else record.started_at
-        self.question_started_at = self.step_started_at
 
     @classmethod
     def start_or_resume(
@@ -183,7 +182,7 @@ class InterviewRun:
             last is not None
             and last.day == day
             and last.shape == shape
-            and not any(step.kind == "finish" for step in last.steps)
+            and not any(isinstance(step, FinishStep) for step in last.steps)
         ):
             return cls(store, deck, interview, last, clock, resumed=True)
         record = store.attempts.start(deck.id, interview.id, shape=shape, at=now, day=day)
@@ -191,30 +190,32 @@ class InterviewRun:
 
     # -- where the attempt stands -----------------------------------------------------------
 
-    def _replay(self, kind: str, data: Mapping[str, Any]) -> None:
-        if kind == "question":
-            self.question_typed = data.get("typed")
-            self.seconds_used = float(data.get("seconds", 0.0))
-        elif kind == "points":
-            self.covered = tuple(int(i) for i in data.get("covered", ()))
-        elif kind == "follow_up":
-            self.follow_up_grades[str(data["card"])] = int(data["grade"])
-        elif kind == "red_flags":
-            self.red_flags_said = tuple(str(c) for c in data.get("said", ()))
-        elif kind == "finish":
-            self._missed = tuple(str(c) for c in data.get("missed", ()))
+    def _replay(self, step: AttemptStepData) -> None:
+        match step:
+            case QuestionStep():
+                self.question_typed = step.typed
+                self.seconds_used = step.seconds
+            case PointsStep():
+                self.covered = step.covered
+            case FollowUpStep():
+                self.follow_up_grades[step.card] = step.grade
+            case RedFlagsStep():
+                self.red_flags_said = step.said
+            case FinishStep():
+                self._missed = step.missed
 
     @property
     def step(self) -> Step:
+        """The step to take next (:data:`Step.FINISH` once finished, too)."""
         if self.seconds_used is None:
             return Step.QUESTION
         if self.covered is None:
             return Step.POINTS
         if self.follow_up_index < len(self.interview.follow_ups):
-            return Step.FOLLOW_UPS
+            return Step.FOLLOW_UP
         if self.red_flags_said is None and self.interview.red_flags:
             return Step.RED_FLAGS
-        return Step.DONE
+        return Step.FINISH
 
     @property
     def follow_up_index(self) -> int:
@@ -234,14 +235,9 @@ class InterviewRun:
         them (at least a minute) for each follow-up; ``timedelta(0)`` for untimed steps."""
         if self.step is Step.QUESTION:
             return timedelta(minutes=self.interview.minutes)
-        if self.step is Step.FOLLOW_UPS:
+        if self.step is Step.FOLLOW_UP:
             return follow_up_budget(self.interview)
         return timedelta(0)
-
-    def overtime(self) -> bool:
-        """The current timed step has run past its budget (shown, never enforced)."""
-        budget = self.budget()
-        return bool(budget) and self.elapsed() > budget
 
     def _expect(self, step: Step) -> None:
         if self.step is not step:
@@ -268,10 +264,10 @@ class InterviewRun:
         self._expect(Step.QUESTION)
         now = self._clock()
         seconds = max(0.0, (now - self.step_started_at).total_seconds())
-        data = {"typed": typed, "seconds": seconds, "budget": self.interview.minutes * 60}
+        step = QuestionStep(seconds=seconds, budget=self.interview.minutes * 60, typed=typed)
         with self._logging(now):
-            self.store.attempts.add_step(self.attempt_id, "question", data, at=now)
-        self._replay("question", data)
+            self.store.attempts.add_step(self.attempt_id, step, at=now)
+        self._replay(step)
 
     def set_points(self, covered: Collection[int]) -> None:
         """The points the learner covered: indexes into ``interview.points``."""
@@ -281,20 +277,30 @@ class InterviewRun:
         if any(not 0 <= i < total for i in chosen):
             raise ValueError(f"point indexes must be 0-{total - 1}, not {chosen}")
         now = self._clock()
-        data: dict[str, Any] = {"covered": chosen, "total": total}
+        step = PointsStep(covered=tuple(chosen), total=total)
         with self._logging(now):
-            self.store.attempts.add_step(self.attempt_id, "points", data, at=now)
-        self._replay("points", data)
+            self.store.attempts.add_step(self.attempt_id, step, at=now)
+        self._replay(step)
 
     def follow_up_card(self) -> Card | None:
         """The current follow-up's card; None past the follow-ups."""
-        if self.step is not Step.FOLLOW_UPS:
+        if self.step is not Step.FOLLOW_UP:
             return None
         return self._card(self.interview.follow_ups[self.follow_up_index])
 
+    def choices(self) -> Sequence[GradeOutcome]:
+        """What each grade 0-5 would do to the current follow-up's card (as
+        :meth:`zerodrill.srs.session.Session.choices` says for the drill's card)."""
+        card = self.follow_up_card()
+        if card is None:
+            return ()
+        last = self.store.last_day(card.key)
+        repeat = last is not None and last >= self.day
+        return preview(self.store.state(card.key), self.day, repeat=repeat)
+
     def grade_follow_up(self, grade: int, typed: str | None) -> None:
         """Grade the current follow-up 0-5: that card's review, logged with the step."""
-        self._expect(Step.FOLLOW_UPS)
+        self._expect(Step.FOLLOW_UP)
         card = self._card(self.interview.follow_ups[self.follow_up_index])
         quality = int(to_grade(grade))
         now = self._clock()
@@ -309,15 +315,11 @@ class InterviewRun:
                 answer_ms=answer_ms(self.step_started_at, now),
                 typed=typed,
             )
-            data = {
-                "card": card.id,
-                "grade": quality,
-                "typed": typed,
-                "seconds": spent,
-                "review": review.id,
-            }
-            self.store.attempts.add_step(self.attempt_id, "follow_up", data, at=now)
-        self._replay("follow_up", data)
+            step = FollowUpStep(
+                card=card.id, grade=quality, typed=typed, seconds=spent, review=review.id
+            )
+            self.store.attempts.add_step(self.attempt_id, step, at=now)
+        self._replay(step)
 
     def red_flag_cards(self) -> tuple[Card, ...]:
         return tuple(self._card(card_id) for card_id in self.interview.red_flags)
@@ -336,14 +338,14 @@ class InterviewRun:
                 record_grade(self.store, self._card(c).key, RED_FLAG_GRADE, day=self.day, at=now).id
                 for c in ordered
             ]
-            data = {"said": ordered, "reviews": reviews}
-            self.store.attempts.add_step(self.attempt_id, "red_flags", data, at=now)
-        self._replay("red_flags", data)
+            step = RedFlagsStep(said=tuple(ordered), reviews=tuple(reviews))
+            self.store.attempts.add_step(self.attempt_id, step, at=now)
+        self._replay(step)
 
     def finish(self) -> AttemptResult:
         """End the attempt: the cards of the points missed come due in the drill today.
         Asking again returns the same result and logs nothing more."""
-        self._expect(Step.DONE)
+        self._expect(Step.FINISH)
         if self._result is not None:
             return self._result
         covered = self.covered or ()
@@ -360,9 +362,7 @@ class InterviewRun:
             keys = [item.key for c in missed for item in self._cards[c].items()]
             now = self._clock()
             with self._logging(now):
-                self.store.attempts.add_step(
-                    self.attempt_id, "finish", {"missed": list(missed)}, at=now
-                )
+                self.store.attempts.add_step(self.attempt_id, FinishStep(missed), at=now)
                 self.store.attempts.bring_forward(self.attempt_id, keys, day=self.day)
             self._missed = missed
         earlier = finished_summaries(

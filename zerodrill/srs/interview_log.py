@@ -20,6 +20,13 @@ from typing import Any
 from zerodrill.deck.model import Deck, Interview
 from zerodrill.deck.yaml_nodes import did_you_mean
 from zerodrill.errors import UserError
+from zerodrill.srs.interview_steps import (
+    FinishStep,
+    FollowUpStep,
+    PointsStep,
+    QuestionStep,
+    RedFlagsStep,
+)
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
 
@@ -67,19 +74,17 @@ def summarize(record: AttemptRecord) -> AttemptSummary:
     grades: list[int] = []
     finished = False
     for step in record.steps:
-        data = step.data
-        if step.kind == "question":
-            seconds = float(data.get("seconds", 0.0))
-            budget = int(data.get("budget", 0))
-        elif step.kind == "points":
-            covered = len(data.get("covered", ()))
-            total = int(data.get("total", 0))
-        elif step.kind == "follow_up":
-            grades.append(int(data["grade"]))
-        elif step.kind == "red_flags":
-            said = len(data.get("said", ()))
-        elif step.kind == "finish":
-            finished = True
+        match step:
+            case QuestionStep():
+                seconds, budget = step.seconds, step.budget
+            case PointsStep():
+                covered, total = len(step.covered), step.total
+            case FollowUpStep():
+                grades.append(step.grade)
+            case RedFlagsStep():
+                said = len(step.said)
+            case FinishStep():
+                finished = True
     return AttemptSummary(
         attempt=record.id,
         day=record.day,

@@ -8,45 +8,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import App, SystemCommand
-from textual.binding import Binding
-from textual.events import Resize
+from textual.app import SystemCommand
 from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
     from zerodrill.tui.screens.deck_picker import DeckPick
 
 from zerodrill.deck.model import Deck
-from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.session import Session
 from zerodrill.srs.settings import save_layout, saved_layout
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import Store
-from zerodrill.tui.palette import CommandPalette
+from zerodrill.tui.app_base import AppBase, Clock
 from zerodrill.tui.screens.drill import DrillScreen
-from zerodrill.tui.screens.too_small import TooSmallScreen, follow_size
 from zerodrill.tui.session import DrillSession, Summary
-from zerodrill.tui.terminal import end_on_hang_up
-from zerodrill.tui.user_errors import UserErrorRaised, user_errors_exit
-
-Clock = Callable[[], datetime]
+from zerodrill.tui.textual_internals import CommandPalette
+from zerodrill.tui.user_errors import user_errors_exit
 
 
-class ZeroDrillApp(App[Summary]):
+class ZeroDrillApp(AppBase[Summary]):
     """Screens tell the app what happened by messages; the app decides what shows next."""
 
     CSS_PATH = "zerodrill.tcss"
     TITLE = "zerodrill"
-
-    # Ctrl+C and Ctrl+Q end the drill as q does, over any screen or dialog and while typing
-    # (Textual's own Ctrl+C only says to press Ctrl+Q, in a notice that piles up).
-    BINDINGS = [Binding("ctrl+q,ctrl+c", "finish", "Quit", show=False, priority=True, system=True)]
 
     def __init__(
         self,
@@ -59,11 +48,10 @@ class ZeroDrillApp(App[Summary]):
         notice: str | None = None,
         decks: Sequence[Deck] = (),
     ) -> None:
-        super().__init__()
+        super().__init__(clock=clock)
         self.session = session
         #: The decks drilled, read again from their files after an edit (key e).
         self.decks: Sequence[Deck] = decks
-        self.clock = clock
         #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
         self.buttons = buttons
         #: Saves a layout chosen in the drill; returns why it could not, if it could not.
@@ -73,15 +61,14 @@ class ZeroDrillApp(App[Summary]):
         #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
         #: collector with it: see zerodrill.cli.startup).
         self.on_first_frame = on_first_frame
-        #: The user error that ended the app, for the CLI to print as its one line.
-        self.error: UserError | None = None
         #: True once the first frame is on screen.
         self.started = False
 
-    @on(UserErrorRaised)
-    def _fail(self, message: UserErrorRaised) -> None:
-        self.error = message.error
-        self.exit(return_code=1)
+    def first_screen(self) -> Screen[None]:
+        return self._session_screen()
+
+    def result_so_far(self) -> Summary:
+        return self.session.summary()
 
     def _session_screen(self) -> Screen[None]:
         if self.session.current is None:
@@ -128,20 +115,6 @@ class ZeroDrillApp(App[Summary]):
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
-    # -- the terminal's size --------------------------------------------------------------
-
-    def on_resize(self, event: Resize) -> None:
-        follow_size(self, event.size.width, event.size.height)
-
-    def get_default_screen(self) -> Screen[None]:
-        # The session's screen is the first one, not pushed over an empty default: a pushed
-        # screen is styled twice (on mount and on resume), and that delayed the first card.
-        return self._session_screen()
-
-    def on_mount(self) -> None:
-        follow_size(self, *self.size)
-        end_on_hang_up(self, self.session.summary)
-
     def on_ready(self) -> None:
         self.started = True
         if self.notice is not None:
@@ -163,22 +136,6 @@ class ZeroDrillApp(App[Summary]):
 
     # -- moving between screens -----------------------------------------------------------
 
-    def _show(self, screen: Screen[None]) -> None:
-        """Put ``screen`` in the session's place, under the too-small notice if it is up.
-
-        A plain switch_screen would replace whatever is on top: after a resize, that can be
-        the notice, leaving the new screen on show in a terminal too small for it.
-        """
-        if isinstance(self.screen_stack[-1], TooSmallScreen):
-            self.pop_screen()
-        if len(self.screen_stack) == 1:
-            # Textual cannot switch away from the first screen, so the next one goes over it
-            # and the first stays hidden below for the rest of the drill.
-            self.push_screen(screen)
-        else:
-            self.switch_screen(screen)
-        follow_size(self, *self.size)
-
     @on(DrillScreen.Finished)
     @user_errors_exit
     def _drill_finished(self) -> None:
@@ -186,17 +143,9 @@ class ZeroDrillApp(App[Summary]):
         if self.session.done:
             from zerodrill.tui.screens.summary import SummaryScreen
 
-            self._show(SummaryScreen(self.session.summary(), LAYOUTS[self.buttons]))
+            self.show(SummaryScreen(self.session.summary(), LAYOUTS[self.buttons]))
         else:
-            self._show(self._session_screen())
-
-    @user_errors_exit
-    def action_finish(self) -> None:
-        self.exit(self.session.summary())
-
-    async def action_quit(self) -> None:
-        # Ctrl+Q and the palette's Quit end the drill as q does, with the summary line printed.
-        await self.action_finish()
+            self.show(self._session_screen())
 
     # Screens not needed for the first card are imported when first opened: the first card
     # comes sooner (see tests/bench/bench_drill.py).
@@ -231,7 +180,7 @@ class ZeroDrillApp(App[Summary]):
         if pick is None or pick.deck_id == self.session.deck_id:
             return
         self.session.select_deck(pick.deck_id)
-        self._show(self._session_screen())
+        self.show(self._session_screen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo_last":
@@ -261,7 +210,7 @@ class ZeroDrillApp(App[Summary]):
         if isinstance(screen, DrillScreen):
             await screen.show_current()
         else:
-            self._show(self._drill_screen())
+            self.show(self._drill_screen())
         self.notify("Last grade undone.", timeout=2)
 
     @user_errors_exit

@@ -1,7 +1,8 @@
 """The interview attempts in the review database: appended, never changed, read back as values.
 
 An attempt is a row (which interview, when, on which study day) and the steps logged after it,
-each with its data as JSON; :mod:`zerodrill.srs.interview` decides what the steps mean. The
+each with its data as JSON (:mod:`zerodrill.srs.interview_steps` gives each kind of step its
+value); :mod:`zerodrill.srs.interview` decides what the steps mean. The
 keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
 due until they are reviewed again: a ``brought_forward`` row remembers the review log's last id
 when it was written, and any review in effect after that settles it. Nothing here changes the
@@ -13,24 +14,16 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
+from zerodrill.srs.interview_steps import AttemptStepData, step_data, step_from
 from zerodrill.srs.store.cardlog import IN_EFFECT
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import date_from
 from zerodrill.srs.store.schema import ATTEMPT_TABLES, has_tables, make_tables
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptStep:
-    id: int
-    at: datetime
-    kind: str
-    data: Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +36,7 @@ class AttemptRecord:
     shape: str
     started_at: datetime
     day: date
-    steps: tuple[AttemptStep, ...] = ()
+    steps: tuple[AttemptStepData, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,49 +60,16 @@ def _time_from(text: str) -> datetime:
         raise Damaged(f"bad time {text!r}") from exc
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-
-
-def _ints(value: object) -> bool:
-    return isinstance(value, list) and all(type(v) is int and v >= 0 for v in value)
-
-
-def _texts(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-#: What each kind of step must hold, as zerodrill writes it: anything else is damage.
-_STEP_DATA: Mapping[str, Mapping[str, Callable[[object], bool]]] = {
-    "question": {
-        "seconds": _number,
-        "budget": _number,
-        "typed": lambda v: v is None or isinstance(v, str),
-    },
-    "points": {"covered": _ints, "total": lambda v: type(v) is int and v >= 0},
-    "follow_up": {
-        "card": lambda v: isinstance(v, str),
-        "grade": lambda v: type(v) is int and 0 <= v <= 5,
-    },
-    "red_flags": {"said": _texts},
-    "finish": {"missed": _texts},
-}
-
-
-def _data_from(text: str, kind: str) -> Mapping[str, Any]:
-    """A step's data, checked against what zerodrill writes for its kind."""
+def _step_from(text: str, kind: str) -> AttemptStepData:
+    """A logged step, checked against what zerodrill writes for its kind."""
     try:
         data = json.loads(text)
     except (TypeError, ValueError) as exc:
         raise Damaged(f"bad attempt step data {text[:40]!r}") from exc
-    checks = _STEP_DATA.get(kind)
-    if checks is None:
-        raise Damaged(f"unknown attempt step {kind!r}")
-    if not isinstance(data, dict) or not all(
-        name in data and ok(data[name]) for name, ok in checks.items()
-    ):
-        raise Damaged(f"bad {kind} step data {text[:40]!r}")
-    return data
+    try:
+        return step_from(kind, data)
+    except ValueError as exc:
+        raise Damaged(f"{exc} in {text[:40]!r}") from exc
 
 
 class AttemptLog:
@@ -148,25 +108,15 @@ class AttemptLog:
         stamped = at if at.tzinfo is not None else at.astimezone()
         return AttemptRecord(cursor.lastrowid, deck, interview, shape, stamped, day)
 
-    def add_step(
-        self, attempt: int, kind: str, data: Mapping[str, Any], *, at: datetime
-    ) -> AttemptStep:
+    def add_step(self, attempt: int, step: AttemptStepData, *, at: datetime) -> None:
         """Log one step of ``attempt``. Inside a store transaction, part of it."""
-        if kind not in _STEP_DATA:
-            raise ValueError(f"unknown attempt step {kind!r}")
-        text = json.dumps(dict(data), ensure_ascii=False, sort_keys=True)
-        try:
-            checked = _data_from(text, kind)
-        except Damaged as exc:
-            raise ValueError(str(exc)) from None
+        text = json.dumps(step_data(step), ensure_ascii=False, sort_keys=True)
+        step_from(step.kind, json.loads(text))  # ValueError now, not damage when read back
         with self._writing():
-            cursor = self._conn.execute(
+            self._conn.execute(
                 "INSERT INTO attempt_step (attempt, at, step, data) VALUES (?, ?, ?, ?)",
-                (attempt, _stamp(at), kind, text),
+                (attempt, _stamp(at), step.kind.value, text),
             )
-        assert cursor.lastrowid is not None
-        stamped = at if at.tzinfo is not None else at.astimezone()
-        return AttemptStep(cursor.lastrowid, stamped, kind, checked)
 
     def step_count(self, attempt: int) -> int:
         """How many steps ``attempt`` has logged, in any terminal (read it inside the
@@ -226,7 +176,7 @@ class AttemptLog:
             params.append(interview)
         where = f" WHERE {' AND '.join(bounds)}" if bounds else ""
         records: dict[int, AttemptRecord] = {}
-        steps: dict[int, list[AttemptStep]] = {}
+        steps: dict[int, list[AttemptStepData]] = {}
         with self._reading():
             if not self._exist():
                 return []
@@ -243,9 +193,8 @@ class AttemptLog:
                     )
                     steps[a_id] = []
                 if s_id is not None:
-                    steps[a_id].append(
-                        AttemptStep(s_id, _time_from(at), kind, _data_from(data, kind))
-                    )
+                    _time_from(at)  # a damaged time is damage, though no step reads it
+                    steps[a_id].append(_step_from(data, kind))
         return [
             AttemptRecord(r.id, r.deck, r.interview, r.shape, r.started_at, r.day, tuple(steps[i]))
             for i, r in records.items()

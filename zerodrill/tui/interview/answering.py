@@ -8,8 +8,6 @@ redraws it (see :meth:`InterviewScreen.tick`).
 
 from __future__ import annotations
 
-from datetime import date
-
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
@@ -17,14 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from zerodrill.deck.model import Card
 from zerodrill.srs.interview import InterviewRun
-from zerodrill.srs.scheduler import preview
-from zerodrill.srs.store import Store
 from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Prose, markdown_side
 from zerodrill.tui.markdown import parse, render
-from zerodrill.tui.screens.dialog import on_top
+from zerodrill.tui.textual_internals import on_top
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.answer_area import AnswerArea
 from zerodrill.tui.widgets.card_side import CardSide, SideStyles
@@ -122,14 +117,14 @@ class FollowUpScreen(AnsweringScreen):
         *SCROLL_KEYS,
     ]
 
-    def __init__(
-        self, run: InterviewRun, card: Card, *, number: int, total: int, store: Store, day: date
-    ) -> None:
-        self.step_name = f"Follow-up {number}/{total}"
+    def __init__(self, run: InterviewRun) -> None:
+        card = run.follow_up_card()
+        if card is None:
+            raise RuntimeError("the interview is past its follow-ups")
+        total = len(run.interview.follow_ups)
+        self.step_name = f"Follow-up {run.follow_up_index + 1}/{total}"
         super().__init__(run)
         self.card = card
-        self.store = store
-        self.day = day
         self.revealed = False
         self.grades = GradeBar()
         self.answer_side = CardSide(id="model")
@@ -186,10 +181,7 @@ class FollowUpScreen(AnsweringScreen):
         self.answer_side.show(build)
         self.answer_side.display = True
         self.query_one("#hint").display = False
-        key = self.card.key
-        last = self.store.last_day(key)
-        repeat = last is not None and last >= self.day
-        self.grades.set_outcomes(preview(self.store.state(key), self.day, repeat=repeat))
+        self.grades.set_outcomes(self.run.choices())
         self.grades.display = True
         self.refresh_bindings()
 

@@ -8,68 +8,46 @@ is: the next run of the command resumes it (the run's own rule).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 
 from textual import on
-from textual.app import App
-from textual.binding import Binding
-from textual.events import Resize
 from textual.screen import Screen
 
 from zerodrill.deck.model import Deck
-from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.interview import AttemptResult, InterviewRun, Step, choose
 from zerodrill.srs.store import Store
+from zerodrill.tui.app_base import AppBase, Clock
 from zerodrill.tui.interview.answering import FollowUpScreen, QuestionScreen
 from zerodrill.tui.interview.base import InterviewScreen, StepDone
 from zerodrill.tui.interview.checklists import PointsScreen, RedFlagsScreen
 from zerodrill.tui.interview.end import EndScreen
-from zerodrill.tui.screens.too_small import follow_size
-from zerodrill.tui.terminal import end_on_hang_up
-from zerodrill.tui.user_errors import UserErrorRaised, user_errors_exit
+from zerodrill.tui.user_errors import user_errors_exit
 
-Clock = Callable[[], datetime]
 #: How often the clock on screen is redrawn, in seconds.
 TICK = 0.25
 
 
-class InterviewApp(App[AttemptResult | None]):
+class InterviewApp(AppBase[AttemptResult]):
     """Returns the attempt's result once it is finished; None when quit before."""
 
     CSS_PATH = "interview.tcss"
     TITLE = "zerodrill interview"
     ENABLE_COMMAND_PALETTE = False
 
-    # Ctrl+C and Ctrl+Q end the interview as q does, from every screen, a typing box too
-    # (priority: a TextArea would otherwise take Ctrl+C as copy).
-    BINDINGS = [
-        Binding("ctrl+q", "finish", "Quit", show=False, priority=True),
-        Binding("ctrl+c", "finish", "Quit", show=False, priority=True),
-    ]
-
     def __init__(self, run: InterviewRun, *, clock: Clock = local_now) -> None:
-        super().__init__()
+        super().__init__(clock=clock)
         self.run_ = run
-        self.clock = clock
         self.result: AttemptResult | None = None
-        #: The user error that ended the app, for the CLI to print as its one line.
-        self.error: UserError | None = None
 
-    @on(UserErrorRaised)
-    def _fail(self, message: UserErrorRaised) -> None:
-        self.error = message.error
-        self.exit(return_code=1)
-
-    def get_default_screen(self) -> Screen[None]:
+    def first_screen(self) -> Screen[None]:
         return self._step_screen()
 
+    def result_so_far(self) -> AttemptResult | None:
+        return self.result
+
     def on_mount(self) -> None:
-        follow_size(self, *self.size)
         self.set_interval(TICK, self.tick)
-        # Every step is already saved when the terminal goes.
-        end_on_hang_up(self, lambda: self.result)
 
     def tick(self) -> None:
         """Redraw the clock of the step on show (and end a question whose time is up)."""
@@ -81,47 +59,23 @@ class InterviewApp(App[AttemptResult | None]):
 
     def _step_screen(self) -> Screen[None]:
         run = self.run_
-        step = run.step
-        if step is Step.QUESTION:
-            return QuestionScreen(run)
-        if step is Step.POINTS:
-            return PointsScreen(run, run.question_typed)
-        if step is Step.FOLLOW_UPS:
-            card = run.follow_up_card()
-            assert card is not None
-            total = len(run.interview.follow_ups)
-            return FollowUpScreen(
-                run, card, number=run.follow_up_index + 1, total=total, store=run.store, day=run.day
-            )
-        if step is Step.RED_FLAGS:
-            return RedFlagsScreen(run, run.red_flag_cards())
-        self.result = run.finish()
-        return EndScreen(run, self.result)
+        match run.step:
+            case Step.QUESTION:
+                return QuestionScreen(run)
+            case Step.POINTS:
+                return PointsScreen(run, run.question_typed)
+            case Step.FOLLOW_UP:
+                return FollowUpScreen(run)
+            case Step.RED_FLAGS:
+                return RedFlagsScreen(run, run.red_flag_cards())
+            case Step.FINISH:
+                self.result = run.finish()
+                return EndScreen(run, self.result)
 
     @on(StepDone)
     @user_errors_exit
     def _step_done(self) -> None:
-        screen = self._step_screen()
-        stack = self.screen_stack
-        while len(stack) > 1 and not isinstance(stack[-1], InterviewScreen):
-            self.pop_screen()  # the too-small notice, put back over the new step below
-        if len(self.screen_stack) == 1:
-            # Textual cannot switch away from the first screen: the next goes over it.
-            self.push_screen(screen)
-        else:
-            self.switch_screen(screen)
-        follow_size(self, *self.size)
-
-    def action_finish(self) -> None:
-        self.exit(self.result)
-
-    async def action_quit(self) -> None:
-        self.action_finish()
-
-    # -- the terminal's size (the drill's notice and rule) ---------------------------------
-
-    def on_resize(self, event: Resize) -> None:
-        follow_size(self, event.size.width, event.size.height)
+        self.show(self._step_screen())
 
 
 def create_interview_app(

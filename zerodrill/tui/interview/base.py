@@ -11,7 +11,7 @@ from textual.message import Message
 
 from zerodrill.srs.interview import InterviewRun
 from zerodrill.tui.interview.widgets import InterviewHeader
-from zerodrill.tui.screens.dialog import ClickGuard, on_top
+from zerodrill.tui.textual_internals import ClickGuard, on_top
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 QUIT = Binding("q", "app.finish", "Quit")

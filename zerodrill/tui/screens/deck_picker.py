@@ -13,8 +13,9 @@ from textual.content import Content
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from zerodrill.tui.screens.dialog import Dialog, can_page
+from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.session import DeckCount
+from zerodrill.tui.textual_internals import PagedOptionList
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,16 +24,8 @@ class DeckPick:
     deck_id: str | None
 
 
-class DeckList(OptionList):
-    """The decks; PageUp and PageDown wait until the list has a size (see can_page)."""
-
-    def action_page_up(self) -> None:
-        if can_page(self):
-            super().action_page_up()  # type: ignore[no-untyped-call]
-
-    def action_page_down(self) -> None:
-        if can_page(self):
-            super().action_page_down()  # type: ignore[no-untyped-call]
+class DeckList(PagedOptionList):
+    """The decks."""
 
 
 class DeckPickerScreen(Dialog[DeckPick | None]):

@@ -3,54 +3,21 @@
 Keys arrive faster than screens change: two Enters 15 ms apart both reach a dialog before the
 first one's dismissal has taken it off the stack. Textual's ``dismiss`` pops whatever screen is
 on top, so the second one popped the drill from under it (ScreenStackError) or ran the result
-callback twice. Every screen pushed over the drill (the dialogs here and the command palette
-in :mod:`zerodrill.tui.palette`) closes through :func:`close_once`.
+callback twice. Every screen pushed over the drill closes once: the dialogs here, and the
+command palette (:mod:`zerodrill.tui.textual_internals`, with the other overrides of Textual's
+private API).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from textual import events
 from textual.await_complete import AwaitComplete
-from textual.errors import NoWidget
-from textual.screen import ModalScreen, Screen
-from textual.widgets import OptionList
+from textual.screen import ModalScreen
+
+from zerodrill.tui.textual_internals import ClickGuard, on_top
 
 R = TypeVar("R")
-
-
-def on_top(screen: Screen[Any]) -> bool:
-    """True while ``screen`` is the one the learner sees and types into."""
-    return screen.is_attached and screen.is_active
-
-
-def can_page(options: OptionList) -> bool:
-    """Whether PageUp/PageDown can move through ``options`` yet.
-
-    Textual's OptionList pages by its laid-out lines, which a list not yet given a size has
-    none of (KeyError: 0 from a PageUp right after the list opens).
-    """
-    return bool(options.option_count and options.scrollable_content_region.height)
-
-
-class ClickGuard(Screen[Any]):
-    """A screen that drops a mouse press landing on a widget already taken off the screen.
-
-    Right after a dialog closes, the screen's map of what is where can still name one of the
-    dialog's widgets; Textual's text selection then starts on a widget with no parent
-    (AttributeError in Screen._forward_event). Such a press has nothing to act on.
-    """
-
-    def _forward_event(self, event: events.Event) -> None:
-        if isinstance(event, events.MouseDown):
-            try:
-                widget, _ = self.get_widget_at(event.screen_x, event.screen_y)
-            except NoWidget:
-                widget = None
-            if widget is not None and widget is not self and not widget.is_attached:
-                return
-        super()._forward_event(event)
 
 
 class Dialog(ClickGuard, ModalScreen[R]):

@@ -14,8 +14,8 @@ from textual.widgets import Static
 from zerodrill.deck.kinds import Typing
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
 from zerodrill.tui import markdown
-from zerodrill.tui.screens.dialog import ClickGuard, on_top
 from zerodrill.tui.session import DrillSession
+from zerodrill.tui.textual_internals import ClickGuard, on_top
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.cued_scroll import CuedScroll

@@ -9,8 +9,8 @@ from textual.widgets import Footer, Static
 
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, nearest_button
 from zerodrill.tui import time_labels
-from zerodrill.tui.screens.dialog import ClickGuard
 from zerodrill.tui.session import Summary
+from zerodrill.tui.textual_internals import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
 from zerodrill.words import plural
 
