@@ -52,6 +52,8 @@ class ZeroDrillApp(AppBase[Summary]):
         self.session = session
         #: The decks drilled, read again from their files after an edit (key e).
         self.decks: Sequence[Deck] = decks
+        #: The grades go to a throwaway database (the header says so on every card).
+        self.scratch = False
         #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
         self.buttons = buttons
         #: Saves a layout chosen in the drill; returns why it could not, if it could not.
@@ -79,7 +81,10 @@ class ZeroDrillApp(AppBase[Summary]):
 
     def _drill_screen(self, *, warm_up_on_mount: bool = True) -> DrillScreen:
         return DrillScreen(
-            self.session, warm_up_on_mount=warm_up_on_mount, buttons=LAYOUTS[self.buttons]
+            self.session,
+            warm_up_on_mount=warm_up_on_mount,
+            buttons=LAYOUTS[self.buttons],
+            mark="SCRATCH" if self.scratch else "",
         )
 
     #: Textual's palette commands the drill keeps. Not Screenshot (a key press writing a file
@@ -282,22 +287,26 @@ def create_app(
     deck_id: str | None = None,
     on_first_frame: Callable[[], None] | None = None,
     buttons: int | None = None,
+    scratch: str | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
     called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout, and
-    is remembered in ``store``; without it, the one remembered there is used."""
+    is remembered in ``store``; without it, the one remembered there is used. ``scratch``
+    says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch)."""
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
     notice = None
     if buttons is None:
         buttons = saved_layout(store)
     else:
         notice = save_layout(store, buttons)
-    return ZeroDrillApp(
+    app = ZeroDrillApp(
         session,
         clock=clock,
         on_first_frame=on_first_frame,
         buttons=buttons,
         remember_buttons=lambda n: save_layout(store, n),
-        notice=notice,
+        notice=notice or scratch,
         decks=decks,
     )
+    app.scratch = scratch is not None
+    return app

@@ -82,9 +82,12 @@ class DrillScreen(ClickGuard):
         *,
         warm_up_on_mount: bool = True,
         buttons: tuple[Button, ...] = SIX_BUTTONS,
+        mark: str = "",
     ) -> None:
         super().__init__()
         self.session = session
+        #: Shown before the deck's title on every card ("SCRATCH": grades not kept).
+        self.mark = mark
         # The app's first screen is warmed up by the app once its first frame is out (a refresh
         # of the screen comes before that, so waiting for one would delay the first card).
         self.warm_up_on_mount = warm_up_on_mount
@@ -94,7 +97,7 @@ class DrillScreen(ClickGuard):
         self.grades = GradeBar(buttons)
 
     def compose(self) -> ComposeResult:
-        yield SessionHeader()
+        yield SessionHeader(self.mark)
         with CardScroll(id="card-scroll"):
             yield self.card
         # The hint and the grade bar take the same rows, so the card's area keeps its size when
