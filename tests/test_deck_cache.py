@@ -322,7 +322,7 @@ def test_a_deck_from_a_pipe_is_read_once_by_the_loader(tmp_path: Path) -> None:
 
 def test_files_written_whole_get_the_mode_the_umask_gives(tmp_path: Path) -> None:
 
-    from zerodrill.deck.files import write_atomic
+    from zerodrill.atomic_write import write_atomic
 
     old = os.umask(0o077)
     try:

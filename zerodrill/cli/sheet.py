@@ -46,7 +46,7 @@ def sheet(paths: tuple[Path, ...], deck_id: str | None, output: Path | None) -> 
         _print(decks)
         return
     text = rendered.page(decks) if kind == "html" else rendered.markdown(decks)
-    from zerodrill.deck.files import write_atomic
+    from zerodrill.atomic_write import write_atomic
 
     assert output is not None
     # A missing folder is more likely a typo than a wish: made by nobody, as with export.

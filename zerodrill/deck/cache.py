@@ -24,6 +24,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from zerodrill.atomic_write import write_atomic
 from zerodrill.deck import files
 from zerodrill.deck.files import (
     LoadResult,
@@ -31,7 +32,6 @@ from zerodrill.deck.files import (
     discover,
     image_problem,
     read_deck_bytes,
-    write_atomic,
 )
 from zerodrill.deck.model import Bullet, Card, Deck, Interview, Kind, Point, Pos, Problem, Sheet
 

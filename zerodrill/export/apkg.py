@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from zerodrill.deck.files import write_together
+from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
