@@ -15,8 +15,8 @@ kept as written. So a deletion shows as its author meant only when
 - no backslash stands before a marker: Markdown escapes nothing there (the markers are not
   Markdown), so the backslash shows and the deletion still opens.
 
-The text is parsed by pulldown-cmark (pyromark) with the options the export renders with, with
-the markers swapped for private-use characters and raw HTML made text as the export does both,
+The text is parsed by the parser the export renders with (:mod:`~zerodrill.deck.markdown_syntax`),
+with the markers swapped for private-use characters and raw HTML made text as the export does both,
 so the structure checked is the structure rendered. One parse (a few more when the text holds
 raw HTML, as in the export) and one pass over its events: linear in the text.
 """
@@ -26,10 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
-import pyromark
-
+from zerodrill.deck import markdown_syntax
 from zerodrill.deck.cloze import ClozeIssue, Deletion
 from zerodrill.deck.raw_html import without_raw_html
 
@@ -68,11 +66,6 @@ class _Element:
     # the same however deep the elements nest.
     code_blocks: int = 0
     attribute_holder: str | None = None  # the outermost such link or image, if any
-
-
-@cache
-def _parser() -> pyromark.Markdown:
-    return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
 
 
 def cloze_issues(text: str, deletions: Sequence[Deletion]) -> list[ClozeIssue]:
@@ -195,7 +188,7 @@ class _Walk:
 
     def run(self, parsed: str) -> set[int]:
         """The deletions whose rendered answer holds '::'; each marker is placed."""
-        for number, (event, span) in enumerate(_parser().events_with_range(parsed)):
+        for number, (event, span) in enumerate(markdown_syntax.parser().events_with_range(parsed)):
             start, end = span["start"], span["end"]
             self.unplaced_before(start)
             name, payload, edge = _name(event)
@@ -319,7 +312,7 @@ def _targets(text: str, kind: str, marker: str) -> list[tuple[int, str]]:
     data = text.encode()
     found: list[tuple[int, str]] = []
     byte = offset = 0  # the last one's place, counted on from there: linear in the text
-    for event, span in _parser().events_with_range(text):
+    for event, span in markdown_syntax.parser().events_with_range(text):
         name, target, edge = _name(event)
         if edge == "Start" and name == kind and isinstance(target, dict):
             offset += len(data[byte : span["start"]].decode())
