@@ -103,9 +103,8 @@ def render(
         text = _protect_cloze(text)
     if "<" in text:
         text = without_raw_html(text)
-    html = (_markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else markdown_syntax.parser()).html(
-        text
-    )
+    parser = _markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else markdown_syntax.parser()
+    html = parser.html(text)
     if "<img" in html:
         packed = media or {}
         html = _IMAGE.sub(lambda m: _image(m, packed), html)
