@@ -14,7 +14,8 @@ from anki.collection import Collection
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from zerodrill.deck import cloze, markdown_checks
+from zerodrill.deck import cloze
+from zerodrill.export.anki_cloze import cloze_issues
 from zerodrill.export.html import render
 
 SCALE = 20 if os.environ.get("ZERODRILL_HEAVY") else 1
@@ -49,7 +50,7 @@ def anki_reads(col: Collection, field: str) -> dict[int, tuple[list[str], list[s
 def accepted(text: str) -> list[cloze.Deletion] | None:
     """The deletions validate finds in a cloze card's ``text``, or None if it refuses it."""
     deletions, issues = cloze.parse(text)
-    if issues or markdown_checks.cloze_issues(text, deletions):
+    if issues or cloze_issues(text, deletions):
         return None
     return deletions
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from zerodrill.deck.model import Deck, Pos, Problem
+from zerodrill.deck.target_rules import TargetRules
 
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -92,11 +92,14 @@ def combine(
     files: Sequence[Path],
     problems: list[Problem],
     loaded: Iterable[tuple[Path, Deck | None, list[Problem]]],
+    rules: Sequence[TargetRules] = (),
 ) -> LoadResult:
-    """Gather per-file results, refusing a deck id or title that an earlier file already uses."""
+    """Gather per-file results, refusing a deck id that an earlier file already uses, or a
+    title that a target of ``rules`` would take for an earlier file's."""
     decks: list[Deck] = []
     seen_ids: dict[str, Pos] = {}
-    seen_titles: dict[str, Deck] = {}
+    # (the program the target is for, the name it compares) -> the deck that has it
+    seen_titles: dict[tuple[str, str], Deck] = {}
     for _path, deck, file_problems in loaded:
         # In the order an editor shows them, whatever order the checks found them in.
         problems.extend(sorted(file_problems, key=lambda p: (p.pos.line, p.pos.col)))
@@ -108,27 +111,28 @@ def combine(
                 Problem(deck.pos, f"deck id '{deck.id}' is already used by {first.path}")
             )
             continue
-        title = anki_deck_name(deck.title)
-        same = seen_titles.get(title)
-        if same is not None:
+        titles = list(
+            dict.fromkeys(
+                (rule.app, rule.same_deck(deck.title)) for rule in rules if rule.same_deck
+            )
+        )
+        clash = next((name for name in titles if name in seen_titles), None)
+        if clash is not None:
+            same = seen_titles[clash]
             first = same.title_pos or same.pos
+            app = clash[0]
             problems.append(
                 Problem(
                     deck.title_pos or deck.pos,
-                    f"deck title '{deck.title}' is the same to Anki as '{same.title}' "
-                    f"({first.path}:{first.line}): Anki would merge the two decks",
+                    f"deck title '{deck.title}' is the same to {app} as '{same.title}' "
+                    f"({first.path}:{first.line}): {app} would merge the two decks",
                 )
             )
             continue
         seen_ids[deck.id] = deck.pos
-        seen_titles[title] = deck
+        seen_titles.update(dict.fromkeys(titles, deck))
         decks.append(deck)
     return LoadResult(tuple(decks), tuple(problems), tuple(files))
-
-
-def anki_deck_name(title: str) -> str:
-    """``title`` as Anki compares deck names: NFC, case-folded, trimmed."""
-    return unicodedata.normalize("NFC", title).strip().casefold()
 
 
 def read_deck_bytes(path: Path) -> bytes | Problem:

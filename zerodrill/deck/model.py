@@ -48,10 +48,6 @@ DECK_FIELDS: tuple[str, ...] = (
 )
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
-#: Deck ids the exported Anki tags use for themselves (``zerodrill::kind::cloze``,
-#: ``zerodrill::retired``): a deck with one of these ids would have its tags confused with them.
-RESERVED_DECK_IDS = frozenset({"kind", "retired"})
-
 #: The most characters a field (or title, description, tag...) may hold. The bundled deck's
 #: longest field is about a thousand; a field past this is a paste gone wrong, and each such
 #: field costs every later step (rendering, export, Anki) in proportion.

@@ -31,9 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zerodrill.atomic_write import write_together
-from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
+from zerodrill.deck.model import Deck
+from zerodrill.export.anki_rules import RESERVED_DECK_IDS
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
+from zerodrill.export.formats import ExportStats
 from zerodrill.export.manifest import Manifest, manifest_path, note_records, notetype_records
 from zerodrill.export.notes import RETIRED_SEARCH, RETIRED_TAG, notes_of
 from zerodrill.export.notetypes import note_type
@@ -53,19 +55,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class PackageStats:
-    """What a package holds: the counts ``zerodrill export`` reports."""
-
-    decks: int
-    notes: int
-    cards: int
-    retired_notes: int
-    media: int
-    reviewed_cards: int = 0
-    #: Note keys the manifest knows for these decks that are no longer in them, retired or
-    #: not: Anki keeps such a note (and studies it) wherever the package was imported.
-    vanished: tuple[str, ...] = ()
+#: What a package holds: the counts ``zerodrill export`` reports.
+PackageStats = ExportStats
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ from textual.message import Message
 from textual.widget import AwaitMount
 
 from zerodrill.deck.model import Item, Kind
+from zerodrill.deck.source_labels import source
 from zerodrill.tui.card_text import Sides, cloze_blanks, sides
 from zerodrill.tui.markdown import parse, quoted, render
-from zerodrill.tui.source_labels import source
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
