@@ -11,8 +11,8 @@ which is untrusted, can no more reach an importer as live markup here than in th
 A cloze card's front is Anki's cloze text (``{{c1::answer}}``), which Anki's import makes
 cloze cards of when the note type chosen is Cloze. Images have no place in a text file: each
 shows as its alt text. What would split a line or a column (a tab, a line break) is written as
-its character reference, which reads the same in HTML, code blocks included; and no column
-starts with a quote, which would open a quoted field.
+its character reference, which reads the same in HTML, code blocks included. No column starts
+with a quote, which would open a quoted field: each is empty, tags, or HTML starting with a tag.
 """
 
 from __future__ import annotations
@@ -84,5 +84,4 @@ def _labelled(name: str, part: str) -> str:
 
 
 def _cell(value: str) -> str:
-    value = value.translate(_CELL)
-    return "&quot;" + value[1:] if value.startswith('"') else value
+    return value.translate(_CELL)
