@@ -50,7 +50,6 @@ def export(decks: Sequence[Deck], out: Path) -> ExportStats:
         decks=len(decks),
         notes=len(lines),
         cards=sum(len(card.items()) for card in active),
-        retired_notes=0,
     )
 
 
