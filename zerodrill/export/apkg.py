@@ -18,7 +18,9 @@ is put together from one module per job:
   :mod:`~zerodrill.export.html`, tags), with note types from :mod:`~zerodrill.export.notetypes`;
 * :mod:`~zerodrill.export.manifest`: the memory between builds;
 * :mod:`~zerodrill.export.collection`: the SQLite collection, with review progress if asked;
-* :mod:`~zerodrill.export.package`: the media and the zip around it all.
+* :mod:`~zerodrill.export.package`: the media and the zip around it all;
+* :mod:`~zerodrill.export.anki_rules`: what Anki needs of a deck, checked when it is loaded
+  for ``validate`` or ``export`` (:mod:`~zerodrill.export.formats` registers this format).
 
 :func:`build` gives the package's bytes and its new manifest; :func:`export` writes both.
 """
