@@ -12,9 +12,11 @@ import pytest
 from anki.collection import Collection
 from anki.import_export_pb2 import ImportCsvRequest
 from cli_support import run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zerodrill.deck.load import load_paths
-from zerodrill.deck.model import Deck
+from zerodrill.deck.model import Card, Deck, Kind, Pos
 from zerodrill.export import tsv
 from zerodrill.export.notes import note_fields
 
@@ -232,3 +234,23 @@ def test_anki_cloze_rules_hold_for_a_tsv_too(
             capsys, "export", "--format", fmt, str(src), "-o", f"{tmp_path}/out/"
         )
         assert code == 1 and "in another Markdown element" in err, err
+
+
+_PIECES = st.sampled_from(["\t", "\n", "\n\n", '"', "```\n", "    ", "{{c1::", "}}", "<b>", "\r\n"])
+_FIELD = st.lists(
+    st.one_of(_PIECES, st.text(st.characters(blacklist_categories=("Cs",)), max_size=5)),
+    min_size=1,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_FIELD, min_size=3, max_size=3))
+def test_no_field_text_splits_a_line_or_a_column(texts: list[str]) -> None:
+    front, back, extra = texts
+    fields = {"front": front, "back": back, "extra": extra}
+    pos = Pos("d.yaml", 1, 1)
+    card = Card("d", "c", Kind.BASIC, fields, ("t",), (), pos, {})
+    deck = Deck("d", "D", "x", (card,), Path("d.yaml"), pos)
+    (row,) = tsv.rows([deck])
+    assert all("\t" not in cell and "\n" not in cell and "\r" not in cell for cell in row)
+    assert not any(cell.startswith('"') for cell in row)
