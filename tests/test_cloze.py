@@ -10,6 +10,7 @@ import pytest
 from zerodrill.deck import cloze
 from zerodrill.deck.load import load_paths
 from zerodrill.export import ids
+from zerodrill.export.formats import all_rules
 
 HEADER = "deck: d\ntitle: T\ndescription: D\ncards:\n  - id: a\n    kind: cloze\n    text: |\n"
 FIRST_LINE = 8  # the text's first line; its text starts at column 7
@@ -21,7 +22,7 @@ def problems(tmp_path: Path, text: str) -> list[str]:
     path = tmp_path / "deck.yaml"
     path.write_text(HEADER + body, encoding="utf-8")
     (tmp_path / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    result = load_paths([path])
+    result = load_paths([path], all_rules())
     return [f"{p.pos.line}:{p.pos.col}: {p.message}" for p in result.problems]
 
 

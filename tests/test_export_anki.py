@@ -453,3 +453,34 @@ def test_a_kind_registered_in_a_test_reaches_anki_as_its_own_note_type(
     assert q == "shard"
     assert a.startswith("shard One rank's slice of a tensor.") and "ZeRO shards" in a
     assert note_by_card_id(col, deck, "plain").note_type()["name"] == "zerodrill basic"
+
+
+def test_sources_show_as_the_terminals_short_labels_linked_to_their_address(
+    tmp_path: Path, col: Collection
+) -> None:
+    from zerodrill.deck.source_labels import source
+
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "kinds", src)
+    blob = (
+        "https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641"
+        "/deepspeed/runtime/zero/config.py#L95-L138"
+    )
+    deck_file = src / "deck.yaml"
+    deck_file.write_text(
+        deck_file.read_text().replace(
+            'refs: [https://www.deepspeed.ai/tutorials/zero/, "ZeRO paper, section 5"]',
+            f'refs: ["{blob}", "ZeRO paper, arXiv:1910.02054v3, §7.2", "javascript:alert(1)"]',
+        )
+    )
+    deck = load(deck_file)
+    import_package(col, build_to(tmp_path, [deck]))
+    answer = note_by_card_id(col, deck, "stage-2").cards()[0].answer()
+    links = re.findall(r'<a href="([^"]*)"[^>]*>([^<]*)</a>', answer)
+    assert links == [
+        (blob, "DeepSpeed zero/config.py L95-L138 @edaa722"),
+        ("https://arxiv.org/abs/1910.02054v3", "ZeRO paper §7.2"),
+    ]
+    assert [label for _url, label in links] == [source(blob).label, "ZeRO paper §7.2"]
+    # A ref that is no web address is its text, never a link.
+    assert "<li>javascript:alert(1)</li>" in answer

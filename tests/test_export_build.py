@@ -328,7 +328,7 @@ def test_notes_carry_tags_for_and_the_fields_digest() -> None:
 @pytest.mark.parametrize(
     ("output", "message"),
     [
-        ("deck.txt", "deck.txt: name the package FILE.apkg, or a folder DIR/ for one per deck"),
+        ("deck.txt", "deck.txt: name the file FILE.apkg, or a folder DIR/ for one per deck"),
         ("missing/x.apkg", "missing: no such folder"),
         ("missing/deeper/", "missing: no such folder"),
     ],

@@ -257,3 +257,17 @@ def test_deletions_in_highlighted_code_cost_linear_work() -> None:
 
     small, large = lines_run(100), lines_run(400)
     assert large < 5 * small  # 4 times the deletions: about 4 times the work, not 16
+
+
+def test_the_markdown_parser_is_configured_in_one_place() -> None:
+    # Validate's checks, the export, the preview and the sheet parse the deck's Markdown with
+    # one configuration (zerodrill/deck/markdown_syntax.py), so they cannot drift apart.
+    import zerodrill
+
+    package = Path(zerodrill.__file__).parent
+    makers = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if "pyromark.Markdown(" in path.read_text(encoding="utf-8")
+    )
+    assert makers == ["deck/markdown_syntax.py"]

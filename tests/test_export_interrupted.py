@@ -10,11 +10,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from zerodrill import atomic_write
 from zerodrill.cli import main
 from zerodrill.export import apkg
 
@@ -26,8 +26,9 @@ T0, T1, T2 = 1_760_000_000, 1_760_003_600, 1_760_090_000
 # or "replace:N" it SIGKILLs itself in the middle of the Nth temporary file's write, or just
 # before the Nth rename.
 _EXPORT = """
-import os, signal, sys, tempfile
+import os, signal, sys
 from pathlib import Path
+from zerodrill import atomic_write
 from zerodrill.deck.load import load_paths
 from zerodrill.export import apkg
 
@@ -38,10 +39,10 @@ calls = {"write": 0, "replace": 0}
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
-real_mkstemp, real_replace = tempfile.mkstemp, os.replace
+real_open_temp, real_replace = atomic_write.open_temp, os.replace
 
-def mkstemp(*a, **k):
-    fd, name = real_mkstemp(*a, **k)
+def open_temp(*a, **k):
+    fd, name = real_open_temp(*a, **k)
     calls["write"] += 1
     if step == "write" and calls["write"] == int(n):
         os.write(fd, b"half a file")
@@ -54,7 +55,7 @@ def replace(*a, **k):
         die()
     return real_replace(*a, **k)
 
-tempfile.mkstemp, os.replace = mkstemp, replace
+atomic_write.open_temp, os.replace = open_temp, replace
 apkg.export(list(load_paths([deck]).decks), out, clock=lambda: clock)
 """
 
@@ -137,16 +138,16 @@ def test_a_full_disk_names_the_file_and_changes_neither(
     _edit(src / "deck.yaml")
     target = apkg.manifest_path(out) if full == "manifest" else out
 
-    real_mkstemp = tempfile.mkstemp
+    real_open_temp = atomic_write.open_temp
 
-    def mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
-        fd, name = real_mkstemp(*args, **kwargs)  # type: ignore[call-overload]
-        if Path(name).name.startswith(f".{target.name}."):
+    def open_temp(path: Path) -> tuple[int, str]:
+        fd, name = real_open_temp(path)
+        if path == target:
             os.close(fd)
             fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC, from the kernel
         return fd, name
 
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(atomic_write, "open_temp", open_temp)
     with pytest.raises(SystemExit) as exit_:
         main(["export", str(src), "-o", str(out)])
     _, err = capsys.readouterr()
@@ -161,12 +162,12 @@ def test_a_folder_that_refuses_new_files_names_the_file_not_a_temporary(
 ) -> None:
     out = tmp_path / "deck.apkg"
 
-    def refused(*_args: object, **kwargs: object) -> tuple[int, str]:
-        # What mkstemp raises in a folder without write permission (tests may run as root).
-        name = Path(str(kwargs["dir"])) / f"{kwargs['prefix']}x1y2z3{kwargs['suffix']}"
+    def refused(path: Path) -> tuple[int, str]:
+        # What os.open raises in a folder without write permission (tests may run as root).
+        name = path.parent / f".{path.name}.{os.getpid()}.x1y2z3.tmp"
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(name))
 
-    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    monkeypatch.setattr(atomic_write, "open_temp", refused)
     with pytest.raises(SystemExit):
         main(["export", str(DATA / "kinds"), "-o", str(out)])
     _, err = capsys.readouterr()

@@ -10,6 +10,7 @@ import pytest
 
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
+from zerodrill.export.formats import all_rules
 
 HEADER = "deck: d\ntitle: T\ndescription: D\ncards:\n"
 CARD = "  - id: a\n    kind: basic\n    front: Q\n    back: A\n"
@@ -18,7 +19,7 @@ CARD = "  - id: a\n    kind: basic\n    front: Q\n    back: A\n"
 def lines(tmp_path: Path, text: str, name: str = "deck.yaml") -> list[str]:
     path = tmp_path / name
     path.write_bytes(text.encode("utf-8"))
-    result = load_paths([path])
+    result = load_paths([path], all_rules())
     assert not result.decks
     return [str(p).removeprefix(f"{tmp_path}/") for p in result.problems]
 
@@ -200,7 +201,7 @@ def test_titles_anki_would_merge_are_refused(tmp_path: Path, first: str, second:
         HEADER.replace("deck: d", "deck: e").replace("title: T", f'title: "{second}"') + CARD,
         encoding="utf-8",
     )
-    result = load_paths([a, b])
+    result = load_paths([a, b], all_rules())
     assert [d.path for d in result.decks] == [a]
     (problem,) = result.problems
     assert (problem.pos.path, problem.pos.line, problem.pos.col) == (str(b), 2, 8)

@@ -12,6 +12,7 @@ import yaml
 
 from zerodrill.deck import schema
 from zerodrill.deck.load import load_file, load_paths
+from zerodrill.export.formats import all_rules
 from zerodrill.paths import bundled_decks_dir
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "zerodrill" / "deck" / "deck.schema.json"
@@ -211,7 +212,8 @@ def test_invalid_decks_fail_schema_and_loader(tmp_path: Path, name: str) -> None
     assert list(VALIDATOR.iter_errors(document)), f"schema accepts {name}"
     path = tmp_path / "deck.yaml"
     path.write_text(textwrap.dedent(yaml.safe_dump(document, sort_keys=False)), encoding="utf-8")
-    deck, problems = load_file(path)
+    # What validate checks: the deck format and every export format's rules.
+    deck, problems = load_file(path, all_rules())
     assert deck is None and problems, f"loader accepts {name}"
 
 

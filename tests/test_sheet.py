@@ -158,3 +158,34 @@ def test_the_anki_deck_description_carries_the_sheet_escaped(tmp_path: Path) -> 
     ours = descriptions[zero.title]
     assert ours.count("<li>") == 12
     assert "<li><p><code>zero_optimization.stage</code> takes 0 to 3" in ours
+
+
+def test_a_link_or_image_in_the_title_is_text_in_the_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyromark
+
+    title = "Evil [click](javascript:alert(1)) ![t](https://tracker.example/t.png) <b>x</b> *em*"
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        HOSTILE.read_text(encoding="utf-8").replace(
+            'title: "Sheet <b>bold</b> & {{title}}"', f"title: '{title}'"
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "sheet.md"
+    assert run_cli(capsys, "sheet", str(deck), "-o", str(out))[0] == 0
+    heading = out.read_text(encoding="utf-8").splitlines()[0]
+    # Read by a CommonMark renderer as it is (no vetting of links, raw HTML allowed).
+    html = pyromark.html(heading)
+    assert "<a" not in html and "<img" not in html and "<b>" not in html and "<em>" not in html
+    assert unescape(re.sub(r"<[^>]+>", "", html)).strip() == f"The night before: {title}"
+
+
+def test_the_sheet_piped_has_no_padding_at_line_ends(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "sheet", "--deck", "deepspeed-zero")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "The night before: DeepSpeed ZeRO"
+    assert not [line for line in lines if line != line.rstrip()]
+    assert out.endswith("\n") and not out.endswith("\n\n")

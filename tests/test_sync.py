@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_cli
 
+from zerodrill import atomic_write
 from zerodrill.srs.days import study_day
 from zerodrill.srs.scheduler import Review, ReviewKind, rebuild
 from zerodrill.srs.session import record_grade
@@ -254,7 +255,11 @@ def test_a_folder_that_cannot_be_used_is_one_line(
 
 @pytest.mark.parametrize("blocked", ["log file", "temporary file"])
 def test_a_log_file_that_cannot_be_written_is_one_line_and_nothing_is_merged(
-    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str], blocked: str
+    tmp_path: Path,
+    folder: Path,
+    capsys: pytest.CaptureFixture[str],
+    blocked: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with Store.open(tmp_path / "a.db") as a:
         grade(a, KEY, 4, NOON)
@@ -265,7 +270,9 @@ def test_a_log_file_that_cannot_be_written_is_one_line_and_nothing_is_merged(
     if blocked == "log file":
         own.mkdir()
     else:
-        (folder / f".{own.name}.{os.getpid()}.tmp").mkdir()
+        # The writer draws its temporary names at random: here every draw is the one taken.
+        monkeypatch.setattr(atomic_write.secrets, "token_hex", lambda _n: "0000")
+        (folder / f".{own.name}.{os.getpid()}.0000.tmp").mkdir()
     code, out, err = sync(capsys, tmp_path / "b.db", folder)
     assert code == 1 and out == "" and err.count("\n") == 1
     assert ("cannot read it" if blocked == "log file" else "cannot write it") in err

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
+from zerodrill.export.html import render as render_html
 from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, quoted, render
 
 CODE = Style(color="red")
@@ -52,12 +53,21 @@ def test_raw_html_is_shown_as_text_never_interpreted() -> None:
     assert '<img src=x onerror="y">' in shown
 
 
-def test_emphasis_code_and_strike_carry_their_styles() -> None:
-    runs = dict(spans("a **bold** and *it* and `code` and ~~gone~~"))
+def test_emphasis_and_code_carry_their_styles() -> None:
+    runs = dict(spans("a **bold** and *it* and `code`"))
     assert runs["bold"].bold
     assert runs["it"].italic
     assert runs["code"] == CODE
-    assert runs["gone"].strike
+
+
+def test_the_terminal_reads_the_decks_one_syntax_as_the_export_renders_it() -> None:
+    # Strikethrough is no part of it: Anki shows ~~gone~~ as typed, and so does the drill.
+    assert "~~gone~~" in render_html("a ~~gone~~ b")
+    assert lines("a ~~gone~~ b") == ["a ~~gone~~ b"]
+    assert not any(style.strike for _text, style in spans("a ~~gone~~ b"))
+    # Tables are: a table in both.
+    assert "<table>" in render_html("| a |\n|---|\n| b |")
+    assert lines("| a |\n|---|\n| b |")[1:4] == ["│ a │", "├───┤", "│ b │"]
 
 
 def test_only_safe_links_become_links() -> None:

@@ -9,9 +9,9 @@ from rich.console import Console
 from tui_support import Clock, run_async, shown
 
 from zerodrill.deck.load import load_paths
+from zerodrill.deck.source_labels import Source, source
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import create_app
-from zerodrill.tui.source_labels import Source, source
 from zerodrill.tui.widgets.card_side import CardSide
 
 BLOB = (

@@ -283,7 +283,7 @@ def test_images_must_stay_in_the_deck_folder(
 def test_unexpected_error_is_one_line_unless_debug(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def boom(_: object) -> None:
+    def boom(*_: object) -> None:
         raise RuntimeError("kaput")
 
     monkeypatch.setattr("zerodrill.cli.validate.load_paths", boom)

@@ -18,6 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen import write_deck  # noqa: E402
 
 from zerodrill.deck.load import load_paths  # noqa: E402
+from zerodrill.export.formats import all_rules  # noqa: E402
+
+#: What validate checks: the deck format and every export format's rules.
+RULES = all_rules()
 
 GOAL = 1.5
 
@@ -40,7 +44,7 @@ def run(cards: int = 10_000) -> dict[str, float]:
                 yaml.load(f, Loader=yaml.CSafeLoader)
 
         def ours() -> None:
-            result = load_paths([path])
+            result = load_paths([path], RULES)
             assert result.ok and result.cards == cards, result.problems[:3]
 
         floor_s, ours_s = _best(floor), _best(ours)
@@ -82,7 +86,7 @@ def run_nested(depth: int = 8_000) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         for n in (depth // 2, depth):
             path = write_nested_cloze(Path(tmp), n)
-            times[n] = _best(lambda path=path: load_paths([path]), rounds=3)
+            times[n] = _best(lambda path=path: load_paths([path], RULES), rounds=3)
     return {"depth": depth, "nested_s": times[depth], "half_s": times[depth // 2]}
 
 
@@ -93,14 +97,14 @@ def run_dense(pairs: int = 20_000) -> dict[str, float]:
         size = dense.stat().st_size
 
         def ours() -> None:
-            result = load_paths([dense])
+            result = load_paths([dense], RULES)
             assert result.ok and result.cards == 1, result.problems[:3]
 
         dense_s = _best(ours, rounds=3)
         half = write_dense_cloze(Path(tmp), pairs // 2)
 
         def ours_half() -> None:
-            assert load_paths([half]).ok
+            assert load_paths([half], RULES).ok
 
         half_s = _best(ours_half, rounds=3)
     return {"pairs": pairs, "bytes": size, "dense_s": dense_s, "half_s": half_s}

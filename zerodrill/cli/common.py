@@ -11,6 +11,7 @@ import click
 
 from zerodrill.deck.files import LoadResult
 from zerodrill.deck.model import Deck
+from zerodrill.deck.target_rules import TargetRules
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
@@ -54,12 +55,21 @@ def run_to_end(app: EndingApp[R], store: Store) -> R | None:
     return result
 
 
-def load_decks(paths: Sequence[Path]) -> LoadResult:
-    """The decks under ``paths`` (default: the bundled ones), through the parsed-deck cache."""
+def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
+    """The decks under ``paths`` (default: the bundled ones), through the parsed-deck cache.
+
+    With an export target's ``rules`` the decks are parsed afresh instead: the cache keeps
+    decks, not what a target's rules would find in their text (each at its line and column).
+    """
+    roots = list(paths) or [bundled_decks_dir()]
+    if rules:
+        from zerodrill.deck.load import load_paths
+
+        return load_paths(roots, rules)
     # Imported here so that validate, which reads the decks itself, never loads the cache.
     from zerodrill.deck.cache import load_paths_cached
 
-    return load_paths_cached(list(paths) or [bundled_decks_dir()])
+    return load_paths_cached(roots)
 
 
 def usable_decks(result: LoadResult, *, watching: bool = False) -> tuple[Deck, ...]:

@@ -1,4 +1,4 @@
-"""``zerodrill export``: build Anki packages (.apkg) from decks.
+"""``zerodrill export``: build Anki packages (.apkg), or another format, from decks.
 
 Imports neither Textual nor the review store unless ``--with-progress`` asks for it.
 """
@@ -15,6 +15,7 @@ from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
+from zerodrill.export.formats import DEFAULT, FORMATS, Format
 from zerodrill.paths import default_db_path
 from zerodrill.words import plural
 
@@ -28,45 +29,60 @@ DEFAULT_OUT = Path("exports")
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(list(FORMATS)),
+    default=DEFAULT,
+    show_default=True,
+    help="; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + ".",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(),
-    help="FILE.apkg: one package with every deck; DIR/: one <deck-id>.apkg per deck "
-    "(default: exports/).",
+    help="FILE.apkg (or FILE.tsv): one file with every deck; DIR/: one <deck-id>.apkg per "
+    "deck (default: exports/).",
 )
 @click.option(
     "--with-progress",
     is_flag=True,
     help="Carry your zerodrill review progress into Anki (import with 'Import any learning "
-    "progress' / scheduling on).",
+    "progress' / scheduling on; apkg only).",
 )
 @db_option(
     "Review database for --with-progress (default: ZERODRILL_DB, else reviews.db in the "
     "user data folder)."
 )
 def export(
-    paths: tuple[Path, ...], output: str | None, with_progress: bool, db: Path | None
+    paths: tuple[Path, ...],
+    format_name: str,
+    output: str | None,
+    with_progress: bool,
+    db: Path | None,
 ) -> None:
-    """Build Anki packages from decks (default: the bundled decks).
+    """Build Anki packages, or a TSV file, from decks (default: the bundled decks).
 
     Each package is written with a manifest beside it (NAME.manifest.json): keep the two
     together, so a rebuild of unchanged decks is byte-identical and edited cards update in
     place when the package is imported again.
     """
-    from zerodrill.export import apkg
+    from zerodrill.export.errors import ExportError
 
+    chosen_format = FORMATS[format_name]
+    if with_progress and not chosen_format.carries_progress:
+        raise click.UsageError(f"--with-progress: a {format_name} file carries no progress")
     if db is not None and not with_progress:
         raise click.UsageError("--db is read only with --with-progress")
-    decks = usable_decks(load_decks(paths))
+    decks = usable_decks(load_decks(paths, rules=[chosen_format.rules]))
 
     progress = _progress(decks, db) if with_progress else None
-    targets = _targets(decks, output if output is not None else f"{DEFAULT_OUT}/")
+    targets = _targets(decks, output if output is not None else f"{DEFAULT_OUT}/", chosen_format)
     retired = 0
     vanished: list[str] = []
     for path, chosen in targets:
         try:
-            stats = apkg.export(chosen, path, progress=progress)
-        except apkg.ExportError as exc:
+            stats = chosen_format.write(chosen, path, progress)
+        except ExportError as exc:
             raise UserError(str(exc)) from exc
         except OSError as exc:
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
@@ -85,10 +101,12 @@ def export(
             line += f" ({stats.reviewed_cards} with review progress)"
         click.echo(line)
     if retired:
+        from zerodrill.export.notes import RETIRED_SEARCH, RETIRED_TAG
+
         click.echo(
-            f"{plural(retired, 'retired card')} tagged {apkg.RETIRED_TAG}: new to a collection "
+            f"{plural(retired, 'retired card')} tagged {RETIRED_TAG}: new to a collection "
             "they arrive suspended, but Anki leaves cards it already has in review; in Anki's "
-            f"browser search  {apkg.RETIRED_SEARCH}  and suspend them (Ctrl+J) or delete them"
+            f"browser search  {RETIRED_SEARCH}  and suspend them (Ctrl+J) or delete them"
         )
     for key in vanished:
         click.echo(
@@ -99,23 +117,25 @@ def export(
         )
 
 
-def _targets(decks: Sequence[Deck], output: str) -> list[tuple[Path, list[Deck]]]:
-    """``FILE.apkg`` gets every deck; a folder (existing, or named with a final ``/`` or no
-    suffix) gets one package per deck. Only the last folder of the path is ever created."""
+def _targets(decks: Sequence[Deck], output: str, chosen: Format) -> list[tuple[Path, list[Deck]]]:
+    """``FILE.apkg`` (``FILE.tsv``...) gets every deck; a folder (existing, or named with a
+    final ``/`` or no suffix) gets one file per deck. Only the last folder of the path is ever
+    created."""
     path = Path(output)
+    suffix = chosen.suffix
     as_folder = output.endswith(("/", "\\")) or path.is_dir() or not path.suffix
-    if not as_folder and path.suffix.lower() != ".apkg":
+    if not as_folder and path.suffix.lower() != suffix:
         raise UserError(
-            f"{shown(output)}: name the package FILE.apkg, or a folder DIR/ for one per deck"
+            f"{shown(output)}: name the file FILE{suffix}, or a folder DIR/ for one per deck"
         )
     if path.exists() and not path.is_dir() and as_folder:
-        raise UserError(f"{shown(output)} is not a folder (name the package FILE.apkg)")
+        raise UserError(f"{shown(output)} is not a folder (name the file FILE{suffix})")
     # The package, or the folder of packages, may be new; the folder it goes in must exist.
     holder = path if as_folder and path.is_dir() else path.parent
     if not holder.is_dir():
         raise UserError(f"{shown(str(holder))}: no such folder")
     if as_folder:
-        return [(path / f"{deck.id}.apkg", [deck]) for deck in decks]
+        return [(path / f"{deck.id}{suffix}", [deck]) for deck in decks]
     return [(path, list(decks))]
 
 

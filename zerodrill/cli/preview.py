@@ -24,6 +24,7 @@ from zerodrill.deck import cloze
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Card, Deck
 from zerodrill.errors import UserError
+from zerodrill.export.anki_rules import APKG
 from zerodrill.words import plural
 
 #: Nothing but the page's own styles and inlined images may load.
@@ -64,7 +65,7 @@ body.zp { margin: 0; padding: 1em; font-family: system-ui, sans-serif; backgroun
 def preview(paths: tuple[Path, ...], output: Path) -> None:
     """Write every card of PATH... (default: the bundled decks) to one HTML page, as Anki
     will show it: question and answer, light and night, each cloze deletion on its own."""
-    from zerodrill.deck.files import write_atomic
+    from zerodrill.atomic_write import write_atomic
     from zerodrill.export.errors import ExportError
 
     if output.suffix.lower() not in (".html", ".htm"):
@@ -73,7 +74,8 @@ def preview(paths: tuple[Path, ...], output: Path) -> None:
         raise UserError(f"{shown(str(output.parent))}: no such folder")
     if output.is_dir():
         raise UserError(f"{shown(str(output))} is a folder")
-    decks = usable_decks(load_decks(paths))
+    # Shown as Anki shows them: with Anki's rules checked, as export checks them.
+    decks = usable_decks(load_decks(paths, rules=[APKG]))
     try:
         page, cards = build_page(decks)
     except ExportError as exc:

@@ -46,7 +46,7 @@ def sheet(paths: tuple[Path, ...], deck_id: str | None, output: Path | None) -> 
         _print(decks)
         return
     text = rendered.page(decks) if kind == "html" else rendered.markdown(decks)
-    from zerodrill.deck.files import write_atomic
+    from zerodrill.atomic_write import write_atomic
 
     assert output is not None
     # A missing folder is more likely a typo than a wish: made by nobody, as with export.
@@ -92,6 +92,7 @@ def _print(decks: list[Deck]) -> None:
 
     console = Console(highlight=False)
     styles = MarkdownStyles(code=Style(bold=True, color="cyan"))
+    shown: list[RenderableType] = []
     for deck in decks:
         assert deck.sheet is not None
         grid = Table.grid(padding=(0, 1, 1, 0))
@@ -102,6 +103,14 @@ def _print(decks: list[Deck]) -> None:
             if bullet.cards:
                 item = Group(item, Text(f"cards: {', '.join(bullet.cards)}", style="dim"))
             grid.add_row(f"{n}.", item)
-        console.print(Text(f"{HEADING}: {deck.title}", style="bold"))
-        console.print()
-        console.print(grid)
+        shown += [Text(f"{HEADING}: {deck.title}", style="bold"), Text(), grid]
+    if console.is_terminal:
+        for renderable in shown:
+            console.print(renderable)
+        return
+    # Rich pads a table's every line to the console's width (80 columns when piped): a file
+    # or a pipe gets the lines as they end.
+    with console.capture() as captured:
+        for renderable in shown:
+            console.print(renderable)
+    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))

@@ -8,6 +8,7 @@ import click
 
 from zerodrill.deck.giveaways import deck_giveaways
 from zerodrill.deck.load import load_paths
+from zerodrill.export.formats import all_rules
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
 
@@ -23,6 +24,9 @@ from zerodrill.words import plural
 def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
     """Check deck files (default: the bundled decks); folders are searched recursively.
 
+    Besides the deck format, each export format's rules are checked (Anki's deck names and
+    cloze markers, say), so that a deck that passes can be exported to any of them.
+
     Every problem in every file is printed as FILE:LINE:COL: MESSAGE. Exit status 1 if there
     is any problem; warnings (a cloze deletion whose answer can be read elsewhere on its card)
     are printed the same way but leave the status 0.
@@ -33,7 +37,7 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
             click.echo(f"no decks among {plural(len(paths), 'file')}: nothing to check")
             return
         paths = tuple(kept)
-    result = load_paths(list(paths) or [bundled_decks_dir()])
+    result = load_paths(list(paths) or [bundled_decks_dir()], all_rules())
     for problem in result.problems:
         click.echo(str(problem))
     warnings = [w for deck in result.decks for w in deck_giveaways(deck)]

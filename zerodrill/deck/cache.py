@@ -34,6 +34,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from zerodrill.atomic_write import write_atomic
 from zerodrill.deck import files
 from zerodrill.deck.files import (
     LoadResult,
@@ -41,13 +42,12 @@ from zerodrill.deck.files import (
     discover,
     image_problem,
     read_deck_bytes,
-    write_atomic,
 )
 from zerodrill.deck.model import Card, Deck, Problem
 
 #: The code whose output a cache entry holds, relative to the zerodrill package: the deck
 #: package and the modules outside it that the loader imports (a test keeps this whole).
-LOADER_CODE = ("deck", "words.py")
+LOADER_CODE = ("deck", "atomic_write.py", "words.py")
 #: The card fields unpickled only when first read (the rest are read at start).
 BODY = ("fields", "refs", "pos", "field_pos")
 #: The card fields read at start, kept in the entry's index: all the others.

@@ -1,5 +1,4 @@
-"""Finding deck files, reading their bytes and gathering per-file results; and writing a file
-whole or not at all (the parsed-deck cache's entries, the exported packages).
+"""Finding deck files, reading their bytes and gathering per-file results.
 
 Split from :mod:`zerodrill.deck.load` so that a start from the parsed-deck cache, which needs
 only these, never imports (or, without bytecode files, compiles) the YAML-to-model builder.
@@ -12,13 +11,12 @@ import posixpath
 import re
 import select
 import stat
-import tempfile
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from zerodrill.deck.model import Deck, Pos, Problem
+from zerodrill.deck.target_rules import TargetRules
 
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -99,11 +97,14 @@ def combine(
     files: Sequence[Path],
     problems: list[Problem],
     loaded: Iterable[tuple[Path, Deck | None, list[Problem]]],
+    rules: Sequence[TargetRules] = (),
 ) -> LoadResult:
-    """Gather per-file results, refusing a deck id or title that an earlier file already uses."""
+    """Gather per-file results, refusing a deck id that an earlier file already uses, or a
+    title that a target of ``rules`` would take for an earlier file's."""
     decks: list[Deck] = []
     seen_ids: dict[str, Pos] = {}
-    seen_titles: dict[str, Deck] = {}
+    # (the program the target is for, the name it compares) -> the deck that has it
+    seen_titles: dict[tuple[str, str], Deck] = {}
     for _path, deck, file_problems in loaded:
         # In the order an editor shows them, whatever order the checks found them in.
         problems.extend(sorted(file_problems, key=lambda p: (p.pos.line, p.pos.col)))
@@ -115,27 +116,28 @@ def combine(
                 Problem(deck.pos, f"deck id '{deck.id}' is already used by {first.path}")
             )
             continue
-        title = anki_deck_name(deck.title)
-        same = seen_titles.get(title)
-        if same is not None:
+        titles = list(
+            dict.fromkeys(
+                (rule.app, rule.same_deck(deck.title)) for rule in rules if rule.same_deck
+            )
+        )
+        clash = next((name for name in titles if name in seen_titles), None)
+        if clash is not None:
+            same = seen_titles[clash]
             first = same.title_pos or same.pos
+            app = clash[0]
             problems.append(
                 Problem(
                     deck.title_pos or deck.pos,
-                    f"deck title '{deck.title}' is the same to Anki as '{same.title}' "
-                    f"({first.path}:{first.line}): Anki would merge the two decks",
+                    f"deck title '{deck.title}' is the same to {app} as '{same.title}' "
+                    f"({first.path}:{first.line}): {app} would merge the two decks",
                 )
             )
             continue
         seen_ids[deck.id] = deck.pos
-        seen_titles[title] = deck
+        seen_titles.update(dict.fromkeys(titles, deck))
         decks.append(deck)
     return LoadResult(tuple(decks), tuple(problems), tuple(files))
-
-
-def anki_deck_name(title: str) -> str:
-    """``title`` as Anki compares deck names: NFC, case-folded, trimmed."""
-    return unicodedata.normalize("NFC", title).strip().casefold()
 
 
 def read_deck_bytes(path: Path) -> bytes | Problem:
@@ -199,98 +201,3 @@ def image_problem(folder: Path, target: str) -> str | None:
     except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the name
         return f"image '{target}' cannot be read: {getattr(exc, 'strerror', None) or exc}"
     return None
-
-
-def _umask() -> int:
-    mask = os.umask(0)  # the only way to read it is to set it
-    os.umask(mask)
-    return mask
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all, making its folder if need be.
-
-    The bytes go to a temporary file beside ``path`` that then replaces it, so a reader (or a
-    crash) never sees half a file, and a failed write leaves the old file and no temporary one.
-    """
-    write_together([(path, data)])
-
-
-def write_together(files: Sequence[tuple[Path, bytes]]) -> None:
-    """Write each ``(path, data)`` whole, and replace the files only once all are written.
-
-    Every file is first written in full to a temporary file beside it; a failure there (a full
-    disk, say) removes the temporaries and leaves every file as it was. Only then does each
-    temporary replace its file, in the order given, so the one step that can split a set is
-    being killed between two renames, which a caller that rewrites the same set converges
-    from. An ``OSError`` names the file (or the folder) it concerns in ``filename``, never a
-    temporary. A process killed before its renames leaves its temporaries behind; the next
-    write beside them removes them.
-    """
-    temps: list[tuple[str, Path]] = []
-    try:
-        for path, data in files:
-            path.parent.mkdir(parents=True, exist_ok=True)  # its error names the folder
-            try:
-                _remove_stale_temps(path)
-                fd, tmp = tempfile.mkstemp(
-                    prefix=f".{path.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=path.parent
-                )
-                temps.append((tmp, path))
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                # mkstemp makes the file private; give it the mode any new file gets under the
-                # user's umask (0644 under the usual 022), as writing it in place would have.
-                os.chmod(tmp, 0o666 & ~_umask())
-            except OSError as exc:
-                exc.filename = str(path)  # not the temporary's name: it means nothing to a user
-                raise
-        while temps:
-            tmp, path = temps[0]
-            try:
-                os.replace(tmp, path)
-            except OSError as exc:
-                exc.filename = str(path)
-                raise
-            temps.pop(0)
-    finally:
-        for tmp, _path in temps:
-            Path(tmp).unlink(missing_ok=True)
-
-
-_TEMP_SUFFIX = ".tmp"
-
-
-def _remove_stale_temps(path: Path) -> None:
-    """Remove the temporaries that a killed writer of ``path`` left (``.<name>.<pid>.*.tmp``).
-
-    A temporary whose process still runs may be another writer's, about to be renamed, so only
-    those of processes that are gone are removed.
-    """
-    prefix = f".{path.name}."
-    try:
-        names = [n for n in os.listdir(path.parent) if n.startswith(prefix)]
-    except OSError:
-        return
-    for name in names:
-        pid, _, rest = name[len(prefix) :].partition(".")
-        if not (pid.isdigit() and rest.endswith(_TEMP_SUFFIX)) or _alive(int(pid)):
-            continue
-        try:
-            (path.parent / name).unlink()
-        except OSError:
-            pass
-
-
-def _alive(pid: int) -> bool:
-    if os.name == "nt":
-        return True  # os.kill(pid, 0) would end the process there, not ask about it
-    if pid == os.getpid():
-        return False  # a temporary of ours that is not in flight: this process was never killed
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):
-        return True  # another user's process, or a pid we cannot ask about: leave it
-    return True

@@ -19,10 +19,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze, interviews, kinds, markdown_checks
+from zerodrill.deck.cloze import ClozeIssue
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
     LoadResult,
-    anki_deck_name,
     combine,
     discover,
     image_problem,
@@ -33,7 +33,6 @@ from zerodrill.deck.model import (
     DECK_FIELDS,
     MAX_DECK_ID_CHARS,
     REQUIRED_DECK_FIELDS,
-    RESERVED_DECK_IDS,
     SLUG_PATTERN,
     TAG_PATTERN,
     Card,
@@ -41,6 +40,7 @@ from zerodrill.deck.model import (
     Pos,
     Problem,
 )
+from zerodrill.deck.target_rules import TargetRules
 from zerodrill.deck.yaml_nodes import (
     MAP,
     SEQ,
@@ -61,22 +61,27 @@ _MAX_CONTROLS = 20
 _BOOL = "tag:yaml.org,2002:bool"
 
 
-def load_paths(paths: Sequence[Path]) -> LoadResult:
-    """Load every deck under ``paths``; decks with any problem are left out of ``decks``."""
+def load_paths(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
+    """Load every deck under ``paths``; decks with any problem are left out of ``decks``.
+
+    ``rules`` are the export targets' rules to check besides the deck format's own.
+    """
     files, problems = discover(paths)
-    loaded = [(path, *load_file(path)) for path in files]
-    return combine(files, problems, loaded)
+    loaded = [(path, *load_file(path, rules)) for path in files]
+    return combine(files, problems, loaded, rules)
 
 
-def load_file(path: Path) -> tuple[Deck | None, list[Problem]]:
+def load_file(path: Path, rules: Sequence[TargetRules] = ()) -> tuple[Deck | None, list[Problem]]:
     """One deck file → (the deck, or None if it has problems; the problems)."""
     data = read_deck_bytes(path)
     if isinstance(data, Problem):
         return None, [data]
-    return parse_bytes(data, path)
+    return parse_bytes(data, path, rules)
 
 
-def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
+def parse_bytes(
+    data: bytes, path: Path, rules: Sequence[TargetRules] = ()
+) -> tuple[Deck | None, list[Problem]]:
     where = str(path)
     try:
         text = data.decode("utf-8-sig")
@@ -113,7 +118,7 @@ def parse_bytes(data: bytes, path: Path) -> tuple[Deck | None, list[Problem]]:
                 Pos(where, 1, 1), "file is empty: a deck needs deck, title, description and cards"
             )
         ]
-    builder = _Builder(where, path, text)
+    builder = _Builder(where, path, text, rules)
     deck = builder.deck(root)
     return (deck if not builder.problems else None), builder.problems
 
@@ -161,10 +166,16 @@ def _raw_controls(text: str, where: str) -> list[Problem]:
 class _Builder(NodeReader):
     """Builds one file's deck from its node graph (the node reading is :class:`NodeReader`)."""
 
-    def __init__(self, where: str, path: Path, text: str) -> None:
+    def __init__(
+        self, where: str, path: Path, text: str, rules: Sequence[TargetRules] = ()
+    ) -> None:
         super().__init__(where, text)
         self.path = path
         self._image_problems: dict[str, str | None] = {}
+        # Each check once: targets share checks (Anki's cloze rules hold for a TSV too).
+        self._id_checks = list(dict.fromkeys(rule.deck_id for rule in rules))
+        self._title_checks = list(dict.fromkeys(rule.title for rule in rules))
+        self._cloze_checks = list(dict.fromkeys(rule.cloze for rule in rules))
 
     def slug(
         self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
@@ -191,40 +202,28 @@ class _Builder(NodeReader):
                 "it may have (it names the exported package's file)",
             )
             return None
-        if deck_id in RESERVED_DECK_IDS:
-            self.report(
-                fields["deck"][1],
-                f"deck id '{deck_id}' is reserved for zerodrill's Anki tags; rename the deck",
-            )
-            return None
+        for check in self._id_checks:
+            problem = check(deck_id)
+            if problem is not None:
+                self.report(fields["deck"][1], problem)
+                return None
         return deck_id
 
     def title(self, node: yaml.Node) -> str | None:
-        """The deck's title, which Anki takes as the deck's name exactly as written."""
+        """The deck's title, which an export takes as the deck's name exactly as written."""
         title = self.text(node, "title")
         if title is None:
             return None
-        if "::" in title:
-            # Anki reads "A::B" as deck B inside deck A.
-            problem, at = (
-                "'::' is not allowed in a deck title: Anki would make nested decks of it",
-                title.index("::"),
-            )
-        elif "\n" in title:
+        if "\n" in title:
             # A block scalar's final newline counts too.
-            problem, at = (
-                "a deck title is one line: it becomes the deck's name in Anki",
-                title.index("\n"),
-            )
-        elif anki_deck_name(title) == "default":
-            # Every Anki collection has a deck named Default: the cards would join the user's.
-            problem, at = (
-                "'Default' is the name of Anki's own deck: the cards would be mixed into it",
-                0,
+            issue: ClozeIssue | None = ClozeIssue(
+                title.index("\n"), "a deck title is one line: it becomes the deck's name in Anki"
             )
         else:
+            issue = next(filter(None, (check(title) for check in self._title_checks)), None)
+        if issue is None:
             return title
-        self.problems.append(Problem(self.offset_pos(node, title, at), problem))
+        self.problems.append(Problem(self.offset_pos(node, title, issue.offset), issue.message))
         return None
 
     def deck(self, root: yaml.Node) -> Deck | None:
@@ -393,8 +392,10 @@ class _Builder(NodeReader):
 
     def _check_cloze(self, text: str, node: yaml.Node) -> tuple[int, ...]:
         deletions, issues = cloze.parse(text)
-        if not issues:
-            issues = markdown_checks.cloze_issues(text, deletions)
+        for check in self._cloze_checks:
+            if issues:
+                break
+            issues = list(check(text, deletions))
         for issue in issues:
             self.problems.append(Problem(self.offset_pos(node, text, issue.offset), issue.message))
         return tuple(sorted({d.ordinal for d in deletions if d.ordinal > 0}))

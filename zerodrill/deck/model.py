@@ -35,10 +35,6 @@ DECK_FIELDS: tuple[str, ...] = (
 )
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
-#: Deck ids the exported Anki tags use for themselves (``zerodrill::kind::cloze``,
-#: ``zerodrill::retired``): a deck with one of these ids would have its tags confused with them.
-RESERVED_DECK_IDS = frozenset({"kind", "retired"})
-
 #: The most characters a field (or title, description, tag...) may hold. The bundled deck's
 #: longest field is about a thousand; a field past this is a paste gone wrong, and each such
 #: field costs every later step (rendering, export, Anki) in proportion.
@@ -47,6 +43,10 @@ MAX_FIELD_CHARS = 20_000
 #: The longest deck id: it names the exported package and its manifest (``<id>.apkg``,
 #: ``<id>.manifest.json`` and their temporary files), which must fit a file name's 255 bytes.
 MAX_DECK_ID_CHARS = 64
+#: Deck ids that zerodrill's own tags use (``zerodrill::kind::cloze``, ``zerodrill::retired``):
+#: a deck named so would have its tags confused with them. The format's schema names them; the
+#: rule that refuses them is the exporters' (:mod:`zerodrill.export.anki_rules`).
+RESERVED_DECK_IDS = frozenset({"kind", "retired"})
 
 #: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe. Match them whole
 #: (``fullmatch``): with ``match``, ``$`` also matches before a final newline.

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from functools import cache
 
-import pyromark
+from zerodrill.deck import markdown_syntax
 
 # Rounds that rewrite only the opener of each piece of raw HTML (faithful to what the text
 # means without raw HTML); later rounds rewrite every "<" in it. Text that still holds raw
@@ -26,12 +25,6 @@ MAX_ROUNDS = 8
 # Raw HTML (an HTML block or inline HTML) always starts with one of these (CommonMark 4.6 and
 # 6.6); text without one needs no parse for it, however many "<" it holds.
 _HTML_START = re.compile(rb"<[A-Za-z/!?]")
-
-
-@cache
-def _parser() -> pyromark.Markdown:
-    # The export's syntax: CommonMark with tables.
-    return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
 
 
 def without_raw_html(text: str) -> str:
@@ -60,7 +53,7 @@ def without_raw_html(text: str) -> str:
 def raw_html_spans(text: str) -> list[tuple[int, int]]:
     """The byte ranges of the HTML blocks and inline HTML the parser finds in ``text``."""
     spans: list[tuple[int, int]] = []
-    for event, span in _parser().events_with_range(text):
+    for event, span in markdown_syntax.parser().events_with_range(text):
         if isinstance(event, dict) and ("InlineHtml" in event or event.get("Start") == "HtmlBlock"):
             spans.append((span["start"], span["end"]))
     return spans

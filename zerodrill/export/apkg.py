@@ -18,7 +18,9 @@ is put together from one module per job:
   :mod:`~zerodrill.export.html`, tags), with note types from :mod:`~zerodrill.export.notetypes`;
 * :mod:`~zerodrill.export.manifest`: the memory between builds;
 * :mod:`~zerodrill.export.collection`: the SQLite collection, with review progress if asked;
-* :mod:`~zerodrill.export.package`: the media and the zip around it all.
+* :mod:`~zerodrill.export.package`: the media and the zip around it all;
+* :mod:`~zerodrill.export.anki_rules`: what Anki needs of a deck, checked when it is loaded
+  for ``validate`` or ``export`` (:mod:`~zerodrill.export.formats` registers this format).
 
 :func:`build` gives the package's bytes and its new manifest; :func:`export` writes both.
 """
@@ -30,10 +32,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from zerodrill.deck.files import write_together
+from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
+from zerodrill.export.formats import ExportStats
 from zerodrill.export.manifest import Manifest, manifest_path, note_records, notetype_records
 from zerodrill.export.notes import RETIRED_SEARCH, RETIRED_TAG, notes_of
 from zerodrill.export.notetypes import note_type
@@ -53,19 +56,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class PackageStats:
-    """What a package holds: the counts ``zerodrill export`` reports."""
-
-    decks: int
-    notes: int
-    cards: int
-    retired_notes: int
-    media: int
-    reviewed_cards: int = 0
-    #: Note keys the manifest knows for these decks that are no longer in them, retired or
-    #: not: Anki keeps such a note (and studies it) wherever the package was imported.
-    vanished: tuple[str, ...] = ()
+#: What a package holds: the counts ``zerodrill export`` reports.
+PackageStats = ExportStats
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,9 @@
 
 What reaches Anki is only what this module writes, so it is where a deck's text is made safe:
 
-- The Markdown is CommonMark with tables, rendered by pulldown-cmark (through pyromark): the
-  export renders every field of every card, and that is where the export spent its time with
-  markdown-it-py, which the drill still draws cards with (the bench prints the comparison; the
-  two agree on CommonMark, and on the corners where they differ the card's text is the same,
-  its markup may differ).
+- The Markdown is the deck's syntax (:mod:`zerodrill.deck.markdown_syntax`: CommonMark with
+  tables), rendered by pulldown-cmark (through pyromark) as validate parses it. The drill draws
+  cards with markdown-it-py set to the same syntax (:mod:`zerodrill.tui.markdown` says why).
 - Raw HTML in a deck is escaped, never rendered: no ``<script>`` and no ``onerror=`` ever
   becomes markup. pulldown-cmark has no switch for that (CommonMark passes raw HTML through),
   so :mod:`zerodrill.deck.raw_html` (shared with validate's cloze checks) rewrites the ``<``
@@ -45,7 +43,7 @@ import pyromark
 from pygments.lexer import Lexer
 from pygments.token import STANDARD_TYPES, _TokenType
 
-from zerodrill.deck import cloze
+from zerodrill.deck import cloze, markdown_syntax
 from zerodrill.deck.lexers import lexer_for
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.raw_html import without_raw_html
@@ -105,7 +103,8 @@ def render(
         text = _protect_cloze(text)
     if "<" in text:
         text = without_raw_html(text)
-    html = (_markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else _plain_markdown()).html(text)
+    parser = _markdown() if len(text) <= HIGHLIGHT_MAX_CHARS else markdown_syntax.parser()
+    html = parser.html(text)
     if "<img" in html:
         packed = media or {}
         html = _IMAGE.sub(lambda m: _image(m, packed), html)
@@ -162,12 +161,7 @@ def _restore(match: re.Match[str]) -> str:
 
 @cache
 def _markdown() -> pyromark.Markdown:
-    return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES, highlight=_code_block)
-
-
-@cache
-def _plain_markdown() -> pyromark.Markdown:
-    return pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
+    return markdown_syntax.highlighting_parser(_code_block)
 
 
 def _quote_text(match: re.Match[str]) -> str:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import Card, Deck
+from zerodrill.deck.source_labels import source
 from zerodrill.export import html
 from zerodrill.export.ids import deck_anki_id, note_guid
 from zerodrill.export.notetypes import EXTRA_FIELDS, MATH_ON
@@ -108,12 +109,14 @@ def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> 
     if card.retired:
         # Anki's import never suspends a card the user already has, so the card says it.
         out[0] = RETIRED_NOTICE + out[0]
-    out.append(_sources(card.refs))
+    out.append(sources_html(card.refs))
     return out
 
 
-def _sources(refs: Iterable[str]) -> str:
-    """The card's references as a list, each a link where :func:`safe_link` allows one."""
+def sources_html(refs: Iterable[str]) -> str:
+    """The card's references as a list of the terminal's short labels, each a link to its
+    address where :func:`safe_link` allows one (a raw URL would take a third of a phone's
+    screen)."""
     items = "".join([_source_item(ref) for ref in refs])
     return f"<ul>{items}</ul>" if items else ""
 
@@ -121,7 +124,9 @@ def _sources(refs: Iterable[str]) -> str:
 # Cards of a deck cite the same few papers and files over and over.
 @lru_cache(maxsize=4096)
 def _source_item(ref: str) -> str:
-    text = html.escape(ref)
-    if safe_link(ref):
-        return f'<li><a href="{text}" rel="noopener noreferrer">{text}</a></li>'
-    return f"<li>{text}</li>"
+    found = source(ref)
+    url = found.url if found.url is not None else ref.strip()
+    label = html.escape(found.label)
+    if safe_link(url):
+        return f'<li><a href="{html.escape(url)}" rel="noopener noreferrer">{label}</a></li>'
+    return f"<li>{label}</li>"

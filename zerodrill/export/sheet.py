@@ -10,11 +10,14 @@ mailed, opened offline and printed as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from zerodrill.deck.model import Deck, Sheet
 from zerodrill.deck.raw_html import without_raw_html
 from zerodrill.export import html
+
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 
 #: What the sheet is called wherever it is shown.
 HEADING = "The night before"
@@ -57,8 +60,10 @@ def markdown(decks: Sequence[Deck]) -> str:
     parts: list[str] = []
     for deck in decks:
         sheet = _sheet(deck)
+        # The title is plain text, not Markdown: each of its marks is escaped, so no link or
+        # image in it (which validate does not look for there) is live in the file.
+        parts.append(f"# {HEADING}: {_markdown_text(deck.title)}\n")
         # Raw HTML made text, as the export does: whatever renders the file shows it as typed.
-        parts.append(f"# {HEADING}: {without_raw_html(deck.title)}\n")
         for n, bullet in enumerate(sheet.bullets, 1):
             text = _indented(without_raw_html(bullet.text), "   ")
             cards = f"  \n   *cards: {', '.join(bullet.cards)}*" if bullet.cards else ""
@@ -111,6 +116,12 @@ def _sheet(deck: Deck) -> Sheet:
     if deck.sheet is None:
         raise ValueError(f"deck '{deck.id}' has no sheet")
     return deck.sheet
+
+
+def _markdown_text(text: str) -> str:
+    """``text`` as Markdown that reads as ``text``: every ASCII punctuation mark, which is what
+    CommonMark's syntax is made of, escaped with a backslash."""
+    return _PUNCTUATION.sub(r"\\\g<0>", text)
 
 
 def _indented(text: str, prefix: str) -> str:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from markdown_it.tree import SyntaxTreeNode
 
-#: Anything CommonMark (with tables and strikethrough) might read as markup: inline markup
+#: Anything CommonMark (with tables) might read as markup: inline markup
 #: characters, entities and escapes; block starts (quotes, lists, headings, setext and
 #: thematic-break lines, indented code); hard breaks (two trailing spaces); and whitespace
 #: other than spaces and newlines, which the parser treats in ways of its own.
@@ -71,11 +71,16 @@ class MarkdownStyles:
 
 @cache
 def _parser() -> MarkdownIt:
+    # Where the terminal differs from the deck's one syntax (zerodrill.deck.markdown_syntax,
+    # which validate, the export, the preview and the sheet parse with), and why: it parses
+    # with markdown-it-py, not pulldown-cmark, because this renderer walks markdown-it's syntax
+    # tree into Rich (pulldown-cmark gives a flat stream of events and HTML); and raw HTML is
+    # turned off here (html=False) where the export rewrites it as text first (raw_html.py),
+    # to the same result. The extensions are the same: CommonMark with tables, nothing more
+    # (no strikethrough, which Anki would show as typed).
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-        ["table", "strikethrough"]
-    )
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table"])
 
 
 def warm_up() -> None:
@@ -243,8 +248,8 @@ class _Renderer:
             out.append("\n")
         elif kind == "code_inline":
             out.append(node.content, style + self.s.code)
-        elif kind in ("strong", "em", "s"):
-            extra = {"strong": Style(bold=True), "em": Style(italic=True), "s": Style(strike=True)}
+        elif kind in ("strong", "em"):
+            extra = {"strong": Style(bold=True), "em": Style(italic=True)}
             for child in node.children:
                 self._inline(child, out, style + extra[kind])
         elif kind == "link":

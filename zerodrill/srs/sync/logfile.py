@@ -17,13 +17,14 @@ None of these stop the other files being read.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+
+from zerodrill.atomic_write import write_atomic
 
 #: The version this zerodrill writes and reads; a file with a higher one is skipped.
 FORMAT_VERSION = 1
@@ -237,39 +238,14 @@ def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry]) -> in
     """Write ``path`` as ``kept`` (the file's complete lines as read, or "" for a new file)
     followed by the lines of ``new``; returns how many were added.
 
-    The file is written whole beside its final name, flushed to disk, then renamed into place:
-    a reader, or a crash, sees the old file or the new one. ``OSError`` if it cannot be done;
-    the old file is then as it was.
+    The file is written by :func:`~zerodrill.atomic_write.write_atomic`: whole beside its final
+    name, flushed to disk, then renamed into place, so a reader, or a crash, sees the old file
+    or the new one. ``OSError`` if it cannot be done; the old file is then as it was.
     """
     lines = [entry.to_json() + "\n" for entry in new]
     body = (kept or header(origin) + "\n") + "".join(lines)
-    # A dot name no reader takes for a log, one per process: two syncs never share a temp file.
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temp, "w", encoding="utf-8", newline="\n") as out:
-            out.write(body)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    write_atomic(path, body.encode("utf-8"), make_folder=False)
     return len(lines)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable, where the system allows it (not on Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def log_files(folder: Path) -> list[Path]:

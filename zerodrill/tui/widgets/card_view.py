@@ -26,8 +26,8 @@ from textual.widget import AwaitMount
 from zerodrill.deck import cloze
 from zerodrill.deck.kinds import Sides, Typing
 from zerodrill.deck.model import Item
+from zerodrill.deck.source_labels import source
 from zerodrill.tui.markdown import parse, quoted, render
-from zerodrill.tui.source_labels import source
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,

@@ -4,7 +4,8 @@ A ref is untrusted text from a deck. Only an ``http(s)`` ref becomes a link, to 
 address; a paper cited by its arXiv id links to that id's page on arxiv.org. Everything else
 is shown as the text it is. The labels are short so that each fits on one line at 80
 columns: a URL folded across lines is both hard to read and, in most terminals, no longer
-one link.
+one link. Anki shows the same labels (``zerodrill.export.notes``), where a raw URL would take
+a third of a phone's screen; so this lives beside the deck, not in the terminal's code.
 """
 
 from __future__ import annotations
