@@ -29,6 +29,7 @@ from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.session import DrillSession, Summary
 from zerodrill.tui.textual_internals import CommandPalette
 from zerodrill.tui.user_errors import user_errors_exit
+from zerodrill.words import plural
 
 
 class ZeroDrillApp(AppBase[Summary]):
@@ -97,6 +98,11 @@ class ZeroDrillApp(AppBase[Summary]):
                 yield command
         yield SystemCommand(
             "Light / dark", "Switch between a light and a dark theme", self.action_toggle_dark
+        )
+        yield SystemCommand(
+            "Unsuspend cards",
+            "Bring back every suspended card of the decks drilled (key @ suspends one)",
+            self.action_unsuspend_all,
         )
         yield SystemCommand(
             "Grade buttons: 4 / 6",
@@ -210,13 +216,15 @@ class ZeroDrillApp(AppBase[Summary]):
         """Take back the sitting's last grade: its card comes back, question side."""
         if not self.session.can_undo or not self._session_on_top():
             return
+        what = self.session.next_undo
         self.session.undo()
         screen = self.screen
         if isinstance(screen, DrillScreen):
             await screen.show_current()
         else:
             self.show(self._drill_screen())
-        self.notify("Last grade undone.", timeout=2)
+        said = {"grade": "Last grade undone.", "bury": "Bury undone.", "suspend": "Suspend undone."}
+        self.notify(said.get(what or "", "Last card action undone."), timeout=2)
 
     @user_errors_exit
     async def action_edit_card(self) -> None:
@@ -262,6 +270,14 @@ class ZeroDrillApp(AppBase[Summary]):
         self.decks = result.decks
         self.session.replace_decks(result.decks)
         return None
+
+    @user_errors_exit
+    async def action_unsuspend_all(self) -> None:
+        """The palette's way back from suspending: every suspended card of these decks."""
+        count = self.session.unsuspend_all()
+        self.notify(f"{plural(count, 'card')} unsuspended.", timeout=3, markup=False)
+        if count and not isinstance(self.screen, DrillScreen) and self.session.current:
+            self.show(self._drill_screen())
 
     @user_errors_exit
     def action_toggle_buttons(self) -> None:

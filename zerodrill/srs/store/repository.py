@@ -26,6 +26,7 @@ from types import TracebackType
 from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card
 from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import cardlog
+from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.cardlog import Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
@@ -65,6 +66,7 @@ class Store:
         with self._reading():
             #: This database's machine id: the origin of the reviews made here.
             self.machine = cardlog.machine_origin(conn)
+        self._actions = ActionLog(conn, self._reading, self._writing, self.machine)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -186,6 +188,12 @@ class Store:
     def attempts(self) -> AttemptLog:
         """The interview attempts, in this file, through this connection's transactions."""
         return self._attempts
+
+    @property
+    def actions(self) -> ActionLog:
+        """The card actions (suspend, bury, flag, mark), through this connection's
+        transactions."""
+        return self._actions
 
     # -- the schedule ---------------------------------------------------------------------------
 
