@@ -12,14 +12,16 @@ from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 KEYS = """\
 [b]Space[/b]/[b]Enter[/b] show the answer (and check what you typed); then
-            give the highlighted grade: the suggested one, else {usual}
+            give the highlighted grade: the suggestion, else {usual}
 [b]0-5[/b]         grade the card ([b]1-4[/b] with four buttons; [b]b[/b] switches)
-[b]u[/b]           undo the last grade: that card comes back
+[b]u[/b]           undo the last grade or card action: that card comes back
+[b]-[/b] bury until tomorrow   [b]@[/b] suspend ([b]Ctrl+P[/b] Unsuspend brings back)
+[b]*[/b] mark   [b]Ctrl+1[/b]-[b]7[/b] flag (again: clear)   [b]e[/b] edit the card's YAML
 [b]a[/b], [b]Tab[/b]      type your answer first ([b]Ctrl+J[/b] new line); [b]Esc[/b] stops
 [b]j[/b]/[b]k[/b], [b]End[/b]    scroll a long card (also ↑/↓, PgUp/PgDn, Home)
 [b]d[/b]           choose a deck     [b]s[/b] statistics
 [b]?[/b]           this help         [b]q[/b], [b]Ctrl+C[/b] quit (grades are saved)
-[b]Ctrl+P[/b]      command palette (theme, light/dark, grade buttons)"""
+[b]Ctrl+P[/b]      palette (theme, light/dark, grade buttons, unsuspend)"""
 
 GRADES = "\n".join(
     [
