@@ -184,3 +184,37 @@ def test_the_action_log_is_append_only(store: Store) -> None:
     conn = store._conn
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         conn.execute("DELETE FROM card_action")
+
+
+# -- stats and the deck picker count them ----------------------------------------------------
+
+
+def test_stats_and_the_deck_picker_count_suspended_and_buried_cards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui_support import TUI_DECKS, tui_decks
+
+    from zerodrill.srs.session import Session
+    from zerodrill.srs.stats import compute_stats
+
+    db = tmp_path / "reviews.db"
+    clock = Clock()
+    with Store.open(db) as store:
+        session = Session(tui_decks("zero"), store, clock=clock)
+        before = session.deck_counts()[-1]
+        session.act(Action.SUSPEND)
+        session.act(Action.BURY)
+        after = session.deck_counts()[-1]
+        # Six new cards, two put aside: four left (the cloze card's second deletion, held back
+        # while its first was new today, comes forward now that the first is suspended).
+        assert (before.new, before.put_aside) == (5, 0)
+        assert (after.new, after.put_aside) == (4, 2)
+        stats = compute_stats(tui_decks("zero"), store, session.day)
+        assert (stats.suspended, stats.buried) == (1, 1)
+        # The next day the buried card is back; the suspended one is still aside.
+        tomorrow = compute_stats(tui_decks("zero"), store, session.day + timedelta(days=1))
+        assert (tomorrow.suspended, tomorrow.buried) == (1, 0)
+    code, out, _ = run_cli(capsys, "stats", str(TUI_DECKS / "zero.yaml"), "--db", str(db))
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.startswith("put aside"))
+    assert "suspended 1" in line and "zerodrill unsuspend" in line

@@ -90,6 +90,8 @@ class DeckCount:
     title: str
     due: int
     new: int
+    #: Cards of the deck suspended, or buried today: in neither figure above.
+    put_aside: int = 0
 
 
 def record_grade(
@@ -477,5 +479,9 @@ class Session:
     def _count(self, deck_id: str | None, title: str, decks: Sequence[Deck]) -> DeckCount:
         # The same queue as a sitting over ``decks`` would build: the daily limit on new cards
         # is one over every deck, so no row offers more than drilling it would give.
-        q = build_queue(items_of(decks), self._store, self.day, new_limit=self._new_limit)
-        return DeckCount(deck_id, title, len(q.reviews) + len(q.repeats), len(q.new))
+        marks = self._store.actions.marks()
+        items = items_of(decks)
+        shown = [i for i in items if not marks.get(i.key, NO_MARKS).hidden_on(self.day)]
+        q = build_queue(shown, self._store, self.day, new_limit=self._new_limit)
+        due = len(q.reviews) + len(q.repeats)
+        return DeckCount(deck_id, title, due, len(q.new), len(items) - len(shown))
