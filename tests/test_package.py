@@ -34,6 +34,7 @@ def test_help_lists_the_commands() -> None:
         "show",
         "stats",
         "sync",
+        "unsuspend",
         "validate",
     ]
 
