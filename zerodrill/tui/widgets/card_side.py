@@ -103,6 +103,7 @@ class CardSide(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._build: Build | None = None
+        self._drawn: tuple[tuple[Build | None, SideStyles | None], DrawnOnce] | None = None
 
     def show(self, build: Build | None) -> None:
         """Show what ``build`` makes from the theme's styles (nothing, for None)."""
@@ -117,7 +118,14 @@ class CardSide(Widget):
         return self._build(SideStyles.of(holder))
 
     def render(self) -> Visual:
-        return DrawnOnce(self, self.renderable())
+        # Textual asks again on every layout of the screen (a reveal is one); the side drawn
+        # last is kept while neither what it shows nor the theme's colours have changed.
+        holder = self.parent
+        styles = SideStyles.of(holder) if isinstance(holder, Widget) else None
+        key = (self._build, styles)
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = (key, DrawnOnce(self, self.renderable()))
+        return self._drawn[1]
 
 
 class DrawnOnce(Visual):
