@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zerodrill.errors import UserError
+from zerodrill.srs.events import Identity, from_wire
 from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.logfile import (
-    Identity,
     LogEntry,
     LogFile,
     file_name,
@@ -74,7 +74,7 @@ def review_of(entry: LogEntry) -> Review:
     new = Sm2State.new()
     return Review(
         entry.key,
-        ReviewKind(entry.kind),
+        ReviewKind.UNDO if entry.is_undo else ReviewKind.GRADE,
         entry.at,
         entry.day,
         Grade(entry.grade) if entry.grade is not None else None,
@@ -140,7 +140,7 @@ def survey(store: Store, folder: Path) -> Plan:
         for entry in log.entries:
             in_files.add(entry.identity)
             found.setdefault(entry.identity, entry)
-    local = {(line.origin, line.seq): LogEntry(*line) for line in store.log_lines()}
+    local = {(line.origin, line.seq): from_wire(**line._asdict()) for line in store.log_lines()}
     for identity, entry in found.items():
         mine = local.get(identity)
         if mine is not None and _what(mine) != _what(entry):
