@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from zerodrill.srs.schedulers.base import Effect
 from zerodrill.srs.sm2 import Grade, to_grade
 
 #: A review's identity on every machine: (origin, sequence number at that origin).
@@ -89,6 +90,54 @@ class ReviewEvent:
     def to_json(self) -> str:
         """:meth:`to_wire` as one line of JSON (without the newline)."""
         return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """An event as this database's log holds it: its place in the log and what the replay
+    made of it."""
+
+    #: Its row in this database (the order it was logged here; not the same on other machines).
+    id: int
+    event: ReviewEvent
+    #: What the grade was (first sight, recall, same-day repeat); None for an undo, a grade
+    #: withdrawn by one, or a grade not replayed yet.
+    effect: Effect | None = None
+
+    @property
+    def key(self) -> str:
+        return self.event.key
+
+    @property
+    def grade(self) -> Grade | None:
+        return self.event.grade
+
+    @property
+    def at(self) -> datetime:
+        return self.event.at
+
+    @property
+    def day(self) -> date:
+        return self.event.day
+
+    @property
+    def identity(self) -> Identity:
+        return self.event.identity
+
+    @property
+    def in_effect(self) -> bool:
+        return self.effect is not None
+
+    @property
+    def introduced(self) -> bool:
+        """This grade was the card's first in effect: it turned a new card into a known one."""
+        return self.effect is Effect.FIRST
+
+    @property
+    def repeat(self) -> bool:
+        """Another grade on a study day the card had one already: it moved no day-based
+        schedule."""
+        return self.effect is Effect.REPEAT
 
 
 #: What a sync line's ``kind`` may be.
