@@ -115,10 +115,8 @@ def replay_card(
             day = days.get(row[2])
             if day is None:
                 day = days[row[2]] = date.fromisoformat(row[2])
-            at = datetime.fromisoformat(row[3])
-            if at.tzinfo is None:
-                raise ValueError(f"a time without its UTC offset: {row[3]!r}")
-            grades.append((_GRADES[row[4]], day, at))
+            # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
+            grades.append((_GRADES[row[4]], day, datetime.fromisoformat(row[3])))
         except (TypeError, ValueError, IndexError) as exc:
             raise Damaged(f"review {row[0]}: {exc}") from exc
         ids.append(row[0])
