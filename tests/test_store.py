@@ -21,7 +21,8 @@ from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.schedulers.sm2 import Sm2Card
+from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import (
@@ -1034,3 +1035,51 @@ def test_two_processes_grading_one_card_on_one_day_give_one_grade(db: Path) -> N
         assert sorted(kind(r) for r in s.log()) == [ReviewKind.GRADE, ReviewKind.REPEAT]
         assert sm2_of(s, "d/k0").repetitions == 0
         assert reference_states(s.events()) == sm2_states(s)
+
+
+class _Doubling:
+    """SM-2 with every interval twice as long: another scheduler, for the switch."""
+
+    name = "sm2x2"
+    fingerprint = "sm2x2"
+
+    def __init__(self) -> None:
+        self._sm2 = Sm2Scheduler()
+
+    def new_state(self) -> Sm2Card:
+        return Sm2Card()
+
+    def review(self, state: Sm2Card, grade: Grade, when: When) -> Sm2Card:
+        after = self._sm2.review(state, grade, when)
+        if after.sm2 == state.sm2:
+            return after
+        s, longer = after.sm2, after.sm2.interval * 2
+        state = Sm2State.from_hundredths(
+            s.repetitions, longer, s.ef_hundredths, when.day + timedelta(longer), s.lapses
+        )
+        return Sm2Card(state, after.first_day, after.last_day, after.last_grade, after.last_at)
+
+    def next_states(self, state: Sm2Card, when: When) -> dict[Grade, Sm2Card]:
+        return {g: self.review(state, g, when) for g in Grade}
+
+    def state_from_dict(self, data: dict[str, object]) -> Sm2Card:
+        return self._sm2.state_from_dict(data)
+
+
+def test_switching_scheduler_rederives_every_card_and_switching_back_restores_it(db: Path) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        grade(s, "d/a", 5, DAY + timedelta(days=1))
+        grade(s, "d/b", 2)
+        first = s.states()
+    with Store.open(db, scheduler=_Doubling()) as s:
+        doubled = s.states()
+        assert doubled["d/a"].interval == 12 and doubled["d/b"].interval == 2
+        assert len(s.log()) == 3  # nothing lost
+        s.use(Sm2Scheduler())
+        assert s.states() == first
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT fingerprint FROM derived").fetchone() == ("sm2",)
+    finally:
+        conn.close()

@@ -225,6 +225,12 @@ class Store:
             with self._writing():
                 pass  # _writing rebuilds it on starting
 
+    def use(self, scheduler: Scheduler[Any]) -> None:
+        """Derive cards with ``scheduler`` from now on (chosen after opening, say from a saved
+        setting). A cache built with another is rebuilt at the next read or write: nothing
+        is lost, and going back to the first gives its schedule exactly."""
+        self.scheduler = scheduler
+
     def rederive(self) -> None:
         """Drop the whole cache and derive it again from the events; one transaction."""
         with self._writing():
