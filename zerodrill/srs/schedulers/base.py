@@ -32,16 +32,17 @@ does (SM-2: nothing to the schedule; FSRS: a short-term step) and says so throug
 :attr:`CardState.phase` (Anki's New/Learning/Review/Relearning), :attr:`CardState.again_on`
 (the card comes back on that study day) and :attr:`CardState.step_due`. Nobody else writes
 that rule. What a review *was* (a first sight, a recall of a scheduled card, a same-day
-repeat) follows from the states before and after it, by :func:`effect_of`, for every
-scheduler alike; the daily new-card limit and the retention figure count those.
+repeat) follows from the card's state before it and when it was given, by :func:`effect_of`,
+for every scheduler alike; the daily new-card limit and the retention figure count those.
 
 **Implementing one** (FSRS, say): a frozen dataclass for the state with the properties of
 :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
 ``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
 ``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
-:data:`zerodrill.srs.schedulers.SCHEDULERS`. The store re-derives every card when the
-fingerprint of the scheduler in use differs from the one its cache was built with, so a
-switch loses nothing and switching back gives the old schedule exactly.
+:data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
+``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (SM-2 if none), and re-derives every
+card when its fingerprint differs from the one the cache was built with, so a switch loses
+nothing and switching back gives the old schedule exactly.
 """
 
 from __future__ import annotations
