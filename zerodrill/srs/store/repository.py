@@ -25,7 +25,7 @@ from types import TracebackType
 
 from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card
 from zerodrill.srs.sm2 import Sm2State
-from zerodrill.srs.store import cardlog
+from zerodrill.srs.store import cardlog, machine_id
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.cardlog import Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
@@ -62,9 +62,6 @@ class Store:
         self._depth = 0
         self._data_version = self._read_data_version()
         self._attempts = AttemptLog(conn, self._reading, self._writing)
-        with self._reading():
-            #: This database's machine id: the origin of the reviews made here.
-            self.machine = cardlog.machine_origin(conn)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -181,6 +178,19 @@ class Store:
         with self._reading():
             version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]
             return version
+
+    @property
+    def machine(self) -> str:
+        """This database's machine id: the origin of the reviews made here. Read each time:
+        a sync (in another terminal, too) may give the database a new one."""
+        with self._reading():
+            return machine_id.origin(self._conn)
+
+    def renew_machine(self, moved: Collection[int]) -> str:
+        """A new machine id for this database, its reviews numbered ``moved`` under the old
+        one renumbered under the new; returns it. See :mod:`.machine_id`."""
+        with self._writing():
+            return machine_id.renew(self._conn, moved)
 
     @property
     def attempts(self) -> AttemptLog:
@@ -355,13 +365,14 @@ class Store:
             entries = cardlog.card_entries(self._conn, target.key)
             undone = {e.undoes for e in entries}
             # Reviews merged from elsewhere never block an undo: the replay places them.
+            here = machine_id.origin(self._conn)
             later = [
                 e
                 for e in entries
                 if e.kind is not ReviewKind.UNDO
                 and e.id not in undone
                 and e.id > target.id
-                and e.origin == self.machine
+                and e.origin == here
             ]
             if later:
                 raise UndoConflict(
@@ -412,4 +423,4 @@ class Store:
 
     def _append(self, review: Review) -> Review:
         """Log ``review`` (its ``id`` is ignored) as this machine's; it with its id."""
-        return cardlog.insert(self._conn, review, self.machine)
+        return cardlog.insert(self._conn, review, machine_id.origin(self._conn))
