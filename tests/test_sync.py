@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from sync_support import replayed, sm2_of
 
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import Review, ReviewKind, rebuild
+from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import Store
@@ -29,12 +30,17 @@ NOON = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 KEY = "zero/stage-1"
 
 
-def grade(store: Store, key: str, q: int, at: datetime) -> Review:
+def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
     return record_grade(store, key, q, day=study_day(at), at=at)
 
 
 def identities(store: Store) -> set[tuple[str, int]]:
     return {review.identity for review in store.log()}
+
+
+def rebuild(store: Store) -> dict[str, Sm2State]:
+    """The states SM-2 gives replaying ``store``'s events the plain way."""
+    return replayed(store)
 
 
 @pytest.fixture
@@ -79,7 +85,7 @@ def test_reviews_made_on_one_machine_reach_the_other(
     assert "received 2 reviews from 1 other machine; 2 cards rescheduled" in out
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b)
-        assert a.states() == b.states() == rebuild(a.log())
+        assert sm2_of(a) == sm2_of(b) == rebuild(a)
         assert b.state(KEY).interval == 1
 
 
@@ -109,8 +115,8 @@ def test_reviews_from_both_machines_interleave_in_time_order(
     for store in (a, b, a):
         sync_folder(store, folder)
     assert identities(a) == identities(b)
-    expected = rebuild(a.log())
-    assert a.states() == b.states() == expected
+    expected = rebuild(a)
+    assert sm2_of(a) == sm2_of(b) == expected
     # 5 on day 1, the lapse on day 2, 5 on day 4: one day again after the lapse.
     assert expected[KEY].interval == 1 and expected[KEY].lapses == 1
 
@@ -122,38 +128,29 @@ def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder
     sync_folder(b, folder)
     assert KEY in b.states()
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
-    a.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).id, at=NOON + timedelta(days=1))
-    a.undo(wrong.id, at=NOON + timedelta(days=1))
+    a.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).identity, at=NOON + timedelta(days=1))
+    a.undo(wrong.identity, at=NOON + timedelta(days=1))
     report = sync_folder(a, folder)
     assert report.sent == 4
     report = sync_folder(b, folder)
     assert (report.received, report.cards) == (4, 2)
-    assert a.states() == b.states() == rebuild(b.log())
+    assert sm2_of(a) == sm2_of(b) == rebuild(b)
     assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
 
 
-def test_the_log_lines_sync_reads_say_what_the_full_log_says(
+def test_the_events_sync_reads_say_what_the_full_log_says(
     machines: tuple[Store, Store],
 ) -> None:
-    # Sync reads the log without its SM-2 states (Store.log_lines): the same reviews, fields
-    # and identities as the full log, undos naming what they undo, Anki's reviews included.
+    # Sync reads the log as events (Store.events): the same events and identities as the full
+    # log, undos naming what they undo, Anki's reviews included.
     a, _ = machines
     grade(a, KEY, 4, NOON)
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
-    a.undo(wrong.id, at=NOON + timedelta(days=1))
-    new = Sm2State.new()
-    a.merge(
-        [Review(KEY, ReviewKind.GRADE, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT,
-                new, new, 2500, origin="anki",
-                origin_seq=7)]
-    )  # fmt: skip
-    full = [
-        (r.origin, r.origin_seq, r.key, r.kind.value, r.at, r.day,
-         None if r.grade is None else int(r.grade), r.undoes_ref, r.answer_ms)
-        for r in a.log()
-    ]  # fmt: skip
-    assert [tuple(line) for line in a.log_lines()] == full
-    assert [line.kind for line in a.log_lines()] == ["grade", "grade", "undo", "grade"]
+    a.undo(wrong.identity, at=NOON + timedelta(days=1))
+    anki = ReviewEvent("anki", 7, KEY, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT)
+    a.add_events([anki])
+    assert a.events() == [logged.event for logged in a.log()]
+    assert [e.undoes for e in a.events()] == [None, None, wrong.identity, None]
 
 
 def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
@@ -168,7 +165,7 @@ def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folde
     assert (report.received, report.warnings) == (2, ())
     path.write_bytes(whole)
     assert sync_folder(b, folder).received == 1
-    assert identities(a) == identities(b) and a.states() == b.states()
+    assert identities(a) == identities(b) and sm2_of(a) == sm2_of(b)
 
 
 def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
@@ -187,15 +184,11 @@ def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
 
 def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], folder: Path) -> None:
     a, b = machines
-    new = Sm2State.new()
-    anki = Review(
-        KEY, ReviewKind.GRADE, NOON, date(2025, 3, 10), Grade.GOOD, new, new, 3000,
-        origin="anki", origin_seq=1741608000000,
-    )  # fmt: skip
-    a.merge([anki])
+    anki = ReviewEvent("anki", 1741608000000, KEY, NOON, date(2025, 3, 10), Grade.GOOD, None, 3000)
+    a.add_events([anki])
     assert sync_folder(a, folder).sent == 1
     assert sync_folder(b, folder).received == 1
-    assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
+    assert sm2_of(b) == sm2_of(a) and identities(b) == {("anki", 1741608000000)}
 
 
 def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_nothing(
@@ -224,7 +217,7 @@ def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_noth
     with Store.open(tmp_path / "a.db") as a:
         assert a.machine != old
         assert identities(a) == {first.identity, (a.machine, 1)}
-        assert set(a.states()) == {KEY, "zero/stage-2"} and a.states() == rebuild(a.log())
+        assert set(a.states()) == {KEY, "zero/stage-2"} and sm2_of(a) == rebuild(a)
         # Numbered after its own reviews under the new id: no identity is used twice.
         assert grade(a, KEY, 4, NOON + timedelta(days=2)).identity == (a.machine, 2)
     code, out, err = sync(capsys, tmp_path / "a.db", folder)
@@ -232,7 +225,7 @@ def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_noth
     assert sync(capsys, tmp_path / "b.db", folder)[0] == 0
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b) and len(identities(b)) == 3
-        assert a.states() == b.states() == rebuild(b.log())
+        assert sm2_of(a) == sm2_of(b) == rebuild(b)
 
 
 def test_clocks_minutes_apart_agree_on_one_order(
@@ -246,8 +239,8 @@ def test_clocks_minutes_apart_agree_on_one_order(
     grade(b, KEY, 1, NOON + timedelta(minutes=5) - timedelta(minutes=10))
     for store in (a, b, a):
         sync_folder(store, folder)
-    assert a.states() == b.states() == rebuild(a.log())
-    assert a.state(KEY).lapses == 0 and a.state(KEY).ef_hundredths < 250  # B's 1 came first
+    assert sm2_of(a) == sm2_of(b) == rebuild(a)
+    assert sm2_of(a)[KEY].lapses == 0 and sm2_of(a)[KEY].ef_hundredths < 250  # B's 1 came first
 
 
 @pytest.mark.parametrize("copy_drills_first", [False, True])
@@ -277,7 +270,7 @@ def test_a_copied_database_is_told_apart_at_its_first_sync(
         assert a.machine != clone.machine
         assert identities(a) == identities(clone)
         assert len(identities(a)) == 3 + copy_drills_first
-        assert a.states() == clone.states() == rebuild(a.log())
+        assert sm2_of(a) == sm2_of(clone) == rebuild(a)
 
 
 @pytest.mark.parametrize("what", ["missing", "a file"])
@@ -372,4 +365,4 @@ def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder:
             sync_folder(store, folder)
         assert identities(a) == identities(b) and len(identities(a)) == 10
         assert len(list(a.log())) == len(list(b.log())) == 10
-        assert a.states() == b.states() == rebuild(a.log())
+        assert sm2_of(a) == sm2_of(b) == rebuild(a)

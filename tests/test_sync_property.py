@@ -20,9 +20,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sync_support import replayed, sm2_of
 
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import rebuild
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import NotInEffect, Store, UndoConflict
 from zerodrill.srs.sync.folder import Plan, receive, send, survey, sync_folder
@@ -160,9 +160,9 @@ def test_machines_that_sync_end_with_one_log_and_one_schedule(
             identities = [review.identity for review in log]
             assert len(identities) == len(set(identities)), "a review was merged twice"
             assert set(identities) == world.made, "a review was lost (or invented)"
-        states = [m.store.states() for m in world.machines]
+        states = [sm2_of(m.store) for m in world.machines]
         assert all(state == states[0] for state in states)
-        assert states[0] == rebuild(logs[0])
+        assert states[0] == replayed(world.machines[0].store)
     finally:
         world.close()
         shutil.rmtree(root)

@@ -40,9 +40,7 @@ def renew(conn: sqlite3.Connection, moved: Collection[int]) -> tuple[str, set[st
     keys = {
         key
         for _, _, _, seq in renumbered
-        for (key,) in conn.execute(
-            "SELECT key FROM event WHERE origin = ? AND seq = ?", (old, seq)
-        )
+        for (key,) in conn.execute("SELECT key FROM event WHERE origin = ? AND seq = ?", (old, seq))
     }
     for name, _ in _GUARDS:
         conn.execute(f"DROP TRIGGER {name}")
