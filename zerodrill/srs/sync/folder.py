@@ -18,15 +18,16 @@ not arrived yet waits for a later sync.
 
 What the folder holds is not trusted (see :mod:`.logfile` for the files and lines): a line
 that claims this machine's identity is ignored, as this machine's reviews come from its own
-database only; an undo that can never be merged (of an undo, of another card, a second one)
-is skipped alone with a warning; a review another file contradicts keeps the version of its
-own machine's file, and the local one wins over both. A database whose own file holds reviews
-it lacks (a restored backup, a copy) takes a new machine id before anything else.
+database only; a review another file contradicts keeps the version of its own machine's
+file, and the local one wins over both. An undo that can never be added (of an undo, of
+another card, a second one) is the store's to skip (:meth:`Store.add_events`). A database
+whose own file holds reviews it lacks (a restored backup, a copy) takes a new machine id
+before anything else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,48 +212,15 @@ def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, 
             "are kept"
         )
     plan.outgoing = [entry for ident, entry in local.items() if ident not in in_files]
-    plan.incoming, bad = screen_undos(incoming, local)
-    plan.warnings.extend(bad)
+    # An undo whose review has not arrived waits for a later sync; one that can never be
+    # added (of an undo, of another card, a second one) the store skips alone, with a warning.
+    arriving = {entry.identity for entry in incoming}
+    plan.incoming = [
+        entry
+        for entry in incoming
+        if entry.undoes is None or entry.undoes in local or entry.undoes in arriving
+    ]
     return plan
-
-
-def screen_undos(
-    incoming: list[LogEntry], local: Mapping[Identity, LogEntry]
-) -> tuple[list[LogEntry], list[str]]:
-    """The ``incoming`` entries that can be merged, and a warning for each undo that never can.
-
-    An undo withdraws exactly the review it names. One whose review has not arrived waits for
-    a later sync; one that names an undo, a review of another card, or a review already undone
-    (here, or by an earlier undo among ``incoming`` in identity order, so every machine keeps
-    the same one) is skipped alone.
-    """
-    arriving = {entry.identity: entry for entry in incoming}
-    undone = {entry.undoes for entry in local.values() if entry.undoes is not None}
-    kept: list[LogEntry] = []
-    warnings: list[str] = []
-    for entry in sorted(incoming, key=lambda e: e.identity):
-        target_id = entry.undoes
-        if target_id is None:
-            kept.append(entry)
-            continue
-        target = local.get(target_id) or arriving.get(target_id)
-        if target is None:
-            continue  # its review has not arrived: a later sync merges it
-        name = f"{entry.origin}:{entry.seq}"
-        if target.undoes is not None:
-            why = "undoes an undo"
-        elif target.key != entry.key:
-            why = "undoes a review of another card"
-        elif target_id in undone:
-            why = "undoes a review already undone"
-        else:
-            undone.add(target_id)
-            kept.append(entry)
-            continue
-        warnings.append(f"undo {name} {why} ({target_id[0]}:{target_id[1]}); skipped")
-    order = {entry.identity: n for n, entry in enumerate(incoming)}
-    kept.sort(key=lambda e: order[e.identity])
-    return kept, warnings
 
 
 def send(plan: Plan) -> int:
