@@ -20,11 +20,12 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.scheduler.v3 import CardAnswer
 from cli_support import run_cli
+from sync_support import sm2_of
 
 from zerodrill.export import ids
 from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import ReviewKind, rebuild, time_order
+from zerodrill.srs.events import time_order
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade, Sm2State
 from zerodrill.srs.store import Store
@@ -117,19 +118,20 @@ def zerodrill_answers(col: Collection) -> list[tuple[int, str, int]]:
 
 def sm2_by_hand(store: Store) -> dict[str, Sm2State]:
     """SM-2 over every grade in effect, by day then time, a card's second on a day skipped."""
-    undone = {r.undoes for r in store.log() if r.kind is ReviewKind.UNDO}
+    events = store.events()
+    undone = {e.undoes for e in events if e.undoes is not None}
     given = sorted(
-        (r for r in store.log() if r.kind is not ReviewKind.UNDO and r.id not in undone),
-        key=lambda r: (r.day, r.at),
+        (e for e in events if e.grade is not None and e.identity not in undone),
+        key=lambda e: (e.day, e.at),
     )
     states: dict[str, Sm2State] = {}
     last: dict[str, object] = {}
-    for r in given:
-        assert r.grade is not None
-        if r.kind is ReviewKind.REPEAT or last.get(r.key) == r.day:
+    for e in given:
+        assert e.grade is not None
+        if last.get(e.key) == e.day:
             continue
-        states[r.key] = sm2.review(states.get(r.key, Sm2State.new()), r.grade, r.day)
-        last[r.key] = r.day
+        states[e.key] = sm2.review(states.get(e.key, Sm2State.new()), e.grade, e.day)
+        last[e.key] = e.day
     return states
 
 
@@ -173,12 +175,12 @@ def test_reviews_given_in_anki_come_back(
         "1 note not zerodrill's (left alone); 1 revlog row that are not answers (skipped).",
     ]
     with Store.open(db) as store:
-        log = list(store.log())
-        from_anki = [r for r in log if r.origin == "anki"]
-        assert [(r.origin_seq, r.key, r.grade) for r in from_anki] == [
+        log = store.events()
+        from_anki = sorted((r for r in log if r.origin == "anki"), key=lambda r: r.seq)
+        assert [(r.seq, r.key, r.grade) for r in from_anki] == [
             (rid, key, ANKI_EASE_TO_GRADE[ease]) for rid, key, ease in sorted(answers)
         ]
-        assert store.states() == rebuild(log) == sm2_by_hand(store)
+        assert sm2_of(store) == sm2_by_hand(store)
         # Reviewed on the phone a week ago, in the terminal five days ago, in Anki today.
         sides = [r.origin == "anki" for r in sorted(log, key=time_order) if r.key == late]
         assert sides[:2] == [True, False] and sides[-1]
@@ -190,11 +192,11 @@ def test_reviews_given_in_anki_come_back(
         f"0 reviews imported from Anki, 0 cards affected; {len(answers)} reviews already present."
     )
     with Store.open(db) as store:
-        assert list(store.log()) == log
+        assert store.events() == log
         # The drill goes on from there: a grade today, for a card Anki answered today.
         today = study_day(datetime.now().astimezone())
         graded = record_grade(store, late, 5, day=today, at=datetime.now().astimezone())
-        assert graded.kind is ReviewKind.REPEAT and store.states() == sm2_by_hand(store)
+        assert graded.repeat and sm2_of(store) == sm2_by_hand(store)
 
 
 def test_a_collection_anki_has_open_is_read_and_left_alone(
