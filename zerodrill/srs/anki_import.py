@@ -17,9 +17,11 @@ Study days are the collection's, not this machine's: its rollover hour and its U
 creation time, as Anki's first scheduler did). One package so gives the same events on a
 machine in Tokyo and one in New York.
 
-An answer undone in Anki after an import is gone from its revlog. :func:`withdrawals` finds
-the answers imported before that the collection no longer holds, though it holds their card
-and is newer than they are, and gives an undo for each (origin :data:`UNDO_ORIGIN`, numbered
+An answer undone in Anki after an import is gone from its revlog, and Anki's undo puts the
+collection back as it was, its modification time too: only when the file or package was
+written tells an undone answer from one a package is too old to hold. :func:`withdrawals`
+finds the answers imported before that the collection no longer holds, though it holds their
+card and was written after them, and gives an undo for each (origin :data:`UNDO_ORIGIN`, numbered
 by the revlog id it withdraws, so every machine importing the package makes the same one).
 """
 
@@ -72,7 +74,8 @@ class AnkiReviews:
     skipped: int
     #: The item keys of zerodrill's cards the collection holds.
     keys: frozenset[str] = frozenset()
-    #: The latest moment the collection knows of, in ms since the epoch: its last change.
+    #: The latest moment the collection is known to show, in ms since the epoch: an answer
+    #: before it that it does not hold was undone (see :func:`_horizon`).
     horizon: int = 0
 
 
@@ -82,20 +85,22 @@ def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
     :class:`AnkiImportError` (one line) for anything that is not a collection this reads.
     """
     with tempfile.TemporaryDirectory(prefix="zerodrill-import-") as tmp:
-        copy = copy_collection(path, Path(tmp))
+        copied = copy_collection(path, Path(tmp))
         try:
-            conn = sqlite3.connect(copy)
+            conn = sqlite3.connect(copied.path)
         except sqlite3.Error as exc:
             raise AnkiImportError(f"cannot read {path}: {exc}") from None
         try:
-            return _read(conn, notes, path)
+            return _read(conn, notes, path, copied.written)
         except sqlite3.DatabaseError as exc:
             raise AnkiImportError(f"{path} is not an Anki collection ({exc})") from None
         finally:
             conn.close()
 
 
-def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
+def _read(
+    conn: sqlite3.Connection, notes: NoteKeys, path: Path, written: datetime | None
+) -> AnkiReviews:
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema")}
     if not _TABLES <= tables:
         raise AnkiImportError(f"{path} is an SQLite file but not an Anki collection")
@@ -146,18 +151,26 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
         reviews.append(ReviewEvent(ORIGIN, rid, key, *when, grade, answer_ms=answer_ms))
     held = frozenset(key for key in cards.values() if key is not None)
-    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, _horizon(conn))
+    horizon = _horizon(conn, calendar, written)
+    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon)
 
 
-def _horizon(conn: sqlite3.Connection) -> int:
-    """The collection's last change, in ms: its ``mod`` (which an undo moves too), or its
-    latest revlog id if that is later."""
+def _horizon(conn: sqlite3.Connection, calendar: Calendar, written: datetime | None) -> int:
+    """The latest moment the collection is known to show, in ms: its last change (``mod``,
+    which Anki's undo puts back as it was), its latest revlog id, or when the file or
+    package was written, whichever is latest. A package's zip time is the exporting
+    machine's local time: read in the collection's UTC offset, or as the earliest it can
+    be (UTC+14) where the collection records none."""
     (mod,) = conn.execute("SELECT mod FROM col").fetchone() or (0,)
     (latest,) = conn.execute("SELECT max(id) FROM revlog").fetchone()
     mod = mod if isinstance(mod, int) else 0
     # Collections before Anki 2.1 kept mod in seconds.
-    mod = mod * 1000 if 0 < mod < 10**11 else mod
-    return max(mod, latest if isinstance(latest, int) else 0)
+    moments = [mod * 1000 if 0 < mod < 10**11 else mod, latest if isinstance(latest, int) else 0]
+    if written is not None:
+        if written.tzinfo is None:
+            written = written.replace(tzinfo=calendar.zone or timezone(timedelta(hours=14)))
+        moments.append(int(written.timestamp() * 1000))
+    return max(moments)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,8 @@ import stat
 import zipfile
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -51,9 +53,20 @@ class AnkiImportError(UserError):
     """A file that cannot be read as an Anki collection; the message says which and why."""
 
 
-def copy_collection(path: Path, folder: Path) -> Path:
+@dataclass(frozen=True, slots=True)
+class Copied:
+    """A collection copied out, and when what it was copied from was written: the file's
+    modification time (aware), or a package member's zip time (naive: the local time of the
+    machine that exported it)."""
+
+    path: Path
+    written: datetime | None
+
+
+def copy_collection(path: Path, folder: Path) -> Copied:
     """A copy of the collection at ``path`` (taken out of a package) in ``folder``."""
     copy = folder / "collection.anki2"
+    written: datetime | None = None
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
@@ -64,14 +77,17 @@ def copy_collection(path: Path, folder: Path) -> Path:
         with path.open("rb") as f:
             head = f.read(len(SQLITE_MAGIC))
         if head.startswith(_ZIP_MAGIC):
-            _extract(path, copy)
+            written = _extract(path, copy)
         elif head == SQLITE_MAGIC:
             # The -wal first: a checkpoint that runs meanwhile moves pages into the file,
             # which is copied after, so nothing committed is missed.
             wal = path.with_name(path.name + "-wal")
+            times = [path.stat().st_mtime]
             if wal.is_file():
+                times.append(wal.stat().st_mtime)
                 _copy_file(wal, folder / (copy.name + "-wal"))
             _copy_file(path, copy)
+            written = datetime.fromtimestamp(max(times), tz=UTC)
         else:
             raise AnkiImportError(
                 f"{path} is not an Anki collection or package (.colpkg, .apkg, collection.anki2)"
@@ -80,7 +96,7 @@ def copy_collection(path: Path, folder: Path) -> Path:
         raise AnkiImportError(f"{path}: no such file") from None
     except OSError as exc:
         raise AnkiImportError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return copy
+    return Copied(copy, written)
 
 
 def _copy_file(source: Path, target: Path) -> None:
@@ -89,7 +105,8 @@ def _copy_file(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
-def _extract(package: Path, out: Path) -> None:
+def _extract(package: Path, out: Path) -> datetime | None:
+    """Take the collection out of ``package`` into ``out``; the member's zip time."""
     try:
         with zipfile.ZipFile(package) as z:
             names = set(z.namelist())
@@ -108,6 +125,10 @@ def _extract(package: Path, out: Path) -> None:
                     _unzstd(src, dst, package)
                 else:
                     copy_collection_bytes(src.read, dst, package)
+            try:
+                return datetime(*z.getinfo(member).date_time)
+            except ValueError:
+                return None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
         raise AnkiImportError(
             f"{package} is a damaged or incomplete package (cut short while copying?): {exc}"
