@@ -21,15 +21,14 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.scheduler.v3 import CardAnswer
 from cli_support import run_cli
-from sync_support import sm2_of
+from srs_support import reference_states, sm2_states
 
 from zerodrill.export import ids
-from zerodrill.srs import sm2
 from zerodrill.srs.anki_package import copy_collection
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import time_order
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade, Sm2State
+from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade
 from zerodrill.srs.store import Store
 
 DECK = Path(__file__).parent / "data" / "export" / "kinds"
@@ -118,25 +117,6 @@ def zerodrill_answers(col: Collection) -> list[tuple[int, str, int]]:
     return out
 
 
-def sm2_by_hand(store: Store) -> dict[str, Sm2State]:
-    """SM-2 over every grade in effect, by day then time, a card's second on a day skipped."""
-    events = store.events()
-    undone = {e.undoes for e in events if e.undoes is not None}
-    given = sorted(
-        (e for e in events if e.grade is not None and e.identity not in undone),
-        key=lambda e: (e.day, e.at),
-    )
-    states: dict[str, Sm2State] = {}
-    last: dict[str, object] = {}
-    for e in given:
-        assert e.grade is not None
-        if last.get(e.key) == e.day:
-            continue
-        states[e.key] = sm2.review(states.get(e.key, Sm2State.new()), e.grade, e.day)
-        last[e.key] = e.day
-    return states
-
-
 @pytest.mark.parametrize("legacy", [False, True], ids=["anki21b", "legacy"])
 def test_reviews_given_in_anki_come_back(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection, legacy: bool
@@ -177,14 +157,16 @@ def test_reviews_given_in_anki_come_back(
         "1 note not zerodrill's (left alone); 1 revlog row that are not answers (skipped).",
     ]
     with Store.open(db) as store:
-        log = store.events()
-        from_anki = sorted((r for r in log if r.origin == "anki"), key=lambda r: r.seq)
-        assert [(r.seq, r.key, r.grade) for r in from_anki] == [
+        log = list(store.log())
+        # Added a card at a time: in the order of their identity (the revlog id) by card.
+        from_anki = sorted((r for r in log if r.identity[0] == "anki"), key=lambda r: r.identity)
+        assert [(r.identity[1], r.key, r.grade) for r in from_anki] == [
             (rid, key, ANKI_EASE_TO_GRADE[ease]) for rid, key, ease in sorted(answers)
         ]
-        assert sm2_of(store) == sm2_by_hand(store)
+        assert sm2_states(store) == reference_states(store.events())
         # Reviewed on the phone a week ago, in the terminal five days ago, in Anki today.
-        sides = [r.origin == "anki" for r in sorted(log, key=time_order) if r.key == late]
+        events = sorted(store.events(), key=time_order)
+        sides = [e.origin == "anki" for e in events if e.key == late]
         assert sides[:2] == [True, False] and sides[-1]
     code, out, _ = run_cli(capsys, "stats", str(DECK), "--db", str(db), "--json")
     assert code == 0 and json.loads(out)["reviews"] == len(log) == 6 + len(answers)
@@ -194,11 +176,11 @@ def test_reviews_given_in_anki_come_back(
         f"0 reviews imported from Anki, 0 cards affected; {len(answers)} reviews already present."
     )
     with Store.open(db) as store:
-        assert store.events() == log
+        assert list(store.log()) == log
         # The drill goes on from there: a grade today, for a card Anki answered today.
         today = study_day(datetime.now().astimezone())
         graded = record_grade(store, late, 5, day=today, at=datetime.now().astimezone())
-        assert graded.repeat and sm2_of(store) == sm2_by_hand(store)
+        assert graded.repeat and sm2_states(store) == reference_states(store.events())
 
 
 def test_a_collection_anki_has_open_is_read_and_left_alone(
@@ -351,7 +333,7 @@ def test_answers_with_rescheduling_off_are_no_grades(
     with Store.open(db) as store:
         seqs = {e.seq for e in store.events() if e.origin == "anki"}
         assert {rid for rid, _, _ in graded} < seqs and len(seqs) == answered + early
-        assert sm2_of(store) == sm2_by_hand(store)
+        assert sm2_states(store) == reference_states(store.events())
 
 
 def test_an_answer_undone_in_anki_is_withdrawn_at_the_next_import(
@@ -385,14 +367,14 @@ def test_an_answer_undone_in_anki_is_withdrawn_at_the_next_import(
         events = store.events()
         assert [e.undoes for e in events if e.undoes is not None] == [("anki", last)]
         assert ("anki", last) in {e.identity for e in events if e.key == key}
-        assert sm2_of(store) == sm2_by_hand(store)
-        withdrawn = sm2_of(store)
+        assert sm2_states(store) == reference_states(store.events())
+        withdrawn = sm2_states(store)
     # Both again: nothing changes (the undo is not made twice).
     for file in (tmp_path / "older.colpkg", open_collection):
         lines = import_progress(capsys, file, db)
         assert lines[0].startswith("0 reviews imported") and len(lines) == 2
     with Store.open(db) as store:
-        assert sm2_of(store) == withdrawn and len(store.events()) == len(events)
+        assert sm2_states(store) == withdrawn and len(store.events()) == len(events)
 
 
 def test_one_import_gives_the_same_study_days_in_every_time_zone(

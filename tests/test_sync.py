@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from sync_support import replayed, sm2_of
+from srs_support import reference_states, sm2_states
 
+from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.session import record_grade
@@ -36,11 +37,6 @@ def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
 
 def identities(store: Store) -> set[tuple[str, int]]:
     return {review.identity for review in store.log()}
-
-
-def rebuild(store: Store) -> dict[str, Sm2State]:
-    """The states SM-2 gives replaying ``store``'s events the plain way."""
-    return replayed(store)
 
 
 @pytest.fixture
@@ -85,7 +81,7 @@ def test_reviews_made_on_one_machine_reach_the_other(
     assert "received 2 reviews from 1 other machine; 2 cards rescheduled" in out
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b)
-        assert sm2_of(a) == sm2_of(b) == rebuild(a)
+        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
         assert b.state(KEY).interval == 1
 
 
@@ -115,8 +111,8 @@ def test_reviews_from_both_machines_interleave_in_time_order(
     for store in (a, b, a):
         sync_folder(store, folder)
     assert identities(a) == identities(b)
-    expected = rebuild(a)
-    assert sm2_of(a) == sm2_of(b) == expected
+    expected = reference_states(a.events())
+    assert a.states() == b.states() and sm2_states(b) == expected
     # 5 on day 1, the lapse on day 2, 5 on day 4: one day again after the lapse.
     assert expected[KEY].interval == 1 and expected[KEY].lapses == 1
 
@@ -128,29 +124,32 @@ def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder
     sync_folder(b, folder)
     assert KEY in b.states()
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
-    a.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).identity, at=NOON + timedelta(days=1))
-    a.undo(wrong.identity, at=NOON + timedelta(days=1))
+    a.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).id, at=NOON + timedelta(days=1))
+    a.undo(wrong.id, at=NOON + timedelta(days=1))
     report = sync_folder(a, folder)
     assert report.sent == 4
     report = sync_folder(b, folder)
     assert (report.received, report.cards) == (4, 2)
-    assert sm2_of(a) == sm2_of(b) == rebuild(b)
+    assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
     assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
 
 
 def test_the_events_sync_reads_say_what_the_full_log_says(
     machines: tuple[Store, Store],
 ) -> None:
-    # Sync reads the log as events (Store.events): the same events and identities as the full
-    # log, undos naming what they undo, Anki's reviews included.
+    # Sync reads the events (Store.events): the same reviews, fields and identities as the
+    # full log, undos naming what they undo, Anki's reviews included.
     a, _ = machines
     grade(a, KEY, 4, NOON)
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
-    a.undo(wrong.identity, at=NOON + timedelta(days=1))
-    anki = ReviewEvent("anki", 7, KEY, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT)
+    a.undo(wrong.id, at=NOON + timedelta(days=1))
+    anki = ReviewEvent(
+        "anki", 7, KEY, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT, None, 2500
+    )
     a.add_events([anki])
-    assert a.events() == [logged.event for logged in a.log()]
-    assert [e.undoes for e in a.events()] == [None, None, wrong.identity, None]
+    assert a.events() == [r.event for r in a.log()]
+    assert [e.to_wire()["kind"] for e in a.events()] == ["grade", "grade", "undo", "grade"]
+    assert a.events()[2].undoes == wrong.identity and a.events()[3] == anki
 
 
 def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
@@ -165,7 +164,7 @@ def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folde
     assert (report.received, report.warnings) == (2, ())
     path.write_bytes(whole)
     assert sync_folder(b, folder).received == 1
-    assert identities(a) == identities(b) and sm2_of(a) == sm2_of(b)
+    assert identities(a) == identities(b) and a.states() == b.states()
 
 
 def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
@@ -184,11 +183,13 @@ def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
 
 def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], folder: Path) -> None:
     a, b = machines
-    anki = ReviewEvent("anki", 1741608000000, KEY, NOON, date(2025, 3, 10), Grade.GOOD, None, 3000)
+    anki = ReviewEvent(
+        "anki", 1741608000000, KEY, NOON, date(2025, 3, 10), Grade.GOOD, answer_ms=3000
+    )
     a.add_events([anki])
     assert sync_folder(a, folder).sent == 1
     assert sync_folder(b, folder).received == 1
-    assert sm2_of(b) == sm2_of(a) and identities(b) == {("anki", 1741608000000)}
+    assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
 
 
 def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_nothing(
@@ -217,7 +218,9 @@ def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_noth
     with Store.open(tmp_path / "a.db") as a:
         assert a.machine != old
         assert identities(a) == {first.identity, (a.machine, 1)}
-        assert set(a.states()) == {KEY, "zero/stage-2"} and sm2_of(a) == rebuild(a)
+        assert set(a.states()) == {KEY, "zero/stage-2"} and sm2_states(a) == reference_states(
+            a.events()
+        )
         # Numbered after its own reviews under the new id: no identity is used twice.
         assert grade(a, KEY, 4, NOON + timedelta(days=2)).identity == (a.machine, 2)
     code, out, err = sync(capsys, tmp_path / "a.db", folder)
@@ -225,7 +228,7 @@ def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_noth
     assert sync(capsys, tmp_path / "b.db", folder)[0] == 0
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b) and len(identities(b)) == 3
-        assert sm2_of(a) == sm2_of(b) == rebuild(b)
+        assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
 
 
 def test_clocks_minutes_apart_agree_on_one_order(
@@ -239,8 +242,9 @@ def test_clocks_minutes_apart_agree_on_one_order(
     grade(b, KEY, 1, NOON + timedelta(minutes=5) - timedelta(minutes=10))
     for store in (a, b, a):
         sync_folder(store, folder)
-    assert sm2_of(a) == sm2_of(b) == rebuild(a)
-    assert sm2_of(a)[KEY].lapses == 0 and sm2_of(a)[KEY].ef_hundredths < 250  # B's 1 came first
+    assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+    ef = sm2_states(a)[KEY]
+    assert ef.lapses == 0 and ef.ef_hundredths < 250  # B's 1 came first
 
 
 @pytest.mark.parametrize("copy_drills_first", [False, True])
@@ -270,7 +274,7 @@ def test_a_copied_database_is_told_apart_at_its_first_sync(
         assert a.machine != clone.machine
         assert identities(a) == identities(clone)
         assert len(identities(a)) == 3 + copy_drills_first
-        assert sm2_of(a) == sm2_of(clone) == rebuild(a)
+        assert a.states() == clone.states() and sm2_states(a) == reference_states(a.events())
 
 
 @pytest.mark.parametrize("what", ["missing", "a file"])
@@ -365,4 +369,46 @@ def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder:
             sync_folder(store, folder)
         assert identities(a) == identities(b) and len(identities(a)) == 10
         assert len(list(a.log())) == len(list(b.log())) == 10
-        assert sm2_of(a) == sm2_of(b) == rebuild(a)
+        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+
+
+def test_an_undo_after_a_sync_withdraws_only_the_grade_it_names(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    mine = grade(a, KEY, 4, NOON)
+    for store in (a, b):
+        sync_folder(store, folder)
+    theirs = grade(b, KEY, 5, NOON + timedelta(days=2))  # B's later grade of the same card
+    for store in (b, a):
+        sync_folder(store, folder)
+    undo = a.undo(mine.id, at=NOON + timedelta(days=2, hours=1))
+    assert undo.undoes == mine.identity
+    # B's grade stays, now the card's first: the card is what it alone makes it.
+    alone = sm2.review(Sm2State.new(), 5, study_day(theirs.at))
+    assert sm2_states(a)[KEY] == alone
+    for store in (a, b, a):
+        sync_folder(store, folder)
+    for store in (a, b):
+        by_identity = {r.identity: r for r in store.log()}
+        assert not by_identity[mine.identity].in_effect
+        assert by_identity[theirs.identity].introduced
+        assert sm2_states(store) == {KEY: alone} == reference_states(store.events())
+
+
+def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    grade(b, KEY, 4, NOON)
+    ahead = grade(b, KEY, 5, NOON.replace(year=2070))  # b's clock is wrong by decades
+    sync_folder(b, folder)
+    report = sync_folder(a, folder)
+    assert report.received == 1
+    assert report.warnings == (
+        f"1 review from {b.machine} dated more than a day ahead (up to 2070-03-10) held back "
+        "until then: is that machine's clock wrong?",
+    )
+    assert ahead.identity not in identities(a)
+    assert sm2_states(a)[KEY] == sm2.review(Sm2State.new(), 4, study_day(NOON))
+    assert sync_folder(a, folder).warnings == report.warnings  # until its time comes

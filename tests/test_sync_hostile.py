@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from sync_support import replayed, sm2_of
+from srs_support import reference_states, sm2_states
 
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import LoggedEvent
@@ -183,7 +183,7 @@ def test_one_bad_line_is_skipped_alone_with_one_warning(
     assert "received 2 reviews" in out
     with Store.open(tmp_path / "a.db") as a:
         assert identities(a) == {("b0b", 1), ("b0b", 3)}
-        assert sm2_of(a) == replayed(a)
+        assert sm2_states(a) == reference_states(a.events())
     # Its later lines keep coming: the next sync merges what was added since.
     with open(folder / file_name("b0b"), "a") as out_file:
         out_file.write(line("b0b", 4, "zero/s3") + "\n")
@@ -227,7 +227,7 @@ def test_an_undo_that_can_never_merge_is_skipped_alone(
         # Every other line merged, the later review of each machine among them.
         assert {i for i in identities(a) if i[1] == 10} == {(o, 10) for o, _ in files}
         assert len(identities(a)) == sum(len(lines) + 1 for _, lines in files) - 1
-        assert sm2_of(a) == replayed(a)
+        assert sm2_states(a) == reference_states(a.events())
     # Once merged, a second undo arriving later is skipped as well, and nothing else stops.
     code, _, err = sync(capsys, tmp_path / "a.db", folder)
     assert code == 0
