@@ -262,6 +262,9 @@ def test_a_copied_database_is_told_apart_at_its_first_sync(
         grade(a, "zero/stage-2", 4, NOON + timedelta(days=1))
         if copy_drills_first:
             grade(clone, "zero/stage-3", 2, NOON + timedelta(days=1))
+            # An undo among the reviews renumbered: it must name its review's new number.
+            wrong = grade(clone, "zero/stage-5", 0, NOON + timedelta(days=1))
+            clone.undo(wrong.identity, at=NOON + timedelta(days=1))
     assert sync(capsys, tmp_path / "a.db", folder) == (0, ANY_OUT, "")
     code, out, err = sync(capsys, tmp_path / "clone.db", folder)
     assert code == 0 and err.count("\n") == 1 and "copied from another machine" in err
@@ -273,8 +276,9 @@ def test_a_copied_database_is_told_apart_at_its_first_sync(
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
         assert a.machine != clone.machine
         assert identities(a) == identities(clone)
-        assert len(identities(a)) == 3 + copy_drills_first
+        assert len(identities(a)) == 3 + 3 * copy_drills_first
         assert a.states() == clone.states() and sm2_states(a) == reference_states(a.events())
+        assert "zero/stage-5" not in a.states()
 
 
 @pytest.mark.parametrize("what", ["missing", "a file"])
