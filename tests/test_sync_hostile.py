@@ -133,8 +133,9 @@ def test_a_line_past_its_size_cap_is_skipped_alone(tmp_path: Path, folder: Path)
     with Store.open(tmp_path / "a.db") as a:
         report = sync_folder(a, folder)
         assert identities(a) == {("b0b", 2)}
+    path = folder / file_name("b0b")
     assert report.warnings == (
-        f"{folder / file_name('b0b')}:2: damaged review line (longer than 64 KiB); skipped",
+        f"{path}:2: damaged review line (longer than 65,536 characters); skipped",
     )
 
 
@@ -189,6 +190,21 @@ def test_one_bad_line_is_skipped_alone_with_one_warning(
         out_file.write(line("b0b", 4, "zero/s3") + "\n")
     code, out, _ = sync(capsys, tmp_path / "a.db", folder)
     assert code == 0 and "received 1 review" in out
+
+
+def test_an_undo_carries_the_day_of_the_grade_it_withdraws_whenever_it_was_made(
+    tmp_path: Path, folder: Path
+) -> None:
+    # A grade's day is its time's (give or take time zones and the rollover); an undo's is
+    # the day of the grade it withdraws, which may be long before the undo.
+    late_undo = undo("b0b", 2, ("b0b", 1))
+    record = json.loads(late_undo)
+    record["at"] = (NOON + timedelta(days=40)).isoformat()
+    plant(folder, "b0b", line("b0b", 1), json.dumps(record))
+    with Store.open(tmp_path / "a.db") as a:
+        report = sync_folder(a, folder)
+        assert (report.received, report.warnings) == (2, ())
+        assert a.states() == {}
 
 
 def undo(origin: str, seq: int, target: tuple[str, int], key: str = KEY) -> str:

@@ -15,7 +15,7 @@ with one warning for the file. None of these stop the other files being read.
 
 The folder is other people's ground (anyone who can write to it, or a broken sync tool): only
 regular files are read, never through a link, FIFO or device, each within :data:`MAX_FILE_BYTES`
-and each line within :data:`MAX_LINE_BYTES`; the temporary file is created anew
+and each line within :data:`MAX_LINE_CHARS`; the temporary file is created anew
 (``O_EXCL|O_NOFOLLOW``), so a link planted at its name is never written through. A line is
 taken if it could be a review: a card key a deck that ``zerodrill validate`` accepts can have,
 times within the calendar a schedule can reach, numbers SQLite can hold.
@@ -59,10 +59,11 @@ MAX_SQLITE_INT = 2**63 - 1
 #: calendar Python can count.
 EARLIEST_DAY = date(1970, 1, 1)
 LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)
-#: A file of 1,000,000 reviews is about 200 MB; one larger is not a log zerodrill wrote.
+#: A review line is under 200 bytes but for its key: a million of them fit, and a file past
+#: this is not a log zerodrill wrote.
 MAX_FILE_BYTES = 256 * 1024 * 1024
-#: A review line with the longest key is about 21 KB.
-MAX_LINE_BYTES = 64 * 1024
+#: Three times the longest line a review with the longest key (:data:`MAX_KEY_CHARS`) makes.
+MAX_LINE_CHARS = 64 * 1024
 KINDS = frozenset({"grade", "repeat", "undo"})
 
 #: One line of a log file is one event (the wire format is :meth:`ReviewEvent.to_wire`'s).
@@ -116,7 +117,7 @@ def parse_entry(line: str) -> LogEntry:
         raise BadLine("at and day must be an ISO time and date") from exc
     if at.tzinfo is None:
         raise BadLine("at must carry its UTC offset")
-    _check_time(at, day)
+    _check_time(at, day, undo=kind == "undo")
     grade, undoes = record.get("grade"), record.get("undoes")
     if kind == "undo":
         if grade is not None:
@@ -148,10 +149,11 @@ def parse_entry(line: str) -> LogEntry:
         raise BadLine(str(exc)) from exc
 
 
-def _check_time(at: datetime, day: date) -> None:
-    """A time and study day a review can have: within the schedulable calendar, and the day
-    its time falls on where it was given: within a few days of the date ``at`` carries, as
-    time zones differ by up to 26 hours and a rollover hour moves a day back by up to 23.
+def _check_time(at: datetime, day: date, *, undo: bool) -> None:
+    """A time and study day a review can have: within the schedulable calendar, and for a
+    grade the day its time falls on where it was given, within a few days of the date ``at``
+    carries (time zones differ by up to 26 hours, a rollover hour moves a day back by up to
+    23). An undo carries the day of the grade it withdraws, which may be any day before.
     """
     if not EARLIEST_DAY <= day <= LATEST_DAY:
         raise BadLine(f"day must be from {EARLIEST_DAY} to {LATEST_DAY}")
@@ -159,7 +161,9 @@ def _check_time(at: datetime, day: date) -> None:
         at.astimezone(UTC)
     except OverflowError as exc:
         raise BadLine("at is outside the calendar") from exc
-    if not -3 <= (day - at.date()).days <= 2:
+    if not EARLIEST_DAY <= at.date() <= LATEST_DAY:
+        raise BadLine(f"at must be from {EARLIEST_DAY} to {LATEST_DAY}")
+    if not undo and not -3 <= (day - at.date()).days <= 2:
         raise BadLine("day must be the study day of at")
 
 
@@ -222,7 +226,7 @@ def read_log(path: Path) -> LogFile:
     if not lines:
         return result  # empty, or its header still on its way
     try:
-        head = json.loads(lines[0]) if len(lines[0]) <= MAX_LINE_BYTES else None
+        head = json.loads(lines[0]) if len(lines[0]) <= MAX_LINE_CHARS else None
     except ValueError:
         head = None
     if not isinstance(head, dict) or head.get("zerodrill") != MAGIC:
@@ -245,8 +249,8 @@ def read_log(path: Path) -> LogFile:
         return result
     for number, line in enumerate(lines[1:], start=2):
         try:
-            if len(line) > MAX_LINE_BYTES:
-                raise BadLine(f"longer than {MAX_LINE_BYTES // 1024} KiB")
+            if len(line) > MAX_LINE_CHARS:
+                raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
             result.entries.append(parse_entry(line))
         except BadLine as exc:
             result.damaged.append((number, str(exc)))
