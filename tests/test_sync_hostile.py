@@ -16,8 +16,9 @@ from cli_support import run_cli
 from srs_support import reference_states, sm2_states
 
 from zerodrill.srs.days import study_day
-from zerodrill.srs.events import LoggedEvent
+from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.session import record_grade
+from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync import logfile
 from zerodrill.srs.sync.folder import sync_folder
@@ -166,7 +167,7 @@ def test_a_key_as_long_as_a_deck_that_validates_can_give_is_carried(
 
 BAD_LINES = {
     "a date in year 9999": dict(at="9999-12-31T12:00:00+00:00", day="9999-12-31"),
-    "a day far from its time": dict(day="2031-01-01"),
+    "a day far ahead of its time": dict(day="2031-01-01"),
     "a number past SQLite's": dict(seq=2**64),
     "an answer time past SQLite's": dict(answer_ms=2**63),
     "a key no deck can give": dict(key="zero/\x1b[2J"),
@@ -258,6 +259,24 @@ def test_an_undo_arriving_after_the_review_it_undoes_was_undone_here_is_skipped(
     code, out, err = sync(capsys, tmp_path / "a.db", folder)
     assert code == 0 and err.count("\n") == 1 and "undone already, skipped" in err
     assert "received 1 review" in out
+
+
+def test_a_review_no_log_may_carry_is_not_sent_and_never_again(
+    tmp_path: Path, folder: Path
+) -> None:
+    # A key no deck can give, in the database by a way other than a drill: written, every
+    # machine would skip the line, and this one would send it again at every sync.
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+        a.add_events([ReviewEvent("0dd", 1, "Not A Key", NOON, NOON.date(), Grade.GOOD)])
+        own = folder / file_name(a.machine)
+        first = sync_folder(a, folder)
+        assert first.sent == 1 and len(first.warnings) == 1
+        assert "1 review in this database that no log file may carry" in first.warnings[0]
+        written = own.read_bytes()
+        again = sync_folder(a, folder)
+        assert again.sent == 0 and own.read_bytes() == written
+    assert read_log(own).warning is None
 
 
 # -- this machine's identity --------------------------------------------------------------

@@ -41,6 +41,7 @@ from zerodrill.srs.sync.logfile import (
     log_files,
     read_log,
     remove_stale_temps,
+    unfit,
     write_log,
 )
 from zerodrill.words import plural
@@ -211,7 +212,20 @@ def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, 
             "holds by the same number (machine and sequence) contradicts; this database's "
             "are kept"
         )
-    plan.outgoing = [entry for ident, entry in local.items() if ident not in in_files]
+    unsendable = 0
+    for ident, entry in local.items():
+        if ident in in_files:
+            continue
+        if unfit(entry) is None:
+            plan.outgoing.append(entry)
+        else:
+            unsendable += 1
+    if unsendable:
+        # Written, every machine would skip them, and this one would send them again each time.
+        plan.warnings.append(
+            f"{plural(unsendable, 'review')} in this database that no log file may carry "
+            "(a card key no deck has, a time outside the calendar); not sent"
+        )
     # An undo whose review has not arrived waits for a later sync; one that can never be
     # added (of an undo, of another card, a second one) the store skips alone, with a warning.
     arriving = {entry.identity for entry in incoming}

@@ -108,7 +108,7 @@ def parse_entry(line: str) -> LogEntry:
     if kind not in KINDS:
         raise BadLine("kind must be grade, repeat or undo")
     key = record.get("key")
-    if not isinstance(key, str) or len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
+    if not isinstance(key, str):
         raise BadLine("key must be a card key")
     try:
         at = datetime.fromisoformat(record.get("at"))  # type: ignore[arg-type]
@@ -117,7 +117,6 @@ def parse_entry(line: str) -> LogEntry:
         raise BadLine("at and day must be an ISO time and date") from exc
     if at.tzinfo is None:
         raise BadLine("at must carry its UTC offset")
-    _check_time(at, day, undo=kind == "undo")
     grade, undoes = record.get("grade"), record.get("undoes")
     if kind == "undo":
         if grade is not None:
@@ -134,7 +133,7 @@ def parse_entry(line: str) -> LogEntry:
         target = None
     answer_ms = record.get("answer_ms")
     try:
-        return from_wire(
+        event = from_wire(
             origin=_origin(record.get("origin")),
             seq=_int(record.get("seq"), "seq", low=1),
             key=key,
@@ -147,13 +146,33 @@ def parse_entry(line: str) -> LogEntry:
         )
     except ValueError as exc:
         raise BadLine(str(exc)) from exc
+    problem = unfit(event)
+    if problem is not None:
+        raise BadLine(problem)
+    return event
 
 
-def _check_time(at: datetime, day: date, *, undo: bool) -> None:
-    """A time and study day a review can have: within the schedulable calendar, and for a
-    grade the day its time falls on where it was given, within a few days of the date ``at``
-    carries (time zones differ by up to 26 hours, a rollover hour moves a day back by up to
-    23). An undo carries the day of the grade it withdraws, which may be any day before.
+def unfit(event: ReviewEvent) -> str | None:
+    """What keeps ``event`` from being a review on the wire, or None: the rules a line read
+    is held to, so that a machine never writes a line it, or another, would skip."""
+    if len(event.key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(event.key):
+        return "key must be a card key"
+    for name, number in (("seq", event.seq), ("answer_ms", event.answer_ms)):
+        if number is not None and not 0 <= number <= MAX_SQLITE_INT:
+            return f"{name} must be a whole number from 0 to {MAX_SQLITE_INT}"
+    try:
+        _check_time(event.at, event.day)
+    except BadLine as exc:
+        return str(exc)
+    return None
+
+
+def _check_time(at: datetime, day: date) -> None:
+    """A time and study day a review can have: within the schedulable calendar, and never
+    after the day its time falls on where it was given (time zones differ by up to 26 hours
+    from the offset ``at`` carries): a day ahead of its time would hold the card back until
+    then, past the check on times ahead. (A day before its time is an undo's, which carries
+    the day of the grade it withdraws, or a review logged late.)
     """
     if not EARLIEST_DAY <= day <= LATEST_DAY:
         raise BadLine(f"day must be from {EARLIEST_DAY} to {LATEST_DAY}")
@@ -163,8 +182,8 @@ def _check_time(at: datetime, day: date, *, undo: bool) -> None:
         raise BadLine("at is outside the calendar") from exc
     if not EARLIEST_DAY <= at.date() <= LATEST_DAY:
         raise BadLine(f"at must be from {EARLIEST_DAY} to {LATEST_DAY}")
-    if not undo and not -3 <= (day - at.date()).days <= 2:
-        raise BadLine("day must be the study day of at")
+    if (day - at.date()).days > 2:
+        raise BadLine("day must not be after the day of at")
 
 
 @dataclass(slots=True)
