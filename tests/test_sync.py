@@ -416,3 +416,21 @@ def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
     assert ahead.identity not in identities(a)
     assert sm2_states(a)[KEY] == sm2.review(Sm2State.new(), 4, study_day(NOON))
     assert sync_folder(a, folder).warnings == report.warnings  # until its time comes
+
+
+def test_a_drill_open_while_a_sync_renews_the_machine_id_grades_under_the_new_one(
+    tmp_path: Path, folder: Path
+) -> None:
+    Store.open(tmp_path / "a.db").close()
+    shutil.copy(tmp_path / "a.db", tmp_path / "clone.db")
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+        sync_folder(a, folder)
+    with Store.open(tmp_path / "clone.db") as drill, Store.open(tmp_path / "clone.db") as syncer:
+        old = drill.machine
+        report = sync_folder(syncer, folder)
+        assert "copied from another machine" in report.warnings[0]
+        # The drill's connection was open before: its next grade is the new id's, not a
+        # number of the old one that the original machine may use too.
+        graded = grade(drill, "zero/stage-2", 3, NOON + timedelta(days=1))
+        assert graded.identity == (syncer.machine, 1) and syncer.machine != old
