@@ -57,6 +57,17 @@ def sync(capsys: pytest.CaptureFixture[str], db: Path, folder: Path) -> tuple[in
     return run_cli(capsys, "sync", str(folder), "--db", str(db))
 
 
+class _Any(str):
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str)
+
+    __hash__ = str.__hash__
+
+
+#: Any output at all, where a test asserts on the exit code and errors only.
+ANY_OUT = _Any()
+
+
 def test_reviews_made_on_one_machine_reach_the_other(
     tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -182,25 +193,43 @@ def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], fo
     assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
 
 
-def test_a_database_restored_from_a_backup_gets_its_own_reviews_back(
-    tmp_path: Path, folder: Path
+def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_nothing(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The backup is taken, a review is made and synced, the disk dies, the backup comes back
+    # and the learner drills before syncing: the new review gets the number the synced one
+    # has, under the same machine id. Before the fix, every sync after that was refused.
     Store.open(tmp_path / "a.db").close()
     shutil.copy(tmp_path / "a.db", tmp_path / "backup.db")
     with Store.open(tmp_path / "a.db") as a:
+        old = a.machine
         first = grade(a, KEY, 4, NOON)
-        sync_folder(a, folder)
+    assert sync(capsys, tmp_path / "a.db", folder)[0] == 0
     for leftover in tmp_path.glob("a.db*"):
         leftover.unlink()
     shutil.copy(tmp_path / "backup.db", tmp_path / "a.db")
     with Store.open(tmp_path / "a.db") as a:
         assert list(a.log()) == []
-        assert sync_folder(a, folder).received == 1
-        assert identities(a) == {first.identity} and KEY in a.states()
-        # Its next review is numbered after the one it got back: no identity is used twice.
-        later = grade(a, KEY, 4, NOON + timedelta(days=1))
-        assert later.identity == (a.machine, first.identity[1] + 1)
-        assert sync_folder(a, folder).sent == 1
+        again = grade(a, "zero/stage-2", 3, NOON + timedelta(days=1))
+        assert again.identity == first.identity  # the number is used twice
+    code, out, err = sync(capsys, tmp_path / "a.db", folder)
+    assert code == 0, err
+    assert err.count("\n") == 1 and "restored from a backup or copied" in err
+    assert "Nothing was lost" in err and "received 1 review" in out
+    with Store.open(tmp_path / "a.db") as a:
+        assert a.machine != old
+        assert identities(a) == {first.identity, (a.machine, 1)}
+        assert set(a.states()) == {KEY, "zero/stage-2"} and sm2_states(a) == reference_states(
+            a.events()
+        )
+        # Numbered after its own reviews under the new id: no identity is used twice.
+        assert grade(a, KEY, 4, NOON + timedelta(days=2)).identity == (a.machine, 2)
+    code, out, err = sync(capsys, tmp_path / "a.db", folder)
+    assert (code, err) == (0, "") and "Sent 1 review " in out
+    assert sync(capsys, tmp_path / "b.db", folder)[0] == 0
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        assert identities(a) == identities(b) and len(identities(b)) == 3
+        assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
 
 
 def test_clocks_minutes_apart_agree_on_one_order(
@@ -219,21 +248,38 @@ def test_clocks_minutes_apart_agree_on_one_order(
     assert ef.lapses == 0 and ef.ef_hundredths < 250  # B's 1 came first
 
 
-def test_two_databases_with_one_machine_id_are_refused(
-    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("copy_drills_first", [False, True])
+def test_a_copied_database_is_told_apart_at_its_first_sync(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str], copy_drills_first: bool
 ) -> None:
+    # A database copied to a second machine carries the first one's machine id. Whichever
+    # syncs second finds reviews of its id it lacks in its file, and takes a new id. Before
+    # the fix: refused with no way out once both had drilled, and merged under one id (the
+    # numbers then naming two reviews) when only one had.
     with Store.open(tmp_path / "a.db") as a:
-        pass
+        grade(a, KEY, 4, NOON)
     shutil.copy(tmp_path / "a.db", tmp_path / "clone.db")
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
-        grade(a, KEY, 4, NOON)
-        grade(clone, KEY, 2, NOON)
-    assert sync(capsys, tmp_path / "a.db", folder)[0] == 0
-    before = (folder / file_name(a.machine)).read_bytes()
+        grade(a, "zero/stage-2", 4, NOON + timedelta(days=1))
+        if copy_drills_first:
+            grade(clone, "zero/stage-3", 2, NOON + timedelta(days=1))
+            # An undo among the reviews renumbered: it must name its review's new number.
+            wrong = grade(clone, "zero/stage-5", 0, NOON + timedelta(days=1))
+            clone.undo(wrong.identity, at=NOON + timedelta(days=1))
+    assert sync(capsys, tmp_path / "a.db", folder) == (0, ANY_OUT, "")
     code, out, err = sync(capsys, tmp_path / "clone.db", folder)
-    assert code == 1 and out == "" and err.count("\n") == 1
-    assert "share the machine id" in err
-    assert (folder / file_name(a.machine)).read_bytes() == before
+    assert code == 0 and err.count("\n") == 1 and "copied from another machine" in err
+    with Store.open(tmp_path / "clone.db") as clone:
+        grade(clone, "zero/stage-4", 5, NOON + timedelta(days=2))
+    for db in ("clone.db", "a.db", "clone.db"):
+        code, _, err = sync(capsys, tmp_path / db, folder)
+        assert (code, err) == (0, "")
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
+        assert a.machine != clone.machine
+        assert identities(a) == identities(clone)
+        assert len(identities(a)) == 3 + 3 * copy_drills_first
+        assert a.states() == clone.states() and sm2_states(a) == reference_states(a.events())
+        assert "zero/stage-5" not in a.states()
 
 
 @pytest.mark.parametrize("what", ["missing", "a file"])
@@ -377,3 +423,21 @@ def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
     assert ahead.identity not in identities(a)
     assert sm2_states(a)[KEY] == sm2.review(Sm2State.new(), 4, study_day(NOON))
     assert sync_folder(a, folder).warnings == report.warnings  # until its time comes
+
+
+def test_a_drill_open_while_a_sync_renews_the_machine_id_grades_under_the_new_one(
+    tmp_path: Path, folder: Path
+) -> None:
+    Store.open(tmp_path / "a.db").close()
+    shutil.copy(tmp_path / "a.db", tmp_path / "clone.db")
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+        sync_folder(a, folder)
+    with Store.open(tmp_path / "clone.db") as drill, Store.open(tmp_path / "clone.db") as syncer:
+        old = drill.machine
+        report = sync_folder(syncer, folder)
+        assert "copied from another machine" in report.warnings[0]
+        # The drill's connection was open before: its next grade is the new id's, not a
+        # number of the old one that the original machine may use too.
+        graded = grade(drill, "zero/stage-2", 3, NOON + timedelta(days=1))
+        assert graded.identity == (syncer.machine, 1) and syncer.machine != old

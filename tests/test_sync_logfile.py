@@ -130,14 +130,19 @@ def test_a_file_that_is_no_log_is_skipped_with_one_warning(
     assert log.warning is not None and says in log.warning
 
 
-def test_a_damaged_line_ends_the_reading_there(tmp_path: Path) -> None:
+def test_a_damaged_line_is_skipped_alone_with_one_warning(tmp_path: Path) -> None:
     path = tmp_path / file_name("m1")
     write_log(path, "m1", "", [entry(1)])
     with open(path, "a") as out:
-        out.write('{"kind": "grade"}\n' + entry(3).to_json() + "\n")
+        out.write('{"kind": "grade"}\n' + entry(3).to_json() + "\n" + "x" * 70_000 + "\n")
+        out.write(entry(4).to_json() + "\n")
     log = read_log(path)
-    assert [e.seq for e in log.entries] == [1]
-    assert log.warning is not None and f"{path}:3: damaged review line" in log.warning
+    assert [e.seq for e in log.entries] == [1, 3, 4]
+    assert log.warning == (
+        f"{path}:3: damaged review line (key must be a card key); skipped (and 1 more damaged line)"
+    )
+    # Written on as it is, damaged lines too: the file's lines are never rewritten.
+    assert log.text == path.read_text()
 
 
 def test_a_vanished_file_reads_as_empty(tmp_path: Path) -> None:

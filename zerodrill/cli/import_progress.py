@@ -24,19 +24,25 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     is read, never written, even while Anki has it open). PATH... are the decks the cards
     come from (default: the bundled decks). Importing the same reviews again adds nothing.
     """
-    from zerodrill.srs.anki_import import read_reviews
+    from zerodrill.srs.anki_import import read_reviews, withdrawals
     from zerodrill.srs.store import Store
 
     decks = usable_decks(load_decks(paths))
     found = read_reviews(file, note_keys(decks))
     # Made only now that FILE was read: a file that is not Anki's creates nothing of ours.
     with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
-        merged = store.add_events(found.reviews)
+        undos = withdrawals(found, store.events())
+        merged = store.add_events([*found.reviews, *undos])
+    added = merged.added - len(undos)
     click.echo(
-        f"{plural(merged.added, 'review')} imported from Anki, "
+        f"{plural(added, 'review')} imported from Anki, "
         f"{plural(len(merged.keys), 'card')} affected; "
         f"{plural(merged.present, 'review')} already present."
     )
+    if undos:
+        click.echo(
+            f"{plural(len(undos), 'review')} imported before and undone in Anki since: withdrawn."
+        )
     notes = [f"{plural(found.foreign_notes, 'note')} not zerodrill's (left alone)"]
     if found.unmatched:
         notes.append(f"{plural(found.unmatched, 'review')} of cards in none of the decks")

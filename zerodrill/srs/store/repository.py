@@ -30,7 +30,7 @@ from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
 from zerodrill.srs.sm2 import to_grade
-from zerodrill.srs.store import derive, eventlog
+from zerodrill.srs.store import derive, eventlog, machine_id
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
@@ -67,9 +67,6 @@ class Store:
         self._depth = 0
         self._data_version = self._read_data_version()
         self._attempts = AttemptLog(conn, self._reading, self._writing)
-        with self._reading():
-            #: This database's machine id: the origin of the reviews made here.
-            self.machine = eventlog.machine_origin(conn)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -196,6 +193,22 @@ class Store:
         with self._reading():
             version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]
             return version
+
+    @property
+    def machine(self) -> str:
+        """This database's machine id: the origin of the reviews made here. Read each time:
+        a sync (in another terminal, too) may give the database a new one."""
+        with self._reading():
+            return eventlog.machine_origin(self._conn)
+
+    def renew_machine(self, moved: Collection[int]) -> str:
+        """A new machine id for this database, its events numbered ``moved`` under the old
+        one renumbered under the new, their cards re-derived; returns it. See
+        :mod:`.machine_id`."""
+        with self._writing():
+            new, keys = machine_id.renew(self._conn, moved)
+            derive.derive(self._conn, self.scheduler, keys)
+            return new
 
     @property
     def attempts(self) -> AttemptLog:
@@ -396,8 +409,9 @@ class Store:
             last = self._last_day(key)
             if last is not None and last > day:
                 day = last
-            seq = eventlog.next_seq(self._conn, self.machine)
-            event = ReviewEvent(self.machine, seq, key, stamped, day, grade, None, answer_ms, typed)
+            here = eventlog.machine_origin(self._conn)
+            seq = eventlog.next_seq(self._conn, here)
+            event = ReviewEvent(here, seq, key, stamped, day, grade, None, answer_ms, typed)
             row_id = eventlog.insert(self._conn, event)
             if eventlog.is_last(self._conn, row_id):
                 # The usual case, last in the replay's order: one review on the cached state.
@@ -428,10 +442,11 @@ class Store:
                     f"review {target} is not in {self._path}, or already undone", self._path
                 )
             graded = logged_from(row)
+            here = eventlog.machine_origin(self._conn)
             later = self._conn.execute(
                 f"SELECT 1 FROM event e WHERE e.key = ? AND e.id > ? AND e.origin = ? "
                 f"AND {IN_EFFECT}",
-                (graded.key, graded.id, self.machine),
+                (graded.key, graded.id, here),
             ).fetchone()
             if later is not None:
                 raise UndoConflict(
@@ -439,10 +454,8 @@ class Store:
                     f"(in another session) in {self._path}",
                     self._path,
                 )
-            seq = eventlog.next_seq(self._conn, self.machine)
-            undo = ReviewEvent(
-                self.machine, seq, graded.key, stamped, graded.day, None, graded.identity
-            )
+            seq = eventlog.next_seq(self._conn, here)
+            undo = ReviewEvent(here, seq, graded.key, stamped, graded.day, None, graded.identity)
             row_id = eventlog.insert(self._conn, undo)
             derive.derive(self._conn, self.scheduler, [graded.key])
             return self._logged(row_id)

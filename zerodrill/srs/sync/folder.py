@@ -15,6 +15,14 @@ A sync is three steps, which the tests interleave between machines as a concurre
 
 Undo entries travel like any review and name what they undo by identity; one whose review has
 not arrived yet waits for a later sync.
+
+What the folder holds is not trusted (see :mod:`.logfile` for the files and lines): a line
+that claims this machine's identity is ignored, as this machine's reviews come from its own
+database only; a review another file contradicts keeps the version of its own machine's
+file, and the local one wins over both. An undo that can never be added (of an undo, of
+another card, a second one) is the store's to skip (:meth:`Store.add_events`). A database
+whose own file holds reviews it lacks (a restored backup, a copy) takes a new machine id
+before anything else.
 """
 
 from __future__ import annotations
@@ -32,8 +40,11 @@ from zerodrill.srs.sync.logfile import (
     file_name,
     log_files,
     read_log,
+    remove_stale_temps,
+    unfit,
     write_log,
 )
+from zerodrill.words import plural
 
 
 class SyncError(UserError):
@@ -88,51 +99,135 @@ def check_folder(folder: Path) -> None:
 
 
 def survey(store: Store, folder: Path) -> Plan:
-    """Step 1: read the folder's log files and the local log; what to send and receive."""
+    """Step 1: read the folder's log files and the local log; what to send and receive.
+
+    A database whose own log file holds reviews of its machine id that it lacks (restored
+    from a backup, or copied from another machine) first takes a new machine id
+    (:func:`_renew_if_shared`), and the survey is made again under it.
+    """
     check_folder(folder)
-    origin = store.machine
-    own_path = folder / file_name(origin)
     try:
         paths = log_files(folder)
     except OSError as exc:
         raise SyncError(f"{folder}: cannot list it ({exc.strerror or exc})") from exc
+    logs = [read_log(path) for path in paths]
+    local = {event.identity: event for event in store.events()}
+    renewed = _renew_if_shared(store, folder, logs, local)
+    if renewed is not None:
+        local = {event.identity: event for event in store.events()}
+    plan = _plan(store.machine, folder, logs, local)
+    if renewed is not None:
+        plan.warnings.insert(0, renewed)
+    return plan
+
+
+def _renew_if_shared(
+    store: Store, folder: Path, logs: list[LogFile], local: dict[Identity, LogEntry]
+) -> str | None:
+    """If this machine's file holds reviews of its id that this database lacks, or holds
+    differently, the id is not this database's alone: give it a new one (moving to it the
+    reviews the file does not hold as they are) and say so; else None."""
+    origin = store.machine
+    own = next((log for log in logs if log.path == folder / file_name(origin)), None)
+    if own is None or own.origin != origin:
+        return None
+    theirs = {e.seq: e for e in own.entries if e.origin == origin}
+    if all(
+        (mine := local.get((origin, seq))) is not None and _what(mine) == _what(entry)
+        for seq, entry in theirs.items()
+    ):
+        return None
+    moved = [
+        seq
+        for (o, seq), entry in local.items()
+        if o == origin and (seq not in theirs or _what(theirs[seq]) != _what(entry))
+    ]
+    new = store.renew_machine(moved)
+    return (
+        f"{own.path} holds reviews of machine {origin} that this database does not have: "
+        "it was restored from a backup or copied from another machine, and the two must not "
+        f"share a machine id. This database is now machine {new} ({len(moved)} of its reviews "
+        f"renumbered under it); the reviews in {own.path.name} merge as another machine's. "
+        "Nothing was lost"
+    )
+
+
+def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, LogEntry]) -> Plan:
+    own_path = folder / file_name(origin)
     plan = Plan(folder, origin, LogFile(own_path))
     in_files: set[Identity] = set()
     found: dict[Identity, LogEntry] = {}
-    for path in paths:
-        log = read_log(path)
-        if path == own_path:
+    #: Identities taken from their origin's own file, which no other file overrides.
+    firsthand: set[Identity] = set()
+    for log in logs:
+        if log.path == own_path:
             plan.own = log
-            if log.origin not in (None, origin) or (log.problem and not log.partly):
+            if log.origin not in (None, origin) or log.problem:
                 # Not ours to write over: one from a newer zerodrill, or not a log at all.
                 why = log.problem or f": written by machine {log.origin}"
                 raise SyncError(
                     f"{own_path}{why}: this machine's log file cannot be added to; move it "
                     "away and sync again"
                 )
-            if log.warning is not None:
-                plan.warnings.append(log.warning)
-        else:
-            if log.warning is not None:
-                plan.warnings.append(log.warning)
-            if log.origin is not None:
-                plan.machines.add(log.origin)
+        elif log.origin is not None:
+            plan.machines.add(log.origin)
+        if log.warning is not None:
+            plan.warnings.append(log.warning)
+        forged = 0
         for entry in log.entries:
-            in_files.add(entry.identity)
-            found.setdefault(entry.identity, entry)
-    local = {event.identity: event for event in store.events()}
+            identity = entry.identity
+            if entry.origin == origin:
+                # This machine's reviews come from its own database only: a line claiming one
+                # that is not the database's own, in any file, is ignored (a forged number
+                # would otherwise decide the numbers of this machine's next reviews).
+                mine = local.get(identity)
+                if mine is not None and _what(mine) == _what(entry):
+                    in_files.add(identity)
+                elif log.path != own_path:
+                    forged += 1
+                continue
+            in_files.add(identity)
+            if log.origin == entry.origin:
+                if identity not in firsthand:
+                    found[identity] = entry
+                    firsthand.add(identity)
+            else:
+                found.setdefault(identity, entry)
+        if forged:
+            plan.warnings.append(
+                f"{log.path}: {plural(forged, 'line')} claiming to be this machine's reviews "
+                f"(machine {origin}) that this database never made; ignored"
+            )
+    differing = 0
+    incoming = []
     for identity, entry in found.items():
         mine = local.get(identity)
-        if mine is not None and _what(mine) != _what(entry):
-            raise SyncError(
-                f"{folder}: review {identity[0]}:{identity[1]} there is not this database's "
-                f"review with that number: two databases share the machine id {identity[0]} "
-                "(was a review database copied from one machine to another?); nothing was "
-                "synced"
-            )
-    plan.outgoing = [entry for ident, entry in local.items() if ident not in in_files]
-    incoming = [entry for ident, entry in found.items() if ident not in local]
-    # An undo whose review has not arrived waits for a later sync (merging needs the review).
+        if mine is None:
+            incoming.append(entry)
+        elif _what(mine) != _what(entry):
+            differing += 1
+    if differing:
+        plan.warnings.append(
+            f"{folder}: {plural(differing, 'review')} there that another review this database "
+            "holds by the same number (machine and sequence) contradicts; this database's "
+            "are kept"
+        )
+    unsendable = 0
+    for ident, entry in local.items():
+        if ident in in_files:
+            continue
+        if unfit(entry) is None:
+            plan.outgoing.append(entry)
+        else:
+            unsendable += 1
+    if unsendable:
+        # Written, every machine would skip them, and this one would send them again each time.
+        plan.warnings.append(
+            f"{plural(unsendable, 'review')} in this database that no log file may carry "
+            "(a card key no deck has, a time outside the calendar); not sent"
+        )
+    # An undo whose review has not arrived waits for a later sync; one that can never be
+    # added (of an undo, of another card, a second one) the store skips alone, with a warning.
     arriving = {entry.identity for entry in incoming}
     plan.incoming = [
         entry
@@ -143,7 +238,15 @@ def survey(store: Store, folder: Path) -> Plan:
 
 
 def send(plan: Plan) -> int:
-    """Step 2: add the outgoing reviews to this machine's file; how many were added."""
+    """Step 2: add the outgoing reviews to this machine's file; how many were added.
+
+    Temporary files an earlier sync of this machine left when it was killed go first: a sync
+    tool would copy them to every machine.
+    """
+    try:
+        remove_stale_temps(plan.folder, plan.origin)
+    except OSError:
+        pass  # litter, not a reason to stop the sync
     if not plan.outgoing and plan.own.text:
         return 0
     try:
