@@ -22,8 +22,15 @@ if TYPE_CHECKING:
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.session import Session
-from zerodrill.srs.settings import save_layout, saved_layout
+from zerodrill.srs.settings import (
+    save_layout,
+    save_retention,
+    save_scheduler_name,
+    saved_layout,
+    saved_scheduler_name,
+)
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import Store
 from zerodrill.tui.palette import CommandPalette
@@ -54,6 +61,7 @@ class ZeroDrillApp(App[Summary]):
         on_first_frame: Callable[[], None] | None = None,
         buttons: int = DEFAULT_LAYOUT,
         remember_buttons: Callable[[int], str | None] | None = None,
+        scheduler: str = DEFAULT_SCHEDULER,
         notice: str | None = None,
     ) -> None:
         super().__init__()
@@ -63,6 +71,8 @@ class ZeroDrillApp(App[Summary]):
         self.buttons = buttons
         #: Saves a layout chosen in the drill; returns why it could not, if it could not.
         self.remember_buttons = remember_buttons
+        #: The scheduler's name: "sm2" or "fsrs" (see zerodrill.srs.schedulers).
+        self.scheduler = scheduler
         #: Said once the first frame is up (a layout given on the command line not saved).
         self.notice = notice
         #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
@@ -278,21 +288,33 @@ def create_app(
     deck_id: str | None = None,
     on_first_frame: Callable[[], None] | None = None,
     buttons: int | None = None,
+    scheduler: str | None = None,
+    retention: float | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
-    called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout, and
-    is remembered in ``store``; without it, the one remembered there is used."""
-    session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
-    notice = None
+    called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
+    ``scheduler`` ("sm2" or "fsrs") the scheduler and ``retention`` FSRS's desired retention:
+    each is remembered in ``store``, and without it the one remembered there is used."""
+    unsaved = []
     if buttons is None:
         buttons = saved_layout(store)
     else:
-        notice = save_layout(store, buttons)
+        unsaved.append(save_layout(store, buttons))
+    if scheduler is None:
+        scheduler = saved_scheduler_name(store)
+    else:
+        unsaved.append(save_scheduler_name(store, scheduler))
+    if retention is not None:
+        unsaved.append(save_retention(store, retention))
+    session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
+    # Each choice that could not be saved says so, in one notice (they share a cause).
+    notice = "\n".join(n for n in unsaved if n is not None) or None
     return ZeroDrillApp(
         session,
         clock=clock,
         on_first_frame=on_first_frame,
         buttons=buttons,
         remember_buttons=lambda n: save_layout(store, n),
+        scheduler=scheduler,
         notice=notice,
     )

@@ -27,14 +27,9 @@ from typing import Any
 import fsrs
 
 from zerodrill.srs.schedulers.base import Phase, StateDict, When, rating_of
+from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
 from zerodrill.srs.sm2 import Grade
 
-#: FSRS's and Anki's default: nine answers in ten right when a card falls due.
-DEFAULT_RETENTION = 0.9
-#: The range Anki's FSRS settings accept: below it, too much is forgotten to be worth the time
-#: saved; above it, reviews multiply for little gain.
-MIN_RETENTION = 0.70
-MAX_RETENTION = 0.99
 #: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500
 
@@ -105,16 +100,7 @@ class FsrsScheduler:
     name = "fsrs"
 
     def __init__(self, desired_retention: float = DEFAULT_RETENTION) -> None:
-        if (
-            isinstance(desired_retention, bool)
-            or not isinstance(desired_retention, int | float)
-            or not MIN_RETENTION <= desired_retention <= MAX_RETENTION
-        ):
-            raise ValueError(
-                f"desired retention must be {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f}, "
-                f"not {desired_retention!r}"
-            )
-        self.desired_retention = float(desired_retention)
+        self.desired_retention = check_retention(desired_retention)
         self._fsrs = fsrs.Scheduler(
             desired_retention=self.desired_retention,
             maximum_interval=MAX_INTERVAL,
