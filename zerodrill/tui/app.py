@@ -25,6 +25,8 @@ from zerodrill.srs.days import local_now
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
+    SCHEDULER_TITLES,
+    chosen_scheduler,
     save_layout,
     save_retention,
     save_scheduler_name,
@@ -62,6 +64,7 @@ class ZeroDrillApp(App[Summary]):
         buttons: int = DEFAULT_LAYOUT,
         remember_buttons: Callable[[int], str | None] | None = None,
         scheduler: str = DEFAULT_SCHEDULER,
+        switch_scheduler: Callable[[str], str | None] | None = None,
         notice: str | None = None,
     ) -> None:
         super().__init__()
@@ -73,6 +76,9 @@ class ZeroDrillApp(App[Summary]):
         self.remember_buttons = remember_buttons
         #: The scheduler's name: "sm2" or "fsrs" (see zerodrill.srs.schedulers).
         self.scheduler = scheduler
+        #: Schedules the sitting with the scheduler named and remembers it; returns why it
+        #: could not be remembered, if it could not.
+        self.switch_scheduler = switch_scheduler
         #: Said once the first frame is up (a layout given on the command line not saved).
         self.notice = notice
         #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
@@ -116,6 +122,14 @@ class ZeroDrillApp(App[Summary]):
             "Switch between Anki's four grade buttons and SM-2's six (remembered; key b)",
             self.action_toggle_buttons,
         )
+        if self.switch_scheduler is not None:
+            other = SCHEDULER_TITLES[self._other_scheduler()]
+            yield SystemCommand(
+                "Scheduler: SM-2 / FSRS",
+                f"Schedule with {other} from now on: every card again from its reviews, nothing "
+                "lost, and switching back gives the old schedule (remembered)",
+                self.action_toggle_scheduler,
+            )
 
     def action_command_palette(self) -> None:
         # Not over the too-small notice (whose one key is q), nor over another dialog.
@@ -278,6 +292,24 @@ class ZeroDrillApp(App[Summary]):
         keys = "1-4: Again, Hard, Good, Easy" if self.buttons == 4 else "0-5: SM-2's grades"
         self.notify(f"{self.buttons} grade buttons, {keys}.", timeout=3, markup=False)
 
+    def _other_scheduler(self) -> str:
+        return "fsrs" if self.scheduler == "sm2" else "sm2"
+
+    @user_errors_exit
+    def action_toggle_scheduler(self) -> None:
+        """Switch between SM-2 and FSRS, and remember it: every card is derived again from its
+        reviews, and the sitting goes on with the queue the new scheduler gives."""
+        if self.switch_scheduler is None or not self._session_on_top():
+            return
+        self.scheduler = self._other_scheduler()
+        problem = self.switch_scheduler(self.scheduler)
+        self._show(self._session_screen())
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
+            return
+        title = SCHEDULER_TITLES[self.scheduler]
+        self.notify(f"{title} schedules every card now.", timeout=3, markup=False)
+
 
 def create_app(
     decks: Sequence[Deck],
@@ -307,6 +339,12 @@ def create_app(
     if retention is not None:
         unsaved.append(save_retention(store, retention))
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
+
+    def switch(name: str) -> str | None:
+        problem = save_scheduler_name(store, name)
+        session.use_scheduler(chosen_scheduler(store, name))
+        return problem
+
     # Each choice that could not be saved says so, in one notice (they share a cause).
     notice = "\n".join(n for n in unsaved if n is not None) or None
     return ZeroDrillApp(
@@ -316,5 +354,6 @@ def create_app(
         buttons=buttons,
         remember_buttons=lambda n: save_layout(store, n),
         scheduler=scheduler,
+        switch_scheduler=switch,
         notice=notice,
     )
