@@ -150,7 +150,7 @@ def test_retired_and_unknown_keys_never_appear_and_keep_their_reviews(store: Sto
     assert drain(s) == ["d/live"]
     assert {r.key for r in store.log()} >= {"d/old", "gone/deck-card", "d/removed"}
     # The next review among the decks' cards, not the retired or unknown ones due earlier.
-    assert s.next_due() == datetime(2025, 3, 11, 4, 0).astimezone()
+    assert s.outlook().next_review == datetime(2025, 3, 11, 4, 0).astimezone()
 
 
 def vm_steps(store: Store, day: date) -> int:

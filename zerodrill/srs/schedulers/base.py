@@ -205,3 +205,29 @@ def replay(scheduler: Scheduler[S], grades: Iterable[tuple[Grade, When]]) -> tup
         effects.append(effect_of(state, when))
         state = scheduler.review(state, grade, when)
     return state, effects
+
+
+@dataclass(frozen=True, slots=True)
+class GradeOutcome:
+    """What one grade would do to the card on show (for the grade buttons)."""
+
+    grade: Grade
+    #: Days from the review to the next due day (see :attr:`CardState.interval`).
+    interval: int
+    due: date
+    #: The card comes back later the same study day (a repeat or a learning step).
+    again_today: bool
+    #: False for a same-day repeat: the grade is logged, the day-based schedule stays.
+    moves_schedule: bool
+
+
+def outcomes(scheduler: Scheduler[S], state: S, when: When) -> tuple[GradeOutcome, ...]:
+    """What each grade 0-5 would do to a card in ``state`` at ``when``."""
+    moves = effect_of(state, when) is not Effect.REPEAT
+    shown = []
+    for grade, after in scheduler.next_states(state, when).items():
+        due = after.due
+        if due is None:
+            raise ValueError(f"{scheduler.name} left a graded card without a due day")
+        shown.append(GradeOutcome(grade, after.interval, due, after.again_on == when.day, moves))
+    return tuple(shown)
