@@ -3,14 +3,16 @@ database as the button layout is, and the palette's command that switches it."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from cli_support import run_cli
 from tui_support import TUI_DECKS
 
-from zerodrill.srs.schedulers.fsrs import FsrsScheduler
+from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
 from zerodrill.srs.settings import (
     RETENTION,
@@ -104,3 +106,74 @@ def test_the_help_names_both_schedulers(capsys: pytest.CaptureFixture[str]) -> N
     code, out, _ = run_cli(capsys, "drill", "--help")
     assert code == 0
     assert "--scheduler [sm2|fsrs]" in out and "--retention R" in out
+
+
+# -- switching: every card derived again, nothing lost, and back again exactly ---------------
+
+T0 = datetime(2026, 5, 11, 10, 0, tzinfo=UTC)
+
+
+def history(store: Store, cards: int = 6, days: int = 150) -> None:
+    """Five months of drilling: each card graded on the days it falls due (as SM-2 schedules
+    it), mostly passed, some failed and then graded again the same day."""
+    rng = random.Random(21)
+    for n in range(days):
+        at = T0 + timedelta(days=n, minutes=rng.randrange(0, 300))
+        due = store.due_dates()
+        for k in range(cards):
+            key = f"d/k{k}"
+            if key in due and due[key] > at.date():
+                continue
+            grade = rng.choice([1, 3, 4, 4, 4, 5, 5])
+            store.grade(key, grade, day=at.date(), at=at)
+            if grade < 3:  # a fail comes back the same day
+                later = at + timedelta(minutes=10)
+                store.grade(key, rng.choice([3, 4, 5]), day=later.date(), at=later)
+
+
+def schedule_of(store: Store) -> tuple[dict[str, object], dict[str, date]]:
+    return {k: s.to_dict() for k, s in store.states().items()}, store.due_dates()
+
+
+def test_switching_rederives_every_card_and_switching_back_gives_the_old_schedule(
+    store: Store,
+) -> None:
+    history(store)
+    events = store.events()
+    sm2_schedule = schedule_of(store)
+    assert isinstance(store.scheduler, Sm2Scheduler)
+
+    store.scheduler = FsrsScheduler()
+    fsrs_schedule = schedule_of(store)
+    assert set(fsrs_schedule[0]) == set(sm2_schedule[0])  # the same cards are known
+    assert fsrs_schedule != sm2_schedule  # and FSRS scheduled them its own way
+    assert all(isinstance(s, FsrsCard) for s in store.states().values())
+    # What FSRS derived is a straight replay of the events through FSRS.
+    assert store.states() == store.states_by(FsrsScheduler())
+
+    store.scheduler = Sm2Scheduler()
+    assert schedule_of(store) == sm2_schedule
+    assert store.events() == events  # nothing was lost or added
+
+
+def test_grades_given_under_fsrs_stay_when_switching_back(store: Store) -> None:
+    history(store)
+    store.scheduler = FsrsScheduler()
+    late = T0 + timedelta(days=200)
+    store.grade("d/k0", 4, day=late.date(), at=late)
+    store.scheduler = Sm2Scheduler()
+    assert store.events()[-1].key == "d/k0" and store.last_day("d/k0") == late.date()
+    assert store.states() == store.states_by(Sm2Scheduler())
+
+
+def test_the_desired_retention_changes_the_schedule_and_back(store: Store) -> None:
+    history(store)
+    store.scheduler = FsrsScheduler()
+    ninety = schedule_of(store)
+    store.scheduler = FsrsScheduler(0.97)
+    picky = schedule_of(store)
+    assert picky != ninety
+    # A higher retention brings reviews forward, never back.
+    assert all(picky[1][k] <= due for k, due in ninety[1].items())
+    store.scheduler = FsrsScheduler()
+    assert schedule_of(store) == ninety

@@ -19,13 +19,13 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
-from zerodrill.srs.schedulers.base import GradeOutcome, When, outcomes
+from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import NotInEffect, Store
 
@@ -160,6 +160,14 @@ class Session:
         self._front: Item | None = None
         self._reload()
         self._advance()
+
+    def use_scheduler(self, scheduler: Scheduler[Any]) -> None:
+        """Schedule with ``scheduler`` from now on. Every card is derived again from its events
+        (the store rebuilds its cache at the next read: nothing is lost, and switching back
+        gives the old schedule exactly) and today's queue is built again; the sitting keeps
+        its day, its grades and its undo stack."""
+        self._store.scheduler = scheduler
+        self.select_deck(self.deck_id)
 
     def _reload(self) -> None:
         queue = build_queue(self._by_key, self._store, self.day, new_limit=self._new_limit)
@@ -353,7 +361,7 @@ class Session:
         # Imported when asked for: the first card does not wait for it.
         from zerodrill.srs.stats import compute_stats
 
-        return compute_stats(self._decks, self._store, self.day)
+        return compute_stats(self._decks, self._store, self.day, at=self._clock())
 
     def deck_counts(self) -> list[DeckCount]:
         rows = [self._count(deck.id, deck.title, (deck,)) for deck in self._all_decks]

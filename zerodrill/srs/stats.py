@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs.interview_log import InterviewStats, interview_stats
 from zerodrill.srs.queue import build_queue, items_of
-from zerodrill.srs.recall import Recall
+from zerodrill.srs.recall import Recall, recall_of
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.store import ReviewCounts, Store
 from zerodrill.words import plural
 
@@ -76,12 +77,18 @@ class Stats:
         }
 
 
-def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> Stats:
-    """Stats for ``decks``; ``store`` None means nothing was ever reviewed."""
+def compute_stats(
+    decks: Sequence[Deck], store: Store | None, today: date, *, at: datetime | None = None
+) -> Stats:
+    """Stats for ``decks``; ``store`` None means nothing was ever reviewed. ``at``, the
+    moment, is what FSRS's recall forecast is for (none without it, or under SM-2)."""
     keys = {item.key: item for item in items_of(decks)}
     forecast = [0] * FORECAST_DAYS
     known = again = 0
     totals = ReviewCounts()
+    recall = None
+    if store is not None and at is not None:
+        recall = recall_of(store.scheduler, store.states(keys).values(), at)
     if store is not None:
         # Today's figure is the drill's queue: one deletion of a cloze card a day, and the
         # cards failed today that come back.
@@ -124,6 +131,8 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
         retention_reviews=totals.recall_graded,
         forecast=tuple(forecast),
         interviews=interview_stats(decks, store, today),
+        scheduler=store.scheduler.name if store is not None else DEFAULT_SCHEDULER,
+        recall=recall,
     )
 
 

@@ -338,6 +338,7 @@ def create_app(
         unsaved.append(save_scheduler_name(store, scheduler))
     if retention is not None:
         unsaved.append(save_retention(store, retention))
+    store.scheduler = chosen_scheduler(store, scheduler, retention=retention)
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
 
     def switch(name: str) -> str | None:
