@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
 
 from zerodrill.deck.model import Card, Deck, Item, Kind, Pos
+from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.session import Session, record_grade
 from zerodrill.srs.store import Store
 
@@ -14,6 +16,21 @@ DAY = date(2025, 3, 10)
 #: Noon on DAY, local time: a sitting started then is on study day DAY wherever the tests run.
 NOW = datetime(2025, 3, 10, 12, 0).astimezone()
 POS = Pos("t.yaml", 1, 1)
+
+
+class ReviewKind(StrEnum):
+    """What a logged event is, in the words of the log before it held events only."""
+
+    GRADE = "grade"
+    REPEAT = "repeat"
+    UNDO = "undo"
+
+
+def kind(logged: LoggedEvent) -> ReviewKind:
+    """An undo, a same-day repeat (as the replay says), or a grade (withdrawn ones too)."""
+    if logged.event.is_undo:
+        return ReviewKind.UNDO
+    return ReviewKind.REPEAT if logged.repeat else ReviewKind.GRADE
 
 
 def card(deck: str, id: str, *, cloze: Sequence[int] = (), retired: bool = False) -> Card:

@@ -125,6 +125,18 @@ class LoggedEvent:
         return self.event.identity
 
     @property
+    def undoes(self) -> Identity | None:
+        return self.event.undoes
+
+    @property
+    def answer_ms(self) -> int | None:
+        return self.event.answer_ms
+
+    @property
+    def typed(self) -> str | None:
+        return self.event.typed
+
+    @property
     def in_effect(self) -> bool:
         return self.effect is not None
 
