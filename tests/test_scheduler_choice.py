@@ -3,6 +3,7 @@ database as the button layout is, and the palette's command that switches it."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from tui_support import TUI_DECKS
+from textual.pilot import Pilot
+from tui_support import TUI_DECKS, Clock, run_async, shown, tui_decks
 
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
@@ -24,6 +26,8 @@ from zerodrill.srs.settings import (
     saved_scheduler_name,
 )
 from zerodrill.srs.store import Store
+from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.widgets.grade_bar import GradeBar
 
 
 @pytest.fixture
@@ -177,3 +181,98 @@ def test_the_desired_retention_changes_the_schedule_and_back(store: Store) -> No
     assert all(picky[1][k] <= due for k, due in ninety[1].items())
     store.scheduler = FsrsScheduler()
     assert schedule_of(store) == ninety
+
+
+# -- the drill: the grade bar, the palette, the option ---------------------------------------
+
+SIZE = (100, 30)
+
+
+def app_over(store: Store, clock: Clock, **choices: object) -> ZeroDrillApp:
+    return create_app(tui_decks("zero"), store, clock=clock, **choices)  # type: ignore[arg-type]
+
+
+def bar(app: ZeroDrillApp) -> str:
+    return " ".join(shown(app.screen.query_one(GradeBar)).split())
+
+
+@run_async
+async def test_the_grade_bar_shows_fsrs_steps_and_intervals(store: Store) -> None:
+    clock = Clock()
+    app = app_over(store, clock, scheduler="fsrs", buttons=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        # A new card: Again, Hard and Good are learning steps; Easy graduates to 8 days.
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 8d"
+        first = app.session.current
+        await pilot.press("3")
+        clock.advance(minutes=10)
+        while app.session.current != first:  # the other new cards, once each
+            await pilot.press("enter", "4")
+        await pilot.press("enter")
+        # Ten minutes on, the same day: Good now graduates it, which SM-2 would call a repeat.
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1m 10m 2d 4d"
+    assert isinstance(store.scheduler, FsrsScheduler)
+
+
+@run_async
+async def test_sm2s_grade_bar_is_unchanged(store: Store) -> None:
+    app = app_over(store, Clock(), buttons=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 1d"
+        await pilot.press("1")
+        while app.session.current is not None and not app.session.is_repeat:
+            await pilot.press("enter", "4")
+        await pilot.press("enter")
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy ↻ again ↻ again ✔ done ✔ done"
+
+
+async def palette_switch(app: ZeroDrillApp, pilot: Pilot[object]) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.press(*"scheduler")
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+@run_async
+async def test_the_palette_switches_the_scheduler_and_remembers_it(store: Store) -> None:
+    app = app_over(store, Clock(), buttons=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "4")  # one grade under SM-2
+        await palette_switch(app, pilot)
+        assert app.scheduler == "fsrs" and isinstance(store.scheduler, FsrsScheduler)
+        assert store.setting(SCHEDULER) == "fsrs"
+        assert "FSRS schedules every card now." in [str(n.message) for n in app._notifications]
+        await pilot.press("enter")
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 8d"
+        await pilot.press("4", "u")  # a grade under FSRS, undone: the sitting's undo stack held
+        assert len(store.events()) == 3
+        await palette_switch(app, pilot)
+        assert app.scheduler == "sm2" and isinstance(store.scheduler, Sm2Scheduler)
+        assert store.setting(SCHEDULER) == "sm2"
+        await pilot.press("enter")
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 1d"
+        await pilot.press("u")  # the first grade, given under SM-2, is undone as well
+    assert [e.is_undo for e in store.events()] == [False, False, True, True]
+    assert store.states() == {}
+
+
+def test_the_option_is_remembered_across_drills(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def drill(**choices: object) -> tuple[str, str]:
+        with Store.open(db) as store:
+            app = app_over(store, Clock(), buttons=4, **choices)
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.press("enter")
+                return app.scheduler, bar(app)
+
+    runs = [asyncio.run(drill(**c)) for c in [{}, {"scheduler": "fsrs"}, {}, {"retention": 0.97}]]
+    assert [name for name, _ in runs] == ["sm2", "fsrs", "fsrs", "fsrs"]
+    assert runs[1][1] == runs[2][1] == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 8d"
+    # A higher retention: Easy's first interval is shorter.
+    assert runs[3][1] == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 2d"
+    with Store.open(db) as store:
+        assert (store.setting(SCHEDULER), store.setting(RETENTION)) == ("fsrs", "0.97")
