@@ -19,7 +19,7 @@ KEYS = """\
 [b]j[/b]/[b]k[/b], [b]End[/b]    scroll a long card (also ↑/↓, PgUp/PgDn, Home)
 [b]d[/b]           choose a deck     [b]s[/b] statistics
 [b]?[/b]           this help         [b]q[/b], [b]Ctrl+C[/b] quit (grades are saved)
-[b]Ctrl+P[/b]      command palette (theme, light/dark, grade buttons)"""
+[b]Ctrl+P[/b]      commands (theme, light/dark, grade buttons, scheduler)"""
 
 GRADES = "\n".join(
     [
