@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -276,3 +277,33 @@ def test_the_option_is_remembered_across_drills(
     assert runs[3][1] == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 2d"
     with Store.open(db) as store:
         assert (store.setting(SCHEDULER), store.setting(RETENTION)) == ("fsrs", "0.97")
+
+
+def built_with(db: Path) -> str:
+    conn = sqlite3.connect(db)
+    try:
+        return str(conn.execute("SELECT fingerprint FROM derived").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_sync_derives_with_the_chosen_scheduler(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Machine a drills under SM-2, machine b under FSRS; b's sync must keep b's cache FSRS's
+    # (a sync deriving with SM-2 would make b's next drill rebuild every card).
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    with Store.open(a) as store:
+        history(store, cards=3, days=30)
+    with Store.open(b) as store:
+        save_scheduler_name(store, "fsrs")
+    for db in (a, b):
+        code, _, _ = run_cli(capsys, "sync", str(folder), "--db", str(db))
+        assert code == 0
+    assert built_with(b) == FsrsScheduler().fingerprint
+    assert built_with(a) == Sm2Scheduler().fingerprint
+    with Store.open(b) as store:
+        store.scheduler = FsrsScheduler()
+        assert store.states() == store.states_by(FsrsScheduler()) != {}
