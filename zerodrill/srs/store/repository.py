@@ -34,7 +34,7 @@ from zerodrill.srs.store import derive, eventlog
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
-from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
+from zerodrill.srs.store.file import Damaged, NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import LOGGED_COLUMNS, date_from, event_from, logged_from
 from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
 from zerodrill.srs.store.watch import Watch
@@ -337,8 +337,15 @@ class Store:
         with self._reading():
             if not has_tables(self._conn, "setting"):
                 return None
-            row = self._conn.execute("SELECT value FROM setting WHERE name = ?", (name,)).fetchone()
-            return str(row[0]) if row is not None else None
+            row = self._conn.execute(
+                "SELECT CAST(value AS BLOB) FROM setting WHERE name = ?", (name,)
+            ).fetchone()
+            if row is None:
+                return None
+            try:
+                return bytes(row[0]).decode("utf-8")
+            except (TypeError, UnicodeDecodeError) as exc:
+                raise Damaged(f"the setting {name!r} is not text") from exc
 
     def save_setting(self, name: str, value: str) -> None:
         """Save ``value`` for setting ``name``, replacing what was saved; on disk on return."""
