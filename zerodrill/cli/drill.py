@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 @click.option(
     "--scheduler",
     type=click.Choice(list(SCHEDULERS)),
-    help="sm2 (the default) or fsrs (FSRS-6, as Anki uses). Every card is scheduled again "
-    "from its reviews: switching back gives the old schedule. Remembered.",
+    help="sm2 (the default) or fsrs (FSRS-6; Anki has offered FSRS since 23.10). Every card "
+    "is scheduled again from its reviews: switching back gives the old schedule. Remembered.",
 )
 @click.option(
     "--retention",
