@@ -307,3 +307,34 @@ def test_sync_derives_with_the_chosen_scheduler(
     with Store.open(b) as store:
         store.scheduler = FsrsScheduler()
         assert store.states() == store.states_by(FsrsScheduler()) != {}
+
+
+@run_async
+async def test_the_help_explains_the_grades_of_the_scheduler_in_use(store: Store) -> None:
+    app = app_over(store, Clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        sm2_help = " ".join(shown(app.screen.query_one("#grades")).split())
+        await pilot.press("escape")
+        await palette_switch(app, pilot)
+        await pilot.press("question_mark")
+        fsrs_help = " ".join(shown(app.screen.query_one("#grades")).split())
+    assert "Below 4, the card also comes back later in this session" in sm2_help
+    assert "FSRS" not in sm2_help
+    assert "FSRS reads them as ratings: 0-2 Again, 3 Hard, 4 Good, 5 Easy." in fsrs_help
+    assert "FSRS's steps (1 and 10 minutes)" in fsrs_help
+
+
+@run_async
+async def test_a_retention_given_under_sm2_is_kept_and_said(store: Store) -> None:
+    app = app_over(store, Clock(), retention=0.8)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+    assert said == [
+        "The desired retention is FSRS's: kept for when FSRS schedules "
+        "(--scheduler fsrs, or Ctrl+P Scheduler)."
+    ]
+    assert isinstance(store.scheduler, Sm2Scheduler) and store.setting(RETENTION) == "0.8"
+    fsrs = chosen_scheduler(store, "fsrs")
+    assert isinstance(fsrs, FsrsScheduler) and fsrs.desired_retention == 0.8

@@ -225,7 +225,7 @@ class ZeroDrillApp(App[Summary]):
             return
         from zerodrill.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.scheduler))
 
     @user_errors_exit
     def action_stats(self) -> None:
@@ -327,27 +327,33 @@ def create_app(
     called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
     ``scheduler`` ("sm2" or "fsrs") the scheduler and ``retention`` FSRS's desired retention:
     each is remembered in ``store``, and without it the one remembered there is used."""
-    unsaved = []
+    notices: list[str | None] = []
     if buttons is None:
         buttons = saved_layout(store)
     else:
-        unsaved.append(save_layout(store, buttons))
+        notices.append(save_layout(store, buttons))
     if scheduler is None:
         scheduler = saved_scheduler_name(store)
     else:
-        unsaved.append(save_scheduler_name(store, scheduler))
+        notices.append(save_scheduler_name(store, scheduler))
     if retention is not None:
-        unsaved.append(save_retention(store, retention))
+        notices.append(save_retention(store, retention))
+        if scheduler != "fsrs":
+            # SM-2 has no retention to aim at: say so, or the option seems to do nothing.
+            notices.append(
+                "The desired retention is FSRS's: kept for when FSRS schedules "
+                "(--scheduler fsrs, or Ctrl+P Scheduler)."
+            )
     store.scheduler = chosen_scheduler(store, scheduler, retention=retention)
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
 
     def switch(name: str) -> str | None:
         problem = save_scheduler_name(store, name)
-        session.use_scheduler(chosen_scheduler(store, name))
+        session.use_scheduler(chosen_scheduler(store, name, retention=retention))
         return problem
 
-    # Each choice that could not be saved says so, in one notice (they share a cause).
-    notice = "\n".join(n for n in unsaved if n is not None) or None
+    # Each choice that could not be saved says so (they share a cause), in one notice.
+    notice = "\n".join(n for n in notices if n is not None) or None
     return ZeroDrillApp(
         session,
         clock=clock,
