@@ -17,6 +17,7 @@ from tui_support import TUI_DECKS, Clock, run_async, shown, tui_decks
 
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
+from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
     RETENTION,
     SCHEDULER,
@@ -338,3 +339,31 @@ async def test_a_retention_given_under_sm2_is_kept_and_said(store: Store) -> Non
     assert isinstance(store.scheduler, Sm2Scheduler) and store.setting(RETENTION) == "0.8"
     fsrs = chosen_scheduler(store, "fsrs")
     assert isinstance(fsrs, FsrsScheduler) and fsrs.desired_retention == 0.8
+
+
+def test_two_weeks_of_sittings_under_fsrs_match_a_straight_replay(store: Store) -> None:
+    # Sittings over the test decks, one a day, random grades and a few undos: every card the
+    # drill leaves is what replaying the log through FSRS gives, and each sitting ends.
+    rng = random.Random(7)
+    store.scheduler = FsrsScheduler()
+    decks = tui_decks()
+    clock = Clock(datetime(2026, 5, 11, 9, 0).astimezone())
+    shown_per_day = []
+    for _ in range(14):
+        session = Session(decks, store, clock=clock, new_limit=5)
+        shown = 0
+        while session.current is not None:
+            shown += 1
+            assert shown < 200, "a sitting that never ends"
+            clock.advance(minutes=rng.choice([1, 2, 5, 11]))
+            session.grade(rng.choice([1, 3, 4, 4, 5]))
+            if rng.random() < 0.05:
+                session.undo()
+        shown_per_day.append(shown)
+        clock.advance(days=1)
+        clock.now = clock.now.replace(hour=9)
+    assert store.states() == store.states_by(FsrsScheduler()) != {}
+    assert sum(shown_per_day) > 30  # the decks were drilled, not skipped
+    # Back to SM-2: every grade given under FSRS is there, scheduled SM-2's way.
+    store.scheduler = Sm2Scheduler()
+    assert store.states() == store.states_by(Sm2Scheduler())
