@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -367,3 +369,24 @@ def test_two_weeks_of_sittings_under_fsrs_match_a_straight_replay(store: Store) 
     # Back to SM-2: every grade given under FSRS is there, scheduled SM-2's way.
     store.scheduler = Sm2Scheduler()
     assert store.states() == store.states_by(Sm2Scheduler())
+
+
+def test_sm2s_drill_never_imports_fsrs(tmp_path: Path) -> None:
+    # The first card does not wait for a scheduler it does not use.
+    code = (
+        "import sys\n"
+        "import zerodrill.cli.drill, zerodrill.cli.stats, zerodrill.tui.app\n"
+        "from zerodrill.srs.settings import chosen_scheduler\n"
+        "from zerodrill.srs.store import Store\n"
+        f"with Store.open({str(tmp_path / 'r.db')!r}) as store:\n"
+        "    store.scheduler = chosen_scheduler(store)\n"
+        "    store.states()\n"
+        "assert 'fsrs' not in sys.modules, 'fsrs imported'\n"
+        "from zerodrill.srs.settings import save_scheduler_name\n"
+        f"with Store.open({str(tmp_path / 'r.db')!r}) as store:\n"
+        "    save_scheduler_name(store, 'fsrs')\n"
+        "    store.scheduler = chosen_scheduler(store)\n"
+        "assert 'fsrs' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
