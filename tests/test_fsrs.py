@@ -4,17 +4,22 @@ table from the 0-5 grades and Anki's four buttons to FSRS's four ratings."""
 from __future__ import annotations
 
 import json
+import random
+import tempfile
 from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
 
 import fsrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.schedulers import Phase, Rating, rating_of, replay, scheduler_named
 from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, FOUR_BUTTONS, SIX_BUTTONS, Grade
+from zerodrill.srs.store import Store
 
 #: 08:00 UTC on a Monday: mid-morning of a study day in Europe, far from the rollover.
 T0 = datetime(2026, 5, 11, 8, 0, tzinfo=UTC)
@@ -245,3 +250,45 @@ def test_any_answers_keep_the_state_sound(steps: list[tuple[int, int]]) -> None:
         # Again always sends a card back to its (re)learning steps.
         if grade < 3:
             assert state.phase in (Phase.LEARNING, Phase.RELEARNING)
+
+
+# -- merges under FSRS: the same events, in any order, give the same states -------------------
+
+Event = st.tuples(
+    st.sampled_from(["a", "b"]),  # origin
+    st.sampled_from(["d/x", "d/y", "d/z"]),  # card
+    st.integers(0, 5),  # grade, or an undo of the event before it from that origin
+    st.integers(0, 3 * 24 * 60),  # minutes since the previous event
+    st.booleans(),  # an undo instead of a grade
+)
+
+
+@given(st.lists(Event, min_size=1, max_size=25), st.randoms(use_true_random=False))
+@settings(max_examples=40, deadline=None)
+def test_the_same_events_in_any_order_give_the_same_fsrs_states(
+    steps: list[tuple[str, str, int, int, bool]], rng: random.Random
+) -> None:
+    events, at, seqs = [], T0, {"a": 0, "b": 0}
+    last: dict[str, ReviewEvent] = {}
+    for origin, key, grade, minutes, undo in steps:
+        at += timedelta(minutes=minutes)
+        seqs[origin] += 1
+        target = last.get(origin)
+        if undo and target is not None and target.grade is not None:
+            event = ReviewEvent(
+                origin, seqs[origin], target.key, at, target.day, None, target.identity
+            )
+        else:
+            event = ReviewEvent(origin, seqs[origin], key, at, at.date(), Grade(grade))
+        events.append(event)
+        last[origin] = event
+    shuffled = events[:]
+    rng.shuffle(shuffled)
+    with tempfile.TemporaryDirectory() as tmp:
+        states = []
+        for n, order in enumerate((events, shuffled)):
+            with Store.open(Path(tmp) / f"{n}.db", scheduler=FsrsScheduler()) as store:
+                store.add_events(order, now=at, batch=3)
+                states.append(store.states())
+                assert states[-1] == store.states_by(FsrsScheduler())
+    assert states[0] == states[1]
