@@ -19,7 +19,7 @@ from pathlib import Path
 
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
-from zerodrill.srs.events import LoggedEvent
+from zerodrill.srs.events import LoggedEvent, time_order
 from zerodrill.srs.store import Store
 
 SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1
@@ -70,10 +70,11 @@ def _env() -> dict[str, str]:
 
 def assert_one_grade_a_day(log: list[LoggedEvent]) -> None:
     """However the processes interleaved, a card's schedule moved at most once a study day:
-    each grade in effect is on a later day than every review in effect before it."""
+    in the replay's order, each grade in effect is on a later day than every review in effect
+    before it."""
     undone = {r.undoes for r in log if kind(r) is ReviewKind.UNDO}
     last_day: dict[str, date] = {}
-    for r in log:
+    for r in sorted(log, key=lambda r: time_order(r.event)):
         if kind(r) is ReviewKind.UNDO or r.identity in undone:
             continue
         if kind(r) is ReviewKind.GRADE and r.key in last_day:

@@ -418,7 +418,7 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
         graded = [r.key for r in store.log()]
         # Another terminal grades the second card again.
         with Store.open(tmp_path / "reviews.db") as other:
-            record_grade(other, graded[1], 5, day=app.session.day, at=app.clock(), repeat=True)
+            record_grade(other, graded[1], 5, day=app.session.day, at=app.clock())
         await pilot.press("u")
         await pilot.pause()
         assert app.return_code is None and app.error is None
