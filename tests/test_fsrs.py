@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.schedulers import Phase, Rating, rating_of, replay, scheduler_named
-from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.schedulers.base import When, replay_by_review
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, FOUR_BUTTONS, SIX_BUTTONS, Grade
 from zerodrill.srs.store import Store
@@ -170,7 +170,9 @@ def test_a_card_learned_forgotten_and_relearned_on_fixed_instants() -> None:
 
 def test_replay_gives_the_same_schedule_every_time() -> None:
     # Fuzz is off: a replay on another machine, or after a switch of scheduler, agrees exactly.
-    grades = [(Grade(g), when(since)) for g, since in LEARNED_FORGOTTEN_RELEARNED]
+    grades = [
+        (Grade(g), when(since).day, when(since).at) for g, since in LEARNED_FORGOTTEN_RELEARNED
+    ]
     first, effects = replay(FSRS, grades)
     assert [replay(FsrsScheduler(), grades)[0] for _ in range(3)] == [first] * 3
     assert first == answer(LEARNED_FORGOTTEN_RELEARNED)[-1]
@@ -292,3 +294,14 @@ def test_the_same_events_in_any_order_give_the_same_fsrs_states(
                 states.append(store.states())
                 assert states[-1] == store.states_by(FsrsScheduler())
     assert states[0] == states[1]
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 60 * 24 * 20)), max_size=40))
+def test_the_fast_replay_is_the_replay_one_review_at_a_time(steps: list[tuple[int, int]]) -> None:
+    # The store derives with replay_many; review is the definition it must keep to exactly.
+    at, given_ = T0, []
+    for grade, minutes in steps:
+        at += timedelta(minutes=minutes)
+        local = at.astimezone(timezone(timedelta(hours=-7)))
+        given_.append((Grade(grade), (local - timedelta(hours=4)).date(), local))
+    assert FSRS.replay_many(given_) == replay_by_review(FSRS, given_)
