@@ -59,6 +59,10 @@ KWARGS: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {"cards": CARDS, "reviews": 100_000, "rounds": 5},
     },
     "memory": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
+    "events": {
+        "full": {"events": 100_000, "cards": CARDS, "rounds": 5},
+        "quick": {"events": 100_000, "cards": CARDS, "rounds": 3},
+    },
 }
 NAMES = tuple(KWARGS)
 TIMEOUT_S = 600.0  # per benchmark; a hang is a crash
@@ -365,12 +369,41 @@ def _rows_memory(r: dict[str, Any]) -> list[Row]:
     ]
 
 
+def _rows_events(r: dict[str, Any]) -> list[Row]:
+    where = f"{r['events']:,} events, {r['cards']:,} cards"
+    lock_goal, derive_goal = r["lock_goal_ms"], r["derive_goal_ms"]
+    return [
+        Row(
+            "events",
+            f"receive by sync, {where}: longest write transaction",
+            _ms(r["lock_ms_max"]),
+            goal=f"<= {lock_goal:.0f} ms",
+            result=_verdict(r["lock_ms_max"], lock_goal),
+        ),
+        Row(
+            "events",
+            f"derive every card from {r['events']:,} events, median",
+            _ms(r["derive_ms_median"]),
+            goal=f"< {derive_goal:.0f} ms",
+            result=_verdict(r["derive_ms_median"], derive_goal),
+        ),
+        Row(
+            "events",
+            "derive every card, best",
+            _ms(r["derive_ms_best"]),
+            goal=f"< {derive_goal:.0f} ms",
+            result=_verdict(r["derive_ms_best"], derive_goal),
+        ),
+    ]
+
+
 ROWS: dict[str, Callable[..., list[Row]]] = {
     "validate": _rows_validate,
     "export": _rows_export,
     "drill": _rows_drill,
     "queue": _rows_queue,
     "memory": _rows_memory,
+    "events": _rows_events,
 }
 
 # Figures the table does not show, printed beneath it: (benchmark, key, label, format).
@@ -385,6 +418,11 @@ DETAILS: dict[str, list[tuple[str, str, str]]] = {
         ("clanki_queue_all_due", "Anki's queue, all due", "{}"),
         ("clanki_vs_bare_all_new", "Clanki's keys vs the bare app's, tmux, all new", "{}"),
         ("clanki_vs_bare_all_due", "all due", "{}"),
+    ],
+    "events": [
+        ("receive_s", "receive by sync, whole", "{:.1f} s"),
+        ("transactions", "its write transactions", "{:,}"),
+        ("lock_ms_median", "its median write transaction", "{:,.0f} ms"),
     ],
     "queue": [
         ("items", "items", "{:,}"),
