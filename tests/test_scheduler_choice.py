@@ -390,3 +390,28 @@ def test_sm2s_drill_never_imports_fsrs(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@run_async
+async def test_a_switch_the_database_refuses_leaves_the_drill_as_it_was(
+    store: Store, db: Path
+) -> None:
+    app = app_over(store, Clock(), buttons=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "4")  # one grade: FSRS would have a card to derive
+        # Another program holds the write lock past the busy timeout: no cache can be rebuilt.
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            await palette_switch(app, pilot)
+            said = [str(n.message) for n in app._notifications]
+            assert app.return_code is None and app.scheduler == "sm2"
+            assert any(n.startswith("SM-2 still schedules: ") and "locked" in n for n in said)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert isinstance(store.scheduler, Sm2Scheduler) and store.setting(SCHEDULER) is None
+        await pilot.press("enter")
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 1d"
+        await pilot.press("4")
+    assert len(store.events()) == 2

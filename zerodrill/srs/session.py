@@ -165,9 +165,14 @@ class Session:
         """Schedule with ``scheduler`` from now on. Every card is derived again from its events
         (the store rebuilds its cache at the next read: nothing is lost, and switching back
         gives the old schedule exactly) and today's queue is built again; the sitting keeps
-        its day, its grades and its undo stack."""
-        self._store.scheduler = scheduler
-        self.select_deck(self.deck_id)
+        its day, its grades and its undo stack. If the cache cannot be rebuilt (a locked
+        database), the store error is raised and the old scheduler stays in use."""
+        previous, self._store.scheduler = self._store.scheduler, scheduler
+        try:
+            self.select_deck(self.deck_id)
+        except BaseException:
+            self._store.scheduler = previous
+            raise
 
     def _reload(self) -> None:
         queue = build_queue(self._by_key, self._store, self.day, new_limit=self._new_limit)

@@ -34,7 +34,7 @@ from zerodrill.srs.settings import (
     saved_scheduler_name,
 )
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
-from zerodrill.srs.store import Store
+from zerodrill.srs.store import FileGone, Store, StoreError
 from zerodrill.tui.palette import CommandPalette
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen, follow_size
@@ -301,8 +301,17 @@ class ZeroDrillApp(App[Summary]):
         reviews, and the sitting goes on with the queue the new scheduler gives."""
         if self.switch_scheduler is None or not self._session_on_top():
             return
-        self.scheduler = self._other_scheduler()
-        problem = self.switch_scheduler(self.scheduler)
+        other = self._other_scheduler()
+        try:
+            problem = self.switch_scheduler(other)
+        except FileGone:
+            raise
+        except StoreError as exc:
+            # Nothing changed (a locked database, say): the drill goes on as it was.
+            still = SCHEDULER_TITLES[self.scheduler]
+            self.notify(f"{still} still schedules: {exc}", severity="warning", markup=False)
+            return
+        self.scheduler = other
         self._show(self._session_screen())
         if problem is not None:
             self.notify(problem, severity="warning", timeout=8, markup=False)
@@ -348,9 +357,9 @@ def create_app(
     session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
 
     def switch(name: str) -> str | None:
-        problem = save_scheduler_name(store, name)
+        # Used first, then saved: a switch the database refuses leaves the old choice whole.
         session.use_scheduler(chosen_scheduler(store, name, retention=retention))
-        return problem
+        return save_scheduler_name(store, name)
 
     # Each choice that could not be saved says so (they share a cause), in one notice.
     notice = "\n".join(n for n in notices if n is not None) or None
