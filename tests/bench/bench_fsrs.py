@@ -5,7 +5,8 @@ Run by hand: ``python tests/bench/bench_fsrs.py``. It writes a throwaway databas
 cards graded ten times each on the days SM-2 would have them due (through ``add_events``, as
 a sync or an import adds them), then times, best and median of a few rounds: the whole cache
 rebuilt by each scheduler (``Store.rederive``), a switch there and back (the cache rebuilt at
-the first read after each switch), and the grade buttons' preview of one card under each.
+the first read after each switch), the grade buttons' preview of one card under each, and
+bench_events's receive of 100,000 events by sync under each (its longest write transaction).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_events import LOCK_GOAL_MS, ORIGIN, LockClock, year_of_events  # noqa: E402
+from bench_queue import items_of, make_decks  # noqa: E402
 
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.schedulers.base import When, outcomes  # noqa: E402
@@ -31,6 +36,8 @@ from zerodrill.srs.sm2 import (
     review,  # noqa: E402
 )
 from zerodrill.srs.store import Store  # noqa: E402
+from zerodrill.srs.sync.folder import sync_folder  # noqa: E402
+from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 
@@ -62,6 +69,30 @@ def timed(fn: Callable[[], object], rounds: int) -> list[float]:
     return times
 
 
+def receive_by_sync(scheduler: Any, events: int = 100_000) -> dict[str, float]:
+    """bench_events's receive, with ``scheduler`` deriving: the whole sync, and its longest
+    write transaction (how long a drill in another terminal can be kept waiting)."""
+    rng = random.Random(2025)
+    keys = [item.key for item in items_of(make_decks(10_000))]
+    log = year_of_events(keys, events, rng)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "shared"
+        folder.mkdir()
+        write_log(folder / file_name(ORIGIN), ORIGIN, "", log)
+        with Store.open(Path(tmp) / "b.db", scheduler=scheduler) as b:
+            locks = LockClock()
+            b._conn.set_trace_callback(locks)
+            start = time.perf_counter()
+            sync_folder(b, folder)
+            seconds = time.perf_counter() - start
+            b._conn.set_trace_callback(None)
+    return {
+        "s": seconds,
+        "lock_ms_max": max(locks.held),
+        "lock_ms_median": statistics.median(locks.held),
+    }
+
+
 def run(cards: int = 10_000, per_card: int = 10, rounds: int = 3) -> dict[str, Any]:
     rng = random.Random(21)
     log = events(cards, per_card, rng)
@@ -83,6 +114,9 @@ def run(cards: int = 10_000, per_card: int = 10, rounds: int = 3) -> dict[str, A
                 store.scheduler = scheduler
                 store.state("deck/c0")  # the first read rebuilds the cache
 
+        # Each round starts, and ends, with the cache SM-2's: two whole rebuilds a round.
+        store.scheduler = sm2
+        store.state("deck/c0")
         switch_s = timed(there_and_back, rounds)
 
         when = When(log[-1].at, log[-1].day)
@@ -92,7 +126,15 @@ def run(cards: int = 10_000, per_card: int = 10, rounds: int = 3) -> dict[str, A
             state = store.state("deck/c0")
             previews[name] = timed(lambda s=scheduler, st=state: outcomes(s, st, when), 200)
 
+    receive = {
+        name: receive_by_sync(scheduler) for name, scheduler in (("sm2", sm2), ("fsrs", fsrs))
+    }
     return {
+        **{
+            f"receive_{name}_{k}": v
+            for name, figures in receive.items()
+            for k, v in figures.items()
+        },
         "events": len(log),
         "cards": cards,
         "fill_s": fill_s,
@@ -118,3 +160,9 @@ if __name__ == "__main__":
         f"grade-button preview of one card: SM-2 {r['preview_sm2_us']:.0f} µs, "
         f"FSRS {r['preview_fsrs_us']:.0f} µs"
     )
+    for name in ("sm2", "fsrs"):
+        print(
+            f"receive 100,000 events by sync under {name}: {r[f'receive_{name}_s']:.1f} s, "
+            f"longest transaction {r[f'receive_{name}_lock_ms_max']:.0f} ms "
+            f"(median {r[f'receive_{name}_lock_ms_median']:.0f} ms; goal <= {LOCK_GOAL_MS:.0f} ms)"
+        )

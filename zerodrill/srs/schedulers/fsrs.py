@@ -26,6 +26,7 @@ from typing import Any
 
 import fsrs
 
+from zerodrill.srs.schedulers import fsrs_replay
 from zerodrill.srs.schedulers.base import Effect, Given, Phase, StateDict, When, rating_of
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
 from zerodrill.srs.sm2 import Grade
@@ -40,8 +41,8 @@ _TO_FSRS = {
 }
 _FROM_FSRS = {v: k for k, v in _TO_FSRS.items()}
 _STEPPING = (Phase.LEARNING, Phase.RELEARNING)
-#: Each grade's py-fsrs rating, by rating_of (the one table of them), looked up once.
-_RATINGS = {grade: fsrs.Rating(int(rating_of(grade))) for grade in Grade}
+#: Each grade's rating, by rating_of (the one table of them), as the fast replay takes it.
+_RATING_NUMBERS = {int(grade): int(rating_of(grade)) for grade in Grade}
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,29 +150,27 @@ class FsrsScheduler:
         )
 
     def replay_many(self, grades: Sequence[Given]) -> tuple[FsrsCard, list[Effect]]:
-        """:func:`~zerodrill.srs.schedulers.base.replay`, keeping one py-fsrs card through the
-        whole replay instead of a state made and unmade around each review; the same result,
-        which a test holds it to."""
-        effects: list[Effect] = []
+        """:func:`~zerodrill.srs.schedulers.base.replay` in one loop over plain floats
+        (:mod:`.fsrs_replay`): py-fsrs's formulas without a card copied and a log made around
+        each review. The same result as one :meth:`review` at a time, which a test holds it to."""
         if not grades:
-            return FsrsCard(), effects
-        card: fsrs.Card | None = None
-        last_day = date.min
-        lapses = 0
-        at = datetime.min
-        for grade, day, local in grades:
-            at = local.astimezone(UTC)
-            if card is None:
-                effects.append(Effect.FIRST)
-                card = fsrs.Card(card_id=0, due=at)
-            else:
-                effects.append(Effect.REPEAT if day <= last_day else Effect.RECALL)
-            rating = _RATINGS[grade]
-            lapses += card.state is fsrs.State.Review and rating is fsrs.Rating.Again
-            card, _ = self._fsrs.review_card(card, rating, at)
-            last_day = day
-        assert card is not None
-        return self._state(card, at, last_day, lapses), effects
+            return FsrsCard(), []
+        card, effects, last_day = fsrs_replay.replay(self._fsrs, _RATING_NUMBERS, grades)
+        phase = _FROM_FSRS[fsrs.State(card.state)]
+        interval = (card.due - card.last_review).days if phase is Phase.REVIEW else 0
+        state = FsrsCard(
+            phase=phase,
+            step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            last_review=card.last_review,
+            due_at=card.due,
+            due=last_day + timedelta(days=interval),
+            interval=interval,
+            last_day=last_day,
+            lapses=card.lapses,
+        )
+        return state, effects
 
     def next_states(self, state: FsrsCard, when: When) -> Mapping[Grade, FsrsCard]:
         return {grade: self.review(state, grade, when) for grade in Grade}
