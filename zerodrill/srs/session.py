@@ -233,8 +233,9 @@ class Session:
 
     @property
     def is_repeat(self) -> bool:
-        """The current card was graded today already, in this terminal or another: a grade
-        now moves no schedule."""
+        """The current card was graded today already, in this terminal or another: it is back
+        for another go (under SM-2 a grade now moves no schedule; under FSRS it is a
+        short-term review)."""
         if self._current is None:
             return False
         last = self._store.last_day(self._current.key)
