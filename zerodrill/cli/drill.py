@@ -14,6 +14,8 @@ from zerodrill.cli.startup import collector_paused
 from zerodrill.deck.control_chars import shown
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
+from zerodrill.srs.schedulers import SCHEDULERS
+from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
@@ -38,14 +40,29 @@ if TYPE_CHECKING:
     help="Grade buttons: 6 for SM-2's grades 0-5 (the default), 4 for Anki's Again / Hard / "
     "Good / Easy on 1-4. Remembered in the database for the next drills.",
 )
+@click.option(
+    "--scheduler",
+    type=click.Choice(list(SCHEDULERS)),
+    help="sm2 (the default) or fsrs (FSRS-6; Anki has offered FSRS since 23.10). Every card "
+    "is scheduled again from its reviews: switching back gives the old schedule. Remembered.",
+)
+@click.option(
+    "--retention",
+    type=click.FloatRange(MIN_RETENTION, MAX_RETENTION),
+    metavar="R",
+    help=f"FSRS's desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (FSRS's default "
+    f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
+)
 def drill(
     paths: tuple[Path, ...],
     db: Path | None,
     new_limit: int,
     deck_id: str | None,
     buttons: str | None,
+    scheduler: str | None,
+    retention: float | None,
 ) -> None:
-    """Drill the cards due in PATH... (default: the bundled decks), SM-2 scheduled.
+    """Drill the cards due in PATH... (default: the bundled decks), scheduled by SM-2 or FSRS.
 
     Space or Enter shows the answer, then gives the highlighted grade; a digit gives any
     other. u undoes, d picks a deck, s shows statistics, ? lists every key, q quits. Every
@@ -53,7 +70,16 @@ def drill(
     """
     layout = int(buttons) if buttons is not None else None
     with collector_paused() as resume:
-        summary, db = _run(paths, db, new_limit, deck_id, layout, on_first_frame=resume)
+        summary, db = _run(
+            paths,
+            db,
+            new_limit,
+            deck_id,
+            layout,
+            scheduler=scheduler,
+            retention=retention,
+            on_first_frame=resume,
+        )
     if summary is not None and summary.reviews:
         click.echo(saved_line(summary, db))
 
@@ -73,6 +99,8 @@ def _run(
     deck_id: str | None,
     buttons: int | None,
     *,
+    scheduler: str | None = None,
+    retention: float | None = None,
     on_first_frame: Callable[[], None],
 ) -> tuple[Summary | None, Path]:
     """The drill from the command line's arguments: its summary, and the database it used."""
@@ -95,6 +123,8 @@ def _run(
             deck_id=deck_id,
             on_first_frame=on_first_frame,
             buttons=buttons,
+            scheduler=scheduler,
+            retention=retention,
         )
         summary = run_to_end(app, store)
     return summary, db

@@ -19,13 +19,13 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
-from zerodrill.srs.schedulers.base import GradeOutcome, When, outcomes
+from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import NotInEffect, Store
 
@@ -161,6 +161,19 @@ class Session:
         self._reload()
         self._advance()
 
+    def use_scheduler(self, scheduler: Scheduler[Any]) -> None:
+        """Schedule with ``scheduler`` from now on. Every card is derived again from its events
+        (the store rebuilds its cache at the next read: nothing is lost, and switching back
+        gives the old schedule exactly) and today's queue is built again; the sitting keeps
+        its day, its grades and its undo stack. If the cache cannot be rebuilt (a locked
+        database), the store error is raised and the old scheduler stays in use."""
+        previous, self._store.scheduler = self._store.scheduler, scheduler
+        try:
+            self.select_deck(self.deck_id)
+        except BaseException:
+            self._store.scheduler = previous
+            raise
+
     def _reload(self) -> None:
         queue = build_queue(self._by_key, self._store, self.day, new_limit=self._new_limit)
         self._reviews = deque(queue.reviews)
@@ -220,8 +233,9 @@ class Session:
 
     @property
     def is_repeat(self) -> bool:
-        """The current card was graded today already, in this terminal or another: a grade
-        now moves no schedule."""
+        """The current card was graded today already, in this terminal or another: it is back
+        for another go (under SM-2 a grade now moves no schedule; under FSRS it is a
+        short-term review)."""
         if self._current is None:
             return False
         last = self._store.last_day(self._current.key)
@@ -353,7 +367,7 @@ class Session:
         # Imported when asked for: the first card does not wait for it.
         from zerodrill.srs.stats import compute_stats
 
-        return compute_stats(self._decks, self._store, self.day)
+        return compute_stats(self._decks, self._store, self.day, at=self._clock())
 
     def deck_counts(self) -> list[DeckCount]:
         rows = [self._count(deck.id, deck.title, (deck,)) for deck in self._all_decks]

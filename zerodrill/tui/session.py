@@ -34,7 +34,7 @@ class DrillSession(Protocol):
 
     @property
     def is_repeat(self) -> bool:
-        """The current card was already graded today: its grade moves no schedule."""
+        """The current card was already graded today: it is back for another go."""
         ...
 
     @property

@@ -26,6 +26,7 @@ from zerodrill.srs.schedulers.base import (
 #: the options given to :func:`scheduler_named`.
 SCHEDULERS: dict[str, str] = {
     "sm2": "zerodrill.srs.schedulers.sm2:Sm2Scheduler",
+    "fsrs": "zerodrill.srs.schedulers.fsrs:FsrsScheduler",
 }
 DEFAULT_SCHEDULER = "sm2"
 

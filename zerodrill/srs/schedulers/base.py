@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import IntEnum, StrEnum
 from typing import Any, Protocol, TypeVar
 
@@ -238,17 +238,27 @@ class GradeOutcome:
     due: date
     #: The card comes back later the same study day (a repeat or a learning step).
     again_today: bool
-    #: False for a same-day repeat: the grade is logged, the day-based schedule stays.
+    #: False for a same-day repeat that leaves the schedule as it was (SM-2's): the grade is
+    #: logged, the card's due day and interval stay.
     moves_schedule: bool
+    #: For a learning step (no whole day yet: FSRS's 1 and 10 minutes), how long until the
+    #: card comes back; None otherwise.
+    step: timedelta | None = None
 
 
 def outcomes(scheduler: Scheduler[S], state: S, when: When) -> tuple[GradeOutcome, ...]:
     """What each grade 0-5 would do to a card in ``state`` at ``when``."""
-    moves = effect_of(state, when) is not Effect.REPEAT
+    repeat = effect_of(state, when) is Effect.REPEAT
     shown = []
     for grade, after in scheduler.next_states(state, when).items():
         due = after.due
         if due is None:
             raise ValueError(f"{scheduler.name} left a graded card without a due day")
-        shown.append(GradeOutcome(grade, after.interval, due, after.again_on == when.day, moves))
+        again_today = after.again_on == when.day
+        # A same-day grade moves nothing under SM-2; under FSRS it is a short-term review
+        # that may graduate the card, and the button says so.
+        moves = not repeat or (due, after.interval) != (state.due, state.interval)
+        step_due = after.step_due
+        step = step_due - when.at if again_today and after.interval == 0 and step_due else None
+        shown.append(GradeOutcome(grade, after.interval, due, again_today, moves, step))
     return tuple(shown)

@@ -130,9 +130,12 @@ class GradeBar(Widget):
 
 
 def describe(outcome: GradeOutcome | None) -> str:
-    """ "6d", "1d ↻" (and back later today), or for a same-day repeat "↻ again" / "✔ done"."""
+    """ "6d", "1d ↻" (and back later today), "10m" (a learning step: back in ten minutes), or
+    for a same-day repeat "↻ again" / "✔ done"."""
     if outcome is None:
         return ""
+    if outcome.step is not None:
+        return time_labels.step(outcome.step.total_seconds())
     if not outcome.moves_schedule:
         return "↻ again" if outcome.again_today else "✔ done"
     label = time_labels.interval(outcome.interval)
