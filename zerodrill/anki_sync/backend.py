@@ -1,0 +1,59 @@
+"""The ``anki`` package (the ``anki`` extra), imported here and only when a command needs it.
+
+Each failure a user can cause in opening a collection is one :class:`AnkiSyncError` line:
+the package missing, the collection open in Anki desktop, a file that is not a collection.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zerodrill.errors import UserError
+
+if TYPE_CHECKING:
+    from anki.collection import Collection
+    from anki.dbproxy import DBProxy
+
+#: What the user installs for ``zerodrill anki``.
+INSTALL_HINT = "zerodrill anki needs the anki package: pip install 'zerodrill[anki]'"
+
+
+class AnkiSyncError(UserError):
+    """A sync that cannot go on; the message says why and what to do, in one line."""
+
+
+def require_anki() -> None:
+    """Raise :class:`AnkiSyncError` naming what to install when ``anki`` is missing."""
+    if importlib.util.find_spec("anki") is None:
+        raise AnkiSyncError(INSTALL_HINT)
+
+
+def open_collection(path: Path) -> Collection:
+    """The collection at ``path`` (created if missing, as Anki does), opened by Anki's backend.
+
+    Anki desktop holds its collection locked while it runs: that is one line saying so.
+    """
+    require_anki()
+    from anki.collection import Collection
+    from anki.errors import BackendError, DBError
+
+    try:
+        return Collection(str(path))
+    except DBError as exc:
+        text = str(exc)
+        # Anki's own words for a collection another process holds.
+        if "already open" in text or "locked" in text.lower():
+            raise AnkiSyncError(
+                f"{path} is open in Anki (it is locked): close Anki and run again"
+            ) from None
+        raise AnkiSyncError(f"{path} is not an Anki collection ({text})") from None
+    except BackendError as exc:
+        raise AnkiSyncError(f"cannot open {path} as an Anki collection: {exc}") from None
+
+
+def db(col: Collection) -> DBProxy:
+    """The open collection's SQL connection (Anki types it as possibly closed)."""
+    assert col.db is not None, "the collection is closed"
+    return col.db

@@ -1,0 +1,114 @@
+"""zerodrill's answers as rows of Anki's review log (``revlog``), marked as zerodrill's.
+
+A revlog row has no field to say where it came from, and it must not come back from Anki as a
+new review (on this machine, or on another that has the same answer by the shared folder).
+So the mark is in the row's numbers: its id (the answer's time in ms) and its ``time`` (the
+answer time in ms) both end in :data:`MARK` ms. Anki's own rows end in any three digits, so
+one of them carries both by chance once in a million answers; the cost is under a second of
+precision in each. The mark is the same on every machine, so is the check that an answer is
+in Anki already: a marked row of the card with the answer's button, stamped in the same
+second or up to a minute after (a second taken by another answer moves a row on by seconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from zerodrill.srs.scheduler import Review, ReviewKind
+from zerodrill.srs.sm2 import FOUR_BUTTONS, nearest_button
+
+MARK = 419
+#: Anki keeps an answer time of at most a minute (the deck option's ceiling, by default).
+_MAX_TAKEN_MS = 59_000
+#: How far (ms) a row may move on from its answer's second to find a free revlog id.
+_SLACK_MS = 60_000
+# Anki's revlog types.
+_LEARN, _REVIEW, _RELEARN = 0, 1, 2
+_MAX_FACTOR, _MAX_IVL = 2**16 - 1, 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class RevlogRow:
+    """One row of Anki's ``revlog`` as zerodrill writes it (usn -1: to be sent)."""
+
+    id: int
+    cid: int
+    ease: int
+    ivl: int
+    last_ivl: int
+    factor: int
+    time: int
+    type: int
+
+    def values(self) -> tuple[int, ...]:
+        """In the table's column order: id cid usn ease ivl lastIvl factor time type."""
+        f = self
+        return (f.id, f.cid, -1, f.ease, f.ivl, f.last_ivl, f.factor, f.time, f.type)
+
+
+def is_marked(rid: int, taken_ms: int | None) -> bool:
+    """A row zerodrill wrote: its id and answer time both end in :data:`MARK` ms."""
+    return rid % 1000 == MARK and taken_ms is not None and taken_ms % 1000 == MARK
+
+
+def anki_ease(review: Review) -> int:
+    """The Anki button (1-4) of a zerodrill grade: the four-button layout's nearest."""
+    assert review.grade is not None
+    return nearest_button(FOUR_BUTTONS, review.grade).key
+
+
+def _marked_time(answer_ms: int | None) -> int:
+    taken = min(max(answer_ms or 0, 0), _MAX_TAKEN_MS)
+    return taken // 1000 * 1000 + MARK
+
+
+def _second_ms(review: Review) -> int:
+    return int(review.at.timestamp()) * 1000
+
+
+def rows_to_write(
+    cid: int,
+    answers: Sequence[Review],
+    written: Iterable[tuple[int, int]],
+    taken_ids: set[int],
+) -> list[RevlogRow]:
+    """The rows for those of ``answers`` (one card's, zerodrill's, replayed) Anki lacks.
+
+    ``written`` holds (id, ease) of the card's marked rows; ``taken_ids`` every revlog id in
+    the collection, and gains the ids given here.
+    """
+    left = sorted(written)
+    rows = []
+    for answer in answers:
+        ease = anki_ease(answer)
+        start = _second_ms(answer)
+        match = next((w for w in left if w[1] == ease and start <= w[0] < start + _SLACK_MS), None)
+        if match is not None:
+            left.remove(match)
+            continue
+        rid = start + MARK
+        while rid in taken_ids:
+            rid += 1000
+        taken_ids.add(rid)
+        before, after, grade = answer.before, answer.after, answer.grade
+        assert grade is not None
+        if before.is_new:
+            kind = _LEARN
+        elif answer.kind is ReviewKind.GRADE and not grade.passed:
+            kind = _RELEARN
+        else:
+            kind = _REVIEW
+        rows.append(
+            RevlogRow(
+                id=rid,
+                cid=cid,
+                ease=ease,
+                ivl=min(max(after.interval, 1), _MAX_IVL),
+                last_ivl=min(before.interval, _MAX_IVL),
+                factor=min(after.ease_permille, _MAX_FACTOR),
+                time=_marked_time(answer.answer_ms),
+                type=kind,
+            )
+        )
+    return rows
