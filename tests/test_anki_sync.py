@@ -1,0 +1,199 @@
+"""``zerodrill anki login|sync`` against Anki's real sync server, with a second Anki client
+playing the phone (tests/anki_sync_support.py).
+
+Each test has an account of its own on one server started for the session. The terminal's
+side is the CLI, run in-process, on a review store and a deck in the test's folder.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import anki.collection  # noqa: F401  (Anki's modules import in this order only)
+import pytest
+from anki.scheduler.v3 import CardAnswer
+from anki_sync_support import Phone, SyncServer, own_rows
+from cli_support import run_cli
+
+from zerodrill.anki_sync import login as kept
+from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.srs.days import study_day
+from zerodrill.srs.scheduler import rebuild
+from zerodrill.srs.session import record_grade
+from zerodrill.srs.store import Store
+
+DECK_YAML = """\
+deck: phone-deck
+title: Phone deck
+description: Cards synced with Anki in the tests.
+retired: []
+cards:
+  - id: stage-2
+    kind: basic
+    front: What does ZeRO stage 2 partition?
+    back: Optimizer states and gradients.
+  - id: stage-1
+    kind: basic
+    front: What does ZeRO stage 1 partition?
+    back: Optimizer states.
+  - id: stage-3
+    kind: basic
+    front: What does ZeRO stage 3 partition?
+    back: Parameters too.
+  - id: stage-key
+    kind: cloze
+    text: "The stage is set by {{c1::zero_optimization}}.{{c2::stage}}."
+"""
+DECK_ID = "phone-deck"
+KEYS = [f"{DECK_ID}/{c}" for c in ("stage-2", "stage-1", "stage-3")] + [
+    f"{DECK_ID}/stage-key#c1",
+    f"{DECK_ID}/stage-key#c2",
+]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncServer]:
+    running = SyncServer(tmp_path_factory.mktemp("sync-base"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The terminal's side: its config folder (the login), the deck and the review store."""
+    monkeypatch.setenv("ZERODRILL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("ZERODRILL_ANKI_USER", raising=False)
+    monkeypatch.delenv("ZERODRILL_ANKI_PASSWORD", raising=False)
+    deck = tmp_path / "decks" / "phone.yaml"
+    deck.parent.mkdir()
+    deck.write_text(DECK_YAML)
+    return tmp_path
+
+
+@pytest.fixture
+def account(server: SyncServer) -> str:
+    return server.account()
+
+
+@pytest.fixture
+def phone(tmp_path: Path, server: SyncServer, account: str) -> Iterator[Phone]:
+    """The phone, with a note of the user's own, reviewed, and synced up first (as a user who
+    had Anki before zerodrill)."""
+    p = Phone.on(tmp_path / "phone", server, account)
+    try:
+        p.own = p.add_own_note("a question of my own")  # type: ignore[attr-defined]
+        p.col.decks.select(p.col.decks.id("My own deck"))
+        p.answer(p.rows("SELECT id FROM cards")[0][0], CardAnswer.GOOD)  # type: ignore[arg-type]
+        assert p.sync() == 4  # a full upload: the server is empty
+        yield p
+    finally:
+        p.close()
+
+
+def login(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+    user: str,
+    password: str = "secret",
+) -> tuple[int, str, str]:
+    monkeypatch.setenv("ZERODRILL_ANKI_USER", user)
+    monkeypatch.setenv("ZERODRILL_ANKI_PASSWORD", password)
+    return run_cli(capsys, "anki", "login", "--server", url)
+
+
+def sync(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str, str]:
+    return run_cli(capsys, "anki", "sync", str(home / "decks"), *args)
+
+
+def noon(days_ago: int) -> datetime:
+    today = study_day(datetime.now().astimezone())
+    return (
+        datetime.combine(today - timedelta(days=days_ago), datetime.min.time())
+        .replace(hour=12)
+        .astimezone()
+    )
+
+
+def drill(db: Path, key: str, grade: int, at: datetime) -> None:
+    with Store.open(db) as store:
+        record_grade(store, key, grade, day=study_day(at), at=at)
+
+
+def zerodrill_due(db: Path) -> dict[str, object]:
+    with Store.open(db) as store:
+        return dict(store.due_dates())
+
+
+def phone_due(phone: Phone) -> dict[str, object]:
+    out = {}
+    for key in KEYS:
+        card, _, cloze = key.partition("/")[2].partition("#c")
+        cid = phone.card_of(DECK_ID, card, int(cloze) - 1 if cloze else 0)
+        due = phone.due_date(cid)
+        if due is not None:
+            out[key] = due
+    return out
+
+
+def test_terminal_and_phone_agree_on_every_due_date(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(9))
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(3))
+    drill(db, f"{DECK_ID}/stage-key#c1", 2, noon(1))
+    mine = own_rows(phone, phone.own)  # type: ignore[attr-defined]
+
+    code, out, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    key_file = home / "config" / kept.FILE_NAME
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert "secret" not in key_file.read_text()
+
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "zerodrill → Anki: 3 reviews, 2 cards rescheduled" in out
+    assert "Notes: 4 added" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert len(zerodrill_due(db)) == 2
+    # The phone's own note: untouched, byte for byte.
+    assert own_rows(phone, phone.own) == mine  # type: ignore[attr-defined]
+    # zerodrill's answers are in the phone's review log, marked as zerodrill's.
+    ours = phone.rows("SELECT id, time FROM revlog WHERE cid != ?", mine[1][0][0])
+    assert len(ours) == 3 and all(is_marked(rid, t) for rid, t in ours)  # type: ignore[arg-type]
+
+    # The phone answers a new card and a due one; the next sync brings both into the drill.
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.EASY)
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 2 reviews; zerodrill → Anki: 0 reviews" in out
+    with Store.open(db) as store:
+        origins = sorted(r.origin for r in store.log())
+        assert origins.count("anki") == 2
+        assert dict(store.states()) == rebuild(store.log())
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert set(zerodrill_due(db)) == {f"{DECK_ID}/{c}" for c in ("stage-2", "stage-3")} | {
+        f"{DECK_ID}/stage-key#c1"
+    }
+    assert own_rows(phone, phone.own)[0] == mine[0]  # type: ignore[attr-defined]
+
+    # Nothing new either side: nothing moves.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
