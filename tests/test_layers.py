@@ -1,6 +1,7 @@
 """The package's layers, and a core that never imports Textual.
 
     deck  ←  srs  ←  export, tui  ←  cli
+                     export  ←  anki_sync  ←  cli
 
 Each layer imports only the layers to its left (export and tui never import each other), so
 the deck model knows nothing of reviews, the scheduler nothing of screens, and the CLI is the
@@ -36,9 +37,10 @@ MAY_IMPORT = {
     "srs": {"base", "deck", "srs"},
     "export": {"base", "deck", "srs", "export"},
     "tui": {"base", "deck", "srs", "tui"},
-    "cli": {"base", "deck", "srs", "export", "tui", "cli"},
+    "anki_sync": {"base", "deck", "srs", "export", "anki_sync"},
+    "cli": {"base", "deck", "srs", "export", "tui", "anki_sync", "cli"},
 }
-CORE = ("deck", "srs", "export")
+CORE = ("deck", "srs", "export", "anki_sync")
 
 
 def module_name(path: Path) -> str:

@@ -6,7 +6,6 @@ the package missing, the collection open in Anki desktop, a file that is not a c
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,8 +25,10 @@ class AnkiSyncError(UserError):
 
 def require_anki() -> None:
     """Raise :class:`AnkiSyncError` naming what to install when ``anki`` is missing."""
-    if importlib.util.find_spec("anki") is None:
-        raise AnkiSyncError(INSTALL_HINT)
+    try:
+        import anki.collection  # noqa: F401  (its modules import in this order only)
+    except ImportError:
+        raise AnkiSyncError(INSTALL_HINT) from None
 
 
 def open_collection(path: Path) -> Collection:
