@@ -8,6 +8,8 @@ side is the CLI, run in-process, on a review store and a deck in the test's fold
 from __future__ import annotations
 
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -197,3 +199,152 @@ def test_terminal_and_phone_agree_on_every_due_date(
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
+
+
+def first_sync(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+
+
+def test_both_sides_review_the_same_card_between_syncs(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(6))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    # Both answer stage-1 today: the phone Again, the terminal a 5, an hour later.
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.AGAIN)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 5, datetime.now().astimezone() + timedelta(seconds=5))
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
+    phone.sync()
+    with Store.open(db) as store:
+        log = list(store.log())
+        # Both answers are kept; the replay of all of them is the schedule.
+        assert len(log) == 3
+        assert dict(store.states()) == rebuild(log)
+    assert phone_due(phone) == zerodrill_due(db)
+    # Anki's Again was first today: the terminal's later grade is that day's repeat.
+    today = study_day(datetime.now().astimezone())
+    assert zerodrill_due(db)[f"{DECK_ID}/stage-1"] == today + timedelta(days=1)
+    cid = phone.card_of(DECK_ID, "stage-1")
+    assert len(phone.rows("SELECT id FROM revlog WHERE cid = ?", cid)) == 3
+
+
+def test_an_edited_note_updates_in_place_and_a_retired_card_is_suspended(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    drill(_private_review_db, f"{DECK_ID}/stage-3", 4, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    stage_3 = phone.card_of(DECK_ID, "stage-3")
+    before = phone.rows("SELECT due, ivl, queue FROM cards WHERE id = ?", stage_3)
+    notes_before = phone.rows("SELECT COUNT(*) FROM notes")
+    deck = home / "decks" / "phone.yaml"
+    text = deck.read_text().replace("Optimizer states.", "Optimizer states only.")
+    deck.write_text(text.replace("retired: []", "retired: [stage-3]"))
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Notes: 0 added, 2 updated, 1 retired card suspended." in out
+    phone.sync()
+    nid = phone.rows("SELECT nid FROM cards WHERE id = ?", phone.card_of(DECK_ID, "stage-1"))
+    (fields,) = phone.rows("SELECT flds FROM notes WHERE id = ?", nid[0][0])[0]
+    assert "Optimizer states only." in str(fields)
+    assert phone.rows("SELECT COUNT(*) FROM notes") == notes_before
+    # Suspended where it stood: its schedule kept.
+    due, ivl, queue = phone.rows("SELECT due, ivl, queue FROM cards WHERE id = ?", stage_3)[0]
+    assert (due, ivl, queue) == (before[0][0], before[0][1], -1)
+    # A second run suspends nothing more.
+    code, out, err = sync(capsys, home)
+    assert "Notes: 0 added, 0 updated, 0 retired cards suspended." in out
+
+
+def test_a_dry_run_says_what_would_move_and_changes_nothing(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    code, _, err = sync(capsys, home)  # the phone's answer reaches zerodrill's copy
+    assert code == 0, err
+    drill(db, f"{DECK_ID}/stage-1", 3, datetime.now().astimezone())
+    cache = home / "anki" / "collection.anki2"
+    files = {p: p.read_bytes() for p in (cache, db)}
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "zerodrill → Anki: 1 review, 1 card would be rescheduled" in out
+    assert "Notes: 0 would be added, 0 would be updated" in out
+    assert "Dry run: nothing was changed" in out
+    assert {p: p.read_bytes() for p in files} == files
+    assert not list(cache.parent.glob(".zerodrill-sync-*"))
+
+
+def test_sync_with_a_collection_file(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """``--collection``: the way to push terminal progress into a collection that already
+    has the notes (which an import of ``export --with-progress`` cannot)."""
+    from anki.collection import Collection
+
+    db = _private_review_db
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    col = Collection(str(path))
+    col.close()
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(4))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(0))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    assert "zerodrill → Anki: 1 review, 1 card rescheduled" in out
+    col = Collection(str(path))
+    try:
+        desk = Phone(col, None)  # type: ignore[arg-type]
+        assert phone_due(desk) == zerodrill_due(db)
+    finally:
+        col.close()
+    # Anki open on it: one line, and nothing changed.
+    col = Collection(str(path))
+    try:
+        size = path.stat().st_size
+        done = subprocess.run(
+            [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks"),
+             "--collection", str(path)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 1
+        assert done.stderr.count("\n") == 1 and "open in Anki" in done.stderr, done.stderr
+        assert path.stat().st_size == size
+    finally:
+        col.close()

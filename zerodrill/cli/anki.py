@@ -155,7 +155,7 @@ def _report(moved: object, dry_run: bool) -> None:
         )
     elif moved.full_sync is FullSync.UPLOADED:
         click.echo("Full upload done: the server's collection is now this one.")
-    would = "would " if dry_run else ""
+    would = "would be " if dry_run else ""
     click.echo(
         f"Anki → zerodrill: {plural(moved.to_zerodrill, 'review')}; zerodrill → Anki: "
         f"{plural(moved.to_anki, 'review')}, {plural(moved.rescheduled, 'card')} "
