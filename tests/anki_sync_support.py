@@ -97,12 +97,15 @@ class Phone:
         col = Collection(str(folder / "collection.anki2"))
         return cls(col, col.sync_login(user, PASSWORD, server.url))
 
-    def sync(self) -> int:
-        """Sync as Anki does; the full sync's kind (0 when none)."""
+    def sync(self, *, upload_on_conflict: bool = False) -> int:
+        """Sync as Anki does; the full sync's kind (0 when none). When the server asks for
+        a full sync, Anki asks the user which way: ``upload_on_conflict`` answers."""
         out = self.col.sync_collection(self.auth, sync_media=False)
         if out.required in (SyncOutput.NO_CHANGES, SyncOutput.NORMAL_SYNC):
             return 0
-        upload = out.required == SyncOutput.FULL_UPLOAD
+        upload = out.required == SyncOutput.FULL_UPLOAD or (
+            out.required == SyncOutput.FULL_SYNC and upload_on_conflict
+        )
         self.col.close_for_full_sync()
         try:
             self.col.full_upload_or_download(
@@ -175,16 +178,18 @@ def own_rows(phone: Phone, nid: int) -> tuple[object, ...]:
 
 
 class DroppingProxy:
-    """A TCP proxy to the server that cuts the connection once a request for ``path`` starts:
-    the server failing mid-sync, as the client sees it."""
+    """A TCP proxy to the server that cuts the connection once a request for ``path`` starts
+    (after ``skip`` such requests went through): the server failing mid-sync, as the client
+    sees it."""
 
-    def __init__(self, target_port: int, path: bytes) -> None:
-        self.target_port, self.path = target_port, path
+    def __init__(self, target_port: int, path: bytes, *, skip: int = 0) -> None:
+        self.target_port, self.path, self.skip = target_port, path, skip
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen()
         self.port = int(self.listener.getsockname()[1])
         self.dropped = 0
+        self.seen: list[bytes] = []
         self._stop = False
         threading.Thread(target=self._serve, daemon=True).start()
 
@@ -215,9 +220,13 @@ class DroppingProxy:
         threading.Thread(target=back, daemon=True).start()
         try:
             while data := client.recv(65536):
+                self.seen.append(data[:60])
                 if self.path in data:
-                    self.dropped += 1
-                    break
+                    if self.skip:
+                        self.skip -= 1
+                    else:
+                        self.dropped += 1
+                        break
                 upstream.sendall(data)
         except OSError:
             pass

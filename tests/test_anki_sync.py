@@ -7,17 +7,20 @@ side is the CLI, run in-process, on a review store and a deck in the test's fold
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import anki.collection  # noqa: F401  (Anki's modules import in this order only)
 import pytest
 from anki.scheduler.v3 import CardAnswer
-from anki_sync_support import Phone, SyncServer, own_rows
+from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_rows
 from cli_support import run_cli
 
 from zerodrill.anki_sync import login as kept
@@ -348,3 +351,235 @@ def test_sync_with_a_collection_file(
         assert path.stat().st_size == size
     finally:
         col.close()
+
+
+# -- failures: each one line, and nothing half done ----------------------------------------
+
+
+def one_line(err: str) -> str:
+    assert err.count("\n") == 1 and err.startswith("zerodrill: "), err
+    return err
+
+
+def snapshot(home: Path, db: Path) -> dict[Path, bytes]:
+    """The terminal's side of a sync: its review store and its copy of the collection."""
+    files = [db, home / "anki" / "collection.anki2"]
+    return {p: p.read_bytes() for p in files if p.exists()}
+
+
+def test_wrong_credentials_save_nothing(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    code, out, err = login(capsys, monkeypatch, server.url, account, password="wrong")
+    assert code == 1
+    assert "refused the user name or password; nothing was saved" in one_line(err)
+    assert not (home / "config" / kept.FILE_NAME).exists()
+
+
+def test_login_asks_for_the_password_without_echoing_it(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    prompts: list[tuple[str, bool]] = []
+
+    def prompt(text: str, hide_input: bool = False, **_: object) -> str:
+        prompts.append((text, hide_input))
+        return account if not hide_input else "secret"
+
+    monkeypatch.setattr("click.prompt", prompt)
+    code, out, err = run_cli(capsys, "anki", "login", "--server", server.url)
+    assert code == 0, err
+    assert prompts == [("Anki user name", False), ("Password", True)]
+    assert kept.load().endpoint == server.url
+
+
+def test_an_unreachable_server_changes_nothing(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(_private_review_db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before = snapshot(home, _private_review_db)
+    key = kept.load()
+    kept.save(kept.HostKey(f"http://127.0.0.1:{free_port()}/", key.hkey))
+    code, out, err = sync(capsys, home)
+    assert code == 1
+    assert "cannot reach the sync server" in one_line(err)
+    assert "nothing was changed on either side" in err
+    assert snapshot(home, _private_review_db) == before
+    code, out, err = login(capsys, monkeypatch, f"http://127.0.0.1:{free_port()}/", account)
+    assert code == 1 and "cannot reach" in one_line(err)
+
+
+def test_an_expired_host_key_says_to_log_in_again(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(_private_review_db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before = _private_review_db.read_bytes()
+    # A host key the server does not know (revoked, or its password changed since).
+    kept.save(kept.HostKey(server.url, "0" * 40))
+    code, out, err = sync(capsys, home)
+    assert code == 1
+    assert "no longer accepts zerodrill's login" in one_line(err)
+    assert "run 'zerodrill anki login' again" in err
+    assert _private_review_db.read_bytes() == before
+    phone.sync()
+    assert phone_due(phone) == {}
+    kept.login_path().unlink()
+    code, out, err = sync(capsys, home)
+    assert code == 1 and "not logged in" in one_line(err)
+
+
+def test_a_full_upload_only_when_asked(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A new account: the server has no collection, and Anki sends one only whole."""
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(3))
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    with Store.open(db) as store:
+        log_before = list(store.log())
+    code, out, err = sync(capsys, home)
+    assert code == 1
+    assert "needs a full upload" in one_line(err)
+    assert "run 'zerodrill anki sync --full-upload'" in err
+    with Store.open(db) as store:
+        assert list(store.log()) == log_before
+    code, out, err = sync(capsys, home, "--full-upload")
+    assert code == 0, err
+    assert "Full upload done" in out
+    phone = Phone.on(tmp_path / "new-phone", server, account)
+    try:
+        assert phone.sync() == 3  # a full download: the phone is new
+        assert phone_due(phone) == zerodrill_due(db) != {}
+    finally:
+        phone.close()
+
+
+def test_a_full_sync_the_server_asks_for_takes_its_collection(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The phone changed the collection's schema and uploaded it whole: zerodrill's copy is
+    replaced by the server's, and its changes are made again on it."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+    phone.col.mod_schema(check=False)
+    assert phone.sync(upload_on_conflict=True) == 2  # Anki asks the user: upload
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "The server asked for a full sync: took its collection whole" in out
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert set(zerodrill_due(db)) == {f"{DECK_ID}/stage-1", f"{DECK_ID}/stage-3"}
+
+
+def test_the_server_failing_mid_sync_leaves_nothing_half_done(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before_log = phone.rows("SELECT id FROM revlog ORDER BY id")
+    before_cards = phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id")
+    # The connection drops as the last sync (the second of the run) sends its changes.
+    proxy = DroppingProxy(server.port, b"/sync/applyChanges", skip=1)
+    key = kept.load()
+    kept.save(kept.HostKey(proxy.url, key.hkey))
+    try:
+        with Store.open(db) as store:
+            log_before = list(store.log())
+        code, out, err = sync(capsys, home)
+        assert code == 1, proxy.seen
+        assert proxy.dropped == 1
+        one_line(err)
+        # The store took nothing of Anki's, and the phone sees nothing of the run.
+        with Store.open(db) as store:
+            assert list(store.log()) == log_before
+        phone.sync()
+        assert phone.rows("SELECT id FROM revlog ORDER BY id") == before_log
+        assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
+    finally:
+        proxy.close()
+    kept.save(key)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    # The answer given in zerodrill was written into zerodrill's copy last time, and is sent
+    # with this run's first sync.
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
+    cid = phone.card_of(DECK_ID, "stage-1")
+    assert len(phone.rows("SELECT id FROM revlog WHERE cid = ?", cid)) == 1
+    assert phone_due(phone) == zerodrill_due(db)
+
+
+def cache_rows(cache: Path) -> tuple[list[object], list[object], list[object]]:
+    with closing(sqlite3.connect(cache)) as conn:
+        return (
+            conn.execute("SELECT * FROM notes ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM cards ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM revlog ORDER BY id").fetchall(),
+        )
+
+
+def test_a_sync_killed_then_run_again(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    cache = home / "anki" / "collection.anki2"
+    before = cache_rows(cache)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        end = time.monotonic() + 60
+        while not list(cache.parent.glob(".zerodrill-sync-*/*.apkg")):
+            if run.poll() is not None:
+                assert run.stderr is not None
+                raise AssertionError(f"the sync ended before it was killed: {run.stderr.read()!r}")
+            assert time.monotonic() < end
+            time.sleep(0.001)
+        run.kill()
+    finally:
+        run.wait()
+        assert run.stderr is not None
+        run.stderr.close()
+    assert run.returncode == -9
+    # Killed while changing its work copy: the collection's cards and review log are as they
+    # were (its first sync ran, and changed only the sync's own bookkeeping).
+    assert cache_rows(cache) == before
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "An interrupted sync had left a work copy: removed" in out
+    assert "zerodrill → Anki: 1 review, 1 card rescheduled" in out
+    assert not list(cache.parent.glob(".zerodrill-sync-*"))
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+
+
+@pytest.mark.parametrize("command", [["login"], ["sync"]])
+def test_without_the_anki_package_one_line_says_what_to_install(command: list[str]) -> None:
+    code = (
+        "import sys\nsys.modules['anki'] = None\nfrom zerodrill.cli import main\n"
+        f"main(['anki', *{command!r}])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == (
+        "zerodrill: zerodrill anki needs the anki package: pip install 'zerodrill[anki]'\n"
+    )

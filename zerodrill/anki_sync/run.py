@@ -230,10 +230,13 @@ def cache_for(folder: Path, key: HostKey) -> Path:
     """
     collection = folder / "collection.anki2"
     stamp = folder / "collection.login"
-    whose = hashlib.sha256(f"{key.endpoint}\n{key.hkey}".encode()).hexdigest()
+    # The host key names the account; the address may change (AnkiWeb moves accounts).
+    whose = hashlib.sha256(key.hkey.encode()).hexdigest()
+    if not folder.is_dir():
+        return collection  # a dry run before any sync: nothing to keep apart
     try:
         known = stamp.read_text(encoding="ascii").strip() if stamp.is_file() else None
-        if known != whose and folder.is_dir():
+        if known != whose:
             for path in (collection, Path(f"{collection}-wal"), folder / "collection.media.db2"):
                 path.unlink(missing_ok=True)
             shutil.rmtree(workcopy.media_folder(collection), ignore_errors=True)

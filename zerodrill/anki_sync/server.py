@@ -9,6 +9,7 @@ device's: only with ``--full-upload``, and the refusal says why one is needed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 #: What a login with no ``--server`` names: Anki's own default, AnkiWeb.
 ANKIWEB = ""
 _LOGIN_AGAIN = "run 'zerodrill anki login' again"
+_MEDIA_POLL_S = 0.05
 
 
 class FullSync(Enum):
@@ -148,8 +150,15 @@ def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endp
 
 
 def sync_media(col: Collection, key: HostKey) -> None:
-    """Send the decks' images (and fetch the server's), as Anki does after a sync."""
+    """Send the decks' images (and fetch the server's), as Anki does after a sync, and wait
+    for it: Anki runs it in the background, holding the collection until it ends."""
     from anki.sync import SyncAuth
 
     with translated(key.endpoint, "syncing media"):
         col.sync_media(SyncAuth(hkey=key.hkey, endpoint=key.endpoint or None))
+        try:
+            while col.media_sync_status().active:
+                time.sleep(_MEDIA_POLL_S)
+        except KeyboardInterrupt:
+            col.abort_media_sync()
+            raise

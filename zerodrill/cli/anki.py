@@ -108,6 +108,11 @@ def sync_command(
     decks = usable_decks(load_decks(paths))
     db_path = db if db is not None else default_db_path(create_folder=not dry_run)
     folder = db_path.parent / "anki"
+    if not dry_run:
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise AnkiSyncError(f"cannot create {folder}: {exc.strerror or exc}") from None
     if collection is not None:
         if full_upload:
             raise click.UsageError("--full-upload is for a sync server, not --collection")
@@ -122,11 +127,6 @@ def sync_command(
             kept.save(kept.HostKey(endpoint, key.hkey))
 
         target = run.Target(run.cache_for(folder, key), key, moved_to)
-    if not dry_run:
-        try:
-            folder.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise AnkiSyncError(f"cannot create {folder}: {exc.strerror or exc}") from None
     manifest = folder / "decks.manifest.json"
     notes = note_keys(decks)
     if dry_run and not db_path.exists():
