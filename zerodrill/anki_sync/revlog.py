@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.sm2 import FOUR_BUTTONS, nearest_button
+
+if TYPE_CHECKING:
+    from zerodrill.anki_sync.events import Answer
 
 MARK = 419
 #: Anki keeps an answer time of at most a minute (the deck option's ceiling, by default).
@@ -52,10 +55,9 @@ def is_marked(rid: int, taken_ms: int | None) -> bool:
     return rid % 1000 == MARK and taken_ms is not None and taken_ms % 1000 == MARK
 
 
-def anki_ease(review: Review) -> int:
+def anki_ease(answer: Answer) -> int:
     """The Anki button (1-4) of a zerodrill grade: the four-button layout's nearest."""
-    assert review.grade is not None
-    return nearest_button(FOUR_BUTTONS, review.grade).key
+    return nearest_button(FOUR_BUTTONS, answer.grade).key
 
 
 def _marked_time(answer_ms: int | None) -> int:
@@ -63,13 +65,13 @@ def _marked_time(answer_ms: int | None) -> int:
     return taken // 1000 * 1000 + MARK
 
 
-def _second_ms(review: Review) -> int:
-    return int(review.at.timestamp()) * 1000
+def _second_ms(answer: Answer) -> int:
+    return int(answer.at.timestamp()) * 1000
 
 
 def rows_to_write(
     cid: int,
-    answers: Sequence[Review],
+    answers: Sequence[Answer],
     written: Iterable[tuple[int, int]],
     taken_ids: set[int],
 ) -> list[RevlogRow]:
@@ -91,11 +93,9 @@ def rows_to_write(
         while rid in taken_ids:
             rid += 1000
         taken_ids.add(rid)
-        before, after, grade = answer.before, answer.after, answer.grade
-        assert grade is not None
-        if before.is_new:
+        if answer.first:
             kind = _LEARN
-        elif answer.kind is ReviewKind.GRADE and not grade.passed:
+        elif not answer.grade.passed:
             kind = _RELEARN
         else:
             kind = _REVIEW
@@ -104,9 +104,9 @@ def rows_to_write(
                 id=rid,
                 cid=cid,
                 ease=ease,
-                ivl=min(max(after.interval, 1), _MAX_IVL),
-                last_ivl=min(before.interval, _MAX_IVL),
-                factor=min(after.ease_permille, _MAX_FACTOR),
+                ivl=min(max(answer.ivl, 1), _MAX_IVL),
+                last_ivl=min(answer.last_ivl, _MAX_IVL),
+                factor=min(answer.factor, _MAX_FACTOR),
                 time=_marked_time(answer.answer_ms),
                 type=kind,
             )

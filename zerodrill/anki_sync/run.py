@@ -32,7 +32,6 @@ from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.scheduler import Review
 from zerodrill.srs.store import Store
 
 if TYPE_CHECKING:
@@ -160,11 +159,11 @@ def _apply(
     copy: Path,
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
-    store_events: Sequence[Review],
+    store_events: Sequence[events.Event],
     manifest_file: Path,
     clock: Callable[[], float],
     now: Callable[[], datetime],
-) -> tuple[Moved, list[Review], Manifest]:
+) -> tuple[Moved, list[events.Event], Manifest]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, and the
     manifest to keep once the copy is the collection."""
     package = copy.with_name(PACKAGE_NAME)
@@ -175,7 +174,7 @@ def _apply(
     cards = notes.our_cards(col, note_keys)
 
     found = read_reviews(copy, note_keys)
-    anki = [r for r in found.reviews if not revlog.is_marked(r.origin_seq, r.answer_ms)]
+    anki = events.from_anki(found)
     histories = events.derive(store_events, anki, cards)
 
     taken: set[int] = set()

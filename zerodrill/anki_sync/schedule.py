@@ -32,10 +32,9 @@ class Today:
 
 def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
     """``row`` with the scheduling ``history`` derives (unchanged if it derives none)."""
-    state = history.state
-    if state.due is None:
+    if history.due is None:
         return row
-    day = today.anki + (state.due - today.zerodrill).days
+    day = today.anki + (history.due - today.zerodrill).days
     queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else _REVIEW
     return replace(
         row,
@@ -43,10 +42,10 @@ def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
         queue=queue,
         due=row.due if row.odid else day,
         odue=day if row.odid else row.odue,
-        ivl=min(max(1, state.interval), _MAX_COUNT),
-        factor=min(state.ease_permille, _MAX_FACTOR),
+        ivl=min(max(1, history.interval), _MAX_COUNT),
+        factor=min(history.factor, _MAX_FACTOR),
         reps=min(len(history.answers), _MAX_COUNT),
-        lapses=min(state.lapses, _MAX_COUNT),
+        lapses=min(history.lapses, _MAX_COUNT),
         left=0,
     )
 
