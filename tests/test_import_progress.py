@@ -20,13 +20,13 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.scheduler.v3 import CardAnswer
 from cli_support import run_cli
+from srs_support import reference_states, sm2_states
 
 from zerodrill.export import ids
-from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import ReviewKind, rebuild, time_order
+from zerodrill.srs.events import time_order
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade, Sm2State
+from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade
 from zerodrill.srs.store import Store
 
 DECK = Path(__file__).parent / "data" / "export" / "kinds"
@@ -115,24 +115,6 @@ def zerodrill_answers(col: Collection) -> list[tuple[int, str, int]]:
     return out
 
 
-def sm2_by_hand(store: Store) -> dict[str, Sm2State]:
-    """SM-2 over every grade in effect, by day then time, a card's second on a day skipped."""
-    undone = {r.undoes for r in store.log() if r.kind is ReviewKind.UNDO}
-    given = sorted(
-        (r for r in store.log() if r.kind is not ReviewKind.UNDO and r.id not in undone),
-        key=lambda r: (r.day, r.at),
-    )
-    states: dict[str, Sm2State] = {}
-    last: dict[str, object] = {}
-    for r in given:
-        assert r.grade is not None
-        if r.kind is ReviewKind.REPEAT or last.get(r.key) == r.day:
-            continue
-        states[r.key] = sm2.review(states.get(r.key, Sm2State.new()), r.grade, r.day)
-        last[r.key] = r.day
-    return states
-
-
 @pytest.mark.parametrize("legacy", [False, True], ids=["anki21b", "legacy"])
 def test_reviews_given_in_anki_come_back(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection, legacy: bool
@@ -174,13 +156,15 @@ def test_reviews_given_in_anki_come_back(
     ]
     with Store.open(db) as store:
         log = list(store.log())
-        from_anki = [r for r in log if r.origin == "anki"]
-        assert [(r.origin_seq, r.key, r.grade) for r in from_anki] == [
+        # Added a card at a time: in the order of their identity (the revlog id) by card.
+        from_anki = sorted((r for r in log if r.identity[0] == "anki"), key=lambda r: r.identity)
+        assert [(r.identity[1], r.key, r.grade) for r in from_anki] == [
             (rid, key, ANKI_EASE_TO_GRADE[ease]) for rid, key, ease in sorted(answers)
         ]
-        assert store.states() == rebuild(log) == sm2_by_hand(store)
+        assert sm2_states(store) == reference_states(store.events())
         # Reviewed on the phone a week ago, in the terminal five days ago, in Anki today.
-        sides = [r.origin == "anki" for r in sorted(log, key=time_order) if r.key == late]
+        events = sorted(store.events(), key=time_order)
+        sides = [e.origin == "anki" for e in events if e.key == late]
         assert sides[:2] == [True, False] and sides[-1]
     code, out, _ = run_cli(capsys, "stats", str(DECK), "--db", str(db), "--json")
     assert code == 0 and json.loads(out)["reviews"] == len(log) == 6 + len(answers)
@@ -194,7 +178,7 @@ def test_reviews_given_in_anki_come_back(
         # The drill goes on from there: a grade today, for a card Anki answered today.
         today = study_day(datetime.now().astimezone())
         graded = record_grade(store, late, 5, day=today, at=datetime.now().astimezone())
-        assert graded.kind is ReviewKind.REPEAT and store.states() == sm2_by_hand(store)
+        assert graded.repeat and sm2_states(store) == reference_states(store.events())
 
 
 def test_a_collection_anki_has_open_is_read_and_left_alone(

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from srs_support import reference_states, sm2_states
 
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import Review, ReviewKind, rebuild
+from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import FORMAT_VERSION, file_name, read_log
@@ -29,7 +30,7 @@ NOON = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 KEY = "zero/stage-1"
 
 
-def grade(store: Store, key: str, q: int, at: datetime) -> Review:
+def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
     return record_grade(store, key, q, day=study_day(at), at=at)
 
 
@@ -68,7 +69,7 @@ def test_reviews_made_on_one_machine_reach_the_other(
     assert "received 2 reviews from 1 other machine; 2 cards rescheduled" in out
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b)
-        assert a.states() == b.states() == rebuild(a.log())
+        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
         assert b.state(KEY).interval == 1
 
 
@@ -98,8 +99,8 @@ def test_reviews_from_both_machines_interleave_in_time_order(
     for store in (a, b, a):
         sync_folder(store, folder)
     assert identities(a) == identities(b)
-    expected = rebuild(a.log())
-    assert a.states() == b.states() == expected
+    expected = reference_states(a.events())
+    assert a.states() == b.states() and sm2_states(b) == expected
     # 5 on day 1, the lapse on day 2, 5 on day 4: one day again after the lapse.
     assert expected[KEY].interval == 1 and expected[KEY].lapses == 1
 
@@ -117,32 +118,26 @@ def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder
     assert report.sent == 4
     report = sync_folder(b, folder)
     assert (report.received, report.cards) == (4, 2)
-    assert a.states() == b.states() == rebuild(b.log())
+    assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
     assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
 
 
-def test_the_log_lines_sync_reads_say_what_the_full_log_says(
+def test_the_events_sync_reads_say_what_the_full_log_says(
     machines: tuple[Store, Store],
 ) -> None:
-    # Sync reads the log without its SM-2 states (Store.log_lines): the same reviews, fields
-    # and identities as the full log, undos naming what they undo, Anki's reviews included.
+    # Sync reads the events (Store.events): the same reviews, fields and identities as the
+    # full log, undos naming what they undo, Anki's reviews included.
     a, _ = machines
     grade(a, KEY, 4, NOON)
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
     a.undo(wrong.id, at=NOON + timedelta(days=1))
-    new = Sm2State.new()
-    a.merge(
-        [Review(KEY, ReviewKind.GRADE, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT,
-                new, new, 2500, origin="anki",
-                origin_seq=7)]
-    )  # fmt: skip
-    full = [
-        (r.origin, r.origin_seq, r.key, r.kind.value, r.at, r.day,
-         None if r.grade is None else int(r.grade), r.undoes_ref, r.answer_ms)
-        for r in a.log()
-    ]  # fmt: skip
-    assert [tuple(line) for line in a.log_lines()] == full
-    assert [line.kind for line in a.log_lines()] == ["grade", "grade", "undo", "grade"]
+    anki = ReviewEvent(
+        "anki", 7, KEY, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT, None, 2500
+    )
+    a.add_events([anki])
+    assert a.events() == [r.event for r in a.log()]
+    assert [e.to_wire()["kind"] for e in a.events()] == ["grade", "grade", "undo", "grade"]
+    assert a.events()[2].undoes == wrong.identity and a.events()[3] == anki
 
 
 def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
@@ -176,12 +171,10 @@ def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
 
 def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], folder: Path) -> None:
     a, b = machines
-    new = Sm2State.new()
-    anki = Review(
-        KEY, ReviewKind.GRADE, NOON, date(2025, 3, 10), Grade.GOOD, new, new, 3000,
-        origin="anki", origin_seq=1741608000000,
-    )  # fmt: skip
-    a.merge([anki])
+    anki = ReviewEvent(
+        "anki", 1741608000000, KEY, NOON, date(2025, 3, 10), Grade.GOOD, answer_ms=3000
+    )
+    a.add_events([anki])
     assert sync_folder(a, folder).sent == 1
     assert sync_folder(b, folder).received == 1
     assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
@@ -204,7 +197,7 @@ def test_a_database_restored_from_a_backup_gets_its_own_reviews_back(
         assert identities(a) == {first.identity} and KEY in a.states()
         # Its next review is numbered after the one it got back: no identity is used twice.
         later = grade(a, KEY, 4, NOON + timedelta(days=1))
-        assert later.identity == (a.machine, first.origin_seq + 1)
+        assert later.identity == (a.machine, first.identity[1] + 1)
         assert sync_folder(a, folder).sent == 1
 
 
@@ -219,8 +212,9 @@ def test_clocks_minutes_apart_agree_on_one_order(
     grade(b, KEY, 1, NOON + timedelta(minutes=5) - timedelta(minutes=10))
     for store in (a, b, a):
         sync_folder(store, folder)
-    assert a.states() == b.states() == rebuild(a.log())
-    assert a.state(KEY).lapses == 0 and a.state(KEY).ef_hundredths < 250  # B's 1 came first
+    assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+    ef = sm2_states(a)[KEY]
+    assert ef.lapses == 0 and ef.ef_hundredths < 250  # B's 1 came first
 
 
 def test_two_databases_with_one_machine_id_are_refused(
@@ -332,4 +326,4 @@ def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder:
             sync_folder(store, folder)
         assert identities(a) == identities(b) and len(identities(a)) == 10
         assert len(list(a.log())) == len(list(b.log())) == 10
-        assert a.states() == b.states() == rebuild(a.log())
+        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())

@@ -117,6 +117,7 @@ def _targets(decks: Sequence[Deck], output: str) -> list[tuple[Path, list[Deck]]
 
 
 def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingState]:
+    from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
     from zerodrill.srs.store import Store
 
     db_path = db if db is not None else default_db_path()
@@ -124,4 +125,6 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
         raise UserError(f"no review progress to export (no database at {db_path})")
     keys = [item.key for deck in decks for card in deck.cards for item in card.items()]
     with Store.open(db_path, create=False) as store:
-        return dict(store.states(keys))
+        # Anki's scheduling fields are SM-2's, whichever scheduler the drill uses.
+        states = store.states_by(Sm2Scheduler(), keys)
+    return {key: state.sm2 for key, state in states.items() if isinstance(state, Sm2Card)}

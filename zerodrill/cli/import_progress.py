@@ -31,7 +31,7 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     found = read_reviews(file, note_keys(decks))
     # Made only now that FILE was read: a file that is not Anki's creates nothing of ours.
     with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
-        merged = store.merge(found.reviews)
+        merged = store.add_events(found.reviews)
     click.echo(
         f"{plural(merged.added, 'review')} imported from Anki, "
         f"{plural(len(merged.keys), 'card')} affected; "
@@ -43,6 +43,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     if found.skipped:
         notes.append(f"{plural(found.skipped, 'revlog row')} that are not answers (skipped)")
     click.echo("; ".join(notes) + ".")
+    for warning in merged.warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 def note_keys(decks: Sequence[Deck]) -> dict[str, dict[int, str]]:

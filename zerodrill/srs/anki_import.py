@@ -32,8 +32,8 @@ from typing import IO
 
 from zerodrill.errors import UserError
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import Review, ReviewKind
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Sm2State
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE
 
 ORIGIN = "anki"
 #: Collection schemas read: 11 (Anki 2.1 before 2.1.28, and every legacy export) to 18
@@ -63,7 +63,7 @@ class AnkiReviews:
     """What a collection holds for zerodrill."""
 
     #: Answers given to zerodrill's cards, oldest first, each with its identity.
-    reviews: tuple[Review, ...]
+    reviews: tuple[ReviewEvent, ...]
     #: Notes whose GUIDs are not zerodrill's (left alone).
     foreign_notes: int
     #: Answers to zerodrill notes whose card is in none of the decks (a deleted cloze
@@ -192,7 +192,6 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
     reviews, unmatched, skipped = [], 0, 0
-    new = Sm2State.new()
     for rid, cid, ease, kind, taken in conn.execute(
         "SELECT id, cid, ease, type, time FROM revlog ORDER BY id"
     ):
@@ -212,18 +211,5 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             skipped += 1
             continue
         answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
-        reviews.append(
-            Review(
-                key,
-                ReviewKind.GRADE,
-                at,
-                study_day(at),
-                grade,
-                new,
-                new,
-                answer_ms=answer_ms,
-                origin=ORIGIN,
-                origin_seq=rid,
-            )
-        )
+        reviews.append(ReviewEvent(ORIGIN, rid, key, at, study_day(at), grade, answer_ms=answer_ms))
     return AnkiReviews(tuple(reviews), foreign, unmatched, skipped)

@@ -32,6 +32,7 @@ with an injected clock. The API::
         finish_question(typed: str | None) -> None
         set_points(covered: Collection[int]) -> None
         follow_up_card() -> Card | None
+        follow_up_choices() -> tuple[GradeOutcome, ...]   # what each grade would do now
         grade_follow_up(grade: int, typed: str | None) -> None
         set_red_flags(said: Collection[str]) -> None
         red_flag_cards() -> tuple[Card, ...]
@@ -69,7 +70,8 @@ from zerodrill.srs.interview_log import (
     history,
     shape_of,
 )
-from zerodrill.srs.session import answer_ms, record_grade
+from zerodrill.srs.schedulers.base import GradeOutcome
+from zerodrill.srs.session import answer_ms, choices, record_grade
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
@@ -318,6 +320,13 @@ class InterviewRun:
             }
             self.store.attempts.add_step(self.attempt_id, "follow_up", data, at=now)
         self._replay("follow_up", data)
+
+    def follow_up_choices(self) -> tuple[GradeOutcome, ...]:
+        """What each grade would do to the current follow-up's card now (for its buttons)."""
+        card = self.follow_up_card()
+        if card is None:
+            return ()
+        return choices(self.store, card.key, day=self.day, at=self._clock())
 
     def red_flag_cards(self) -> tuple[Card, ...]:
         return tuple(self._card(card_id) for card_id in self.interview.red_flags)

@@ -10,12 +10,11 @@ named here too, so the screens find their whole vocabulary in one place.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from zerodrill.deck.model import Item
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.scheduler import GradeOutcome
+from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.session import DeckCount, Outlook, Summary
 
 if TYPE_CHECKING:
@@ -61,10 +60,6 @@ class DrillSession(Protocol):
         ...
 
     def summary(self) -> Summary: ...
-
-    def next_due(self) -> datetime | None:
-        """When the next card (review or new) becomes available; None if never."""
-        ...
 
     def outlook(self) -> Outlook:
         """Why no card is on show, and what comes next (the "nothing due" screen's facts)."""

@@ -9,9 +9,9 @@ A sync is three steps, which the tests interleave between machines as a concurre
    in some file that the local log lacks).
 2. :func:`send`: write this machine's file anew with those lines added, renamed into place.
    Nothing is merged before this succeeds, so a folder that cannot be written changes nothing.
-3. :func:`receive`: append the received reviews to the local log, keyed by their identity
-   (a review already there is skipped, so the order of syncs and repeats do not matter), and
-   rebuild each affected card by replaying its whole log in time order, in one transaction.
+3. :func:`receive`: add the received events to the local log, keyed by their identity (one
+   already there is skipped, so the order of syncs and repeats do not matter), and re-derive
+   each affected card from its events, in short transactions that a drill can come between.
 
 Undo entries travel like any review and name what they undo by identity; one whose review has
 not arrived yet waits for a later sync.
@@ -24,11 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zerodrill.errors import UserError
-from zerodrill.srs.scheduler import Review, ReviewKind
-from zerodrill.srs.sm2 import Grade, Sm2State
-from zerodrill.srs.store import Store
+from zerodrill.srs.events import Identity
+from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.sync.logfile import (
-    Identity,
     LogEntry,
     LogFile,
     file_name,
@@ -67,24 +65,6 @@ class SyncReport:
     machines: int
     warnings: tuple[str, ...]
     own_file: Path
-
-
-def review_of(entry: LogEntry) -> Review:
-    """A received entry as a log entry for the store; its states are the replay's to set."""
-    new = Sm2State.new()
-    return Review(
-        entry.key,
-        ReviewKind(entry.kind),
-        entry.at,
-        entry.day,
-        Grade(entry.grade) if entry.grade is not None else None,
-        new,
-        new,
-        answer_ms=entry.answer_ms,
-        origin=entry.origin,
-        origin_seq=entry.seq,
-        undoes_ref=entry.undoes,
-    )
 
 
 def _what(entry: LogEntry) -> tuple[object, ...]:
@@ -140,7 +120,7 @@ def survey(store: Store, folder: Path) -> Plan:
         for entry in log.entries:
             in_files.add(entry.identity)
             found.setdefault(entry.identity, entry)
-    local = {(line.origin, line.seq): LogEntry(*line) for line in store.log_lines()}
+    local = {event.identity: event for event in store.events()}
     for identity, entry in found.items():
         mine = local.get(identity)
         if mine is not None and _what(mine) != _what(entry):
@@ -172,18 +152,18 @@ def send(plan: Plan) -> int:
         raise SyncError(f"{plan.own.path}: cannot write it ({exc.strerror or exc})") from exc
 
 
-def receive(store: Store, entries: Iterable[LogEntry]) -> tuple[int, int]:
-    """Step 3: merge ``entries`` into the local log and rebuild the cards they touch; returns
-    (reviews added, cards rebuilt)."""
-    merged = store.merge([review_of(entry) for entry in entries])
-    return merged.added, len(merged.keys)
+def receive(store: Store, entries: Iterable[LogEntry]) -> Merged:
+    """Step 3: add ``entries`` to the local log and re-derive the cards they touch, in short
+    transactions (see :meth:`Store.add_events`); what it did."""
+    return store.add_events(entries)
 
 
 def sync_folder(store: Store, folder: Path) -> SyncReport:
     """The three steps, one after the other."""
     plan = survey(store, folder)
     sent = send(plan)
-    received, cards = receive(store, plan.incoming)
+    merged = receive(store, plan.incoming)
+    warnings = (*plan.warnings, *merged.warnings)
     return SyncReport(
-        sent, received, cards, len(plan.machines), tuple(plan.warnings), plan.own.path
+        sent, merged.added, len(merged.keys), len(plan.machines), warnings, plan.own.path
     )

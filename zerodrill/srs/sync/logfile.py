@@ -2,10 +2,10 @@
 
 A log file is ``zerodrill-<origin>.jsonl``: UTF-8 JSON Lines. Its first line is a header,
 ``{"zerodrill": "review-log", "version": 1, "origin": "<machine id>"}``; every other line is
-one review, with the fields of :class:`LogEntry` (``undoes`` as ``[origin, seq]``). Only the
-machine named in the file name writes it, and only by adding lines: it writes the whole file
-anew beside it and renames it into place, so a reader on the same disk sees the old file or
-the new one, never a mix.
+one event, as :meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undoes`` as
+``[origin, seq]``). Only the machine named in the file name writes it, and only by adding
+lines: it writes the whole file anew beside it and renames it into place, so a reader on the
+same disk sees the old file or the new one, never a mix.
 
 A sync tool may still deliver a file half-way (Syncthing, Dropbox and network shares copy
 byte ranges): whatever follows the last newline is a line still on its way, and is left for
@@ -25,6 +25,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from zerodrill.srs.events import Identity, ReviewEvent, from_wire
+
 #: The version this zerodrill writes and reads; a file with a higher one is skipped.
 FORMAT_VERSION = 1
 MAGIC = "review-log"
@@ -36,46 +38,8 @@ ORIGIN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_KEY_CHARS = 1000
 KINDS = frozenset({"grade", "repeat", "undo"})
 
-#: A review's identity across machines: (origin, sequence number at that origin).
-Identity = tuple[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One review as the sync files carry it: what a replay needs, and its identity.
-
-    The SM-2 states before and after are not carried: every machine recomputes them by
-    replaying the merged log in time order. Typed answers stay on the machine they were typed.
-    """
-
-    origin: str
-    seq: int
-    key: str
-    kind: str
-    #: Wall time, timezone-aware.
-    at: datetime
-    day: date
-    grade: int | None
-    undoes: Identity | None = None
-    answer_ms: int | None = None
-
-    @property
-    def identity(self) -> Identity:
-        return (self.origin, self.seq)
-
-    def to_json(self) -> str:
-        record = {
-            "origin": self.origin,
-            "seq": self.seq,
-            "key": self.key,
-            "kind": self.kind,
-            "at": self.at.isoformat(),
-            "day": self.day.isoformat(),
-            "grade": self.grade,
-            "undoes": list(self.undoes) if self.undoes is not None else None,
-            "answer_ms": self.answer_ms,
-        }
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+#: One line of a log file is one event (the wire format is :meth:`ReviewEvent.to_wire`'s).
+LogEntry = ReviewEvent
 
 
 class BadLine(ValueError):
@@ -140,17 +104,20 @@ def parse_entry(line: str) -> LogEntry:
             raise BadLine("only an undo undoes")
         target = None
     answer_ms = record.get("answer_ms")
-    return LogEntry(
-        origin=_origin(record.get("origin")),
-        seq=_int(record.get("seq"), "seq", low=1),
-        key=key,
-        kind=kind,
-        at=at,
-        day=day,
-        grade=grade,
-        undoes=target,
-        answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
-    )
+    try:
+        return from_wire(
+            origin=_origin(record.get("origin")),
+            seq=_int(record.get("seq"), "seq", low=1),
+            key=key,
+            kind=kind,
+            at=at,
+            day=day,
+            grade=grade,
+            undoes=target,
+            answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
+        )
+    except ValueError as exc:
+        raise BadLine(str(exc)) from exc
 
 
 @dataclass(slots=True)

@@ -19,7 +19,6 @@ from textual.widgets import Static
 
 from zerodrill.deck.model import Card
 from zerodrill.srs.interview import InterviewRun
-from zerodrill.srs.scheduler import preview
 from zerodrill.srs.store import Store
 from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Prose, markdown_side
@@ -186,10 +185,7 @@ class FollowUpScreen(AnsweringScreen):
         self.answer_side.show(build)
         self.answer_side.display = True
         self.query_one("#hint").display = False
-        key = self.card.key
-        last = self.store.last_day(key)
-        repeat = last is not None and last >= self.day
-        self.grades.set_outcomes(preview(self.store.state(key), self.day, repeat=repeat))
+        self.grades.set_outcomes(self.run.follow_up_choices())
         self.grades.display = True
         self.refresh_bindings()
 

@@ -16,7 +16,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from zerodrill.srs.scheduler import GradeOutcome
+from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui import time_labels
 

@@ -1,0 +1,165 @@
+"""The event log in SQL: this machine's events appended, and events made elsewhere added.
+
+Each event has an identity that holds on every machine, ``(origin, seq)``. Adding events is a
+set union by identity (one present already adds nothing), so databases that hold the same
+events hold the same log, whatever order they came in; their cards are then re-derived
+(:mod:`.derive`), so they hold the same states too.
+
+Events made elsewhere come in batches of whole cards (:func:`batches`), each batch its own
+short transaction (:meth:`zerodrill.srs.store.Store.add_events`): a drill in another terminal
+waits for one batch at most, never for the whole sync. An event dated more than
+:data:`HOLD_AHEAD` after now (a machine with its clock years ahead) would freeze its card
+until then: it is held back, with a warning, and taken once its time has come.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from zerodrill.srs.events import Identity, ReviewEvent
+from zerodrill.srs.store.rows import INSERT_EVENT, event_params
+from zerodrill.words import plural
+
+#: An event dated later than this after now is held back until its time.
+HOLD_AHEAD = timedelta(days=1)
+#: Events per transaction when adding many: a batch holds the write lock for a short moment.
+BATCH_EVENTS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """What adding events did."""
+
+    #: Events newly logged.
+    added: int = 0
+    #: Events the log held already (same identity), which added nothing.
+    present: int = 0
+    #: The cards whose events were added, re-derived.
+    keys: frozenset[str] = frozenset()
+    #: Events dated more than a day ahead: not added; given again later, they are taken then.
+    held: int = 0
+    #: Undos that name no grade of their card here, or one withdrawn already: not added.
+    skipped: int = 0
+    #: One line for each kind of event held back or skipped, for the user.
+    warnings: tuple[str, ...] = ()
+
+    def __add__(self, other: Merged) -> Merged:
+        return Merged(
+            self.added + other.added,
+            self.present + other.present,
+            self.keys | other.keys,
+            self.held + other.held,
+            self.skipped + other.skipped,
+            self.warnings + other.warnings,
+        )
+
+
+def machine_origin(conn: sqlite3.Connection) -> str:
+    """This database's machine id: the origin of every event made here."""
+    origin: str = conn.execute("SELECT origin FROM machine").fetchone()[0]
+    return origin
+
+
+def next_seq(conn: sqlite3.Connection, origin: str) -> int:
+    """The number of ``origin``'s next event, from this database's own log."""
+    (seq,) = conn.execute(
+        "SELECT coalesce(max(seq), 0) + 1 FROM event WHERE origin = ?", (origin,)
+    ).fetchone()
+    return int(seq)
+
+
+def insert(conn: sqlite3.Connection, event: ReviewEvent) -> int:
+    """Log ``event``; its row id."""
+    cursor = conn.execute(INSERT_EVENT, event_params(event))
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _checked(event: ReviewEvent) -> ReviewEvent:
+    if not event.origin or isinstance(event.seq, bool) or event.seq < 1:
+        raise ValueError(f"an event from elsewhere needs its origin and number: {event!r}")
+    return event
+
+
+def batches(
+    events: Iterable[ReviewEvent], now: datetime, size: int = BATCH_EVENTS
+) -> tuple[Iterator[list[ReviewEvent]], Merged]:
+    """``events`` in batches of whole cards of about ``size`` events, each once; and what was
+    left out: duplicates (present) and events dated after ``now`` + :data:`HOLD_AHEAD`."""
+    by_key: dict[str, list[ReviewEvent]] = {}
+    seen: set[Identity] = set()
+    present = 0
+    ahead: dict[str, list[ReviewEvent]] = {}
+    for event in map(_checked, events):
+        if event.identity in seen:
+            present += 1
+            continue
+        seen.add(event.identity)
+        if event.at > now + HOLD_AHEAD:
+            ahead.setdefault(event.origin, []).append(event)
+            continue
+        by_key.setdefault(event.key, []).append(event)
+    warnings = tuple(
+        f"{plural(len(held), 'review')} from {origin} dated more than a day ahead (up to "
+        f"{max(e.at for e in held).date().isoformat()}) held back until then: is that "
+        "machine's clock wrong?"
+        for origin, held in sorted(ahead.items())
+    )
+    left_out = Merged(present=present, held=sum(map(len, ahead.values())), warnings=warnings)
+
+    def cut() -> Iterator[list[ReviewEvent]]:
+        batch: list[ReviewEvent] = []
+        for card in by_key.values():
+            batch.extend(card)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    return cut(), left_out
+
+
+def add_batch(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> Merged:
+    """Log the events of ``batch`` (whole cards) not logged yet; returns what it did. The
+    caller re-derives :attr:`Merged.keys`, in the same transaction."""
+    added = present = skipped = 0
+    keys: set[str] = set()
+    # Grades first, so that an undo finds the grade it withdraws among them.
+    for event in sorted(batch, key=lambda e: e.is_undo):
+        if event.undoes is not None:
+            target = conn.execute(
+                "SELECT e.key, e.grade, (SELECT count(*) FROM event u WHERE "
+                "u.undoes_origin = e.origin AND u.undoes_seq = e.seq) "
+                "FROM event e WHERE e.origin = ? AND e.seq = ?",
+                event.undoes,
+            ).fetchone()
+            if conn.execute(
+                "SELECT 1 FROM event WHERE origin = ? AND seq = ?", event.identity
+            ).fetchone():
+                present += 1
+                continue
+            if target is None or target[0] != event.key or target[1] is None or target[2]:
+                skipped += 1
+                continue
+        cursor = conn.execute(
+            INSERT_EVENT + " ON CONFLICT (origin, seq) DO NOTHING", event_params(event)
+        )
+        if cursor.rowcount:
+            added += 1
+            keys.add(event.key)
+        else:
+            present += 1
+    return Merged(added, present, frozenset(keys), skipped=skipped)
+
+
+def skipped_warning(skipped: int) -> tuple[str, ...]:
+    if not skipped:
+        return ()
+    return (
+        f"{plural(skipped, 'undo')} naming no review of its card here, or one undone "
+        "already, skipped",
+    )
