@@ -16,16 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 from zerodrill.anki_sync import revlog
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
-from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.events import ReviewEvent, time_order
+from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
+from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Grade, Sm2State
 from zerodrill.srs.store import Store
 
 #: An event as the store gives it (its type is the store's business).
-Event = Review
+Event = ReviewEvent
+#: Anki's factor for a card whose scheduler keeps no SM-2 ease (FSRS): Anki's default.
+_DEFAULT_FACTOR = INITIAL_EF_HUNDREDTHS * 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,18 +70,23 @@ class CardHistory:
 
 def log_events(store: Store) -> list[Event]:
     """Every event in the store, undos included."""
-    return list(store.log())
+    return store.events()
+
+
+def scheduler_of(store: Store | None) -> Scheduler[Any]:
+    """The scheduler the store derives its cards with (the default one without a store)."""
+    return store.scheduler if store is not None else scheduler_named()
 
 
 def from_anki(found: AnkiReviews) -> list[Event]:
     """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`)."""
-    return [r for r in found.reviews if not revlog.is_marked(r.origin_seq, r.answer_ms)]
+    return [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
 
 
-def add_anki_reviews(store: Store, reviews: Iterable[Event]) -> int:
-    """Log the reviews given in Anki that the store lacks; how many were new. Idempotent:
-    a review is known by its revlog id."""
-    return store.merge(reviews).added
+def add_anki_reviews(store: Store, reviews: Iterable[Event]) -> tuple[str, ...]:
+    """Log the reviews given in Anki that the store lacks (a set union by identity: a review
+    is known by its revlog id); the store's warnings about any it held back."""
+    return store.add_events(reviews).warnings
 
 
 def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:
@@ -87,10 +96,14 @@ def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> in
 
 
 def derive(
-    store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
+    store_events: Iterable[Event],
+    anki: Sequence[Event],
+    keys: Iterable[str],
+    scheduler: Scheduler[Any],
 ) -> dict[str, CardHistory]:
     """Each of ``keys`` with an event, as the store's events and Anki's reviews (which may
-    not be in the store yet) make it together: a set union by identity, then a replay."""
+    not be in the store yet) make it together: a set union by identity, then a replay in the
+    log's one order, undone grades left out, as the store derives its cards."""
     wanted = set(keys)
     by_key: dict[str, dict[tuple[str, int], Event]] = {}
     for event in (*store_events, *anki):
@@ -98,26 +111,44 @@ def derive(
             by_key.setdefault(event.key, {}).setdefault(event.identity, event)
     out: dict[str, CardHistory] = {}
     for key, entries in by_key.items():
-        state, replayed = rebuild_card(entries.values())
-        answers = tuple(_answer(r) for r in replayed if r.kind is not ReviewKind.UNDO)
-        out[key] = _history(key, state, answers)
+        withdrawn = {e.undoes for e in entries.values() if e.undoes is not None}
+        grades = sorted(
+            (e for e in entries.values() if e.grade is not None and e.identity not in withdrawn),
+            key=time_order,
+        )
+        state: CardState = scheduler.new_state()
+        answers = []
+        for event in grades:
+            assert event.grade is not None
+            before = state
+            state = scheduler.review(state, event.grade, When(event.at, event.day))
+            answers.append(
+                Answer(
+                    key=key,
+                    grade=event.grade,
+                    at=event.at,
+                    answer_ms=event.answer_ms,
+                    from_anki=event.origin == ANKI_ORIGIN,
+                    first=before.phase is Phase.NEW,
+                    last_ivl=before.interval,
+                    ivl=state.interval,
+                    factor=_factor(state),
+                )
+            )
+        sm2 = _sm2(state)
+        lapses = sm2.lapses if sm2 is not None else 0
+        out[key] = CardHistory(
+            key, state.due, state.interval, _factor(state), lapses, tuple(answers)
+        )
     return out
 
 
-def _answer(review: Review) -> Answer:
-    assert review.grade is not None
-    return Answer(
-        key=review.key,
-        grade=review.grade,
-        at=review.at,
-        answer_ms=review.answer_ms,
-        from_anki=review.origin == ANKI_ORIGIN,
-        first=review.before.is_new,
-        last_ivl=review.before.interval,
-        ivl=review.after.interval,
-        factor=review.after.ease_permille,
-    )
+def _factor(state: CardState) -> int:
+    sm2 = _sm2(state)
+    return sm2.ease_permille if sm2 is not None else _DEFAULT_FACTOR
 
 
-def _history(key: str, state: Sm2State, answers: tuple[Answer, ...]) -> CardHistory:
-    return CardHistory(key, state.due, state.interval, state.ease_permille, state.lapses, answers)
+def _sm2(state: CardState) -> Sm2State | None:
+    """The SM-2 numbers of an SM-2 card state (ease, lapses); None for another scheduler's."""
+    inner = getattr(state, "sm2", None)
+    return inner if isinstance(inner, Sm2State) else None

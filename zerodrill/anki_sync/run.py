@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zerodrill.anki_sync import events, notes, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import AnkiSyncError, db, open_collection, require_anki
@@ -32,6 +32,7 @@ from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
 from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.schedulers import Scheduler
 from zerodrill.srs.store import Store
 
 if TYPE_CHECKING:
@@ -108,11 +109,12 @@ def sync(
         open_collection(collection).close()
 
     store_events = events.log_events(store) if store is not None else []
+    scheduler = events.scheduler_of(store)
     with workcopy.work_copy(collection) as copy:
         col = open_collection(copy)
         try:
             moved, anki, manifest = _apply(
-                col, copy, decks, note_keys, store_events, manifest_file, clock, now
+                col, copy, decks, note_keys, store_events, scheduler, manifest_file, clock, now
             )
         finally:
             col.close()
@@ -135,12 +137,15 @@ def sync(
             col.close()
         if last is not server.FullSync.NONE:
             full = last
+    warnings: tuple[str, ...] = ()
     if store is not None:
-        events.add_anki_reviews(store, anki)
-    return _with(moved, full, cleaned)
+        warnings = events.add_anki_reviews(store, anki)
+    return _with(moved, full, cleaned, warnings)
 
 
-def _with(moved: Moved, full: server.FullSync, cleaned: bool) -> Moved:
+def _with(
+    moved: Moved, full: server.FullSync, cleaned: bool, warnings: tuple[str, ...] = ()
+) -> Moved:
     return Moved(
         moved.notes_added,
         moved.notes_updated,
@@ -150,7 +155,7 @@ def _with(moved: Moved, full: server.FullSync, cleaned: bool) -> Moved:
         moved.rescheduled,
         full,
         cleaned,
-        moved.remarks,
+        moved.remarks + warnings,
     )
 
 
@@ -160,6 +165,7 @@ def _apply(
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     store_events: Sequence[events.Event],
+    scheduler: Scheduler[Any],
     manifest_file: Path,
     clock: Callable[[], float],
     now: Callable[[], datetime],
@@ -175,7 +181,7 @@ def _apply(
 
     found = read_reviews(copy, note_keys)
     anki = events.from_anki(found)
-    histories = events.derive(store_events, anki, cards)
+    histories = events.derive(store_events, anki, cards, scheduler)
 
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
