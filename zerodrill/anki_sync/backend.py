@@ -6,6 +6,7 @@ the package missing, the collection open in Anki desktop, a file that is not a c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,3 +59,23 @@ def db(col: Collection) -> DBProxy:
     """The open collection's SQL connection (Anki types it as possibly closed)."""
     assert col.db is not None, "the collection is closed"
     return col.db
+
+
+#: What a column of Anki's collection holds.
+Value = str | int | float | None
+#: Rows per statement in :func:`insert_rows`: SQLite allows 32,766 parameters in one.
+_ROWS_PER_STATEMENT = 2000
+
+
+def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> None:
+    """``head`` (``INSERT INTO t`` or ``WITH v(...) AS``-style text ending before
+    ``VALUES``) run over ``rows``, many rows to a statement: Anki's ``executemany`` sends the
+    backend one command per row, a hundred times slower for a sync's thousands."""
+    if not rows:
+        return
+    width = len(rows[0])
+    one = "(" + ",".join("?" * width) + ")"
+    for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+        chunk = rows[start : start + _ROWS_PER_STATEMENT]
+        params = [value for row in chunk for value in row]
+        db(col).execute(head.format(values="VALUES " + ",".join([one] * len(chunk))), *params)

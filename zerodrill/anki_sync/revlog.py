@@ -7,7 +7,8 @@ answer time in ms) both end in :data:`MARK` ms. Anki's own rows end in any three
 one of them carries both by chance once in a million answers; the cost is under a second of
 precision in each. The mark is the same on every machine, so is the check that an answer is
 in Anki already: a marked row of the card with the answer's button, stamped in the same
-second or up to a minute after (a second taken by another answer moves a row on by seconds).
+second or later, before the card's next answer (a second taken by another answer moves a row
+on by a second).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 MARK = 419
 #: Anki keeps an answer time of at most a minute (the deck option's ceiling, by default).
 _MAX_TAKEN_MS = 59_000
-#: How far (ms) a row may move on from its answer's second to find a free revlog id.
-_SLACK_MS = 60_000
+#: How far (ms) a row may move on from its answer's second to find a free revlog id (at most
+#: to the card's next answer).
+_SLACK_MS = 86_400_000
 # Anki's revlog types.
 _LEARN, _REVIEW, _RELEARN = 0, 1, 2
 _MAX_FACTOR, _MAX_IVL = 2**16 - 1, 2**31 - 1
@@ -82,16 +84,25 @@ def rows_to_write(
     """
     left = sorted(written)
     rows = []
-    for answer in answers:
+    starts = [_second_ms(answer) for answer in answers]
+    for n, answer in enumerate(answers):
         ease = anki_ease(answer)
-        start = _second_ms(answer)
-        match = next((w for w in left if w[1] == ease and start <= w[0] < start + _SLACK_MS), None)
+        start = starts[n]
+        # A row moved on from its second stays before the card's next answer.
+        end = start + _SLACK_MS
+        if n + 1 < len(answers):
+            end = max(min(end, starts[n + 1]), start + 1000)
+        match = next((w for w in left if w[1] == ease and start <= w[0] < end), None)
         if match is not None:
             left.remove(match)
             continue
         rid = start + MARK
         while rid in taken_ids:
             rid += 1000
+        if rid >= end:
+            # No free id where the next run would look for it: written, it would be written
+            # again each run. The card's schedule is set all the same.
+            continue
         taken_ids.add(rid)
         if answer.first:
             kind = _LEARN

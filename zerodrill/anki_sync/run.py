@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zerodrill.anki_sync import events, notes, revlog, schedule, server, workcopy
-from zerodrill.anki_sync.backend import AnkiSyncError, db, open_collection, require_anki
+from zerodrill.anki_sync.backend import (
+    AnkiSyncError,
+    db,
+    insert_rows,
+    open_collection,
+    require_anki,
+)
 from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
@@ -198,20 +204,18 @@ def _apply(
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    if rows:
-        db(col).executemany(
-            "INSERT INTO revlog VALUES (?,?,?,?,?,?,?,?,?)", [r.values() for r in rows]
-        )
-    if changed:
-        db(col).executemany(
-            "UPDATE cards SET type=?, queue=?, due=?, odue=?, ivl=?, factor=?, reps=?, "
-            "lapses=?, left=?, mod=?, usn=-1 WHERE id=?",
-            [
-                (c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
-                + (stamp, c.cid)
-                for c in changed
-            ],
-        )
+    insert_rows(col, "INSERT INTO revlog {values}", [r.values() for r in rows])
+    insert_rows(
+        col,
+        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left) AS ({values}) "
+        "UPDATE cards SET type = v.type, queue = v.queue, due = v.due, odue = v.odue, "
+        "ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, left = v.left, "
+        f"mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
+        [
+            (c.cid, c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
+            for c in changed
+        ],
+    )
     if rows or changed:
         # Anki syncs only a collection modified since its last sync.
         db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
