@@ -45,9 +45,6 @@ from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.sm2 import Grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 
-#: zerodrill's sync may take this many times Anki's own syncs of the same answers.
-GOAL_RATIO = 5.0
-
 
 def _spread(keys: list[str], reviews: int, rng: random.Random) -> list[tuple[str, int]]:
     """(key, days ago) for ``reviews`` answers: at most one per card and day."""
@@ -156,7 +153,6 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # ty
             "phone_up_ms": phone_up_ms,
             "phone_down_ms": phone_down_ms,
             "ratio": ours_ms / floor_ms,
-            "goal": GOAL_RATIO,
             "again_ms": again_ms,
             "to_zerodrill": moved.to_zerodrill,
             "to_anki": moved.to_anki,
@@ -182,7 +178,7 @@ def main(reviews: int = 10_000) -> None:
         f"Anki's own syncs of the same answers   {r['anki_floor_ms']:>9,.0f} ms   "
         f"(phone up {r['phone_up_ms']:,.0f} ms + down {r['phone_down_ms']:,.0f} ms)"
     )
-    print(f"ratio                                 {r['ratio']:>9.2f}x  (goal <= {r['goal']}x)")
+    print(f"ratio                                 {r['ratio']:>9.2f}x")
     print(
         f"zerodrill anki sync, nothing new       {r['again_ms']:>9,.0f} ms   "
         f"moved {r['again_moved']}; due dates that differ: {r['due_mismatches']}"

@@ -83,10 +83,14 @@ def from_anki(found: AnkiReviews) -> list[Event]:
     return [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
 
 
-def add_anki_reviews(store: Store, reviews: Iterable[Event]) -> tuple[str, ...]:
+def add_anki_reviews(
+    store: Store, reviews: Sequence[Event], store_events: Iterable[Event]
+) -> tuple[str, ...]:
     """Log the reviews given in Anki that the store lacks (a set union by identity: a review
-    is known by its revlog id); the store's warnings about any it held back."""
-    return store.add_events(reviews).warnings
+    is known by its revlog id; those ``store_events`` holds are not even offered); the
+    store's warnings about any it held back."""
+    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
+    return store.add_events([r for r in reviews if r.identity not in known]).warnings
 
 
 def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:

@@ -145,7 +145,7 @@ def sync(
             full = last
     warnings: tuple[str, ...] = ()
     if store is not None:
-        warnings = events.add_anki_reviews(store, anki)
+        warnings = events.add_anki_reviews(store, anki, store_events)
     return _with(moved, full, cleaned, warnings)
 
 
