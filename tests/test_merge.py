@@ -21,7 +21,7 @@ from zerodrill.srs import sm2
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import Grade, Sm2State
-from zerodrill.srs.store import Store
+from zerodrill.srs.store import Store, StoreError
 
 DAY = date(2025, 5, 1)
 KEYS = ("d/a", "d/b", "d/c#c1")
@@ -212,4 +212,54 @@ def test_undoing_a_grade_after_an_older_review_arrived_keeps_the_older_one(
         store.undo(mine.id, at=at_of(DAY, 14_401))
         # Not the state before this grade (new): Anki's review, five days before it, stays.
         assert sm2_states(store)["d/a"] == sm2.review(Sm2State.new(), 4, DAY + timedelta(days=5))
+        assert sm2_states(store) == reference_states(store.events())
+
+
+def test_a_large_merge_lets_a_drill_in_between_its_batches(tmp_path: Path) -> None:
+    # A sync adding many events holds the write lock one batch of cards at a time: a drill in
+    # another terminal that will not wait at all still gets its grade in between.
+    db = tmp_path / "r.db"
+    events = [
+        review("m2", n * 4 + i + 1, f"d/k{n}", 4, DAY + timedelta(days=i * 3), i)
+        for n in range(50)
+        for i in range(4)
+    ]
+    with Store.open(db) as syncing, Store.open(db) as drilling:
+        drilling._conn.execute("PRAGMA busy_timeout = 0")  # no waiting: a lock held is an error
+        graded = []
+
+        def drill(_: object) -> None:
+            key = f"e/drill{len(graded)}"
+            graded.append(record_grade(drilling, key, 4, day=DAY, at=at_of(DAY, len(graded))))
+
+        merged = syncing.add_events(events, batch=20, after_batch=drill)
+        assert merged.added == 200 and len(graded) == 10  # 10 batches of 5 cards
+        assert len(syncing.log()) == 210 and len(sm2_states(syncing)) == 60
+        assert sm2_states(syncing) == reference_states(syncing.events())
+        # The same merge inside one transaction holds the lock throughout: the drill fails.
+        more = [review("m3", n + 1, f"f/k{n}", 4, DAY) for n in range(40)]
+        with pytest.raises(StoreError, match="locked"), syncing.transaction():
+            syncing.add_events(more, batch=20, after_batch=drill)
+
+
+def test_events_dated_more_than_a_day_ahead_are_held_back_until_their_time(
+    tmp_path: Path,
+) -> None:
+    # A machine with its clock years ahead would freeze the card until then.
+    now = at_of(DAY, 0)
+    ahead = review("m2", 1, "d/a", 5, DAY + timedelta(days=3 * 365))
+    soon = review("m2", 2, "d/b", 4, DAY, 60 * 20)  # 20 hours ahead: a time zone, not a fault
+    with Store.open(tmp_path / "r.db") as store:
+        record_grade(store, "d/a", 4, day=DAY, at=now)
+        merged = store.add_events([ahead, soon], now=now)
+        assert (merged.added, merged.held) == (1, 1)
+        assert merged.warnings == (
+            "1 review from m2 dated more than a day ahead (up to 2028-04-30) held back until "
+            "then: is that machine's clock wrong?",
+        )
+        assert sm2_states(store)["d/a"] == sm2.review(Sm2State.new(), 4, DAY)
+        assert {r.identity for r in store.log()} == {(store.machine, 1), ("m2", 2)}
+        # Given again once its time has come, it is taken.
+        later = store.add_events([ahead, soon], now=ahead.at)
+        assert (later.added, later.present, later.held) == (1, 1, 0)
         assert sm2_states(store) == reference_states(store.events())

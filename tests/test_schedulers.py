@@ -21,6 +21,7 @@ from zerodrill.srs.schedulers import (
     replay,
     scheduler_named,
 )
+from zerodrill.srs.schedulers.base import replay_by_review
 from zerodrill.srs.schedulers.sm2 import LEARNING_STEP, Sm2Card, Sm2Scheduler
 from zerodrill.srs.sm2 import Grade, Sm2State
 
@@ -82,8 +83,8 @@ def test_same_day_grades_are_repeats_that_move_nothing() -> None:
 
 def test_effects_of_a_first_sight_a_repeat_and_a_recall() -> None:
     scheduler = Sm2Scheduler()
-    grades = [(Grade.GOOD, when(START)), (Grade.PERFECT, when(START, 3))]
-    grades.append((Grade.GOOD, when(START + timedelta(days=1))))
+    grades = [(Grade.GOOD, START, when(START).at), (Grade.PERFECT, START, when(START, 3).at)]
+    grades.append((Grade.GOOD, START + timedelta(days=1), when(START + timedelta(days=1)).at))
     state, effects = replay(scheduler, grades)
     assert effects == [Effect.FIRST, Effect.REPEAT, Effect.RECALL]
     assert state.sm2 == sm2.review(sm2.review(Sm2State(), 4, START), 4, START + timedelta(1))
@@ -116,3 +117,15 @@ def test_states_survive_their_dict_as_json(grades: list[tuple[int, int]]) -> Non
 def test_a_state_dict_that_is_not_one_is_a_value_error(bad: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         Sm2Scheduler().state_from_dict(bad)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 600))))
+def test_sm2s_fast_replay_is_the_replay_one_review_at_a_time(
+    grades: list[tuple[int, int, int]],
+) -> None:
+    day, given = START, []
+    for q, gap, minutes in grades:
+        day += timedelta(days=gap)
+        given.append((Grade(q), day, when(day, minutes).at))
+    assert replay(Sm2Scheduler(), given) == replay_by_review(Sm2Scheduler(), given)

@@ -17,10 +17,11 @@ import pytest
 from cli_support import run_cli
 from srs_support import reference_states, sm2_states
 
+from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import FORMAT_VERSION, file_name, read_log
@@ -327,3 +328,45 @@ def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder:
         assert identities(a) == identities(b) and len(identities(a)) == 10
         assert len(list(a.log())) == len(list(b.log())) == 10
         assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+
+
+def test_an_undo_after_a_sync_withdraws_only_the_grade_it_names(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    mine = grade(a, KEY, 4, NOON)
+    for store in (a, b):
+        sync_folder(store, folder)
+    theirs = grade(b, KEY, 5, NOON + timedelta(days=2))  # B's later grade of the same card
+    for store in (b, a):
+        sync_folder(store, folder)
+    undo = a.undo(mine.id, at=NOON + timedelta(days=2, hours=1))
+    assert undo.undoes == mine.identity
+    # B's grade stays, now the card's first: the card is what it alone makes it.
+    alone = sm2.review(Sm2State.new(), 5, study_day(theirs.at))
+    assert sm2_states(a)[KEY] == alone
+    for store in (a, b, a):
+        sync_folder(store, folder)
+    for store in (a, b):
+        by_identity = {r.identity: r for r in store.log()}
+        assert not by_identity[mine.identity].in_effect
+        assert by_identity[theirs.identity].introduced
+        assert sm2_states(store) == {KEY: alone} == reference_states(store.events())
+
+
+def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    grade(b, KEY, 4, NOON)
+    ahead = grade(b, KEY, 5, NOON.replace(year=2070))  # b's clock is wrong by decades
+    sync_folder(b, folder)
+    report = sync_folder(a, folder)
+    assert report.received == 1
+    assert report.warnings == (
+        f"1 review from {b.machine} dated more than a day ahead (up to 2070-03-10) held back "
+        "until then: is that machine's clock wrong?",
+    )
+    assert ahead.identity not in identities(a)
+    assert sm2_states(a)[KEY] == sm2.review(Sm2State.new(), 4, study_day(NOON))
+    assert sync_folder(a, folder).warnings == report.warnings  # until its time comes

@@ -37,7 +37,8 @@ scheduler alike; the daily new-card limit and the retention figure count those.
 
 **Implementing one** (FSRS, say): a frozen dataclass for the state with the properties of
 :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
-``review``, ``next_states``, ``state_from_dict``; an entry in
+``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
+``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS`. The store re-derives every card when the
 fingerprint of the scheduler in use differs from the one its cache was built with, so a
 switch loses nothing and switching back gives the old schedule exactly.
@@ -196,12 +197,31 @@ def effect_of(before: CardState, when: When) -> Effect:
     return Effect.RECALL
 
 
-def replay(scheduler: Scheduler[S], grades: Iterable[tuple[Grade, When]]) -> tuple[S, list[Effect]]:
+#: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware).
+Given = tuple[Grade, date, datetime]
+
+
+def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
     """One card's state after ``grades`` (its grades in effect, in time order), from new, and
-    what each grade was."""
+    what each grade was.
+
+    A scheduler may define ``replay_many(grades: Sequence[Given]) -> (state, effects)``, the
+    same computed faster (the store derives every card of a long log at once); it must give
+    exactly what :func:`replay_by_review` gives, which a test holds it to.
+    """
+    fast = getattr(scheduler, "replay_many", None)
+    if fast is not None:
+        state, effects = fast(list(grades))
+        return state, effects
+    return replay_by_review(scheduler, grades)
+
+
+def replay_by_review(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
+    """:func:`replay`, one :meth:`Scheduler.review` at a time: the definition."""
     state = scheduler.new_state()
     effects = []
-    for grade, when in grades:
+    for grade, day, at in grades:
+        when = When(at, day)
         effects.append(effect_of(state, when))
         state = scheduler.review(state, grade, when)
     return state, effects

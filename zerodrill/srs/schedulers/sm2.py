@@ -14,13 +14,13 @@ Everything else is SM-2 exactly, day-based: only :attr:`When.day` moves a schedu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from zerodrill.srs import sm2
-from zerodrill.srs.schedulers.base import Phase, Scheduler, StateDict, When
+from zerodrill.srs.schedulers.base import Effect, Given, Phase, Scheduler, StateDict, When
 from zerodrill.srs.sm2 import REPEAT_BELOW, Grade, Sm2State
 
 #: How long after a fail the card comes back at the latest, the same study day.
@@ -112,6 +112,32 @@ class Sm2Scheduler:
 
     def next_states(self, state: Sm2Card, when: When) -> Mapping[Grade, Sm2Card]:
         return {grade: self.review(state, grade, when) for grade in Grade}
+
+    def replay_many(self, grades: Sequence[Given]) -> tuple[Sm2Card, list[Effect]]:
+        """:func:`~zerodrill.srs.schedulers.base.replay` in integers: :meth:`review`'s rules
+        with :func:`zerodrill.srs.sm2.step`, one state built at the end."""
+        reps = interval = lapses = 0
+        ef = sm2.INITIAL_EF_HUNDREDTHS
+        first: date | None = None
+        last = date.min
+        effects: list[Effect] = []
+        for grade, day, _ in grades:
+            if first is None:
+                effects.append(Effect.FIRST)
+                first = day
+            elif day <= last:
+                effects.append(Effect.REPEAT)  # a same-day repeat: the schedule stays
+                continue
+            else:
+                effects.append(Effect.RECALL)
+            reps, interval, ef, lapses = sm2.step(reps, interval, ef, lapses, grade)
+            last = day
+        if first is None:
+            return Sm2Card(), effects
+        grade, _, at = grades[-1]
+        due = last + timedelta(days=interval)
+        state = Sm2State.from_hundredths(reps, interval, ef, due, lapses)
+        return Sm2Card(state, first, last, sm2.to_grade(grade), at), effects
 
     def state_from_dict(self, data: Mapping[str, Any]) -> Sm2Card:
         try:

@@ -5,7 +5,8 @@ each with its data as JSON; :mod:`zerodrill.srs.interview` decides what the step
 keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
 due until they are reviewed again: any grade in effect given after the attempt ended (by the
 time it was given, not the order it reached this log: an older review arriving by sync from
-another machine settles nothing) settles it. Nothing here changes the
+another machine settles nothing; one given at the very instant it ended settles it if it
+was logged after) settles it. Nothing here changes the
 review log's meaning. Reach it as :attr:`zerodrill.srs.store.Store.attempts`. The tables are
 made by the first attempt; until then every read finds nothing.
 """
@@ -205,7 +206,8 @@ class AttemptLog:
                     SELECT b.key FROM brought_forward b
                     WHERE b.day <= :day AND NOT EXISTS (
                         SELECT 1 FROM event e JOIN effect f ON f.id = e.id
-                        WHERE e.key = b.key AND e.at_us > ({_ENDED}))
+                        WHERE e.key = b.key AND (e.at_us > ({_ENDED})
+                            OR e.at_us = ({_ENDED}) AND e.id > b.since))
                     GROUP BY b.key ORDER BY min(b.id)
                     """,
                     {"day": day.isoformat()},

@@ -23,7 +23,17 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from zerodrill.srs.schedulers.base import CardState, Effect, Phase, Scheduler, When, effect_of
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.schedulers.base import (
+    CardState,
+    Effect,
+    Given,
+    Phase,
+    Scheduler,
+    When,
+    effect_of,
+    replay,
+)
 from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store.file import Damaged
 
@@ -76,20 +86,29 @@ def replay_card(
     (event id, effect)."""
     rows = list(rows)
     withdrawn = {(r[7], r[8]) for r in rows if r[7] is not None}
-    state = scheduler.new_state()
-    effects: list[tuple[int, str]] = []
+    ids: list[int] = []
+    grades: list[Given] = []
     for row in rows:
         grade = row[6]
         if grade is None or (row[1], row[2]) in withdrawn:
             continue
         try:
-            when = When(datetime.fromisoformat(row[4]), date.fromisoformat(row[5]))
-            given = _GRADES[grade]
+            day = _DAYS.get(row[5])
+            if day is None:
+                day = _DAYS[row[5]] = date.fromisoformat(row[5])
+            at = datetime.fromisoformat(row[4])
+            if at.tzinfo is None:
+                raise ValueError(f"a time without its UTC offset: {row[4]!r}")
+            grades.append((_GRADES[grade], day, at))
         except (TypeError, ValueError, IndexError) as exc:
             raise Damaged(f"review {row[0]}: {exc}") from exc
-        effects.append((row[0], effect_of(state, when).value))
-        state = scheduler.review(state, given, when)
-    return state, effects
+        ids.append(row[0])
+    state, effects = replay(scheduler, grades)
+    return state, [(i, e.value) for i, e in zip(ids, effects, strict=True)]
+
+
+#: Study days read back, by their text: a log has far fewer days than events.
+_DAYS: dict[str, date] = {}
 
 
 def _text(day: date | None) -> str | None:
@@ -135,6 +154,28 @@ def derive(
         "INSERT INTO card (key, state, due, last_day, again_on) VALUES (?, ?, ?, ?, ?)", cards
     )
     conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
+
+
+def apply(
+    conn: sqlite3.Connection,
+    scheduler: Scheduler[Any],
+    row_id: int,
+    before: CardState,
+    event: ReviewEvent,
+) -> None:
+    """Update the cache for the grade ``event`` (logged as ``row_id``), last in its card's
+    replay order, given to a card in ``before``: what :func:`derive` of the card would give,
+    without replaying the rest. Call it inside the write transaction that logged it."""
+    assert event.grade is not None
+    when = When(event.at, event.day)
+    after = scheduler.review(before, event.grade, when)
+    conn.execute("INSERT INTO effect (id, effect) VALUES (?, ?)", (row_id, effect_of(before, when)))
+    conn.execute(
+        "INSERT INTO card (key, state, due, last_day, again_on) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET state = excluded.state, due = excluded.due, "
+        "last_day = excluded.last_day, again_on = excluded.again_on",
+        card_row(event.key, after),
+    )
 
 
 def derive_states(

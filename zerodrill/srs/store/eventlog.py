@@ -78,6 +78,17 @@ def insert(conn: sqlite3.Connection, event: ReviewEvent) -> int:
     return cursor.lastrowid
 
 
+def is_last(conn: sqlite3.Connection, row_id: int) -> bool:
+    """Whether event ``row_id`` comes after every other event of its card in the replay's
+    order (study day, instant, origin, sequence)."""
+    later = conn.execute(
+        "SELECT 1 FROM event e, event n WHERE n.id = ? AND e.key = n.key AND e.id != n.id "
+        "AND (e.day, e.at_us, e.origin, e.seq) > (n.day, n.at_us, n.origin, n.seq) LIMIT 1",
+        (row_id,),
+    ).fetchone()
+    return later is None
+
+
 def _checked(event: ReviewEvent) -> ReviewEvent:
     if not event.origin or isinstance(event.seq, bool) or event.seq < 1:
         raise ValueError(f"an event from elsewhere needs its origin and number: {event!r}")

@@ -212,6 +212,9 @@ class Store:
             return
         with self._reading():
             current = derive.built_with(self._conn) == self.scheduler.fingerprint
+            # No events, nothing to derive: an empty cache is right for every scheduler, and
+            # reading a new database must not wait for another terminal's write lock.
+            current = current or not self._conn.execute("SELECT 1 FROM event LIMIT 1").fetchone()
         if not current:
             with self._writing():
                 pass  # _writing rebuilds it on starting
@@ -385,7 +388,11 @@ class Store:
             seq = eventlog.next_seq(self._conn, self.machine)
             event = ReviewEvent(self.machine, seq, key, stamped, day, grade, None, answer_ms, typed)
             row_id = eventlog.insert(self._conn, event)
-            derive.derive(self._conn, self.scheduler, [key])
+            if eventlog.is_last(self._conn, row_id):
+                # The usual case, last in the replay's order: one review on the cached state.
+                derive.apply(self._conn, self.scheduler, row_id, self._state_of(key), event)
+            else:
+                derive.derive(self._conn, self.scheduler, [key])
             return self._logged(row_id)
 
     def undo(self, target: int | Identity, *, at: datetime) -> LoggedEvent:

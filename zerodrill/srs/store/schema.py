@@ -194,8 +194,8 @@ def make_tables(conn: sqlite3.Connection, script: str) -> None:
 #: Interview attempts (:mod:`zerodrill.srs.interview`), append-only like the review log: an
 #: attempt is its row and the steps logged after it; ``brought_forward`` holds the keys whose
 #: points were missed, due in the drill until a grade given after the attempt's end is in
-#: effect (``since``, the log's largest id then, is no longer read). Not a migration: made by
-#: the first attempt (:func:`make_tables`), so that opening a database
+#: effect (``since``, the log's largest id then, breaks ties at the same instant). Not a
+#: migration: made by the first attempt (:func:`make_tables`), so that opening a database
 #: changes none of its bytes and an older zerodrill still reads it.
 ATTEMPT_TABLES = """
 CREATE TABLE IF NOT EXISTS attempt (
