@@ -201,7 +201,7 @@ def test_terminal_and_phone_agree_on_every_due_date(
     assert set(zerodrill_due(db)) == {f"{DECK_ID}/{c}" for c in ("stage-2", "stage-3")} | {
         f"{DECK_ID}/stage-key#c1"
     }
-    assert own_rows(phone, phone.own)[0] == mine[0]  # type: ignore[attr-defined]
+    assert own_rows(phone, phone.own) == mine  # type: ignore[attr-defined]
 
     # Nothing new either side: nothing moves.
     code, out, err = sync(capsys, home)
@@ -587,3 +587,25 @@ def test_without_the_anki_package_one_line_says_what_to_install(command: list[st
     assert done.stderr == (
         "zerodrill: zerodrill anki needs the anki package: pip install 'zerodrill[anki]'\n"
     )
+
+
+def test_login_refuses_an_address_that_is_not_http(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = login(capsys, monkeypatch, "ftp://example.invalid/", "someone")
+    assert code == 2
+    assert "is not an http:// or https:// address" in err
+    assert not (home / "config" / kept.FILE_NAME).exists()
+
+
+def test_a_dry_run_before_any_sync(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "Nothing synced yet: the first sync downloads the collection." in out
+    assert not _private_review_db.exists()
+    assert not (home / "anki").exists()
