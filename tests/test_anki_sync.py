@@ -609,3 +609,30 @@ def test_a_dry_run_before_any_sync(
     assert "Nothing synced yet: the first sync downloads the collection." in out
     assert not _private_review_db.exists()
     assert not (home / "anki").exists()
+
+
+def test_an_undo_in_the_drill_reaches_the_phone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The drill's undo withdraws a grade the phone has: the card's schedule goes back to what
+    the other grades make it (here, none: a new card), on the phone too."""
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(5))
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(8))
+    drill(db, f"{DECK_ID}/stage-1", 3, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    assert set(phone_due(phone)) == {f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"}
+    with Store.open(db) as store:
+        for key in (f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"):
+            last = [e for e in store.events() if e.key == key][-1]
+            store.undo(last.identity, at=datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "2 cards rescheduled" in out
+    phone.sync()
+    assert (
+        phone_due(phone)
+        == zerodrill_due(db)
+        == {f"{DECK_ID}/stage-1": noon(8).date() + timedelta(days=1)}
+    )

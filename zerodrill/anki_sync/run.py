@@ -200,6 +200,15 @@ def _apply(
         cid = cards[key].cid
         rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
 
+    forget = schedule.to_forget(cards, histories)
+    if forget:
+        from anki.cards import CardId
+
+        # Anki's own "Forget": its revlog row (manual, type 4) is no answer to read back.
+        col.sched.schedule_cards_as_new(
+            [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
+        )
+        cards = notes.our_cards(col, note_keys)
     at = now()
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
@@ -225,7 +234,7 @@ def _apply(
         retired_suspended=suspended,
         to_zerodrill=events.new_to_zerodrill(store_events, anki),
         to_anki=len(rows),
-        rescheduled=len(changed),
+        rescheduled=len(changed) + len(forget),
     )
     return moved, anki, manifest
 

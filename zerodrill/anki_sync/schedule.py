@@ -4,7 +4,8 @@ Anki counts due days from its collection's creation, on its own rollover; zerodr
 calendar study days. Both say which day is *today* at the same moment, so a due date goes to
 Anki as today's day number plus the days from today to it: the phone shows the day the
 terminal does. A card the user suspended or buried in Anki stays so; one in a filtered deck
-gets its home deck's due day (``odue``), as Anki keeps it there.
+gets its home deck's due day (``odue``), as Anki keeps it there. A card whose every grade
+was undone is new again, in both.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from zerodrill.anki_sync.events import CardHistory
 from zerodrill.anki_sync.notes import CardRow
 
 # Anki's card types and queues.
-_REVIEW = 2
+_NEW, _REVIEW = 0, 2
 _SUSPENDED_OR_BURIED = (-1, -2, -3)
 _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
@@ -63,3 +64,13 @@ def changes(
         if new != row:
             out.append(new)
     return out
+
+
+def to_forget(cards: Mapping[str, CardRow], histories: Mapping[str, CardHistory]) -> list[int]:
+    """Cards Anki has in learning or review whose every grade was withdrawn (undone): new
+    again in zerodrill, so new again in Anki."""
+    return [
+        row.cid
+        for key, row in cards.items()
+        if key in histories and histories[key].due is None and row.type != _NEW
+    ]
