@@ -636,3 +636,36 @@ def test_an_undo_in_the_drill_reaches_the_phone(
         == zerodrill_due(db)
         == {f"{DECK_ID}/stage-1": noon(8).date() + timedelta(days=1)}
     )
+
+
+def test_a_second_sync_at_once_is_refused(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A run must not take a live run's work copy for a killed run's leftover."""
+    from zerodrill.anki_sync.workcopy import one_run
+
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    cache = home / "anki" / "collection.anki2"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\nfrom pathlib import Path\n"
+         "from zerodrill.anki_sync.workcopy import one_run\n"
+         f"with one_run(Path({str(cache)!r})):\n    print('held', flush=True)\n    time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        code, out, err = sync(capsys, home)
+        assert code == 1
+        assert "another 'zerodrill anki sync' is running" in one_line(err)
+    finally:
+        holder.kill()
+        holder.wait()
+        assert holder.stdout is not None
+        holder.stdout.close()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    with one_run(cache):
+        pass
+    assert not list(cache.parent.glob(".zerodrill-sync-*"))

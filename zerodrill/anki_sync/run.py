@@ -91,6 +91,28 @@ def sync(
     only). Raises :class:`~zerodrill.anki_sync.backend.AnkiSyncError` with one line for each
     failure a user can meet, having changed nothing it would leave half done."""
     require_anki()
+    if not target.collection.parent.is_dir():
+        # A dry run before the first sync: there is nothing to hold yet.
+        return _run(
+            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
+        )
+    with workcopy.one_run(target.collection):
+        return _run(
+            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
+        )
+
+
+def _run(
+    target: Target,
+    decks: Sequence[Deck],
+    note_keys: notes.NoteKeys,
+    store: Store | None,
+    manifest_file: Path,
+    dry_run: bool,
+    full_upload: bool,
+    clock: Callable[[], float],
+    now: Callable[[], datetime],
+) -> Moved:
     collection = target.collection
     cleaned = workcopy.clear_leftovers(collection)
     full = server.FullSync.NONE

@@ -5,7 +5,8 @@ middle must leave the collection as it was, not half changed (for the phone to r
 of it). The changes are made on a copy in a folder beside the collection (same file system,
 so the replacement is one rename); its media folder's new files are moved into the
 collection's own first (an extra image harms nothing, a missing one would). A folder left by
-a killed run is removed by the next.
+a killed run is removed by the next; :func:`one_run` keeps a second run from taking a live
+run's folder for a leftover.
 """
 
 from __future__ import annotations
@@ -24,6 +25,37 @@ _PREFIX = ".zerodrill-sync-"
 def media_folder(collection: Path) -> Path:
     """Where Anki keeps a collection's media: ``NAME.media`` beside ``NAME.anki2``."""
     return collection.with_name(collection.stem + ".media")
+
+
+@contextmanager
+def one_run(collection: Path) -> Iterator[None]:
+    """Hold the sync of ``collection`` for this process; :class:`AnkiSyncError` if another
+    holds it. A lock on a file beside it (released by the system if the process dies)."""
+    lock = collection.parent / f"{_PREFIX}{collection.name}.lock"
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise AnkiSyncError(f"cannot sync {collection}: {exc.strerror or exc}") from None
+    try:
+        try:
+            import fcntl
+        except ImportError:  # Windows: Anki's own lock on the collection is the guard there
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise AnkiSyncError(
+                f"another 'zerodrill anki sync' is running on {collection}: let it finish"
+            ) from None
+        try:
+            yield
+        finally:
+            # Removed while still held: a run that opened it meanwhile fails to lock it, and
+            # one that comes later makes a new one. Nothing is left beside the collection.
+            lock.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
 
 
 def clear_leftovers(collection: Path) -> bool:
