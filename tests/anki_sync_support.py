@@ -115,6 +115,14 @@ class Phone:
             self.col.reopen(after_full_sync=True)
         return int(out.required)
 
+    def sync_media(self) -> None:
+        """Fetch the server's media (Anki does it in the background; this waits)."""
+        self.col.sync_media(self.auth)
+        end = time.monotonic() + 60
+        while self.col.media_sync_status().active:
+            assert time.monotonic() < end, "media sync did not end"
+            time.sleep(0.05)
+
     def add_own_note(self, front: str, deck: str = "My own deck") -> int:
         note = self.col.new_note(self.col.models.by_name("Basic"))
         note["Front"], note["Back"] = front, "an answer of mine"

@@ -7,6 +7,7 @@ side is the CLI, run in-process, on a review store and a deck in the test's fold
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -669,3 +670,19 @@ def test_a_second_sync_at_once_is_refused(
     with one_run(cache):
         pass
     assert not list(cache.parent.glob(".zerodrill-sync-*"))
+
+
+def test_the_decks_images_reach_the_phone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from zerodrill.export import ids
+
+    media = Path(__file__).parent / "data" / "export" / "media"
+    shutil.copytree(media, home / "decks" / "media")
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.sync_media()
+    image = (media / "img" / "dot.png").read_bytes()
+    name = ids.media_name("export-media", "img/dot.png", image)
+    assert (Path(phone.col.media.dir()) / name).read_bytes() == image
+    assert not list((home / "anki").glob(".zerodrill-sync-*"))
