@@ -342,9 +342,19 @@ def test_sync_with_a_collection_file(
         assert phone_due(desk) == zerodrill_due(db)
     finally:
         col.close()
-    # Anki open on it: one line, and nothing changed.
+    # Anki open on it: one line, and nothing changed; a dry run reads it all the same.
     col = Collection(str(path))
     try:
+        drill(db, f"{DECK_ID}/stage-3", 4, noon(0))
+        # In another process, as Anki is: a process that reads the file itself ends its own
+        # POSIX locks on it (SQLite's, which are Anki's) when it closes it.
+        dry = subprocess.run(
+            [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks"),
+             "--collection", str(path), "--dry-run"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert dry.returncode == 0, dry.stderr
+        assert "zerodrill → Anki: 1 review, 1 card would be rescheduled" in dry.stdout
         size = path.stat().st_size
         done = subprocess.run(
             [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks"),

@@ -133,7 +133,8 @@ def _run(
             col.close()
     else:
         # Opened and closed first: a collection open in Anki is refused here, and one left
-        # with a -wal by a crash is made whole before it is copied.
+        # with a -wal by a crash is made whole before it is copied. (A dry run reads a copy
+        # only, even of a collection Anki has open.)
         open_collection(collection).close()
 
     store_events = events.log_events(store) if store is not None else []

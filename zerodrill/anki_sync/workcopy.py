@@ -77,6 +77,11 @@ def work_copy(collection: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir()
         copy = folder / collection.name
+        wal = Path(f"{collection}-wal")
+        if wal.is_file():
+            # A collection Anki has open (read by a dry run): its -wal first, so that a
+            # checkpoint meanwhile moves pages into the file copied after it.
+            shutil.copyfile(wal, f"{copy}-wal")
         if collection.exists():
             shutil.copyfile(collection, copy)
     except OSError as exc:
