@@ -15,6 +15,9 @@ from pathlib import Path
 
 from zerodrill.anki_sync.backend import AnkiSyncError
 
+#: Not on Windows, where a link is no file to be opened through.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 FILE_NAME = "anki-login.json"
 #: Who runs the file's name through ``zerodrill anki login`` again.
 _LOGIN_AGAIN = "run 'zerodrill anki login' again"
@@ -47,7 +50,7 @@ def save(key: HostKey, path: Path | None = None) -> Path:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         try:
             os.write(fd, data)
             os.fsync(fd)

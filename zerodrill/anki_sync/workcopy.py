@@ -19,6 +19,9 @@ from pathlib import Path
 
 from zerodrill.anki_sync.backend import AnkiSyncError
 
+#: Not on Windows, where a link is no file to be opened through.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 _PREFIX = ".zerodrill-sync-"
 
 
@@ -33,7 +36,7 @@ def one_run(collection: Path) -> Iterator[None]:
     holds it. A lock on a file beside it (released by the system if the process dies)."""
     lock = collection.parent / f"{_PREFIX}{collection.name}.lock"
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
     except OSError as exc:
         raise AnkiSyncError(f"cannot sync {collection}: {exc.strerror or exc}") from None
     try:
