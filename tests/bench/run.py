@@ -61,6 +61,10 @@ KWARGS: dict[str, dict[str, dict[str, Any]]] = {
     "memory": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
     # The bundled deck, with 10,000 reviews waiting on each side (the terminal and the phone).
     "anki_sync": {"full": {"reviews": CARDS}, "quick": {"reviews": CARDS}},
+    "events": {
+        "full": {"events": 100_000, "cards": CARDS, "rounds": 5},
+        "quick": {"events": 100_000, "cards": CARDS, "rounds": 3},
+    },
 }
 NAMES = tuple(KWARGS)
 TIMEOUT_S = 600.0  # per benchmark; a hang is a crash
@@ -378,6 +382,34 @@ def _rows_anki_sync(r: dict[str, Any]) -> list[Row]:
     ]
 
 
+def _rows_events(r: dict[str, Any]) -> list[Row]:
+    where = f"{r['events']:,} events, {r['cards']:,} cards"
+    lock_goal, derive_goal = r["lock_goal_ms"], r["derive_goal_ms"]
+    return [
+        Row(
+            "events",
+            f"receive by sync, {where}: longest write transaction",
+            _ms(r["lock_ms_max"]),
+            goal=f"<= {lock_goal:.0f} ms",
+            result=_verdict(r["lock_ms_max"], lock_goal),
+        ),
+        Row(
+            "events",
+            f"derive every card from {r['events']:,} events, median",
+            _ms(r["derive_ms_median"]),
+            goal=f"< {derive_goal:.0f} ms",
+            result=_verdict(r["derive_ms_median"], derive_goal),
+        ),
+        Row(
+            "events",
+            "derive every card, best",
+            _ms(r["derive_ms_best"]),
+            goal=f"< {derive_goal:.0f} ms",
+            result=_verdict(r["derive_ms_best"], derive_goal),
+        ),
+    ]
+
+
 ROWS: dict[str, Callable[..., list[Row]]] = {
     "validate": _rows_validate,
     "export": _rows_export,
@@ -385,6 +417,7 @@ ROWS: dict[str, Callable[..., list[Row]]] = {
     "queue": _rows_queue,
     "memory": _rows_memory,
     "anki_sync": _rows_anki_sync,
+    "events": _rows_events,
 }
 
 # Figures the table does not show, printed beneath it: (benchmark, key, label, format).
@@ -407,6 +440,11 @@ DETAILS: dict[str, list[tuple[str, str, str]]] = {
         ("rescheduled", "cards rescheduled", "{:,}"),
         ("again_moved", "moved by the second sync", "{:,}"),
         ("due_mismatches", "due dates the phone and the terminal disagree on", "{:,}"),
+    ],
+    "events": [
+        ("receive_s", "receive by sync, whole", "{:.1f} s"),
+        ("transactions", "its write transactions", "{:,}"),
+        ("lock_ms_median", "its median write transaction", "{:,.0f} ms"),
     ],
     "queue": [
         ("items", "items", "{:,}"),

@@ -22,7 +22,7 @@ from datetime import date, datetime
 from typing import Any
 
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import date_from
+from zerodrill.srs.store.rows import IN_EFFECT, date_from
 from zerodrill.srs.store.schema import ATTEMPT_TABLES, has_tables, make_tables
 
 
@@ -205,8 +205,8 @@ class AttemptLog:
                     f"""
                     SELECT b.key FROM brought_forward b
                     WHERE b.day <= :day AND NOT EXISTS (
-                        SELECT 1 FROM event e JOIN effect f ON f.id = e.id
-                        WHERE e.key = b.key AND (e.at_us > ({_ENDED})
+                        SELECT 1 FROM event e
+                        WHERE e.key = b.key AND {IN_EFFECT} AND (e.at_us > ({_ENDED})
                             OR e.at_us = ({_ENDED}) AND e.id > b.since))
                     GROUP BY b.key ORDER BY min(b.id)
                     """,

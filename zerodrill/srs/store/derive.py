@@ -4,10 +4,12 @@ For each card, its events are read in the one total order (study day, instant, o
 sequence: :func:`zerodrill.srs.events.time_order`), the grades an undo withdraws are left out,
 and the rest go through the scheduler (:func:`zerodrill.srs.schedulers.base.replay`). The
 ``card`` table gets each known card's state, with its due day, last day and the day it comes
-back again (indexed, for the queue); ``effect`` gets what each grade in effect was (first
-sight, recall, repeat: the new-card limit and the retention figure count these). A grade
-absent from ``effect`` is not in effect. ``derived`` names the scheduler (its fingerprint)
-the cache was built with; a store using another rebuilds the whole cache first.
+back again (indexed, for the queue); ``effect`` gets what each grade in effect was when it was
+not a recall (a first sight or a same-day repeat: the new-card limit and the retention figure
+count these), so that it holds one row a card or so, not one an event. A grade is in effect
+when no undo names it (:data:`~zerodrill.srs.store.rows.IN_EFFECT`). ``derived`` names the
+scheduler (its fingerprint) the cache was built with; a store using another rebuilds the whole
+cache first.
 
 The cache holds nothing the events do not: :func:`derive` may drop it and build it again at
 any moment, and two databases that hold the same events hold the same cache.
@@ -40,7 +42,8 @@ from zerodrill.srs.store.file import Damaged
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
-_COLUMNS = "id, origin, seq, key, at, day, grade, undoes_origin, undoes_seq"
+#: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
+_GRADE_ROWS = "SELECT id, key, day, at, grade FROM event WHERE grade IS NOT NULL"
 _GRADES = tuple(Grade)
 
 Row = tuple[Any, ...]
@@ -66,45 +69,61 @@ def ensure(conn: sqlite3.Connection, scheduler: Scheduler[Any]) -> bool:
     return True
 
 
-def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
-    if keys is None:
-        yield from conn.execute(f"SELECT {_COLUMNS} FROM event {_ORDER}")
-        return
+def _chunks(keys: Collection[str]) -> Iterator[list[str]]:
     wanted = list(dict.fromkeys(keys))
     for start in range(0, len(wanted), KEYS_PER_QUERY):
-        chunk = wanted[start : start + KEYS_PER_QUERY]
+        yield wanted[start : start + KEYS_PER_QUERY]
+
+
+def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
+    """(id, key, day, at, grade) of the grades of ``keys`` (None: all), in replay order."""
+    if keys is None:
+        yield from conn.execute(f"{_GRADE_ROWS} {_ORDER}")
+        return
+    for chunk in _chunks(keys):
         marks = ",".join("?" * len(chunk))
-        yield from conn.execute(
-            f"SELECT {_COLUMNS} FROM event WHERE key IN ({marks}) {_ORDER}", chunk
-        )
+        yield from conn.execute(f"{_GRADE_ROWS} AND key IN ({marks}) {_ORDER}", chunk)
+
+
+def _withdrawn(conn: sqlite3.Connection, keys: Collection[str] | None) -> set[int]:
+    """The ids of the grades (of ``keys``; None: all) that an undo names."""
+    join = (
+        "SELECT g.id FROM event u JOIN event g "
+        "ON g.origin = u.undoes_origin AND g.seq = u.undoes_seq"
+    )
+    if keys is None:
+        return {i for (i,) in conn.execute(join)}
+    found: set[int] = set()
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        found.update(i for (i,) in conn.execute(f"{join} WHERE g.key IN ({marks})", chunk))
+    return found
 
 
 def replay_card(
-    scheduler: Scheduler[Any], rows: Iterable[Row]
-) -> tuple[CardState, list[tuple[int, str]]]:
-    """One card's state from its event rows (in the replay order), and each grade in effect's
-    (event id, effect)."""
-    rows = list(rows)
-    withdrawn = {(r[7], r[8]) for r in rows if r[7] is not None}
+    scheduler: Scheduler[Any], rows: Iterable[Row], withdrawn: Collection[int]
+) -> tuple[CardState, list[tuple[int, Effect]]]:
+    """One card's state from its grade rows (of :func:`_rows`, in the replay order) less the
+    ``withdrawn`` ones, and each grade in effect's (event id, effect)."""
     ids: list[int] = []
     grades: list[Given] = []
+    days = _DAYS
     for row in rows:
-        grade = row[6]
-        if grade is None or (row[1], row[2]) in withdrawn:
+        if row[0] in withdrawn:
             continue
         try:
-            day = _DAYS.get(row[5])
+            day = days.get(row[2])
             if day is None:
-                day = _DAYS[row[5]] = date.fromisoformat(row[5])
-            at = datetime.fromisoformat(row[4])
+                day = days[row[2]] = date.fromisoformat(row[2])
+            at = datetime.fromisoformat(row[3])
             if at.tzinfo is None:
-                raise ValueError(f"a time without its UTC offset: {row[4]!r}")
-            grades.append((_GRADES[grade], day, at))
+                raise ValueError(f"a time without its UTC offset: {row[3]!r}")
+            grades.append((_GRADES[row[4]], day, at))
         except (TypeError, ValueError, IndexError) as exc:
             raise Damaged(f"review {row[0]}: {exc}") from exc
         ids.append(row[0])
     state, effects = replay(scheduler, grades)
-    return state, [(i, e.value) for i, e in zip(ids, effects, strict=True)]
+    return state, list(zip(ids, effects, strict=True))
 
 
 #: Study days read back, by their text: a log has far fewer days than events.
@@ -134,9 +153,7 @@ def derive(
         conn.execute("DELETE FROM card")
         conn.execute("DELETE FROM effect")
     else:
-        wanted = list(dict.fromkeys(keys))
-        for start in range(0, len(wanted), KEYS_PER_QUERY):
-            chunk = wanted[start : start + KEYS_PER_QUERY]
+        for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM card WHERE key IN ({marks})", chunk)
             conn.execute(
@@ -144,15 +161,19 @@ def derive(
                 chunk,
             )
     cards: list[tuple[object, ...]] = []
-    effects: list[tuple[int, str]] = []
-    for key, rows in groupby(_rows(conn, keys), key=itemgetter(3)):
-        state, card_effects = replay_card(scheduler, rows)
-        effects.extend(card_effects)
+    effects: list[tuple[int, Effect]] = []
+    withdrawn = _withdrawn(conn, keys)
+    for key, rows in groupby(_rows(conn, keys), key=itemgetter(1)):
+        state, card_effects = replay_card(scheduler, rows, withdrawn)
+        # Recalls, most grades, are what a grade in effect is unless the cache says otherwise.
+        effects.extend(e for e in card_effects if e[1] is not Effect.RECALL)
         if state.phase is not Phase.NEW:
             cards.append(card_row(key, state))
     conn.executemany(
         "INSERT INTO card (key, state, due, last_day, again_on) VALUES (?, ?, ?, ?, ?)", cards
     )
+    # In id order: appended to the table's B-tree, not scattered through it.
+    effects.sort()
     conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
 
 
@@ -169,7 +190,9 @@ def apply(
     assert event.grade is not None
     when = When(event.at, event.day)
     after = scheduler.review(before, event.grade, when)
-    conn.execute("INSERT INTO effect (id, effect) VALUES (?, ?)", (row_id, effect_of(before, when)))
+    effect = effect_of(before, when)
+    if effect is not Effect.RECALL:
+        conn.execute("INSERT INTO effect (id, effect) VALUES (?, ?)", (row_id, effect))
     conn.execute(
         "INSERT INTO card (key, state, due, last_day, again_on) VALUES (?, ?, ?, ?, ?) "
         "ON CONFLICT (key) DO UPDATE SET state = excluded.state, due = excluded.due, "
@@ -184,8 +207,9 @@ def derive_states(
     """Each known card's state among ``keys`` (None: all) with ``scheduler``, replayed in
     memory: the cache is neither read nor written."""
     states = {}
-    for key, rows in groupby(_rows(conn, keys), key=itemgetter(3)):
-        state, _ = replay_card(scheduler, rows)
+    withdrawn = _withdrawn(conn, keys)
+    for key, rows in groupby(_rows(conn, keys), key=itemgetter(1)):
+        state, _ = replay_card(scheduler, rows, withdrawn)
         if state.phase is not Phase.NEW:
             states[key] = state
     return states

@@ -25,8 +25,9 @@ from zerodrill.words import plural
 
 #: An event dated later than this after now is held back until its time.
 HOLD_AHEAD = timedelta(days=1)
-#: Events per transaction when adding many: a batch holds the write lock for a short moment.
-BATCH_EVENTS = 2000
+#: Events per transaction when adding many: a batch holds the write lock for a short moment
+#: (tests/bench/bench_events.py times it).
+BATCH_EVENTS = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,34 +138,52 @@ def batches(
 def add_batch(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> Merged:
     """Log the events of ``batch`` (whole cards) not logged yet; returns what it did. The
     caller re-derives :attr:`Merged.keys`, in the same transaction."""
-    added = present = skipped = 0
-    keys: set[str] = set()
+    logged = _logged(conn, batch)
+    grades = [e for e in batch if not e.is_undo and e.identity not in logged]
+    present = len(batch) - len(grades) - sum(1 for e in batch if e.is_undo)
     # Grades first, so that an undo finds the grade it withdraws among them.
-    for event in sorted(batch, key=lambda e: e.is_undo):
-        if event.undoes is not None:
-            target = conn.execute(
-                "SELECT e.key, e.grade, (SELECT count(*) FROM event u WHERE "
-                "u.undoes_origin = e.origin AND u.undoes_seq = e.seq) "
-                "FROM event e WHERE e.origin = ? AND e.seq = ?",
-                event.undoes,
-            ).fetchone()
-            if conn.execute(
-                "SELECT 1 FROM event WHERE origin = ? AND seq = ?", event.identity
-            ).fetchone():
-                present += 1
-                continue
-            if target is None or target[0] != event.key or target[1] is None or target[2]:
-                skipped += 1
-                continue
-        cursor = conn.execute(
-            INSERT_EVENT + " ON CONFLICT (origin, seq) DO NOTHING", event_params(event)
-        )
-        if cursor.rowcount:
-            added += 1
-            keys.add(event.key)
-        else:
+    conn.executemany(INSERT_EVENT, [event_params(e) for e in grades])
+    added, skipped = len(grades), 0
+    keys = {e.key for e in grades}
+    for event in batch:
+        if event.undoes is None:
+            continue
+        if event.identity in logged:
             present += 1
+            continue
+        target = conn.execute(
+            "SELECT e.key, e.grade, (SELECT count(*) FROM event u WHERE "
+            "u.undoes_origin = e.origin AND u.undoes_seq = e.seq) "
+            "FROM event e WHERE e.origin = ? AND e.seq = ?",
+            event.undoes,
+        ).fetchone()
+        if target is None or target[0] != event.key or target[1] is None or target[2]:
+            skipped += 1
+            continue
+        insert(conn, event)
+        added += 1
+        keys.add(event.key)
     return Merged(added, present, frozenset(keys), skipped=skipped)
+
+
+def _logged(conn: sqlite3.Connection, events: list[ReviewEvent]) -> set[Identity]:
+    """The identities among ``events`` that the log holds (looked up in the identity index)."""
+    seqs: dict[str, list[int]] = {}
+    for event in events:
+        seqs.setdefault(event.origin, []).append(event.seq)
+    found: set[Identity] = set()
+    for origin, numbers in seqs.items():
+        for start in range(0, len(numbers), _SEQS_PER_QUERY):
+            chunk = numbers[start : start + _SEQS_PER_QUERY]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                f"SELECT seq FROM event WHERE origin = ? AND seq IN ({marks})", (origin, *chunk)
+            )
+            found.update((origin, seq) for (seq,) in rows)
+    return found
+
+
+_SEQS_PER_QUERY = 500
 
 
 def skipped_warning(skipped: int) -> tuple[str, ...]:

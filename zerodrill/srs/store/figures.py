@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from zerodrill.srs.store.rows import IN_EFFECT
+
 
 @dataclass(frozen=True, slots=True)
 class ReviewCounts:
@@ -23,8 +25,8 @@ class ReviewCounts:
 def review_counts(conn: sqlite3.Connection, day: date, window_days: int) -> dict[str, ReviewCounts]:
     """Per deck id (the part of a key before '/'): the figures as of study day ``day``."""
     since = (day - timedelta(days=window_days)).isoformat()
-    # A grade is in effect when the replay gave it an effect (see zerodrill.srs.store.derive).
-    recall = "f.effect = 'recall' AND e.day > :since AND e.day <= :day"
+    # A grade in effect with no effect row is a recall (see zerodrill.srs.store.derive).
+    recall = "f.effect IS NULL AND e.day > :since AND e.day <= :day"
     rows = conn.execute(
         f"""
         SELECT substr(e.key, 1, instr(e.key, '/') - 1),
@@ -32,7 +34,7 @@ def review_counts(conn: sqlite3.Connection, day: date, window_days: int) -> dict
                coalesce(sum(e.day = :day), 0),
                coalesce(sum({recall}), 0),
                coalesce(sum({recall} AND e.grade >= 3), 0)
-        FROM event e JOIN effect f ON f.id = e.id
+        FROM event e LEFT JOIN effect f ON f.id = e.id WHERE {IN_EFFECT}
         GROUP BY 1
         """,
         {"day": day.isoformat(), "since": since},

@@ -35,7 +35,13 @@ from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
 from zerodrill.srs.store.file import Damaged, NotInEffect, UndoConflict, connect, translated
-from zerodrill.srs.store.rows import LOGGED_COLUMNS, date_from, event_from, logged_from
+from zerodrill.srs.store.rows import (
+    IN_EFFECT,
+    LOGGED_COLUMNS,
+    date_from,
+    event_from,
+    logged_from,
+)
 from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
 from zerodrill.srs.store.watch import Watch
 
@@ -306,8 +312,7 @@ class Store:
         """The grades of study day ``day`` in effect, in the order logged here."""
         with self._derived():
             rows = self._conn.execute(
-                f"SELECT {LOGGED_COLUMNS} FROM event e JOIN effect f ON f.id = e.id "
-                "WHERE e.day = ? ORDER BY e.id",
+                f"{_LOGGED} WHERE e.day = ? AND {IN_EFFECT} ORDER BY e.id",
                 (day.isoformat(),),
             )
             return [logged_from(row) for row in rows]
@@ -409,7 +414,7 @@ class Store:
             where = "e.id = ?" if isinstance(target, int) else "e.origin = ? AND e.seq = ?"
             params = (target,) if isinstance(target, int) else target
             row = self._conn.execute(
-                f"SELECT {LOGGED_COLUMNS} FROM event e JOIN effect f ON f.id = e.id WHERE {where}",
+                f"{_LOGGED} WHERE {where} AND {IN_EFFECT}",
                 params,
             ).fetchone()
             if row is None:
@@ -418,8 +423,8 @@ class Store:
                 )
             graded = logged_from(row)
             later = self._conn.execute(
-                "SELECT 1 FROM event e JOIN effect f ON f.id = e.id "
-                "WHERE e.key = ? AND e.id > ? AND e.origin = ?",
+                f"SELECT 1 FROM event e WHERE e.key = ? AND e.id > ? AND e.origin = ? "
+                f"AND {IN_EFFECT}",
                 (graded.key, graded.id, self.machine),
             ).fetchone()
             if later is not None:

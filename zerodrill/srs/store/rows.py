@@ -21,8 +21,16 @@ EVENT_COLUMNS = (
     "e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, e.undoes_seq, "
     "e.answer_ms, e.typed"
 )
-#: The same, then the ``effect f`` joined to it (``LEFT JOIN effect f ON f.id = e.id``).
-LOGGED_COLUMNS = f"{EVENT_COLUMNS}, f.effect"
+#: An ``event e`` that is a grade in effect: a grade no undo names.
+IN_EFFECT = (
+    "e.grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM event u "
+    "WHERE u.undoes_origin = e.origin AND u.undoes_seq = e.seq)"
+)
+#: :data:`EVENT_COLUMNS`, then what the replay made of the event: its ``effect f`` row (``LEFT
+#: JOIN effect f ON f.id = e.id``), which the cache keeps for first sights and repeats only; a
+#: grade in effect without one is a recall (most are: the cache stays small); NULL for an undo
+#: or a grade withdrawn.
+LOGGED_COLUMNS = f"{EVENT_COLUMNS}, CASE WHEN {IN_EFFECT} THEN coalesce(f.effect, 'recall') END"
 
 
 def date_from(text: str) -> date:

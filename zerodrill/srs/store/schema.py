@@ -154,9 +154,10 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX card_due ON card (due);
     CREATE INDEX card_again_on ON card (again_on) WHERE again_on IS NOT NULL;
+    -- What the replay made of a grade in effect, when it was not a recall (most are).
     CREATE TABLE effect (
         id     INTEGER PRIMARY KEY,  -- the event's
-        effect TEXT    NOT NULL CHECK (effect IN ('first', 'recall', 'repeat'))
+        effect TEXT    NOT NULL CHECK (effect IN ('first', 'repeat'))
     );
     """,
 )
