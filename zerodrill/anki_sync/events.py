@@ -13,7 +13,7 @@ change of this module alone:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -99,6 +99,55 @@ def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> in
     return sum(1 for r in anki if r.identity not in known)
 
 
+def _by_key(
+    store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
+) -> dict[str, dict[tuple[str, int], Event]]:
+    """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
+    wanted = set(keys)
+    by_key: dict[str, dict[tuple[str, int], Event]] = {}
+    for event in (*store_events, *anki):
+        if event.key in wanted:
+            by_key.setdefault(event.key, {}).setdefault(event.identity, event)
+    return by_key
+
+
+def _in_effect(entries: Iterable[Event]) -> list[Event]:
+    """A card's grades not withdrawn by an undo, in the log's one replay order."""
+    entries = list(entries)
+    withdrawn = {e.undoes for e in entries if e.undoes is not None}
+    return sorted(
+        (e for e in entries if e.grade is not None and e.identity not in withdrawn),
+        key=time_order,
+    )
+
+
+def touched(
+    store_events: Iterable[Event],
+    anki: Sequence[Event],
+    cids: Mapping[str, int],
+    written: Mapping[int, Sequence[tuple[int, int]]],
+) -> set[str]:
+    """The cards (among ``cids``'s keys) something moved for: an answer given in Anki that
+    the store lacks, or Anki's marked rows (``written``, by card id) not exactly the card's
+    zerodrill answers in effect (one missing, or one undone since). The others are as the
+    last sync left them on both sides, and need no replay."""
+    store_events = list(store_events)
+    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
+    out = set()
+    for key, entries in _by_key(store_events, anki, cids).items():
+        if any(e.origin == ANKI_ORIGIN and e.identity not in known for e in entries.values()):
+            out.add(key)
+            continue
+        ours = [
+            (e.at, e.grade)
+            for e in _in_effect(entries.values())
+            if e.origin != ANKI_ORIGIN and e.grade is not None
+        ]
+        if not revlog.all_written(ours, written.get(cids[key], ())):
+            out.add(key)
+    return out
+
+
 def derive(
     store_events: Iterable[Event],
     anki: Sequence[Event],
@@ -108,21 +157,11 @@ def derive(
     """Each of ``keys`` with an event, as the store's events and Anki's reviews (which may
     not be in the store yet) make it together: a set union by identity, then a replay in the
     log's one order, undone grades left out, as the store derives its cards."""
-    wanted = set(keys)
-    by_key: dict[str, dict[tuple[str, int], Event]] = {}
-    for event in (*store_events, *anki):
-        if event.key in wanted:
-            by_key.setdefault(event.key, {}).setdefault(event.identity, event)
     out: dict[str, CardHistory] = {}
-    for key, entries in by_key.items():
-        withdrawn = {e.undoes for e in entries.values() if e.undoes is not None}
-        grades = sorted(
-            (e for e in entries.values() if e.grade is not None and e.identity not in withdrawn),
-            key=time_order,
-        )
+    for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = scheduler.new_state()
         answers = []
-        for event in grades:
+        for event in _in_effect(entries.values()):
             assert event.grade is not None
             before = state
             state = scheduler.review(state, event.grade, When(event.at, event.day))

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from zerodrill.srs.sm2 import FOUR_BUTTONS, nearest_button
+from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade, nearest_button
 
 if TYPE_CHECKING:
     from zerodrill.anki_sync.events import Answer
@@ -71,6 +72,44 @@ def _second_ms(answer: Answer) -> int:
     return int(answer.at.timestamp()) * 1000
 
 
+def _windows(starts: Sequence[int]) -> list[tuple[int, int]]:
+    """Where each answer's row may be: from its second to the card's next answer (a row
+    moved on from its second stays before that), a day at most, a second at least."""
+    out = []
+    for n, start in enumerate(starts):
+        end = start + _SLACK_MS
+        if n + 1 < len(starts):
+            end = max(min(end, starts[n + 1]), start + 1000)
+        out.append((start, end))
+    return out
+
+
+def _match(
+    windows: Sequence[tuple[int, int]], eases: Sequence[int], written: Iterable[tuple[int, int]]
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """The answers (by index) without a marked row, and the marked rows no answer claims."""
+    left = sorted(written)
+    missing = []
+    for n, ((start, end), ease) in enumerate(zip(windows, eases, strict=True)):
+        match = next((w for w in left if w[1] == ease and start <= w[0] < end), None)
+        if match is None:
+            missing.append(n)
+        else:
+            left.remove(match)
+    return missing, left
+
+
+def all_written(
+    answers: Sequence[tuple[datetime, Grade]], written: Iterable[tuple[int, int]]
+) -> bool:
+    """Whether Anki's marked rows of a card are exactly its zerodrill answers in effect (at,
+    grade; in time order): no answer missing, and none withdrawn since it was written."""
+    starts = [int(at.timestamp()) * 1000 for at, _ in answers]
+    eases = [nearest_button(FOUR_BUTTONS, grade).key for _, grade in answers]
+    missing, left = _match(_windows(starts), eases, written)
+    return not missing and not left
+
+
 def rows_to_write(
     cid: int,
     answers: Sequence[Answer],
@@ -82,20 +121,11 @@ def rows_to_write(
     ``written`` holds (id, ease) of the card's marked rows; ``taken_ids`` every revlog id in
     the collection, and gains the ids given here.
     """
-    left = sorted(written)
+    windows = _windows([_second_ms(answer) for answer in answers])
+    missing, _ = _match(windows, [anki_ease(a) for a in answers], written)
     rows = []
-    starts = [_second_ms(answer) for answer in answers]
-    for n, answer in enumerate(answers):
-        ease = anki_ease(answer)
-        start = starts[n]
-        # A row moved on from its second stays before the card's next answer.
-        end = start + _SLACK_MS
-        if n + 1 < len(answers):
-            end = max(min(end, starts[n + 1]), start + 1000)
-        match = next((w for w in left if w[1] == ease and start <= w[0] < end), None)
-        if match is not None:
-            left.remove(match)
-            continue
+    for n in missing:
+        answer, (start, end) = answers[n], windows[n]
         rid = start + MARK
         while rid in taken_ids:
             rid += 1000
@@ -114,7 +144,7 @@ def rows_to_write(
             RevlogRow(
                 id=rid,
                 cid=cid,
-                ease=ease,
+                ease=anki_ease(answer),
                 ivl=min(max(answer.ivl, 1), _MAX_IVL),
                 last_ivl=min(answer.last_ivl, _MAX_IVL),
                 factor=min(answer.factor, _MAX_FACTOR),

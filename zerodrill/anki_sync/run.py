@@ -210,14 +210,15 @@ def _apply(
 
     found = read_reviews(copy, note_keys)
     anki = events.from_anki(found)
-    histories = events.derive(store_events, anki, cards, scheduler)
-
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
     for rid, cid, ease, taken_ms in db(col).all("SELECT id, cid, ease, time FROM revlog"):
         taken.add(rid)
         if revlog.is_marked(rid, taken_ms):
             written.setdefault(cid, []).append((rid, ease))
+    cids = {key: row.cid for key, row in cards.items()}
+    changed_keys = events.touched(store_events, anki, cids, written)
+    histories = events.derive(store_events, anki, changed_keys, scheduler)
     rows: list[revlog.RevlogRow] = []
     for key, history in sorted(histories.items()):
         cid = cards[key].cid
