@@ -175,6 +175,7 @@ def test_terminal_and_phone_agree_on_every_due_date(
 
     code, out, err = sync(capsys, home)
     assert code == 0, err
+    assert "First sync: your collection was downloaded from the server." in out
     assert "zerodrill → Anki: 3 reviews, 2 cards rescheduled" in out
     assert "Notes: 4 added" in out
     phone.sync()
@@ -617,7 +618,7 @@ def test_a_dry_run_before_any_sync(
     assert code == 0, err
     code, out, err = sync(capsys, home, "--dry-run")
     assert code == 0, err
-    assert "Nothing synced yet: the first sync downloads the collection." in out
+    assert out == "Nothing synced yet: the first sync downloads your collection from the server.\n"
     assert not _private_review_db.exists()
     assert not (home / "anki").exists()
 

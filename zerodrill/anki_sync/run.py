@@ -63,6 +63,8 @@ class Moved:
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
+    #: False for a dry run before the first sync with a server: nothing to compare yet.
+    synced_before: bool = True
     remarks: tuple[str, ...] = field(default=())
 
 
@@ -116,9 +118,10 @@ def _run(
     collection = target.collection
     cleaned = workcopy.clear_leftovers(collection)
     full = server.FullSync.NONE
+    first_time = target.key is not None and not collection.exists()
     if dry_run:
-        if target.key is not None and not collection.exists():
-            return Moved(remarks=("nothing synced yet: the first sync downloads the collection",))
+        if first_time:
+            return Moved(synced_before=False)
     elif target.key is not None:
         col = open_collection(collection)
         try:
@@ -131,6 +134,8 @@ def _run(
             )
         finally:
             col.close()
+        if first_time and full is server.FullSync.DOWNLOADED:
+            full = server.FullSync.FIRST_DOWNLOAD
     else:
         # Opened and closed first: a collection open in Anki is refused here, and one left
         # with a -wal by a crash is made whole before it is copied. (A dry run reads a copy
@@ -184,6 +189,7 @@ def _with(
         moved.rescheduled,
         full,
         cleaned,
+        moved.synced_before,
         moved.remarks + warnings,
     )
 

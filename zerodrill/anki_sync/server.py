@@ -32,6 +32,8 @@ class FullSync(Enum):
     """What the server asked for, when an ordinary sync could not do."""
 
     NONE = "none"
+    #: The first sync of zerodrill's copy: the server's collection, whole.
+    FIRST_DOWNLOAD = "first download"
     DOWNLOADED = "downloaded"
     UPLOADED = "uploaded"
 

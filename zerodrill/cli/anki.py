@@ -146,9 +146,14 @@ def _report(moved: object, dry_run: bool) -> None:
     assert isinstance(moved, Moved)
     if moved.cleaned_up:
         click.echo("An interrupted sync had left a work copy: removed; nothing of it was kept.")
+    if not moved.synced_before:
+        click.echo("Nothing synced yet: the first sync downloads your collection from the server.")
+        return
     for remark in moved.remarks:
-        click.echo(remark[:1].upper() + remark[1:] + ".")
-    if moved.full_sync is FullSync.DOWNLOADED:
+        click.echo(remark[:1].upper() + remark[1:] + ("" if remark.endswith(".") else "."))
+    if moved.full_sync is FullSync.FIRST_DOWNLOAD:
+        click.echo("First sync: your collection was downloaded from the server.")
+    elif moved.full_sync is FullSync.DOWNLOADED:
         click.echo(
             "The server asked for a full sync: took its collection whole (zerodrill's "
             "changes were then made again on it)."
