@@ -365,12 +365,17 @@ def test_an_older_review_arriving_by_sync_leaves_a_brought_forward_card_due(
     run.set_points([1, 2])  # "a" missed: brought forward
     run.finish()
     assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == ["z/a"]
-    # Another machine reviewed it the day before the interview; the sync brings it only now.
-    older = ReviewEvent("m2", 1, "z/a", NOW - timedelta(days=1), DAY - timedelta(days=1), 5)  # type: ignore[arg-type]
-    assert store.add_events([older]).added == 1
+    # Another machine reviewed it before the interview (due tomorrow by that schedule); the
+    # sync brings its reviews only now.
+    older = [
+        ReviewEvent("m2", n, "z/a", NOW - timedelta(days=d), DAY - timedelta(days=d), 5)  # type: ignore[arg-type]
+        for n, d in ((1, 7), (2, 5))
+    ]
+    assert store.add_events(older).added == 2
+    assert store.state("z/a").due == DAY + timedelta(days=1)
     assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == ["z/a"]
     # One given after the interview, on another machine, settles it.
-    newer = ReviewEvent("m2", 2, "z/a", NOW + timedelta(hours=1), DAY, 4)  # type: ignore[arg-type]
+    newer = ReviewEvent("m2", 3, "z/a", NOW + timedelta(hours=1), DAY, 4)  # type: ignore[arg-type]
     store.add_events([newer])
     assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == []
 

@@ -78,8 +78,13 @@ def _chunks(keys: Collection[str]) -> Iterator[list[str]]:
 def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
     """(id, key, day, at, grade) of the grades of ``keys`` (None: all), in replay order."""
     if keys is None:
-        yield from conn.execute(f"{_GRADE_ROWS} {_ORDER}")
-        return
+        # The cursor itself: a generator around it costs a call per row.
+        cursor: Iterator[Row] = conn.execute(f"{_GRADE_ROWS} {_ORDER}")
+        return cursor
+    return _rows_of(conn, keys)
+
+
+def _rows_of(conn: sqlite3.Connection, keys: Collection[str]) -> Iterator[Row]:
     for chunk in _chunks(keys):
         marks = ",".join("?" * len(chunk))
         yield from conn.execute(f"{_GRADE_ROWS} AND key IN ({marks}) {_ORDER}", chunk)
@@ -115,10 +120,8 @@ def replay_card(
             day = days.get(row[2])
             if day is None:
                 day = days[row[2]] = date.fromisoformat(row[2])
-            at = datetime.fromisoformat(row[3])
-            if at.tzinfo is None:
-                raise ValueError(f"a time without its UTC offset: {row[3]!r}")
-            grades.append((_GRADES[row[4]], day, at))
+            # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
+            grades.append((_GRADES[row[4]], day, datetime.fromisoformat(row[3])))
         except (TypeError, ValueError, IndexError) as exc:
             raise Damaged(f"review {row[0]}: {exc}") from exc
         ids.append(row[0])
@@ -134,10 +137,14 @@ def _text(day: date | None) -> str | None:
     return day.isoformat() if day is not None else None
 
 
+#: One encoder for every state: json.dumps with options makes a new one each call.
+_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
 def card_row(key: str, state: CardState) -> tuple[object, ...]:
     return (
         key,
-        json.dumps(state.to_dict(), separators=(",", ":")),
+        _JSON.encode(state.to_dict()),
         _text(state.due),
         _text(state.last_day),
         _text(state.again_on),

@@ -27,7 +27,7 @@ from zerodrill.words import plural
 HOLD_AHEAD = timedelta(days=1)
 #: Events per transaction when adding many: a batch holds the write lock for a short moment
 #: (tests/bench/bench_events.py times it).
-BATCH_EVENTS = 1000
+BATCH_EVENTS = 500
 
 
 @dataclass(frozen=True, slots=True)
