@@ -697,3 +697,28 @@ def test_the_decks_images_reach_the_phone(
     name = ids.media_name("export-media", "img/dot.png", image)
     assert (Path(phone.col.media.dir()) / name).read_bytes() == image
     assert not list((home / "anki").glob(".zerodrill-sync-*"))
+
+
+def test_logging_in_to_another_account_starts_from_its_collection(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    _private_review_db: Path,
+) -> None:  # fmt: skip
+    """zerodrill's copy of the first account's collection is not synced into the second's."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    other = server.account()
+    phone_b = Phone.on(tmp_path / "phone-b", server, other)
+    try:
+        own = phone_b.add_own_note("the other account's note")
+        assert phone_b.sync() == 4
+        code, _, err = login(capsys, monkeypatch, server.url, other)
+        assert code == 0, err
+        code, out, err = sync(capsys, home)
+        assert code == 0, err
+        assert "First sync: your collection was downloaded from the server." in out
+        phone_b.sync()
+        notes = phone_b.rows("SELECT id FROM notes ORDER BY id")
+        assert len(notes) == 1 + 4  # its own, and the deck's four (the first account's not)
+        assert own_rows(phone_b, own)[0][0][5] == "the other account's note\x1fan answer of mine"
+    finally:
+        phone_b.close()
