@@ -7,6 +7,7 @@ change of this module alone:
 - the events, zerodrill's and Anki's: :func:`log_events`;
 - Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`;
 - Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
+- the cards something moved for since the last sync: :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
   did, for Anki's revlog and card columns: :func:`derive`.
 """

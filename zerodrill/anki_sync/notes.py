@@ -46,13 +46,6 @@ class CardRow:
     odue: int
 
 
-@dataclass(frozen=True, slots=True)
-class NotesDone:
-    added: int
-    updated: int
-    suspended: int
-
-
 def build_package(
     decks: Sequence[Deck], manifest_file: Path, out: Path, clock: Callable[[], float]
 ) -> Manifest:

@@ -4,9 +4,9 @@
    the first time, or when the server asks).
 2. On a work copy (:mod:`.workcopy`): the decks' notes brought up to date (:mod:`.notes`);
    Anki's reviews of zerodrill's cards read (``import-progress``'s reader) leaving out the
-   rows zerodrill wrote (:mod:`.revlog`); zerodrill's answers Anki lacks written to its
-   revlog; each card's schedule set to what all events derive (:mod:`.schedule`). The copy
-   then replaces the collection.
+   rows zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's
+   answers Anki lacks written to its revlog and its schedule set to what all its events
+   derive (:mod:`.schedule`). The copy then replaces the collection.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
