@@ -18,6 +18,7 @@ MODULE_MARKERS = {
     "test_export_anki.py": "anki",
     "test_cloze_anki.py": "anki",
     "test_import_progress.py": "anki",
+    "test_anki_sync.py": "anki",
     "test_terminal_faults.py": "pty",
     "test_tui_editor.py": "pty",
     "test_fuzz_loader.py": "slow",

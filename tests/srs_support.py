@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
 
 from zerodrill.deck.kinds import BASIC, CLOZE
 from zerodrill.deck.model import Card, Deck, Item, Pos
+from zerodrill.srs import sm2
+from zerodrill.srs.events import LoggedEvent, ReviewEvent, time_order
 from zerodrill.srs.session import Session, record_grade
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import Store
 
 DAY = date(2025, 3, 10)
 #: Noon on DAY, local time: a sitting started then is on study day DAY wherever the tests run.
 NOW = datetime(2025, 3, 10, 12, 0).astimezone()
 POS = Pos("t.yaml", 1, 1)
+
+
+class ReviewKind(StrEnum):
+    """What a logged event is, in the words of the log before it held events only."""
+
+    GRADE = "grade"
+    REPEAT = "repeat"
+    UNDO = "undo"
+
+
+def kind(logged: LoggedEvent) -> ReviewKind:
+    """An undo, a same-day repeat (as the replay says), or a grade (withdrawn ones too)."""
+    if logged.event.is_undo:
+        return ReviewKind.UNDO
+    return ReviewKind.REPEAT if logged.repeat else ReviewKind.GRADE
 
 
 def card(deck: str, id: str, *, cloze: Sequence[int] = (), retired: bool = False) -> Card:
@@ -48,3 +67,28 @@ def drain(session: Session, grade: int = 5) -> list[str]:
         shown.append(item.key)
         session.grade(grade)
     return shown
+
+
+def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
+    """Each known card's SM-2 state, by the rules spelled out the plain way: undone grades
+    out, the rest in time order, a grade on a day the card moved already moving nothing."""
+    events = list(events)
+    undone = {e.undoes for e in events if e.undoes is not None}
+    by_key: dict[str, list[ReviewEvent]] = {}
+    for e in sorted(events, key=time_order):
+        if e.grade is not None and e.identity not in undone:
+            by_key.setdefault(e.key, []).append(e)
+    states = {}
+    for key, grades in by_key.items():
+        state, last = Sm2State.new(), None
+        for e in grades:
+            assert e.grade is not None
+            if last is None or e.day > last:
+                state, last = sm2.review(state, e.grade, e.day), e.day
+        states[key] = state
+    return states
+
+
+def sm2_states(store: Store) -> dict[str, Sm2State]:
+    """The store's derived states, as SM-2 states (the store derives with SM-2 unless told)."""
+    return {key: state.sm2 for key, state in store.states().items()}  # type: ignore[attr-defined]

@@ -11,22 +11,24 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 import zipfile
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.scheduler.v3 import CardAnswer
 from cli_support import run_cli
+from srs_support import reference_states, sm2_states
 
 from zerodrill.export import ids
-from zerodrill.srs import sm2
+from zerodrill.srs.anki_package import copy_collection
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import ReviewKind, rebuild, time_order
+from zerodrill.srs.events import time_order
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade, Sm2State
+from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade
 from zerodrill.srs.store import Store
 
 DECK = Path(__file__).parent / "data" / "export" / "kinds"
@@ -115,24 +117,6 @@ def zerodrill_answers(col: Collection) -> list[tuple[int, str, int]]:
     return out
 
 
-def sm2_by_hand(store: Store) -> dict[str, Sm2State]:
-    """SM-2 over every grade in effect, by day then time, a card's second on a day skipped."""
-    undone = {r.undoes for r in store.log() if r.kind is ReviewKind.UNDO}
-    given = sorted(
-        (r for r in store.log() if r.kind is not ReviewKind.UNDO and r.id not in undone),
-        key=lambda r: (r.day, r.at),
-    )
-    states: dict[str, Sm2State] = {}
-    last: dict[str, object] = {}
-    for r in given:
-        assert r.grade is not None
-        if r.kind is ReviewKind.REPEAT or last.get(r.key) == r.day:
-            continue
-        states[r.key] = sm2.review(states.get(r.key, Sm2State.new()), r.grade, r.day)
-        last[r.key] = r.day
-    return states
-
-
 @pytest.mark.parametrize("legacy", [False, True], ids=["anki21b", "legacy"])
 def test_reviews_given_in_anki_come_back(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection, legacy: bool
@@ -174,13 +158,15 @@ def test_reviews_given_in_anki_come_back(
     ]
     with Store.open(db) as store:
         log = list(store.log())
-        from_anki = [r for r in log if r.origin == "anki"]
-        assert [(r.origin_seq, r.key, r.grade) for r in from_anki] == [
+        # Added a card at a time: in the order of their identity (the revlog id) by card.
+        from_anki = sorted((r for r in log if r.identity[0] == "anki"), key=lambda r: r.identity)
+        assert [(r.identity[1], r.key, r.grade) for r in from_anki] == [
             (rid, key, ANKI_EASE_TO_GRADE[ease]) for rid, key, ease in sorted(answers)
         ]
-        assert store.states() == rebuild(log) == sm2_by_hand(store)
+        assert sm2_states(store) == reference_states(store.events())
         # Reviewed on the phone a week ago, in the terminal five days ago, in Anki today.
-        sides = [r.origin == "anki" for r in sorted(log, key=time_order) if r.key == late]
+        events = sorted(store.events(), key=time_order)
+        sides = [e.origin == "anki" for e in events if e.key == late]
         assert sides[:2] == [True, False] and sides[-1]
     code, out, _ = run_cli(capsys, "stats", str(DECK), "--db", str(db), "--json")
     assert code == 0 and json.loads(out)["reviews"] == len(log) == 6 + len(answers)
@@ -194,7 +180,7 @@ def test_reviews_given_in_anki_come_back(
         # The drill goes on from there: a grade today, for a card Anki answered today.
         today = study_day(datetime.now().astimezone())
         graded = record_grade(store, late, 5, day=today, at=datetime.now().astimezone())
-        assert graded.kind is ReviewKind.REPEAT and store.states() == sm2_by_hand(store)
+        assert graded.repeat and sm2_states(store) == reference_states(store.events())
 
 
 def test_a_collection_anki_has_open_is_read_and_left_alone(
@@ -289,6 +275,141 @@ def test_the_ease_table_is_sm2s_grades() -> None:
     assert ANKI_EASE_TO_GRADE == {1: Grade.WRONG, 2: Grade.HARD, 3: Grade.GOOD, 4: Grade.PERFECT}
 
 
+def export(col: Collection, path: Path) -> Path:
+    col.export_collection_package(str(path), include_media=False, legacy=False)
+    return path
+
+
+def import_progress(capsys: pytest.CaptureFixture[str], file: Path, db: Path) -> list[str]:
+    code, out, err = run_cli(capsys, "import-progress", str(file), str(DECK), "--db", str(db))
+    assert code == 0, err
+    return out.splitlines()
+
+
+def snapshot(col: Collection, path: Path) -> None:
+    """The collection Anki has open, as it is now, in one file at ``path``."""
+    folder = path.with_suffix(".copy")
+    folder.mkdir()
+    src = sqlite3.connect(copy_collection(Path(col.path), folder).path)
+    dst = sqlite3.connect(path)
+    src.backup(dst)
+    src.close()
+    dst.close()
+
+
+def filtered_deck(col: Collection, name: str, *, reschedule: bool) -> None:
+    """A filtered deck of every zerodrill card, selected for study."""
+    did = col.decks.new_filtered(name)
+    deck = col.decks.get(did)
+    assert deck is not None
+    deck["resched"], deck["terms"] = reschedule, [["-deck:Default", 100, 0]]
+    col.decks.save(deck)
+    col.sched.rebuild_filtered_deck(did)
+    col.decks.select(did)
+
+
+def test_answers_with_rescheduling_off_are_no_grades(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    db = tmp_path / "reviews.db"
+    Store.open(db).close()
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    # Easy: every card leaves learning, due in days, so the filtered decks below take it early.
+    answered = answer_in_anki(col, [CardAnswer.EASY] * 10)
+    graded = zerodrill_answers(col)
+    # Previewed in a filtered deck with rescheduling off: Anki moves nothing, logs type 3
+    # with no ease factor. Then reviewed early in one with rescheduling on: type 3 too, but
+    # Anki reschedules, so it is a grade.
+    filtered_deck(col, "Preview", reschedule=False)
+    previewed = answer_in_anki(col, [CardAnswer.GOOD] * 3)
+    col.sched.empty_filtered_deck(col.decks.id("Preview"))
+    filtered_deck(col, "Early", reschedule=True)
+    early = answer_in_anki(col, [CardAnswer.GOOD])
+    kinds = col.db.all("SELECT type, factor FROM revlog ORDER BY id")[-(previewed + early) :]
+    assert kinds[:previewed] == [[3, 0]] * previewed and kinds[-1][0] == 3 and kinds[-1][1] > 0
+    lines = import_progress(capsys, export(col, tmp_path / "c.colpkg"), db)
+    assert lines[0].startswith(f"{answered + early} reviews imported from Anki")
+    assert f"{previewed} revlog rows that are not answers (skipped)" in lines[-1]
+    with Store.open(db) as store:
+        seqs = {e.seq for e in store.events() if e.origin == "anki"}
+        assert {rid for rid, _, _ in graded} < seqs and len(seqs) == answered + early
+        assert sm2_states(store) == reference_states(store.events())
+
+
+def test_an_answer_undone_in_anki_is_withdrawn_at_the_next_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    db = tmp_path / "reviews.db"
+    drill_here(db)
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    answered = answer_in_anki(col, RATINGS[:-1]) + 1
+    # A package exported before the last answer (zip times are the export's).
+    snapshot(col, tmp_path / "older.anki2")
+    with zipfile.ZipFile(tmp_path / "older.colpkg", "w") as older:
+        older.write(tmp_path / "older.anki2", "collection.anki2")
+    assert answer_in_anki(col, RATINGS[-1:]) == 1
+    (last, key, _) = zerodrill_answers(col)[-1]
+    # Imported from the collection Anki has open.
+    open_collection = Path(col.path)
+    lines = import_progress(capsys, open_collection, db)
+    assert lines[0].startswith(f"{answered} reviews imported")
+    # The older package lacks the last answer, but is older than it: nothing is withdrawn.
+    lines = import_progress(capsys, tmp_path / "older.colpkg", db)
+    assert lines[0].startswith("0 reviews imported") and len(lines) == 2
+    col.undo()  # Anki's Edit > Undo of the last answer: its revlog row goes
+    assert last not in [rid for rid, _, _ in zerodrill_answers(col)]
+    lines = import_progress(capsys, open_collection, db)
+    assert lines[:2] == [
+        f"0 reviews imported from Anki, 1 card affected; {answered - 1} reviews already present.",
+        "1 review imported before and undone in Anki since: withdrawn.",
+    ]
+    with Store.open(db) as store:
+        events = store.events()
+        assert [e.undoes for e in events if e.undoes is not None] == [("anki", last)]
+        assert ("anki", last) in {e.identity for e in events if e.key == key}
+        assert sm2_states(store) == reference_states(store.events())
+        withdrawn = sm2_states(store)
+    # Both again: nothing changes (the undo is not made twice).
+    for file in (tmp_path / "older.colpkg", open_collection):
+        lines = import_progress(capsys, file, db)
+        assert lines[0].startswith("0 reviews imported") and len(lines) == 2
+    with Store.open(db) as store:
+        assert sm2_states(store) == withdrawn and len(store.events()) == len(events)
+
+
+def test_one_import_gives_the_same_study_days_in_every_time_zone(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    col: Collection,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    Store.open(tmp_path / "unused.db").close()
+    into_anki(capsys, col, tmp_path / "unused.db", tmp_path / "kinds.apkg")
+    answer_in_anki(col, RATINGS)
+    # Every answer at 20:00 UTC on its own day: the next morning in Tokyo, the afternoon
+    # before in New York.
+    for n, (rid, _, _) in enumerate(zerodrill_answers(col)):
+        at = datetime(2025, 3, 1 + n, 20, 0, tzinfo=UTC)
+        col.db.execute("UPDATE revlog SET id = ? WHERE id = ?", int(at.timestamp() * 1000), rid)
+    colpkg = export(col, tmp_path / "c.colpkg")
+    seen = []
+    try:
+        for zone in ("Asia/Tokyo", "America/New_York"):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            db = tmp_path / f"{zone.replace('/', '-')}.db"
+            import_progress(capsys, colpkg, db)
+            with Store.open(db) as store:
+                seen.append(sorted((e.seq, e.key, e.at.isoformat(), e.day) for e in store.events()))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    tokyo, new_york = seen
+    assert tokyo == new_york and len(tokyo) == len(RATINGS)
+    # The collection's own clock (creationOffset 0, rollover 4): 20:00 UTC is that day.
+    assert [day.day for _, _, _, day in tokyo] == [1 + n for n in range(len(RATINGS))]
+
+
 def test_notes_of_a_deck_not_named_are_called_zerodrills_and_the_fix_is_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
 ) -> None:
@@ -302,10 +423,8 @@ def test_notes_of_a_deck_not_named_are_called_zerodrills_and_the_fix_is_said(
     other = Path(__file__).parent / "data" / "export" / "media"
     code, out, err = run_cli(capsys, "import-progress", str(colpkg), str(other), "--db", str(db))
     assert code == 0, err
-    lines = out.splitlines()
-    assert lines[0].startswith("0 reviews imported from Anki")
     # The user's own note alone is "not zerodrill's"; the exported ones are named by deck.
-    assert lines[1].startswith(
+    assert (
         f"1 note not zerodrill's (left alone); {exported} notes of zerodrill decks not named "
         f"here ({DECK_ID}): name their files"
-    )
+    ) in out

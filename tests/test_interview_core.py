@@ -9,11 +9,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from srs_support import DAY, NOW, POS, keys, record, schedule
+from srs_support import DAY, NOW, POS, ReviewKind, keys, kind, record, schedule
 
 from zerodrill.deck.kinds import BASIC, CLOZE, FOLLOW_UP, RED_FLAG
 from zerodrill.deck.model import Card, Deck, Interview, Point
 from zerodrill.errors import UserError
+from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.interview import (
     AttemptMovedOn,
     AttemptResult,
@@ -31,8 +32,7 @@ from zerodrill.srs.interview_steps import (
     RedFlagsStep,
 )
 from zerodrill.srs.queue import build_queue
-from zerodrill.srs.scheduler import ReviewKind, preview
-from zerodrill.srs.session import Session
+from zerodrill.srs.session import Session, choices
 from zerodrill.srs.store import Store, StoreError
 
 
@@ -156,13 +156,13 @@ def test_a_full_attempt_logs_each_step_and_its_reviews(store: Store) -> None:
     assert result.red_flags_said == ("r1",)
     assert result.missed_cards == ("a", "c") and result.trend == ()
     # The follow-ups are their cards' reviews, the red flag said a lapse; r2 is not reviewed.
-    log = [(r.key, r.kind, r.grade, r.typed) for r in store.reviews_on(DAY)]
+    log = [(r.key, kind(r), r.grade, r.typed) for r in store.reviews_on(DAY)]
     assert log == [
         ("z/f1", ReviewKind.GRADE, 5, "typed"),
         ("z/f2", ReviewKind.GRADE, 3, None),
         ("z/r1", ReviewKind.GRADE, 1, None),
     ]
-    assert store.state("z/r1").lapses == 0 and store.state("z/r1").interval == 1
+    assert store.state("z/r1").sm2.lapses == 0 and store.state("z/r1").interval == 1
     assert run.finish() == result  # asking again logs nothing more
     # Each step is logged as its own typed value, under the one name the run gives its step.
     steps = store.attempts.attempts()[0].steps
@@ -234,15 +234,17 @@ def test_a_follow_ups_choices_are_its_cards_and_none_past_them(store: Store) -> 
     clock = Clock()
     d = zdeck(interview())
     run = InterviewRun.start_or_resume(store, d, d.interviews[0], clock=clock)
-    assert run.choices() == ()
+    assert run.follow_up_choices() == ()
     run.finish_question(None)
     run.set_points([])
-    session_like = preview(store.state("z/f1"), DAY)
-    assert run.choices() == session_like and len(session_like) == 6
+    session_like = choices(store, "z/f1", day=DAY, at=clock())
+    assert run.follow_up_choices() == session_like and len(session_like) == 6
+    assert all(o.moves_schedule for o in session_like)
     run.grade_follow_up(4, None)
     record(store, "z/f2", 4, DAY)  # f2 graded today already: a grade now moves nothing
-    assert run.choices() == preview(store.state("z/f2"), DAY, repeat=True)
-    assert run.choices() != preview(store.state("z/f2"), DAY)
+    repeat = run.follow_up_choices()
+    assert repeat == choices(store, "z/f2", day=DAY, at=clock())
+    assert repeat and not any(o.moves_schedule for o in repeat)
 
 
 def test_the_steps_come_in_order(store: Store) -> None:
@@ -283,7 +285,7 @@ def test_a_follow_up_graded_earlier_today_takes_a_repeat(store: Store) -> None:
     run.finish_question(None)
     run.set_points([])
     run.grade_follow_up(1, None)
-    assert store.reviews_on(DAY)[-1].kind is ReviewKind.REPEAT
+    assert kind(store.reviews_on(DAY)[-1]) is ReviewKind.REPEAT
 
 
 def test_follow_up_budget_is_a_quarter_and_at_least_a_minute() -> None:
@@ -440,6 +442,32 @@ def test_a_brought_forward_card_not_drilled_stays_due_and_undo_brings_it_back(
     assert session.current.key == "z/a"
 
 
+def test_an_older_review_arriving_by_sync_leaves_a_brought_forward_card_due(
+    store: Store,
+) -> None:
+    # "Reviewed since" is judged by when a review was given, not when it reached this log.
+    clock = Clock()
+    d = zdeck(interview(follow_ups=(), red_flags=()))
+    run = InterviewRun.start_or_resume(store, d, d.interviews[0], clock=clock)
+    run.finish_question(None)
+    run.set_points([1, 2])  # "a" missed: brought forward
+    run.finish()
+    assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == ["z/a"]
+    # Another machine reviewed it before the interview (due tomorrow by that schedule); the
+    # sync brings its reviews only now.
+    older = [
+        ReviewEvent("m2", n, "z/a", NOW - timedelta(days=d), DAY - timedelta(days=d), 5)  # type: ignore[arg-type]
+        for n, d in ((1, 7), (2, 5))
+    ]
+    assert store.add_events(older).added == 2
+    assert store.state("z/a").due == DAY + timedelta(days=1)
+    assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == ["z/a"]
+    # One given after the interview, on another machine, settles it.
+    newer = ReviewEvent("m2", 3, "z/a", NOW + timedelta(hours=1), DAY, 4)  # type: ignore[arg-type]
+    store.add_events([newer])
+    assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == []
+
+
 def test_a_card_drilled_earlier_today_and_missed_comes_back_as_a_repeat(store: Store) -> None:
     clock = Clock()
     d = zdeck(interview(follow_ups=(), red_flags=()))
@@ -452,7 +480,7 @@ def test_a_card_drilled_earlier_today_and_missed_comes_back_as_a_repeat(store: S
     assert session.current is not None and session.current.key == "z/a"
     assert session.is_repeat
     session.grade(4)
-    assert store.reviews_on(DAY)[-1].kind is ReviewKind.REPEAT
+    assert kind(store.reviews_on(DAY)[-1]) is ReviewKind.REPEAT
     assert session.current is None
 
 

@@ -28,7 +28,7 @@ PACKAGE = Path(zerodrill.__file__).resolve().parent
 # The checkout's, as CI may test an installed zerodrill.
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 DATA = Path(__file__).resolve().parent / "data"
-CORE = ("deck", "srs", "export")
+CORE = ("deck", "srs", "export", "anki_sync")
 
 
 def module_name(path: Path) -> str:

@@ -25,6 +25,7 @@ def test_help_lists_the_commands() -> None:
     ).stdout
     commands = [line.split()[0] for line in out.split("Commands:")[1].strip().splitlines()]
     assert commands == [
+        "anki",
         "drill",
         "export",
         "import-progress",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from srs_support import DAY, NOW, card, deck, drain, record, schedule
+from srs_support import DAY, NOW, ReviewKind, card, deck, drain, kind, record, schedule
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs import sm2
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.scheduler import ReviewKind, preview
+from zerodrill.srs.schedulers.base import GradeOutcome, When, outcomes
+from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import Session
 from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import Store, StoreError, UndoConflict
@@ -56,7 +57,7 @@ def test_step_7_a_card_below_4_comes_back_until_it_gets_4(store: Store) -> None:
         s.grade(grades[item.key].pop(0))
     assert shown == ["d/c", "d/a", "d/b", "d/c", "d/a", "d/a"]
     log = store.reviews_on(DAY)
-    assert [(r.key, r.kind) for r in log][-6:] == [
+    assert [(r.key, kind(r)) for r in log][-6:] == [
         ("d/c", ReviewKind.GRADE),
         ("d/a", ReviewKind.GRADE),
         ("d/b", ReviewKind.GRADE),
@@ -65,8 +66,13 @@ def test_step_7_a_card_below_4_comes_back_until_it_gets_4(store: Store) -> None:
         ("d/a", ReviewKind.REPEAT),
     ]
     # The repeats moved nothing: each card's state is what its first grade today made it.
-    firsts = {r.key: r.after for r in log if r.kind is ReviewKind.GRADE and r.day == DAY}
-    assert store.states(["d/a", "d/b", "d/c"]) == firsts
+    new = Sm2State.new()
+    firsts = {
+        "d/a": sm2.review(new, 2, DAY),
+        "d/b": sm2.review(new, 5, DAY),
+        "d/c": sm2.review(sm2.review(new, 4, DAY - timedelta(days=1)), 3, DAY),
+    }
+    assert {k: s.sm2 for k, s in store.states(["d/a", "d/b", "d/c"]).items()} == firsts
     assert s.done == 6 and s.remaining() == Counts(0, 0, 0)
 
 
@@ -110,18 +116,20 @@ def test_grade_stamps_the_clock_times_the_answer_and_keeps_the_sittings_day(stor
         "stage 2",
     )
     assert (second.at, second.day, second.answer_ms) == (clock.now, DAY, 60_000)
-    assert s.next_due() == datetime(2025, 3, 11, 4, 0).astimezone()
+    assert s.outlook().next_review == datetime(2025, 3, 11, 4, 0).astimezone()
 
 
-def test_next_due_is_tomorrow_for_new_cards_else_the_next_review(store: Store) -> None:
+def test_the_outlook_gives_the_next_review_of_the_decks_and_the_next_day(store: Store) -> None:
     d = deck("d", card("d", "a"), card("d", "b"))
     schedule(store, "d/a", DAY + timedelta(days=5))
     schedule(store, "e/x", DAY + timedelta(days=2))  # another deck's card
     s = sitting(store, d, new_limit=0)
     assert s.current is None
-    assert s.next_due() == datetime(2025, 3, 15, 4, 0).astimezone()
-    assert sitting(store, d).next_due() == datetime(2025, 3, 11, 4, 0).astimezone()
-    assert sitting(store, deck("empty")).next_due() is None
+    outlook = s.outlook()
+    assert outlook.next_review == datetime(2025, 3, 15, 4, 0).astimezone()
+    assert outlook.next_day == datetime(2025, 3, 11, 4, 0).astimezone()
+    assert (outlook.new_waiting, outlook.new_limit) == (1, 0)
+    assert sitting(store, deck("empty")).outlook().next_review is None
 
 
 # -- undo ----------------------------------------------------------------------------------------
@@ -185,7 +193,8 @@ def test_undo_skips_grades_already_undone(tmp_path: Path) -> None:
         s.grade(5)
         elsewhere.undo(2, at=NOW)  # the second grade, undone by id from outside the sitting
         assert s.undo() is not None and s.current is not None and s.current.key == "d/a"
-        assert [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO] == [2, 1]
+        undone = [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO]
+        assert undone == [(store.machine, 2), (store.machine, 1)]
         assert store.states() == {} and s.done == 0 and s.undo() is None
 
 
@@ -200,7 +209,8 @@ def test_an_undo_superseded_elsewhere_is_refused_and_the_next_goes_on(tmp_path: 
             s.undo()
         assert isinstance(exc.value, StoreError) and s.done == 1 and s.current is None
         assert s.undo() is not None and s.current is not None and s.current.key == "d/a"
-        assert [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO] == [1]
+        undone = [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO]
+        assert undone == [(store.machine, 1)]
 
 
 def test_choosing_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> None:
@@ -223,8 +233,12 @@ def test_choosing_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> None:
 # -- the grade buttons ----------------------------------------------------------------------------
 
 
+def preview(state: Sm2Card, day: date) -> tuple[GradeOutcome, ...]:
+    return outcomes(Sm2Scheduler(), state, When(NOW, day))
+
+
 def test_preview_of_a_new_card() -> None:
-    outcomes = preview(Sm2State.new(), DAY)
+    outcomes = preview(Sm2Card(), DAY)
     assert [o.grade for o in outcomes] == list(Grade)
     assert {o.interval for o in outcomes} == {1}
     assert [o.again_today for o in outcomes] == [True, True, True, True, False, False]
@@ -233,7 +247,8 @@ def test_preview_of_a_new_card() -> None:
 
 def test_preview_matches_what_grading_does() -> None:
     state = Sm2State.from_hundredths(2, 6, 270, DAY, 0)
-    outcomes = preview(state, DAY)
+    last = DAY - timedelta(days=6)
+    outcomes = preview(Sm2Card(state, last - timedelta(days=1), last, Grade.PERFECT, NOW), DAY)
     assert [o.interval for o in outcomes] == [1, 1, 1, 17, 17, 17]
     assert [o.due for o in outcomes] == [DAY + timedelta(days=d) for d in (1, 1, 1, 17, 17, 17)]
     for o in outcomes:
@@ -282,8 +297,9 @@ def test_a_card_graded_in_another_terminal_today_takes_only_a_repeat(tmp_path: P
         assert right.is_repeat
         assert not any(o.moves_schedule for o in right.choices())
         right.grade(5)
-        assert [r.kind for r in right_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
-        assert right_store.state("d/a") == first and (first.repetitions, first.interval) == (1, 1)
+        assert [kind(r) for r in right_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert right_store.state("d/a").sm2 == first.sm2
+        assert (first.sm2.repetitions, first.interval) == (1, 1)
 
 
 def test_the_queue_leaves_out_what_another_terminal_graded_meanwhile(tmp_path: Path) -> None:
@@ -297,7 +313,7 @@ def test_the_queue_leaves_out_what_another_terminal_graded_meanwhile(tmp_path: P
         assert right.current is not None and right.current.key == "d/c"
         assert right.remaining() == Counts(new=1, repeats=0, reviews=0)
         assert drain(right) == ["d/c"]
-        kinds = [(r.key, r.kind) for r in right_store.log()]
+        kinds = [(r.key, kind(r)) for r in right_store.log()]
         assert kinds == [
             ("d/a", ReviewKind.GRADE),
             ("d/b", ReviewKind.GRADE),
@@ -312,13 +328,15 @@ def test_a_terminal_still_on_yesterday_repeats_a_card_graded_today(tmp_path: Pat
     db = tmp_path / "reviews.db"
     d = deck("d", card("d", "a"))
     with Store.open(db) as old_store, Store.open(db) as new_store:
-        old = sitting(old_store, d)
+        clock = Clock()
+        old = sitting(old_store, d, clock=clock)
         new = sitting(new_store, d, clock=lambda: NOW + timedelta(days=1))
         new.grade(4)
         scheduled = new_store.state("d/a")
+        clock.now = NOW + timedelta(days=1, minutes=1)
         old.grade(5)
-        assert old_store.state("d/a") == scheduled
-        assert [r.kind for r in old_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert old_store.state("d/a").sm2 == scheduled.sm2
+        assert [kind(r) for r in old_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
 
 
 def test_undo_in_one_terminal_lets_the_other_grade_the_card_in_full(tmp_path: Path) -> None:
@@ -331,9 +349,9 @@ def test_undo_in_one_terminal_lets_the_other_grade_the_card_in_full(tmp_path: Pa
         assert left.undo() is not None  # taken back: the card is new again
         assert not right.is_repeat
         right.grade(5)
-        assert [r.kind for r in right_store.log()] == [
+        assert [kind(r) for r in right_store.log()] == [
             ReviewKind.GRADE,
             ReviewKind.UNDO,
             ReviewKind.GRADE,
         ]
-        assert right_store.state("d/a").repetitions == 1
+        assert right_store.state("d/a").sm2.repetitions == 1

@@ -1,10 +1,11 @@
-"""SM-2 pinned to exact sequences on fixed dates, properties over any grade sequence, and the
-scheduler that turns a grade into a new state and its log entry."""
+"""SM-2 pinned to exact sequences on fixed dates, and properties over any grade sequence.
+(SM-2 behind the scheduler protocol: test_schedulers.py; the event a grade is logged as:
+test_events.py.)"""
 
 from __future__ import annotations
 
 import math
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
@@ -12,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.srs.scheduler import Review, ReviewKind, replay, review_card
 from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State, next_interval, review
 
 START = date(2025, 1, 1)
@@ -171,57 +171,3 @@ def test_properties(qs: list[int], gap: int) -> None:
                 assert state.interval == min(MAX_INTERVAL, exact)
         # Reviews late or early by up to a month: the schedule counts from the review day.
         day = day + timedelta(days=state.interval + gap - 15)
-
-
-# -- the scheduler: a grade as a new state and its log entry --------------------------------------
-
-AT = datetime(2025, 1, 1, 9, 30, tzinfo=UTC)
-
-
-def test_review_card_gives_the_new_state_and_the_entry_that_logs_it() -> None:
-    state = run([5, 5])[-1]
-    new, entry = review_card(state, 4, key="d/a", day=START, at=AT, answer_ms=800, typed="x")
-    assert new == review(state, 4, START)
-    assert entry == Review("d/a", ReviewKind.GRADE, AT, START, Grade.GOOD, state, new, 800, "x")
-    assert entry.id == 0 and not entry.introduced and not entry.repeat
-    # A same-day repeat is logged with the state as it was.
-    same, repeat = review_card(state, 1, key="d/a", day=START, at=AT, repeat=True)
-    assert same == state and repeat.repeat and repeat.before == repeat.after == state
-    # A card's first grade introduces it; a naive wall time is taken as local time.
-    _, first = review_card(Sm2State.new(), 3, key="d/b", day=START, at=datetime(2025, 1, 1, 9))
-    assert first.introduced and first.at == datetime(2025, 1, 1, 9).astimezone()
-
-
-@pytest.mark.parametrize(
-    ("quality", "key", "answer_ms"), [(6, "d/a", None), (3, "", None), (3, "d/a", -1)]
-)
-def test_review_card_refuses_what_no_log_entry_can_say(
-    quality: int, key: str, answer_ms: int | None
-) -> None:
-    with pytest.raises(ValueError):
-        review_card(Sm2State.new(), quality, key=key, day=START, at=AT, answer_ms=answer_ms)
-
-
-def test_replay_follows_grades_and_undos_and_leaves_repeats_be() -> None:
-    new = Sm2State.new()
-    a1 = review(new, 4, START)
-    a2 = review(a1, 5, START)
-    b1 = review(new, 2, START)
-
-    def entry(n: int, kind: ReviewKind, before: Sm2State, after: Sm2State) -> Review:
-        key = "d/b" if n in (2, 3, 4, 5) else "d/a"
-        grade = None if kind is ReviewKind.UNDO else Grade.GOOD
-        undoes = {4: 3, 5: 2}.get(n)
-        return Review(key, kind, AT, START, grade, before, after, undoes=undoes, id=n)
-
-    log = [
-        entry(1, ReviewKind.GRADE, new, a1),
-        entry(2, ReviewKind.GRADE, new, b1),
-        entry(3, ReviewKind.REPEAT, b1, b1),
-        entry(4, ReviewKind.UNDO, b1, b1),  # the repeat undone: nothing moves
-        entry(5, ReviewKind.UNDO, b1, new),  # the grade undone: new again, so absent
-        entry(6, ReviewKind.GRADE, a1, a2),
-    ]
-    assert replay(log) == {"d/a": a2}
-    assert replay(log[:4]) == {"d/a": a1, "d/b": b1}
-    assert replay([]) == {}

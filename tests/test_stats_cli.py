@@ -16,7 +16,7 @@ from zerodrill.deck.kinds import BASIC
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.scheduler import Review
+from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
 from zerodrill.srs.store import Store
@@ -52,7 +52,7 @@ def deck(id: str, *cards: Card) -> Deck:
     return Deck(id, id, "test", cards, Path(f"{id}.yaml"), POS)
 
 
-def record(store: Store, key: str, q: int, day: date, **kw: object) -> Review:
+def record(store: Store, key: str, q: int, day: date, **kw: object) -> LoggedEvent:
     return record_grade(store, key, q, day=day, at=NOW, **kw)  # type: ignore[arg-type]
 
 
@@ -75,7 +75,7 @@ def test_figures(store: Store) -> None:
     record(store, "d/k3", 4, before + timedelta(days=1))  # a recall passed: due tomorrow
     record(store, "d/k4", 5, before)
     record(store, "d/k4", 1, DAY)  # a recall failed, today: due tomorrow
-    record(store, "d/k4", 3, DAY, repeat=True)  # a repeat: a review, not a recall
+    record(store, "d/k4", 3, DAY)  # the same day again, a repeat: a review, not a recall
     record(store, "d/old", 5, DAY)  # retired: its reviews count, its card does not
     record(store, "e/x", 5, DAY)  # another deck: nothing of it counts
     k5 = record(store, "d/k5", 5, DAY)

@@ -17,9 +17,12 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2
-from zerodrill.srs.scheduler import Review, ReviewKind, replay, review_card
+from zerodrill.srs.events import LoggedEvent
+from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import (
@@ -35,6 +38,10 @@ from zerodrill.srs.store import (
 REPO = Path(__file__).resolve().parent.parent
 #: A database written by zerodrill before the store was split into modules (see its test).
 V1_DATABASE = REPO / "tests" / "data" / "reviews-v1.db"
+#: One written by zerodrill at 7cc0083, the last whose log kept SM-2 states (schema 2), by
+#: tests/data/make_reviews_v2.py: grades, repeats, undos, reviews merged from another machine
+#: (one older than a local grade) and from Anki, an interview's brought-forward card.
+V2_DATABASE = REPO / "tests" / "data" / "reviews-v2.db"
 DAY = date(2025, 1, 1)
 NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 NOBODY = 65534
@@ -53,12 +60,22 @@ def store(db: Path) -> Iterator[Store]:
         yield s
 
 
-def record(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> Review:
+def record(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> LoggedEvent:
     return record_grade(store, key, q, day=day, at=NOW, **kw)  # type: ignore[arg-type]
 
 
 def grade(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> sm2.Sm2State:
-    return record(store, key, q, day, **kw).after
+    """Grade ``key``; its SM-2 state after."""
+    logged = record(store, key, q, day, **kw)
+    state = store.state(logged.key)
+    assert isinstance(state, Sm2Card)
+    return state.sm2
+
+
+def sm2_of(store: Store, key: str) -> Sm2State:
+    state = store.state(key)
+    assert isinstance(state, Sm2Card)
+    return state.sm2
 
 
 # -- the log and the state table -------------------------------------------------------------
@@ -67,16 +84,16 @@ def grade(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> sm2.
 def test_record_is_logged_with_everything(db: Path) -> None:
     with Store.open(db) as s:
         review = record(s, "zero/stage-2#c1", 4, answer_ms=3250, typed="gradients")
-        assert review.kind is ReviewKind.GRADE and review.grade is Grade.GOOD
-        assert review.before == Sm2State.new() and review.introduced
-        assert review.after == sm2.review(Sm2State.new(), 4, DAY)
+        assert kind(review) is ReviewKind.GRADE and review.grade is Grade.GOOD
+        assert review.introduced and review.identity == (s.machine, 1)
     with Store.open(db) as s:
         (logged,) = s.log()
         assert logged == review
         assert logged.at == NOW and logged.at.tzinfo is not None
         assert (logged.answer_ms, logged.typed) == (3250, "gradients")
-        assert s.state("zero/stage-2#c1") == review.after
-        assert s.state("zero/other") == Sm2State.new()
+        assert s.events() == [review.event]
+        assert sm2_of(s, "zero/stage-2#c1") == sm2.review(Sm2State.new(), 4, DAY)
+        assert s.state("zero/other") == Sm2Card()
 
 
 def test_naive_wall_time_is_stored_with_its_local_offset(store: Store) -> None:
@@ -87,10 +104,9 @@ def test_naive_wall_time_is_stored_with_its_local_offset(store: Store) -> None:
 
 def test_repeat_is_logged_but_moves_nothing(store: Store) -> None:
     first = grade(store, "d/a", 2)
-    review = record(store, "d/a", 5, repeat=True)
-    assert review.repeat and review.before == review.after == first
-    assert store.state("d/a") == first
-    assert [r.kind for r in store.reviews_on(DAY)] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+    review = record(store, "d/a", 5)  # the same study day: a repeat
+    assert review.repeat and sm2_of(store, "d/a") == first
+    assert [kind(r) for r in store.reviews_on(DAY)] == [ReviewKind.GRADE, ReviewKind.REPEAT]
 
 
 def test_record_rejects_bad_input_and_stores_nothing(store: Store) -> None:
@@ -130,7 +146,7 @@ def test_states_and_due_dates(store: Store) -> None:
     assert set(store.states(["d/a", "d/zzz"])) == {"d/a"}
     assert store.states() == store.states(everything)
     assert {key: state.due for key, state in store.states().items()} == everything
-    assert store.state("d/zzz") == Sm2State.new()
+    assert store.state("d/zzz") == Sm2Card()
 
 
 def test_states_of_many_keys(store: Store) -> None:
@@ -151,19 +167,13 @@ def test_a_transaction_is_all_or_nothing(store: Store) -> None:
     assert set(store.due_dates()) == {"d/a", "d/b"}
 
 
-def test_append_refuses_a_review_computed_from_a_state_the_card_no_longer_has(db: Path) -> None:
+def test_a_grade_follows_on_from_one_another_terminal_gave_meanwhile(db: Path) -> None:
     with Store.open(db) as mine, Store.open(db) as theirs:
-        _, stale = review_card(mine.state("d/a"), 4, key="d/a", day=DAY, at=NOW)
-        theirs_after = grade(theirs, "d/a", 5)  # another terminal grades the card meanwhile
-        with pytest.raises(ValueError, match="no longer has"):
-            mine.append(stale)
-        undo = Review("d/a", ReviewKind.UNDO, NOW, DAY, None, Sm2State.new(), Sm2State.new())
-        with pytest.raises(ValueError, match="Store.undo"):
-            mine.append(undo)
-        assert [r.grade for r in mine.log()] == [Grade.PERFECT]
-        # Read and appended in one transaction, the same grade follows on from theirs.
+        assert mine.state("d/a") == Sm2Card()  # read before the other terminal grades
+        theirs_after = grade(theirs, "d/a", 5, DAY - timedelta(days=1))
+        # The state is read inside the grade's transaction: it follows on from theirs.
         logged = record(mine, "d/a", 4)
-        assert logged.before == theirs_after and mine.state("d/a") == logged.after
+        assert not logged.introduced and sm2_of(mine, "d/a") == sm2.review(theirs_after, 4, DAY)
         assert [r.grade for r in mine.log()] == [Grade.PERFECT, Grade.GOOD]
 
 
@@ -175,7 +185,7 @@ def test_review_counts_leave_out_undone_first_sights_and_repeats(store: Store) -
     grade(store, "d/b", 5, earlier)
     grade(store, "d/a", 2)  # recall failed
     grade(store, "d/b", 4)  # recall passed
-    repeat = record(store, "d/a", 3, repeat=True)  # a repeat: not a recall
+    repeat = record(store, "d/a", 3)  # a repeat: not a recall
     zero = record(store, "d/b", 0)
     store.undo(zero.id, at=NOW)  # the 0 ...
     store.undo(repeat.id, at=NOW)  # ... and the repeat: neither counts any more
@@ -190,7 +200,7 @@ def test_log_is_append_only(db: Path) -> None:
         grade(s, "d/a", 4)
     conn = sqlite3.connect(db)
     try:
-        for statement in ("UPDATE review SET grade = 5", "DELETE FROM review"):
+        for statement in ("UPDATE event SET grade = 5", "DELETE FROM event"):
             with pytest.raises(sqlite3.DatabaseError, match="append-only"):
                 conn.execute(statement)
     finally:
@@ -204,20 +214,23 @@ def test_log_is_append_only(db: Path) -> None:
 
 def test_undo_restores_the_exact_previous_state_and_is_logged(store: Store) -> None:
     first = record(store, "d/a", 5)
+    s1 = sm2_of(store, "d/a")
     second = record(store, "d/a", 5, DAY + timedelta(days=1))
+    s2 = sm2_of(store, "d/a")
     third = record(store, "d/a", 1, DAY + timedelta(days=7))
-    s1, s2 = first.after, second.after
     undo = store.undo(third.id, at=NOW)
-    assert undo.kind is ReviewKind.UNDO and undo.undoes == 3 and undo.at == NOW
-    assert undo.after == s2 and store.state("d/a") == s2
-    assert store.undo(second.id, at=NOW).after == s1 and store.state("d/a") == s1
-    # The first grade undone: the card is new again, and absent from the state table.
+    assert kind(undo) is ReviewKind.UNDO and undo.undoes == third.identity and undo.at == NOW
+    assert undo.day == third.day and sm2_of(store, "d/a") == s2
+    store.undo(second.identity, at=NOW)  # by identity, as well as by id
+    assert sm2_of(store, "d/a") == s1
+    # The first grade undone: the card is new again, and absent from the cache.
     store.undo(first.id, at=NOW)
-    assert store.state("d/a") == Sm2State.new()
+    assert store.state("d/a") == Sm2Card()
     assert "d/a" not in store.due_dates() and store.states() == {}
-    kinds = [r.kind for r in store.log()]
+    kinds = [kind(r) for r in store.log()]
     assert kinds == [ReviewKind.GRADE] * 3 + [ReviewKind.UNDO] * 3
-    assert [r.undoes for r in store.log()][3:] == [3, 2, 1]
+    assert [r.undoes for r in store.log()][3:] == [third.identity, second.identity, first.identity]
+    assert not any(r.in_effect for r in store.log())
 
 
 def test_undo_of_a_review_undone_already_or_never_logged_is_refused(db: Path) -> None:
@@ -230,7 +243,7 @@ def test_undo_of_a_review_undone_already_or_never_logged_is_refused(db: Path) ->
                 s.undo(review_id, at=NOW)
             assert isinstance(exc.value, StoreError) and exc.value.path == db
         assert list(s.states()) == ["d/a"]
-        assert [r.kind for r in s.log()] == [ReviewKind.GRADE] * 2 + [ReviewKind.UNDO]
+        assert [kind(r) for r in s.log()] == [ReviewKind.GRADE] * 2 + [ReviewKind.UNDO]
 
 
 def test_a_snapshot_does_not_see_what_another_terminal_commits_meanwhile(db: Path) -> None:
@@ -259,35 +272,24 @@ def test_undo_refused_when_the_card_was_graded_since_elsewhere(db: Path) -> None
         with pytest.raises(UndoConflict, match="graded again since") as exc:
             mine.undo(mine_first.id, at=NOW)
         assert isinstance(exc.value, StoreError) and exc.value.path == db
-        assert mine.state("d/a") == after_theirs
-        assert [r.kind for r in mine.log()] == [ReviewKind.GRADE] * 2
+        assert sm2_of(mine, "d/a") == after_theirs
+        assert [kind(r) for r in mine.log()] == [ReviewKind.GRADE] * 2
 
 
 def test_undo_of_a_repeat_keeps_the_schedule(store: Store) -> None:
     after = grade(store, "d/a", 2)
-    repeat = record(store, "d/a", 4, repeat=True)
-    undo = store.undo(repeat.id, at=NOW)
-    assert undo.before == undo.after == after
-    assert store.state("d/a") == after
+    repeat = record(store, "d/a", 4)
+    assert repeat.repeat and store.state("d/a").again_on is None  # a 4: done for today
+    store.undo(repeat.id, at=NOW)
+    assert sm2_of(store, "d/a") == after and store.state("d/a").again_on == DAY
     assert [r.grade for r in store.reviews_on(DAY)] == [Grade.ALMOST]
 
 
-# -- rebuild from the log ---------------------------------------------------------------------
-
-
-def replay_grades(store: Store) -> dict[str, Sm2State]:
-    """Independent of the stored states: SM-2 over the grades still in effect, in order."""
-    undone = {r.undoes for r in store.log() if r.kind is ReviewKind.UNDO}
-    states: dict[str, Sm2State] = {}
-    for r in store.log():
-        if r.kind is ReviewKind.GRADE and r.id not in undone:
-            assert r.grade is not None
-            states[r.key] = sm2.review(states.get(r.key, Sm2State.new()), r.grade, r.day)
-    return states
+# -- the cache, derived from the log ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_log_replayed_equals_the_state_table(tmp_path: Path, seed: int) -> None:
+def test_the_cache_is_the_log_replayed(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     keys = [f"d/k{i}" for i in range(6)] + ["d/cloze#c1", "d/cloze#c2", "gone/x"]
     with Store.open(tmp_path / f"{seed}.db") as s:
@@ -299,51 +301,57 @@ def test_the_log_replayed_equals_the_state_table(tmp_path: Path, seed: int) -> N
                 if given:
                     s.undo(given.pop(), at=NOW)
             else:
-                review = record(s, rng.choice(keys), rng.randint(0, 5), day, repeat=roll < 0.3)
+                review = record(s, rng.choice(keys), rng.randint(0, 5), day)
                 given.append(review.id)
             day += timedelta(days=rng.randint(0, 3))
-        table = s.states()
+        table = sm2_states(s)
         assert table, "the random run should leave some cards scheduled"
-        assert replay(s.log()) == table
-        assert replay_grades(s) == table
+        assert reference_states(s.events()) == table
+        cached = s.states()
+        s.rederive()  # dropped and derived again: the same
+        assert s.states() == cached
 
 
-def test_a_lost_state_table_is_in_the_log(db: Path) -> None:
+def test_a_lost_cache_is_in_the_log(db: Path) -> None:
     with Store.open(db) as s:
         for i in range(20):
             grade(s, f"d/k{i % 7}", i % 6, DAY + timedelta(days=i))
         expected = s.states()
+        counts = s.review_counts(DAY + timedelta(days=20))
     conn = sqlite3.connect(db)
     try:
         with conn:
-            conn.execute("DELETE FROM card_state")
+            conn.execute("DELETE FROM card")
+            conn.execute("DELETE FROM effect")
+            conn.execute("DELETE FROM derived")  # as if no scheduler had built it
     finally:
         conn.close()
     with Store.open(db) as s:
-        assert s.states() == {}
-        assert replay(s.log()) == expected
+        assert s.states() == expected
+        assert s.review_counts(DAY + timedelta(days=20)) == counts
 
 
-def test_a_database_written_before_the_store_was_split_opens_unchanged(tmp_path: Path) -> None:
+def test_a_database_written_before_the_store_was_split_migrates(tmp_path: Path) -> None:
     # Written by the store when it was one module: grades, a same-day repeat, and an undo of a
-    # grade and of a repeat. Opening it adds the reviews' global identity (schema version 2)
-    # and changes nothing it held; opened again, it does not change one byte.
+    # grade and of a repeat. Opening it keeps every review, as an event, and gives the same
+    # schedule; opened again, it does not change one byte.
     db = tmp_path / "reviews.db"
     shutil.copyfile(V1_DATABASE, db)
     held = rows_of(db)
     with Store.open(db) as s:
         log = list(s.log())
-        states = s.states()
+        states = sm2_states(s)
         assert s.reviews_on(date(2025, 1, 1))[0].typed == "stage"
         assert s.review_counts(date(2025, 1, 2))["zero"].reviews == 5
         assert [r.identity for r in log] == [(s.machine, r.id) for r in log]
-    assert rows_of(db) == held
+        machine = s.machine
+    assert events_of(db) == as_events(held, machine)
     before = db.read_bytes()
     with Store.open(db) as s:
-        assert list(s.log()) == log and s.states() == states
+        assert list(s.log()) == log and sm2_states(s) == states
     assert db.read_bytes() == before
-    assert [r.kind for r in log].count(ReviewKind.UNDO) == 2
-    assert replay(log) == states and set(states) == {
+    assert [kind(r) for r in log].count(ReviewKind.UNDO) == 2
+    assert states == old_schedule(held) and set(states) == {
         "comm/ring",
         "zero/stage-key#c1",
         "zero/stage-key#c2",
@@ -356,23 +364,97 @@ def test_a_database_written_before_the_store_was_split_opens_unchanged(tmp_path:
     # ... and it takes new grades as one made now does.
     with Store.open(db) as s:
         logged = record(s, "comm/ring", 4, date(2025, 1, 3))
-        assert logged.before == states["comm/ring"] and logged.id == len(log) + 1
-        assert replay(s.log()) == s.states()
+        assert logged.id == len(log) + 1 and logged.identity == (s.machine, len(log) + 1)
+        assert reference_states(s.events()) == sm2_states(s)
+        assert sm2_states(s)["comm/ring"] == sm2.review(states["comm/ring"], 4, date(2025, 1, 3))
 
 
-def rows_of(path: Path) -> list[tuple[object, ...]]:
-    """Every column of every row the first schema had."""
+def test_a_database_of_the_last_log_with_states_migrates_without_losing_a_thing(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "reviews.db"
+    shutil.copyfile(V2_DATABASE, db)
+    held = rows_of(db, identity=True)
+    machine = "b668e9c5dcd10916"
+    with Store.open(db) as s:
+        assert s.machine == machine and header(db)[0] == SCHEMA_VERSION
+        # Every review kept, with its id, identity, times, grade, answer time, typed text ...
+        assert events_of(db) == as_events(held, machine)
+        # ... and the same schedule the old store had in its state table.
+        assert sm2_states(s) == old_schedule(held)
+        assert sm2_states(s)["zero/stage-1"] == Sm2State.from_hundredths(
+            1, 1, 214, date(2025, 1, 4), 1
+        )
+        # The Anki answer and the other machine's reviews keep their identities.
+        origins = {r.identity[0] for r in s.log()}
+        assert origins == {machine, "0123456789abcdef", "anki"}
+        # The settings and the interview's card, due until reviewed after the interview.
+        assert s.setting("buttons") == "4"
+        assert s.attempts.brought_forward(date(2025, 1, 5)).pending == ("zero/stage-3",)
+        later = datetime(2025, 1, 5, 9, tzinfo=UTC)
+        record_grade(s, "zero/stage-3", 4, day=date(2025, 1, 5), at=later)
+        assert s.attempts.brought_forward(date(2025, 1, 5)).pending == ()
+
+
+def old_schedule(rows: list[tuple[object, ...]]) -> dict[str, Sm2State]:
+    """The old state table's rows (the last rows of :func:`rows_of`) as states."""
+    return {
+        str(r[1]): Sm2State.from_hundredths(
+            int(r[2]),
+            int(r[3]),
+            int(r[4]),
+            date.fromisoformat(str(r[5])),
+            int(r[6]),  # type: ignore[call-overload]
+        )
+        for r in rows
+        if r[0] == "card_state"
+    }
+
+
+def as_events(rows: list[tuple[object, ...]], machine: str) -> list[tuple[object, ...]]:
+    """The old review rows (of :func:`rows_of`) as the event rows they must become: id,
+    origin, seq, key, at, day, grade (none for an undo), the identity undone, answer time and
+    typed text. Rows read without their identity were made on ``machine``, numbered by id."""
+    reviews = {r[1]: r[1:] for r in rows if r[0] == "review"}
+
+    def identity(r: tuple[object, ...]) -> tuple[object, object]:
+        return (r[19], r[20]) if len(r) > 19 else (machine, r[0])
+
+    events = []
+    for r in reviews.values():
+        rid, key, kind_, at, day, grade_, undoes, answer_ms, typed = r[:9]
+        undone = identity(reviews[undoes]) if undoes is not None else (None, None)
+        graded = None if kind_ == "undo" else grade_
+        events.append((rid, *identity(r), key, at, day, graded, *undone, answer_ms, typed))
+    return events
+
+
+def events_of(path: Path) -> list[tuple[object, ...]]:
     conn = sqlite3.connect(path)
     try:
-        return (
-            conn.execute(
+        return conn.execute(
+            "SELECT id, origin, seq, key, at, day, grade, undoes_origin, undoes_seq, "
+            "answer_ms, typed FROM event ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def rows_of(path: Path, *, identity: bool = False) -> list[tuple[object, ...]]:
+    """Every column of every review row and state row of the first schema (and the
+    identity columns of the second, with ``identity``), each headed by its table's name."""
+    ids = ", origin, origin_seq" if identity else ""
+    conn = sqlite3.connect(path)
+    try:
+        return [
+            ("review", *row)
+            for row in conn.execute(
                 "SELECT id, key, kind, at, day, grade, undoes, answer_ms, typed, "
                 "reps_before, interval_before, ef_before, due_before, lapses_before, "
-                "reps_after, interval_after, ef_after, due_after, lapses_after "
+                f"reps_after, interval_after, ef_after, due_after, lapses_after{ids} "
                 "FROM review ORDER BY id"
-            ).fetchall()
-            + conn.execute("SELECT * FROM card_state ORDER BY key").fetchall()
-        )
+            )
+        ] + [("card_state", *row) for row in conn.execute("SELECT * FROM card_state ORDER BY key")]
     finally:
         conn.close()
 
@@ -513,10 +595,11 @@ def test_damaged_pages_are_reported_and_left_as_they_were(db: Path) -> None:
 @pytest.mark.parametrize(
     ("table", "column", "value"),
     [
-        ("card_state", "due", "garbage"),
-        ("card_state", "ef", 99),
-        ("review", "at", "not a time"),
-        ("review", "due_after", "2025-13-45"),
+        ("card", "due", "garbage"),
+        ("card", "state", '{"reps": 1, "ef": 99}'),
+        ("card", "state", "not JSON"),
+        ("event", "at", "not a time"),
+        ("event", "day", "2025-13-45"),
     ],
 )
 def test_damaged_values_are_reported_as_one_line(
@@ -528,7 +611,7 @@ def test_damaged_values_are_reported_as_one_line(
     conn = sqlite3.connect(db)
     try:
         with conn:
-            conn.execute("DROP TRIGGER review_no_update")
+            conn.execute("DROP TRIGGER event_no_update")
             conn.execute(f"UPDATE {table} SET {column} = ?", (value,))
     finally:
         conn.close()
@@ -537,6 +620,7 @@ def test_damaged_values_are_reported_as_one_line(
         lambda s: s.states(),
         lambda s: s.due_dates(through=DAY + timedelta(days=9)),
         lambda s: s.due_dates(after=DAY),
+        lambda s: s.due_dates(),
         lambda s: list(s.log()),
         lambda s: s.reviews_on(DAY),
         lambda s: record(s, "d/a", 4, DAY + timedelta(days=1)),
@@ -551,6 +635,59 @@ def test_damaged_values_are_reported_as_one_line(
                 assert "\n" not in message and str(db) in message and "damaged" in message
                 failed += 1
     assert failed >= 2  # each damaged value is read by more than one of them
+
+
+def test_a_negative_database_version_is_one_line_and_left_as_it_was(db: Path) -> None:
+    Store.open(db).close()
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA user_version = -3")
+    finally:
+        conn.close()
+    before = db.read_bytes()
+    with pytest.raises(StoreError) as exc:
+        Store.open(db)
+    assert assert_one_line(exc, db) == f"{db} is damaged (its database version is -3)"
+    assert db.read_bytes() == before
+
+
+def test_schema_text_that_is_not_utf8_reads_as_any_other(db: Path) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        s.save_setting("buttons", "4")
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_schema SET sql = CAST(sql || CAST(X'202d2d20ff' AS TEXT) AS TEXT) "
+            "WHERE sql IS NOT NULL"
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    with Store.open(db) as s:  # neither a traceback nor a refusal: SQLite reads it
+        assert s.setting("buttons") == "4" and list(s.due_dates()) == ["d/a"]
+        grade(s, "d/b", 4)
+        s.rederive()
+        assert list(s.due_dates()) == ["d/a", "d/b"]
+
+
+def test_a_setting_that_is_not_text_or_not_a_choice_is_one_line_or_the_default(db: Path) -> None:
+    from zerodrill.srs.settings import saved_layout
+
+    with Store.open(db) as s:
+        s.save_setting("buttons", "7")
+        assert saved_layout(s) == 6  # not a layout: the default
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("UPDATE setting SET value = CAST(X'ff34' AS TEXT)")
+    finally:
+        conn.close()
+    with Store.open(db) as s, pytest.raises(StoreError) as exc:
+        saved_layout(s)
+    message = assert_one_line(exc, db)
+    assert message == f"cannot read {db}: it is damaged (the setting 'buttons' is not text)"
 
 
 def test_newer_database_is_refused_and_left_as_it_was(db: Path) -> None:
@@ -703,9 +840,12 @@ def test_full_disk_by_page_limit(store: Store, db: Path) -> None:
     log_before, states_before = list(store.log()), store.states()
     bytes_before = db.read_bytes()
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    # The migrations leave free pages (the tables of older schemas were dropped): more than
+    # those is more than the disk holds.
+    free = store._conn.execute("PRAGMA freelist_count").fetchone()[0]
     store._conn.execute(f"PRAGMA max_page_count = {pages}")
     with pytest.raises(StoreError) as exc:
-        record(store, "d/b", 5, typed="y" * 20000)
+        record(store, "d/b", 5, typed="y" * (20000 + 4096 * free))
     assert assert_one_line(exc, db) == f"cannot save to {db}: the disk is full"
     assert list(store.log()) == log_before and store.states() == states_before
     assert db.read_bytes() == bytes_before
@@ -748,7 +888,7 @@ def test_full_disk_on_a_small_tmpfs(mount_point: Path) -> None:
         acknowledged.append(record(s, "d/after", 3).id)
     with Store.open(path) as s:
         assert [r.id for r in s.log()] == acknowledged
-        assert replay(s.log()) == s.states()
+        assert reference_states(s.events()) == sm2_states(s)
 
 
 # -- durability and sharing -------------------------------------------------------------------
@@ -801,12 +941,13 @@ def start_writers(db: Path, count: int, *names: str) -> list[subprocess.Popen[st
 
 
 def assert_one_chain_per_card(s: Store) -> None:
-    """Every card's log is one chain: each entry starts from the state the one before left."""
+    """Every card's log is one chain: in the order logged, no grade is on an earlier study day
+    than the one before it (a grade never goes back in time behind another terminal's)."""
     log = list(s.log())
     for key in s.states():
         chain = [r for r in log if r.key == key]
         for earlier, later in zip(chain, chain[1:], strict=False):
-            assert later.before == earlier.after
+            assert later.day >= earlier.day
 
 
 def test_sigkill_right_after_grading_loses_nothing(db: Path) -> None:
@@ -831,7 +972,7 @@ def test_sigkill_right_after_grading_loses_nothing(db: Path) -> None:
             assert stored[review_id].typed == f"killed-{i}"
             assert stored[review_id].grade == i % 6
         assert len(stored) - len(acked) in (0, 1)  # at most the grade in flight, whole
-        assert replay(s.log()) == s.states()
+        assert reference_states(s.events()) == sm2_states(s)
 
 
 def test_two_writers_at_once_lose_nothing(db: Path) -> None:
@@ -846,7 +987,7 @@ def test_two_writers_at_once_lose_nothing(db: Path) -> None:
     with Store.open(db) as s:
         typed = sorted(r.typed or "" for r in s.log())
         assert typed == sorted(f"{n}-{i}" for n in ("left", "right") for i in range(150))
-        assert replay(s.log()) == s.states()
+        assert reference_states(s.events()) == sm2_states(s)
         # Both wrote the same eleven cards: each card's log is one consistent chain.
         assert_one_chain_per_card(s)
 
@@ -867,20 +1008,20 @@ def test_two_terminals_interleaving_keep_one_chain_per_card(db: Path) -> None:
     assert switches > 100  # the two really take turns, card by card
     with Store.open(db) as s:
         assert [(r.typed or "").split("-")[0] for r in s.log()] == order
-        assert replay(s.log()) == s.states()
+        assert reference_states(s.events()) == sm2_states(s)
         assert_one_chain_per_card(s)
 
 
 def test_a_card_reviewed_that_day_takes_only_a_repeat(db: Path) -> None:
     with Store.open(db) as mine, Store.open(db) as theirs:
         first = grade(theirs, "d/a", 4)
-        with pytest.raises(ValueError, match="takes only a repeat"):
-            # Computed from the state the card now has, and still a full grade: refused.
-            mine.append(review_card(first, 5, key="d/a", day=DAY, at=NOW)[1])
         second = record(mine, "d/a", 5)  # read inside the transaction: a repeat
-        assert second.repeat and mine.state("d/a") == first
+        assert second.repeat and sm2_of(mine, "d/a") == first
         later = record(mine, "d/a", 5, DAY + timedelta(days=1))  # the next day: a grade
-        assert later.kind is ReviewKind.GRADE and later.after.interval == 6
+        assert kind(later) is ReviewKind.GRADE and mine.state("d/a").interval == 6
+        # A terminal still on an earlier study day grades it on the card's latest day.
+        behind = record(theirs, "d/a", 3, DAY)
+        assert behind.day == DAY + timedelta(days=1) and behind.repeat
 
 
 def test_two_processes_grading_one_card_on_one_day_give_one_grade(db: Path) -> None:
@@ -891,5 +1032,54 @@ def test_two_processes_grading_one_card_on_one_day_give_one_grade(db: Path) -> N
         out, err = w.communicate(timeout=60)
         assert w.returncode == 0 and err == "", err
     with Store.open(db) as s:
-        assert sorted(r.kind for r in s.log()) == [ReviewKind.GRADE, ReviewKind.REPEAT]
-        assert s.state("d/k0").repetitions == 0 and replay(s.log()) == s.states()
+        assert sorted(kind(r) for r in s.log()) == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert sm2_of(s, "d/k0").repetitions == 0
+        assert reference_states(s.events()) == sm2_states(s)
+
+
+class _Doubling:
+    """SM-2 with every interval twice as long: another scheduler, for the switch."""
+
+    name = "sm2x2"
+    fingerprint = "sm2x2"
+
+    def __init__(self) -> None:
+        self._sm2 = Sm2Scheduler()
+
+    def new_state(self) -> Sm2Card:
+        return Sm2Card()
+
+    def review(self, state: Sm2Card, grade: Grade, when: When) -> Sm2Card:
+        after = self._sm2.review(state, grade, when)
+        if after.sm2 == state.sm2:
+            return after
+        s, longer = after.sm2, after.sm2.interval * 2
+        state = Sm2State.from_hundredths(
+            s.repetitions, longer, s.ef_hundredths, when.day + timedelta(longer), s.lapses
+        )
+        return Sm2Card(state, after.first_day, after.last_day, after.last_grade, after.last_at)
+
+    def next_states(self, state: Sm2Card, when: When) -> dict[Grade, Sm2Card]:
+        return {g: self.review(state, g, when) for g in Grade}
+
+    def state_from_dict(self, data: dict[str, object]) -> Sm2Card:
+        return self._sm2.state_from_dict(data)
+
+
+def test_switching_scheduler_rederives_every_card_and_switching_back_restores_it(db: Path) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        grade(s, "d/a", 5, DAY + timedelta(days=1))
+        grade(s, "d/b", 2)
+        first = s.states()
+    with Store.open(db, scheduler=_Doubling()) as s:
+        doubled = s.states()
+        assert doubled["d/a"].interval == 12 and doubled["d/b"].interval == 2
+        assert len(s.log()) == 3  # nothing lost
+        s.use(Sm2Scheduler())
+        assert s.states() == first
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT fingerprint FROM derived").fetchone() == ("sm2",)
+    finally:
+        conn.close()

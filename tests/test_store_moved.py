@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from zerodrill.srs.scheduler import Review
+from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import FileGone, Store, StoreError
 
@@ -22,7 +22,7 @@ DAY = date(2025, 1, 1)
 NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
 
-def record(store: Store, key: str, q: int = 4) -> Review:
+def record(store: Store, key: str, q: int = 4) -> LoggedEvent:
     return record_grade(store, key, q, day=DAY, at=NOW)
 
 

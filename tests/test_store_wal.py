@@ -40,7 +40,7 @@ CHILD = textwrap.dedent(
         if checkpoint == "partial" and i == count // 2:
             reader = sqlite3.connect(path, isolation_level=None)
             reader.execute("BEGIN")
-            reader.execute("SELECT count(*) FROM review").fetchone()
+            reader.execute("SELECT count(*) FROM event").fetchone()
         record_grade(s, f"{prefix}/k{i}", 4, day=date(2025, 1, 1), at=datetime.now(timezone.utc))
     if checkpoint != "none":
         s._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
@@ -199,7 +199,7 @@ def test_a_checkpoint_held_back_part_way_by_a_reader_keeps_its_wal(tmp_path: Pat
         reader = sqlite3.connect(live, isolation_level=None)
         try:
             reader.execute("BEGIN")
-            reader.execute("SELECT count(*) FROM review").fetchone()
+            reader.execute("SELECT count(*) FROM event").fetchone()
             for i in range(20):
                 record_grade(s, f"b/k{i}", 4, day=DAY, at=NOW)
             busy, frames, folded = s._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()

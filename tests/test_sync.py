@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from srs_support import reference_states, sm2_states
 
 from zerodrill import atomic_write
+from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import Review, ReviewKind, rebuild
+from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import Grade, Sm2State
 from zerodrill.srs.store import Store
@@ -30,7 +32,7 @@ NOON = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 KEY = "zero/stage-1"
 
 
-def grade(store: Store, key: str, q: int, at: datetime) -> Review:
+def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
     return record_grade(store, key, q, day=study_day(at), at=at)
 
 
@@ -55,6 +57,17 @@ def sync(capsys: pytest.CaptureFixture[str], db: Path, folder: Path) -> tuple[in
     return run_cli(capsys, "sync", str(folder), "--db", str(db))
 
 
+class _Any(str):
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str)
+
+    __hash__ = str.__hash__
+
+
+#: Any output at all, where a test asserts on the exit code and errors only.
+ANY_OUT = _Any()
+
+
 def test_reviews_made_on_one_machine_reach_the_other(
     tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -69,7 +82,7 @@ def test_reviews_made_on_one_machine_reach_the_other(
     assert "received 2 reviews from 1 other machine; 2 cards rescheduled" in out
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b)
-        assert a.states() == b.states() == rebuild(a.log())
+        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
         assert b.state(KEY).interval == 1
 
 
@@ -99,8 +112,8 @@ def test_reviews_from_both_machines_interleave_in_time_order(
     for store in (a, b, a):
         sync_folder(store, folder)
     assert identities(a) == identities(b)
-    expected = rebuild(a.log())
-    assert a.states() == b.states() == expected
+    expected = reference_states(a.events())
+    assert a.states() == b.states() and sm2_states(b) == expected
     # 5 on day 1, the lapse on day 2, 5 on day 4: one day again after the lapse.
     assert expected[KEY].interval == 1 and expected[KEY].lapses == 1
 
@@ -118,32 +131,26 @@ def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder
     assert report.sent == 4
     report = sync_folder(b, folder)
     assert (report.received, report.cards) == (4, 2)
-    assert a.states() == b.states() == rebuild(b.log())
+    assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
     assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
 
 
-def test_the_log_lines_sync_reads_say_what_the_full_log_says(
+def test_the_events_sync_reads_say_what_the_full_log_says(
     machines: tuple[Store, Store],
 ) -> None:
-    # Sync reads the log without its SM-2 states (Store.log_lines): the same reviews, fields
-    # and identities as the full log, undos naming what they undo, Anki's reviews included.
+    # Sync reads the events (Store.events): the same reviews, fields and identities as the
+    # full log, undos naming what they undo, Anki's reviews included.
     a, _ = machines
     grade(a, KEY, 4, NOON)
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
     a.undo(wrong.id, at=NOON + timedelta(days=1))
-    new = Sm2State.new()
-    a.merge(
-        [Review(KEY, ReviewKind.GRADE, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT,
-                new, new, 2500, origin="anki",
-                origin_seq=7)]
-    )  # fmt: skip
-    full = [
-        (r.origin, r.origin_seq, r.key, r.kind.value, r.at, r.day,
-         None if r.grade is None else int(r.grade), r.undoes_ref, r.answer_ms)
-        for r in a.log()
-    ]  # fmt: skip
-    assert [tuple(line) for line in a.log_lines()] == full
-    assert [line.kind for line in a.log_lines()] == ["grade", "grade", "undo", "grade"]
+    anki = ReviewEvent(
+        "anki", 7, KEY, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT, None, 2500
+    )
+    a.add_events([anki])
+    assert a.events() == [r.event for r in a.log()]
+    assert [e.to_wire()["kind"] for e in a.events()] == ["grade", "grade", "undo", "grade"]
+    assert a.events()[2].undoes == wrong.identity and a.events()[3] == anki
 
 
 def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
@@ -177,36 +184,52 @@ def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
 
 def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], folder: Path) -> None:
     a, b = machines
-    new = Sm2State.new()
-    anki = Review(
-        KEY, ReviewKind.GRADE, NOON, date(2025, 3, 10), Grade.GOOD, new, new, 3000,
-        origin="anki", origin_seq=1741608000000,
-    )  # fmt: skip
-    a.merge([anki])
+    anki = ReviewEvent(
+        "anki", 1741608000000, KEY, NOON, date(2025, 3, 10), Grade.GOOD, answer_ms=3000
+    )
+    a.add_events([anki])
     assert sync_folder(a, folder).sent == 1
     assert sync_folder(b, folder).received == 1
     assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
 
 
-def test_a_database_restored_from_a_backup_gets_its_own_reviews_back(
-    tmp_path: Path, folder: Path
+def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_nothing(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The backup is taken, a review is made and synced, the disk dies, the backup comes back
+    # and the learner drills before syncing: the new review gets the number the synced one
+    # has, under the same machine id. Before the fix, every sync after that was refused.
     Store.open(tmp_path / "a.db").close()
     shutil.copy(tmp_path / "a.db", tmp_path / "backup.db")
     with Store.open(tmp_path / "a.db") as a:
+        old = a.machine
         first = grade(a, KEY, 4, NOON)
-        sync_folder(a, folder)
+    assert sync(capsys, tmp_path / "a.db", folder)[0] == 0
     for leftover in tmp_path.glob("a.db*"):
         leftover.unlink()
     shutil.copy(tmp_path / "backup.db", tmp_path / "a.db")
     with Store.open(tmp_path / "a.db") as a:
         assert list(a.log()) == []
-        assert sync_folder(a, folder).received == 1
-        assert identities(a) == {first.identity} and KEY in a.states()
-        # Its next review is numbered after the one it got back: no identity is used twice.
-        later = grade(a, KEY, 4, NOON + timedelta(days=1))
-        assert later.identity == (a.machine, first.origin_seq + 1)
-        assert sync_folder(a, folder).sent == 1
+        again = grade(a, "zero/stage-2", 3, NOON + timedelta(days=1))
+        assert again.identity == first.identity  # the number is used twice
+    code, out, err = sync(capsys, tmp_path / "a.db", folder)
+    assert code == 0, err
+    assert err.count("\n") == 1 and "restored from a backup or copied" in err
+    assert "Nothing was lost" in err and "received 1 review" in out
+    with Store.open(tmp_path / "a.db") as a:
+        assert a.machine != old
+        assert identities(a) == {first.identity, (a.machine, 1)}
+        assert set(a.states()) == {KEY, "zero/stage-2"} and sm2_states(a) == reference_states(
+            a.events()
+        )
+        # Numbered after its own reviews under the new id: no identity is used twice.
+        assert grade(a, KEY, 4, NOON + timedelta(days=2)).identity == (a.machine, 2)
+    code, out, err = sync(capsys, tmp_path / "a.db", folder)
+    assert (code, err) == (0, "") and "Sent 1 review " in out
+    assert sync(capsys, tmp_path / "b.db", folder)[0] == 0
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        assert identities(a) == identities(b) and len(identities(b)) == 3
+        assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
 
 
 def test_clocks_minutes_apart_agree_on_one_order(
@@ -220,25 +243,43 @@ def test_clocks_minutes_apart_agree_on_one_order(
     grade(b, KEY, 1, NOON + timedelta(minutes=5) - timedelta(minutes=10))
     for store in (a, b, a):
         sync_folder(store, folder)
-    assert a.states() == b.states() == rebuild(a.log())
-    assert a.state(KEY).lapses == 0 and a.state(KEY).ef_hundredths < 250  # B's 1 came first
+    assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+    ef = sm2_states(a)[KEY]
+    assert ef.lapses == 0 and ef.ef_hundredths < 250  # B's 1 came first
 
 
-def test_two_databases_with_one_machine_id_are_refused(
-    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("copy_drills_first", [False, True])
+def test_a_copied_database_is_told_apart_at_its_first_sync(
+    tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str], copy_drills_first: bool
 ) -> None:
+    # A database copied to a second machine carries the first one's machine id. Whichever
+    # syncs second finds reviews of its id it lacks in its file, and takes a new id. Before
+    # the fix: refused with no way out once both had drilled, and merged under one id (the
+    # numbers then naming two reviews) when only one had.
     with Store.open(tmp_path / "a.db") as a:
-        pass
+        grade(a, KEY, 4, NOON)
     shutil.copy(tmp_path / "a.db", tmp_path / "clone.db")
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
-        grade(a, KEY, 4, NOON)
-        grade(clone, KEY, 2, NOON)
-    assert sync(capsys, tmp_path / "a.db", folder)[0] == 0
-    before = (folder / file_name(a.machine)).read_bytes()
+        grade(a, "zero/stage-2", 4, NOON + timedelta(days=1))
+        if copy_drills_first:
+            grade(clone, "zero/stage-3", 2, NOON + timedelta(days=1))
+            # An undo among the reviews renumbered: it must name its review's new number.
+            wrong = grade(clone, "zero/stage-5", 0, NOON + timedelta(days=1))
+            clone.undo(wrong.identity, at=NOON + timedelta(days=1))
+    assert sync(capsys, tmp_path / "a.db", folder) == (0, ANY_OUT, "")
     code, out, err = sync(capsys, tmp_path / "clone.db", folder)
-    assert code == 1 and out == "" and err.count("\n") == 1
-    assert "share the machine id" in err
-    assert (folder / file_name(a.machine)).read_bytes() == before
+    assert code == 0 and err.count("\n") == 1 and "copied from another machine" in err
+    with Store.open(tmp_path / "clone.db") as clone:
+        grade(clone, "zero/stage-4", 5, NOON + timedelta(days=2))
+    for db in ("clone.db", "a.db", "clone.db"):
+        code, _, err = sync(capsys, tmp_path / db, folder)
+        assert (code, err) == (0, "")
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
+        assert a.machine != clone.machine
+        assert identities(a) == identities(clone)
+        assert len(identities(a)) == 3 + 3 * copy_drills_first
+        assert a.states() == clone.states() and sm2_states(a) == reference_states(a.events())
+        assert "zero/stage-5" not in a.states()
 
 
 @pytest.mark.parametrize("what", ["missing", "a file"])
@@ -339,4 +380,64 @@ def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder:
             sync_folder(store, folder)
         assert identities(a) == identities(b) and len(identities(a)) == 10
         assert len(list(a.log())) == len(list(b.log())) == 10
-        assert a.states() == b.states() == rebuild(a.log())
+        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+
+
+def test_an_undo_after_a_sync_withdraws_only_the_grade_it_names(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    mine = grade(a, KEY, 4, NOON)
+    for store in (a, b):
+        sync_folder(store, folder)
+    theirs = grade(b, KEY, 5, NOON + timedelta(days=2))  # B's later grade of the same card
+    for store in (b, a):
+        sync_folder(store, folder)
+    undo = a.undo(mine.id, at=NOON + timedelta(days=2, hours=1))
+    assert undo.undoes == mine.identity
+    # B's grade stays, now the card's first: the card is what it alone makes it.
+    alone = sm2.review(Sm2State.new(), 5, study_day(theirs.at))
+    assert sm2_states(a)[KEY] == alone
+    for store in (a, b, a):
+        sync_folder(store, folder)
+    for store in (a, b):
+        by_identity = {r.identity: r for r in store.log()}
+        assert not by_identity[mine.identity].in_effect
+        assert by_identity[theirs.identity].introduced
+        assert sm2_states(store) == {KEY: alone} == reference_states(store.events())
+
+
+def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, b = machines
+    grade(b, KEY, 4, NOON)
+    ahead = grade(b, KEY, 5, NOON.replace(year=2070))  # b's clock is wrong by decades
+    sync_folder(b, folder)
+    report = sync_folder(a, folder)
+    assert report.received == 1
+    assert report.warnings == (
+        f"1 review from {b.machine} dated more than a day ahead (up to 2070-03-10) held back "
+        "until then: is that machine's clock wrong?",
+    )
+    assert ahead.identity not in identities(a)
+    assert sm2_states(a)[KEY] == sm2.review(Sm2State.new(), 4, study_day(NOON))
+    assert sync_folder(a, folder).warnings == report.warnings  # until its time comes
+
+
+def test_a_drill_open_while_a_sync_renews_the_machine_id_grades_under_the_new_one(
+    tmp_path: Path, folder: Path
+) -> None:
+    Store.open(tmp_path / "a.db").close()
+    shutil.copy(tmp_path / "a.db", tmp_path / "clone.db")
+    with Store.open(tmp_path / "a.db") as a:
+        grade(a, KEY, 4, NOON)
+        sync_folder(a, folder)
+    with Store.open(tmp_path / "clone.db") as drill, Store.open(tmp_path / "clone.db") as syncer:
+        old = drill.machine
+        report = sync_folder(syncer, folder)
+        assert "copied from another machine" in report.warnings[0]
+        # The drill's connection was open before: its next grade is the new id's, not a
+        # number of the old one that the original machine may use too.
+        graded = grade(drill, "zero/stage-2", 3, NOON + timedelta(days=1))
+        assert graded.identity == (syncer.machine, 1) and syncer.machine != old

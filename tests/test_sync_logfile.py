@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zerodrill.srs.events import from_wire
+from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.sync.logfile import (
     FORMAT_VERSION,
     LogEntry,
@@ -27,16 +29,16 @@ AT = datetime(2025, 3, 10, 12, 0, tzinfo=timezone(timedelta(hours=1)))
 
 def entry(seq: int, *, kind: str = "grade", grade: int | None = 4, origin: str = "m1") -> LogEntry:
     undoes = (origin, seq - 1) if kind == "undo" else None
-    return LogEntry(
-        origin,
-        seq,
-        "zero/stage-1",
-        kind,
-        AT + timedelta(seconds=seq),
-        date(2025, 3, 10),
-        None if kind == "undo" else grade,
-        undoes,
-        1200 if kind != "undo" else None,
+    return from_wire(
+        origin=origin,
+        seq=seq,
+        key="zero/stage-1",
+        kind=kind,
+        at=AT + timedelta(seconds=seq),
+        day=date(2025, 3, 10),
+        grade=None if kind == "undo" else grade,
+        undoes=undoes,
+        answer_ms=1200 if kind != "undo" else None,
     )
 
 
@@ -70,7 +72,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     path = tmp_path / file_name("m1")
     write_log(path, "m1", "", [entry(1)])
     before = path.read_bytes()
-    bad = LogEntry("m1", 2, "k", "grade", AT, date(2025, 3, 10), 4, None, None)
+    bad = LogEntry("m1", 2, "k", AT, date(2025, 3, 10), Grade.GOOD)
     object.__setattr__(bad, "at", object())  # to_json fails half-way through the lines
     with pytest.raises(AttributeError):
         write_log(path, "m1", read_log(path).text, [entry(2), bad])
@@ -128,14 +130,19 @@ def test_a_file_that_is_no_log_is_skipped_with_one_warning(
     assert log.warning is not None and says in log.warning
 
 
-def test_a_damaged_line_ends_the_reading_there(tmp_path: Path) -> None:
+def test_a_damaged_line_is_skipped_alone_with_one_warning(tmp_path: Path) -> None:
     path = tmp_path / file_name("m1")
     write_log(path, "m1", "", [entry(1)])
     with open(path, "a") as out:
-        out.write('{"kind": "grade"}\n' + entry(3).to_json() + "\n")
+        out.write('{"kind": "grade"}\n' + entry(3).to_json() + "\n" + "x" * 70_000 + "\n")
+        out.write(entry(4).to_json() + "\n")
     log = read_log(path)
-    assert [e.seq for e in log.entries] == [1]
-    assert log.warning is not None and f"{path}:3: damaged review line" in log.warning
+    assert [e.seq for e in log.entries] == [1, 3, 4]
+    assert log.warning == (
+        f"{path}:3: damaged review line (key must be a card key); skipped (and 1 more damaged line)"
+    )
+    # Written on as it is, damaged lines too: the file's lines are never rewritten.
+    assert log.text == path.read_text()
 
 
 def test_a_vanished_file_reads_as_empty(tmp_path: Path) -> None:

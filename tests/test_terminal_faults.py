@@ -30,9 +30,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from srs_support import ReviewKind, kind, reference_states, sm2_states
 from tui_support import TUI_DECKS
 
-from zerodrill.srs.scheduler import Review, ReviewKind, replay
+from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store
 
@@ -179,8 +180,8 @@ class PtyDrill:
     def wait_for(self, what: str, start: int = 0) -> None:
         until(lambda: what in self.text(start), f"{what!r} on the screen", self)
 
-    def wait_grades(self, n: int) -> list[Review]:
-        grades: list[Review] = []
+    def wait_grades(self, n: int) -> list[LoggedEvent]:
+        grades: list[LoggedEvent] = []
 
         def enough() -> bool:
             nonlocal grades
@@ -227,15 +228,15 @@ def until(condition: Callable[[], bool], what: str, drill: PtyDrill) -> None:
         time.sleep(0.05)
 
 
-def graded(db: Path) -> list[Review]:
+def graded(db: Path) -> list[LoggedEvent]:
     """The grades in the store, read the way a second terminal would."""
     if not db.exists():
         return []
     with Store.open(db, create=False) as store:
-        return [r for r in store.log() if r.kind is not ReviewKind.UNDO]
+        return [r for r in store.log() if kind(r) is not ReviewKind.UNDO]
 
 
-def assert_store_sound(db: Path) -> list[Review]:
+def assert_store_sound(db: Path) -> list[LoggedEvent]:
     """The database is intact and its state table is what its log says; returns the log."""
     conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
     try:
@@ -243,7 +244,7 @@ def assert_store_sound(db: Path) -> list[Review]:
     finally:
         conn.close()
     with Store.open(db, create=False) as store:
-        assert replay(store.log()) == store.states()
+        assert reference_states(store.events()) == sm2_states(store)
         return list(store.log())
 
 
@@ -357,7 +358,7 @@ def test_a_resize_storm_loses_nothing(tmp_path: Path, run: Callable[..., PtyDril
     log = assert_store_sound(drill.db)
     # Every grade the drill acknowledged is stored, once, and no card was graded twice.
     assert len(log) == int(saved.group(1)) == len(after_storm)
-    assert all(r.kind is ReviewKind.GRADE and r.grade in (4, 5) for r in log)
+    assert all(kind(r) is ReviewKind.GRADE and r.grade in (4, 5) for r in log)
     assert len({r.key for r in log}) == len(log)
     assert_terminal_restored(drill)
 
@@ -497,8 +498,8 @@ def test_random_keys_15ms_apart_never_crash_the_real_drill(
     text = drill.text()
     assert_no_traceback(text)
     log = assert_store_sound(drill.db)
-    undone = {r.undoes for r in log if r.kind is ReviewKind.UNDO}
-    in_effect = [r for r in log if r.kind is not ReviewKind.UNDO and r.id not in undone]
+    undone = {r.undoes for r in log if kind(r) is ReviewKind.UNDO}
+    in_effect = [r for r in log if kind(r) is not ReviewKind.UNDO and r.identity not in undone]
     saved = SAVED.search(text)
     assert (int(saved.group(1)) if saved else 0) == len(in_effect)
     assert_terminal_restored(drill)

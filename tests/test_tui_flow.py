@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from srs_support import ReviewKind, kind
 from textual.widgets import Input, OptionList, TextArea
 from tui_support import Clock, make_app, run_async, shown
 
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.scheduler import ReviewKind
 from zerodrill.srs.session import record_grade
 from zerodrill.srs.store import Store, StoreError
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
@@ -36,7 +36,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def grades(store: Store) -> list[tuple[str, str, int | None]]:
-    return [(r.key, r.kind.value, r.grade) for r in store.log()]
+    return [(r.key, kind(r).value, r.grade) for r in store.log()]
 
 
 def card(app) -> CardView:  # type: ignore[no-untyped-def]
@@ -110,8 +110,8 @@ async def test_undo_brings_the_card_back_and_restores_the_store(store: Store) ->
         await pilot.press("u")
         assert card(app).item.key == "zero-tui/stage-2-shards"
         assert not card(app).revealed
-        assert store.state("zero-tui/stage-2-shards").is_new
-        assert [r.kind for r in store.log()][-1] is ReviewKind.UNDO
+        assert store.state("zero-tui/stage-2-shards").due is None
+        assert [kind(r) for r in store.log()][-1] is ReviewKind.UNDO
         await pilot.press("u")
         assert card(app).item.key == "zero-tui/stage-key#c1"
         assert store.states() == {}
@@ -149,14 +149,14 @@ async def test_grades_below_4_come_back_the_same_session(store: Store) -> None:
         assert card(app).item.key == "zero-tui/stage-key#c1"
         await pilot.press("enter", "4")
         assert isinstance(app.screen, SummaryScreen)
-    log = [(r.key, r.kind.value, r.grade) for r in store.log() if r.key.endswith("#c1")]
+    log = [(r.key, kind(r).value, r.grade) for r in store.log() if r.key.endswith("#c1")]
     assert log == [
         ("zero-tui/stage-key#c1", "grade", 2),
         ("zero-tui/stage-key#c1", "repeat", 3),
         ("zero-tui/stage-key#c1", "repeat", 4),
     ]
     # Repeats move no schedule: the state is the one the first grade gave.
-    assert store.state("zero-tui/stage-key#c1").repetitions == 0
+    assert store.state("zero-tui/stage-key#c1").sm2.repetitions == 0
 
 
 @run_async
@@ -420,9 +420,9 @@ async def test_picking_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> No
         # Undo reaches back over the deck switch, to grades given in the other decks.
         await pilot.press("u", "u")
         assert app.session.summary().reviews == 1
-        undone = [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO]
+        undone = [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO]
         assert len(undone) == 2
-        assert [r.key for r in store.log() if r.id in undone][0] == first_two[1]
+        assert [r.key for r in store.log() if r.identity in undone][0] == first_two[1]
 
 
 @run_async
@@ -435,7 +435,7 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
         graded = [r.key for r in store.log()]
         # Another terminal grades the second card again.
         with Store.open(tmp_path / "reviews.db") as other:
-            record_grade(other, graded[1], 5, day=app.session.day, at=app.clock(), repeat=True)
+            record_grade(other, graded[1], 5, day=app.session.day, at=app.clock())
         await pilot.press("u")
         await pilot.pause()
         assert app.return_code is None and app.error is None
@@ -443,8 +443,8 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
         # The superseded grade is skipped: the next undo takes back the one before it.
         await pilot.press("u")
         await pilot.pause()
-        assert [r.undoes for r in store.log() if r.kind is ReviewKind.UNDO] == [
-            next(r.id for r in store.log() if r.key == graded[0])
+        assert [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO] == [
+            next(r.identity for r in store.log() if r.key == graded[0])
         ]
         assert isinstance(app.screen, DrillScreen)
 

@@ -21,13 +21,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from srs_support import ReviewKind, kind
 from textual import events
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.errors import NoWidget
 from textual.geometry import Size
 from tui_support import Clock, make_app, run_async
 
-from zerodrill.srs.scheduler import ReviewKind
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp
 from zerodrill.tui.screens.drill import DrillScreen
@@ -76,11 +76,11 @@ def key_event(key: str) -> events.Key:
 def in_effect(store: Store) -> list[tuple[str, int | None]]:
     """The grades the log holds that no undo took back, as (card, grade)."""
     log = list(store.log())
-    undone = {r.undoes for r in log if r.kind is ReviewKind.UNDO}
+    undone = {r.undoes for r in log if kind(r) is ReviewKind.UNDO}
     return [
         (r.key, r.grade)
         for r in log
-        if r.kind in (ReviewKind.GRADE, ReviewKind.REPEAT) and r.id not in undone
+        if kind(r) in (ReviewKind.GRADE, ReviewKind.REPEAT) and r.identity not in undone
     ]
 
 

@@ -6,8 +6,8 @@ card over the past year, every button), then times, best and median of a few rou
 
 - reading the reviews: from the collection file, and from a ``.colpkg`` holding it
   zstd-compressed as Anki 2.1.50+ exports it (copy, decompress, query, map to keys);
-- the first merge into an empty review database (every card rebuilt by replay, one
-  transaction), and a second merge of the same reviews (all present, nothing added);
+- the first merge into an empty review database (every card derived by replay, in short
+  transactions), and a second merge of the same reviews (all present, nothing added);
 - the whole command, in-process, as a user runs it the first time.
 
 No figure is asserted; they go in the commit message and tests/bench/RESULTS.md.
@@ -103,14 +103,14 @@ def main_bench(reviews: int, rounds: int) -> None:
         def fresh_merge() -> None:
             db = folder / f"fresh-{time.perf_counter_ns()}.db"
             with Store.open(db) as store:
-                store.merge(found.reviews)
+                store.add_events(found.reviews)
 
         with Store.open(folder / "again.db") as store:
-            merged = store.merge(found.reviews)
+            merged = store.add_events(found.reviews)
             print(f"first merge: {merged.added:,} added, {len(merged.keys):,} cards rebuilt")
 
             def again() -> None:
-                assert store.merge(found.reviews).added == 0
+                assert store.add_events(found.reviews).added == 0
 
             figures = {
                 "read reviews, collection.anki2": timed(

@@ -82,9 +82,10 @@ def fill(store: Store, keys: list[str], reviews: int, rng: random.Random) -> int
             todays.extend(key for _, key in zip(range(new_per_day), fresh, strict=False))
             for key in todays[: reviews - 150 - logged]:
                 q = rng.choice((2, 3, 4, 4, 5, 5))
-                after = record_grade(store, key, q, day=day, at=NOW).after
-                assert after.due is not None
-                heapq.heappush(due, (after.due, key))
+                record_grade(store, key, q, day=day, at=NOW)
+                next_due = store.state(key).due
+                assert next_due is not None
+                heapq.heappush(due, (next_due, key))
                 logged += 1
             day += timedelta(days=1)
             days += 1

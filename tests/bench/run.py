@@ -59,6 +59,12 @@ KWARGS: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {"cards": CARDS, "reviews": 100_000, "rounds": 5},
     },
     "memory": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
+    # The bundled deck, with 10,000 reviews waiting on each side (the terminal and the phone).
+    "anki_sync": {"full": {"reviews": CARDS}, "quick": {"reviews": CARDS}},
+    "events": {
+        "full": {"events": 100_000, "cards": CARDS, "rounds": 5},
+        "quick": {"events": 100_000, "cards": CARDS, "rounds": 3},
+    },
 }
 NAMES = tuple(KWARGS)
 TIMEOUT_S = 600.0  # per benchmark; a hang is a crash
@@ -365,12 +371,53 @@ def _rows_memory(r: dict[str, Any]) -> list[Row]:
     ]
 
 
+def _rows_anki_sync(r: dict[str, Any]) -> list[Row]:
+    # No goal yet: the floor is Anki moving the same answers, not doing zerodrill's work
+    # (reading both logs, replaying every card); the figures are for comparing runs.
+    measure = f"two-way, {r['reviews']:,} reviews each side vs Anki's own syncs"
+    ours, floor, ratio = _ms(r["sync_ms"]), _ms(r["anki_floor_ms"]), f"{r['ratio']:.2f}x"
+    return [
+        Row("anki sync", measure, ours, floor, ratio, "(none)", "(no goal)"),
+        Row("anki sync", "again, nothing new", _ms(r["again_ms"]), result="(no goal)"),
+    ]
+
+
+def _rows_events(r: dict[str, Any]) -> list[Row]:
+    where = f"{r['events']:,} events, {r['cards']:,} cards"
+    lock_goal, derive_goal = r["lock_goal_ms"], r["derive_goal_ms"]
+    return [
+        Row(
+            "events",
+            f"receive by sync, {where}: longest write transaction",
+            _ms(r["lock_ms_max"]),
+            goal=f"<= {lock_goal:.0f} ms",
+            result=_verdict(r["lock_ms_max"], lock_goal),
+        ),
+        Row(
+            "events",
+            f"derive every card from {r['events']:,} events, median",
+            _ms(r["derive_ms_median"]),
+            goal=f"< {derive_goal:.0f} ms",
+            result=_verdict(r["derive_ms_median"], derive_goal),
+        ),
+        Row(
+            "events",
+            "derive every card, best",
+            _ms(r["derive_ms_best"]),
+            goal=f"< {derive_goal:.0f} ms",
+            result=_verdict(r["derive_ms_best"], derive_goal),
+        ),
+    ]
+
+
 ROWS: dict[str, Callable[..., list[Row]]] = {
     "validate": _rows_validate,
     "export": _rows_export,
     "drill": _rows_drill,
     "queue": _rows_queue,
     "memory": _rows_memory,
+    "anki_sync": _rows_anki_sync,
+    "events": _rows_events,
 }
 
 # Figures the table does not show, printed beneath it: (benchmark, key, label, format).
@@ -385,6 +432,19 @@ DETAILS: dict[str, list[tuple[str, str, str]]] = {
         ("clanki_queue_all_due", "Anki's queue, all due", "{}"),
         ("clanki_vs_bare_all_new", "Clanki's keys vs the bare app's, tmux, all new", "{}"),
         ("clanki_vs_bare_all_due", "all due", "{}"),
+    ],
+    "anki_sync": [
+        ("cards", "cards", "{:,}"),
+        ("to_zerodrill", "Anki -> zerodrill", "{:,}"),
+        ("to_anki", "zerodrill -> Anki", "{:,}"),
+        ("rescheduled", "cards rescheduled", "{:,}"),
+        ("again_moved", "moved by the second sync", "{:,}"),
+        ("due_mismatches", "due dates the phone and the terminal disagree on", "{:,}"),
+    ],
+    "events": [
+        ("receive_s", "receive by sync, whole", "{:.1f} s"),
+        ("transactions", "its write transactions", "{:,}"),
+        ("lock_ms_median", "its median write transaction", "{:,.0f} ms"),
     ],
     "queue": [
         ("items", "items", "{:,}"),

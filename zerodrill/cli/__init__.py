@@ -18,6 +18,7 @@ from zerodrill.errors import UserError
 
 #: name -> "module:attribute" of each subcommand.
 COMMANDS: dict[str, str] = {
+    "anki": "zerodrill.cli.anki:anki",
     "drill": "zerodrill.cli.drill:drill",
     "export": "zerodrill.cli.export:export",
     "import-progress": "zerodrill.cli.import_progress:import_progress",
@@ -32,6 +33,7 @@ COMMANDS: dict[str, str] = {
 }
 
 SHORT_HELP: dict[str, str] = {
+    "anki": "Sync with Anki: AnkiWeb, a sync server, or a collection.",
     "drill": "Drill due cards in the terminal (SM-2).",
     "export": "Build Anki packages (.apkg) from decks.",
     "import-progress": "Bring your Anki reviews into zerodrill's schedule.",

@@ -16,6 +16,8 @@ from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
+from zerodrill.srs.schedulers import SCHEDULERS
+from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
@@ -41,6 +43,19 @@ if TYPE_CHECKING:
     "Good / Easy on 1-4. Remembered in the database for the next drills.",
 )
 @click.option(
+    "--scheduler",
+    type=click.Choice(list(SCHEDULERS)),
+    help="sm2 (the default) or fsrs (FSRS-6; Anki has offered FSRS since 23.10). Every card "
+    "is scheduled again from its reviews: switching back gives the old schedule. Remembered.",
+)
+@click.option(
+    "--retention",
+    type=click.FloatRange(MIN_RETENTION, MAX_RETENTION),
+    metavar="R",
+    help=f"FSRS's desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (FSRS's default "
+    f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
+)
+@click.option(
     "--scratch/--personal",
     default=None,
     help="--scratch: a throwaway database, no daily limit (the default for a deck that is "
@@ -53,8 +68,10 @@ def drill(
     deck_id: str | None,
     buttons: str | None,
     scratch: bool | None,
+    scheduler: str | None,
+    retention: float | None,
 ) -> None:
-    """Drill the cards due in PATH... (default: the bundled decks), SM-2 scheduled.
+    """Drill the cards due in PATH... (default: the bundled decks), scheduled by SM-2 or FSRS.
 
     Space or Enter shows the answer, then gives the highlighted grade; a digit gives any
     other. u undoes, d picks a deck, s shows statistics, ? lists every key, q quits. Every
@@ -63,7 +80,15 @@ def drill(
     layout = int(buttons) if buttons is not None else None
     with collector_paused() as resume:
         summary, db, tried = _run(
-            paths, db, new_limit, deck_id, layout, scratch, on_first_frame=resume
+            paths,
+            db,
+            new_limit,
+            deck_id,
+            layout,
+            scratch,
+            scheduler=scheduler,
+            retention=retention,
+            on_first_frame=resume,
         )
     if summary is not None and summary.reviews:
         if tried:
@@ -91,6 +116,8 @@ def _run(
     buttons: int | None,
     scratch: bool | None,
     *,
+    scheduler: str | None = None,
+    retention: float | None = None,
     on_first_frame: Callable[[], None],
 ) -> tuple[Summary | None, Path, bool]:
     """The drill from the command line's arguments: its summary, the database it used, and
@@ -113,12 +140,14 @@ def _run(
             everything = sum(len(card.items()) for deck in decks for card in deck.cards)
             summary, used = _drill(
                 decks, Path(tmp) / "scratch.db", everything, deck_id, buttons, notice,
-                on_first_frame,
+                on_first_frame, scheduler, retention,
             )  # fmt: skip
         return summary, used, True
     if db is None:
         db = default_db_path(create_folder=True)
-    summary, used = _drill(decks, db, new_limit, deck_id, buttons, None, on_first_frame)
+    summary, used = _drill(
+        decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention
+    )
     return summary, used, False
 
 
@@ -130,6 +159,8 @@ def _drill(
     buttons: int | None,
     scratch: str | None,
     on_first_frame: Callable[[], None],
+    scheduler: str | None,
+    retention: float | None,
 ) -> tuple[Summary | None, Path]:
     from zerodrill.srs.store import Store
 
@@ -144,6 +175,8 @@ def _drill(
             on_first_frame=on_first_frame,
             buttons=buttons,
             scratch=scratch,
+            scheduler=scheduler,
+            retention=retention,
         )
         summary = run_to_end(app, store)
     return summary, db

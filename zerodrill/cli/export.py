@@ -142,6 +142,7 @@ def _targets(decks: Sequence[Deck], output: str, chosen: Format) -> list[tuple[P
 
 
 def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingState]:
+    from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
     from zerodrill.srs.store import Store
 
     db_path = db if db is not None else default_db_path()
@@ -149,8 +150,12 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
         raise UserError(f"no review progress to export (no database at {db_path})")
     keys = [item.key for deck in decks for card in deck.cards for item in card.items()]
     with Store.open(db_path, create=False) as store:
-        states: dict[str, SchedulingState] = dict(store.states(keys))
+        # Anki's scheduling fields are SM-2's, whichever scheduler the drill uses.
+        sm2_states = store.states_by(Sm2Scheduler(), keys)
         marks = store.actions.marks()
+    states: dict[str, SchedulingState] = {
+        key: state.sm2 for key, state in sm2_states.items() if isinstance(state, Sm2Card)
+    }
     if marks:
         from zerodrill.srs.card_actions import NO_MARKS
         from zerodrill.srs.days import local_now, study_day

@@ -24,19 +24,28 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     is read, never written, even while Anki has it open). PATH... are the decks the cards
     come from (default: the bundled decks). Importing the same reviews again adds nothing.
     """
-    from zerodrill.srs.anki_import import read_reviews
+    from zerodrill.srs.anki_import import read_reviews, withdrawals
+    from zerodrill.srs.settings import chosen_scheduler
     from zerodrill.srs.store import Store
 
     decks = usable_decks(load_decks(paths))
     found = read_reviews(file, note_keys(decks))
     # Made only now that FILE was read: a file that is not Anki's creates nothing of ours.
     with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
-        merged = store.merge(found.reviews)
+        # Cards re-derived with the drill's scheduler: no whole rebuild at the next drill.
+        store.scheduler = chosen_scheduler(store)
+        undos = withdrawals(found, store.events())
+        merged = store.add_events([*found.reviews, *undos])
+    added = merged.added - len(undos)
     click.echo(
-        f"{plural(merged.added, 'review')} imported from Anki, "
+        f"{plural(added, 'review')} imported from Anki, "
         f"{plural(len(merged.keys), 'card')} affected; "
         f"{plural(merged.present, 'review')} already present."
     )
+    if undos:
+        click.echo(
+            f"{plural(len(undos), 'review')} imported before and undone in Anki since: withdrawn."
+        )
     notes = [f"{plural(found.foreign_notes, 'note')} not zerodrill's (left alone)"]
     if found.other_decks:
         named = ", ".join(sorted(found.other_decks))
@@ -47,6 +56,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     if found.skipped:
         notes.append(f"{plural(found.skipped, 'revlog row')} that are not answers (skipped)")
     click.echo("; ".join(notes) + ".")
+    for warning in merged.warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 def note_keys(decks: Sequence[Deck]) -> dict[str, dict[int, str]]:

@@ -11,6 +11,7 @@ from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.settings import chosen_scheduler
 from zerodrill.srs.stats import compute_stats, render_text
 from zerodrill.srs.store import Store
 
@@ -21,7 +22,8 @@ from zerodrill.srs.store import Store
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
     """Show review statistics for decks (default: the bundled decks) and a 30-day forecast."""
-    today = study_day(local_now())
+    now = local_now()
+    today = study_day(now)
     db_path = db if db is not None else default_db_path()
     # Stats only reads: it never creates a database. Without one at the default place, nothing
     # has been reviewed yet; a --db that names no file is more likely a typo, so it is an error.
@@ -29,7 +31,10 @@ def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
     if db is not None or db_path.exists():
         store = Store.open(db_path, create=False)
     try:
-        figures = compute_stats(usable_decks(load_decks(paths)), store, today)
+        if store is not None:
+            # The schedule the drill shows, and FSRS's recall where FSRS is chosen.
+            store.scheduler = chosen_scheduler(store)
+        figures = compute_stats(usable_decks(load_decks(paths)), store, today, at=now)
     finally:
         if store is not None:
             store.close()

@@ -24,6 +24,7 @@ def sync(folder: Path, db: Path | None) -> None:
     other machine's file, and reschedules the cards they touch as if every review had been
     given on one machine, in time order. Run it before and after a drill, or from cron.
     """
+    from zerodrill.srs.settings import chosen_scheduler
     from zerodrill.srs.sync.folder import check_folder, sync_folder
 
     folder = folder.expanduser()
@@ -31,6 +32,8 @@ def sync(folder: Path, db: Path | None) -> None:
     if db is None:
         db = default_db_path(create_folder=True)
     with Store.open(db) as store:
+        # Cards re-derived with the drill's scheduler: no whole rebuild at the next drill.
+        store.scheduler = chosen_scheduler(store)
         report = sync_folder(store, folder)
     for warning in report.warnings:
         click.echo(f"zerodrill: warning: {shown(warning)}", err=True)

@@ -1,63 +1,64 @@
 """Anki's reviews of zerodrill's notes, read from what Anki exports or keeps.
 
-:func:`read_reviews` takes a ``.colpkg`` or ``.apkg`` (a zip: ``collection.anki21b``,
-zstd-compressed, in Anki 2.1.50 and later; ``collection.anki21`` or ``collection.anki2``
-before; newer packages also hold a ``collection.anki2`` that only tells old Ankis to update,
-so the newest member present is the one read), or a collection file itself
-(``collection.anki2`` in Anki's profile folder). It never writes to the user's file: it reads
-a copy made in a temporary folder, the file and its ``-wal`` together, so a collection that
-Anki has open (and locked) reads as Anki last wrote it.
+:func:`read_reviews` takes a ``.colpkg`` or ``.apkg``, or a collection file itself; it never
+writes to the user's file, but reads a copy (:mod:`.anki_package`, which also keeps a hostile
+package within a fixed memory and disk budget).
 
 Of the review log (``revlog``) it keeps the answers given to cards of notes whose GUIDs are
-zerodrill's, as reviews from origin ``"anki"`` numbered by the revlog id (so importing the same
-file again adds nothing), graded by :data:`~zerodrill.srs.sm2.ANKI_EASE_TO_GRADE` and dated
-on the local calendar with zerodrill's study-day rollover. Rows that record no answer are
-skipped and counted: manual changes (revlog type 4, such as *Set due date* or *Forget*, and
-type 5, rescheduled by FSRS or by a deck-options change) and any row whose ease is not a
-button (0).
+zerodrill's, as events from origin ``"anki"`` numbered by the revlog id (so importing the same
+file again adds nothing), graded by :data:`~zerodrill.srs.sm2.ANKI_EASE_TO_GRADE`. Rows that
+record no grade are skipped and counted: manual changes (revlog type 4, such as *Set due date*
+or *Forget*, and type 5, rescheduled by FSRS or by a deck-options change), answers in a
+filtered deck with rescheduling off (type 3 with no ease factor: Anki's own test for
+"cramming", which moves no schedule in Anki either), and any row whose ease is not a button.
+
+Study days are the collection's, not this machine's: its rollover hour and its UTC offset
+(``localOffset``, else ``creationOffset``; a collection with neither counts days from its
+creation time, as Anki's first scheduler did). One package so gives the same events on a
+machine in Tokyo and one in New York.
+
+An answer undone in Anki after an import is gone from its revlog, and Anki's undo puts the
+collection back as it was, its modification time too: only when the file or package was
+written tells an undone answer from one a package is too old to hold. :func:`withdrawals`
+finds the answers imported before that the collection no longer holds, though it holds their
+card and was written after them, and gives an undo for each (origin :data:`UNDO_ORIGIN`, numbered
+by the revlog id it withdraws, so every machine importing the package makes the same one).
 """
 
 from __future__ import annotations
 
+import json
 import re
-import shutil
 import sqlite3
 import tempfile
-import zipfile
-import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, RESERVED_DECK_IDS, SLUG_PATTERN
-from zerodrill.errors import UserError
-from zerodrill.srs.days import study_day
-from zerodrill.srs.scheduler import Review, ReviewKind
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Sm2State
+from zerodrill.srs.anki_package import AnkiImportError, copy_collection
+from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE
+
+__all__ = ["AnkiImportError", "AnkiReviews", "read_reviews", "withdrawals"]
 
 ORIGIN = "anki"
+#: The origin of the undos an import makes for answers undone in Anki since.
+UNDO_ORIGIN = "anki-undo"
 #: Collection schemas read: 11 (Anki 2.1 before 2.1.28, and every legacy export) to 18
 #: (current Anki). The tables read (col, notes, cards, revlog) are alike in all of them.
 MIN_SCHEMA, MAX_SCHEMA = 11, 18
-#: The newest package format known (the ``meta`` member's version: 3 is zstd, 2.1.50+).
-MAX_PACKAGE_VERSION = 3
-#: A package's collections, newest first.
-_MEMBERS = ("collection.anki21b", "collection.anki21", "collection.anki2")
 #: The revlog types that are answers: learning, review, relearning, filtered deck.
 _ANSWER_TYPES = (0, 1, 2, 3)
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_ZIP_MAGIC = b"PK\x03\x04"
+#: Revlog type 3 with ease factor 0 is an answer with rescheduling off (Anki: is_cramming).
+_FILTERED = 3
 _TABLES = {"col", "notes", "cards", "revlog"}
-_CHUNK = 1 << 20
 
 #: A note GUID -> its template ordinals -> the item key each card is reviewed under.
 NoteKeys = Mapping[str, Mapping[int, str]]
-
-
-class AnkiImportError(UserError):
-    """A file that cannot be read as an Anki collection; the message says which and why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +66,19 @@ class AnkiReviews:
     """What a collection holds for zerodrill."""
 
     #: Answers given to zerodrill's cards, oldest first, each with its identity.
-    reviews: tuple[Review, ...]
+    reviews: tuple[ReviewEvent, ...]
     #: Notes whose GUIDs are not zerodrill's (left alone).
     foreign_notes: int
     #: Answers to zerodrill notes whose card is in none of the decks (a deleted cloze
     #: deletion, say): no key to log them under.
     unmatched: int
-    #: Revlog rows of zerodrill's cards that record no answer (see the module docstring).
+    #: Revlog rows of zerodrill's cards that record no grade (see the module docstring).
     skipped: int
+    #: The item keys of zerodrill's cards the collection holds.
+    keys: frozenset[str] = frozenset()
+    #: The latest moment the collection is known to show, in ms since the epoch: an answer
+    #: before it that it does not hold was undone (see :func:`_horizon`).
+    horizon: int = 0
     #: Notes zerodrill exported (tagged ``zerodrill::<deck>``) from decks not among those
     #: read: deck id -> notes. Left alone too, but not the user's own notes.
     other_decks: Mapping[str, int] = field(default_factory=dict)
@@ -84,96 +90,22 @@ def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
     :class:`AnkiImportError` (one line) for anything that is not a collection this reads.
     """
     with tempfile.TemporaryDirectory(prefix="zerodrill-import-") as tmp:
-        copy = _copy_collection(path, Path(tmp))
+        copied = copy_collection(path, Path(tmp))
         try:
-            conn = sqlite3.connect(copy)
+            conn = sqlite3.connect(copied.path)
         except sqlite3.Error as exc:
             raise AnkiImportError(f"cannot read {path}: {exc}") from None
         try:
-            return _read(conn, notes, path)
+            return _read(conn, notes, path, copied.written)
         except sqlite3.DatabaseError as exc:
             raise AnkiImportError(f"{path} is not an Anki collection ({exc})") from None
         finally:
             conn.close()
 
 
-def _copy_collection(path: Path, folder: Path) -> Path:
-    """A copy of the collection at ``path`` (taken out of a package) in ``folder``."""
-    copy = folder / "collection.anki2"
-    try:
-        if path.is_dir():
-            raise AnkiImportError(f"{path} is a folder, not an Anki collection or package")
-        with path.open("rb") as f:
-            head = f.read(len(_SQLITE_MAGIC))
-        if head.startswith(_ZIP_MAGIC):
-            _extract(path, copy)
-        elif head == _SQLITE_MAGIC:
-            # The -wal first: a checkpoint that runs meanwhile moves pages into the file,
-            # which is copied after, so nothing committed is missed.
-            wal = path.with_name(path.name + "-wal")
-            if wal.is_file():
-                shutil.copyfile(wal, folder / (copy.name + "-wal"))
-            shutil.copyfile(path, copy)
-        else:
-            raise AnkiImportError(
-                f"{path} is not an Anki collection or package (.colpkg, .apkg, collection.anki2)"
-            )
-    except FileNotFoundError:
-        raise AnkiImportError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise AnkiImportError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return copy
-
-
-def _extract(package: Path, out: Path) -> None:
-    try:
-        with zipfile.ZipFile(package) as z:
-            names = set(z.namelist())
-            version = _package_version(z.read("meta")) if "meta" in names else 0
-            if version > MAX_PACKAGE_VERSION:
-                raise AnkiImportError(
-                    f"{package} is from a newer Anki (package format {version}; zerodrill "
-                    f"reads up to {MAX_PACKAGE_VERSION}): export it with 'Support older Anki "
-                    "versions' ticked, or upgrade zerodrill"
-                )
-            member = next((m for m in _MEMBERS if m in names), None)
-            if member is None:
-                raise AnkiImportError(f"{package} is a zip file but holds no Anki collection")
-            with z.open(member) as src, out.open("wb") as dst:
-                if member.endswith("b"):
-                    _unzstd(src, dst)
-                else:
-                    shutil.copyfileobj(src, dst, _CHUNK)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
-        raise AnkiImportError(
-            f"{package} is a damaged or incomplete package (cut short while copying?): {exc}"
-        ) from None
-
-
-def _unzstd(src: IO[bytes], dst: IO[bytes]) -> None:
-    # Imported here: only packages from Anki 2.1.50 and later need it.
-    import zstandard
-
-    try:
-        zstandard.ZstdDecompressor().copy_stream(src, dst, read_size=_CHUNK, write_size=_CHUNK)
-    except zstandard.ZstdError as exc:
-        raise zlib.error(f"its collection does not decompress ({exc})") from None
-
-
-def _package_version(meta: bytes) -> int:
-    """The version in a package's ``meta`` (a protobuf message: field 1, a varint)."""
-    if not meta.startswith(b"\x08"):
-        return 0
-    version, shift = 0, 0
-    for byte in meta[1:]:
-        version |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            break
-    return version
-
-
-def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
+def _read(
+    conn: sqlite3.Connection, notes: NoteKeys, path: Path, written: datetime | None
+) -> AnkiReviews:
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema")}
     if not _TABLES <= tables:
         raise AnkiImportError(f"{path} is an SQLite file but not an Anki collection")
@@ -184,6 +116,7 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             f"{path} is from {age} Anki (collection schema {schema}; zerodrill reads "
             f"{MIN_SCHEMA} to {MAX_SCHEMA}): open it in a current Anki and export it again"
         )
+    calendar = Calendar.of(conn, "config" in tables)
     ours: dict[int, Mapping[int, str]] = {}
     foreign = 0
     other_decks: dict[str, int] = {}
@@ -204,41 +137,136 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
     reviews, unmatched, skipped = [], 0, 0
-    new = Sm2State.new()
-    for rid, cid, ease, kind, taken in conn.execute(
-        "SELECT id, cid, ease, type, time FROM revlog ORDER BY id"
+    for rid, cid, ease, kind, factor, taken in conn.execute(
+        "SELECT id, cid, ease, type, factor, time FROM revlog ORDER BY id"
     ):
         if cid not in cards:
             continue
         key = cards[cid]
         grade = ANKI_EASE_TO_GRADE.get(ease)
-        if kind not in _ANSWER_TYPES or grade is None or not isinstance(rid, int) or rid <= 0:
+        if (
+            kind not in _ANSWER_TYPES
+            or (kind == _FILTERED and factor == 0)
+            or grade is None
+            or not isinstance(rid, int)
+            or rid <= 0
+        ):
             skipped += 1
             continue
         if key is None:
             unmatched += 1
             continue
-        try:
-            at = datetime.fromtimestamp(rid / 1000, tz=UTC).astimezone()
-        except (OverflowError, OSError, ValueError):
+        when = calendar.when(rid)
+        if when is None:
             skipped += 1
             continue
         answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
-        reviews.append(
-            Review(
-                key,
-                ReviewKind.GRADE,
-                at,
-                study_day(at),
-                grade,
-                new,
-                new,
-                answer_ms=answer_ms,
-                origin=ORIGIN,
-                origin_seq=rid,
-            )
-        )
-    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, other_decks)
+        reviews.append(ReviewEvent(ORIGIN, rid, key, *when, grade, answer_ms=answer_ms))
+    held = frozenset(key for key in cards.values() if key is not None)
+    horizon = _horizon(conn, calendar, written)
+    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon, other_decks)
+
+
+def _horizon(conn: sqlite3.Connection, calendar: Calendar, written: datetime | None) -> int:
+    """The latest moment the collection is known to show, in ms: its last change (``mod``,
+    which Anki's undo puts back as it was), its latest revlog id, or when the file or
+    package was written, whichever is latest. A package's zip time is the exporting
+    machine's local time: read in the collection's UTC offset, or as the earliest it can
+    be (UTC+14) where the collection records none."""
+    (mod,) = conn.execute("SELECT mod FROM col").fetchone() or (0,)
+    (latest,) = conn.execute("SELECT max(id) FROM revlog").fetchone()
+    mod = mod if isinstance(mod, int) else 0
+    # Collections before Anki 2.1 kept mod in seconds.
+    moments = [mod * 1000 if 0 < mod < 10**11 else mod, latest if isinstance(latest, int) else 0]
+    if written is not None:
+        if written.tzinfo is None:
+            written = written.replace(tzinfo=calendar.zone or timezone(timedelta(hours=14)))
+        moments.append(int(written.timestamp() * 1000))
+    return max(moments)
+
+
+@dataclass(frozen=True, slots=True)
+class Calendar:
+    """How a collection counts study days (Anki's ``sched_timing_today``): the day turns at
+    the rollover hour in the collection's UTC offset; with no offset recorded (Anki's first
+    scheduler), a day is each 24 hours from the collection's creation."""
+
+    rollover: int
+    #: The collection's UTC offset; None for days counted from :attr:`created`.
+    zone: tzinfo | None
+    #: The collection's creation time, seconds since the epoch.
+    created: int
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection, has_config_table: bool) -> Calendar:
+        config = _config(conn, has_config_table)
+        rollover = config.get("rollover")
+        if not isinstance(rollover, int) or isinstance(rollover, bool) or not 0 <= rollover < 24:
+            rollover = DEFAULT_ROLLOVER_HOUR
+        zone = None
+        for name in ("localOffset", "creationOffset"):
+            west = config.get(name)
+            # Minutes west of UTC, as JavaScript's getTimezoneOffset gives them.
+            if isinstance(west, int) and not isinstance(west, bool) and abs(west) <= 24 * 60:
+                zone = timezone(timedelta(minutes=-west))
+                break
+        (created,) = conn.execute("SELECT crt FROM col").fetchone() or (0,)
+        return cls(rollover, zone, created if isinstance(created, int) else 0)
+
+    def when(self, rid: int) -> tuple[datetime, date] | None:
+        """The time and study day of the answer with revlog id ``rid``; None if it is not a
+        time a calendar holds."""
+        try:
+            if self.zone is None:
+                at = datetime.fromtimestamp(rid / 1000, tz=UTC)
+                start = datetime.fromtimestamp(self.created, tz=UTC).date()
+                return at, start + timedelta(days=(rid // 1000 - self.created) // 86_400)
+            at = datetime.fromtimestamp(rid / 1000, tz=self.zone)
+            # Wall-clock arithmetic, as in zerodrill.srs.days.study_day.
+            return at, (at.replace(tzinfo=None) - timedelta(hours=self.rollover)).date()
+        except (OverflowError, OSError, ValueError):
+            return None
+
+
+def _config(conn: sqlite3.Connection, has_config_table: bool) -> dict[str, Any]:
+    """The collection's settings read here: ``config`` rows (schema 14 and later), else the
+    JSON in ``col.conf``. What does not parse reads as unset."""
+    names = ("rollover", "localOffset", "creationOffset")
+    found: dict[str, Any] = {}
+    try:
+        if has_config_table:
+            marks = ", ".join("?" * len(names))
+            for name, value in conn.execute(
+                f"SELECT key, val FROM config WHERE key IN ({marks})", names
+            ):
+                found[name] = json.loads(value)
+        else:
+            (text,) = conn.execute("SELECT conf FROM col").fetchone() or ("{}",)
+            conf = json.loads(text or "{}")
+            if isinstance(conf, dict):
+                found = {name: conf[name] for name in names if name in conf}
+    except (ValueError, TypeError, sqlite3.Error):
+        return {}
+    return found
+
+
+def withdrawals(found: AnkiReviews, logged: Iterable[ReviewEvent]) -> list[ReviewEvent]:
+    """An undo for each answer imported from Anki before that ``found`` shows was undone
+    there since: its card is in the collection, the collection is newer than the answer, and
+    its revlog holds it no more (or no longer as a grade)."""
+    events = list(logged)
+    undone = {e.undoes for e in events if e.undoes is not None}
+    kept = {review.seq for review in found.reviews}
+    return [
+        ReviewEvent(UNDO_ORIGIN, e.seq, e.key, e.at, e.day, None, e.identity)
+        for e in events
+        if e.origin == ORIGIN
+        and e.grade is not None
+        and e.identity not in undone
+        and e.key in found.keys
+        and e.seq < found.horizon
+        and e.seq not in kept
+    ]
 
 
 _SLUG = re.compile(SLUG_PATTERN)

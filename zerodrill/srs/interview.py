@@ -31,7 +31,7 @@ with an injected clock. The API::
         finish_question(typed: str | None) -> None
         set_points(covered: Collection[int]) -> None
         follow_up_card() -> Card | None
-        choices() -> Sequence[GradeOutcome]   # what each grade would do to that card
+        follow_up_choices() -> tuple[GradeOutcome, ...]   # what each grade would do now
         grade_follow_up(grade: int, typed: str | None) -> None
         set_red_flags(said: Collection[str]) -> None
         red_flag_cards() -> tuple[Card, ...]
@@ -52,7 +52,7 @@ rules of the drill apply to them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -76,8 +76,8 @@ from zerodrill.srs.interview_steps import (
     RedFlagsStep,
     Step,
 )
-from zerodrill.srs.scheduler import GradeOutcome, preview
-from zerodrill.srs.session import answer_ms, record_grade
+from zerodrill.srs.schedulers.base import GradeOutcome
+from zerodrill.srs.session import answer_ms, choices, record_grade
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
@@ -288,16 +288,6 @@ class InterviewRun:
             return None
         return self._card(self.interview.follow_ups[self.follow_up_index])
 
-    def choices(self) -> Sequence[GradeOutcome]:
-        """What each grade 0-5 would do to the current follow-up's card (as
-        :meth:`zerodrill.srs.session.Session.choices` says for the drill's card)."""
-        card = self.follow_up_card()
-        if card is None:
-            return ()
-        last = self.store.last_day(card.key)
-        repeat = last is not None and last >= self.day
-        return preview(self.store.state(card.key), self.day, repeat=repeat)
-
     def grade_follow_up(self, grade: int, typed: str | None) -> None:
         """Grade the current follow-up 0-5: that card's review, logged with the step."""
         self._expect(Step.FOLLOW_UP)
@@ -320,6 +310,13 @@ class InterviewRun:
             )
             self.store.attempts.add_step(self.attempt_id, step, at=now)
         self._replay(step)
+
+    def follow_up_choices(self) -> tuple[GradeOutcome, ...]:
+        """What each grade would do to the current follow-up's card now (for its buttons)."""
+        card = self.follow_up_card()
+        if card is None:
+            return ()
+        return choices(self.store, card.key, day=self.day, at=self._clock())
 
     def red_flag_cards(self) -> tuple[Card, ...]:
         return tuple(self._card(card_id) for card_id in self.interview.red_flags)

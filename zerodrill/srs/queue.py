@@ -1,11 +1,12 @@
 """Today's queue: what is due, what is new and what comes back, over some decks' items.
 
 Order: due reviews first (the cards an interview brought forward, then most overdue first),
-then new items in study order (see :func:`items_of`) up to the daily limit, then SM-2's step 7:
-every item graded below 4 today comes back, after the rest, until it gets 4 or 5. Those repeats
-are logged (``repeat=True``) and move no schedule. A fail (below 3) comes back sooner, as a
-learning step: the sitting brings it forward once a few other cards were graded or a few
-minutes have passed (:attr:`TodayQueue.failed` says when it failed).
+then new items in study order (see :func:`items_of`) up to the daily limit, then the items the
+scheduler brings back today (:attr:`~zerodrill.srs.schedulers.base.CardState.again_on`; SM-2:
+every item graded below 4 today, until it gets 4 or 5), after the rest. One the scheduler
+brings back at a set moment (a learning step: SM-2's fails) comes sooner: the sitting brings
+it forward once a few other cards were graded or that moment has come
+(:attr:`TodayQueue.failed`).
 
 The daily limit on new items is one per study day, over every deck: items introduced today in
 any deck count against it, so no choice of decks gives more new cards in a day.
@@ -28,8 +29,7 @@ from datetime import date, datetime
 from itertools import chain, filterfalse
 
 from zerodrill.deck.model import Deck, Item
-from zerodrill.srs.scheduler import Review
-from zerodrill.srs.sm2 import REPEAT_BELOW, Grade
+from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.store import Store
 
 DEFAULT_NEW_LIMIT = 20
@@ -50,10 +50,10 @@ class Counts:
 
 @dataclass(frozen=True, slots=True)
 class Failed:
-    """An item whose latest grade today was a fail (below 3)."""
+    """An item in a learning step: it comes back today at a set moment at the latest."""
 
-    #: When it was graded.
-    at: datetime
+    #: When it comes back at the latest.
+    due: datetime
     #: Grades and repeats logged today after it, in any terminal.
     since: int
 
@@ -65,13 +65,13 @@ class TodayQueue:
     reviews: tuple[Item, ...]
     #: New items, in study order, as many as today's limit still allows.
     new: tuple[Item, ...]
-    #: Items whose latest grade today was below 4, in the order they were graded.
+    #: Items the scheduler brings back today, in the order of their latest grade.
     repeats: tuple[Item, ...]
     #: Keys graded today (grades and repeats still in effect).
     graded_today: frozenset[str]
     #: New items already introduced today, in any deck (they count against the limit).
     introduced: int
-    #: The repeats whose latest grade was a fail, by key.
+    #: The repeats in a learning step, by key.
     failed: Mapping[str, Failed] = field(default_factory=dict)
 
 
@@ -109,10 +109,11 @@ def build_queue(
         raise ValueError(f"new card limit must not be negative, not {new_limit}")
     # One snapshot: what is due and what is logged must agree while another terminal grades.
     with store.snapshot():
-        latest: dict[str, Review] = {}
+        latest: dict[str, LoggedEvent] = {}
         introduced = 0
         logged = store.reviews_on(day)
         forward = store.attempts.brought_forward(day)
+        again = store.states(store.again_on(day))
         for review in logged:
             latest[review.key] = review
             # A new card an interview brought forward takes no slot of the daily limit.
@@ -130,13 +131,13 @@ def build_queue(
     repeats = tuple(
         by_key[r.key]
         for r in sorted(latest.values(), key=lambda r: r.id)
-        if r.grade is not None and r.grade < REPEAT_BELOW and r.key in by_key
-        if r.key not in brought
+        if r.key in again and r.key in by_key and r.key not in brought
     )
     failed = {
-        r.key: Failed(r.at, len(logged) - 1 - n)
+        r.key: Failed(step, len(logged) - 1 - n)
         for n, r in enumerate(logged)
-        if latest[r.key] is r and r.grade is not None and r.grade < Grade.HARD and r.key in by_key
+        if latest[r.key] is r and r.key in again and r.key in by_key
+        if (step := again[r.key].step_due) is not None
     }
     busy_cards = {_card_key(key, by_key) for key in graded}
     busy_cards.update(item.card.key for item in brought.values())

@@ -19,14 +19,15 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import NO_MARKS, Action, CardActionEvent, CardMarks
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
+from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
-from zerodrill.srs.scheduler import GradeOutcome, Review, preview, review_card
-from zerodrill.srs.sm2 import REPEAT_BELOW, to_grade
+from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
+from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import NotInEffect, Store
 from zerodrill.srs.store.actions import NothingToUndo
 
@@ -42,11 +43,11 @@ def answer_ms(shown_at: datetime, now: datetime) -> int:
     return min(MAX_ANSWER_MS, max(0, int((now - shown_at).total_seconds() * 1000)))
 
 
-#: A learning step: a card failed (graded below 3) comes back once this many other cards were
-#: graded since, or once :data:`LEARNING_STEP` has passed, whichever comes first; before the
-#: remaining new cards, so it is seen again while the answer is fresh.
+#: A learning step: a card the scheduler brings back at a set moment the same day (SM-2: a
+#: fail, 10 minutes on) comes back at that moment or once this many other cards were graded
+#: since, whichever comes first; before the remaining new cards, so it is seen again while
+#: the answer is fresh.
 LEARNING_STEP_CARDS = 3
-LEARNING_STEP = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,30 +104,23 @@ def record_grade(
     at: datetime,
     answer_ms: int | None = None,
     typed: str | None = None,
-    repeat: bool = False,
-) -> Review:
-    """Grade ``key`` and log it; returns the logged review. On disk when this returns.
+) -> LoggedEvent:
+    """Grade ``key`` and log it; returns the grade logged. On disk when this returns.
 
-    A card that has a grade or repeat in effect on ``day`` (or a later day), given in any
-    terminal, takes a same-day repeat: the log decides, not what a sitting remembers.
-    ``repeat`` makes it a repeat in any case. The card's state and its last day are read,
-    :func:`review_card` applied and the entry appended in one transaction, so no grade
-    another terminal gives can come in between.
+    Whether it moves the schedule or is a same-day repeat is the scheduler's to say, from
+    the log (a grade given today in any terminal counts), never what a sitting remembers.
     """
-    with store.transaction():
-        last = store.last_day(key)
-        repeat = repeat or (last is not None and last >= day)
-        _, review = review_card(
-            store.state(key),
-            quality,
-            key=key,
-            day=day,
-            at=at,
-            answer_ms=answer_ms,
-            typed=typed,
-            repeat=repeat,
-        )
-        return store.append(review)
+    return store.grade(key, quality, day=day, at=at, answer_ms=answer_ms, typed=typed)
+
+
+def choices(store: Store, key: str, *, day: date, at: datetime) -> tuple[GradeOutcome, ...]:
+    """What each grade 0-5 would do to ``key`` if given at ``at`` on study day ``day``."""
+    with store.snapshot():
+        return outcomes(store.scheduler, store.state(key), When(_aware(at), day))
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.astimezone()
 
 
 class Session:
@@ -155,7 +149,7 @@ class Session:
         self.day = study_day(self._started, rollover_hour)
         # The sitting's grades still in effect, oldest first: the undo stack, and what the
         # summary counts.
-        self._given: list[Review] = []
+        self._given: list[LoggedEvent] = []
         # The sitting's card actions, each with how many grades came before it: undo takes
         # back whichever of the two came last.
         self._actions: list[tuple[int, CardActionEvent]] = []
@@ -191,6 +185,19 @@ class Session:
                 self._front = item
                 self._current = item
 
+    def use_scheduler(self, scheduler: Scheduler[Any]) -> None:
+        """Schedule with ``scheduler`` from now on. Every card is derived again from its events
+        (the store rebuilds its cache at the next read: nothing is lost, and switching back
+        gives the old schedule exactly) and today's queue is built again; the sitting keeps
+        its day, its grades and its undo stack. If the cache cannot be rebuilt (a locked
+        database), the store error is raised and the old scheduler stays in use."""
+        previous, self._store.scheduler = self._store.scheduler, scheduler
+        try:
+            self.select_deck(self.deck_id)
+        except BaseException:
+            self._store.scheduler = previous
+            raise
+
     def _reload(self) -> None:
         # Suspended cards, and cards buried today, are kept out of every line.
         marks = self._store.actions.marks()
@@ -209,8 +216,7 @@ class Session:
         # log says was graded since the fail.
         self._ticks = 0
         self._failed = {
-            key: (LEARNING_STEP_CARDS - fail.since, fail.at + LEARNING_STEP)
-            for key, fail in queue.failed.items()
+            key: (LEARNING_STEP_CARDS - fail.since, fail.due) for key, fail in queue.failed.items()
         }
 
     def _advance(self) -> None:
@@ -258,8 +264,9 @@ class Session:
 
     @property
     def is_repeat(self) -> bool:
-        """The current card was graded today already, in this terminal or another: a grade
-        now moves no schedule."""
+        """The current card was graded today already, in this terminal or another: it is back
+        for another go (under SM-2 a grade now moves no schedule; under FSRS it is a
+        short-term review)."""
         if self._current is None:
             return False
         last = self._store.last_day(self._current.key)
@@ -347,7 +354,7 @@ class Session:
         if self._front is not None:
             if self._front.key in self._graded:
                 repeats += 1
-            elif self._store.state(self._front.key).is_new:
+            elif self._store.state(self._front.key).due is None:
                 new += 1
             else:
                 reviews += 1
@@ -357,7 +364,7 @@ class Session:
         """What each grade 0-5 would do to the current card."""
         if self._current is None:
             return ()
-        return preview(self._store.state(self._current.key), self.day, repeat=self.is_repeat)
+        return choices(self._store, self._current.key, day=self.day, at=self._clock())
 
     def grade(self, quality: int, *, typed: str | None = None) -> None:
         """Grade the current card (committed when this returns) and move to the next one."""
@@ -380,10 +387,12 @@ class Session:
         self._graded.add(item.key)
         self._ticks += 1
         self._failed.pop(item.key, None)
-        if grade < REPEAT_BELOW:
+        # The scheduler says whether, and when, the card comes back today.
+        state = self._store.state(item.key)
+        if state.again_on == self.day:
             self._repeats.append(item)
-        if not grade.passed:
-            self._failed[item.key] = (self._ticks + LEARNING_STEP_CARDS, now + LEARNING_STEP)
+            if state.step_due is not None:
+                self._failed[item.key] = (self._ticks + LEARNING_STEP_CARDS, state.step_due)
         self._advance()
 
     def undo(self) -> Item | None:
@@ -456,19 +465,11 @@ class Session:
         # A study day starts at the rollover hour, on the local clock.
         return datetime.combine(day, time(self._rollover_hour)).astimezone()
 
-    def next_due(self) -> datetime | None:
-        """When the next card (review or new) becomes available; None if never."""
-        outlook = self.outlook()
-        moments = [outlook.next_review] if outlook.next_review is not None else []
-        if outlook.new_limit > 0 and outlook.new_waiting:
-            moments.append(outlook.next_day)
-        return min(moments, default=None)
-
     def stats(self) -> Stats:
         # Imported when asked for: the first card does not wait for it.
         from zerodrill.srs.stats import compute_stats
 
-        return compute_stats(self._decks, self._store, self.day)
+        return compute_stats(self._decks, self._store, self.day, at=self._clock())
 
     def deck_counts(self) -> list[DeckCount]:
         rows = [self._count(deck.id, deck.title, (deck,)) for deck in self._all_decks]

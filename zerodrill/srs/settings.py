@@ -1,16 +1,31 @@
-"""The learner's choices kept in the review database between sittings: the grade layout.
+"""The learner's choices kept in the review database between sittings: the grade layout, the
+scheduler and FSRS's desired retention.
 
 Kept in the database, not a config file, so that the choice travels with the grades it goes
-with (``--db`` for a second learner keeps their layout apart).
+with (``--db`` for a second learner keeps their layout apart). A value no zerodrill wrote reads
+as the default. A database that refuses the write is no reason to stop drilling: ``save_*``
+return the reason, to be said once, and the choice is used all the same. A database that is
+gone ends the drill as a grade would.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS, Scheduler, scheduler_named
+from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import FileGone, Store, StoreError
 
 #: The setting's name in the database; its value is "4" or "6".
 BUTTONS = "buttons"
+#: The scheduler's name ("sm2" or "fsrs": :data:`~zerodrill.srs.schedulers.SCHEDULERS`).
+SCHEDULER = "scheduler"
+#: FSRS's desired retention, as text ("0.9").
+RETENTION = "fsrs_retention"
+
+#: The schedulers' names as the learner reads them.
+SCHEDULER_TITLES = {"sm2": "SM-2", "fsrs": "FSRS"}
 
 
 def saved_layout(store: Store) -> int:
@@ -22,15 +37,57 @@ def saved_layout(store: Store) -> int:
 
 
 def save_layout(store: Store, buttons: int) -> str | None:
-    """Remember ``buttons`` for the next sittings. A database that refuses the write is no
-    reason to stop drilling: the reason is returned, to be said once, and the layout is
-    used all the same. A database that is gone ends the drill as a grade would."""
+    """Remember ``buttons`` for the next sittings (see the module's docstring)."""
     if buttons not in LAYOUTS:
         raise ValueError(f"no layout with {buttons} buttons")
+    return _save(store, BUTTONS, str(buttons), f"The {buttons}-button layout")
+
+
+def saved_scheduler_name(store: Store) -> str:
+    """The scheduler last chosen; SM-2 if none was (or the one saved is unknown)."""
+    value = store.setting(SCHEDULER)
+    return value if value in SCHEDULERS else DEFAULT_SCHEDULER
+
+
+def save_scheduler_name(store: Store, name: str) -> str | None:
+    """Remember scheduler ``name`` for the next sittings (see the module's docstring)."""
+    if name not in SCHEDULERS:
+        raise ValueError(f"no scheduler {name!r}")
+    return _save(store, SCHEDULER, name, SCHEDULER_TITLES.get(name, name))
+
+
+def saved_retention(store: Store) -> float | None:
+    """FSRS's desired retention last chosen; None if none was (or it is unusable)."""
+    value = store.setting(RETENTION)
     try:
-        store.save_setting(BUTTONS, str(buttons))
+        return check_retention(float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def save_retention(store: Store, retention: float) -> str | None:
+    """Remember FSRS's desired retention for the next sittings (see the module's docstring)."""
+    text = repr(check_retention(retention))
+    return _save(store, RETENTION, text, f"A desired retention of {text}")
+
+
+def chosen_scheduler(
+    store: Store, name: str | None = None, *, retention: float | None = None
+) -> Scheduler[Any]:
+    """Scheduler ``name`` (default: the one last chosen), made with its options: FSRS's
+    desired retention is ``retention``, else the one saved, else FSRS's default."""
+    name = saved_scheduler_name(store) if name is None else name
+    if name != "fsrs":
+        return scheduler_named(name)
+    retention = saved_retention(store) if retention is None else retention
+    return scheduler_named(name, desired_retention=retention or DEFAULT_RETENTION)
+
+
+def _save(store: Store, setting: str, value: str, what: str) -> str | None:
+    try:
+        store.save_setting(setting, value)
     except FileGone:
         raise
     except StoreError as exc:
-        return f"The {buttons}-button layout is used but not remembered: {exc}"
+        return f"{what} is used but not remembered: {exc}"
     return None

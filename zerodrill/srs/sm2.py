@@ -122,6 +122,10 @@ def to_grade(quality: object) -> Grade:
     return Grade(quality)
 
 
+#: EF values by hundredths, made once: a replay builds hundreds of thousands of states.
+_EASINESS: dict[int, Fraction] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class Sm2State:
     """What SM-2 knows about one study item.
@@ -166,7 +170,12 @@ class Sm2State:
     def from_hundredths(
         cls, repetitions: int, interval: int, ef_hundredths: int, due: date | None, lapses: int
     ) -> Sm2State:
-        return cls(repetitions, interval, Fraction(ef_hundredths, 100), due, lapses)
+        ef = _EASINESS.get(ef_hundredths)
+        if ef is None:
+            ef = Fraction(ef_hundredths, 100)
+            if len(_EASINESS) < 1000:
+                _EASINESS[ef_hundredths] = ef
+        return cls(repetitions, interval, ef, due, lapses)
 
     @property
     def is_new(self) -> bool:
@@ -185,31 +194,51 @@ class Sm2State:
 def next_interval(state: Sm2State, quality: int) -> int:
     """The interval (days) a grade would give, without the rest of the review."""
     q = to_grade(quality)
-    if q < Grade.HARD:
-        return 1
-    if state.repetitions == 0:
-        return 1
-    if state.repetitions == 1:
-        return 6
-    # ⌈I × EF⌉ in integers: -(-a // b) is the ceiling of a / b.
-    return min(MAX_INTERVAL, -(-state.interval * state.ef_hundredths // 100))
+    return step(state.repetitions, state.interval, state.ef_hundredths, state.lapses, q)[1]
+
+
+#: What :func:`step` gave for each input it was given: SM-2's steps are few (a card's
+#: repetitions, interval, EF and lapses, by grade), and a replay takes the same ones again.
+_STEPS: dict[tuple[int, int, int, int, int], tuple[int, int, int, int]] = {}
+_STEPS_KEPT = 200_000
+
+
+def step(reps: int, interval: int, ef: int, lapses: int, q: int) -> tuple[int, int, int, int]:
+    """Steps 1-3 in integers: (repetitions, interval, EF in hundredths, lapses) after grade
+    ``q`` (0..5, checked by the caller) given to a card with these. :func:`review` is this
+    with the due day added; a replay of many grades calls it directly."""
+    args = (reps, interval, ef, lapses, q)
+    done = _STEPS.get(args)
+    if done is not None:
+        return done
+    if q >= Grade.HARD:
+        if reps == 0:
+            next_ = 1
+        elif reps == 1:
+            next_ = 6
+        else:
+            # ⌈I × EF⌉ in integers: -(-a // b) is the ceiling of a / b.
+            next_ = min(MAX_INTERVAL, -(-interval * ef // 100))
+        done = (reps + 1, next_, _next_ef(ef, q), lapses)
+    else:
+        done = (0, 1, _next_ef(ef, q), lapses + (1 if reps > 0 else 0))
+    if len(_STEPS) < _STEPS_KEPT:
+        _STEPS[args] = done
+    return done
+
+
+def _next_ef(ef: int, q: int) -> int:
+    d = 5 - q
+    return max(MIN_EF_HUNDREDTHS, ef + 10 - d * (8 + 2 * d))
 
 
 def review(state: Sm2State, quality: int, day: date) -> Sm2State:
     """The state after grading ``state`` with ``quality`` (0..5) on study day ``day``."""
     q = to_grade(quality)
-    interval = next_interval(state, q)
-    if q >= Grade.HARD:
-        repetitions = state.repetitions + 1
-        lapses = state.lapses
-    else:
-        repetitions = 0
-        lapses = state.lapses + (1 if state.repetitions > 0 else 0)
-    d = 5 - q
-    ef = max(MIN_EF_HUNDREDTHS, state.ef_hundredths + 10 - d * (8 + 2 * d))
-    return Sm2State.from_hundredths(
-        repetitions, interval, ef, day + timedelta(days=interval), lapses
+    reps, interval, ef, lapses = step(
+        state.repetitions, state.interval, state.ef_hundredths, state.lapses, q
     )
+    return Sm2State.from_hundredths(reps, interval, ef, day + timedelta(days=interval), lapses)
 
 
 #: Anki's answer buttons (the revlog's ``ease``: Again 1, Hard 2, Good 3, Easy 4, as the v2

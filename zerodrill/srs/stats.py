@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs.interview_log import InterviewStats, interview_stats
 from zerodrill.srs.queue import build_queue, items_of
+from zerodrill.srs.recall import Recall, recall_of
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.store import ReviewCounts, Store
 from zerodrill.words import plural
 
@@ -50,6 +52,10 @@ class Stats:
     forecast: tuple[int, ...]
     #: Each interview of the decks, with its attempts.
     interviews: tuple[InterviewStats, ...] = ()
+    #: The scheduler in use ("sm2" or "fsrs").
+    scheduler: str = "sm2"
+    #: FSRS's retrievability of the studied cards; None under SM-2, which forecasts none.
+    recall: Recall | None = None
     #: Cards suspended (out of the drill until unsuspended), and buried today (back tomorrow):
     #: neither is in ``due_today`` nor in the forecast's first day.
     suspended: int = 0
@@ -70,18 +76,26 @@ class Stats:
             "retention_reviews": self.retention_reviews,
             "forecast": list(self.forecast),
             "interviews": [figures.as_json() for figures in self.interviews],
+            "scheduler": self.scheduler,
+            "recall": self.recall.as_json() if self.recall is not None else None,
             "suspended": self.suspended,
             "buried": self.buried,
         }
 
 
-def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> Stats:
-    """Stats for ``decks``; ``store`` None means nothing was ever reviewed."""
+def compute_stats(
+    decks: Sequence[Deck], store: Store | None, today: date, *, at: datetime | None = None
+) -> Stats:
+    """Stats for ``decks``; ``store`` None means nothing was ever reviewed. ``at``, the
+    moment, is what FSRS's recall forecast is for (none without it, or under SM-2)."""
     keys = {item.key: item for item in items_of(decks)}
     forecast = [0] * FORECAST_DAYS
     known = again = 0
     totals = ReviewCounts()
     suspended = buried = 0
+    recall = None
+    if store is not None and at is not None:
+        recall = recall_of(store.scheduler, store.states(keys).values(), at)
     if store is not None:
         marks = store.actions.marks()
         suspended = sum(1 for k, m in marks.items() if k in keys and m.suspended)
@@ -130,6 +144,8 @@ def compute_stats(decks: Sequence[Deck], store: Store | None, today: date) -> St
         retention_reviews=totals.recall_graded,
         forecast=tuple(forecast),
         interviews=interview_stats(decks, store, today),
+        scheduler=store.scheduler.name if store is not None else DEFAULT_SCHEDULER,
+        recall=recall,
         suspended=suspended,
         buried=buried,
     )
@@ -199,6 +215,7 @@ def render_text(stats: Stats) -> str:
             else []
         ),
         f"retention     {retention}",
+        *recall_lines(stats.recall),
         "",
     ]
     if any(stats.forecast):
@@ -210,6 +227,19 @@ def render_text(stats: Stats) -> str:
         lines.append("")
         lines.extend(interview_lines(stats.interviews))
     return "\n".join(lines)
+
+
+def recall_lines(recall: Recall | None) -> list[str]:
+    """FSRS's line of the stats: the studied cards' average chance of recall now, and how many
+    have fallen below the desired retention. None under SM-2."""
+    if recall is None:
+        return []
+    if recall.average is None:
+        return [f"recall now    {'–':>6}  (FSRS; no studied cards)"]
+    return [
+        f"recall now    {recall.average:>6.0%}  (FSRS, average of {plural(recall.cards, 'card')}; "
+        f"{recall.below} below the desired {recall.desired:.0%})"
+    ]
 
 
 #: The most attempts a trend line shows (the latest ones).

@@ -20,10 +20,19 @@ if TYPE_CHECKING:
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs.days import local_now
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.session import Session
-from zerodrill.srs.settings import save_layout, saved_layout
+from zerodrill.srs.settings import (
+    SCHEDULER_TITLES,
+    chosen_scheduler,
+    save_layout,
+    save_retention,
+    save_scheduler_name,
+    saved_layout,
+    saved_scheduler_name,
+)
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
-from zerodrill.srs.store import Store
+from zerodrill.srs.store import FileGone, Store, StoreError
 from zerodrill.tui.app_base import AppBase, Clock
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.session import DrillSession, Summary
@@ -46,6 +55,8 @@ class ZeroDrillApp(AppBase[Summary]):
         on_first_frame: Callable[[], None] | None = None,
         buttons: int = DEFAULT_LAYOUT,
         remember_buttons: Callable[[int], str | None] | None = None,
+        scheduler: str = DEFAULT_SCHEDULER,
+        switch_scheduler: Callable[[str], str | None] | None = None,
         notice: str | None = None,
         decks: Sequence[Deck] = (),
     ) -> None:
@@ -59,6 +70,11 @@ class ZeroDrillApp(AppBase[Summary]):
         self.buttons = buttons
         #: Saves a layout chosen in the drill; returns why it could not, if it could not.
         self.remember_buttons = remember_buttons
+        #: The scheduler's name: "sm2" or "fsrs" (see zerodrill.srs.schedulers).
+        self.scheduler = scheduler
+        #: Schedules the sitting with the scheduler named and remembers it; returns why it
+        #: could not be remembered, if it could not.
+        self.switch_scheduler = switch_scheduler
         #: Said once the first frame is up (a layout given on the command line not saved).
         self.notice = notice
         #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
@@ -109,6 +125,14 @@ class ZeroDrillApp(AppBase[Summary]):
             "Switch between Anki's four grade buttons and SM-2's six (remembered; key b)",
             self.action_toggle_buttons,
         )
+        if self.switch_scheduler is not None:
+            other = SCHEDULER_TITLES[self._other_scheduler()]
+            yield SystemCommand(
+                "Scheduler: SM-2 / FSRS",
+                f"Schedule with {other} from now on: every card again from its reviews, nothing "
+                "lost, and switching back gives the old schedule (remembered)",
+                self.action_toggle_scheduler,
+            )
 
     def action_command_palette(self) -> None:
         # Not over the too-small notice (whose one key is q), nor over another dialog.
@@ -166,7 +190,7 @@ class ZeroDrillApp(AppBase[Summary]):
             return
         from zerodrill.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(LAYOUTS[self.buttons]))
+        self.push_screen(HelpScreen(self.scheduler, LAYOUTS[self.buttons]))
 
     @user_errors_exit
     def action_stats(self) -> None:
@@ -293,6 +317,33 @@ class ZeroDrillApp(AppBase[Summary]):
         keys = "1-4: Again, Hard, Good, Easy" if self.buttons == 4 else "0-5: SM-2's grades"
         self.notify(f"{self.buttons} grade buttons, {keys}.", timeout=3, markup=False)
 
+    def _other_scheduler(self) -> str:
+        return "fsrs" if self.scheduler == "sm2" else "sm2"
+
+    @user_errors_exit
+    def action_toggle_scheduler(self) -> None:
+        """Switch between SM-2 and FSRS, and remember it: every card is derived again from its
+        reviews, and the sitting goes on with the queue the new scheduler gives."""
+        if self.switch_scheduler is None or not self._session_on_top():
+            return
+        other = self._other_scheduler()
+        try:
+            problem = self.switch_scheduler(other)
+        except FileGone:
+            raise
+        except StoreError as exc:
+            # Nothing changed (a locked database, say): the drill goes on as it was.
+            still = SCHEDULER_TITLES[self.scheduler]
+            self.notify(f"{still} still schedules: {exc}", severity="warning", markup=False)
+            return
+        self.scheduler = other
+        self.show(self._session_screen())
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
+            return
+        title = SCHEDULER_TITLES[self.scheduler]
+        self.notify(f"{title} schedules every card now.", timeout=3, markup=False)
+
 
 def create_app(
     decks: Sequence[Deck],
@@ -304,24 +355,50 @@ def create_app(
     on_first_frame: Callable[[], None] | None = None,
     buttons: int | None = None,
     scratch: str | None = None,
+    scheduler: str | None = None,
+    retention: float | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
-    called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout, and
-    is remembered in ``store``; without it, the one remembered there is used. ``scratch``
-    says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch)."""
-    session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
-    notice = None
+    called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
+    ``scheduler`` ("sm2" or "fsrs") the scheduler and ``retention`` FSRS's desired retention:
+    each is remembered in ``store``, and without it the one remembered there is used.
+    ``scratch`` says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch)."""
+    notices: list[str | None] = []
     if buttons is None:
         buttons = saved_layout(store)
     else:
-        notice = save_layout(store, buttons)
+        notices.append(save_layout(store, buttons))
+    if scheduler is None:
+        scheduler = saved_scheduler_name(store)
+    else:
+        notices.append(save_scheduler_name(store, scheduler))
+    if retention is not None:
+        notices.append(save_retention(store, retention))
+        if scheduler != "fsrs":
+            # SM-2 has no retention to aim at: say so, or the option seems to do nothing.
+            notices.append(
+                "The desired retention is FSRS's: kept for when FSRS schedules "
+                "(--scheduler fsrs, or Ctrl+P Scheduler)."
+            )
+    store.scheduler = chosen_scheduler(store, scheduler, retention=retention)
+    session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
+
+    def switch(name: str) -> str | None:
+        # Used first, then saved: a switch the database refuses leaves the old choice whole.
+        session.use_scheduler(chosen_scheduler(store, name, retention=retention))
+        return save_scheduler_name(store, name)
+
+    # Each choice that could not be saved says so (they share a cause), in one notice.
+    notice = "\n".join(n for n in notices if n is not None) or None
     app = ZeroDrillApp(
         session,
         clock=clock,
         on_first_frame=on_first_frame,
         buttons=buttons,
         remember_buttons=lambda n: save_layout(store, n),
-        notice=notice or scratch,
+        scheduler=scheduler,
+        switch_scheduler=switch,
+        notice="\n".join(n for n in (notice, scratch) if n) or None,
         decks=decks,
     )
     app.scratch = scratch is not None

@@ -10,13 +10,12 @@ named here too, so the screens find their whole vocabulary in one place.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.scheduler import GradeOutcome
+from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.session import DeckCount, Outlook, Summary
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ class DrillSession(Protocol):
 
     @property
     def is_repeat(self) -> bool:
-        """The current card was already graded today: its grade moves no schedule."""
+        """The current card was already graded today: it is back for another go."""
         ...
 
     @property
@@ -62,10 +61,6 @@ class DrillSession(Protocol):
         ...
 
     def summary(self) -> Summary: ...
-
-    def next_due(self) -> datetime | None:
-        """When the next card (review or new) becomes available; None if never."""
-        ...
 
     def outlook(self) -> Outlook:
         """Why no card is on show, and what comes next (the "nothing due" screen's facts)."""

@@ -15,6 +15,12 @@ def interval(days: int) -> str:
     return f"{days / 365:.1f}y".replace(".0y", "y")
 
 
+def step(seconds: float) -> str:
+    """A learning step, as Anki labels its buttons: 60 → "1m", 330 → "6m", 7200 → "2h"."""
+    minutes = max(1, math.ceil(seconds / 60))
+    return f"{minutes}m" if minutes < 60 else f"{math.ceil(minutes / 60)}h"
+
+
 def duration(seconds: float) -> str:
     s = int(round(seconds))
     if s < 60:

@@ -7,15 +7,17 @@
 - :mod:`.watch`: the file opened, checked before each write: deleted, moved or replaced
   mid-drill, it is written to no more, and what it held is saved aside.
 - :mod:`.schema`: the append-only migrations, and bringing a file up to date.
-- :mod:`.cardlog`: a card's log entries in SQL, each with its global identity, and merging
-  reviews made elsewhere with the card's state rebuilt by replay.
-- :mod:`.repository`: :class:`Store`, which appends log entries and reads states and the log
+- :mod:`.eventlog`: the event log in SQL: events appended, and events made elsewhere added
+  as a set union by identity, in short transactions.
+- :mod:`.derive`: the cache derived from the events by the scheduler: each card's state and
+  what each grade was; dropped and rebuilt at will.
+- :mod:`.repository`: :class:`Store`, which logs events and reads the log and the cache
   back, as domain values (:mod:`.rows` converts), never rows.
 """
 
 from __future__ import annotations
 
-from zerodrill.srs.store.cardlog import Merged
+from zerodrill.srs.store.eventlog import Merged
 from zerodrill.srs.store.figures import ReviewCounts
 from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
 from zerodrill.srs.store.repository import Store

@@ -54,7 +54,7 @@ class ActionLog:
         conn: sqlite3.Connection,
         reading: Callable[[], AbstractContextManager[None]],
         writing: Callable[[], AbstractContextManager[None]],
-        origin: str,
+        origin: Callable[[], str],
     ) -> None:
         self._conn = conn
         self._reading = reading
@@ -110,11 +110,11 @@ class ActionLog:
         stamped = at if at.tzinfo is not None else at.astimezone()
         with self._writing():
             make_tables(self._conn, CARD_ACTION_TABLE)
+            origin = self._origin()
             (seq,) = self._conn.execute(
-                "SELECT coalesce(max(seq), 0) + 1 FROM card_action WHERE origin = ?",
-                (self._origin,),
+                "SELECT coalesce(max(seq), 0) + 1 FROM card_action WHERE origin = ?", (origin,)
             ).fetchone()
-            event = CardActionEvent(self._origin, int(seq), key, stamped, day, action, flag, undoes)
+            event = CardActionEvent(origin, int(seq), key, stamped, day, action, flag, undoes)
             self._conn.execute(
                 "INSERT INTO card_action (origin, seq, key, at, day, action, flag, "
                 "undoes_origin, undoes_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

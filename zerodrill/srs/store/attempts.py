@@ -4,8 +4,10 @@ An attempt is a row (which interview, when, on which study day) and the steps lo
 each with its data as JSON (:mod:`zerodrill.srs.interview_steps` gives each kind of step its
 value); :mod:`zerodrill.srs.interview` decides what the steps mean. The
 keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
-due until they are reviewed again: a ``brought_forward`` row remembers the review log's last id
-when it was written, and any review in effect after that settles it. Nothing here changes the
+due until they are reviewed again: any grade in effect given after the attempt ended (by the
+time it was given, not the order it reached this log: an older review arriving by sync from
+another machine settles nothing; one given at the very instant it ended settles it if it
+was logged after) settles it. Nothing here changes the
 review log's meaning. Reach it as :attr:`zerodrill.srs.store.Store.attempts`. The tables are
 made by the first attempt; until then every read finds nothing.
 """
@@ -20,9 +22,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from zerodrill.srs.interview_steps import AttemptStepData, step_data, step_from
-from zerodrill.srs.store.cardlog import IN_EFFECT
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import date_from
+from zerodrill.srs.store.rows import IN_EFFECT, date_from
 from zerodrill.srs.store.schema import ATTEMPT_TABLES, has_tables, make_tables
 
 
@@ -70,6 +71,13 @@ def _step_from(text: str, kind: str) -> AttemptStepData:
         return step_from(kind, data)
     except ValueError as exc:
         raise Damaged(f"{exc} in {text[:40]!r}") from exc
+
+
+#: When the attempt of ``brought_forward b`` ended, as an instant (see ``zd_instant``).
+_ENDED = (
+    "SELECT zd_instant(s.at) FROM attempt_step s WHERE s.attempt = b.attempt "
+    "AND s.step = 'finish' ORDER BY s.id LIMIT 1"
+)
 
 
 class AttemptLog:
@@ -130,7 +138,7 @@ class AttemptLog:
     def bring_forward(self, attempt: int, keys: Collection[str], *, day: date) -> None:
         """Make ``keys`` due in the drill from ``day`` on, until each is reviewed again."""
         with self._writing():
-            since = self._conn.execute("SELECT coalesce(max(id), 0) FROM review").fetchone()[0]
+            since = self._conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()[0]
             self._conn.executemany(
                 "INSERT INTO brought_forward (key, day, attempt, since) VALUES (?, ?, ?, ?)",
                 [(key, day.isoformat(), attempt, since) for key in dict.fromkeys(keys)],
@@ -147,8 +155,9 @@ class AttemptLog:
                     f"""
                     SELECT b.key FROM brought_forward b
                     WHERE b.day <= :day AND NOT EXISTS (
-                        SELECT 1 FROM review r WHERE r.key = b.key AND r.id > b.since
-                        AND {IN_EFFECT})
+                        SELECT 1 FROM event e
+                        WHERE e.key = b.key AND {IN_EFFECT} AND (e.at_us > ({_ENDED})
+                            OR e.at_us = ({_ENDED}) AND e.id > b.since))
                     GROUP BY b.key ORDER BY min(b.id)
                     """,
                     {"day": day.isoformat()},

@@ -1,4 +1,5 @@
-"""Review figures per deck, as ``zerodrill stats`` shows them, counted in SQL over the log."""
+"""Review figures per deck, as ``zerodrill stats`` shows them, counted in SQL over the log and
+what the replay made of each grade."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from zerodrill.srs.store.cardlog import IN_EFFECT
+from zerodrill.srs.store.rows import IN_EFFECT
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,15 +25,16 @@ class ReviewCounts:
 def review_counts(conn: sqlite3.Connection, day: date, window_days: int) -> dict[str, ReviewCounts]:
     """Per deck id (the part of a key before '/'): the figures as of study day ``day``."""
     since = (day - timedelta(days=window_days)).isoformat()
-    recall = "r.kind = 'grade' AND r.due_before IS NOT NULL AND r.day > :since AND r.day <= :day"
+    # A grade in effect with no effect row is a recall (see zerodrill.srs.store.derive).
+    recall = "f.effect IS NULL AND e.day > :since AND e.day <= :day"
     rows = conn.execute(
         f"""
-        SELECT substr(r.key, 1, instr(r.key, '/') - 1),
+        SELECT substr(e.key, 1, instr(e.key, '/') - 1),
                count(*),
-               coalesce(sum(r.day = :day), 0),
+               coalesce(sum(e.day = :day), 0),
                coalesce(sum({recall}), 0),
-               coalesce(sum({recall} AND r.grade >= 3), 0)
-        FROM review r WHERE {IN_EFFECT}
+               coalesce(sum({recall} AND e.grade >= 3), 0)
+        FROM event e LEFT JOIN effect f ON f.id = e.id WHERE {IN_EFFECT}
         GROUP BY 1
         """,
         {"day": day.isoformat(), "since": since},

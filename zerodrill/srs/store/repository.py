@@ -1,52 +1,53 @@
-"""The review store: appends log entries and reads states and the log back, as domain values.
+"""The review store: the event log, the cache derived from it, and what reads them, as
+domain values.
 
-It applies no SM-2: :func:`zerodrill.srs.scheduler.review_card` computes each entry, and
-:meth:`Store.append` logs it and keeps the card's state in the same transaction. Undo is the
-store's own, since it is about the log: :meth:`Store.undo` takes back one review by id, and
-refuses when another terminal has reviewed the card since.
+The log holds events only (:class:`~zerodrill.srs.events.ReviewEvent`); every card's state is
+derived by replaying its events through the store's scheduler (:mod:`.derive`), into a cache
+updated in the transaction that logs the event. :meth:`Store.grade` logs a grade given here,
+:meth:`Store.undo` withdraws one by name, :meth:`Store.add_events` adds events made elsewhere
+(sync, Anki) as a set union by identity, in short transactions. :meth:`Store.events` and
+:meth:`Store.log` read the log back; :meth:`Store.state`, :meth:`Store.due_dates` and the
+rest read the cache.
 
-Durability and sharing: WAL, ``synchronous = FULL`` (an entry is on disk when :meth:`append`
+Durability and sharing: WAL, ``synchronous = FULL`` (an event is on disk when :meth:`grade`
 returns), one ``BEGIN IMMEDIATE`` transaction per write, and a busy timeout, so two terminals
 can drill at once without "database is locked". Before each write the path must still name
-the file opened (:mod:`.watch`). A card reviewed on a day takes only repeats that day, in any
-terminal: the day is read inside the grade's transaction (:meth:`Store.last_day`).
+the file opened (:mod:`.watch`).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-from zerodrill.srs.scheduler import Review, ReviewKind, rebuild_card
-from zerodrill.srs.sm2 import Sm2State
-from zerodrill.srs.store import cardlog
+from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
+from zerodrill.srs.schedulers import Scheduler, scheduler_named
+from zerodrill.srs.schedulers.base import CardState
+from zerodrill.srs.sm2 import to_grade
+from zerodrill.srs.store import derive, eventlog, machine_id
 from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog
-from zerodrill.srs.store.cardlog import Merged
+from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
-from zerodrill.srs.store.file import NotInEffect, UndoConflict, connect, translated
+from zerodrill.srs.store.file import Damaged, NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import (
-    LOG_LINE_COLUMNS,
-    LogLine,
+    IN_EFFECT,
+    LOGGED_COLUMNS,
     date_from,
-    log_line_from,
-    review_from,
-    state_from,
+    event_from,
+    logged_from,
 )
 from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
 from zerodrill.srs.store.watch import Watch
 
-_IN_EFFECT = cardlog.IN_EFFECT
-_REVIEW_COLUMNS = cardlog.REVIEW_COLUMNS
-_STATE_COLUMNS = cardlog.STATE_COLUMNS
-#: SQLite's limit on parameters is far above this; chunks keep each statement small.
-_KEYS_PER_QUERY = 500
+_KEYS_PER_QUERY = derive.KEYS_PER_QUERY
+_LOGGED = f"SELECT {LOGGED_COLUMNS} FROM event e LEFT JOIN effect f ON f.id = e.id"
 
 
 class Store:
@@ -55,24 +56,34 @@ class Store:
     A Store is one connection: use it from the thread that opened it.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, scheduler: Scheduler[Any] | None = None
+    ) -> None:
         self._conn = conn
+        #: What derives every card's state from its events.
+        self.scheduler: Scheduler[Any] = scheduler or scheduler_named()
         self._path = path
         self._watch = Watch(path)
         # Transactions open through _writing(): inner ones join the outer one.
         self._depth = 0
         self._data_version = self._read_data_version()
         self._attempts = AttemptLog(conn, self._reading, self._writing)
-        with self._reading():
-            #: This database's machine id: the origin of the reviews made here.
-            self.machine = cardlog.machine_origin(conn)
-        self._actions = ActionLog(conn, self._reading, self._writing, self.machine)
+        # The origin read when an action is logged: the machine id can be renewed.
+        self._actions = ActionLog(conn, self._reading, self._writing, lambda: self.machine)
 
     # -- opening and closing ---------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = True) -> Store:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        scheduler: Scheduler[Any] | None = None,
+    ) -> Store:
         """Open (or, with ``create``, create) the database at ``path``; migrate it forward.
+        Its cards are derived with ``scheduler`` (default: SM-2); a cache built with another
+        is rebuilt at the first read or write.
 
         Raises :class:`StoreError` for every state it cannot work with, without writing to it.
         ``create`` makes the file, not its folder: a missing folder is most often a typo.
@@ -85,7 +96,7 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path)
+        return cls(conn, path, scheduler)
 
     def close(self) -> None:
         self._watch.close(self._conn)
@@ -122,6 +133,7 @@ class Store:
                 # IMMEDIATE takes the write lock up front, where the busy timeout applies;
                 # a deferred transaction upgrading later would fail at once instead.
                 self._conn.execute("BEGIN IMMEDIATE")
+                derive.ensure(self._conn, self.scheduler)
                 yield
                 self._conn.execute("COMMIT")
         except BaseException:
@@ -161,6 +173,7 @@ class Store:
         if self._conn.in_transaction:
             yield
             return
+        self._ensure_derived()
         with self._reading():
             self._conn.execute("BEGIN")
         try:
@@ -185,6 +198,22 @@ class Store:
             return version
 
     @property
+    def machine(self) -> str:
+        """This database's machine id: the origin of the reviews made here. Read each time:
+        a sync (in another terminal, too) may give the database a new one."""
+        with self._reading():
+            return eventlog.machine_origin(self._conn)
+
+    def renew_machine(self, moved: Collection[int]) -> str:
+        """A new machine id for this database, its events numbered ``moved`` under the old
+        one renumbered under the new, their cards re-derived; returns it. See
+        :mod:`.machine_id`."""
+        with self._writing():
+            new, keys = machine_id.renew(self._conn, moved)
+            derive.derive(self._conn, self.scheduler, keys)
+            return new
+
+    @property
     def attempts(self) -> AttemptLog:
         """The interview attempts, in this file, through this connection's transactions."""
         return self._attempts
@@ -195,102 +224,146 @@ class Store:
         transactions."""
         return self._actions
 
-    # -- the schedule ---------------------------------------------------------------------------
+    # -- the schedule (the derived cache) ---------------------------------------------------
 
-    def state(self, key: str) -> Sm2State:
-        """The state of ``key``; :meth:`Sm2State.new` when it was never graded."""
+    @contextmanager
+    def _derived(self) -> Iterator[None]:
+        """Reads of the cache: built first with this store's scheduler if it was not."""
+        self._ensure_derived()
         with self._reading():
+            yield
+
+    def _ensure_derived(self) -> None:
+        # Inside a transaction it was seen to already: a write transaction ensures it on
+        # starting, and so does a snapshot before it begins.
+        if self._conn.in_transaction:
+            return
+        with self._reading():
+            current = derive.built_with(self._conn) == self.scheduler.fingerprint
+            # No events, nothing to derive: an empty cache is right for every scheduler, and
+            # reading a new database must not wait for another terminal's write lock.
+            current = current or not self._conn.execute("SELECT 1 FROM event LIMIT 1").fetchone()
+        if not current:
+            with self._writing():
+                pass  # _writing rebuilds it on starting
+
+    def use(self, scheduler: Scheduler[Any]) -> None:
+        """Derive cards with ``scheduler`` from now on (chosen after opening, say from a saved
+        setting). A cache built with another is rebuilt at the next read or write: nothing
+        is lost, and going back to the first gives its schedule exactly."""
+        self.scheduler = scheduler
+
+    def rederive(self) -> None:
+        """Drop the whole cache and derive it again from the events; one transaction."""
+        with self._writing():
+            derive.derive(self._conn, self.scheduler, None)
+
+    def state(self, key: str) -> CardState:
+        """The state of ``key``; the scheduler's new state when it has no grade in effect."""
+        with self._derived():
             return self._state_of(key)
 
-    def _state_of(self, key: str) -> Sm2State:
-        row = self._conn.execute(
-            f"SELECT {_STATE_COLUMNS} FROM card_state WHERE key = ?", (key,)
-        ).fetchone()
-        return state_from(*row) if row is not None else Sm2State.new()
+    def _state_of(self, key: str) -> CardState:
+        row = self._conn.execute("SELECT state FROM card WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            new: CardState = self.scheduler.new_state()
+            return new
+        return derive.state_from(self.scheduler, key, row[0])
 
     def last_day(self, key: str) -> date | None:
-        """The latest study day on which ``key`` has a grade or repeat in effect, in any
-        terminal; None if it has none. Read it inside the grade's :meth:`transaction`."""
-        with self._reading():
+        """The latest study day on which ``key`` has a grade in effect, in any terminal; None
+        if it has none. Read it inside the grade's :meth:`transaction`."""
+        with self._derived():
             return self._last_day(key)
 
     def _last_day(self, key: str) -> date | None:
-        row = self._conn.execute(
-            f"SELECT max(r.day) FROM review r WHERE r.key = ? AND {_IN_EFFECT}", (key,)
-        ).fetchone()
-        return date_from(row[0]) if row[0] is not None else None
+        row = self._conn.execute("SELECT last_day FROM card WHERE key = ?", (key,)).fetchone()
+        return date_from(row[0]) if row is not None and row[0] is not None else None
 
-    def states(self, keys: Collection[str] | None = None) -> dict[str, Sm2State]:
-        """Each scheduled key's state (or only those among ``keys``); new keys are absent."""
-        with self._reading():
+    def states(self, keys: Collection[str] | None = None) -> dict[str, CardState]:
+        """Each known key's state (or only those among ``keys``); new keys are absent."""
+        with self._derived():
             if keys is None:
-                rows = self._conn.execute(f"SELECT key, {_STATE_COLUMNS} FROM card_state")
-                return {row[0]: state_from(*row[1:]) for row in rows}
+                rows = self._conn.execute("SELECT key, state FROM card")
+                return {k: derive.state_from(self.scheduler, k, text) for k, text in rows}
             wanted = list(dict.fromkeys(keys))
-            found: dict[str, Sm2State] = {}
+            found: dict[str, CardState] = {}
             for start in range(0, len(wanted), _KEYS_PER_QUERY):
                 chunk = wanted[start : start + _KEYS_PER_QUERY]
                 marks = ",".join("?" * len(chunk))
-                for row in self._conn.execute(
-                    f"SELECT key, {_STATE_COLUMNS} FROM card_state WHERE key IN ({marks})", chunk
+                for k, text in self._conn.execute(
+                    f"SELECT key, state FROM card WHERE key IN ({marks})", chunk
                 ):
-                    found[row[0]] = state_from(*row[1:])
+                    found[k] = derive.state_from(self.scheduler, k, text)
             return found
+
+    def states_by(
+        self, scheduler: Scheduler[Any], keys: Collection[str] | None = None
+    ) -> dict[str, CardState]:
+        """Each known key's state (among ``keys``) as ``scheduler`` derives it, replayed in
+        memory: the cache is neither read nor changed (an export in SM-2's terms, say)."""
+        with self._reading():
+            return derive.derive_states(self._conn, scheduler, keys)
 
     def due_dates(
         self, *, after: date | None = None, through: date | None = None
     ) -> dict[str, date]:
-        """The due day of each scheduled key, earliest first (ties by key); new keys are absent.
+        """The due day of each known key, earliest first (ties by key); new keys are absent.
 
         Only days after ``after`` and on or before ``through``, when given: a range of the
         index on due days, so what today's queue reads does not grow with what is due later.
         """
-        bounds, params = [], []
+        bounds, params = ["due IS NOT NULL"], []
         if after is not None:
             bounds.append("due > ?")
             params.append(after.isoformat())
         if through is not None:
             bounds.append("due <= ?")
             params.append(through.isoformat())
-        where = f" WHERE {' AND '.join(bounds)}" if bounds else ""
-        with self._reading():
+        with self._derived():
             rows = self._conn.execute(
-                f"SELECT key, due FROM card_state{where} ORDER BY due, key", params
+                f"SELECT key, due FROM card WHERE {' AND '.join(bounds)} ORDER BY due, key",
+                params,
             )
             return {key: date_from(due) for key, due in rows}
 
+    def again_on(self, day: date) -> frozenset[str]:
+        """The keys that come back on study day ``day`` for another grade (a same-day repeat
+        or a learning step, as the scheduler says)."""
+        with self._derived():
+            rows = self._conn.execute("SELECT key FROM card WHERE again_on = ?", (day.isoformat(),))
+            return frozenset(key for (key,) in rows)
+
     # -- the log --------------------------------------------------------------------------------
 
-    def reviews_on(self, day: date) -> list[Review]:
-        """The grades and repeats of study day ``day`` still in effect, in the order given."""
-        with self._reading():
+    def reviews_on(self, day: date) -> list[LoggedEvent]:
+        """The grades of study day ``day`` in effect, in the order logged here."""
+        with self._derived():
             rows = self._conn.execute(
-                f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.day = ? AND {_IN_EFFECT} "
-                "ORDER BY r.id",
+                f"{_LOGGED} WHERE e.day = ? AND {IN_EFFECT} ORDER BY e.id",
                 (day.isoformat(),),
             )
-            return [review_from(row) for row in rows]
+            return [logged_from(row) for row in rows]
 
-    def log(self) -> Iterator[Review]:
-        """The whole log, oldest first, undo entries and undone grades included."""
-        with self._reading():
-            cursor = self._conn.execute(f"SELECT {_REVIEW_COLUMNS} FROM review r ORDER BY r.id")
-            # Decoded here, where a damaged row is still reported as a StoreError.
-            return iter([review_from(row) for row in cursor])
+    def log(self) -> list[LoggedEvent]:
+        """The whole log in the order logged here, undos and withdrawn grades included, each
+        with what the replay made of it."""
+        with self._derived():
+            return [logged_from(row) for row in self._conn.execute(f"{_LOGGED} ORDER BY e.id")]
 
-    def log_lines(self) -> list[LogLine]:
-        """The whole log as :class:`LogLine` values (no SM-2 states), oldest first."""
+    def events(self) -> list[ReviewEvent]:
+        """Every event of the log, in the order logged here: what another machine needs."""
         with self._reading():
             cursor = self._conn.execute(
-                f"SELECT {LOG_LINE_COLUMNS} FROM review r "
-                "LEFT JOIN review u ON u.id = r.undoes ORDER BY r.id"
+                "SELECT e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, "
+                "e.undoes_seq, e.answer_ms, e.typed FROM event e ORDER BY e.id"
             )
-            return [log_line_from(row) for row in cursor]
+            return [event_from(row) for row in cursor]
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
         """Per deck id (the part of a key before '/'): review figures as of study day ``day``,
         the recall window being the ``window_days`` days ending with ``day``."""
-        with self._reading():
+        with self._derived():
             return review_counts(self._conn, day, window_days)
 
     # -- settings -----------------------------------------------------------------------------
@@ -300,8 +373,15 @@ class Store:
         with self._reading():
             if not has_tables(self._conn, "setting"):
                 return None
-            row = self._conn.execute("SELECT value FROM setting WHERE name = ?", (name,)).fetchone()
-            return str(row[0]) if row is not None else None
+            row = self._conn.execute(
+                "SELECT CAST(value AS BLOB) FROM setting WHERE name = ?", (name,)
+            ).fetchone()
+            if row is None:
+                return None
+            try:
+                return bytes(row[0]).decode("utf-8")
+            except (TypeError, UnicodeDecodeError) as exc:
+                raise Damaged(f"the setting {name!r} is not text") from exc
 
     def save_setting(self, name: str, value: str) -> None:
         """Save ``value`` for setting ``name``, replacing what was saved; on disk on return."""
@@ -315,109 +395,113 @@ class Store:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def append(self, review: Review) -> Review:
-        """Log a grade or repeat made by :func:`~zerodrill.srs.scheduler.review_card`; returns
-        it with its id. A grade's ``after`` becomes the card's state; a repeat moves nothing.
-        One transaction: the entry is on disk when this returns.
+    def grade(
+        self,
+        key: str,
+        quality: int,
+        *,
+        day: date,
+        at: datetime,
+        answer_ms: int | None = None,
+        typed: str | None = None,
+    ) -> LoggedEvent:
+        """Log a grade given here to ``key`` on study day ``day`` at ``at`` (a naive time is
+        local); the card is re-derived in the same transaction, on disk when this returns.
 
-        ``review.before`` must be the card's state as it is, and a card reviewed on the
-        review's day (or later) takes only a repeat: read both and append inside one
-        :meth:`transaction`, so that no other terminal's grade comes in between.
+        A card graded on a later study day already (another terminal whose sitting began
+        before the rollover) takes this grade on that day: the log's order never puts a new
+        grade before one given earlier.
         """
-        if review.kind is ReviewKind.UNDO:
-            raise ValueError("an undo is logged by Store.undo, which checks what it undoes")
+        grade = to_grade(quality)
+        stamped = at if at.tzinfo is not None else at.astimezone()
         with self._writing():
-            if self._state_of(review.key) != review.before:
-                raise ValueError(
-                    f"the review of {review.key} starts from a state the card no longer has"
-                )
-            last = self._last_day(review.key)
-            if not review.repeat and last is not None and last >= review.day:
-                raise ValueError(
-                    f"{review.key} was reviewed on {last.isoformat()} already: "
-                    f"on {review.day.isoformat()} it takes only a repeat"
-                )
-            # A grade comes on a later study day than every review in effect (else it would
-            # be a repeat), so it is last in time order too: the replay would give its after.
-            logged = self._append(review)
-            if not review.repeat:
-                cardlog.put_state(self._conn, review.key, review.after)
-        return logged
+            last = self._last_day(key)
+            if last is not None and last > day:
+                day = last
+            here = eventlog.machine_origin(self._conn)
+            seq = eventlog.next_seq(self._conn, here)
+            event = ReviewEvent(here, seq, key, stamped, day, grade, None, answer_ms, typed)
+            row_id = eventlog.insert(self._conn, event)
+            if eventlog.is_last(self._conn, row_id):
+                # The usual case, last in the replay's order: one review on the cached state.
+                derive.apply(self._conn, self.scheduler, row_id, self._state_of(key), event)
+            else:
+                derive.derive(self._conn, self.scheduler, [key])
+            return self._logged(row_id)
 
-    def undo(self, review_id: int, *, at: datetime) -> Review:
-        """Take back the grade or repeat ``review_id``; returns the undo entry logged for it.
+    def undo(self, target: int | Identity, *, at: datetime) -> LoggedEvent:
+        """Withdraw the grade ``target`` (its row id here, or its identity); returns the undo
+        logged for it. The undo names exactly that grade: the card is re-derived without it,
+        every other grade (from any machine) staying.
 
-        The card gets the state a replay of its log without that grade gives: the state it
-        had before the grade, unless reviews made elsewhere and older than it were merged
-        since (a repeat moved nothing, so nothing moves back). :class:`NotInEffect` if the
-        review is not logged or is undone already; :class:`UndoConflict` if the card was
-        reviewed here again since (in another terminal), as then it can never be undone.
+        :class:`NotInEffect` if the grade is not logged or is withdrawn already;
+        :class:`UndoConflict` if the card was graded here again since (in another terminal),
+        as then that terminal's grade stands on it.
         """
         stamped = at if at.tzinfo is not None else at.astimezone()
         with self._writing():
-            target = self._in_effect(review_id)
-            if target is None:
+            where = "e.id = ?" if isinstance(target, int) else "e.origin = ? AND e.seq = ?"
+            params = (target,) if isinstance(target, int) else target
+            row = self._conn.execute(
+                f"{_LOGGED} WHERE {where} AND {IN_EFFECT}",
+                params,
+            ).fetchone()
+            if row is None:
                 raise NotInEffect(
-                    f"review {review_id} is not in {self._path}, or already undone", self._path
+                    f"review {target} is not in {self._path}, or already undone", self._path
                 )
-            entries = cardlog.card_entries(self._conn, target.key)
-            undone = {e.undoes for e in entries}
-            # Reviews merged from elsewhere never block an undo: the replay places them.
-            later = [
-                e
-                for e in entries
-                if e.kind is not ReviewKind.UNDO
-                and e.id not in undone
-                and e.id > target.id
-                and e.origin == self.machine
-            ]
-            if later:
+            graded = logged_from(row)
+            here = eventlog.machine_origin(self._conn)
+            later = self._conn.execute(
+                f"SELECT 1 FROM event e WHERE e.key = ? AND e.id > ? AND e.origin = ? "
+                f"AND {IN_EFFECT}",
+                (graded.key, graded.id, here),
+            ).fetchone()
+            if later is not None:
                 raise UndoConflict(
-                    f"cannot undo the grade of {target.key}: it was graded again since "
+                    f"cannot undo the grade of {graded.key}: it was graded again since "
                     f"(in another session) in {self._path}",
                     self._path,
                 )
-            current = self._state_of(target.key)
-            undo = Review(
-                target.key,
-                ReviewKind.UNDO,
-                stamped,
-                target.day,
-                None,
-                current,
-                current,
-                undoes=target.id,
-                undoes_ref=target.identity,
-            )
-            restored, _ = rebuild_card([*entries, undo])
-            undo = self._append(replace(undo, after=restored))
-            cardlog.put_state(self._conn, target.key, restored)
-        return undo
+            seq = eventlog.next_seq(self._conn, here)
+            undo = ReviewEvent(here, seq, graded.key, stamped, graded.day, None, graded.identity)
+            row_id = eventlog.insert(self._conn, undo)
+            derive.derive(self._conn, self.scheduler, [graded.key])
+            return self._logged(row_id)
 
-    def merge(self, reviews: Iterable[Review]) -> Merged:
-        """Log the reviews made elsewhere that the log lacks, and rebuild their cards' states
-        by replaying each card's whole log in time order; one transaction. Idempotent and
-        order-independent: see :func:`zerodrill.srs.store.cardlog.merge`."""
-        with self._writing():
-            return cardlog.merge(self._conn, reviews)
+    def add_events(
+        self,
+        events: Iterable[ReviewEvent],
+        *,
+        now: datetime | None = None,
+        batch: int = BATCH_EVENTS,
+        after_batch: Callable[[Merged], None] | None = None,
+    ) -> Merged:
+        """Add the events made elsewhere (another machine, Anki) that the log lacks, and
+        re-derive their cards: a set union by identity, so adding twice, or in any order,
+        gives the same log and the same states.
 
-    def rebuild(self, keys: Iterable[str] | None = None) -> None:
-        """Rebuild the state of ``keys`` (default: every card in the log) by replaying their
-        logs in time order; one transaction."""
-        with self._writing():
-            if keys is None:
-                keys = [k for (k,) in self._conn.execute("SELECT DISTINCT key FROM review")]
-            for key in keys:
-                cardlog.rebuild_state(self._conn, key)
+        Whole cards at a time, about ``batch`` events each, every batch its own transaction:
+        a drill in another terminal waits for one batch at most. ``after_batch`` is called
+        with what each batch did once it is committed. Events dated more than a day after
+        ``now`` (default: the clock) are held back with a warning (see :mod:`.eventlog`);
+        undos naming no grade of their card here are skipped with one. If a batch fails, the
+        ones before it stay added (each complete); adding the events again finishes the job.
+        """
+        now = now if now is not None else datetime.now(UTC)
+        cut, merged = eventlog.batches(events, now, batch)
+        for events_of_cards in cut:
+            with self._writing():
+                done = eventlog.add_batch(self._conn, events_of_cards)
+                derive.derive(self._conn, self.scheduler, done.keys)
+            merged += done
+            if after_batch is not None:
+                after_batch(done)
+        warnings = merged.warnings + eventlog.skipped_warning(merged.skipped)
+        return Merged(
+            merged.added, merged.present, merged.keys, merged.held, merged.skipped, warnings
+        )
 
-    def _in_effect(self, review_id: int) -> Review | None:
-        """The grade or repeat ``review_id`` if it is logged and not undone."""
-        row = self._conn.execute(
-            f"SELECT {_REVIEW_COLUMNS} FROM review r WHERE r.id = ? AND {_IN_EFFECT}",
-            (review_id,),
-        ).fetchone()
-        return review_from(row) if row is not None else None
-
-    def _append(self, review: Review) -> Review:
-        """Log ``review`` (its ``id`` is ignored) as this machine's; it with its id."""
-        return cardlog.insert(self._conn, review, self.machine)
+    def _logged(self, row_id: int) -> LoggedEvent:
+        row = self._conn.execute(f"{_LOGGED} WHERE e.id = ?", (row_id,)).fetchone()
+        return logged_from(row)

@@ -1,18 +1,26 @@
 """The database's schema: its migrations, and bringing a file up to date before use.
 
-The append-only ``review`` log is the truth: every grade, every same-day repeat and every undo,
-each with the SM-2 state before and after it. ``card_state`` is a cache of the latest state of
-each reviewed key, written in the same transaction as the log entry and derivable from the log
-at any time (:func:`zerodrill.srs.scheduler.replay`). A key that is absent from ``card_state``
-is new. ``setting`` (made when first needed, see :data:`SETTING_TABLE`) keeps the learner's
-choices by name. Triggers keep the log append-only, whoever writes to the file. Interview
-attempts (made when first needed, see :data:`ATTEMPT_TABLES`) are append-only the same way.
+The append-only ``event`` table is the truth: what the learner did, one row per
+:class:`~zerodrill.srs.events.ReviewEvent` (a grade, or an undo naming the event it withdraws
+by identity), and nothing a scheduler computed. Everything else about reviews is derived by
+replaying events through the scheduler in use (:mod:`.derive`) into the cache tables
+(:data:`CACHE_TABLES`: ``card``, ``effect``, ``derived``), which may be emptied and rebuilt at
+any moment and are rebuilt whenever the scheduler changes. A key absent from ``card`` is new.
+``setting`` (made when first needed, see :data:`SETTING_TABLE`) keeps the learner's choices by
+name. Triggers keep the event log append-only, whoever writes to the file. Interview attempts
+(made when first needed, see :data:`ATTEMPT_TABLES`) are append-only the same way.
+
+Version 3 turned the ``review`` log (each row with the SM-2 state before and after it) into
+events: every row is kept, with its id, identity, times, grade, answer time and typed text; a
+same-day repeat became a grade (the replay says it is a repeat); the recorded states were
+dropped, as the replay gives them again (the same ones for a log made on one machine).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zerodrill.srs.store.file import StoreError
@@ -89,6 +97,69 @@ MIGRATIONS: tuple[str, ...] = (
         BEGIN SELECT RAISE(ABORT, 'a review needs its origin'); END;
     CREATE UNIQUE INDEX review_origin ON review (origin, origin_seq);
     """,
+    # Events only: the states each review row recorded are dropped (the replay derives them),
+    # everything the learner did is kept. zd_instant (see instant_us) gives each time as
+    # microseconds since the epoch, the order of instants whatever the UTC offset.
+    """
+    CREATE TABLE event (
+        id            INTEGER PRIMARY KEY,
+        origin        TEXT    NOT NULL CHECK (origin != ''),
+        seq           INTEGER NOT NULL CHECK (seq >= 1),
+        key           TEXT    NOT NULL CHECK (key != ''),
+        at            TEXT    NOT NULL,  -- wall time, ISO 8601 with UTC offset
+        at_us         INTEGER NOT NULL,  -- the same instant: microseconds since 1970 (UTC)
+        day           TEXT    NOT NULL,  -- study day, ISO date
+        grade         INTEGER CHECK (grade BETWEEN 0 AND 5),
+        undoes_origin TEXT,              -- an undo: the identity of the event it withdraws
+        undoes_seq    INTEGER,
+        answer_ms     INTEGER CHECK (answer_ms >= 0),
+        typed         TEXT,
+        CHECK ((grade IS NULL) = (undoes_origin IS NOT NULL)),
+        CHECK ((undoes_origin IS NULL) = (undoes_seq IS NULL))
+    );
+    INSERT INTO event (id, origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq,
+                       answer_ms, typed)
+        SELECT r.id, r.origin, r.origin_seq, r.key, r.at, zd_instant(r.at), r.day,
+               CASE WHEN r.kind = 'undo' THEN NULL ELSE r.grade END,
+               u.origin, u.origin_seq, r.answer_ms, r.typed
+        FROM review r LEFT JOIN review u ON u.id = r.undoes
+        ORDER BY r.id;
+    CREATE UNIQUE INDEX event_identity ON event (origin, seq);
+    CREATE INDEX event_order ON event (key, day, at_us, origin, seq);
+    CREATE INDEX event_day ON event (day);
+    -- An event is withdrawn at most once, even with two terminals pressing undo.
+    CREATE UNIQUE INDEX event_undoes ON event (undoes_origin, undoes_seq)
+        WHERE undoes_origin IS NOT NULL;
+    CREATE TRIGGER event_no_update BEFORE UPDATE ON event
+        BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+    CREATE TRIGGER event_no_delete BEFORE DELETE ON event
+        BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+    DROP TRIGGER review_no_update;
+    DROP TRIGGER review_no_delete;
+    DROP TRIGGER review_has_origin;
+    DROP TABLE card_state;
+    DROP TABLE review;
+
+    -- The cache, derived from the events by the scheduler named in 'derived'.
+    CREATE TABLE derived (
+        only        INTEGER PRIMARY KEY CHECK (only = 1),
+        fingerprint TEXT    NOT NULL
+    );
+    CREATE TABLE card (
+        key      TEXT PRIMARY KEY,
+        state    TEXT NOT NULL,  -- the scheduler's state, JSON
+        due      TEXT,           -- study day, ISO date
+        last_day TEXT,
+        again_on TEXT
+    ) WITHOUT ROWID;
+    CREATE INDEX card_due ON card (due);
+    CREATE INDEX card_again_on ON card (again_on) WHERE again_on IS NOT NULL;
+    -- What the replay made of a grade in effect, when it was not a recall (most are).
+    CREATE TABLE effect (
+        id     INTEGER PRIMARY KEY,  -- the event's
+        effect TEXT    NOT NULL CHECK (effect IN ('first', 'repeat'))
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -123,7 +194,8 @@ def make_tables(conn: sqlite3.Connection, script: str) -> None:
 
 #: Interview attempts (:mod:`zerodrill.srs.interview`), append-only like the review log: an
 #: attempt is its row and the steps logged after it; ``brought_forward`` holds the keys whose
-#: points were missed, due in the drill until reviewed after the review id ``since``. Not a
+#: points were missed, due in the drill until a grade given after the attempt's end is in
+#: effect (``since``, the log's largest id then, breaks ties at the same instant). Not a
 #: migration: made by the first attempt (:func:`make_tables`), so that opening a database
 #: changes none of its bytes and an older zerodrill still reads it.
 ATTEMPT_TABLES = """
@@ -171,9 +243,12 @@ CREATE TRIGGER IF NOT EXISTS brought_forward_no_delete BEFORE DELETE ON brought_
 def prepare(conn: sqlite3.Connection, path: Path) -> None:
     """Check that ``conn``'s file is a zerodrill database this version can read, turn on WAL
     and full sync, and migrate it forward. A refused file is left untouched."""
+    add_functions(conn)
     # Everything is read and checked before the first write, so a refused file is untouched.
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if version < 0:
+        raise StoreError(f"{path} is damaged (its database version is {version})", path)
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"{path} was written by a newer zerodrill (database version {version}; this "
@@ -194,6 +269,8 @@ def prepare(conn: sqlite3.Connection, path: Path) -> None:
         try:
             # Read again under the write lock: another process may have migrated meanwhile.
             version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version < 0:
+                raise StoreError(f"{path} is damaged (its database version is {version})", path)
             for step in range(version, SCHEMA_VERSION):
                 for statement in _statements(MIGRATIONS[step]):
                     conn.execute(statement)
@@ -204,6 +281,28 @@ def prepare(conn: sqlite3.Connection, path: Path) -> None:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def instant_us(at: datetime) -> int:
+    """``at`` (aware) as microseconds since 1970 UTC: comparable whatever the UTC offset."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+def _instant_of_text(text: object) -> int | None:
+    # SQL's zd_instant(): NULL for what is not an aware ISO time, which a NOT NULL refuses.
+    try:
+        at = datetime.fromisoformat(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return instant_us(at) if at.tzinfo is not None else None
+
+
+def add_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions the schema uses: ``zd_instant(text)`` (see :func:`instant_us`)."""
+    conn.create_function("zd_instant", 1, _instant_of_text, deterministic=True)
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -9,12 +9,20 @@ A sync is three steps, which the tests interleave between machines as a concurre
    in some file that the local log lacks).
 2. :func:`send`: write this machine's file anew with those lines added, renamed into place.
    Nothing is merged before this succeeds, so a folder that cannot be written changes nothing.
-3. :func:`receive`: append the received reviews to the local log, keyed by their identity
-   (a review already there is skipped, so the order of syncs and repeats do not matter), and
-   rebuild each affected card by replaying its whole log in time order, in one transaction.
+3. :func:`receive`: add the received events to the local log, keyed by their identity (one
+   already there is skipped, so the order of syncs and repeats do not matter), and re-derive
+   each affected card from its events, in short transactions that a drill can come between.
 
 Undo entries travel like any review and name what they undo by identity; one whose review has
 not arrived yet waits for a later sync.
+
+What the folder holds is not trusted (see :mod:`.logfile` for the files and lines): a line
+that claims this machine's identity is ignored, as this machine's reviews come from its own
+database only; a review another file contradicts keeps the version of its own machine's
+file, and the local one wins over both. An undo that can never be added (of an undo, of
+another card, a second one) is the store's to skip (:meth:`Store.add_events`). A database
+whose own file holds reviews it lacks (a restored backup, a copy) takes a new machine id
+before anything else.
 """
 
 from __future__ import annotations
@@ -24,18 +32,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zerodrill.errors import UserError
-from zerodrill.srs.scheduler import Review, ReviewKind
-from zerodrill.srs.sm2 import Grade, Sm2State
-from zerodrill.srs.store import Store
+from zerodrill.srs.events import Identity
+from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.sync.logfile import (
-    Identity,
     LogEntry,
     LogFile,
     file_name,
     log_files,
     read_log,
+    remove_stale_temps,
+    unfit,
     write_log,
 )
+from zerodrill.words import plural
 
 
 class SyncError(UserError):
@@ -69,24 +78,6 @@ class SyncReport:
     own_file: Path
 
 
-def review_of(entry: LogEntry) -> Review:
-    """A received entry as a log entry for the store; its states are the replay's to set."""
-    new = Sm2State.new()
-    return Review(
-        entry.key,
-        ReviewKind(entry.kind),
-        entry.at,
-        entry.day,
-        Grade(entry.grade) if entry.grade is not None else None,
-        new,
-        new,
-        answer_ms=entry.answer_ms,
-        origin=entry.origin,
-        origin_seq=entry.seq,
-        undoes_ref=entry.undoes,
-    )
-
-
 def _what(entry: LogEntry) -> tuple[object, ...]:
     """What makes a review that review. Not its kind: a merge may have logged a grade as the
     same-day repeat it is once the reviews of another machine come before it."""
@@ -108,51 +99,135 @@ def check_folder(folder: Path) -> None:
 
 
 def survey(store: Store, folder: Path) -> Plan:
-    """Step 1: read the folder's log files and the local log; what to send and receive."""
+    """Step 1: read the folder's log files and the local log; what to send and receive.
+
+    A database whose own log file holds reviews of its machine id that it lacks (restored
+    from a backup, or copied from another machine) first takes a new machine id
+    (:func:`_renew_if_shared`), and the survey is made again under it.
+    """
     check_folder(folder)
-    origin = store.machine
-    own_path = folder / file_name(origin)
     try:
         paths = log_files(folder)
     except OSError as exc:
         raise SyncError(f"{folder}: cannot list it ({exc.strerror or exc})") from exc
+    logs = [read_log(path) for path in paths]
+    local = {event.identity: event for event in store.events()}
+    renewed = _renew_if_shared(store, folder, logs, local)
+    if renewed is not None:
+        local = {event.identity: event for event in store.events()}
+    plan = _plan(store.machine, folder, logs, local)
+    if renewed is not None:
+        plan.warnings.insert(0, renewed)
+    return plan
+
+
+def _renew_if_shared(
+    store: Store, folder: Path, logs: list[LogFile], local: dict[Identity, LogEntry]
+) -> str | None:
+    """If this machine's file holds reviews of its id that this database lacks, or holds
+    differently, the id is not this database's alone: give it a new one (moving to it the
+    reviews the file does not hold as they are) and say so; else None."""
+    origin = store.machine
+    own = next((log for log in logs if log.path == folder / file_name(origin)), None)
+    if own is None or own.origin != origin:
+        return None
+    theirs = {e.seq: e for e in own.entries if e.origin == origin}
+    if all(
+        (mine := local.get((origin, seq))) is not None and _what(mine) == _what(entry)
+        for seq, entry in theirs.items()
+    ):
+        return None
+    moved = [
+        seq
+        for (o, seq), entry in local.items()
+        if o == origin and (seq not in theirs or _what(theirs[seq]) != _what(entry))
+    ]
+    new = store.renew_machine(moved)
+    return (
+        f"{own.path} holds reviews of machine {origin} that this database does not have: "
+        "it was restored from a backup or copied from another machine, and the two must not "
+        f"share a machine id. This database is now machine {new} ({len(moved)} of its reviews "
+        f"renumbered under it); the reviews in {own.path.name} merge as another machine's. "
+        "Nothing was lost"
+    )
+
+
+def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, LogEntry]) -> Plan:
+    own_path = folder / file_name(origin)
     plan = Plan(folder, origin, LogFile(own_path))
     in_files: set[Identity] = set()
     found: dict[Identity, LogEntry] = {}
-    for path in paths:
-        log = read_log(path)
-        if path == own_path:
+    #: Identities taken from their origin's own file, which no other file overrides.
+    firsthand: set[Identity] = set()
+    for log in logs:
+        if log.path == own_path:
             plan.own = log
-            if log.origin not in (None, origin) or (log.problem and not log.partly):
+            if log.origin not in (None, origin) or log.problem:
                 # Not ours to write over: one from a newer zerodrill, or not a log at all.
                 why = log.problem or f": written by machine {log.origin}"
                 raise SyncError(
                     f"{own_path}{why}: this machine's log file cannot be added to; move it "
                     "away and sync again"
                 )
-            if log.warning is not None:
-                plan.warnings.append(log.warning)
-        else:
-            if log.warning is not None:
-                plan.warnings.append(log.warning)
-            if log.origin is not None:
-                plan.machines.add(log.origin)
+        elif log.origin is not None:
+            plan.machines.add(log.origin)
+        if log.warning is not None:
+            plan.warnings.append(log.warning)
+        forged = 0
         for entry in log.entries:
-            in_files.add(entry.identity)
-            found.setdefault(entry.identity, entry)
-    local = {(line.origin, line.seq): LogEntry(*line) for line in store.log_lines()}
+            identity = entry.identity
+            if entry.origin == origin:
+                # This machine's reviews come from its own database only: a line claiming one
+                # that is not the database's own, in any file, is ignored (a forged number
+                # would otherwise decide the numbers of this machine's next reviews).
+                mine = local.get(identity)
+                if mine is not None and _what(mine) == _what(entry):
+                    in_files.add(identity)
+                elif log.path != own_path:
+                    forged += 1
+                continue
+            in_files.add(identity)
+            if log.origin == entry.origin:
+                if identity not in firsthand:
+                    found[identity] = entry
+                    firsthand.add(identity)
+            else:
+                found.setdefault(identity, entry)
+        if forged:
+            plan.warnings.append(
+                f"{log.path}: {plural(forged, 'line')} claiming to be this machine's reviews "
+                f"(machine {origin}) that this database never made; ignored"
+            )
+    differing = 0
+    incoming = []
     for identity, entry in found.items():
         mine = local.get(identity)
-        if mine is not None and _what(mine) != _what(entry):
-            raise SyncError(
-                f"{folder}: review {identity[0]}:{identity[1]} there is not this database's "
-                f"review with that number: two databases share the machine id {identity[0]} "
-                "(was a review database copied from one machine to another?); nothing was "
-                "synced"
-            )
-    plan.outgoing = [entry for ident, entry in local.items() if ident not in in_files]
-    incoming = [entry for ident, entry in found.items() if ident not in local]
-    # An undo whose review has not arrived waits for a later sync (merging needs the review).
+        if mine is None:
+            incoming.append(entry)
+        elif _what(mine) != _what(entry):
+            differing += 1
+    if differing:
+        plan.warnings.append(
+            f"{folder}: {plural(differing, 'review')} there that another review this database "
+            "holds by the same number (machine and sequence) contradicts; this database's "
+            "are kept"
+        )
+    unsendable = 0
+    for ident, entry in local.items():
+        if ident in in_files:
+            continue
+        if unfit(entry) is None:
+            plan.outgoing.append(entry)
+        else:
+            unsendable += 1
+    if unsendable:
+        # Written, every machine would skip them, and this one would send them again each time.
+        plan.warnings.append(
+            f"{plural(unsendable, 'review')} in this database that no log file may carry "
+            "(a card key no deck has, a time outside the calendar); not sent"
+        )
+    # An undo whose review has not arrived waits for a later sync; one that can never be
+    # added (of an undo, of another card, a second one) the store skips alone, with a warning.
     arriving = {entry.identity for entry in incoming}
     plan.incoming = [
         entry
@@ -163,7 +238,15 @@ def survey(store: Store, folder: Path) -> Plan:
 
 
 def send(plan: Plan) -> int:
-    """Step 2: add the outgoing reviews to this machine's file; how many were added."""
+    """Step 2: add the outgoing reviews to this machine's file; how many were added.
+
+    Temporary files an earlier sync of this machine left when it was killed go first: a sync
+    tool would copy them to every machine.
+    """
+    try:
+        remove_stale_temps(plan.folder, plan.origin)
+    except OSError:
+        pass  # litter, not a reason to stop the sync
     if not plan.outgoing and plan.own.text:
         return 0
     try:
@@ -172,18 +255,18 @@ def send(plan: Plan) -> int:
         raise SyncError(f"{plan.own.path}: cannot write it ({exc.strerror or exc})") from exc
 
 
-def receive(store: Store, entries: Iterable[LogEntry]) -> tuple[int, int]:
-    """Step 3: merge ``entries`` into the local log and rebuild the cards they touch; returns
-    (reviews added, cards rebuilt)."""
-    merged = store.merge([review_of(entry) for entry in entries])
-    return merged.added, len(merged.keys)
+def receive(store: Store, entries: Iterable[LogEntry]) -> Merged:
+    """Step 3: add ``entries`` to the local log and re-derive the cards they touch, in short
+    transactions (see :meth:`Store.add_events`); what it did."""
+    return store.add_events(entries)
 
 
 def sync_folder(store: Store, folder: Path) -> SyncReport:
     """The three steps, one after the other."""
     plan = survey(store, folder)
     sent = send(plan)
-    received, cards = receive(store, plan.incoming)
+    merged = receive(store, plan.incoming)
+    warnings = (*plan.warnings, *merged.warnings)
     return SyncReport(
-        sent, received, cards, len(plan.machines), tuple(plan.warnings), plan.own.path
+        sent, merged.added, len(merged.keys), len(plan.machines), warnings, plan.own.path
     )

@@ -2,29 +2,42 @@
 
 A log file is ``zerodrill-<origin>.jsonl``: UTF-8 JSON Lines. Its first line is a header,
 ``{"zerodrill": "review-log", "version": 1, "origin": "<machine id>"}``; every other line is
-one review, with the fields of :class:`LogEntry` (``undoes`` as ``[origin, seq]``). Only the
-machine named in the file name writes it, and only by adding lines: it writes the whole file
-anew beside it and renames it into place, so a reader on the same disk sees the old file or
-the new one, never a mix.
+one event, as :meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undoes`` as
+``[origin, seq]``). Only the machine named in the file name writes it, and only by adding
+lines: it writes the whole file anew beside it and renames it into place, so a reader on the
+same disk sees the old file or the new one, never a mix.
 
 A sync tool may still deliver a file half-way (Syncthing, Dropbox and network shares copy
 byte ranges): whatever follows the last newline is a line still on its way, and is left for
 the next sync. A file that is not what zerodrill writes, or from a newer zerodrill, is
-skipped with one warning; a damaged line ends the reading of its file there, with one warning.
-None of these stop the other files being read.
+skipped with one warning; a damaged line is skipped alone, the lines after it read as usual,
+with one warning for the file. None of these stop the other files being read.
+
+The folder is other people's ground (anyone who can write to it, or a broken sync tool): only
+regular files are read, never through a link, FIFO or device, each within :data:`MAX_FILE_BYTES`
+and each line within :data:`MAX_LINE_CHARS`; the temporary file is created anew
+(``O_EXCL|O_NOFOLLOW``), so a link planted at its name is never written through. A line is
+taken if it could be a review: a card key a deck that ``zerodrill validate`` accepts can have,
+times within the calendar a schedule can reach, numbers SQLite can hold.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from zerodrill.atomic_write import write_atomic
+from zerodrill.atomic_write import TEMP_SUFFIX, write_atomic
+from zerodrill.deck.cloze import MAX_ORDINAL
+from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
+from zerodrill.srs.events import Identity, ReviewEvent, from_wire
+from zerodrill.srs.sm2 import MAX_INTERVAL
 
 #: The version this zerodrill writes and reads; a file with a higher one is skipped.
 FORMAT_VERSION = 1
@@ -33,50 +46,29 @@ PREFIX = "zerodrill-"
 SUFFIX = ".jsonl"
 #: Machine ids and ``anki``: short, and safe in a file name on every system.
 ORIGIN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-#: Far above any deck's keys; a longer one is not zerodrill's.
-MAX_KEY_CHARS = 1000
+_SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+#: An item key as decks make them: ``<deck id>/<card id>``, and ``#c<n>`` for a cloze
+#: deletion (see :meth:`zerodrill.deck.model.Card.items`).
+KEY_RE = re.compile(rf"{_SLUG}/{_SLUG}(?:#c[1-9][0-9]*)?")
+#: The longest key a deck that validates can give: its longest deck id, a card id as long as a
+#: field may be, and the highest cloze number.
+MAX_KEY_CHARS = MAX_DECK_ID_CHARS + 1 + MAX_FIELD_CHARS + len(f"#c{MAX_ORDINAL}")
+#: SQLite's integers are signed 64-bit: a number past this cannot be stored.
+MAX_SQLITE_INT = 2**63 - 1
+#: The times a review may carry: none before Anki's revlog ids begin, and none so late that a
+#: card's next due day (at most :data:`~zerodrill.srs.sm2.MAX_INTERVAL` days on) leaves the
+#: calendar Python can count.
+EARLIEST_DAY = date(1970, 1, 1)
+LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)
+#: A review line is under 200 bytes but for its key: a million of them fit, and a file past
+#: this is not a log zerodrill wrote.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+#: Three times the longest line a review with the longest key (:data:`MAX_KEY_CHARS`) makes.
+MAX_LINE_CHARS = 64 * 1024
 KINDS = frozenset({"grade", "repeat", "undo"})
 
-#: A review's identity across machines: (origin, sequence number at that origin).
-Identity = tuple[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One review as the sync files carry it: what a replay needs, and its identity.
-
-    The SM-2 states before and after are not carried: every machine recomputes them by
-    replaying the merged log in time order. Typed answers stay on the machine they were typed.
-    """
-
-    origin: str
-    seq: int
-    key: str
-    kind: str
-    #: Wall time, timezone-aware.
-    at: datetime
-    day: date
-    grade: int | None
-    undoes: Identity | None = None
-    answer_ms: int | None = None
-
-    @property
-    def identity(self) -> Identity:
-        return (self.origin, self.seq)
-
-    def to_json(self) -> str:
-        record = {
-            "origin": self.origin,
-            "seq": self.seq,
-            "key": self.key,
-            "kind": self.kind,
-            "at": self.at.isoformat(),
-            "day": self.day.isoformat(),
-            "grade": self.grade,
-            "undoes": list(self.undoes) if self.undoes is not None else None,
-            "answer_ms": self.answer_ms,
-        }
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+#: One line of a log file is one event (the wire format is :meth:`ReviewEvent.to_wire`'s).
+LogEntry = ReviewEvent
 
 
 class BadLine(ValueError):
@@ -94,8 +86,8 @@ def header(origin: str) -> str:
 
 def _int(value: Any, name: str, *, low: int) -> int:
     # bool is an int subclass: true is no sequence number.
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise BadLine(f"{name} must be a whole number of at least {low}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_SQLITE_INT:
+        raise BadLine(f"{name} must be a whole number from {low} to {MAX_SQLITE_INT}")
     return value
 
 
@@ -117,7 +109,7 @@ def parse_entry(line: str) -> LogEntry:
     if kind not in KINDS:
         raise BadLine("kind must be grade, repeat or undo")
     key = record.get("key")
-    if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
+    if not isinstance(key, str):
         raise BadLine("key must be a card key")
     try:
         at = datetime.fromisoformat(record.get("at"))  # type: ignore[arg-type]
@@ -141,17 +133,58 @@ def parse_entry(line: str) -> LogEntry:
             raise BadLine("only an undo undoes")
         target = None
     answer_ms = record.get("answer_ms")
-    return LogEntry(
-        origin=_origin(record.get("origin")),
-        seq=_int(record.get("seq"), "seq", low=1),
-        key=key,
-        kind=kind,
-        at=at,
-        day=day,
-        grade=grade,
-        undoes=target,
-        answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
-    )
+    try:
+        event = from_wire(
+            origin=_origin(record.get("origin")),
+            seq=_int(record.get("seq"), "seq", low=1),
+            key=key,
+            kind=kind,
+            at=at,
+            day=day,
+            grade=grade,
+            undoes=target,
+            answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
+        )
+    except ValueError as exc:
+        raise BadLine(str(exc)) from exc
+    problem = unfit(event)
+    if problem is not None:
+        raise BadLine(problem)
+    return event
+
+
+def unfit(event: ReviewEvent) -> str | None:
+    """What keeps ``event`` from being a review on the wire, or None: the rules a line read
+    is held to, so that a machine never writes a line it, or another, would skip."""
+    if len(event.key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(event.key):
+        return "key must be a card key"
+    for name, number in (("seq", event.seq), ("answer_ms", event.answer_ms)):
+        if number is not None and not 0 <= number <= MAX_SQLITE_INT:
+            return f"{name} must be a whole number from 0 to {MAX_SQLITE_INT}"
+    try:
+        _check_time(event.at, event.day)
+    except BadLine as exc:
+        return str(exc)
+    return None
+
+
+def _check_time(at: datetime, day: date) -> None:
+    """A time and study day a review can have: within the schedulable calendar, and never
+    after the day its time falls on where it was given (time zones differ by up to 26 hours
+    from the offset ``at`` carries): a day ahead of its time would hold the card back until
+    then, past the check on times ahead. (A day before its time is an undo's, which carries
+    the day of the grade it withdraws, or a review logged late.)
+    """
+    if not EARLIEST_DAY <= day <= LATEST_DAY:
+        raise BadLine(f"day must be from {EARLIEST_DAY} to {LATEST_DAY}")
+    try:
+        at.astimezone(UTC)
+    except OverflowError as exc:
+        raise BadLine("at is outside the calendar") from exc
+    if not EARLIEST_DAY <= at.date() <= LATEST_DAY:
+        raise BadLine(f"at must be from {EARLIEST_DAY} to {LATEST_DAY}")
+    if (day - at.date()).days > 2:
+        raise BadLine("day must not be after the day of at")
 
 
 @dataclass(slots=True)
@@ -164,29 +197,40 @@ class LogFile:
     entries: list[LogEntry] = field(default_factory=list)
     #: The complete lines, header included, as they are in the file (to be kept as they are).
     text: str = ""
-    #: Why the file, or its lines from some point on, could not be taken; None if all was.
+    #: Why the file could not be taken at all; None if it was read.
     problem: str | None = None
-    #: Whether the reading stopped at a damaged line (the lines before it were taken).
-    partly: bool = False
+    #: The damaged lines skipped, as (line number, what is wrong), in file order.
+    damaged: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def warning(self) -> str | None:
-        """One line for the user when the file, or part of it, was skipped."""
-        if self.problem is None:
+        """One line for the user when the file, or some of its lines, were skipped."""
+        if self.problem is not None:
+            return f"{self.path}{self.problem}; skipped"
+        if not self.damaged:
             return None
-        skipped = "the lines from here on are skipped" if self.partly else "skipped"
-        return f"{self.path}{self.problem}; {skipped}"
+        number, why = self.damaged[0]
+        more = len(self.damaged) - 1
+        others = f" (and {more} more damaged {'line' if more == 1 else 'lines'})" if more else ""
+        return f"{self.path}:{number}: damaged review line ({why}); skipped{others}"
 
 
 def read_log(path: Path) -> LogFile:
     """Read ``path`` up to its last complete line; never raises for what the file holds.
 
-    A file that vanished since it was listed (renamed over, deleted) reads as empty.
+    A file that vanished since it was listed (renamed over, deleted) reads as empty. Anything
+    but a regular file (a link, even to a file, a FIFO, a device, a folder) is not read.
     """
     result = LogFile(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)
     except FileNotFoundError:
+        return result
+    except NotRegular as exc:
+        result.problem = f": cannot read it ({exc})"
+        return result
+    except TooLarge:
+        result.problem = f": larger than {MAX_FILE_BYTES // 2**20} MiB, not a zerodrill review log"
         return result
     except OSError as exc:
         result.problem = f": cannot read it ({exc.strerror or exc})"
@@ -197,11 +241,12 @@ def read_log(path: Path) -> LogFile:
     except UnicodeDecodeError:
         result.problem = ": not a zerodrill review log (not UTF-8)"
         return result
-    lines = text.splitlines(keepends=True)
+    # Split on newlines only: str.splitlines also splits inside a line, at \x1c or \u2028.
+    lines = text.split("\n")[:-1]
     if not lines:
         return result  # empty, or its header still on its way
     try:
-        head = json.loads(lines[0])
+        head = json.loads(lines[0]) if len(lines[0]) <= MAX_LINE_CHARS else None
     except ValueError:
         head = None
     if not isinstance(head, dict) or head.get("zerodrill") != MAGIC:
@@ -222,16 +267,66 @@ def read_log(path: Path) -> LogFile:
     except BadLine:
         result.problem = ": not a zerodrill review log (no machine id)"
         return result
-    kept = len(lines[0])
     for number, line in enumerate(lines[1:], start=2):
         try:
+            if len(line) > MAX_LINE_CHARS:
+                raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
             result.entries.append(parse_entry(line))
         except BadLine as exc:
-            result.problem, result.partly = f":{number}: damaged review line ({exc})", True
-            break
-        kept += len(line)
-    result.text = text[:kept]
+            result.damaged.append((number, str(exc)))
+    # Every complete line, damaged ones too, as it is: a file is written on, never rewritten.
+    result.text = text
     return result
+
+
+class NotRegular(OSError):
+    """A name in the folder that is not a regular file (a link, FIFO, device or folder)."""
+
+
+class TooLarge(OSError):
+    """A file past the size it may have."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a link, not a file"
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, not a file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a file"
+    return "not a regular file"
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    :class:`NotRegular` for anything else, looked at without following a link or opening a
+    FIFO (which would wait for a writer); :class:`TooLarge` past ``limit``; other ``OSError``
+    as it comes. The check is made again on the file opened, in case the name was swapped.
+    """
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegular(_kind(mode))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(_kind(mode))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise TooLarge(str(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry]) -> int:
@@ -246,6 +341,56 @@ def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry]) -> in
     body = (kept or header(origin) + "\n") + "".join(lines)
     write_atomic(path, body.encode("utf-8"), make_folder=False)
     return len(lines)
+
+
+def temp_path(path: Path, pid: int, tag: str = "00000000") -> Path:
+    """A name ``path`` is written as before it is renamed into place, as
+    :func:`zerodrill.atomic_write.open_temp` draws them (``tag`` is the random part): a dot
+    name no reader takes for a log, one per process and write."""
+    return path.with_name(f".{path.name}.{pid}.{tag}{TEMP_SUFFIX}")
+
+
+def remove_stale_temps(folder: Path, origin: str) -> list[Path]:
+    """Remove the temporary files a killed sync of this machine left in ``folder`` (each one
+    a sync tool would copy to every machine); the ones removed.
+
+    A temporary file names the process that wrote it: one whose process is gone is stale.
+    Only this machine's own names are touched, and only regular files among them.
+    """
+    pattern = re.compile(
+        rf"\.{re.escape(file_name(origin))}\.([0-9]{{1,10}})(?:\.[0-9a-f]{{1,32}})?"
+        + re.escape(TEMP_SUFFIX)
+    )
+    removed = []
+    for entry in folder.iterdir():
+        match = pattern.fullmatch(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        try:
+            if stat.S_ISREG(os.lstat(entry).st_mode) or stat.S_ISLNK(os.lstat(entry).st_mode):
+                entry.unlink()
+                removed.append(entry)
+        except FileNotFoundError:
+            continue
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (our own process is writing no file now:
+    a temporary file with its number was left by an earlier process with the same id)."""
+    if pid == os.getpid():
+        return False
+    if os.name != "posix":
+        return True  # no safe way to ask: os.kill would end the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OverflowError:
+        return False  # no process has such a number: not a name a sync of ours made
+    except PermissionError:
+        return True
+    return True
 
 
 def log_files(folder: Path) -> list[Path]:

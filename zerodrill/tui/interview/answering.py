@@ -181,7 +181,7 @@ class FollowUpScreen(AnsweringScreen):
         self.answer_side.show(build)
         self.answer_side.display = True
         self.query_one("#hint").display = False
-        self.grades.set_outcomes(self.run.choices())
+        self.grades.set_outcomes(self.run.follow_up_choices())
         self.grades.display = True
         self.refresh_bindings()
 

@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Footer, Label, Static
 
+from zerodrill.srs.recall import Recall
 from zerodrill.srs.stats import FORECAST_DAYS, RETENTION_DAYS, Stats
 from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.forecast_chart import ForecastChart
@@ -39,7 +40,7 @@ class StatsScreen(Dialog[None]):
                 f"{retention}\n"
                 f"[b]{s.cards}[/b] cards: {s.known} studied, {s.new} new   "
                 f"[b]{s.reviews}[/b] {'review' if s.reviews == 1 else 'reviews'} "
-                f"({s.reviews_today} today)"
+                f"({s.reviews_today} today){recall_text(s.recall)}"
                 + (
                     f"\n{s.suspended} suspended, {s.buried} buried today"
                     if s.suspended or s.buried
@@ -54,3 +55,15 @@ class StatsScreen(Dialog[None]):
                 # No chart: an axis topped by "1" over no bars reads as a broken chart.
                 yield Label(f"Nothing due in the next {FORECAST_DAYS} days", classes="chart-title")
         yield Footer()
+
+
+def recall_text(recall: Recall | None) -> str:
+    """FSRS's line of the dialog (nothing under SM-2): the average chance of recall now."""
+    if recall is None:
+        return ""
+    if recall.average is None:
+        return "\nFSRS: no studied cards to forecast"
+    return (
+        f"\n[b]{recall.average:.0%}[/b] average recall now (FSRS; {recall.below} of "
+        f"{recall.cards} below the desired {recall.desired:.0%})"
+    )

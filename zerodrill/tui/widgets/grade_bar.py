@@ -16,7 +16,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from zerodrill.srs.scheduler import GradeOutcome
+from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui import time_labels
 
@@ -130,9 +130,12 @@ class GradeBar(Widget):
 
 
 def describe(outcome: GradeOutcome | None) -> str:
-    """ "6d", "1d ↻" (and back later today), or for a same-day repeat "↻ again" / "✔ done"."""
+    """ "6d", "1d ↻" (and back later today), "10m" (a learning step: back in ten minutes), or
+    for a same-day repeat "↻ again" / "✔ done"."""
     if outcome is None:
         return ""
+    if outcome.step is not None:
+        return time_labels.step(outcome.step.total_seconds())
     if not outcome.moves_schedule:
         return "↻ again" if outcome.again_today else "✔ done"
     label = time_labels.interval(outcome.interval)

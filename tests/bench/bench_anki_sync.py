@@ -1,0 +1,189 @@
+"""``zerodrill anki sync``: a two-way sync of the bundled deck with 10,000 reviews waiting on
+each side.
+
+Run by hand: ``python tests/bench/bench_anki_sync.py [REVIEWS]`` (or through ``run.py``).
+Anki's own sync server runs on 127.0.0.1 (tests/anki_sync_support.py); the terminal has synced
+the bundled deck's notes once and the phone has them. Then each side gets REVIEWS answers, on
+past days: the terminal's as events from another machine (as the shared folder brings them),
+the phone's as revlog rows, sent to the server by the phone's own sync. Timed, once each:
+
+- ``zerodrill anki sync``: both syncs with the server, the notes brought up to date, the
+  phone's answers read and added to the store, the terminal's written into the revlog, every
+  card rescheduled;
+- the floor: Anki's own syncs of the same answers, the phone sending its REVIEWS and then
+  receiving the terminal's (what the sync costs without zerodrill's work);
+- a second ``zerodrill anki sync`` with nothing new.
+
+Afterwards the phone and the terminal must agree on every due date.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+for _p in (str(HERE.parents[1]), str(HERE.parent)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import anki.collection  # noqa: E402, F401  (Anki's modules import in this order only)
+from anki_sync_support import Phone, SyncServer  # noqa: E402
+
+from zerodrill.anki_sync import login  # noqa: E402
+from zerodrill.anki_sync import run as anki_sync  # noqa: E402
+from zerodrill.anki_sync.backend import insert_rows  # noqa: E402
+from zerodrill.cli.common import load_decks, usable_decks  # noqa: E402
+from zerodrill.cli.import_progress import note_keys  # noqa: E402
+from zerodrill.srs.days import study_day  # noqa: E402
+from zerodrill.srs.events import ReviewEvent  # noqa: E402
+from zerodrill.srs.sm2 import Grade  # noqa: E402
+from zerodrill.srs.store import Store  # noqa: E402
+
+
+def _spread(keys: list[str], reviews: int, rng: random.Random) -> list[tuple[str, int]]:
+    """(key, days ago) for ``reviews`` answers: at most one per card and day."""
+    days = reviews // len(keys) + 1
+    pairs = [(key, d) for key in keys for d in range(1, days + 1)]
+    return sorted(rng.sample(pairs, reviews), key=lambda p: -p[1])
+
+
+def _terminal_events(keys: list[str], reviews: int, rng: random.Random) -> list[ReviewEvent]:
+    now = datetime.now(UTC)
+    out = []
+    for seq, (key, ago) in enumerate(_spread(keys, reviews, rng), start=1):
+        at = (now - timedelta(days=ago, hours=rng.randint(0, 3))).astimezone()
+        grade = Grade(rng.choice([1, 3, 4, 4, 5, 5]))
+        out.append(ReviewEvent("other-machine", seq, key, at, study_day(at), grade, None, 8000))
+    return out
+
+
+def _phone_answers(phone: Phone, cids: dict[str, int], reviews: int, rng: random.Random) -> None:
+    now_ms = int(time.time() * 1000)
+    rows = []
+    for key, ago in _spread(list(cids), reviews, rng):
+        rid = now_ms - ago * 86_400_000 - rng.randint(4, 8) * 3_600_000 + rng.randint(0, 999)
+        rows.append((rid, cids[key], -1, rng.choice([1, 3, 3, 4]), 3, 1, 2500, 6000, 1))
+    # Ids are random: one that came up twice is dropped (then fewer than REVIEWS arrive).
+    unique = list({row[0]: row for row in rows}.values())
+    insert_rows(phone.col, "INSERT INTO revlog {values}", unique)
+    assert phone.col.db is not None
+    phone.col.db.execute("UPDATE col SET mod = ?", now_ms)
+
+
+def run(reviews: int = 10_000) -> dict[str, float]:
+    rng = random.Random(2026)
+    with tempfile.TemporaryDirectory(prefix="zerodrill-bench-anki-") as tmp:
+        root = Path(tmp)
+        os.environ["ZERODRILL_CACHE_DIR"] = str(root / "deck-cache")
+        decks = usable_decks(load_decks([]))
+        notes = note_keys(decks)
+        keys = [key for ords in notes.values() for key in ords.values()]
+        (root / "base").mkdir()
+        server = SyncServer(root / "base")
+        try:
+            user = server.account()
+            phone = Phone.on(root / "phone", server, user)
+            try:
+                return _measure(root, server, user, phone, decks, notes, keys, reviews, rng)
+            finally:
+                phone.close()
+        finally:
+            server.stop()
+
+
+def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # type: ignore[no-untyped-def]
+    phone.add_own_note("the phone's own note")
+    phone.sync()
+    col = Phone.on(root / "login", server, user)
+    key = login.HostKey(server.url, col.auth.hkey)
+    col.close()
+    folder = root / "terminal" / "anki"
+    folder.mkdir(parents=True)
+    target = anki_sync.Target(anki_sync.cache_for(folder, key), key)
+    manifest = folder / "decks.manifest.json"
+    with Store.open(root / "terminal" / "reviews.db") as store:
+        anki_sync.sync(target, decks, notes, store, manifest, full_upload=True)
+        phone.sync()
+        cids = {}
+        for guid, ords in notes.items():
+            for ord_, item in ords.items():
+                cids[item] = phone.col.db.scalar(  # type: ignore[union-attr]
+                    "SELECT c.id FROM cards c JOIN notes n ON n.id = c.nid "
+                    "WHERE n.guid = ? AND c.ord = ?",
+                    guid,
+                    ord_,
+                )
+        start = time.perf_counter()
+        store.add_events(_terminal_events(keys, reviews, rng))
+        fill_s = time.perf_counter() - start
+        _phone_answers(phone, cids, reviews, rng)
+
+        start = time.perf_counter()
+        phone.sync()
+        phone_up_ms = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        moved = anki_sync.sync(target, decks, notes, store, manifest)
+        ours_ms = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        phone.sync()
+        phone_down_ms = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        again = anki_sync.sync(target, decks, notes, store, manifest)
+        again_ms = (time.perf_counter() - start) * 1000
+
+        today = study_day(datetime.now().astimezone())
+        anki_today = phone.col.sched.today
+        mismatched = 0
+        for item, due in store.due_dates().items():
+            row = phone.col.db.first("SELECT due FROM cards WHERE id = ?", cids[item])  # type: ignore[union-attr]
+            mismatched += today + timedelta(days=row[0] - anki_today) != due
+        floor_ms = phone_up_ms + phone_down_ms
+        result = {
+            "reviews": reviews,
+            "cards": len(keys),
+            "fill_s": fill_s,
+            "sync_ms": ours_ms,
+            "anki_floor_ms": floor_ms,
+            "phone_up_ms": phone_up_ms,
+            "phone_down_ms": phone_down_ms,
+            "ratio": ours_ms / floor_ms,
+            "again_ms": again_ms,
+            "to_zerodrill": moved.to_zerodrill,
+            "to_anki": moved.to_anki,
+            "rescheduled": moved.rescheduled,
+            "again_moved": again.to_zerodrill + again.to_anki + again.rescheduled,
+            "due_mismatches": mismatched,
+        }
+    return result
+
+
+def main(reviews: int = 10_000) -> None:
+    r = run(reviews)
+    print(
+        f"bundled deck, {r['cards']} cards; {r['reviews']:,} reviews waiting on each side "
+        f"(store filled in {r['fill_s']:.1f} s)"
+    )
+    print(
+        f"zerodrill anki sync, two-way          {r['sync_ms']:>9,.0f} ms   "
+        f"Anki -> zerodrill {r['to_zerodrill']:,}, zerodrill -> Anki {r['to_anki']:,}, "
+        f"{r['rescheduled']:,} cards rescheduled"
+    )
+    print(
+        f"Anki's own syncs of the same answers   {r['anki_floor_ms']:>9,.0f} ms   "
+        f"(phone up {r['phone_up_ms']:,.0f} ms + down {r['phone_down_ms']:,.0f} ms)"
+    )
+    print(f"ratio                                 {r['ratio']:>9.2f}x")
+    print(
+        f"zerodrill anki sync, nothing new       {r['again_ms']:>9,.0f} ms   "
+        f"moved {r['again_moved']}; due dates that differ: {r['due_mismatches']}"
+    )
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)

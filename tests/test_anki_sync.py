@@ -1,0 +1,724 @@
+"""``zerodrill anki login|sync`` against Anki's real sync server, with a second Anki client
+playing the phone (tests/anki_sync_support.py).
+
+Each test has an account of its own on one server started for the session. The terminal's
+side is the CLI, run in-process, on a review store and a deck in the test's folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import closing
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import anki.collection  # noqa: F401  (Anki's modules import in this order only)
+import pytest
+from anki.scheduler.v3 import CardAnswer
+from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_rows
+from cli_support import run_cli
+
+from zerodrill.anki_sync import login as kept
+from zerodrill.anki_sync.events import derive
+from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.srs.days import study_day
+from zerodrill.srs.store import Store
+
+DECK_YAML = """\
+deck: phone-deck
+title: Phone deck
+description: Cards synced with Anki in the tests.
+retired: []
+cards:
+  - id: stage-2
+    kind: basic
+    front: What does ZeRO stage 2 partition?
+    back: Optimizer states and gradients.
+  - id: stage-1
+    kind: basic
+    front: What does ZeRO stage 1 partition?
+    back: Optimizer states.
+  - id: stage-3
+    kind: basic
+    front: What does ZeRO stage 3 partition?
+    back: Parameters too.
+  - id: stage-key
+    kind: cloze
+    text: "The stage is set by {{c1::zero_optimization}}.{{c2::stage}}."
+"""
+DECK_ID = "phone-deck"
+KEYS = [f"{DECK_ID}/{c}" for c in ("stage-2", "stage-1", "stage-3")] + [
+    f"{DECK_ID}/stage-key#c1",
+    f"{DECK_ID}/stage-key#c2",
+]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncServer]:
+    running = SyncServer(tmp_path_factory.mktemp("sync-base"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The terminal's side: its config folder (the login), the deck and the review store."""
+    monkeypatch.setenv("ZERODRILL_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("ZERODRILL_ANKI_USER", raising=False)
+    monkeypatch.delenv("ZERODRILL_ANKI_PASSWORD", raising=False)
+    deck = tmp_path / "decks" / "phone.yaml"
+    deck.parent.mkdir()
+    deck.write_text(DECK_YAML)
+    return tmp_path
+
+
+@pytest.fixture
+def account(server: SyncServer) -> str:
+    return server.account()
+
+
+@pytest.fixture
+def phone(tmp_path: Path, server: SyncServer, account: str) -> Iterator[Phone]:
+    """The phone, with a note of the user's own, reviewed, and synced up first (as a user who
+    had Anki before zerodrill)."""
+    p = Phone.on(tmp_path / "phone", server, account)
+    try:
+        p.own = p.add_own_note("a question of my own")  # type: ignore[attr-defined]
+        p.col.decks.select(p.col.decks.id("My own deck"))
+        p.answer(p.rows("SELECT id FROM cards")[0][0], CardAnswer.GOOD)  # type: ignore[arg-type]
+        assert p.sync() == 4  # a full upload: the server is empty
+        yield p
+    finally:
+        p.close()
+
+
+def login(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+    user: str,
+    password: str = "secret",
+) -> tuple[int, str, str]:
+    monkeypatch.setenv("ZERODRILL_ANKI_USER", user)
+    monkeypatch.setenv("ZERODRILL_ANKI_PASSWORD", password)
+    return run_cli(capsys, "anki", "login", "--server", url)
+
+
+def sync(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str, str]:
+    return run_cli(capsys, "anki", "sync", str(home / "decks"), *args)
+
+
+def noon(days_ago: int) -> datetime:
+    today = study_day(datetime.now().astimezone())
+    return (
+        datetime.combine(today - timedelta(days=days_ago), datetime.min.time())
+        .replace(hour=12)
+        .astimezone()
+    )
+
+
+def drill(db: Path, key: str, grade: int, at: datetime) -> None:
+    with Store.open(db) as store:
+        store.grade(key, grade, day=study_day(at), at=at)
+
+
+def derived_dues(store: Store) -> dict[str, object]:
+    """The due days a replay of every event in the store gives, by the sync's own replay."""
+    histories = derive(store.events(), [], KEYS, store.scheduler)
+    return {key: h.due for key, h in histories.items() if h.due is not None}
+
+
+def zerodrill_due(db: Path) -> dict[str, object]:
+    with Store.open(db) as store:
+        return dict(store.due_dates())
+
+
+def phone_due(phone: Phone) -> dict[str, object]:
+    out = {}
+    for key in KEYS:
+        card, _, cloze = key.partition("/")[2].partition("#c")
+        cid = phone.card_of(DECK_ID, card, int(cloze) - 1 if cloze else 0)
+        due = phone.due_date(cid)
+        if due is not None:
+            out[key] = due
+    return out
+
+
+def test_terminal_and_phone_agree_on_every_due_date(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(9))
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(3))
+    drill(db, f"{DECK_ID}/stage-key#c1", 2, noon(1))
+    mine = own_rows(phone, phone.own)  # type: ignore[attr-defined]
+
+    code, out, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    key_file = home / "config" / kept.FILE_NAME
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert "secret" not in key_file.read_text()
+
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "First sync: your collection was downloaded from the server." in out
+    assert "zerodrill → Anki: 3 reviews, 2 cards rescheduled" in out
+    assert "Notes: 4 added" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert len(zerodrill_due(db)) == 2
+    # The phone's own note: untouched, byte for byte.
+    assert own_rows(phone, phone.own) == mine  # type: ignore[attr-defined]
+    # zerodrill's answers are in the phone's review log, marked as zerodrill's.
+    ours = phone.rows("SELECT id, time FROM revlog WHERE cid != ?", mine[1][0][0])
+    assert len(ours) == 3 and all(is_marked(rid, t) for rid, t in ours)  # type: ignore[arg-type]
+
+    # The phone answers a new card and a due one; the next sync brings both into the drill.
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.EASY)
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 2 reviews; zerodrill → Anki: 0 reviews" in out
+    with Store.open(db) as store:
+        origins = sorted(e.origin for e in store.events())
+        assert origins.count("anki") == 2
+        assert derived_dues(store) == store.due_dates()
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert set(zerodrill_due(db)) == {f"{DECK_ID}/{c}" for c in ("stage-2", "stage-3")} | {
+        f"{DECK_ID}/stage-key#c1"
+    }
+    assert own_rows(phone, phone.own) == mine  # type: ignore[attr-defined]
+
+    # Nothing new either side: nothing moves.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
+
+
+def first_sync(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+
+
+def test_both_sides_review_the_same_card_between_syncs(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(6))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    # Both answer stage-1 today: the phone Again, the terminal a 5, an hour later.
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.AGAIN)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 5, datetime.now().astimezone() + timedelta(seconds=5))
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
+    phone.sync()
+    with Store.open(db) as store:
+        # Both answers are kept; the replay of all of them is the schedule.
+        assert len(store.events()) == 3
+        assert derived_dues(store) == store.due_dates()
+    assert phone_due(phone) == zerodrill_due(db)
+    # Anki's Again was first today: the terminal's later grade is that day's repeat.
+    today = study_day(datetime.now().astimezone())
+    assert zerodrill_due(db)[f"{DECK_ID}/stage-1"] == today + timedelta(days=1)
+    cid = phone.card_of(DECK_ID, "stage-1")
+    assert len(phone.rows("SELECT id FROM revlog WHERE cid = ?", cid)) == 3
+
+
+def test_an_edited_note_updates_in_place_and_a_retired_card_is_suspended(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    drill(_private_review_db, f"{DECK_ID}/stage-3", 4, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    stage_3 = phone.card_of(DECK_ID, "stage-3")
+    before = phone.rows("SELECT due, ivl, queue FROM cards WHERE id = ?", stage_3)
+    notes_before = phone.rows("SELECT COUNT(*) FROM notes")
+    deck = home / "decks" / "phone.yaml"
+    text = deck.read_text().replace("Optimizer states.", "Optimizer states only.")
+    deck.write_text(text.replace("retired: []", "retired: [stage-3]"))
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Notes: 0 added, 2 updated, 1 retired card suspended." in out
+    phone.sync()
+    nid = phone.rows("SELECT nid FROM cards WHERE id = ?", phone.card_of(DECK_ID, "stage-1"))
+    (fields,) = phone.rows("SELECT flds FROM notes WHERE id = ?", nid[0][0])[0]
+    assert "Optimizer states only." in str(fields)
+    assert phone.rows("SELECT COUNT(*) FROM notes") == notes_before
+    # Suspended where it stood: its schedule kept.
+    due, ivl, queue = phone.rows("SELECT due, ivl, queue FROM cards WHERE id = ?", stage_3)[0]
+    assert (due, ivl, queue) == (before[0][0], before[0][1], -1)
+    # A second run suspends nothing more.
+    code, out, err = sync(capsys, home)
+    assert "Notes: 0 added, 0 updated, 0 retired cards suspended." in out
+
+
+def test_a_dry_run_says_what_would_move_and_changes_nothing(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    code, _, err = sync(capsys, home)  # the phone's answer reaches zerodrill's copy
+    assert code == 0, err
+    drill(db, f"{DECK_ID}/stage-1", 3, datetime.now().astimezone())
+    cache = home / "anki" / "collection.anki2"
+    files = {p: p.read_bytes() for p in (cache, db)}
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "zerodrill → Anki: 1 review, 1 card would be rescheduled" in out
+    assert "Notes: 0 would be added, 0 would be updated" in out
+    assert "Dry run: nothing was changed" in out
+    assert {p: p.read_bytes() for p in files} == files
+    assert not list(cache.parent.glob(".zerodrill-sync-*"))
+
+
+def test_sync_with_a_collection_file(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """``--collection``: the way to push terminal progress into a collection that already
+    has the notes (which an import of ``export --with-progress`` cannot)."""
+    from anki.collection import Collection
+
+    db = _private_review_db
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    col = Collection(str(path))
+    col.close()
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(4))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(0))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    assert "zerodrill → Anki: 1 review, 1 card rescheduled" in out
+    col = Collection(str(path))
+    try:
+        desk = Phone(col, None)  # type: ignore[arg-type]
+        assert phone_due(desk) == zerodrill_due(db)
+    finally:
+        col.close()
+    # Anki open on it: one line, and nothing changed; a dry run reads it all the same.
+    col = Collection(str(path))
+    try:
+        drill(db, f"{DECK_ID}/stage-3", 4, noon(0))
+        # In another process, as Anki is: a process that reads the file itself ends its own
+        # POSIX locks on it (SQLite's, which are Anki's) when it closes it.
+        dry = subprocess.run(
+            [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks"),
+             "--collection", str(path), "--dry-run"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert dry.returncode == 0, dry.stderr
+        assert "zerodrill → Anki: 1 review, 1 card would be rescheduled" in dry.stdout
+        size = path.stat().st_size
+        done = subprocess.run(
+            [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks"),
+             "--collection", str(path)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 1
+        assert done.stderr.count("\n") == 1 and "open in Anki" in done.stderr, done.stderr
+        assert path.stat().st_size == size
+    finally:
+        col.close()
+
+
+# -- failures: each one line, and nothing half done ----------------------------------------
+
+
+def one_line(err: str) -> str:
+    assert err.count("\n") == 1 and err.startswith("zerodrill: "), err
+    return err
+
+
+def snapshot(home: Path, db: Path) -> dict[Path, bytes]:
+    """The terminal's side of a sync: its review store and its copy of the collection."""
+    files = [db, home / "anki" / "collection.anki2"]
+    return {p: p.read_bytes() for p in files if p.exists()}
+
+
+def test_wrong_credentials_save_nothing(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    code, out, err = login(capsys, monkeypatch, server.url, account, password="wrong")
+    assert code == 1
+    assert "refused the user name or password; nothing was saved" in one_line(err)
+    assert not (home / "config" / kept.FILE_NAME).exists()
+
+
+def test_login_asks_for_the_password_without_echoing_it(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    prompts: list[tuple[str, bool]] = []
+
+    def prompt(text: str, hide_input: bool = False, **_: object) -> str:
+        prompts.append((text, hide_input))
+        return account if not hide_input else "secret"
+
+    monkeypatch.setattr("click.prompt", prompt)
+    code, out, err = run_cli(capsys, "anki", "login", "--server", server.url)
+    assert code == 0, err
+    assert prompts == [("Anki user name", False), ("Password", True)]
+    assert kept.load().endpoint == server.url
+
+
+def test_an_unreachable_server_changes_nothing(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(_private_review_db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before = snapshot(home, _private_review_db)
+    key = kept.load()
+    kept.save(kept.HostKey(f"http://127.0.0.1:{free_port()}/", key.hkey))
+    code, out, err = sync(capsys, home)
+    assert code == 1
+    assert "cannot reach the sync server" in one_line(err)
+    assert "nothing was changed on either side" in err
+    assert snapshot(home, _private_review_db) == before
+    code, out, err = login(capsys, monkeypatch, f"http://127.0.0.1:{free_port()}/", account)
+    assert code == 1 and "cannot reach" in one_line(err)
+
+
+def test_an_expired_host_key_says_to_log_in_again(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(_private_review_db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before = _private_review_db.read_bytes()
+    # A host key the server does not know (revoked, or its password changed since).
+    kept.save(kept.HostKey(server.url, "0" * 40))
+    code, out, err = sync(capsys, home)
+    assert code == 1
+    assert "no longer accepts zerodrill's login" in one_line(err)
+    assert "run 'zerodrill anki login' again" in err
+    assert _private_review_db.read_bytes() == before
+    phone.sync()
+    assert phone_due(phone) == {}
+    kept.login_path().unlink()
+    code, out, err = sync(capsys, home)
+    assert code == 1 and "not logged in" in one_line(err)
+
+
+def test_a_full_upload_only_when_asked(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A new account: the server has no collection, and Anki sends one only whole."""
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(3))
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    with Store.open(db) as store:
+        log_before = store.events()
+    code, out, err = sync(capsys, home)
+    assert code == 1
+    assert "needs a full upload" in one_line(err)
+    assert "run 'zerodrill anki sync --full-upload'" in err
+    with Store.open(db) as store:
+        assert store.events() == log_before
+    code, out, err = sync(capsys, home, "--full-upload")
+    assert code == 0, err
+    assert "Full upload done" in out
+    phone = Phone.on(tmp_path / "new-phone", server, account)
+    try:
+        assert phone.sync() == 3  # a full download: the phone is new
+        assert phone_due(phone) == zerodrill_due(db) != {}
+    finally:
+        phone.close()
+
+
+def test_a_full_sync_the_server_asks_for_takes_its_collection(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The phone changed the collection's schema and uploaded it whole: zerodrill's copy is
+    replaced by the server's, and its changes are made again on it."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+    phone.col.mod_schema(check=False)
+    assert phone.sync(upload_on_conflict=True) == 2  # Anki asks the user: upload
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "The server asked for a full sync: took its collection whole" in out
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert set(zerodrill_due(db)) == {f"{DECK_ID}/stage-1", f"{DECK_ID}/stage-3"}
+
+
+def test_the_server_failing_mid_sync_leaves_nothing_half_done(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before_log = phone.rows("SELECT id FROM revlog ORDER BY id")
+    before_cards = phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id")
+    # The connection drops as the last sync (the second of the run) sends its changes.
+    proxy = DroppingProxy(server.port, b"/sync/applyChanges", skip=1)
+    key = kept.load()
+    kept.save(kept.HostKey(proxy.url, key.hkey))
+    try:
+        with Store.open(db) as store:
+            log_before = store.events()
+        code, out, err = sync(capsys, home)
+        assert code == 1, proxy.seen
+        assert proxy.dropped == 1
+        one_line(err)
+        # The store took nothing of Anki's, and the phone sees nothing of the run.
+        with Store.open(db) as store:
+            assert store.events() == log_before
+        phone.sync()
+        assert phone.rows("SELECT id FROM revlog ORDER BY id") == before_log
+        assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
+    finally:
+        proxy.close()
+    kept.save(key)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    # The answer given in zerodrill was written into zerodrill's copy last time, and is sent
+    # with this run's first sync.
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
+    cid = phone.card_of(DECK_ID, "stage-1")
+    assert len(phone.rows("SELECT id FROM revlog WHERE cid = ?", cid)) == 1
+    assert phone_due(phone) == zerodrill_due(db)
+
+
+def cache_rows(cache: Path) -> tuple[list[object], list[object], list[object]]:
+    with closing(sqlite3.connect(cache)) as conn:
+        return (
+            conn.execute("SELECT * FROM notes ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM cards ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM revlog ORDER BY id").fetchall(),
+        )
+
+
+def test_a_sync_killed_then_run_again(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    cache = home / "anki" / "collection.anki2"
+    before = cache_rows(cache)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "zerodrill", "anki", "sync", str(home / "decks")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        end = time.monotonic() + 60
+        while not list(cache.parent.glob(".zerodrill-sync-*/*.apkg")):
+            if run.poll() is not None:
+                assert run.stderr is not None
+                raise AssertionError(f"the sync ended before it was killed: {run.stderr.read()!r}")
+            assert time.monotonic() < end
+            time.sleep(0.001)
+        run.kill()
+    finally:
+        run.wait()
+        assert run.stderr is not None
+        run.stderr.close()
+    assert run.returncode == -9
+    # Killed while changing its work copy: the collection's cards and review log are as they
+    # were (its first sync ran, and changed only the sync's own bookkeeping).
+    assert cache_rows(cache) == before
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "An interrupted sync had left a work copy: removed" in out
+    assert "zerodrill → Anki: 1 review, 1 card rescheduled" in out
+    assert not list(cache.parent.glob(".zerodrill-sync-*"))
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+
+
+@pytest.mark.parametrize("command", [["login"], ["sync"]])
+def test_without_the_anki_package_one_line_says_what_to_install(command: list[str]) -> None:
+    code = (
+        "import sys\nsys.modules['anki'] = None\nfrom zerodrill.cli import main\n"
+        f"main(['anki', *{command!r}])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == (
+        "zerodrill: zerodrill anki needs the anki package: pip install 'zerodrill[anki]'\n"
+    )
+
+
+def test_login_refuses_an_address_that_is_not_http(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = login(capsys, monkeypatch, "ftp://example.invalid/", "someone")
+    assert code == 2
+    assert "is not an http:// or https:// address" in err
+    assert not (home / "config" / kept.FILE_NAME).exists()
+
+
+def test_a_dry_run_before_any_sync(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert out == "Nothing synced yet: the first sync downloads your collection from the server.\n"
+    assert not _private_review_db.exists()
+    assert not (home / "anki").exists()
+
+
+def test_an_undo_in_the_drill_reaches_the_phone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The drill's undo withdraws a grade the phone has: the card's schedule goes back to what
+    the other grades make it (here, none: a new card), on the phone too."""
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(5))
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(8))
+    drill(db, f"{DECK_ID}/stage-1", 3, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    assert set(phone_due(phone)) == {f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"}
+    with Store.open(db) as store:
+        for key in (f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"):
+            last = [e for e in store.events() if e.key == key][-1]
+            store.undo(last.identity, at=datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "2 cards rescheduled" in out
+    phone.sync()
+    assert (
+        phone_due(phone)
+        == zerodrill_due(db)
+        == {f"{DECK_ID}/stage-1": noon(8).date() + timedelta(days=1)}
+    )
+
+
+def test_a_second_sync_at_once_is_refused(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A run must not take a live run's work copy for a killed run's leftover."""
+    from zerodrill.anki_sync.workcopy import one_run
+
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    cache = home / "anki" / "collection.anki2"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\nfrom pathlib import Path\n"
+         "from zerodrill.anki_sync.workcopy import one_run\n"
+         f"with one_run(Path({str(cache)!r})):\n    print('held', flush=True)\n    time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        code, out, err = sync(capsys, home)
+        assert code == 1
+        assert "another 'zerodrill anki sync' is running" in one_line(err)
+    finally:
+        holder.kill()
+        holder.wait()
+        assert holder.stdout is not None
+        holder.stdout.close()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    with one_run(cache):
+        pass
+    assert not list(cache.parent.glob(".zerodrill-sync-*"))
+
+
+def test_the_decks_images_reach_the_phone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from zerodrill.export import ids
+
+    media = Path(__file__).parent / "data" / "export" / "media"
+    shutil.copytree(media, home / "decks" / "media")
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.sync_media()
+    image = (media / "img" / "dot.png").read_bytes()
+    name = ids.media_name("export-media", "img/dot.png", image)
+    assert (Path(phone.col.media.dir()) / name).read_bytes() == image
+    assert not list((home / "anki").glob(".zerodrill-sync-*"))
+
+
+def test_logging_in_to_another_account_starts_from_its_collection(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    _private_review_db: Path,
+) -> None:  # fmt: skip
+    """zerodrill's copy of the first account's collection is not synced into the second's."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    other = server.account()
+    phone_b = Phone.on(tmp_path / "phone-b", server, other)
+    try:
+        own = phone_b.add_own_note("the other account's note")
+        assert phone_b.sync() == 4
+        code, _, err = login(capsys, monkeypatch, server.url, other)
+        assert code == 0, err
+        code, out, err = sync(capsys, home)
+        assert code == 0, err
+        assert "First sync: your collection was downloaded from the server." in out
+        phone_b.sync()
+        notes = phone_b.rows("SELECT id FROM notes ORDER BY id")
+        assert len(notes) == 1 + 4  # its own, and the deck's four (the first account's not)
+        assert own_rows(phone_b, own)[0][0][5] == "the other account's note\x1fan answer of mine"
+    finally:
+        phone_b.close()

@@ -1,0 +1,79 @@
+"""ReviewEvent: one value for a review in the log, on the wire and from Anki."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import pytest
+
+from zerodrill.srs.events import ReviewEvent, from_wire, time_order
+from zerodrill.srs.sm2 import Grade
+
+AT = datetime(2025, 1, 1, 9, 30, tzinfo=UTC)
+DAY = date(2025, 1, 1)
+
+
+def test_a_grade_and_an_undo() -> None:
+    grade = ReviewEvent("m1", 1, "d/a", AT, DAY, 4, answer_ms=800, typed="x")  # type: ignore[arg-type]
+    assert grade.grade is Grade.GOOD and not grade.is_undo and grade.identity == ("m1", 1)
+    undo = ReviewEvent("m1", 2, "d/a", AT, DAY, None, ("m1", 1))
+    assert undo.is_undo and undo.undoes == ("m1", 1)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(grade=6),
+        dict(grade=None),  # neither a grade nor an undo
+        dict(undoes=("m1", 1)),  # both
+        dict(key=""),
+        dict(answer_ms=-1),
+        dict(at=datetime(2025, 1, 1, 9, 30)),  # no UTC offset
+    ],
+)
+def test_what_no_event_can_say_is_refused(bad: dict[str, object]) -> None:
+    fields: dict[str, object] = dict(
+        origin="m1", seq=1, key="d/a", at=AT, day=DAY, grade=Grade.GOOD, undoes=None
+    )
+    with pytest.raises(ValueError):
+        ReviewEvent(**{**fields, **bad})  # type: ignore[arg-type]
+
+
+def test_the_wire_carries_everything_but_the_typed_text() -> None:
+    tokyo = datetime(2025, 1, 1, 18, 30, tzinfo=timezone(timedelta(hours=9)))
+    grade = ReviewEvent("m1", 7, "d/ü", tokyo, DAY, Grade.ALMOST, answer_ms=5, typed="secret")
+    record = json.loads(grade.to_json())
+    assert record == {
+        "origin": "m1", "seq": 7, "key": "d/ü", "kind": "grade", "at": tokyo.isoformat(),
+        "day": "2025-01-01", "grade": 2, "undoes": None, "answer_ms": 5,
+    }  # fmt: skip
+    back = from_wire(
+        **{**record, "at": tokyo, "day": DAY, "undoes": None}  # as logfile parses it
+    )
+    assert back == ReviewEvent("m1", 7, "d/ü", tokyo, DAY, Grade.ALMOST, answer_ms=5)
+    undo = ReviewEvent("m1", 8, "d/ü", AT, DAY, None, ("m1", 7))
+    assert json.loads(undo.to_json())["kind"] == "undo"
+
+
+def test_a_repeat_from_an_older_file_reads_as_a_grade() -> None:
+    fields = dict(origin="m1", seq=1, key="d/a", at=AT, day=DAY, undoes=None, answer_ms=None)
+    event = from_wire(kind="repeat", grade=3, **fields)  # type: ignore[arg-type]
+    assert event.grade is Grade.HARD and not event.is_undo
+    with pytest.raises(ValueError):
+        from_wire(kind="undo", grade=None, **fields)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        from_wire(kind="later", grade=3, **fields)  # type: ignore[arg-type]
+
+
+def test_the_order_is_day_then_instant_then_identity() -> None:
+    utc_noon = ReviewEvent("b", 1, "d/a", AT.replace(hour=12), DAY, Grade.GOOD)
+    # 20:00 in Tokyo is 11:00 UTC: earlier as an instant, though later on its clock.
+    tokyo = ReviewEvent(
+        "a", 9, "d/a", datetime(2025, 1, 1, 20, tzinfo=timezone(timedelta(hours=9))), DAY,
+        Grade.GOOD,
+    )  # fmt: skip
+    tie = ReviewEvent("a", 1, "d/a", AT.replace(hour=12), DAY, Grade.GOOD)
+    yesterday = ReviewEvent("z", 1, "d/a", AT.replace(hour=23), DAY - timedelta(1), Grade.GOOD)
+    events = [utc_noon, tokyo, tie, yesterday]
+    assert sorted(events, key=time_order) == [yesterday, tokyo, tie, utc_noon]

@@ -1,0 +1,198 @@
+"""Everything ``zerodrill anki sync`` reads from or writes to the review store.
+
+The rest of the package sees only the values defined here (:class:`Answer`,
+:class:`CardHistory`), never the store's own types, so a change of the store's API is a
+change of this module alone:
+
+- the events, zerodrill's and Anki's: :func:`log_events`;
+- Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`;
+- Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
+- the cards something moved for since the last sync: :func:`touched`;
+- each card's schedule derived from all events, with the answers in effect and what each
+  did, for Anki's revlog and card columns: :func:`derive`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from zerodrill.anki_sync import revlog
+from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
+from zerodrill.srs.anki_import import AnkiReviews
+from zerodrill.srs.events import ReviewEvent, time_order
+from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
+from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Grade, Sm2State
+from zerodrill.srs.store import Store
+
+#: An event as the store gives it (its type is the store's business).
+Event = ReviewEvent
+#: Anki's factor for a card whose scheduler keeps no SM-2 ease (FSRS): Anki's default.
+_DEFAULT_FACTOR = INITIAL_EF_HUNDREDTHS * 10
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One grade in effect, as Anki's revlog records an answer."""
+
+    key: str
+    grade: Grade
+    at: datetime
+    answer_ms: int | None
+    #: Given in Anki (True) or in zerodrill on any machine (False).
+    from_anki: bool
+    #: The card's first grade: it was new.
+    first: bool
+    #: The interval (days) before and after it, and the ease after it (Anki's permille).
+    last_ivl: int
+    ivl: int
+    factor: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardHistory:
+    """One card as all its events make it."""
+
+    key: str
+    #: What the scheduler derives: None while the card is new.
+    due: date | None
+    interval: int
+    factor: int
+    lapses: int
+    #: The grades in effect, oldest first.
+    answers: tuple[Answer, ...]
+
+    def not_from_anki(self) -> list[Answer]:
+        """The answers given in zerodrill (on any machine), not in Anki."""
+        return [a for a in self.answers if not a.from_anki]
+
+
+def log_events(store: Store) -> list[Event]:
+    """Every event in the store, undos included."""
+    return store.events()
+
+
+def scheduler_of(store: Store | None) -> Scheduler[Any]:
+    """The scheduler the store derives its cards with (the default one without a store)."""
+    return store.scheduler if store is not None else scheduler_named()
+
+
+def from_anki(found: AnkiReviews) -> list[Event]:
+    """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`)."""
+    return [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
+
+
+def add_anki_reviews(
+    store: Store, reviews: Sequence[Event], store_events: Iterable[Event]
+) -> tuple[str, ...]:
+    """Log the reviews given in Anki that the store lacks (a set union by identity: a review
+    is known by its revlog id; those ``store_events`` holds are not even offered); the
+    store's warnings about any it held back."""
+    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
+    return store.add_events([r for r in reviews if r.identity not in known]).warnings
+
+
+def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:
+    """How many of Anki's reviews the store does not hold yet."""
+    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
+    return sum(1 for r in anki if r.identity not in known)
+
+
+def _by_key(
+    store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
+) -> dict[str, dict[tuple[str, int], Event]]:
+    """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
+    wanted = set(keys)
+    by_key: dict[str, dict[tuple[str, int], Event]] = {}
+    for event in (*store_events, *anki):
+        if event.key in wanted:
+            by_key.setdefault(event.key, {}).setdefault(event.identity, event)
+    return by_key
+
+
+def _in_effect(entries: Iterable[Event]) -> list[Event]:
+    """A card's grades not withdrawn by an undo, in the log's one replay order."""
+    entries = list(entries)
+    withdrawn = {e.undoes for e in entries if e.undoes is not None}
+    return sorted(
+        (e for e in entries if e.grade is not None and e.identity not in withdrawn),
+        key=time_order,
+    )
+
+
+def touched(
+    store_events: Iterable[Event],
+    anki: Sequence[Event],
+    cids: Mapping[str, int],
+    written: Mapping[int, Sequence[tuple[int, int]]],
+) -> set[str]:
+    """The cards (among ``cids``'s keys) something moved for: an answer given in Anki that
+    the store lacks, or Anki's marked rows (``written``, by card id) not exactly the card's
+    zerodrill answers in effect (one missing, or one undone since). The others are as the
+    last sync left them on both sides, and need no replay."""
+    store_events = list(store_events)
+    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
+    out = set()
+    for key, entries in _by_key(store_events, anki, cids).items():
+        if any(e.origin == ANKI_ORIGIN and e.identity not in known for e in entries.values()):
+            out.add(key)
+            continue
+        ours = [
+            (e.at, e.grade)
+            for e in _in_effect(entries.values())
+            if e.origin != ANKI_ORIGIN and e.grade is not None
+        ]
+        if not revlog.all_written(ours, written.get(cids[key], ())):
+            out.add(key)
+    return out
+
+
+def derive(
+    store_events: Iterable[Event],
+    anki: Sequence[Event],
+    keys: Iterable[str],
+    scheduler: Scheduler[Any],
+) -> dict[str, CardHistory]:
+    """Each of ``keys`` with an event, as the store's events and Anki's reviews (which may
+    not be in the store yet) make it together: a set union by identity, then a replay in the
+    log's one order, undone grades left out, as the store derives its cards."""
+    out: dict[str, CardHistory] = {}
+    for key, entries in _by_key(store_events, anki, keys).items():
+        state: CardState = scheduler.new_state()
+        answers = []
+        for event in _in_effect(entries.values()):
+            assert event.grade is not None
+            before = state
+            state = scheduler.review(state, event.grade, When(event.at, event.day))
+            answers.append(
+                Answer(
+                    key=key,
+                    grade=event.grade,
+                    at=event.at,
+                    answer_ms=event.answer_ms,
+                    from_anki=event.origin == ANKI_ORIGIN,
+                    first=before.phase is Phase.NEW,
+                    last_ivl=before.interval,
+                    ivl=state.interval,
+                    factor=_factor(state),
+                )
+            )
+        sm2 = _sm2(state)
+        lapses = sm2.lapses if sm2 is not None else 0
+        out[key] = CardHistory(
+            key, state.due, state.interval, _factor(state), lapses, tuple(answers)
+        )
+    return out
+
+
+def _factor(state: CardState) -> int:
+    sm2 = _sm2(state)
+    return sm2.ease_permille if sm2 is not None else _DEFAULT_FACTOR
+
+
+def _sm2(state: CardState) -> Sm2State | None:
+    """The SM-2 numbers of an SM-2 card state (ease, lapses); None for another scheduler's."""
+    inner = getattr(state, "sm2", None)
+    return inner if isinstance(inner, Sm2State) else None

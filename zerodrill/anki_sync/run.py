@@ -1,0 +1,294 @@
+"""``zerodrill anki sync``: the steps in order, and what moved each way.
+
+1. With a server: an ordinary sync of zerodrill's copy of the collection (a full download
+   the first time, or when the server asks).
+2. On a work copy (:mod:`.workcopy`): the decks' notes brought up to date (:mod:`.notes`);
+   Anki's reviews of zerodrill's cards read (``import-progress``'s reader) leaving out the
+   rows zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's
+   answers Anki lacks written to its revlog and its schedule set to what all its events
+   derive (:mod:`.schedule`). The copy then replaces the collection.
+3. With a server: an ordinary sync up, and the media.
+4. Anki's reviews added to the review store as events.
+
+The store is written last: until then a failure leaves it as it was, and the reviews it would
+have gained are still in Anki for the next run. A run killed anywhere leaves the collection
+whole (the work copy is thrown away) and the server as Anki's protocol leaves it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zerodrill.anki_sync import events, notes, revlog, schedule, server, workcopy
+from zerodrill.anki_sync.backend import (
+    AnkiSyncError,
+    db,
+    insert_rows,
+    open_collection,
+    require_anki,
+)
+from zerodrill.anki_sync.login import HostKey
+from zerodrill.deck.model import Deck
+from zerodrill.export.manifest import Manifest
+from zerodrill.srs.anki_import import read_reviews
+from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.schedulers import Scheduler
+from zerodrill.srs.store import Store
+
+if TYPE_CHECKING:
+    from anki.collection import Collection
+
+PACKAGE_NAME = "zerodrill-decks.apkg"
+
+
+@dataclass(frozen=True)
+class Moved:
+    """What a sync moved (or, in a dry run, would move) each way."""
+
+    notes_added: int = 0
+    notes_updated: int = 0
+    retired_suspended: int = 0
+    #: Answers given in Anki, new to zerodrill's store.
+    to_zerodrill: int = 0
+    #: Answers given in zerodrill, new to Anki's review log.
+    to_anki: int = 0
+    #: zerodrill's cards given a new due day, interval or ease in Anki.
+    rescheduled: int = 0
+    full_sync: server.FullSync = server.FullSync.NONE
+    #: A killed run's work copy was found and thrown away.
+    cleaned_up: bool = False
+    #: False for a dry run before the first sync with a server: nothing to compare yet.
+    synced_before: bool = True
+    remarks: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Target:
+    """The collection synced, and the server it syncs with (None: a local file only)."""
+
+    collection: Path
+    key: HostKey | None = None
+    on_new_endpoint: Callable[[str], None] = lambda endpoint: None
+
+
+def sync(
+    target: Target,
+    decks: Sequence[Deck],
+    note_keys: notes.NoteKeys,
+    store: Store | None,
+    manifest_file: Path,
+    *,
+    dry_run: bool = False,
+    full_upload: bool = False,
+    clock: Callable[[], float] = notes.now,
+    now: Callable[[], datetime] = local_now,
+) -> Moved:
+    """Sync ``decks``' cards in ``target`` with ``store`` (None: an empty store, dry runs
+    only). Raises :class:`~zerodrill.anki_sync.backend.AnkiSyncError` with one line for each
+    failure a user can meet, having changed nothing it would leave half done."""
+    require_anki()
+    if not target.collection.parent.is_dir():
+        # A dry run before the first sync: there is nothing to hold yet.
+        return _run(
+            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
+        )
+    with workcopy.one_run(target.collection):
+        return _run(
+            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
+        )
+
+
+def _run(
+    target: Target,
+    decks: Sequence[Deck],
+    note_keys: notes.NoteKeys,
+    store: Store | None,
+    manifest_file: Path,
+    dry_run: bool,
+    full_upload: bool,
+    clock: Callable[[], float],
+    now: Callable[[], datetime],
+) -> Moved:
+    collection = target.collection
+    cleaned = workcopy.clear_leftovers(collection)
+    full = server.FullSync.NONE
+    first_time = target.key is not None and not collection.exists()
+    if dry_run:
+        if first_time:
+            return Moved(synced_before=False)
+    elif target.key is not None:
+        col = open_collection(collection)
+        try:
+            full = server.sync(
+                col,
+                target.key,
+                first=True,
+                full_upload=False,
+                on_new_endpoint=target.on_new_endpoint,
+            )
+        finally:
+            col.close()
+        if first_time and full is server.FullSync.DOWNLOADED:
+            full = server.FullSync.FIRST_DOWNLOAD
+    else:
+        # Opened and closed first: a collection open in Anki is refused here, and one left
+        # with a -wal by a crash is made whole before it is copied. (A dry run reads a copy
+        # only, even of a collection Anki has open.)
+        open_collection(collection).close()
+
+    store_events = events.log_events(store) if store is not None else []
+    scheduler = events.scheduler_of(store)
+    with workcopy.work_copy(collection) as copy:
+        col = open_collection(copy)
+        try:
+            moved, anki, manifest = _apply(
+                col, copy, decks, note_keys, store_events, scheduler, manifest_file, clock, now
+            )
+        finally:
+            col.close()
+        if dry_run:
+            return _with(moved, full, cleaned)
+        workcopy.put_back(copy, collection)
+    notes.keep_manifest(manifest, manifest_file)
+    if target.key is not None:
+        col = open_collection(collection)
+        try:
+            last = server.sync(
+                col,
+                target.key,
+                first=False,
+                full_upload=full_upload,
+                on_new_endpoint=target.on_new_endpoint,
+            )
+            server.sync_media(col, target.key)
+        finally:
+            col.close()
+        if last is not server.FullSync.NONE:
+            full = last
+    warnings: tuple[str, ...] = ()
+    if store is not None:
+        warnings = events.add_anki_reviews(store, anki, store_events)
+    return _with(moved, full, cleaned, warnings)
+
+
+def _with(
+    moved: Moved, full: server.FullSync, cleaned: bool, warnings: tuple[str, ...] = ()
+) -> Moved:
+    return Moved(
+        moved.notes_added,
+        moved.notes_updated,
+        moved.retired_suspended,
+        moved.to_zerodrill,
+        moved.to_anki,
+        moved.rescheduled,
+        full,
+        cleaned,
+        moved.synced_before,
+        moved.remarks + warnings,
+    )
+
+
+def _apply(
+    col: Collection,
+    copy: Path,
+    decks: Sequence[Deck],
+    note_keys: notes.NoteKeys,
+    store_events: Sequence[events.Event],
+    scheduler: Scheduler[Any],
+    manifest_file: Path,
+    clock: Callable[[], float],
+    now: Callable[[], datetime],
+) -> tuple[Moved, list[events.Event], Manifest]:
+    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, and the
+    manifest to keep once the copy is the collection."""
+    package = copy.with_name(PACKAGE_NAME)
+    manifest = notes.build_package(decks, manifest_file, package, clock)
+    added, updated = notes.import_package(col, package)
+    cards = notes.our_cards(col, note_keys)
+    suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
+    cards = notes.our_cards(col, note_keys)
+
+    found = read_reviews(copy, note_keys)
+    anki = events.from_anki(found)
+    taken: set[int] = set()
+    written: dict[int, list[tuple[int, int]]] = {}
+    for rid, cid, ease, taken_ms in db(col).all("SELECT id, cid, ease, time FROM revlog"):
+        taken.add(rid)
+        if revlog.is_marked(rid, taken_ms):
+            written.setdefault(cid, []).append((rid, ease))
+    cids = {key: row.cid for key, row in cards.items()}
+    changed_keys = events.touched(store_events, anki, cids, written)
+    histories = events.derive(store_events, anki, changed_keys, scheduler)
+    rows: list[revlog.RevlogRow] = []
+    for key, history in sorted(histories.items()):
+        cid = cards[key].cid
+        rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
+
+    forget = schedule.to_forget(cards, histories)
+    if forget:
+        from anki.cards import CardId
+
+        # Anki's own "Forget": its revlog row (manual, type 4) is no answer to read back.
+        col.sched.schedule_cards_as_new(
+            [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
+        )
+        cards = notes.our_cards(col, note_keys)
+    at = now()
+    today = schedule.Today(study_day(at), col.sched.today)
+    changed = schedule.changes(cards, histories, today)
+    stamp = int(at.timestamp())
+    insert_rows(col, "INSERT INTO revlog {values}", [r.values() for r in rows])
+    insert_rows(
+        col,
+        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left) AS ({values}) "
+        "UPDATE cards SET type = v.type, queue = v.queue, due = v.due, odue = v.odue, "
+        "ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, left = v.left, "
+        f"mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
+        [
+            (c.cid, c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
+            for c in changed
+        ],
+    )
+    if rows or changed:
+        # Anki syncs only a collection modified since its last sync.
+        db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
+    moved = Moved(
+        notes_added=added,
+        notes_updated=updated,
+        retired_suspended=suspended,
+        to_zerodrill=events.new_to_zerodrill(store_events, anki),
+        to_anki=len(rows),
+        rescheduled=len(changed) + len(forget),
+    )
+    return moved, anki, manifest
+
+
+def cache_for(folder: Path, key: HostKey) -> Path:
+    """zerodrill's copy of the collection of the account ``key`` logs in to, in ``folder``.
+
+    A copy of another account's (or server's) collection is thrown away: the next sync takes
+    this one's whole. Nothing is lost with it, as everything zerodrill writes into a copy is
+    derived again from the review store.
+    """
+    collection = folder / "collection.anki2"
+    stamp = folder / "collection.login"
+    # The host key names the account; the address may change (AnkiWeb moves accounts).
+    whose = hashlib.sha256(key.hkey.encode()).hexdigest()
+    if not folder.is_dir():
+        return collection  # a dry run before any sync: nothing to keep apart
+    try:
+        known = stamp.read_text(encoding="ascii").strip() if stamp.is_file() else None
+        if known != whose:
+            for path in (collection, Path(f"{collection}-wal"), folder / "collection.media.db2"):
+                path.unlink(missing_ok=True)
+            shutil.rmtree(workcopy.media_folder(collection), ignore_errors=True)
+            stamp.write_text(whose + "\n", encoding="ascii")
+    except (OSError, ValueError) as exc:
+        raise AnkiSyncError(f"cannot prepare {folder} for the sync: {exc}") from None
+    return collection

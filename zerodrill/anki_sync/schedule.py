@@ -1,0 +1,76 @@
+"""Each of zerodrill's cards in Anki given the due day, interval and ease zerodrill derives.
+
+Anki counts due days from its collection's creation, on its own rollover; zerodrill counts
+calendar study days. Both say which day is *today* at the same moment, so a due date goes to
+Anki as today's day number plus the days from today to it: the phone shows the day the
+terminal does. A card the user suspended or buried in Anki stays so; one in a filtered deck
+gets its home deck's due day (``odue``), as Anki keeps it there. A card whose every grade
+was undone is new again, in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import date
+
+from zerodrill.anki_sync.events import CardHistory
+from zerodrill.anki_sync.notes import CardRow
+
+# Anki's card types and queues.
+_NEW, _REVIEW = 0, 2
+_SUSPENDED_OR_BURIED = (-1, -2, -3)
+_MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Today:
+    """The same moment on both calendars."""
+
+    zerodrill: date
+    anki: int
+
+
+def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
+    """``row`` with the scheduling ``history`` derives (unchanged if it derives none)."""
+    if history.due is None:
+        return row
+    day = today.anki + (history.due - today.zerodrill).days
+    queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else _REVIEW
+    return replace(
+        row,
+        type=_REVIEW,
+        queue=queue,
+        due=row.due if row.odid else day,
+        odue=day if row.odid else row.odue,
+        ivl=min(max(1, history.interval), _MAX_COUNT),
+        factor=min(history.factor, _MAX_FACTOR),
+        reps=min(len(history.answers), _MAX_COUNT),
+        lapses=min(history.lapses, _MAX_COUNT),
+        left=0,
+    )
+
+
+def changes(
+    cards: Mapping[str, CardRow], histories: Mapping[str, CardHistory], today: Today
+) -> list[CardRow]:
+    """The rows whose scheduling differs from what zerodrill derives, as they must become."""
+    out = []
+    for key, row in cards.items():
+        history = histories.get(key)
+        if history is None:
+            continue
+        new = wanted(row, history, today)
+        if new != row:
+            out.append(new)
+    return out
+
+
+def to_forget(cards: Mapping[str, CardRow], histories: Mapping[str, CardHistory]) -> list[int]:
+    """Cards Anki has in learning or review whose every grade was withdrawn (undone): new
+    again in zerodrill, so new again in Anki."""
+    return [
+        row.cid
+        for key, row in cards.items()
+        if key in histories and histories[key].due is None and row.type != _NEW
+    ]

@@ -1,0 +1,166 @@
+"""An ordinary sync with Anki's sync server (AnkiWeb, or ``python -m anki.syncserver``).
+
+Anki's backend does the protocol; this module decides what a full sync may do and turns each
+failure into one line. A full *download* is always safe here: the collection synced is
+zerodrill's own copy, and everything zerodrill writes into it is derived again from the review
+store on every run. A full *upload* replaces the collection on the server, and with it every
+device's: only with ``--full-upload``, and the refusal says why one is needed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from zerodrill.anki_sync.backend import AnkiSyncError
+from zerodrill.anki_sync.login import HostKey
+
+if TYPE_CHECKING:
+    from anki.collection import Collection
+    from anki.sync import SyncAuth
+
+#: What a login with no ``--server`` names: Anki's own default, AnkiWeb.
+ANKIWEB = ""
+_LOGIN_AGAIN = "run 'zerodrill anki login' again"
+_MEDIA_POLL_S = 0.05
+
+
+class FullSync(Enum):
+    """What the server asked for, when an ordinary sync could not do."""
+
+    NONE = "none"
+    #: The first sync of zerodrill's copy: the server's collection, whole.
+    FIRST_DOWNLOAD = "first download"
+    DOWNLOADED = "downloaded"
+    UPLOADED = "uploaded"
+
+
+def where(endpoint: str) -> str:
+    return endpoint or "AnkiWeb"
+
+
+def _one_line(exc: BaseException) -> str:
+    # Anki's messages hold Unicode isolation marks around details, and run over lines.
+    text = str(exc).replace("\u2068", "").replace("\u2069", "")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines)[:300] or type(exc).__name__
+
+
+@contextmanager
+def translated(endpoint: str, doing: str, *, logging_in: bool = False) -> Iterator[None]:
+    """Anki's sync errors as :class:`AnkiSyncError` lines naming the server."""
+    from anki.errors import BackendError, Interrupted, NetworkError, SyncError, SyncErrorKind
+
+    server = where(endpoint)
+    try:
+        yield
+    except NetworkError as exc:
+        raise AnkiSyncError(
+            f"cannot reach the sync server {server} while {doing} ({_one_line(exc)}); "
+            "nothing was changed on either side: check the address and the connection"
+        ) from None
+    except SyncError as exc:
+        if exc.kind is SyncErrorKind.AUTH:
+            if logging_in:
+                raise AnkiSyncError(
+                    f"{server} refused the user name or password; nothing was saved"
+                ) from None
+            raise AnkiSyncError(
+                f"{server} no longer accepts zerodrill's login (it expired or the password "
+                f"changed): {_LOGIN_AGAIN}"
+            ) from None
+        raise AnkiSyncError(
+            f"the sync server {server} failed while {doing} ({_one_line(exc)}); nothing "
+            "half done is kept: run again later"
+        ) from None
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    except BackendError as exc:
+        raise AnkiSyncError(
+            f"Anki's sync with {server} failed while {doing}: {_one_line(exc)}"
+        ) from None
+
+
+def log_in(col: Collection, user: str, password: str, endpoint: str) -> HostKey:
+    """Trade the user name and password for the server's host key."""
+    with translated(endpoint, "logging in", logging_in=True):
+        auth = col.sync_login(user, password, endpoint or None)
+    return HostKey(endpoint, auth.hkey)
+
+
+def sync(
+    col: Collection,
+    key: HostKey,
+    *,
+    first: bool,
+    full_upload: bool,
+    on_new_endpoint: Callable[[str], None],
+) -> FullSync:
+    """One ordinary sync of ``col``; returns what full sync ran, if one did.
+
+    The ``first`` sync of a run takes the server's collection whole when the server asks
+    (zerodrill's changes are made again on it) and leaves an upload for the last; the last
+    sync uploads whole only with ``full_upload``, and otherwise says why one is needed.
+    ``col`` is reopened after a full sync. The server may move an AnkiWeb account to another
+    address: ``on_new_endpoint`` keeps it for next time.
+    """
+    from anki.sync import SyncAuth, SyncOutput
+
+    auth = SyncAuth(hkey=key.hkey, endpoint=key.endpoint or None)
+    with translated(key.endpoint, "syncing"):
+        out = col.sync_collection(auth, sync_media=False)
+    if out.new_endpoint:
+        on_new_endpoint(out.new_endpoint)
+        auth = SyncAuth(hkey=key.hkey, endpoint=out.new_endpoint)
+    required = out.required
+    if required in (SyncOutput.NO_CHANGES, SyncOutput.NORMAL_SYNC):
+        return FullSync.NONE
+    server = where(key.endpoint)
+    if first and required == SyncOutput.FULL_UPLOAD:
+        return FullSync.NONE
+    if first or required == SyncOutput.FULL_DOWNLOAD:
+        _full(col, auth, out.server_media_usn, upload=False, endpoint=key.endpoint)
+        return FullSync.DOWNLOADED
+    if required in (SyncOutput.FULL_UPLOAD, SyncOutput.FULL_SYNC):
+        if not full_upload:
+            why = (
+                "the server's collection has no cards yet (a new account, or it was reset)"
+                if required == SyncOutput.FULL_UPLOAD
+                else "the collection's note types changed, which Anki sends only whole"
+            )
+            raise AnkiSyncError(
+                f"{server} needs a full upload, which replaces the collection on the server "
+                f"and on every device that syncs with it: {why}; sync every device first, "
+                "then run 'zerodrill anki sync --full-upload'"
+            )
+        _full(col, auth, out.server_media_usn, upload=True, endpoint=key.endpoint)
+        return FullSync.UPLOADED
+    raise AnkiSyncError(f"{server} asked for a sync zerodrill does not know ({required})")
+
+
+def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endpoint: str) -> None:
+    col.close_for_full_sync()
+    try:
+        with translated(endpoint, "doing a full sync"):
+            col.full_upload_or_download(auth=auth, server_usn=media_usn, upload=upload)
+    finally:
+        # The backend has the collection open again whether the transfer worked or not.
+        col.reopen(after_full_sync=True)
+
+
+def sync_media(col: Collection, key: HostKey) -> None:
+    """Send the decks' images (and fetch the server's), as Anki does after a sync, and wait
+    for it: Anki runs it in the background, holding the collection until it ends."""
+    from anki.sync import SyncAuth
+
+    with translated(key.endpoint, "syncing media"):
+        col.sync_media(SyncAuth(hkey=key.hkey, endpoint=key.endpoint or None))
+        try:
+            while col.media_sync_status().active:
+                time.sleep(_MEDIA_POLL_S)
+        except KeyboardInterrupt:
+            col.abort_media_sync()
+            raise

@@ -1,0 +1,174 @@
+"""``zerodrill anki login|sync``: Anki's own sync between the terminal and the phone.
+
+Needs the ``anki`` extra (``pip install 'zerodrill[anki]'``); without it each command says so
+in one line. The work is :mod:`zerodrill.anki_sync`'s; this module reads options, credentials
+and the decks, and reports what moved.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from zerodrill.anki_sync.backend import AnkiSyncError, require_anki
+from zerodrill.cli.common import db_option, load_decks, usable_decks
+from zerodrill.deck.control_chars import shown
+from zerodrill.paths import default_db_path
+from zerodrill.words import plural
+
+USER_ENV, PASSWORD_ENV = "ZERODRILL_ANKI_USER", "ZERODRILL_ANKI_PASSWORD"
+
+
+@click.group()
+def anki() -> None:
+    """Sync zerodrill's schedule with Anki: AnkiWeb, a self-hosted server, or a collection."""
+
+
+@anki.command()
+@click.option(
+    "--server",
+    "url",
+    metavar="URL",
+    help="A self-hosted sync server (python -m anki.syncserver), e.g. http://host:8080/ "
+    "(default: AnkiWeb).",
+)
+def login(url: str | None) -> None:
+    """Log in to AnkiWeb or a sync server; only the host key it hands back is kept.
+
+    Asks for the user name and password, or reads ZERODRILL_ANKI_USER and
+    ZERODRILL_ANKI_PASSWORD (for scripts).
+    """
+    require_anki()
+    from zerodrill.anki_sync import login as kept
+    from zerodrill.anki_sync import server
+    from zerodrill.anki_sync.backend import open_collection
+
+    endpoint = _endpoint(url) if url is not None else server.ANKIWEB
+    user = os.environ.get(USER_ENV) or click.prompt("Anki user name")
+    password = os.environ.get(PASSWORD_ENV) or click.prompt("Password", hide_input=True)
+    # Anki logs in through a collection's backend; a throwaway one serves.
+    with tempfile.TemporaryDirectory(prefix="zerodrill-login-") as tmp:
+        col = open_collection(Path(tmp) / "login.anki2")
+        try:
+            key = server.log_in(col, user, password, endpoint)
+        finally:
+            col.close()
+    path = kept.save(key)
+    click.echo(
+        f"Logged in to {shown(server.where(endpoint))}; its host key is kept in "
+        f"{shown(str(path))} (your password is not)."
+    )
+
+
+def _endpoint(url: str) -> str:
+    if not url.startswith(("http://", "https://")) or any(c.isspace() for c in url):
+        raise click.BadParameter(
+            f"{shown(url)} is not an http:// or https:// address", param_hint="--server"
+        )
+    return url if url.endswith("/") else url + "/"
+
+
+@anki.command("sync")
+@db_option()
+@click.option(
+    "--collection",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Sync with this collection.anki2 (Anki closed) instead of a sync server.",
+)
+@click.option("--dry-run", is_flag=True, help="Say what would move each way; change nothing.")
+@click.option(
+    "--full-upload",
+    is_flag=True,
+    help="When the server needs one, replace its collection (and every device's) with this.",
+)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+def sync_command(
+    db: Path | None,
+    collection: Path | None,
+    dry_run: bool,
+    full_upload: bool,
+    paths: tuple[Path, ...],
+) -> None:
+    """Two-way sync of the decks' cards (default: the bundled decks) with Anki.
+
+    With a server (after 'zerodrill anki login'), on zerodrill's own copy of your collection:
+    your Anki reviews come into zerodrill's schedule, zerodrill's grades go to Anki, every
+    card's due day is set to zerodrill's, and the decks' notes are brought up to date. No
+    other note, card or deck is touched.
+    """
+    require_anki()
+    from zerodrill.anki_sync import login as kept
+    from zerodrill.anki_sync import run
+    from zerodrill.cli.import_progress import note_keys
+    from zerodrill.srs.store import Store
+
+    decks = usable_decks(load_decks(paths))
+    db_path = db if db is not None else default_db_path(create_folder=not dry_run)
+    folder = db_path.parent / "anki"
+    if not dry_run:
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise AnkiSyncError(f"cannot create {folder}: {exc.strerror or exc}") from None
+    if collection is not None:
+        if full_upload:
+            raise click.UsageError("--full-upload is for a sync server, not --collection")
+        collection = collection.expanduser()
+        if not collection.is_file():
+            raise AnkiSyncError(f"{collection}: no such collection file")
+        target = run.Target(collection)
+    else:
+        key = kept.load()
+
+        def moved_to(endpoint: str) -> None:
+            kept.save(kept.HostKey(endpoint, key.hkey))
+
+        target = run.Target(run.cache_for(folder, key), key, moved_to)
+    manifest = folder / "decks.manifest.json"
+    notes = note_keys(decks)
+    if dry_run and not db_path.exists():
+        moved = run.sync(target, decks, notes, None, manifest, dry_run=True)
+    else:
+        with Store.open(db_path) as store:
+            moved = run.sync(
+                target, decks, notes, store, manifest, dry_run=dry_run, full_upload=full_upload
+            )
+    _report(moved, dry_run)
+
+
+def _report(moved: object, dry_run: bool) -> None:
+    from zerodrill.anki_sync.run import Moved
+    from zerodrill.anki_sync.server import FullSync
+
+    assert isinstance(moved, Moved)
+    if moved.cleaned_up:
+        click.echo("An interrupted sync had left a work copy: removed; nothing of it was kept.")
+    if not moved.synced_before:
+        click.echo("Nothing synced yet: the first sync downloads your collection from the server.")
+        return
+    for remark in moved.remarks:
+        click.echo(remark[:1].upper() + remark[1:] + ("" if remark.endswith(".") else "."))
+    if moved.full_sync is FullSync.FIRST_DOWNLOAD:
+        click.echo("First sync: your collection was downloaded from the server.")
+    elif moved.full_sync is FullSync.DOWNLOADED:
+        click.echo(
+            "The server asked for a full sync: took its collection whole (zerodrill's "
+            "changes were then made again on it)."
+        )
+    elif moved.full_sync is FullSync.UPLOADED:
+        click.echo("Full upload done: the server's collection is now this one.")
+    would = "would be " if dry_run else ""
+    click.echo(
+        f"Anki → zerodrill: {plural(moved.to_zerodrill, 'review')}; zerodrill → Anki: "
+        f"{plural(moved.to_anki, 'review')}, {plural(moved.rescheduled, 'card')} "
+        f"{would}rescheduled."
+    )
+    click.echo(
+        f"Notes: {moved.notes_added} {would}added, {moved.notes_updated} {would}updated, "
+        f"{plural(moved.retired_suspended, 'retired card')} {would}suspended."
+    )
+    if dry_run:
+        click.echo("Dry run: nothing was changed (counts as of the last sync with the server).")

@@ -1,0 +1,187 @@
+"""What the learner did, as one value: :class:`ReviewEvent`, the review log's only kind of entry.
+
+An event is a grade given to a card (or the withdrawal of one, an *undo*), with when it was
+given and who gave it. It holds no scheduler state: every card's state, due day, same-day
+repeat and figure is derived by replaying events in :func:`time_order` through the scheduler
+(:mod:`zerodrill.srs.schedulers`). The store keeps events, the shared sync folder carries them
+(:meth:`ReviewEvent.to_wire`, :func:`from_wire`: the wire format, here and only here), and an
+import from Anki makes them.
+
+Identity: ``(origin, seq)``, the machine that made it (a database's machine id, or ``"anki"``)
+and its number there (for Anki, the revlog id). The same event has it on every machine, so a
+merge is a set union by identity, and an undo names what it withdraws by identity.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from zerodrill.srs.schedulers.base import Effect
+from zerodrill.srs.sm2 import Grade, to_grade
+
+#: A review's identity on every machine: (origin, sequence number at that origin).
+Identity = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewEvent:
+    """One entry of the review log: a grade, or an undo of a named event."""
+
+    #: Where it was made: a machine id, or ``"anki"``.
+    origin: str
+    #: Its number among its origin's events (Anki's revlog id), 1 and up.
+    seq: int
+    #: The card (study item) key.
+    key: str
+    #: Wall time, timezone-aware.
+    at: datetime
+    #: The study day it counts for (for an undo: the day of the event it withdraws).
+    day: date
+    #: The grade given, 0-5; None for an undo.
+    grade: Grade | None
+    #: For an undo, the identity of the event it withdraws; None otherwise.
+    undoes: Identity | None = None
+    #: How long the answer took, in milliseconds.
+    answer_ms: int | None = None
+    #: What the learner typed; stays on the machine it was typed on (not on the wire).
+    typed: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.at.tzinfo is None:
+            raise ValueError(f"an event's time must carry its UTC offset: {self!r}")
+        if (self.grade is None) == (self.undoes is None):
+            raise ValueError(f"an event is a grade or an undo of a named event: {self!r}")
+        if self.grade is not None and not isinstance(self.grade, Grade):
+            object.__setattr__(self, "grade", to_grade(self.grade))
+        if not self.key:
+            raise ValueError("an event needs a card key")
+        if self.answer_ms is not None and self.answer_ms < 0:
+            raise ValueError(f"answer time must not be negative, not {self.answer_ms}")
+
+    @property
+    def identity(self) -> Identity:
+        return (self.origin, self.seq)
+
+    @property
+    def is_undo(self) -> bool:
+        return self.undoes is not None
+
+    def to_wire(self) -> dict[str, Any]:
+        """The event as one line of a sync file carries it (JSON-safe; ``typed`` stays here).
+
+        ``kind`` is "grade" or "undo"; files written before the log held events also say
+        "repeat", which :func:`from_wire` reads as a grade (the replay decides what it is).
+        """
+        return {
+            "origin": self.origin,
+            "seq": self.seq,
+            "key": self.key,
+            "kind": "undo" if self.is_undo else "grade",
+            "at": self.at.isoformat(),
+            "day": self.day.isoformat(),
+            "grade": int(self.grade) if self.grade is not None else None,
+            "undoes": list(self.undoes) if self.undoes is not None else None,
+            "answer_ms": self.answer_ms,
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_wire` as one line of JSON (without the newline)."""
+        return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """An event as this database's log holds it: its place in the log and what the replay
+    made of it."""
+
+    #: Its row in this database (the order it was logged here; not the same on other machines).
+    id: int
+    event: ReviewEvent
+    #: What the grade was (first sight, recall, same-day repeat); None for an undo, a grade
+    #: withdrawn by one, or a grade not replayed yet.
+    effect: Effect | None = None
+
+    @property
+    def key(self) -> str:
+        return self.event.key
+
+    @property
+    def grade(self) -> Grade | None:
+        return self.event.grade
+
+    @property
+    def at(self) -> datetime:
+        return self.event.at
+
+    @property
+    def day(self) -> date:
+        return self.event.day
+
+    @property
+    def identity(self) -> Identity:
+        return self.event.identity
+
+    @property
+    def undoes(self) -> Identity | None:
+        return self.event.undoes
+
+    @property
+    def answer_ms(self) -> int | None:
+        return self.event.answer_ms
+
+    @property
+    def typed(self) -> str | None:
+        return self.event.typed
+
+    @property
+    def in_effect(self) -> bool:
+        return self.effect is not None
+
+    @property
+    def introduced(self) -> bool:
+        """This grade was the card's first in effect: it turned a new card into a known one."""
+        return self.effect is Effect.FIRST
+
+    @property
+    def repeat(self) -> bool:
+        """Another grade on a study day the card had one already: it moved no day-based
+        schedule."""
+        return self.effect is Effect.REPEAT
+
+
+#: What a sync line's ``kind`` may be.
+WIRE_KINDS = frozenset({"grade", "repeat", "undo"})
+
+
+def from_wire(
+    *,
+    origin: str,
+    seq: int,
+    key: str,
+    kind: str,
+    at: datetime,
+    day: date,
+    grade: int | None,
+    undoes: Identity | None,
+    answer_ms: int | None,
+) -> ReviewEvent:
+    """The event a sync line's checked fields describe; ``ValueError`` if they describe none."""
+    if kind not in WIRE_KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    if (kind == "undo") != (undoes is not None):
+        raise ValueError("an undo, and only an undo, names what it undoes")
+    return ReviewEvent(
+        origin, seq, key, at, day, to_grade(grade) if grade is not None else None, undoes,
+        answer_ms,
+    )  # fmt: skip
+
+
+def time_order(event: ReviewEvent) -> tuple[date, datetime, str, int]:
+    """The one total order events are replayed in: by study day, as a day-based scheduler
+    counts days (a clock set wrong, or a machine in another time zone, cannot put a grade
+    before one of an earlier day), then by the instant given, then by identity, so every
+    machine agrees on ties."""
+    return (event.day, event.at, event.origin, event.seq)

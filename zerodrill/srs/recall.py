@@ -1,0 +1,64 @@
+"""FSRS's forecast of recall for some cards, at one moment: the figure ``stats`` shows where
+FSRS schedules (SM-2 makes no such forecast, so there is none under SM-2).
+
+FSRS models each card's chance of being recalled now (its *retrievability*) from the time since
+its last review and its stability; a card falls due when that chance drops to the desired
+retention. The average over the studied cards is what Anki's statistics call "average
+retrievability"; the cards below the desired retention are the ones FSRS holds overdue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class ForecastsRecall(Protocol):
+    """A scheduler that can say how likely a card is to be recalled (FSRS can, SM-2 cannot)."""
+
+    desired_retention: float
+
+    def retrievability(self, state: Any, at: datetime) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """FSRS's retrievability over the studied cards of some decks, at :attr:`at`."""
+
+    at: datetime
+    #: The retention FSRS schedules for.
+    desired: float
+    #: Cards studied (new ones have no retrievability).
+    cards: int
+    #: The mean chance of recall over them; None when there are none.
+    average: float | None
+    #: How many of them are below the desired retention: FSRS's overdue cards.
+    below: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "at": self.at.isoformat(),
+            "desired": self.desired,
+            "cards": self.cards,
+            "average": self.average,
+            "below": self.below,
+        }
+
+
+def recall_of(scheduler: object, states: Iterable[Any], at: datetime) -> Recall | None:
+    """The retrievability of cards in ``states`` under ``scheduler`` at ``at``; None when the
+    scheduler makes no forecast of recall (SM-2)."""
+    if not isinstance(scheduler, ForecastsRecall):
+        return None
+    chances = [r for s in states if (r := scheduler.retrievability(s, at)) is not None]
+    desired = scheduler.desired_retention
+    return Recall(
+        at=at,
+        desired=desired,
+        cards=len(chances),
+        average=sum(chances) / len(chances) if chances else None,
+        below=sum(1 for r in chances if r < desired),
+    )

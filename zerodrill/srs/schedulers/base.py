@@ -1,0 +1,264 @@
+"""The scheduler protocol: what every scheduler (SM-2, FSRS) gives the rest of zerodrill.
+
+A scheduler is pure, in the shape py-fsrs uses: no clock, no I/O, no randomness inside.
+
+- :meth:`Scheduler.review` takes a card's state, the grade given and :class:`When` it was
+  given, and returns the card's new state. Nothing else: the review log keeps only what the
+  learner did (:class:`zerodrill.srs.events.ReviewEvent`), and every state is derived by
+  replaying a card's events, oldest first, through ``review`` (:func:`replay`).
+- :meth:`Scheduler.next_states` is what the grade buttons show: the state each grade would give.
+- :meth:`Scheduler.new_state` is a card never graded; :meth:`Scheduler.state_from_dict` reads
+  back what :meth:`CardState.to_dict` wrote (the derived cache keeps states that way).
+
+**The study day.** Every review happens at a wall time (``When.at``, aware) *and* on a study day
+(``When.day``): the local calendar date with the drill's rollover hour applied
+(:func:`zerodrill.srs.days.study_day`). Both are in the log. A day-based scheduler (SM-2) reads
+``day`` only; a time-based one (FSRS) reads ``at`` for elapsed time and must still give
+:attr:`CardState.due` as a study day, the one the drill's queue works in: the study day of the
+review plus the whole days of its interval (``when.day + timedelta(days=interval)``). Within a
+study day, a card in a learning or relearning step gives the moment it comes back
+(:attr:`CardState.step_due`).
+
+**Grades and ratings, in one place.** The log keeps the learner's grade, 0-5, as SM-2 defines it
+(:class:`~zerodrill.srs.sm2.Grade`): the six-button layout gives all six, Anki's four buttons
+give 1, 3, 4, 5 (:data:`~zerodrill.srs.sm2.FOUR_BUTTONS`), and an answer imported from Anki is
+logged as the grade of its button. A scheduler with Anki's four ratings (FSRS) reads a grade
+through :func:`rating_of`, and nowhere else: 0, 1 and 2 (fails) are Again, 3 Hard, 4 Good,
+5 Easy. So Good in the drill, Good in Anki and Good in FSRS are one answer.
+
+**Same-day repeats and steps are the scheduler's.** ``review`` is called for *every* grade in
+effect, same-day ones included; the scheduler decides what a second grade on one study day
+does (SM-2: nothing to the schedule; FSRS: a short-term step) and says so through the state:
+:attr:`CardState.phase` (Anki's New/Learning/Review/Relearning), :attr:`CardState.again_on`
+(the card comes back on that study day) and :attr:`CardState.step_due`. Nobody else writes
+that rule. What a review *was* (a first sight, a recall of a scheduled card, a same-day
+repeat) follows from the card's state before it and when it was given, by :func:`effect_of`,
+for every scheduler alike; the daily new-card limit and the retention figure count those.
+
+**Implementing one** (FSRS, say): a frozen dataclass for the state with the properties of
+:class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
+``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
+``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
+:data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
+``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (SM-2 if none), and re-derives every
+card when its fingerprint differs from the one the cache was built with, so a switch loses
+nothing and switching back gives the old schedule exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from enum import IntEnum, StrEnum
+from typing import Any, Protocol, TypeVar
+
+from zerodrill.srs.sm2 import Grade, to_grade
+
+#: What :meth:`CardState.to_dict` gives: JSON-safe values only (str, int, float, bool, None,
+#: lists and dicts of them), so the cache can keep it as text.
+StateDict = dict[str, Any]
+
+
+class Phase(StrEnum):
+    """Where a card stands, as Anki names it."""
+
+    NEW = "new"  #: never graded
+    LEARNING = "learning"  #: graded for the first time, and coming back the same day
+    REVIEW = "review"  #: scheduled for a later day
+    RELEARNING = "relearning"  #: a known card failed, coming back the same day
+
+
+class Rating(IntEnum):
+    """Anki's four answers, which are also FSRS's ratings (and the revlog's ``ease``)."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+
+_RATINGS = {
+    Grade.BLACKOUT: Rating.AGAIN,
+    Grade.WRONG: Rating.AGAIN,
+    Grade.ALMOST: Rating.AGAIN,
+    Grade.HARD: Rating.HARD,
+    Grade.GOOD: Rating.GOOD,
+    Grade.PERFECT: Rating.EASY,
+}
+
+
+def rating_of(grade: int) -> Rating:
+    """The four-button rating of a 0-5 grade: the one mapping between the two (see above)."""
+    return _RATINGS[to_grade(grade)]
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """When a review was given: the wall time (aware) and the study day it counts for."""
+
+    at: datetime
+    day: date
+
+    def __post_init__(self) -> None:
+        if self.at.tzinfo is None:
+            raise ValueError(f"a review's time must carry its UTC offset, not {self.at!r}")
+
+
+class CardState(Protocol):
+    """What every scheduler's state tells the rest of zerodrill. Frozen, comparable with
+    ``==``, and serialisable by :meth:`to_dict`."""
+
+    @property
+    def phase(self) -> Phase:
+        """New, learning, review or relearning (see :class:`Phase`)."""
+        ...
+
+    @property
+    def due(self) -> date | None:
+        """The study day the card is next due on; None for a card never graded."""
+        ...
+
+    @property
+    def interval(self) -> int:
+        """Days from the review that set :attr:`due` to :attr:`due` (0 for a new card): what a
+        grade button shows as the interval."""
+        ...
+
+    @property
+    def last_day(self) -> date | None:
+        """The study day of the card's latest grade in effect; None if it has none."""
+        ...
+
+    @property
+    def again_on(self) -> date | None:
+        """The study day on which the card comes back for another grade (a same-day repeat or a
+        learning step); None if it does not come back before :attr:`due`."""
+        ...
+
+    @property
+    def step_due(self) -> datetime | None:
+        """On :attr:`again_on`, the moment it comes back (a learning step); None for "after
+        the day's other cards"."""
+        ...
+
+    def to_dict(self) -> StateDict:
+        """The state as JSON-safe values; :meth:`Scheduler.state_from_dict` reads it back."""
+        ...
+
+
+S = TypeVar("S", bound=CardState)
+
+
+class Scheduler(Protocol[S]):
+    """A scheduler: pure functions of a state, a grade and :class:`When`."""
+
+    #: Its name on the command line and in the settings: "sm2", "fsrs".
+    name: str
+
+    @property
+    def fingerprint(self) -> str:
+        """The name and every parameter that changes a schedule (desired retention, weights):
+        the derived cache is rebuilt when this differs from the one it was built with."""
+        ...
+
+    def new_state(self) -> S:
+        """A card never graded (:attr:`CardState.phase` is NEW, :attr:`CardState.due` None)."""
+        ...
+
+    def review(self, state: S, grade: Grade, when: When) -> S:
+        """The state after ``grade`` given to a card in ``state`` at ``when``. Called for every
+        grade in effect in time order, same-day ones included; never with a ``when`` earlier
+        (by study day) than the card's :attr:`~CardState.last_day`."""
+        ...
+
+    def next_states(self, state: S, when: When) -> Mapping[Grade, S]:
+        """What each grade 0-5 would give now: ``review`` for each, for the buttons."""
+        ...
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> S:
+        """The state :meth:`CardState.to_dict` gave; ``ValueError`` for anything else."""
+        ...
+
+
+class Effect(StrEnum):
+    """What one grade was, judged from the card's state before it and after it."""
+
+    FIRST = "first"  #: the card's first grade: it was new (counts against the new-card limit)
+    RECALL = "recall"  #: a scheduled review of a known card (counts for retention)
+    REPEAT = "repeat"  #: another grade on a study day the card was graded already
+
+
+def effect_of(before: CardState, when: When) -> Effect:
+    """What a grade given at ``when`` to a card in ``before`` is (see :class:`Effect`)."""
+    if before.phase is Phase.NEW:
+        return Effect.FIRST
+    if before.last_day is not None and when.day <= before.last_day:
+        return Effect.REPEAT
+    return Effect.RECALL
+
+
+#: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware).
+Given = tuple[Grade, date, datetime]
+
+
+def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
+    """One card's state after ``grades`` (its grades in effect, in time order), from new, and
+    what each grade was.
+
+    A scheduler may define ``replay_many(grades: Sequence[Given]) -> (state, effects)``, the
+    same computed faster (the store derives every card of a long log at once); it must give
+    exactly what :func:`replay_by_review` gives, which a test holds it to.
+    """
+    fast = getattr(scheduler, "replay_many", None)
+    if fast is not None:
+        state, effects = fast(list(grades))
+        return state, effects
+    return replay_by_review(scheduler, grades)
+
+
+def replay_by_review(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
+    """:func:`replay`, one :meth:`Scheduler.review` at a time: the definition."""
+    state = scheduler.new_state()
+    effects = []
+    for grade, day, at in grades:
+        when = When(at, day)
+        effects.append(effect_of(state, when))
+        state = scheduler.review(state, grade, when)
+    return state, effects
+
+
+@dataclass(frozen=True, slots=True)
+class GradeOutcome:
+    """What one grade would do to the card on show (for the grade buttons)."""
+
+    grade: Grade
+    #: Days from the review to the next due day (see :attr:`CardState.interval`).
+    interval: int
+    due: date
+    #: The card comes back later the same study day (a repeat or a learning step).
+    again_today: bool
+    #: False for a same-day repeat that leaves the schedule as it was (SM-2's): the grade is
+    #: logged, the card's due day and interval stay.
+    moves_schedule: bool
+    #: For a learning step (no whole day yet: FSRS's 1 and 10 minutes), how long until the
+    #: card comes back; None otherwise.
+    step: timedelta | None = None
+
+
+def outcomes(scheduler: Scheduler[S], state: S, when: When) -> tuple[GradeOutcome, ...]:
+    """What each grade 0-5 would do to a card in ``state`` at ``when``."""
+    repeat = effect_of(state, when) is Effect.REPEAT
+    shown = []
+    for grade, after in scheduler.next_states(state, when).items():
+        due = after.due
+        if due is None:
+            raise ValueError(f"{scheduler.name} left a graded card without a due day")
+        again_today = after.again_on == when.day
+        # A same-day grade moves nothing under SM-2; under FSRS it is a short-term review
+        # that may graduate the card, and the button says so.
+        moves = not repeat or (due, after.interval) != (state.due, state.interval)
+        step_due = after.step_due
+        step = step_due - when.at if again_today and after.interval == 0 and step_due else None
+        shown.append(GradeOutcome(grade, after.interval, due, again_today, moves, step))
+    return tuple(shown)

@@ -1,0 +1,226 @@
+"""FSRS-6 behind the scheduler protocol, through the ``fsrs`` package (py-fsrs): FSRS-6's
+default parameters, no fuzz, and a desired retention (0.9 unless the learner chose another).
+
+py-fsrs is already pure in the way the protocol asks (``review_card(card, rating, when)`` gives
+a new card), but two things of it must not reach a replay: fuzzing draws from :mod:`random`,
+and a ``Card`` made without an id or a due time reads the wall clock and sleeps a millisecond.
+So fuzzing is off (the same events must give the same schedule on every machine and after any
+switch of scheduler), and cards are always built with both. A grade becomes one of FSRS's four
+ratings by :func:`~zerodrill.srs.schedulers.base.rating_of`, the one table of them.
+
+FSRS counts elapsed time between instants (``When.at``); the queue counts study days. A review
+interval of N days is due on the review's study day + N; a learning or relearning step (1 or 10
+minutes) is due on the review's own study day, at :attr:`FsrsCard.step_due`. A second grade on a
+study day is FSRS's own short-term review, not a repeat that moves nothing as in SM-2.
+
+Fitting the parameters to the learner's own log (py-fsrs's ``Optimizer``) needs torch, which
+zerodrill does not install: the parameters are FSRS-6's defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import fsrs
+
+from zerodrill.srs.schedulers import fsrs_replay
+from zerodrill.srs.schedulers.base import Effect, Given, Phase, StateDict, When, rating_of
+from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
+from zerodrill.srs.sm2 import Grade
+
+#: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
+MAX_INTERVAL = 36_500
+
+_TO_FSRS = {
+    Phase.LEARNING: fsrs.State.Learning,
+    Phase.REVIEW: fsrs.State.Review,
+    Phase.RELEARNING: fsrs.State.Relearning,
+}
+_FROM_FSRS = {v: k for k, v in _TO_FSRS.items()}
+_STEPPING = (Phase.LEARNING, Phase.RELEARNING)
+#: Each grade's rating, by rating_of (the one table of them), as the fast replay takes it.
+_RATING_NUMBERS = {int(grade): int(rating_of(grade)) for grade in Grade}
+
+
+@dataclass(frozen=True, slots=True)
+class FsrsCard:
+    """What FSRS knows about one study item; :class:`FsrsCard()` is a card never graded."""
+
+    phase: Phase = Phase.NEW
+    #: The learning or relearning step the card is on; None in the other phases.
+    step: int | None = None
+    #: Days until the chance of recall falls to 90%; None until the first grade.
+    stability: float | None = None
+    #: 1 (easy) to 10 (hard); None until the first grade.
+    difficulty: float | None = None
+    #: When it was last graded (UTC); None for a new card.
+    last_review: datetime | None = None
+    #: When FSRS wants it again (UTC); None for a new card.
+    due_at: datetime | None = None
+    #: The study day it is due on; None for a new card.
+    due: date | None = None
+    #: Days from the last grade's study day to :attr:`due` (0 for a step later that day).
+    interval: int = 0
+    #: The study day of its latest grade; None for a new card.
+    last_day: date | None = None
+    #: Times a card in review was answered Again.
+    lapses: int = 0
+
+    @property
+    def again_on(self) -> date | None:
+        return self.due if self.phase in _STEPPING else None
+
+    @property
+    def step_due(self) -> datetime | None:
+        return self.due_at if self.phase in _STEPPING else None
+
+    def to_dict(self) -> StateDict:
+        # Floats go through JSON by their repr, which reads back to the same float.
+        return {
+            "phase": self.phase.value,
+            "step": self.step,
+            "stability": self.stability,
+            "difficulty": self.difficulty,
+            "last_review": _text(self.last_review),
+            "due_at": _text(self.due_at),
+            "due": _text(self.due),
+            "interval": self.interval,
+            "last_day": _text(self.last_day),
+            "lapses": self.lapses,
+        }
+
+
+def _text(value: date | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+class FsrsScheduler:
+    """FSRS-6 with its default parameters, fuzz off, aiming at ``desired_retention``."""
+
+    name = "fsrs"
+
+    def __init__(self, desired_retention: float = DEFAULT_RETENTION) -> None:
+        self.desired_retention = check_retention(desired_retention)
+        self._fsrs = fsrs.Scheduler(
+            desired_retention=self.desired_retention,
+            maximum_interval=MAX_INTERVAL,
+            enable_fuzzing=False,
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        s = self._fsrs
+        steps = ",".join(str(int(t.total_seconds())) for t in s.learning_steps)
+        relearn = ",".join(str(int(t.total_seconds())) for t in s.relearning_steps)
+        weights = ",".join(repr(w) for w in s.parameters)
+        return (
+            f"fsrs r={self.desired_retention!r} steps={steps} relearn={relearn} "
+            f"max={s.maximum_interval} w={weights}"
+        )
+
+    def new_state(self) -> FsrsCard:
+        return FsrsCard()
+
+    def review(self, state: FsrsCard, grade: Grade, when: When) -> FsrsCard:
+        rating = fsrs.Rating(int(rating_of(grade)))
+        at = when.at.astimezone(UTC)  # py-fsrs takes UTC and nothing else
+        card, _ = self._fsrs.review_card(_card(state, at), rating, at)
+        lapse = state.phase is Phase.REVIEW and rating is fsrs.Rating.Again
+        return self._state(card, at, when.day, state.lapses + lapse)
+
+    @staticmethod
+    def _state(card: fsrs.Card, at: datetime, day: date, lapses: int) -> FsrsCard:
+        """The state of py-fsrs's ``card`` just reviewed at ``at``, on study day ``day``."""
+        phase = _FROM_FSRS[card.state]
+        interval = (card.due - at).days if phase is Phase.REVIEW else 0
+        return FsrsCard(
+            phase=phase,
+            step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            last_review=at,
+            due_at=card.due,
+            due=day + timedelta(days=interval),
+            interval=interval,
+            last_day=day,
+            lapses=lapses,
+        )
+
+    def replay_many(self, grades: Sequence[Given]) -> tuple[FsrsCard, list[Effect]]:
+        """:func:`~zerodrill.srs.schedulers.base.replay` in one loop over plain floats
+        (:mod:`.fsrs_replay`): py-fsrs's formulas without a card copied and a log made around
+        each review. The same result as one :meth:`review` at a time, which a test holds it to."""
+        if not grades:
+            return FsrsCard(), []
+        card, effects, last_day = fsrs_replay.replay(self._fsrs, _RATING_NUMBERS, grades)
+        phase = _FROM_FSRS[fsrs.State(card.state)]
+        interval = (card.due - card.last_review).days if phase is Phase.REVIEW else 0
+        state = FsrsCard(
+            phase=phase,
+            step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            last_review=card.last_review,
+            due_at=card.due,
+            due=last_day + timedelta(days=interval),
+            interval=interval,
+            last_day=last_day,
+            lapses=card.lapses,
+        )
+        return state, effects
+
+    def next_states(self, state: FsrsCard, when: When) -> Mapping[Grade, FsrsCard]:
+        return {grade: self.review(state, grade, when) for grade in Grade}
+
+    def retrievability(self, state: FsrsCard, at: datetime) -> float | None:
+        """The chance the card is recalled at ``at`` (FSRS's R); None for a card never graded."""
+        if state.phase is Phase.NEW:
+            return None
+        now = at.astimezone(UTC)
+        return float(self._fsrs.get_card_retrievability(_card(state, now), now))
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> FsrsCard:
+        try:
+            phase = Phase(data["phase"])
+            card = FsrsCard(
+                phase=phase,
+                step=_optional(data["step"], int),
+                stability=_optional(data["stability"], float),
+                difficulty=_optional(data["difficulty"], float),
+                last_review=_optional(data["last_review"], datetime.fromisoformat),
+                due_at=_optional(data["due_at"], datetime.fromisoformat),
+                due=_optional(data["due"], date.fromisoformat),
+                interval=int(data["interval"]),
+                last_day=_optional(data["last_day"], date.fromisoformat),
+                lapses=int(data["lapses"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"not an FSRS card state: {exc}") from exc
+        graded = (card.stability, card.difficulty, card.last_review, card.due_at, card.due)
+        if (phase is Phase.NEW) != all(value is None for value in graded):
+            raise ValueError(f"not an FSRS card state: {phase.value} with {graded}")
+        if card.last_review is not None and card.last_review.tzinfo is None:
+            raise ValueError("not an FSRS card state: a review time without its offset")
+        return card
+
+
+def _optional(value: Any, read: Any) -> Any:
+    return None if value is None else read(value)
+
+
+def _card(state: FsrsCard, at: datetime) -> fsrs.Card:
+    # card_id and due given: without them py-fsrs reads the clock and sleeps (see above).
+    if state.phase is Phase.NEW:
+        return fsrs.Card(card_id=0, due=at)
+    return fsrs.Card(
+        card_id=0,
+        state=_TO_FSRS[state.phase],
+        step=state.step,
+        stability=state.stability,
+        difficulty=state.difficulty,
+        due=state.due_at or at,
+        last_review=state.last_review,
+    )

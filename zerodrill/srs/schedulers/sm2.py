@@ -1,0 +1,161 @@
+"""SM-2 behind the scheduler protocol: :mod:`zerodrill.srs.sm2`'s formula, plus what a drill
+adds to it, each rule written here once.
+
+- **Same-day repeats** (SM-2's step 7): a grade on a study day the card was graded already
+  moves no schedule; a card whose latest grade that day is below 4 comes back that day
+  (:attr:`Sm2Card.again_on`) until it gets 4 or 5.
+- **A learning step**: a fail (below 3) comes back :data:`LEARNING_STEP` after it at the latest
+  (:attr:`Sm2Card.step_due`; the drill also brings it forward after a few other cards).
+- **Phases**: new until graded; learning or relearning while it comes back the same day
+  (learning on the day it was introduced); review otherwise.
+
+Everything else is SM-2 exactly, day-based: only :attr:`When.day` moves a schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from zerodrill.srs import sm2
+from zerodrill.srs.schedulers.base import Effect, Given, Phase, Scheduler, StateDict, When
+from zerodrill.srs.sm2 import REPEAT_BELOW, Grade, Sm2State
+
+#: How long after a fail the card comes back at the latest, the same study day.
+LEARNING_STEP = timedelta(minutes=10)
+
+
+@dataclass(frozen=True, slots=True)
+class Sm2Card:
+    """A card's SM-2 state and what its latest grade on its latest study day says."""
+
+    sm2: Sm2State = field(default_factory=Sm2State)
+    #: The study day of its first grade in effect.
+    first_day: date | None = None
+    #: The study day, grade and time of its latest grade in effect.
+    last_day: date | None = None
+    last_grade: Grade | None = None
+    last_at: datetime | None = None
+
+    @property
+    def phase(self) -> Phase:
+        if self.sm2.is_new:
+            return Phase.NEW
+        if self.again_on is None:
+            return Phase.REVIEW
+        return Phase.LEARNING if self.first_day == self.last_day else Phase.RELEARNING
+
+    @property
+    def due(self) -> date | None:
+        return self.sm2.due
+
+    @property
+    def interval(self) -> int:
+        return self.sm2.interval
+
+    @property
+    def again_on(self) -> date | None:
+        if self.last_grade is not None and self.last_grade < REPEAT_BELOW:
+            return self.last_day
+        return None
+
+    @property
+    def step_due(self) -> datetime | None:
+        if self.last_at is not None and self.last_grade is not None and not self.last_grade.passed:
+            return self.last_at + LEARNING_STEP
+        return None
+
+    def to_dict(self) -> StateDict:
+        s = self.sm2
+        return {
+            "reps": s.repetitions,
+            "interval": s.interval,
+            "ef": s.ef_hundredths,
+            "due": _day_text(s.due),
+            "lapses": s.lapses,
+            "first_day": _day_text(self.first_day),
+            "last_day": _day_text(self.last_day),
+            "last_grade": int(self.last_grade) if self.last_grade is not None else None,
+            "last_at": self.last_at.isoformat() if self.last_at is not None else None,
+        }
+
+
+def _day_text(day: date | None) -> str | None:
+    return day.isoformat() if day is not None else None
+
+
+def _day(text: Any) -> date | None:
+    return date.fromisoformat(text) if text is not None else None
+
+
+class Sm2Scheduler:
+    """SuperMemo 2, exactly (:mod:`zerodrill.srs.sm2`), with the drill's same-day rules."""
+
+    name = "sm2"
+
+    @property
+    def fingerprint(self) -> str:
+        return "sm2"
+
+    def new_state(self) -> Sm2Card:
+        return Sm2Card()
+
+    def review(self, state: Sm2Card, grade: Grade, when: When) -> Sm2Card:
+        grade = sm2.to_grade(grade)
+        if state.last_day is not None and when.day <= state.last_day:
+            # A same-day repeat: logged, the schedule unchanged.
+            return Sm2Card(state.sm2, state.first_day, state.last_day, grade, when.at)
+        first = state.first_day if state.first_day is not None else when.day
+        return Sm2Card(sm2.review(state.sm2, grade, when.day), first, when.day, grade, when.at)
+
+    def next_states(self, state: Sm2Card, when: When) -> Mapping[Grade, Sm2Card]:
+        return {grade: self.review(state, grade, when) for grade in Grade}
+
+    def replay_many(self, grades: Sequence[Given]) -> tuple[Sm2Card, list[Effect]]:
+        """:func:`~zerodrill.srs.schedulers.base.replay` in integers: :meth:`review`'s rules
+        with :func:`zerodrill.srs.sm2.step`, one state built at the end."""
+        reps = interval = lapses = 0
+        ef = sm2.INITIAL_EF_HUNDREDTHS
+        first: date | None = None
+        last = date.min
+        effects: list[Effect] = []
+        for grade, day, _ in grades:
+            if first is None:
+                effects.append(Effect.FIRST)
+                first = day
+            elif day <= last:
+                effects.append(Effect.REPEAT)  # a same-day repeat: the schedule stays
+                continue
+            else:
+                effects.append(Effect.RECALL)
+            reps, interval, ef, lapses = sm2.step(reps, interval, ef, lapses, grade)
+            last = day
+        if first is None:
+            return Sm2Card(), effects
+        grade, _, at = grades[-1]
+        due = last + timedelta(days=interval)
+        state = Sm2State.from_hundredths(reps, interval, ef, due, lapses)
+        return Sm2Card(state, first, last, sm2.to_grade(grade), at), effects
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> Sm2Card:
+        try:
+            grade = data["last_grade"]
+            at = data["last_at"]
+            return Sm2Card(
+                Sm2State.from_hundredths(
+                    data["reps"], data["interval"], data["ef"], _day(data["due"]), data["lapses"]
+                ),
+                _day(data["first_day"]),
+                _day(data["last_day"]),
+                sm2.to_grade(grade) if grade is not None else None,
+                datetime.fromisoformat(at) if at is not None else None,
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not an SM-2 card state: {exc}") from exc
+
+
+if TYPE_CHECKING:
+    # mypy holds the class to the protocol here.
+    _check: Scheduler[Sm2Card] = Sm2Scheduler()

@@ -1,0 +1,234 @@
+"""The cache derived from the event log: each card's state and what each grade was, replayed.
+
+For each card, its events are read in the one total order (study day, instant, origin,
+sequence: :func:`zerodrill.srs.events.time_order`), the grades an undo withdraws are left out,
+and the rest go through the scheduler (:func:`zerodrill.srs.schedulers.base.replay`). The
+``card`` table gets each known card's state, with its due day, last day and the day it comes
+back again (indexed, for the queue); ``effect`` gets what each grade in effect was when it was
+not a recall (a first sight or a same-day repeat: the new-card limit and the retention figure
+count these), so that it holds one row a card or so, not one an event. A grade is in effect
+when no undo names it (:data:`~zerodrill.srs.store.rows.IN_EFFECT`). ``derived`` names the
+scheduler (its fingerprint) the cache was built with; a store using another rebuilds the whole
+cache first.
+
+The cache holds nothing the events do not: :func:`derive` may drop it and build it again at
+any moment, and two databases that hold the same events hold the same cache.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Iterable, Iterator
+from datetime import date, datetime
+from itertools import groupby
+from operator import itemgetter
+from typing import Any
+
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.schedulers.base import (
+    CardState,
+    Effect,
+    Given,
+    Phase,
+    Scheduler,
+    When,
+    effect_of,
+    replay,
+)
+from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.store.file import Damaged
+
+#: SQLite's limit on parameters is far above this; chunks keep each statement small.
+KEYS_PER_QUERY = 500
+_ORDER = "ORDER BY key, day, at_us, origin, seq"
+#: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
+_GRADE_ROWS = "SELECT id, key, day, at, grade FROM event WHERE grade IS NOT NULL"
+_GRADES = tuple(Grade)
+
+Row = tuple[Any, ...]
+
+
+def built_with(conn: sqlite3.Connection) -> str | None:
+    """The fingerprint of the scheduler the cache was built with; None if it never was."""
+    row = conn.execute("SELECT fingerprint FROM derived").fetchone()
+    return str(row[0]) if row is not None else None
+
+
+def ensure(conn: sqlite3.Connection, scheduler: Scheduler[Any]) -> bool:
+    """Rebuild the whole cache unless ``scheduler`` built it; True if it was rebuilt. Call it
+    inside a write transaction."""
+    if built_with(conn) == scheduler.fingerprint:
+        return False
+    derive(conn, scheduler, None)
+    conn.execute(
+        "INSERT INTO derived (only, fingerprint) VALUES (1, ?) "
+        "ON CONFLICT (only) DO UPDATE SET fingerprint = excluded.fingerprint",
+        (scheduler.fingerprint,),
+    )
+    return True
+
+
+def _chunks(keys: Collection[str]) -> Iterator[list[str]]:
+    wanted = list(dict.fromkeys(keys))
+    for start in range(0, len(wanted), KEYS_PER_QUERY):
+        yield wanted[start : start + KEYS_PER_QUERY]
+
+
+def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
+    """(id, key, day, at, grade) of the grades of ``keys`` (None: all), in replay order."""
+    if keys is None:
+        # The cursor itself: a generator around it costs a call per row.
+        cursor: Iterator[Row] = conn.execute(f"{_GRADE_ROWS} {_ORDER}")
+        return cursor
+    return _rows_of(conn, keys)
+
+
+def _rows_of(conn: sqlite3.Connection, keys: Collection[str]) -> Iterator[Row]:
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        yield from conn.execute(f"{_GRADE_ROWS} AND key IN ({marks}) {_ORDER}", chunk)
+
+
+def _withdrawn(conn: sqlite3.Connection, keys: Collection[str] | None) -> set[int]:
+    """The ids of the grades (of ``keys``; None: all) that an undo names."""
+    join = (
+        "SELECT g.id FROM event u JOIN event g "
+        "ON g.origin = u.undoes_origin AND g.seq = u.undoes_seq"
+    )
+    if keys is None:
+        return {i for (i,) in conn.execute(join)}
+    found: set[int] = set()
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        found.update(i for (i,) in conn.execute(f"{join} WHERE g.key IN ({marks})", chunk))
+    return found
+
+
+def replay_card(
+    scheduler: Scheduler[Any], rows: Iterable[Row], withdrawn: Collection[int]
+) -> tuple[CardState, list[tuple[int, Effect]]]:
+    """One card's state from its grade rows (of :func:`_rows`, in the replay order) less the
+    ``withdrawn`` ones, and each grade in effect's (event id, effect)."""
+    ids: list[int] = []
+    grades: list[Given] = []
+    days = _DAYS
+    for row in rows:
+        if row[0] in withdrawn:
+            continue
+        try:
+            day = days.get(row[2])
+            if day is None:
+                day = days[row[2]] = date.fromisoformat(row[2])
+            # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
+            grades.append((_GRADES[row[4]], day, datetime.fromisoformat(row[3])))
+        except (TypeError, ValueError, IndexError) as exc:
+            raise Damaged(f"review {row[0]}: {exc}") from exc
+        ids.append(row[0])
+    state, effects = replay(scheduler, grades)
+    return state, list(zip(ids, effects, strict=True))
+
+
+#: Study days read back, by their text: a log has far fewer days than events.
+_DAYS: dict[str, date] = {}
+
+
+def _text(day: date | None) -> str | None:
+    return day.isoformat() if day is not None else None
+
+
+#: One encoder for every state: json.dumps with options makes a new one each call.
+_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
+def card_row(key: str, state: CardState) -> tuple[object, ...]:
+    return (
+        key,
+        _JSON.encode(state.to_dict()),
+        _text(state.due),
+        _text(state.last_day),
+        _text(state.again_on),
+    )
+
+
+def derive(
+    conn: sqlite3.Connection, scheduler: Scheduler[Any], keys: Collection[str] | None
+) -> None:
+    """Rebuild the cache of ``keys`` (None: of every card) from their events, with
+    ``scheduler``. Call it inside a write transaction."""
+    if keys is None:
+        conn.execute("DELETE FROM card")
+        conn.execute("DELETE FROM effect")
+    else:
+        for chunk in _chunks(keys):
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM card WHERE key IN ({marks})", chunk)
+            conn.execute(
+                f"DELETE FROM effect WHERE id IN (SELECT id FROM event WHERE key IN ({marks}))",
+                chunk,
+            )
+    cards: list[tuple[object, ...]] = []
+    effects: list[tuple[int, Effect]] = []
+    withdrawn = _withdrawn(conn, keys)
+    for key, rows in groupby(_rows(conn, keys), key=itemgetter(1)):
+        state, card_effects = replay_card(scheduler, rows, withdrawn)
+        # Recalls, most grades, are what a grade in effect is unless the cache says otherwise.
+        effects.extend(e for e in card_effects if e[1] is not Effect.RECALL)
+        if state.phase is not Phase.NEW:
+            cards.append(card_row(key, state))
+    conn.executemany(
+        "INSERT INTO card (key, state, due, last_day, again_on) VALUES (?, ?, ?, ?, ?)", cards
+    )
+    # In id order: appended to the table's B-tree, not scattered through it.
+    effects.sort()
+    conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
+
+
+def apply(
+    conn: sqlite3.Connection,
+    scheduler: Scheduler[Any],
+    row_id: int,
+    before: CardState,
+    event: ReviewEvent,
+) -> None:
+    """Update the cache for the grade ``event`` (logged as ``row_id``), last in its card's
+    replay order, given to a card in ``before``: what :func:`derive` of the card would give,
+    without replaying the rest. Call it inside the write transaction that logged it."""
+    assert event.grade is not None
+    when = When(event.at, event.day)
+    after = scheduler.review(before, event.grade, when)
+    effect = effect_of(before, when)
+    if effect is not Effect.RECALL:
+        conn.execute("INSERT INTO effect (id, effect) VALUES (?, ?)", (row_id, effect))
+    conn.execute(
+        "INSERT INTO card (key, state, due, last_day, again_on) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (key) DO UPDATE SET state = excluded.state, due = excluded.due, "
+        "last_day = excluded.last_day, again_on = excluded.again_on",
+        card_row(event.key, after),
+    )
+
+
+def derive_states(
+    conn: sqlite3.Connection, scheduler: Scheduler[Any], keys: Collection[str] | None
+) -> dict[str, CardState]:
+    """Each known card's state among ``keys`` (None: all) with ``scheduler``, replayed in
+    memory: the cache is neither read nor written."""
+    states = {}
+    withdrawn = _withdrawn(conn, keys)
+    for key, rows in groupby(_rows(conn, keys), key=itemgetter(1)):
+        state, _ = replay_card(scheduler, rows, withdrawn)
+        if state.phase is not Phase.NEW:
+            states[key] = state
+    return states
+
+
+def state_from(scheduler: Scheduler[Any], key: str, text: str) -> CardState:
+    """A ``card`` row's state, read back by the scheduler that wrote it."""
+    try:
+        state: CardState = scheduler.state_from_dict(json.loads(text))
+        return state
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"the cached state of {key}: {exc}") from exc
+
+
+__all__ = ["Effect", "built_with", "derive", "derive_states", "ensure", "replay_card", "state_from"]

@@ -1,0 +1,195 @@
+"""The event log in SQL: this machine's events appended, and events made elsewhere added.
+
+Each event has an identity that holds on every machine, ``(origin, seq)``. Adding events is a
+set union by identity (one present already adds nothing), so databases that hold the same
+events hold the same log, whatever order they came in; their cards are then re-derived
+(:mod:`.derive`), so they hold the same states too.
+
+Events made elsewhere come in batches of whole cards (:func:`batches`), each batch its own
+short transaction (:meth:`zerodrill.srs.store.Store.add_events`): a drill in another terminal
+waits for one batch at most, never for the whole sync. An event dated more than
+:data:`HOLD_AHEAD` after now (a machine with its clock years ahead) would freeze its card
+until then: it is held back, with a warning, and taken once its time has come.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from zerodrill.srs.events import Identity, ReviewEvent
+from zerodrill.srs.store.rows import INSERT_EVENT, event_params
+from zerodrill.words import plural
+
+#: An event dated later than this after now is held back until its time.
+HOLD_AHEAD = timedelta(days=1)
+#: Events per transaction when adding many: a batch holds the write lock for a short moment
+#: (tests/bench/bench_events.py times it).
+BATCH_EVENTS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """What adding events did."""
+
+    #: Events newly logged.
+    added: int = 0
+    #: Events the log held already (same identity), which added nothing.
+    present: int = 0
+    #: The cards whose events were added, re-derived.
+    keys: frozenset[str] = frozenset()
+    #: Events dated more than a day ahead: not added; given again later, they are taken then.
+    held: int = 0
+    #: Undos that name no grade of their card here, or one withdrawn already: not added.
+    skipped: int = 0
+    #: One line for each kind of event held back or skipped, for the user.
+    warnings: tuple[str, ...] = ()
+
+    def __add__(self, other: Merged) -> Merged:
+        return Merged(
+            self.added + other.added,
+            self.present + other.present,
+            self.keys | other.keys,
+            self.held + other.held,
+            self.skipped + other.skipped,
+            self.warnings + other.warnings,
+        )
+
+
+def machine_origin(conn: sqlite3.Connection) -> str:
+    """This database's machine id: the origin of every event made here."""
+    origin: str = conn.execute("SELECT origin FROM machine").fetchone()[0]
+    return origin
+
+
+def next_seq(conn: sqlite3.Connection, origin: str) -> int:
+    """The number of ``origin``'s next event, from this database's own log."""
+    (seq,) = conn.execute(
+        "SELECT coalesce(max(seq), 0) + 1 FROM event WHERE origin = ?", (origin,)
+    ).fetchone()
+    return int(seq)
+
+
+def insert(conn: sqlite3.Connection, event: ReviewEvent) -> int:
+    """Log ``event``; its row id."""
+    cursor = conn.execute(INSERT_EVENT, event_params(event))
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def is_last(conn: sqlite3.Connection, row_id: int) -> bool:
+    """Whether event ``row_id`` comes after every other event of its card in the replay's
+    order (study day, instant, origin, sequence)."""
+    later = conn.execute(
+        "SELECT 1 FROM event e, event n WHERE n.id = ? AND e.key = n.key AND e.id != n.id "
+        "AND (e.day, e.at_us, e.origin, e.seq) > (n.day, n.at_us, n.origin, n.seq) LIMIT 1",
+        (row_id,),
+    ).fetchone()
+    return later is None
+
+
+def _checked(event: ReviewEvent) -> ReviewEvent:
+    if not event.origin or isinstance(event.seq, bool) or event.seq < 1:
+        raise ValueError(f"an event from elsewhere needs its origin and number: {event!r}")
+    return event
+
+
+def batches(
+    events: Iterable[ReviewEvent], now: datetime, size: int = BATCH_EVENTS
+) -> tuple[Iterator[list[ReviewEvent]], Merged]:
+    """``events`` in batches of whole cards of about ``size`` events, each once; and what was
+    left out: duplicates (present) and events dated after ``now`` + :data:`HOLD_AHEAD`."""
+    by_key: dict[str, list[ReviewEvent]] = {}
+    seen: set[Identity] = set()
+    present = 0
+    ahead: dict[str, list[ReviewEvent]] = {}
+    for event in map(_checked, events):
+        if event.identity in seen:
+            present += 1
+            continue
+        seen.add(event.identity)
+        if event.at > now + HOLD_AHEAD:
+            ahead.setdefault(event.origin, []).append(event)
+            continue
+        by_key.setdefault(event.key, []).append(event)
+    warnings = tuple(
+        f"{plural(len(held), 'review')} from {origin} dated more than a day ahead (up to "
+        f"{max(e.at for e in held).date().isoformat()}) held back until then: is that "
+        "machine's clock wrong?"
+        for origin, held in sorted(ahead.items())
+    )
+    left_out = Merged(present=present, held=sum(map(len, ahead.values())), warnings=warnings)
+
+    def cut() -> Iterator[list[ReviewEvent]]:
+        batch: list[ReviewEvent] = []
+        for card in by_key.values():
+            batch.extend(card)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    return cut(), left_out
+
+
+def add_batch(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> Merged:
+    """Log the events of ``batch`` (whole cards) not logged yet; returns what it did. The
+    caller re-derives :attr:`Merged.keys`, in the same transaction."""
+    logged = _logged(conn, batch)
+    grades = [e for e in batch if not e.is_undo and e.identity not in logged]
+    present = len(batch) - len(grades) - sum(1 for e in batch if e.is_undo)
+    # Grades first, so that an undo finds the grade it withdraws among them.
+    conn.executemany(INSERT_EVENT, [event_params(e) for e in grades])
+    added, skipped = len(grades), 0
+    keys = {e.key for e in grades}
+    for event in batch:
+        if event.undoes is None:
+            continue
+        if event.identity in logged:
+            present += 1
+            continue
+        target = conn.execute(
+            "SELECT e.key, e.grade, (SELECT count(*) FROM event u WHERE "
+            "u.undoes_origin = e.origin AND u.undoes_seq = e.seq) "
+            "FROM event e WHERE e.origin = ? AND e.seq = ?",
+            event.undoes,
+        ).fetchone()
+        if target is None or target[0] != event.key or target[1] is None or target[2]:
+            skipped += 1
+            continue
+        insert(conn, event)
+        added += 1
+        keys.add(event.key)
+    return Merged(added, present, frozenset(keys), skipped=skipped)
+
+
+def _logged(conn: sqlite3.Connection, events: list[ReviewEvent]) -> set[Identity]:
+    """The identities among ``events`` that the log holds (looked up in the identity index)."""
+    seqs: dict[str, list[int]] = {}
+    for event in events:
+        seqs.setdefault(event.origin, []).append(event.seq)
+    found: set[Identity] = set()
+    for origin, numbers in seqs.items():
+        for start in range(0, len(numbers), _SEQS_PER_QUERY):
+            chunk = numbers[start : start + _SEQS_PER_QUERY]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                f"SELECT seq FROM event WHERE origin = ? AND seq IN ({marks})", (origin, *chunk)
+            )
+            found.update((origin, seq) for (seq,) in rows)
+    return found
+
+
+_SEQS_PER_QUERY = 500
+
+
+def skipped_warning(skipped: int) -> tuple[str, ...]:
+    if not skipped:
+        return ()
+    return (
+        f"{plural(skipped, 'undo')} naming no review of its card here, or one undone "
+        "already, skipped",
+    )

@@ -1,0 +1,58 @@
+"""A new machine id for this database, when a sync finds its id is not this file's alone.
+
+A database restored from a backup, or copied to another machine, carries the machine id of
+the file it came from, and so does the file's other life (the machine before the restore,
+the copy's original): both would number their events under one id, and a number would name
+two events. :func:`renew` gives this database a fresh id and moves to it the events made
+under the old id that the old id's other life does not hold; the ones both hold stay where
+they are, as the history the two share. Undos naming a moved event are made to name it anew.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import Collection
+
+#: The triggers that keep the log and the machine id as written (see the schema): lifted for
+#: the renumbering alone, inside its transaction.
+_GUARDS = (
+    (
+        "event_no_update",
+        "CREATE TRIGGER event_no_update BEFORE UPDATE ON event "
+        "BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END",
+    ),
+    (
+        "machine_no_update",
+        "CREATE TRIGGER machine_no_update BEFORE UPDATE ON machine "
+        "BEGIN SELECT RAISE(ABORT, 'the machine id never changes'); END",
+    ),
+)
+
+
+def renew(conn: sqlite3.Connection, moved: Collection[int]) -> tuple[str, set[str]]:
+    """Give the database a new machine id, and renumber under it, in their order, the events
+    of the old id whose numbers are ``moved``; returns the new id and the cards whose events
+    moved (their order among ties may change: re-derive them). Run it in a transaction."""
+    (old,) = conn.execute("SELECT origin FROM machine").fetchone()
+    new = secrets.token_hex(8)
+    renumbered = [(new, n, old, seq) for n, seq in enumerate(sorted(moved), start=1)]
+    keys = {
+        key
+        for _, _, _, seq in renumbered
+        for (key,) in conn.execute("SELECT key FROM event WHERE origin = ? AND seq = ?", (old, seq))
+    }
+    for name, _ in _GUARDS:
+        conn.execute(f"DROP TRIGGER {name}")
+    conn.execute("UPDATE machine SET origin = ?", (new,))
+    conn.executemany(
+        "UPDATE event SET origin = ?, seq = ? WHERE origin = ? AND seq = ?", renumbered
+    )
+    conn.executemany(
+        "UPDATE event SET undoes_origin = ?, undoes_seq = ? "
+        "WHERE undoes_origin = ? AND undoes_seq = ?",
+        renumbered,
+    )
+    for _, statement in _GUARDS:
+        conn.execute(statement)
+    return new, keys
