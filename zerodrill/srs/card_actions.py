@@ -5,7 +5,9 @@ events in time order (:func:`replay`).
 
 Identity is ``(origin, seq)``, the machine that made the event and its number there, as for
 reviews; an undo names the event it withdraws by identity and withdraws exactly that one, so
-two machines' actions on one card merge as a set union.
+two machines' actions on one card can merge as a set union. Neither the shared-folder sync
+nor the Anki sync carries them yet (they live in their own table, ``card_action``); the
+export's ``--with-progress`` does.
 
 Anki's meanings: *suspend* keeps a card out of every queue until unsuspended; *bury* keeps it
 out until the next study day (Anki's "bury until tomorrow"); a *flag* is one of seven colours
