@@ -12,7 +12,8 @@ import pytest
 from cli_support import run_cli
 from tui_support import TUI_DECKS, Clock, run_async, shown, tui_decks
 
-from zerodrill.deck.model import Card, Deck, Kind, Pos
+from zerodrill.deck.kinds import BASIC
+from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.recall import Recall, recall_of
 from zerodrill.srs.schedulers.base import When
@@ -78,7 +79,7 @@ def stats_with(recall: Recall | None, scheduler: str) -> Stats:
         "d",
         "d",
         "t",
-        (Card("d", "a", Kind.BASIC, {"front": "q", "back": "a"}, (), (), POS, {}),),
+        (Card("d", "a", BASIC, {"front": "q", "back": "a"}, (), (), POS, {}),),
         Path("d.yaml"),
         POS,
     )
