@@ -20,6 +20,7 @@ MODULE_MARKERS = {
     "test_import_progress.py": "anki",
     "test_anki_sync.py": "anki",
     "test_terminal_faults.py": "pty",
+    "test_tui_editor.py": "pty",
     "test_fuzz_loader.py": "slow",
     "test_soak_store.py": "slow",
     "test_tui_mash.py": "slow",

@@ -484,3 +484,48 @@ def test_sources_show_as_the_terminals_short_labels_linked_to_their_address(
     assert [label for _url, label in links] == [source(blob).label, "ZeRO paper §7.2"]
     # A ref that is no web address is its text, never a link.
     assert "<li>javascript:alert(1)</li>" in answer
+
+
+def test_with_progress_carries_suspend_bury_flags_and_marks_as_ankis_own(
+    tmp_path: Path, col: Collection, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli_support import run_cli
+
+    from zerodrill.srs.card_actions import Action
+    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.store import Store
+
+    deck_path = DATA / "kinds" / "deck.yaml"
+    deck = load(deck_path)
+    db = tmp_path / "reviews.db"
+    now = datetime.now().astimezone()
+    today = study_day(now)
+    with Store.open(db) as store:
+        then = now - timedelta(days=3)
+        record_grade(store, "export-kinds/fsdp", 4, day=study_day(then), at=then)
+        actions = store.actions
+        actions.record("export-kinds/fsdp", Action.SUSPEND, at=now, day=today)
+        actions.record("export-kinds/stage-2", Action.BURY, at=now, day=today)
+        actions.record("export-kinds/stage-key#c2", Action.FLAG, at=now, day=today, flag=3)
+        actions.record("export-kinds/stage3-default", Action.MARK, at=now, day=today)
+    out = tmp_path / "kinds.apkg"
+    code, _, err = run_cli(
+        capsys, "export", str(deck_path), "--with-progress", "--db", str(db), "-o", str(out)
+    )
+    assert code == 0, err
+    import_package(col, out, scheduling=True)
+
+    def card(card_id: str, ord_: int = 0):  # type: ignore[no-untyped-def]
+        (c,) = [c for c in note_by_card_id(col, deck, card_id).cards() if c.ord == ord_]
+        return c
+
+    assert (card("fsdp").type, card("fsdp").queue) == (2, -1)  # a review card, suspended
+    assert card("stage-2").queue == -3  # buried by the user
+    assert card("stage-key", 1).flags == 3 and card("stage-key", 0).flags == 0
+    assert "marked" in note_by_card_id(col, deck, "stage3-default").tags
+    assert "marked" not in note_by_card_id(col, deck, "fsdp").tags
+    # Anki's own searches find them as it would its own.
+    assert len(col.find_cards("is:suspended")) == 1 + len(col.find_cards("tag:*retired"))
+    assert len(col.find_cards("is:buried")) == 1
+    assert len(col.find_cards("flag:3")) == 1
+    assert len(col.find_cards("tag:marked")) == 1

@@ -177,7 +177,10 @@ def test_cli_writes_one_package_per_deck_into_a_folder(
     assert (tmp_path / "out" / "export-kinds.apkg").is_file()
     assert (tmp_path / "out" / "export-kinds.manifest.json").is_file()
     assert (tmp_path / "out" / "export-media.apkg").is_file()
-    assert f"wrote {tmp_path / 'out' / 'export-kinds.apkg'}: 1 deck, 6 notes, 7 cards" in out
+    assert (
+        f"wrote {tmp_path / 'out' / 'export-kinds.apkg'}: 1 deck, 6 notes, 7 cards "
+        "(a note per deck card, a card per cloze deletion)" in out
+    )
     assert "1 retired card tagged zerodrill::retired" in out
     assert "tag:zerodrill::retired" in out
 
@@ -190,7 +193,10 @@ def test_cli_writes_all_decks_into_one_file(
         ["export", str(DATA / "kinds"), str(DATA / "media"), "-o", str(target)], capsys
     )
     assert code == 0
-    assert out.startswith(f"wrote {target}: 2 decks, 7 notes, 8 cards, 1 media file")
+    assert out.startswith(
+        f"wrote {target}: 2 decks, 7 notes, 8 cards "
+        "(a note per deck card, a card per cloze deletion), 1 media file"
+    )
     assert (tmp_path / "all.manifest.json").is_file()
 
 
@@ -370,12 +376,18 @@ def test_a_deck_named_more_than_once_by_any_spelling_is_loaded_once(
     spellings = ["decks/", "decks/kinds.yaml", str(tmp_path / "decks"), "./decks/../link.yaml"]
     code, out, err = run(["export", "-o", "out/", *spellings], capsys)
     assert (code, err) == (0, "")
-    assert out.startswith("wrote out/export-kinds.apkg: 1 deck, 6 notes, 7 cards")
+    assert out.startswith(
+        "wrote out/export-kinds.apkg: 1 deck, 6 notes, 7 cards "
+        "(a note per deck card, a card per cloze deletion)"
+    )
     code, out, err = run(["validate", *spellings], capsys)
     # One summary, and each of the deck's two give-away warnings once: the file was read once.
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[-1] == "1 deck, 6 cards: ok (2 warnings)"
+    # Each line explains the other's count.
+    assert (
+        lines[-1] == "1 deck, 6 cards (7 in Anki: each cloze deletion is a card): ok (2 warnings)"
+    )
     assert len(lines) == 3 and all(": warning: " in line for line in lines[:-1])
     code, out, err = run(["validate", "missing.yaml", "./missing.yaml", "missing.yaml"], capsys)
     assert code == 1 and out == "missing.yaml:1:1: no such file or folder\n"

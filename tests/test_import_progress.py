@@ -408,3 +408,23 @@ def test_one_import_gives_the_same_study_days_in_every_time_zone(
     assert tokyo == new_york and len(tokyo) == len(RATINGS)
     # The collection's own clock (creationOffset 0, rollover 4): 20:00 UTC is that day.
     assert [day.day for _, _, _, day in tokyo] == [1 + n for n in range(len(RATINGS))]
+
+
+def test_notes_of_a_deck_not_named_are_called_zerodrills_and_the_fix_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    db = tmp_path / "reviews.db"
+    drill_here(db)
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    assert answer_in_anki(col, [CardAnswer.GOOD]) == 1
+    exported = col.db.scalar("SELECT count() FROM notes") - 1  # less the user's own note
+    colpkg = tmp_path / "backup.colpkg"
+    col.export_collection_package(str(colpkg), include_media=False, legacy=False)
+    other = Path(__file__).parent / "data" / "export" / "media"
+    code, out, err = run_cli(capsys, "import-progress", str(colpkg), str(other), "--db", str(db))
+    assert code == 0, err
+    # The user's own note alone is "not zerodrill's"; the exported ones are named by deck.
+    assert (
+        f"1 note not zerodrill's (left alone); {exported} notes of zerodrill decks not named "
+        f"here ({DECK_ID}): name their files"
+    ) in out

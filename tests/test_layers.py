@@ -171,7 +171,9 @@ def test_commands_without_a_screen_never_import_textual(command: str, tmp_path: 
     assert outcome["exit"] == 0, done.stderr
     if command == "validate":
         # The sample cloze gives its c2 away ("stage" is in its text): a warning, status 0.
-        assert done.stdout.splitlines()[-1] == "1 deck, 4 cards: ok (1 warning)"
+        assert done.stdout.splitlines()[-1] == (
+            "1 deck, 4 cards (5 in Anki: each cloze deletion is a card): ok (1 warning)"
+        )
     elif command == "export":
         assert (tmp_path / "sample.apkg").stat().st_size > 0
     else:

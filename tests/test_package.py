@@ -35,6 +35,7 @@ def test_help_lists_the_commands() -> None:
         "show",
         "stats",
         "sync",
+        "unsuspend",
         "validate",
     ]
 

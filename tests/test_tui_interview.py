@@ -3,7 +3,9 @@ asserting on the screen and in the store."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -399,3 +401,32 @@ async def test_a_long_step_says_there_is_more_below(store: Store) -> None:
             await pilot.press("pagedown")
         await pilot.pause()
         assert body.scroll_y == body.max_scroll_y and not cue.display
+
+
+@pytest.mark.parametrize(("width", "whole"), [(160, True), (80, False)])
+def test_the_interview_title_takes_the_room_the_header_has(width: int, whole: bool) -> None:
+    from textual.app import App, ComposeResult
+
+    from zerodrill.tui.interview.widgets import InterviewHeader
+
+    title = "Walk me through what ZeRO stage 3 changes for a 70B model on 64 GPUs, step by step"
+    assert len(title) > 80
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield InterviewHeader(title, "Question")
+
+    async def go() -> str:
+        app = Host()
+        async with app.run_test(size=(width, 5)) as pilot:
+            header = app.query_one(InterviewHeader)
+            header.set_clock(timedelta(seconds=5), timedelta(minutes=4))
+            await pilot.pause()
+            return str(header.render())
+
+    text = asyncio.run(go())
+    assert len(text) <= width - 2
+    assert (title in text) is whole
+    assert "Question" in text and "left" in text
+    if not whole:
+        assert "…" in text

@@ -315,3 +315,78 @@ async def test_quitting_while_a_screen_warms_up_is_no_crash(store: Store) -> Non
         warm_up = asyncio.create_task(screen.warm_up())
     await warm_up
     assert app.return_code == 0
+
+
+# -- four buttons everywhere (issue 24, point 2) --------------------------------------------
+
+
+@run_async
+async def test_the_summary_names_four_button_grades_by_their_buttons(store: Store) -> None:
+    app = app_with(store, buttons=4)
+    async with app.run_test(size=SIZE) as pilot:
+        # Easy, Good, Easy, Again (its card comes back), Easy, then the repeat: Good.
+        for key in ("4", "3", "4", "1", "4", "3"):
+            await pilot.press("enter", key)
+        assert isinstance(app.screen, SummaryScreen)
+        body = " ".join(str(app.screen.query_one("#summary-body").render()).split())
+        assert "4 Easy ×3" in body and "3 Good ×2" in body and "1 Again ×1" in body
+        assert "perfect" not in body and "good" not in body
+
+
+@run_async
+async def test_the_summary_keeps_six_grades_by_their_sm2_names(store: Store) -> None:
+    app = app_with(store, buttons=6)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await pilot.press("enter", "5")
+        body = " ".join(str(app.screen.query_one("#summary-body").render()).split())
+        assert "5 perfect ×5" in body
+
+
+@pytest.mark.parametrize(("buttons", "usual"), [(4, "else 3 Good"), (6, "else 4 good")])
+def test_the_help_names_what_enter_gives_in_the_layout_in_use(
+    store: Store, buttons: int, usual: str
+) -> None:
+    @run_async
+    async def go() -> None:
+        app = app_with(store, buttons=buttons)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            text = " ".join(shown(app.screen.query_one(".section")).split())
+            assert usual in text
+            # Enter on the answer side gives what the help says it gives.
+            await pilot.press("escape", "enter", "enter")
+        assert grades(store) == [4]
+
+    go()
+
+
+@run_async
+async def test_undo_last_grade_is_not_offered_where_there_is_no_grade(store: Store) -> None:
+    app = make_app(store, "zero", new_limit=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, NothingDueScreen)
+        await pilot.pause()  # the footer is drawn
+        assert "Quit" in footer_text(app.screen)
+        assert "Undo last grade" not in footer_text(app.screen)
+        await pilot.press("u")
+        assert notices(app) == ["Nothing to undo."]
+    app = make_app(store, "comm")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "5", "enter", "5")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.pause()
+        assert "Undo last grade" in footer_text(app.screen)
+        await pilot.press("u", "enter", "5")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+        assert "Undo last grade" in footer_text(app.screen)
+
+
+def footer_text(screen: Screen[object]) -> str:
+    """What the screen's Footer draws: the keys it shows, dimmed ones included."""
+    from textual.widgets import Footer
+
+    footer = screen.query_one(Footer)
+    return " ".join(str(key.render()) for key in footer.children)

@@ -96,7 +96,7 @@ async def test_sources_show_one_a_line_as_labels_linked_where_safe(tmp_path: Pat
             console = Console(width=width, color_system="truecolor")
             links = {
                 seg.style.link: seg.text
-                for seg in console.render(side.render(), console.options.update(width=width))
+                for seg in console.render(side.renderable(), console.options.update(width=width))
                 if seg.style is not None and seg.style.link
             }
             assert links == {

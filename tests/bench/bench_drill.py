@@ -20,8 +20,11 @@ Two databases: all 10,000 cards new (20 new a day are queued), and all 10,000 du
 learner every day but the first; the cold start is reported too. ``--no-cache`` runs the drill
 with a cache it cannot write, so every start parses the YAML: what the cache is worth.
 
+Two decks of N cards each: generated short ones, and copies of the bundled deck's real cards
+(code blocks, tables, long answers) under new ids (issue 24: the keys were slower on those).
+
 Run by hand: ``PYTHONPATH=. python tests/bench/bench_drill.py [--cards N] [--no-tmux]
-[--no-cache]``.
+[--no-cache] [--cards-of generated|real|both]``.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import clanki_peer  # noqa: E402
-from gen import write_deck  # noqa: E402
+from gen import write_deck, write_real_deck  # noqa: E402
 
 FIRST_PAINT_GOAL = 1.5
 KEY_GOAL = 2.0
@@ -244,6 +247,8 @@ class Screen:
 
 DRILL_SCREEN = Screen(_card_key, lambda s: "show the answer" in s, lambda s: "blackout" in s)
 CLANKI_SCREEN = Screen(clanki_peer.card_key, clanki_peer.asking, clanki_peer.revealed)
+#: Clanki on the real cards, which carry no number: a card is known by its text.
+CLANKI_REAL_SCREEN = Screen(clanki_peer.box_key, clanki_peer.asking, clanki_peer.revealed)
 
 
 def _tmux_one(
@@ -319,6 +324,7 @@ def tmux(
     rounds: int,
     presses: int,
     clanki: tuple[clanki_peer.Clanki, clanki_peer.Collection] | None = None,
+    clanki_screen: Screen = CLANKI_SCREEN,
 ) -> dict[str, float]:
     """Medians over ``rounds`` of the bare app, the drill and (if given) Clanki, in turn.
 
@@ -359,7 +365,7 @@ def tmux(
                     clanki_peer.environment(base, db.parent / "clanki-config"),
                     "clanki",
                     presses,
-                    CLANKI_SCREEN,
+                    clanki_screen,
                 )
                 samples["clanki_first"].append(c["first"])
                 samples["clanki_reveal"].append(c["reveal"])
@@ -421,6 +427,7 @@ def run(
     use_tmux: bool = True,
     use_clanki: bool = True,
     use_cache: bool = True,
+    decks: tuple[str, ...] = ("generated", "real"),
 ) -> dict:
     out: dict[str, Any] = {
         "cards": cards,
@@ -439,75 +446,102 @@ def run(
         else:
             out["clanki_version"] = f"{clanki.version()} ({clanki.executable})"
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        cache = folder / "cache"
+        root = Path(tmp)
+        cache = root / "cache"
         if not use_cache:
             # Under a regular file: no entry can be written, so every start parses.
-            (folder / "no-cache").write_text("")
-            cache = folder / "no-cache" / "cache"
+            (root / "no-cache").write_text("")
+            cache = root / "no-cache" / "cache"
             out["cache"] = "off: every start parses the YAML"
         os.environ["ZERODRILL_CACHE_DIR"] = str(cache)
-        deck = write_deck(folder, cards)
-        from zerodrill.deck.cache import load_paths_cached
-
-        t = time.perf_counter()
-        load_paths_cached([deck])
-        out["cold_parse_ms"] = 1000 * (time.perf_counter() - t)
-        t = time.perf_counter()
-        load_paths_cached([deck])
-        out["warm_load_ms"] = 1000 * (time.perf_counter() - t)
-        from zerodrill.cli.startup import collector_paused
-
-        gc.collect()
-        t = time.perf_counter()
-        with collector_paused():
-            load_paths_cached([deck])
-        out["warm_load_nogc_ms"] = 1000 * (time.perf_counter() - t)
-        gc.unfreeze()
-
-        new_db = folder / "new.db"
-        due_db = folder / "due.db"
-        seed_all_due(due_db, deck)
-        for name, db in (("all_new", new_db), ("all_due", due_db)):
-            if not db.exists():
-                from zerodrill.srs.store import Store
-
-                Store.open(db).close()
-            out[f"pilot_{name}"] = _ratios(pilot(deck, db, rounds, presses))
-            if use_tmux and shutil.which("tmux"):
-                peer = None
-                if clanki is not None:
-                    where = folder / f"clanki-{name}"
-                    collection = clanki_peer.build_collection(
-                        clanki, deck, db, where, {"ZERODRILL_CACHE_DIR": str(cache)}
-                    )
-                    peer = (clanki, collection)
-                    q = collection.counts
-                    out["clanki_anki"] = collection.anki
-                    out[f"clanki_queue_{name}"] = (
-                        f"{q['new']:,} new, {q['learn']:,} learning, {q['review']:,} review"
-                    )
-                out[f"tmux_{name}"] = _ratios(tmux(deck, db, cache, rounds, presses, peer))
-                if peer is not None:
-                    m = out[f"tmux_{name}"]
-                    out[f"clanki_vs_bare_{name}"] = (
-                        f"reveal {m['clanki_reveal_bare_ratio']:.2f}x, "
-                        f"grade {m['clanki_grade_bare_ratio']:.2f}x"
-                    )
+        for cards_of in decks:
+            # Generated short cards, and copies of the bundled deck's real ones (code blocks,
+            # tables, long answers), measured alike; the real deck's figures are "real_...".
+            folder = root / cards_of
+            folder.mkdir()
+            _run_deck(out, folder, cache, cards, cards_of, rounds, presses, use_tmux, clanki)
     return out
 
 
+def _run_deck(
+    out: dict[str, Any],
+    folder: Path,
+    cache: Path,
+    cards: int,
+    cards_of: str,
+    rounds: int,
+    presses: int,
+    use_tmux: bool,
+    clanki: clanki_peer.Clanki | None,
+) -> None:
+    """Measure the drill (and Clanki, the bare app) on one deck, into ``out``."""
+    prefix = "" if cards_of == "generated" else f"{cards_of}_"
+    deck = (write_deck if cards_of == "generated" else write_real_deck)(folder, cards)
+    from zerodrill.deck.cache import load_paths_cached
+
+    t = time.perf_counter()
+    load_paths_cached([deck])
+    out[f"{prefix}cold_parse_ms"] = 1000 * (time.perf_counter() - t)
+    t = time.perf_counter()
+    load_paths_cached([deck])
+    out[f"{prefix}warm_load_ms"] = 1000 * (time.perf_counter() - t)
+    from zerodrill.cli.startup import collector_paused
+
+    gc.collect()
+    t = time.perf_counter()
+    with collector_paused():
+        load_paths_cached([deck])
+    out[f"{prefix}warm_load_nogc_ms"] = 1000 * (time.perf_counter() - t)
+    gc.unfreeze()
+
+    new_db = folder / "new.db"
+    due_db = folder / "due.db"
+    seed_all_due(due_db, deck)
+    for name, db in (("all_new", new_db), ("all_due", due_db)):
+        if not db.exists():
+            from zerodrill.srs.store import Store
+
+            Store.open(db).close()
+        out[f"{prefix}pilot_{name}"] = _ratios(pilot(deck, db, rounds, presses))
+        if use_tmux and shutil.which("tmux"):
+            peer = None
+            if clanki is not None:
+                where = folder / f"clanki-{name}"
+                collection = clanki_peer.build_collection(
+                    clanki, deck, db, where, {"ZERODRILL_CACHE_DIR": str(cache)}
+                )
+                peer = (clanki, collection)
+                q = collection.counts
+                out["clanki_anki"] = collection.anki
+                out[f"{prefix}clanki_queue_{name}"] = (
+                    f"{q['new']:,} new, {q['learn']:,} learning, {q['review']:,} review"
+                )
+            screen = CLANKI_SCREEN if cards_of == "generated" else CLANKI_REAL_SCREEN
+            out[f"{prefix}tmux_{name}"] = _ratios(
+                tmux(deck, db, cache, rounds, presses, peer, screen)
+            )
+            if peer is not None:
+                m = out[f"{prefix}tmux_{name}"]
+                out[f"{prefix}clanki_vs_bare_{name}"] = (
+                    f"reveal {m['clanki_reveal_bare_ratio']:.2f}x, "
+                    f"grade {m['clanki_grade_bare_ratio']:.2f}x"
+                )
+
+
 def _report(r: dict) -> str:
-    lines = [
-        f"{r['cards']:,} cards; deck parse cold {r['cold_parse_ms']:.0f} ms, "
-        f"warm (cache) {r['warm_load_ms']:.0f} ms, warm without GC passes (as drill loads) "
-        f"{r['warm_load_nogc_ms']:.0f} ms"
-    ]
+    lines = []
+    for prefix, what in (("", "generated"), ("real_", "real (copies of the bundled deck's)")):
+        if f"{prefix}cold_parse_ms" in r:
+            lines.append(
+                f"{r['cards']:,} {what} cards; deck parse cold {r[f'{prefix}cold_parse_ms']:.0f} "
+                f"ms, warm (cache) {r[f'{prefix}warm_load_ms']:.0f} ms, warm without GC passes "
+                f"(as drill loads) {r[f'{prefix}warm_load_nogc_ms']:.0f} ms"
+            )
     for name, m in r.items():
         if not isinstance(m, dict) or "first_ratio" not in m:
             continue
         lines.append(
-            f"{name:>14}: first paint bare {m['bare_first_ms']:6.0f} ms, drill "
+            f"{name:>19}: first paint bare {m['bare_first_ms']:6.0f} ms, drill "
             f"{m['drill_first_ms']:6.0f} ms ({m['first_ratio']:.2f}x, goal {FIRST_PAINT_GOAL}x); "
             f"key bare {m['bare_key_ms']:5.1f} ms, reveal {m['drill_reveal_ms']:5.1f} ms "
             f"({m['reveal_ratio']:.2f}x), grade->next {m['drill_grade_ms']:5.1f} ms "
@@ -515,7 +549,7 @@ def _report(r: dict) -> str:
         )
         if "clanki_first_ms" in m:
             lines.append(
-                f"{'vs Clanki':>14}: first card {m['clanki_first_ms']:6.0f} ms "
+                f"{'vs Clanki':>19}: first card {m['clanki_first_ms']:6.0f} ms "
                 f"({m['clanki_first_ratio']:.2f}x); reveal {m['clanki_reveal_ms']:5.1f} ms "
                 f"({m['clanki_reveal_ratio']:.2f}x, goal {CLANKI_REVEAL_GOAL}x), grade->next "
                 f"{m['clanki_grade_ms']:5.1f} ms ({m['clanki_grade_ratio']:.2f}x)"
@@ -535,7 +569,14 @@ if __name__ == "__main__":
     parser.add_argument("--no-tmux", action="store_true")
     parser.add_argument("--no-clanki", action="store_true", help="leave Clanki out")
     parser.add_argument("--no-cache", action="store_true", help="parse the deck on every start")
+    parser.add_argument(
+        "--cards-of",
+        choices=["generated", "real", "both"],
+        default="both",
+        help="generated short cards, copies of the bundled deck's real cards, or both",
+    )
     args = parser.parse_args()
+    kinds = ("generated", "real") if args.cards_of == "both" else (args.cards_of,)
     print(
         _report(
             run(
@@ -545,6 +586,7 @@ if __name__ == "__main__":
                 not args.no_tmux,
                 not args.no_clanki,
                 not args.no_cache,
+                kinds,
             )
         )
     )

@@ -208,6 +208,18 @@ def card_key(screen: str) -> str | None:
     return m.group() if m else None
 
 
+def box_key(screen: str) -> str | None:
+    """The card in Clanki's box, by its text: the real cards copied from the bundled deck name
+    no number, and two cards in a row are never the same text."""
+    lines = screen.splitlines()
+    top = next((i for i, line in enumerate(lines) if "┌" in line), None)
+    bottom = next((i for i, line in enumerate(lines) if "└" in line), None)
+    if top is None or bottom is None or bottom <= top + 1:
+        return None
+    text = " ".join(" ".join(lines[top + 1 : bottom]).replace("│", " ").split())
+    return text or None
+
+
 def asking(screen: str) -> bool:
     """The question side: its key line offers to show the answer."""
     return "Show Answer" in screen

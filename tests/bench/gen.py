@@ -67,3 +67,38 @@ def write_deck(folder: Path, n: int, deck: str = "bench") -> Path:
     path = folder / f"{deck}.yaml"
     path.write_text(deck_text(n, deck), encoding="utf-8")
     return path
+
+
+#: The bundled deck, whose cards the "real" bench deck copies (code blocks, tables, long answers).
+BUNDLED = Path(__file__).resolve().parents[2] / "decks" / "deepspeed-zero.yaml"
+
+
+def real_deck_text(n: int, deck: str = "bench") -> str:
+    """``n`` cards copied in turn from the bundled deck's (retired ones left out), each with a
+    new id ``card-<i>``, so the bench reads real cards' Markdown under its own card keys."""
+    import yaml
+
+    source = yaml.safe_load(BUNDLED.read_text(encoding="utf-8"))
+    retired = set(source.get("retired") or ())
+    cards = [c for c in source["cards"] if c["id"] not in retired]
+    copies = [{**cards[i % len(cards)], "id": f"card-{i}"} for i in range(n)]
+    head = {
+        "deck": deck,
+        "title": "Benchmark deck of the bundled deck's cards",
+        "description": f"{n} copies of {BUNDLED.name}'s cards, for measuring zerodrill's speed.",
+        "cards": copies,
+    }
+
+    class NoAliases(yaml.SafeDumper):
+        # The copies share their tag and ref lists: written out each time, as decks refuse
+        # YAML aliases.
+        def ignore_aliases(self, data: object) -> bool:
+            return True
+
+    return yaml.dump(head, Dumper=NoAliases, sort_keys=False, allow_unicode=True, width=100)
+
+
+def write_real_deck(folder: Path, n: int, deck: str = "bench") -> Path:
+    path = folder / f"{deck}.yaml"
+    path.write_text(real_deck_text(n, deck), encoding="utf-8")
+    return path

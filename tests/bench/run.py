@@ -267,6 +267,11 @@ _DRILL_PARTS = (
     ("pilot_all_due", "drill, Pilot, all due"),
     ("tmux_all_new", "drill, tmux, all new"),
     ("tmux_all_due", "drill, tmux, all due"),
+    # Copies of the bundled deck's real cards (code blocks, tables, long answers).
+    ("real_pilot_all_new", "drill, Pilot, all new, real cards"),
+    ("real_pilot_all_due", "drill, Pilot, all due, real cards"),
+    ("real_tmux_all_new", "drill, tmux, all new, real cards"),
+    ("real_tmux_all_due", "drill, tmux, all due, real cards"),
 )
 #: Measures of the drill against the bare app: (measure, drill's key, bare app's key, ratio).
 _AGAINST_BARE = (
@@ -301,7 +306,7 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
             rows.append(
                 Row(label, "deck load + session, before the app runs", _ms(m["drill_setup_ms"]))
             )
-        if key.startswith("tmux_"):
+        if "tmux_" in key:
             rows.extend(_rows_clanki(r, m, label.replace("drill,", "drill vs Clanki,")))
     return rows
 

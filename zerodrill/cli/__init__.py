@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "show": "zerodrill.cli.show:show",
     "stats": "zerodrill.cli.stats:stats",
     "sync": "zerodrill.cli.sync:sync",
+    "unsuspend": "zerodrill.cli.unsuspend:unsuspend",
     "validate": "zerodrill.cli.validate:validate",
 }
 
@@ -42,6 +43,7 @@ SHORT_HELP: dict[str, str] = {
     "show": "Print one card, both sides, as the drill shows it.",
     "stats": "Show review statistics and the 30-day forecast.",
     "sync": "Share reviews with your other machines through a folder.",
+    "unsuspend": "List suspended cards, or bring them back into the drill.",
     "validate": "Check decks; report every problem as file:line:col.",
 }
 

@@ -3,7 +3,8 @@ database have been checked, so every expected failure is one line and no screen 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ import click
 from zerodrill.cli.common import db_option, load_decks, run_to_end, usable_decks
 from zerodrill.cli.startup import collector_paused
 from zerodrill.deck.control_chars import shown
+from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
 from zerodrill.srs.schedulers import SCHEDULERS
@@ -53,12 +55,19 @@ if TYPE_CHECKING:
     help=f"FSRS's desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (FSRS's default "
     f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
 )
+@click.option(
+    "--scratch/--personal",
+    default=None,
+    help="--scratch: a throwaway database, no daily limit (the default for a deck that is "
+    "neither bundled nor in your database yet); --personal: your own database, always.",
+)
 def drill(
     paths: tuple[Path, ...],
     db: Path | None,
     new_limit: int,
     deck_id: str | None,
     buttons: str | None,
+    scratch: bool | None,
     scheduler: str | None,
     retention: float | None,
 ) -> None:
@@ -70,18 +79,25 @@ def drill(
     """
     layout = int(buttons) if buttons is not None else None
     with collector_paused() as resume:
-        summary, db = _run(
+        summary, db, tried = _run(
             paths,
             db,
             new_limit,
             deck_id,
             layout,
+            scratch,
             scheduler=scheduler,
             retention=retention,
             on_first_frame=resume,
         )
     if summary is not None and summary.reviews:
-        click.echo(saved_line(summary, db))
+        if tried:
+            click.echo(
+                f"{plural(summary.reviews, 'grade')} given in a scratch sitting, now dropped; "
+                "your progress is untouched."
+            )
+        else:
+            click.echo(saved_line(summary, db))
 
 
 def saved_line(summary: Summary, db: Path) -> str:
@@ -98,21 +114,56 @@ def _run(
     new_limit: int,
     deck_id: str | None,
     buttons: int | None,
+    scratch: bool | None,
     *,
     scheduler: str | None = None,
     retention: float | None = None,
     on_first_frame: Callable[[], None],
-) -> tuple[Summary | None, Path]:
-    """The drill from the command line's arguments: its summary, and the database it used."""
-    from zerodrill.srs.store import Store
-
+) -> tuple[Summary | None, Path, bool]:
+    """The drill from the command line's arguments: its summary, the database it used, and
+    whether that was a scratch one (see zerodrill.cli.scratch)."""
     decks = usable_decks(load_decks(paths))
     if deck_id is not None and deck_id not in {d.id for d in decks}:
         known = ", ".join(sorted(d.id for d in decks))
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
 
+    notice = None
+    if scratch or (scratch is None and db is None):
+        from zerodrill.cli.scratch import decks_not_yours, scratch_notice
+
+        strangers = [] if scratch else decks_not_yours(decks, default_db_path())
+        if scratch or strangers:
+            notice = scratch_notice(strangers)
+    if notice is not None:
+        with tempfile.TemporaryDirectory(prefix="zerodrill-scratch-") as tmp:
+            # No daily limit: trying a deck means seeing all of it.
+            everything = sum(len(card.items()) for deck in decks for card in deck.cards)
+            summary, used = _drill(
+                decks, Path(tmp) / "scratch.db", everything, deck_id, buttons, notice,
+                on_first_frame, scheduler, retention,
+            )  # fmt: skip
+        return summary, used, True
     if db is None:
         db = default_db_path(create_folder=True)
+    summary, used = _drill(
+        decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention
+    )
+    return summary, used, False
+
+
+def _drill(
+    decks: Sequence[Deck],
+    db: Path,
+    new_limit: int,
+    deck_id: str | None,
+    buttons: int | None,
+    scratch: str | None,
+    on_first_frame: Callable[[], None],
+    scheduler: str | None,
+    retention: float | None,
+) -> tuple[Summary | None, Path]:
+    from zerodrill.srs.store import Store
+
     with Store.open(db) as store:
         from zerodrill.tui.app import create_app
 
@@ -123,6 +174,7 @@ def _run(
             deck_id=deck_id,
             on_first_frame=on_first_frame,
             buttons=buttons,
+            scratch=scratch,
             scheduler=scheduler,
             retention=retention,
         )

@@ -6,6 +6,8 @@ Imports neither Textual nor the review store unless ``--with-progress`` asks for
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,6 +94,9 @@ def export(
             f"wrote {shown(str(path))}: {plural(stats.decks, 'deck')}, "
             f"{plural(stats.notes, 'note')}, {plural(stats.cards, 'card')}"
         )
+        if stats.notes != stats.cards:
+            # `validate` counts the deck's cards, Anki's notes: say how the two meet.
+            line += " (a note per deck card, a card per cloze deletion)"
         if stats.media:
             line += f", {plural(stats.media, 'media file')}"
         if with_progress:
@@ -146,5 +151,57 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
     keys = [item.key for deck in decks for card in deck.cards for item in card.items()]
     with Store.open(db_path, create=False) as store:
         # Anki's scheduling fields are SM-2's, whichever scheduler the drill uses.
-        states = store.states_by(Sm2Scheduler(), keys)
-    return {key: state.sm2 for key, state in states.items() if isinstance(state, Sm2Card)}
+        sm2_states = store.states_by(Sm2Scheduler(), keys)
+        marks = store.actions.marks()
+    states: dict[str, SchedulingState] = {
+        key: state.sm2 for key, state in sm2_states.items() if isinstance(state, Sm2Card)
+    }
+    if marks:
+        from zerodrill.srs.card_actions import NO_MARKS
+        from zerodrill.srs.days import local_now, study_day
+        from zerodrill.srs.sm2 import Sm2State
+
+        today = study_day(local_now())
+        for key in keys:
+            m = marks.get(key, NO_MARKS)
+            if m != NO_MARKS:
+                base = states.get(key, Sm2State.new())
+                states[key] = WithMarks(base, _ExportMarks(m.suspended, m.hidden_on(today) and
+                                        not m.suspended, m.flag, m.marked))  # fmt: skip
+    return states
+
+
+@dataclass(frozen=True, slots=True)
+class _ExportMarks:
+    suspended: bool
+    buried: bool
+    flag: int
+    marked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WithMarks:
+    """A card's schedule with its marks, for the export (see export.collection.MarkedState)."""
+
+    state: SchedulingState
+    marks: _ExportMarks
+
+    @property
+    def repetitions(self) -> int:
+        return self.state.repetitions
+
+    @property
+    def interval(self) -> int:
+        return self.state.interval
+
+    @property
+    def ease_permille(self) -> int:
+        return self.state.ease_permille
+
+    @property
+    def due(self) -> date | None:
+        return self.state.due
+
+    @property
+    def lapses(self) -> int:
+        return self.state.lapses

@@ -47,6 +47,10 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
             f"{plural(len(undos), 'review')} imported before and undone in Anki since: withdrawn."
         )
     notes = [f"{plural(found.foreign_notes, 'note')} not zerodrill's (left alone)"]
+    if found.other_decks:
+        named = ", ".join(sorted(found.other_decks))
+        count = plural(sum(found.other_decks.values()), "note")
+        notes.append(f"{count} of zerodrill decks not named here ({named}): name their files")
     if found.unmatched:
         notes.append(f"{plural(found.unmatched, 'review')} of cards in none of the decks")
     if found.skipped:

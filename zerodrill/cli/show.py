@@ -147,9 +147,9 @@ def draw(items: Sequence[Item], width: int) -> list[tuple[RenderableType, Render
             view = self.query_one(CardView)
             for item in items:
                 await view.show(item)
-                question = view.query_one("#question", CardSide).render()
+                question = view.query_one("#question", CardSide).renderable()
                 view.reveal()
-                drawn.append((question, view.query_one("#answer", CardSide).render()))
+                drawn.append((question, view.query_one("#answer", CardSide).renderable()))
             self.exit()
 
     Draw().run(headless=True, size=(width, 50))

@@ -45,6 +45,10 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
         click.echo(str(warning))
     decks = plural(len(result.decks), "deck")
     cards = plural(result.cards, "card")
+    in_anki = sum(len(card.items()) for deck in result.decks for card in deck.cards)
+    if in_anki != result.cards:
+        # `export` counts notes (the deck's cards) and Anki's cards: say how the two meet.
+        cards += f" ({in_anki} in Anki: each cloze deletion is a card)"
     if result.problems:
         bad_files = len({p.pos.path for p in result.problems})
         click.echo(

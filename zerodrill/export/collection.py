@@ -43,8 +43,8 @@ _PINNED_SQLITE_VERSION = (3_037_000).to_bytes(4, "big")
 # The largest ease (permille) and count (interval, repetitions, lapses) Anki's cards hold.
 _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
-# Anki card types and queues.
-_NEW, _REVIEW, _SUSPENDED = 0, 2, -1
+# Anki card types and queues (-3: buried by the user, until Anki's next day).
+_NEW, _REVIEW, _SUSPENDED, _BURIED = 0, 2, -1, -3
 
 
 class SchedulingState(Protocol):
@@ -62,6 +62,44 @@ class SchedulingState(Protocol):
     def lapses(self) -> int: ...
 
 
+class CardMarksLike(Protocol):
+    """A card's marks (from ``zerodrill.srs.card_actions``), as Anki has them."""
+
+    @property
+    def suspended(self) -> bool: ...
+    @property
+    def buried(self) -> bool:
+        """Buried today (back in the queue on the next day)."""
+        ...
+
+    @property
+    def flag(self) -> int: ...
+    @property
+    def marked(self) -> bool: ...
+
+
+class MarkedState(Protocol):
+    """A progress entry that also carries the card's marks (``--with-progress``): suspended
+    and buried cards arrive in Anki's suspended and buried queues, flags as Anki's flags, and
+    a marked card's note with Anki's ``marked`` tag. Its ``due`` is None for a new card."""
+
+    @property
+    def marks(self) -> CardMarksLike: ...
+
+
+def _marks_of(state: object) -> CardMarksLike | None:
+    marks = getattr(state, "marks", None)
+    return marks if marks is not None else None
+
+
+def _queue(queue: int, marks: CardMarksLike | None) -> int:
+    if marks is None or queue == _SUSPENDED:
+        return queue
+    if marks.suspended:
+        return _SUSPENDED
+    return _BURIED if marks.buried else queue
+
+
 def collection(
     decks: Sequence[Deck],
     notes: Sequence[Note],
@@ -73,7 +111,9 @@ def collection(
 
     ``records`` gives each note's ID and modification time (by note key), ``notetypes`` each
     note type's modification time (by model ID); ``progress`` maps item keys (``deck/card``,
-    ``deck/card#cN``) to SM-2 states, and a card without one arrives new.
+    ``deck/card#cN``) to SM-2 states, and a card without one arrives new. An entry with
+    ``marks`` (:class:`MarkedState`) puts the card in Anki's suspended or buried queue, gives
+    it its flag, and tags its note ``marked``.
     """
     conn = sqlite3.connect(":memory:")
     try:
@@ -92,19 +132,36 @@ def collection(
                 + (note.sort_field, 0, 0, "")
             )
             new_queue = _SUSPENDED if card.retired else _NEW
+            marked = False
             for ord_, key in _card_keys(card):
                 state = progress.get(key) if progress else None
+                marks = _marks_of(state)
+                flag = marks.flag if marks is not None else 0
+                marked = marked or (marks is not None and marks.marked)
                 if state is None or state.due is None:
                     # id nid did ord mod usn type queue due ivl factor reps lapses left odue
                     # odid flags data
                     card_rows.append(
-                        (nid + ord_, nid, did, ord_, mod, -1, _NEW, new_queue, position)
-                        + (0, 0, 0, 0, 0, 0, 0, 0, "")
+                        (nid + ord_, nid, did, ord_, mod, -1, _NEW)
+                        + (_queue(new_queue, marks), position)
+                        + (0, 0, 0, 0, 0, 0, 0, flag, "")
                     )
                 else:
                     reviewed += 1
                     head = (nid + ord_, nid, did, ord_, mod, -1)
-                    card_rows.append((*head, *_review(state, card.retired)))
+                    row = _review(state, card.retired)
+                    row = (
+                        row[0],
+                        _queue(_SUSPENDED if card.retired else _REVIEW, marks),
+                        *row[2:10],
+                        flag,
+                        row[11],
+                    )
+                    card_rows.append((*head, *row))
+            if marked:
+                # Anki's "marked" is a note tag; its row was made above.
+                nid_row = note_rows[-1]
+                note_rows[-1] = (*nid_row[:5], f" {note.tags} marked ", *nid_row[6:])
         conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", note_rows)
         conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
         conn.executescript(INDEXES)

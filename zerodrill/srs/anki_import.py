@@ -28,14 +28,16 @@ by the revlog id it withdraws, so every machine importing the package makes the 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
+from zerodrill.deck.model import MAX_DECK_ID_CHARS, RESERVED_DECK_IDS, SLUG_PATTERN
 from zerodrill.srs.anki_package import AnkiImportError, copy_collection
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR
 from zerodrill.srs.events import ReviewEvent
@@ -77,6 +79,9 @@ class AnkiReviews:
     #: The latest moment the collection is known to show, in ms since the epoch: an answer
     #: before it that it does not hold was undone (see :func:`_horizon`).
     horizon: int = 0
+    #: Notes zerodrill exported (tagged ``zerodrill::<deck>``) from decks not among those
+    #: read: deck id -> notes. Left alone too, but not the user's own notes.
+    other_decks: Mapping[str, int] = field(default_factory=dict)
 
 
 def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
@@ -114,12 +119,19 @@ def _read(
     calendar = Calendar.of(conn, "config" in tables)
     ours: dict[int, Mapping[int, str]] = {}
     foreign = 0
-    for nid, guid in conn.execute("SELECT id, guid FROM notes"):
+    other_decks: dict[str, int] = {}
+    for nid, guid, tags in conn.execute("SELECT id, guid, tags FROM notes"):
         keys = notes.get(guid)
-        if keys is None:
+        if keys is not None:
+            ours[nid] = keys
+            continue
+        # A note zerodrill exported carries its deck's tag (export/notes.py): one of a deck
+        # not named on the command line is zerodrill's, and the fix is to name that deck.
+        deck = _exported_deck(tags)
+        if deck is None:
             foreign += 1
         else:
-            ours[nid] = keys
+            other_decks[deck] = other_decks.get(deck, 0) + 1
     cards: dict[int, str | None] = {}
     for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
         if nid in ours:
@@ -152,7 +164,7 @@ def _read(
         reviews.append(ReviewEvent(ORIGIN, rid, key, *when, grade, answer_ms=answer_ms))
     held = frozenset(key for key in cards.values() if key is not None)
     horizon = _horizon(conn, calendar, written)
-    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon)
+    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon, other_decks)
 
 
 def _horizon(conn: sqlite3.Connection, calendar: Calendar, written: datetime | None) -> int:
@@ -255,3 +267,23 @@ def withdrawals(found: AnkiReviews, logged: Iterable[ReviewEvent]) -> list[Revie
         and e.seq < found.horizon
         and e.seq not in kept
     ]
+
+
+_SLUG = re.compile(SLUG_PATTERN)
+
+
+def _exported_deck(tags: object) -> str | None:
+    """The deck id of the ``zerodrill::<deck-id>`` tag among a note's ``tags``, if any."""
+    if not isinstance(tags, str):
+        return None
+    for tag in tags.split():
+        root, _, deck = tag.partition("::")
+        if (
+            root == "zerodrill"
+            and "::" not in deck
+            and len(deck) <= MAX_DECK_ID_CHARS
+            and deck not in RESERVED_DECK_IDS
+            and _SLUG.fullmatch(deck)
+        ):
+            return deck
+    return None

@@ -22,12 +22,14 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
 from zerodrill.deck.model import Deck, Item
+from zerodrill.srs.card_actions import NO_MARKS, Action, CardActionEvent, CardMarks
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
 from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import NotInEffect, Store
+from zerodrill.srs.store.actions import NothingToUndo
 
 if TYPE_CHECKING:
     from zerodrill.srs.stats import Stats
@@ -89,6 +91,8 @@ class DeckCount:
     title: str
     due: int
     new: int
+    #: Cards of the deck suspended, or buried today: in neither figure above.
+    put_aside: int = 0
 
 
 def record_grade(
@@ -146,6 +150,10 @@ class Session:
         # The sitting's grades still in effect, oldest first: the undo stack, and what the
         # summary counts.
         self._given: list[LoggedEvent] = []
+        # The sitting's card actions, each with how many grades came before it: undo takes
+        # back whichever of the two came last.
+        self._actions: list[tuple[int, CardActionEvent]] = []
+        self._current: Item | None = None
         self.select_deck(deck_id)
 
     def select_deck(self, deck_id: str | None) -> None:
@@ -161,6 +169,22 @@ class Session:
         self._reload()
         self._advance()
 
+    def replace_decks(self, decks: Sequence[Deck]) -> None:
+        """Drill ``decks`` from now on in place of the ones given (a deck file edited during
+        the sitting), keeping the sitting's grades and, if it is still there, the card on show.
+        """
+        current: Item | None = self._current
+        self._all_decks = tuple(decks)
+        known = {d.id for d in self._all_decks}
+        self.select_deck(self.deck_id if self.deck_id in known else None)
+        if current is not None:
+            item = self._by_key.get(current.key)
+            if item is not None:
+                # The same card, as the file now has it, still first.
+                self._take(item)
+                self._front = item
+                self._current = item
+
     def use_scheduler(self, scheduler: Scheduler[Any]) -> None:
         """Schedule with ``scheduler`` from now on. Every card is derived again from its events
         (the store rebuilds its cache at the next read: nothing is lost, and switching back
@@ -175,7 +199,14 @@ class Session:
             raise
 
     def _reload(self) -> None:
-        queue = build_queue(self._by_key, self._store, self.day, new_limit=self._new_limit)
+        # Suspended cards, and cards buried today, are kept out of every line.
+        marks = self._store.actions.marks()
+        by_key = {
+            key: item
+            for key, item in self._by_key.items()
+            if not marks.get(key, NO_MARKS).hidden_on(self.day)
+        }
+        queue = build_queue(by_key, self._store, self.day, new_limit=self._new_limit)
         self._reviews = deque(queue.reviews)
         self._new = deque(queue.new)
         self._repeats = deque(queue.repeats)
@@ -243,7 +274,75 @@ class Session:
 
     @property
     def can_undo(self) -> bool:
-        return bool(self._given)
+        return bool(self._given) or bool(self._actions)
+
+    # -- what Anki's reviewer does besides grading (card_actions) ---------------------------
+
+    def act(self, action: Action, *, flag: int = 0) -> CardActionEvent:
+        """Log ``action`` on the current card. Suspend and bury take it out of the sitting
+        (the next card comes up); flag and mark leave it on show. Undone by :meth:`undo`
+        (the last thing done, grade or action, is the one undone)."""
+        item = self._current
+        if item is None:
+            raise RuntimeError("no card to act on")
+        event = self._store.actions.record(
+            item.key, action, at=self._clock(), day=self.day, flag=flag
+        )
+        self._actions.append((len(self._given), event))
+        if action in (Action.SUSPEND, Action.BURY):
+            self._take(item)
+            self._failed.pop(item.key, None)
+            self._advance()
+        return event
+
+    def marks(self) -> CardMarks:
+        """The current card's marks (flag, marked)."""
+        if self._current is None:
+            return NO_MARKS
+        return self._store.actions.marks().get(self._current.key, NO_MARKS)
+
+    def unsuspend_all(self) -> int:
+        """Unsuspend every suspended card of the decks drilled; how many. Each is an event,
+        as the CLI's ``zerodrill unsuspend`` makes."""
+        suspended = [
+            key
+            for key, m in self._store.actions.marks().items()
+            if m.suspended and key in self._by_key
+        ]
+        now = self._clock()
+        with self._store.transaction():
+            for key in suspended:
+                self._store.actions.record(key, Action.UNSUSPEND, at=now, day=self.day)
+        if suspended:
+            self._reload()
+            if self._current is None:
+                self._advance()
+        return len(suspended)
+
+    @property
+    def next_undo(self) -> str | None:
+        """What :meth:`undo` would take back: "grade", an action's name, or None."""
+        if self._actions and self._actions[-1][0] == len(self._given):
+            return self._actions[-1][1].action.value
+        return "grade" if self._given else None
+
+    def _undo_action(self) -> Item | None:
+        """Take back the sitting's last card action; a suspended or buried card comes back."""
+        _, event = self._actions.pop()
+        try:
+            self._store.actions.undo(event.identity, at=self._clock())
+        except NothingToUndo:
+            return None
+        if event.action not in (Action.SUSPEND, Action.BURY):
+            return self._current
+        self._front = None
+        self._reload()
+        item = self._by_key.get(event.key)
+        if item is not None:
+            self._take(item)
+            self._front = item
+        self._advance()
+        return item
 
     @property
     def done(self) -> int:
@@ -303,6 +402,9 @@ class Session:
         :class:`UndoConflict` when another terminal has graded that card since: that grade can
         never be undone, so it leaves the stack and the next undo goes on to the one before.
         """
+        if self._actions and self._actions[-1][0] == len(self._given):
+            # A card action came after the last grade: it is the one undone.
+            return self._undo_action()
         try:
             while self._given:
                 # Off the stack whatever happens: undone here, undone elsewhere already, or
@@ -378,5 +480,9 @@ class Session:
     def _count(self, deck_id: str | None, title: str, decks: Sequence[Deck]) -> DeckCount:
         # The same queue as a sitting over ``decks`` would build: the daily limit on new cards
         # is one over every deck, so no row offers more than drilling it would give.
-        q = build_queue(items_of(decks), self._store, self.day, new_limit=self._new_limit)
-        return DeckCount(deck_id, title, len(q.reviews) + len(q.repeats), len(q.new))
+        marks = self._store.actions.marks()
+        items = items_of(decks)
+        shown = [i for i in items if not marks.get(i.key, NO_MARKS).hidden_on(self.day)]
+        q = build_queue(shown, self._store, self.day, new_limit=self._new_limit)
+        due = len(q.reviews) + len(q.repeats)
+        return DeckCount(deck_id, title, due, len(q.new), len(items) - len(shown))

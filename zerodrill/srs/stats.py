@@ -56,6 +56,10 @@ class Stats:
     scheduler: str = "sm2"
     #: FSRS's retrievability of the studied cards; None under SM-2, which forecasts none.
     recall: Recall | None = None
+    #: Cards suspended (out of the drill until unsuspended), and buried today (back tomorrow):
+    #: neither is in ``due_today`` nor in the forecast's first day.
+    suspended: int = 0
+    buried: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +78,8 @@ class Stats:
             "interviews": [figures.as_json() for figures in self.interviews],
             "scheduler": self.scheduler,
             "recall": self.recall.as_json() if self.recall is not None else None,
+            "suspended": self.suspended,
+            "buried": self.buried,
         }
 
 
@@ -86,13 +92,20 @@ def compute_stats(
     forecast = [0] * FORECAST_DAYS
     known = again = 0
     totals = ReviewCounts()
+    suspended = buried = 0
     recall = None
     if store is not None and at is not None:
         recall = recall_of(store.scheduler, store.states(keys).values(), at)
     if store is not None:
+        marks = store.actions.marks()
+        suspended = sum(1 for k, m in marks.items() if k in keys and m.suspended)
+        buried = sum(
+            1 for k, m in marks.items() if k in keys and not m.suspended and m.hidden_on(today)
+        )
         # Today's figure is the drill's queue: one deletion of a cloze card a day, and the
-        # cards failed today that come back.
-        queue = build_queue(keys, store, today, new_limit=0)
+        # cards failed today that come back; suspended and buried cards are not in it.
+        shown = {k: i for k, i in keys.items() if not (k in marks and marks[k].hidden_on(today))}
+        queue = build_queue(shown, store, today, new_limit=0)
         shown_today = {item.key for item in queue.reviews}
         again = len(queue.repeats)
         forecast[0] = len(shown_today) + again
@@ -133,6 +146,8 @@ def compute_stats(
         interviews=interview_stats(decks, store, today),
         scheduler=store.scheduler.name if store is not None else DEFAULT_SCHEDULER,
         recall=recall,
+        suspended=suspended,
+        buried=buried,
     )
 
 
@@ -191,6 +206,14 @@ def render_text(stats: Stats) -> str:
         f"due today     {stats.due_today:>6}{again}",
         f"due tomorrow  {stats.due_tomorrow:>6}",
         f"reviews       {stats.reviews:>6}  (today {stats.reviews_today})",
+        *(
+            [
+                f"put aside     {stats.suspended + stats.buried:>6}  (suspended {stats.suspended}, "
+                f"buried today {stats.buried}; zerodrill unsuspend lists them)"
+            ]
+            if stats.suspended or stats.buried
+            else []
+        ),
         f"retention     {retention}",
         *recall_lines(stats.recall),
         "",

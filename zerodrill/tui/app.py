@@ -6,7 +6,9 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -36,6 +38,7 @@ from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.session import DrillSession, Summary
 from zerodrill.tui.textual_internals import CommandPalette
 from zerodrill.tui.user_errors import user_errors_exit
+from zerodrill.words import plural
 
 
 class ZeroDrillApp(AppBase[Summary]):
@@ -55,9 +58,14 @@ class ZeroDrillApp(AppBase[Summary]):
         scheduler: str = DEFAULT_SCHEDULER,
         switch_scheduler: Callable[[str], str | None] | None = None,
         notice: str | None = None,
+        decks: Sequence[Deck] = (),
     ) -> None:
         super().__init__(clock=clock)
         self.session = session
+        #: The decks drilled, read again from their files after an edit (key e).
+        self.decks: Sequence[Deck] = decks
+        #: The grades go to a throwaway database (the header says so on every card).
+        self.scratch = False
         #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
         self.buttons = buttons
         #: Saves a layout chosen in the drill; returns why it could not, if it could not.
@@ -90,7 +98,10 @@ class ZeroDrillApp(AppBase[Summary]):
 
     def _drill_screen(self, *, warm_up_on_mount: bool = True) -> DrillScreen:
         return DrillScreen(
-            self.session, warm_up_on_mount=warm_up_on_mount, buttons=LAYOUTS[self.buttons]
+            self.session,
+            warm_up_on_mount=warm_up_on_mount,
+            buttons=LAYOUTS[self.buttons],
+            mark="SCRATCH" if self.scratch else "",
         )
 
     #: Textual's palette commands the drill keeps. Not Screenshot (a key press writing a file
@@ -103,6 +114,11 @@ class ZeroDrillApp(AppBase[Summary]):
                 yield command
         yield SystemCommand(
             "Light / dark", "Switch between a light and a dark theme", self.action_toggle_dark
+        )
+        yield SystemCommand(
+            "Unsuspend cards",
+            "Bring back every suspended card of the decks drilled (key @ suspends one)",
+            self.action_unsuspend_all,
         )
         yield SystemCommand(
             "Grade buttons: 4 / 6",
@@ -162,7 +178,7 @@ class ZeroDrillApp(AppBase[Summary]):
         if self.session.done:
             from zerodrill.tui.screens.summary import SummaryScreen
 
-            self.show(SummaryScreen(self.session.summary()))
+            self.show(SummaryScreen(self.session.summary(), LAYOUTS[self.buttons]))
         else:
             self.show(self._session_screen())
 
@@ -174,7 +190,7 @@ class ZeroDrillApp(AppBase[Summary]):
             return
         from zerodrill.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(self.scheduler))
+        self.push_screen(HelpScreen(self.scheduler, LAYOUTS[self.buttons]))
 
     @user_errors_exit
     def action_stats(self) -> None:
@@ -203,8 +219,13 @@ class ZeroDrillApp(AppBase[Summary]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo_last":
-            # None, not False: the key stays in the footer, dimmed, while there is no grade.
-            return True if self.session.can_undo else None
+            if self.session.can_undo:
+                return True
+            # In the drill the key stays on the key bar, dimmed (None), so the bar does not
+            # shift under the learner's eyes after the first grade; on the summary and
+            # nothing-due screens "Undo last grade" with no grade to undo would mislead, and
+            # nothing there moves when it appears.
+            return None if isinstance(self.screen, DrillScreen) else False
         if action == "nothing_to_undo":
             # The screens' second binding of u: the key press that undo_last turned down.
             return not self.session.can_undo
@@ -219,13 +240,68 @@ class ZeroDrillApp(AppBase[Summary]):
         """Take back the sitting's last grade: its card comes back, question side."""
         if not self.session.can_undo or not self._session_on_top():
             return
+        what = self.session.next_undo
         self.session.undo()
         screen = self.screen
         if isinstance(screen, DrillScreen):
             await screen.show_current()
         else:
             self.show(self._drill_screen())
-        self.notify("Last grade undone.", timeout=2)
+        said = {"grade": "Last grade undone.", "bury": "Bury undone.", "suspend": "Suspend undone."}
+        self.notify(said.get(what or "", "Last card action undone."), timeout=2)
+
+    @user_errors_exit
+    async def action_edit_card(self) -> None:
+        """Open the card on show at its line in $VISUAL or $EDITOR, the drill suspended; when
+        the editor closes, read the decks again and show the card as the file now has it."""
+        screen = self.screen
+        item = self.session.current
+        if not self._session_on_top() or not isinstance(screen, DrillScreen) or item is None:
+            return
+        from textual.app import SuspendNotSupported
+
+        from zerodrill.tui.editor import editor_command, run_editor
+
+        pos = item.card.pos
+        command = editor_command(os.environ, Path(pos.path), pos.line)
+        if isinstance(command, str):
+            self.notify(command, severity="warning", timeout=8, markup=False)
+            return
+        try:
+            with self.suspend():
+                edited = run_editor(command)
+        except SuspendNotSupported:
+            self.notify(
+                "This terminal cannot be handed to an editor", severity="warning", markup=False
+            )
+            return
+        problem = self._read_decks_again()
+        await screen.show_current()
+        for line in (edited.problem, problem):
+            if line is not None:
+                self.notify(line, severity="warning", timeout=8, markup=False)
+
+    def _read_decks_again(self) -> str | None:
+        """Load the decks' files again into the session; a problem found, as one line (the
+        decks as they were are kept then), or None."""
+        from zerodrill.deck.cache import load_paths_cached
+
+        result = load_paths_cached([deck.path for deck in self.decks])
+        if result.problems:
+            more = len(result.problems) - 1
+            also = f" (and {more} more; zerodrill validate lists them)" if more else ""
+            return f"{result.problems[0]}{also}; the cards as they were are kept"
+        self.decks = result.decks
+        self.session.replace_decks(result.decks)
+        return None
+
+    @user_errors_exit
+    async def action_unsuspend_all(self) -> None:
+        """The palette's way back from suspending: every suspended card of these decks."""
+        count = self.session.unsuspend_all()
+        self.notify(f"{plural(count, 'card')} unsuspended.", timeout=3, markup=False)
+        if count and not isinstance(self.screen, DrillScreen) and self.session.current:
+            self.show(self._drill_screen())
 
     @user_errors_exit
     def action_toggle_buttons(self) -> None:
@@ -278,13 +354,15 @@ def create_app(
     deck_id: str | None = None,
     on_first_frame: Callable[[], None] | None = None,
     buttons: int | None = None,
+    scratch: str | None = None,
     scheduler: str | None = None,
     retention: float | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
     called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
     ``scheduler`` ("sm2" or "fsrs") the scheduler and ``retention`` FSRS's desired retention:
-    each is remembered in ``store``, and without it the one remembered there is used."""
+    each is remembered in ``store``, and without it the one remembered there is used.
+    ``scratch`` says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch)."""
     notices: list[str | None] = []
     if buttons is None:
         buttons = saved_layout(store)
@@ -312,7 +390,7 @@ def create_app(
 
     # Each choice that could not be saved says so (they share a cause), in one notice.
     notice = "\n".join(n for n in notices if n is not None) or None
-    return ZeroDrillApp(
+    app = ZeroDrillApp(
         session,
         clock=clock,
         on_first_frame=on_first_frame,
@@ -320,5 +398,8 @@ def create_app(
         remember_buttons=lambda n: save_layout(store, n),
         scheduler=scheduler,
         switch_scheduler=switch,
-        notice=notice,
+        notice="\n".join(n for n in (notice, scratch) if n) or None,
+        decks=decks,
     )
+    app.scratch = scratch is not None
+    return app

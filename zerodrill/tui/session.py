@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from zerodrill.deck.model import Item
+from zerodrill.deck.model import Deck, Item
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.session import DeckCount, Outlook, Summary
@@ -71,4 +72,27 @@ class DrillSession(Protocol):
 
     def select_deck(self, deck_id: str | None) -> None:
         """Drill one deck from now on (or all of them again, for None), in the same sitting."""
+        ...
+
+    def replace_decks(self, decks: Sequence[Deck]) -> None:
+        """Drill ``decks`` in place of the ones given (a deck file edited meanwhile), keeping
+        the sitting's grades and, if it is still in them, the card on show."""
+        ...
+
+    def act(self, action: Action, *, flag: int = 0) -> CardActionEvent:
+        """Suspend, bury, flag or mark the current card (an event in the log; undo takes it
+        back). Suspend and bury move on to the next card."""
+        ...
+
+    def marks(self) -> CardMarks:
+        """The current card's marks (its flag, marked or not)."""
+        ...
+
+    def unsuspend_all(self) -> int:
+        """Unsuspend every suspended card of the decks drilled; how many."""
+        ...
+
+    @property
+    def next_undo(self) -> str | None:
+        """What :meth:`undo` would take back: "grade", a card action's name, or None."""
         ...

@@ -31,6 +31,7 @@ from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
 from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import derive, eventlog, machine_id
+from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
@@ -67,6 +68,8 @@ class Store:
         self._depth = 0
         self._data_version = self._read_data_version()
         self._attempts = AttemptLog(conn, self._reading, self._writing)
+        # The origin read when an action is logged: the machine id can be renewed.
+        self._actions = ActionLog(conn, self._reading, self._writing, lambda: self.machine)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -214,6 +217,12 @@ class Store:
     def attempts(self) -> AttemptLog:
         """The interview attempts, in this file, through this connection's transactions."""
         return self._attempts
+
+    @property
+    def actions(self) -> ActionLog:
+        """The card actions (suspend, bury, flag, mark), through this connection's
+        transactions."""
+        return self._actions
 
     # -- the schedule (the derived cache) ---------------------------------------------------
 

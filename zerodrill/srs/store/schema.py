@@ -316,3 +316,32 @@ def _statements(script: str) -> Iterator[str]:
             pending = ""
     if pending.strip():
         raise ValueError(f"incomplete SQL statement in a migration: {pending.strip()[:60]}")
+
+
+#: Card actions (:mod:`zerodrill.srs.card_actions`: suspend, bury, flag, mark and their undos),
+#: append-only like the review log, with the same identity (origin, seq) and an undo naming
+#: the event it withdraws. Not a migration: made by the first action (:func:`make_tables`), so
+#: that opening a database changes none of its bytes and an older zerodrill still reads it.
+CARD_ACTION_TABLE = """
+CREATE TABLE IF NOT EXISTS card_action (
+    id            INTEGER PRIMARY KEY,
+    origin        TEXT    NOT NULL CHECK (origin != ''),
+    seq           INTEGER NOT NULL CHECK (seq >= 1),
+    key           TEXT    NOT NULL CHECK (key != ''),
+    at            TEXT    NOT NULL,  -- wall time, ISO 8601 with UTC offset
+    day           TEXT    NOT NULL,  -- study day, ISO date
+    action        TEXT    NOT NULL CHECK (action IN
+        ('suspend', 'unsuspend', 'bury', 'flag', 'mark', 'unmark', 'undo')),
+    flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),
+    undoes_origin TEXT,
+    undoes_seq    INTEGER,
+    CHECK ((action = 'undo') = (undoes_origin IS NOT NULL AND undoes_seq IS NOT NULL))
+);
+CREATE UNIQUE INDEX IF NOT EXISTS card_action_identity ON card_action (origin, seq);
+CREATE UNIQUE INDEX IF NOT EXISTS card_action_undoes ON card_action (undoes_origin, undoes_seq)
+    WHERE undoes_origin IS NOT NULL;
+CREATE TRIGGER IF NOT EXISTS card_action_no_update BEFORE UPDATE ON card_action
+    BEGIN SELECT RAISE(ABORT, 'the card action log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS card_action_no_delete BEFORE DELETE ON card_action
+    BEGIN SELECT RAISE(ABORT, 'the card action log is append-only'); END;
+"""

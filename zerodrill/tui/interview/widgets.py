@@ -26,6 +26,8 @@ from zerodrill.tui.markdown import parse, render
 from zerodrill.tui.widgets.card_side import SIDE_COMPONENT_CLASSES, SIDE_CSS, CardSide, SideStyles
 
 TITLE_WIDTH = 40
+#: However narrow the terminal, this much of the title shows.
+MIN_TITLE_WIDTH = 12
 
 
 def clock_label(elapsed: timedelta, budget: timedelta) -> str:
@@ -59,17 +61,23 @@ class InterviewHeader(Widget):
             self.refresh()
 
     def render(self) -> Content:
-        title = self.interview_title
-        if len(title) > TITLE_WIDTH:
-            title = title[: TITLE_WIDTH - 1] + "…"
-        # Plain Content pieces: the title is the deck's text, never read as markup.
-        left = Content.assemble((title, "bold"), "  ", (self.step, "$text-primary"))
         right = Content.assemble(
             ("⏱ ", "$text-muted"),
             (self.clock, "bold $text-error" if self.over else "bold"),
         )
         if not self.clock:
             right = Content("")
+        # The title takes the room the step and the clock leave (a fixed cut hid most of a
+        # long title at 160 columns); the clock's room is kept for it even before it starts.
+        width = self.content_size.width
+        clock_room = max(right.cell_length, len("⏱ +00:00 over"))
+        room = width - len(self.step) - 2 - clock_room - 1 if width else TITLE_WIDTH
+        limit = max(room, MIN_TITLE_WIDTH)
+        title = self.interview_title
+        if len(title) > limit:
+            title = title[: limit - 1] + "…"
+        # Plain Content pieces: the title is the deck's text, never read as markup.
+        left = Content.assemble((title, "bold"), "  ", (self.step, "$text-primary"))
         gap = max(self.content_size.width - left.cell_length - right.cell_length, 1)
         return left + Content(" " * gap) + right
 

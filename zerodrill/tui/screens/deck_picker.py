@@ -52,6 +52,7 @@ class DeckPickerScreen(Dialog[DeckPick | None]):
                     (f"{c.due:>5} due", "$text-success"),
                     "  ",
                     (f"{c.new:>5} new", "$text-primary"),
+                    (f"  {c.put_aside} put aside" if c.put_aside else "", "$text-muted"),
                 ),
                 id=c.deck_id or "",
             )

@@ -12,6 +12,7 @@ from textual.widget import MountError
 from textual.widgets import Static
 
 from zerodrill.deck.kinds import Typing
+from zerodrill.srs.card_actions import FLAGS, Action
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
 from zerodrill.tui import markdown
 from zerodrill.tui.session import DrillSession
@@ -62,6 +63,12 @@ class DrillScreen(ClickGuard):
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         Binding("u", "app.undo_last", "Undo"),
         Binding("u", "app.nothing_to_undo", show=False),
+        Binding("e", "app.edit_card", "Edit", show=False),
+        # Anki's reviewer keys for what is done to a card besides grading it.
+        Binding("minus", "act('bury')", "Bury", key_display="-", show=False),
+        Binding("at", "act('suspend')", "Suspend", key_display="@", show=False),
+        Binding("asterisk", "toggle_mark", "Mark", key_display="*", show=False),
+        *(Binding(f"ctrl+{n}", f"flag({n})", f"Flag {n}", show=False) for n in range(1, 8)),
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
@@ -81,9 +88,12 @@ class DrillScreen(ClickGuard):
         *,
         warm_up_on_mount: bool = True,
         buttons: tuple[Button, ...] = SIX_BUTTONS,
+        mark: str = "",
     ) -> None:
         super().__init__()
         self.session = session
+        #: Shown before the deck's title on every card ("SCRATCH": grades not kept).
+        self.mark = mark
         # The app's first screen is warmed up by the app once its first frame is out (a refresh
         # of the screen comes before that, so waiting for one would delay the first card).
         self.warm_up_on_mount = warm_up_on_mount
@@ -93,7 +103,7 @@ class DrillScreen(ClickGuard):
         self.grades = GradeBar(buttons)
 
     def compose(self) -> ComposeResult:
-        yield SessionHeader()
+        yield SessionHeader(self.mark)
         with CardScroll(id="card-scroll"):
             yield self.card
         # The hint and the grade bar take the same rows, so the card's area keeps its size when
@@ -235,6 +245,38 @@ class DrillScreen(ClickGuard):
         """
         current = self.session.current
         return current is not None and self.card.item is current and on_top(self)
+
+    @user_errors_exit
+    async def action_act(self, action: str) -> None:
+        """Bury (until tomorrow) or suspend the card on show, and show the next one."""
+        if not self._showing_current():
+            return
+        item = self.card.item
+        self.session.act(Action(action))
+        done = "buried until tomorrow" if action == "bury" else "suspended"
+        self.notify(f"Card {done}: u takes it back.", timeout=3, markup=False)
+        assert item is not None
+        await self.show_current()
+
+    @user_errors_exit
+    def action_toggle_mark(self) -> None:
+        if not self._showing_current():
+            return
+        marked = self.session.marks().marked
+        self.session.act(Action.UNMARK if marked else Action.MARK)
+        self.notify("Card unmarked." if marked else "Card marked.", timeout=2, markup=False)
+        self._refresh_header()
+
+    @user_errors_exit
+    def action_flag(self, flag: int) -> None:
+        """Set the card's flag to ``flag``, or clear it if it has that flag already (Anki)."""
+        if not self._showing_current():
+            return
+        same = self.session.marks().flag == flag
+        self.session.act(Action.FLAG, flag=0 if same else flag)
+        said = "Flag cleared." if same else f"Flagged {FLAGS[flag]}."
+        self.notify(said, timeout=2, markup=False)
+        self._refresh_header()
 
     def action_type_answer(self) -> None:
         widget = self.card.typing_widget

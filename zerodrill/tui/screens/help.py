@@ -8,20 +8,22 @@ from textual.binding import Binding
 from textual.widgets import Footer, Label, Static
 
 from zerodrill.srs.schedulers import Rating, rating_of
-from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade
+from zerodrill.srs.sm2 import FOUR_BUTTONS, SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 KEYS = """\
 [b]Space[/b]/[b]Enter[/b] show the answer (and check what you typed); then
-            give the highlighted grade: the suggested one, else 4
+            give the highlighted grade: the suggestion, else {usual}
 [b]0-5[/b]         grade the card ([b]1-4[/b] with four buttons; [b]b[/b] switches)
-[b]u[/b]           undo the last grade: that card comes back
+[b]u[/b]           undo the last grade or card action: that card comes back
+[b]-[/b] bury until tomorrow   [b]@[/b] suspend ([b]Ctrl+P[/b] Unsuspend brings back)
+[b]*[/b] mark   [b]Ctrl+1[/b]-[b]7[/b] flag (again: clear)   [b]e[/b] edit the card's YAML
 [b]a[/b], [b]Tab[/b]      type your answer first ([b]Ctrl+J[/b] new line); [b]Esc[/b] stops
 [b]j[/b]/[b]k[/b], [b]End[/b]    scroll a long card (also ↑/↓, PgUp/PgDn, Home)
 [b]d[/b]           choose a deck     [b]s[/b] statistics
 [b]?[/b]           this help         [b]q[/b], [b]Ctrl+C[/b] quit (grades are saved)
-[b]Ctrl+P[/b]      commands (theme, light/dark, grade buttons, scheduler)"""
+[b]Ctrl+P[/b]      commands (theme, grade buttons, scheduler, unsuspend)"""
 
 _SIX = [f"[b]{int(g)}[/b] {g.label:<9} {g.description}" for g in reversed(Grade)]
 _ANKI = "Anki's four: " + "   ".join(
@@ -62,21 +64,29 @@ FSRS_GRADES = "\n".join(
 )
 
 
+def keys_text(buttons: tuple[Button, ...]) -> str:
+    """The keys section for the layout in use: Enter's grade is named as its button is."""
+    usual = nearest_button(buttons, Grade.GOOD)
+    return KEYS.format(usual=f"{usual.key} {usual.name}")
+
+
 class HelpScreen(Dialog[None]):
     CSS_PATH = "screens.tcss"
 
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]
 
-    def __init__(self, scheduler: str = "sm2") -> None:
+    def __init__(self, scheduler: str = "sm2", buttons: tuple[Button, ...] = SIX_BUTTONS) -> None:
         super().__init__()
         #: The scheduler in use: its grades are explained.
         self.scheduler = scheduler
+        #: The grade layout in use: Enter's grade is named by its button.
+        self.buttons = buttons
 
     def compose(self) -> ComposeResult:
         fsrs = self.scheduler == "fsrs"
         with CuedScroll(id="dialog"):
             yield Label("[b]Keys[/b]", classes="dialog-title")
-            yield Static(KEYS, classes="section")
+            yield Static(keys_text(self.buttons), classes="section")
             yield Label(f"[b]Grades ({'FSRS' if fsrs else 'SM-2'})[/b]", classes="dialog-title")
             yield Static(FSRS_GRADES if fsrs else GRADES, classes="section", id="grades")
         yield Footer()

@@ -40,7 +40,12 @@ class StatsScreen(Dialog[None]):
                 f"{retention}\n"
                 f"[b]{s.cards}[/b] cards: {s.known} studied, {s.new} new   "
                 f"[b]{s.reviews}[/b] {'review' if s.reviews == 1 else 'reviews'} "
-                f"({s.reviews_today} today){recall_text(s.recall)}",
+                f"({s.reviews_today} today){recall_text(s.recall)}"
+                + (
+                    f"\n{s.suspended} suspended, {s.buried} buried today"
+                    if s.suspended or s.buried
+                    else ""
+                ),
                 id="totals",
             )
             if any(s.forecast):

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Center, Middle
 from textual.widgets import Footer, Static
 
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.sm2 import SIX_BUTTONS, Button, nearest_button
 from zerodrill.tui import time_labels
 from zerodrill.tui.session import Summary
 from zerodrill.tui.textual_internals import ClickGuard
@@ -27,15 +27,15 @@ class SummaryScreen(ClickGuard):
         Binding("q", "app.finish", "Quit"),
     ]
 
-    def __init__(self, summary: Summary) -> None:
+    def __init__(self, summary: Summary, buttons: tuple[Button, ...] = SIX_BUTTONS) -> None:
         super().__init__()
         self.summary = summary
+        #: The layout the grades were given in: they are named as its buttons are.
+        self.buttons = buttons
 
     def compose(self) -> ComposeResult:
         s = self.summary
-        # One grade a line, in columns: a run of them on one line wrapped mid-item at 80.
-        given = [g for g in reversed(Grade) if s.grades.get(g)]
-        grades = "\n".join(f"[b]{int(g)}[/b] {g.label:<9} ×{s.grades[g]}" for g in given)
+        grades = grade_lines(s, self.buttons)
         with Middle(), Center(), NotePanel():
             yield Static("[b]Session done[/b]  ✔", classes="panel-title")
             yield Static(
@@ -46,3 +46,19 @@ class SummaryScreen(ClickGuard):
                 id="summary-body",
             )
         yield Footer()
+
+
+def grade_lines(summary: Summary, buttons: tuple[Button, ...]) -> str:
+    """The grades given, one button a line, named as ``buttons`` names them ("3 Good ×2").
+
+    A grade the layout has no button for (a 0 given before switching to Anki's four) counts
+    for the button nearest it, as the grade bar would have offered it.
+    """
+    counts: dict[Button, int] = {}
+    for grade, n in summary.grades.items():
+        if n:
+            button = nearest_button(buttons, grade)
+            counts[button] = counts.get(button, 0) + n
+    # One grade a line, in columns: a run of them on one line wrapped mid-item at 80.
+    given = sorted(counts, key=lambda b: b.key, reverse=True)
+    return "\n".join(f"[b]{b.key}[/b] {b.name:<9} ×{counts[b]}" for b in given)

@@ -10,7 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from rich.console import RenderableType
+from rich.segment import Segment
 from rich.style import Style
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 
 from zerodrill.tui.markdown import MarkdownStyles
@@ -98,14 +103,71 @@ class CardSide(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._build: Build | None = None
+        self._drawn: tuple[tuple[Build | None, SideStyles | None], DrawnOnce] | None = None
 
     def show(self, build: Build | None) -> None:
         """Show what ``build`` makes from the theme's styles (nothing, for None)."""
         self._build = build
         self.refresh(layout=True)
 
-    def render(self) -> RenderableType:
+    def renderable(self) -> RenderableType:
+        """What the side shows, as a Rich renderable in the theme's colours now."""
         holder = self.parent
         if self._build is None or not isinstance(holder, Widget):
             return ""
         return self._build(SideStyles.of(holder))
+
+    def render(self) -> Visual:
+        # Textual asks again on every layout of the screen (a reveal is one); the side drawn
+        # last is kept while neither what it shows nor the theme's colours have changed.
+        holder = self.parent
+        styles = SideStyles.of(holder) if isinstance(holder, Widget) else None
+        key = (self._build, styles)
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = (key, DrawnOnce(self, self.renderable()))
+        return self._drawn[1]
+
+
+class DrawnOnce(Visual):
+    """A Rich renderable drawn once for each width it is laid out at.
+
+    Textual's own wrapper (``RichVisual``) draws a renderable once to learn its height and
+    again to paint it, and a card's side (code highlighted, tables measured cell by cell) was
+    most of the time from the reveal key to the answer on screen. Here the lines drawn for
+    the height are the lines painted; the widget's base style is applied to them as Textual's
+    ``post_render`` applies it.
+    """
+
+    def __init__(self, widget: Widget, renderable: RenderableType) -> None:
+        self._widget = widget
+        self._renderable = renderable
+        self._width = -1
+        self._lines: list[list[Segment]] = []
+
+    def _drawn(self, width: int) -> list[list[Segment]]:
+        if width != self._width:
+            app = self._widget.app
+            options = app.console_options.update(highlight=False).update_width(width)
+            self._lines = app.console.render_lines(self._renderable, options, pad=False)
+            self._width = width
+        return self._lines
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self._drawn(width))
+
+    def render_strips(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
+    ) -> list[Strip]:
+        lines = self._drawn(width)
+        if height is not None:
+            lines = lines[:height]
+        base = style.rich_style
+        if not base:
+            return [Strip(line) for line in lines]
+        return [
+            Strip([Segment(text, base + seg_style, None) for text, seg_style, _ in line])
+            for line in lines
+        ]

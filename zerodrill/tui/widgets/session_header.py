@@ -16,8 +16,10 @@ TITLE_WIDTH = 30
 
 
 class SessionHeader(Widget):
-    def __init__(self) -> None:
+    def __init__(self, mark: str = "") -> None:
         super().__init__()
+        #: A word before the title that holds for the whole sitting ("SCRATCH").
+        self.mark = mark
         self.deck_title = ""
         self.remaining = Counts(0, 0, 0)
         self.done = 0
@@ -28,6 +30,7 @@ class SessionHeader(Widget):
 
     def render(self) -> Content:
         left = Content.assemble(
+            (f"{self.mark} " if self.mark else "", "bold $text-warning"),
             (_shorten(self.deck_title, TITLE_WIDTH), "bold"),
             "  ",
             (f"{self.remaining.new} new", "$text-primary"),

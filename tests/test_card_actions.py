@@ -1,0 +1,220 @@
+"""Anki's keys besides the grades (issue 24, point 1): bury (-), suspend (@), mark (*) and
+flags (Ctrl+1..7) as events in the log, undone by u like a grade, replayed into each card's
+marks; suspended and buried cards kept out of the queue; the way back by the palette and by
+``zerodrill unsuspend``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+from tui_support import Clock, make_app, run_async
+
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
+from zerodrill.srs.store import Store
+from zerodrill.tui.widgets.card_view import CardView
+
+SIZE = (80, 24)
+FIRST, SECOND = "zero-tui/stage-key#c1", "zero-tui/stage-key#c2"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "reviews.db") as s:
+        yield s
+
+
+def shown_key(app) -> str:  # type: ignore[no-untyped-def]
+    return app.screen.query_one(CardView).item.key
+
+
+def notices(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [str(n.message) for n in app._notifications]
+
+
+# -- the events, replayed ------------------------------------------------------------------
+
+
+def event(
+    origin: str, seq: int, minute: int, action: Action, *, flag: int = 0, undoes=None
+) -> CardActionEvent:  # type: ignore[no-untyped-def]
+    at = datetime(2026, 3, 1, 12, minute, tzinfo=UTC)
+    return CardActionEvent(origin, seq, "d/c", at, date(2026, 3, 1), action, flag, undoes)
+
+
+def test_marks_are_the_replay_of_the_events_and_an_undo_withdraws_exactly_its_event() -> None:
+    a1 = event("a", 1, 0, Action.SUSPEND)
+    b1 = event("b", 1, 5, Action.FLAG, flag=3)
+    a2 = event("a", 2, 10, Action.MARK)
+    assert replay([a2, b1, a1]) == {
+        "d/c": CardMarks(suspended=True, flag=3, marked=True),
+    }
+    # Machine a undoes its suspend after machine b's later flag arrived: the flag stays.
+    undo = event("a", 3, 20, Action.UNDO, undoes=a1.identity)
+    assert replay([a1, b1, a2, undo]) == {"d/c": CardMarks(flag=3, marked=True)}
+    cleared = event("b", 2, 30, Action.FLAG, flag=0)
+    unmarked = event("a", 4, 40, Action.UNMARK)
+    assert replay([a1, b1, a2, undo, cleared, unmarked]) == {}
+
+
+def test_a_bury_lasts_its_study_day_only() -> None:
+    marks = replay([event("a", 1, 0, Action.BURY)])["d/c"]
+    assert marks.hidden_on(date(2026, 3, 1)) and not marks.hidden_on(date(2026, 3, 2))
+
+
+def test_an_action_event_is_checked() -> None:
+    with pytest.raises(ValueError):
+        event("a", 1, 0, Action.UNDO)
+    with pytest.raises(ValueError):
+        event("a", 1, 0, Action.MARK, flag=2)
+    with pytest.raises(ValueError):
+        event("a", 1, 0, Action.FLAG, flag=8)
+
+
+# -- the drill's keys ------------------------------------------------------------------------
+
+
+@run_async
+async def test_minus_buries_until_tomorrow_and_u_takes_it_back(store: Store) -> None:
+    clock = Clock()
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        assert shown_key(app) == FIRST
+        await pilot.press("minus")
+        assert shown_key(app) != FIRST
+        assert "Card buried until tomorrow: u takes it back." in notices(app)
+        assert store.actions.marks()[FIRST].buried_on == app.session.day
+        await pilot.press("u")
+        assert shown_key(app) == FIRST
+        assert notices(app)[-1] == "Bury undone."
+        assert FIRST not in store.actions.marks()
+        await pilot.press("minus", "q")
+    # Later the same day the buried card stays out; the next day it is back.
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE):
+        assert shown_key(app) != FIRST
+    clock.advance(days=1)
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE):
+        assert shown_key(app) == FIRST
+    # Nothing was graded: a bury is no review.
+    assert list(store.log()) == []
+
+
+@run_async
+async def test_at_suspends_for_good_and_the_palette_brings_it_back(store: Store) -> None:
+    clock = Clock()
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("at")
+        assert shown_key(app) != FIRST and store.actions.marks()[FIRST].suspended
+    clock.advance(days=3)
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        assert shown_key(app) != FIRST
+        await app.action_unsuspend_all()
+        await pilot.pause()
+        assert notices(app)[-1] == "1 card unsuspended."
+        assert FIRST not in store.actions.marks()
+    app = make_app(store, "zero", clock=clock)
+    async with app.run_test(size=SIZE):
+        assert shown_key(app) == FIRST
+
+
+@run_async
+async def test_grades_and_actions_undo_in_the_order_given(store: Store) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "4")  # a grade of the first card
+        second = shown_key(app)
+        await pilot.press("asterisk", "ctrl+3")
+        assert store.actions.marks()[second] == CardMarks(flag=3, marked=True)
+        assert notices(app)[-2:] == ["Card marked.", "Flagged green."]
+        await pilot.press("ctrl+3")  # the same flag again clears it, as in Anki
+        assert store.actions.marks()[second] == CardMarks(marked=True)
+        await pilot.press("u", "u", "u")  # the flag cleared, the flag, the mark
+        assert store.actions.marks() == {}
+        assert len(list(store.log())) == 1
+        await pilot.press("u")  # then the grade
+        assert shown_key(app) == FIRST
+        assert [r.undoes is not None for r in store.log()] == [False, True]  # a grade, its undo
+
+
+# -- zerodrill unsuspend ---------------------------------------------------------------------
+
+
+def test_unsuspend_lists_then_brings_back_by_card_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "reviews.db"
+    now = datetime.now().astimezone()
+    with Store.open(db) as store:
+        for key in (FIRST, SECOND, "zero-tui/stage-2"):
+            store.actions.record(key, Action.SUSPEND, at=now, day=now.date())
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db))
+    assert code == 0
+    assert out.splitlines() == [
+        "zero-tui/stage-2",
+        FIRST,
+        SECOND,
+        "3 cards suspended; zerodrill unsuspend CARD-ID (or --all) brings them back.",
+    ]
+    code, out, err = run_cli(capsys, "unsuspend", "--db", str(db), "zero-tui/nope")
+    assert code == 1 and "not suspended: zero-tui/nope" in err
+    # A cloze card's id brings back each of its deletions.
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db), "zero-tui/stage-key")
+    assert (code, out) == (0, "2 cards unsuspended.\n")
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db), "--all")
+    assert (code, out) == (0, "1 card unsuspended.\n")
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db))
+    assert out == "No card is suspended.\n"
+    with Store.open(db) as store:
+        assert store.actions.marks() == {}
+        assert len(store.actions.events()) == 6
+
+
+def test_the_action_log_is_append_only(store: Store) -> None:
+    import sqlite3
+
+    now = datetime.now().astimezone()
+    store.actions.record(FIRST, Action.SUSPEND, at=now, day=now.date() - timedelta(days=1))
+    conn = store._conn
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM card_action")
+
+
+# -- stats and the deck picker count them ----------------------------------------------------
+
+
+def test_stats_and_the_deck_picker_count_suspended_and_buried_cards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui_support import TUI_DECKS, tui_decks
+
+    from zerodrill.srs.session import Session
+    from zerodrill.srs.stats import compute_stats
+
+    db = tmp_path / "reviews.db"
+    clock = Clock()
+    with Store.open(db) as store:
+        session = Session(tui_decks("zero"), store, clock=clock)
+        before = session.deck_counts()[-1]
+        session.act(Action.SUSPEND)
+        session.act(Action.BURY)
+        after = session.deck_counts()[-1]
+        # Six new cards, two put aside: four left (the cloze card's second deletion, held back
+        # while its first was new today, comes forward now that the first is suspended).
+        assert (before.new, before.put_aside) == (5, 0)
+        assert (after.new, after.put_aside) == (4, 2)
+        stats = compute_stats(tui_decks("zero"), store, session.day)
+        assert (stats.suspended, stats.buried) == (1, 1)
+        # The next day the buried card is back; the suspended one is still aside.
+        tomorrow = compute_stats(tui_decks("zero"), store, session.day + timedelta(days=1))
+        assert (tomorrow.suspended, tomorrow.buried) == (1, 0)
+    code, out, _ = run_cli(capsys, "stats", str(TUI_DECKS / "zero.yaml"), "--db", str(db))
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.startswith("put aside"))
+    assert "suspended 1" in line and "zerodrill unsuspend" in line

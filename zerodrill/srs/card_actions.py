@@ -1,0 +1,131 @@
+"""What the learner did to a card besides grading it: suspend, bury, flag, mark (Anki's own), and
+the undo of one of those. Events, like the review log's: nothing but what was done, when and by
+whom; a card's marks (suspended, buried today, its flag, marked) are derived by replaying its
+events in time order (:func:`replay`).
+
+Identity is ``(origin, seq)``, the machine that made the event and its number there, as for
+reviews; an undo names the event it withdraws by identity and withdraws exactly that one, so
+two machines' actions on one card can merge as a set union. Neither the shared-folder sync
+nor the Anki sync carries them yet (they live in their own table, ``card_action``); the
+export's ``--with-progress`` does.
+
+Anki's meanings: *suspend* keeps a card out of every queue until unsuspended; *bury* keeps it
+out until the next study day (Anki's "bury until tomorrow"); a *flag* is one of seven colours
+(0 is none) and a card has one at a time; *mark* is Anki's "marked" note tag, on or off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from enum import StrEnum
+
+#: An event's identity on every machine: (origin, sequence number at that origin).
+Identity = tuple[str, int]
+
+#: Anki's flag colours, by number (Ctrl+1..7 in Anki's reviewer and in the drill).
+FLAGS = {
+    1: "red",
+    2: "orange",
+    3: "green",
+    4: "blue",
+    5: "pink",
+    6: "turquoise",
+    7: "purple",
+}
+
+
+class Action(StrEnum):
+    SUSPEND = "suspend"
+    UNSUSPEND = "unsuspend"
+    BURY = "bury"  #: until the next study day
+    FLAG = "flag"  #: set the card's flag to :attr:`CardActionEvent.flag` (0: none)
+    MARK = "mark"
+    UNMARK = "unmark"
+    UNDO = "undo"  #: withdraws the event :attr:`CardActionEvent.undoes` names
+
+
+@dataclass(frozen=True, slots=True)
+class CardActionEvent:
+    """One thing done to a card (not a grade), or the undo of one."""
+
+    origin: str
+    seq: int
+    #: The card (study item) key.
+    key: str
+    #: Wall time, timezone-aware.
+    at: datetime
+    #: The study day it counts for (a bury lasts to the end of it).
+    day: date
+    action: Action
+    #: For :attr:`Action.FLAG`: the flag set, 0-7 (0 clears it); 0 otherwise.
+    flag: int = 0
+    #: For :attr:`Action.UNDO`: the identity of the event withdrawn; None otherwise.
+    undoes: Identity | None = None
+
+    def __post_init__(self) -> None:
+        if self.at.tzinfo is None:
+            raise ValueError(f"an event's time must carry its UTC offset: {self!r}")
+        if not self.key:
+            raise ValueError("an event needs a card key")
+        if (self.action is Action.UNDO) != (self.undoes is not None):
+            raise ValueError(f"an undo, and only an undo, names what it undoes: {self!r}")
+        if not (0 <= self.flag <= 7) or (self.flag and self.action is not Action.FLAG):
+            raise ValueError(f"a flag is 0-7, on a flag event only: {self!r}")
+
+    @property
+    def identity(self) -> Identity:
+        return (self.origin, self.seq)
+
+
+@dataclass(frozen=True, slots=True)
+class CardMarks:
+    """A card's marks, as its events leave them."""
+
+    suspended: bool = False
+    #: The study day it was last buried on: out of the queue for that day only.
+    buried_on: date | None = None
+    flag: int = 0
+    marked: bool = False
+
+    def hidden_on(self, day: date) -> bool:
+        """Kept out of the drill's queue on study day ``day``."""
+        return self.suspended or self.buried_on == day
+
+
+NO_MARKS = CardMarks()
+
+
+def time_order(event: CardActionEvent) -> tuple[datetime, str, int]:
+    """The order a card's events are replayed in: by instant, then identity (ties agree)."""
+    return (event.at, event.origin, event.seq)
+
+
+def replay(events: Iterable[CardActionEvent]) -> dict[str, CardMarks]:
+    """Each card's marks after ``events`` (any order); cards with none left are absent."""
+    events = list(events)
+    withdrawn = {e.undoes for e in events if e.action is Action.UNDO}
+    marks: dict[str, CardMarks] = {}
+    for e in sorted(events, key=time_order):
+        if e.action is Action.UNDO or e.identity in withdrawn:
+            continue
+        before = marks.get(e.key, NO_MARKS)
+        marks[e.key] = _applied(before, e)
+    return {key: m for key, m in marks.items() if m != NO_MARKS}
+
+
+def _applied(marks: CardMarks, e: CardActionEvent) -> CardMarks:
+    if e.action is Action.SUSPEND:
+        return replace(marks, suspended=True)
+    if e.action is Action.UNSUSPEND:
+        return replace(marks, suspended=False)
+    if e.action is Action.BURY:
+        return replace(marks, buried_on=e.day)
+    if e.action is Action.FLAG:
+        return replace(marks, flag=e.flag)
+    if e.action is Action.MARK:
+        return replace(marks, marked=True)
+    if e.action is Action.UNMARK:
+        return replace(marks, marked=False)
+    raise AssertionError(e.action)
