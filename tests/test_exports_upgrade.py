@@ -1,0 +1,68 @@
+"""The shipped package imported over the last release's, as a learner updating would (issue 23):
+notes update in place and every card studied keeps its schedule, whatever the rewrite of the
+deck's text. ``tests/data/export/deepspeed-zero-v0.1.0.apkg`` is ``exports/`` as v0.1.0
+shipped it (commit 7cc0083)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASED = ROOT / "tests" / "data" / "export" / "deepspeed-zero-v0.1.0.apkg"
+SHIPPED = ROOT / "exports" / "deepspeed-zero.apkg"
+
+
+@pytest.fixture
+def col(tmp_path: Path) -> Iterator[Collection]:
+    c = Collection(str(tmp_path / "collection.anki2"))
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def _import(col: Collection, package: Path):  # type: ignore[no-untyped-def]
+    # Anki's defaults for an update: the notes' content, never the user's scheduling.
+    options = ImportAnkiPackageOptions(
+        merge_notetypes=False, with_scheduling=False, with_deck_configs=False
+    )
+    request = ImportAnkiPackageRequest(package_path=str(package), options=options)
+    return col.import_anki_package(request).log
+
+
+def test_the_shipped_package_updates_the_last_release_in_place_and_keeps_progress(
+    col: Collection,
+) -> None:
+    _import(col, RELEASED)
+    old_guids = set(col.db.list("select guid from notes"))
+    cards = list(col.find_cards(""))
+    col.sched.set_due_date(cards, "9!")  # every card studied, due in 9 days
+    before = {
+        cid: (col.get_card(cid).type, col.get_card(cid).ivl, col.get_card(cid).due) for cid in cards
+    }
+    assert before and all(kind == 2 for kind, _ivl, _due in before.values())  # in review
+    front = dict(col.db.all("select guid, flds from notes"))
+
+    log = _import(col, SHIPPED)
+
+    assert not log.duplicate and not log.conflicting and log.updated
+    new_guids = set(col.db.list("select guid from notes"))
+    assert new_guids >= old_guids  # nothing replaced: each card's note kept its identity
+    assert col.note_count() == len(new_guids) == len(old_guids) + len(log.new)
+    # Every card studied before is still studied, with the same interval and due day.
+    after = {
+        cid: (col.get_card(cid).type, col.get_card(cid).ivl, col.get_card(cid).due) for cid in cards
+    }
+    assert after == before
+    # And the rewritten text reached the notes that kept their ids.
+    changed = [
+        g
+        for g, flds in col.db.all("select guid, flds from notes")
+        if front.get(g) not in (None, flds)
+    ]
+    assert len(changed) >= 50
+    assert col.find_notes("tag:zerodrill::retired")
