@@ -40,7 +40,9 @@ def _run(
 def test_drill_when_the_data_folder_cannot_be_created(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the data folder's parent should be")
-    proc = _run(["drill", str(DATA)], {"XDG_DATA_HOME": str(blocker)}, tmp_path)
+    # --personal: a deck new to the learner is otherwise tried in a scratch database, which
+    # needs no data folder (issue 24).
+    proc = _run(["drill", str(DATA), "--personal"], {"XDG_DATA_HOME": str(blocker)}, tmp_path)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [

@@ -519,9 +519,11 @@ def test_the_loader_code_names_every_module_a_parse_imports(tmp_path: Path) -> N
         " print('\\n'.join(sorted(m.__file__ for n, m in sys.modules.items()"
         " if n.startswith('zerodrill.') and n != 'zerodrill.__init__')))"
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
     package = Path(deck_cache.__file__).resolve().parent.parent
+    # The child imports the same zerodrill as this test (installed, as in CI, or the checkout).
+    env = {**os.environ, "PYTHONPATH": str(package.parent)}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
     covered = [package / name for name in deck_cache.LOADER_CODE]
     imported = [Path(line).resolve() for line in run.stdout.split()]
     assert len(imported) > 5

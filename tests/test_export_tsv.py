@@ -176,7 +176,10 @@ def test_the_cli_writes_a_tsv_per_deck_or_one_for_all(
         capsys, "export", "--format", "tsv", str(DATA / "kinds"), "-o", f"{tmp_path}/"
     )
     assert (code, err) == (0, "")
-    assert out == f"wrote {tmp_path}/export-kinds.tsv: 1 deck, 5 notes, 6 cards\n"
+    assert out == (
+        f"wrote {tmp_path}/export-kinds.tsv: 1 deck, 5 notes, 6 cards "
+        "(a note per deck card, a card per cloze deletion)\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["export-kinds.tsv"]  # no manifest
     one = tmp_path / "all.tsv"
     code, out, err = run_cli(

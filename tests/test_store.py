@@ -738,6 +738,7 @@ def open_unprivileged(path: Path) -> str:
         f"""
         import os, sys
         from zerodrill.srs.store import Store, StoreError
+        import zerodrill.srs.schedulers.sm2  # before the switch: nobody may not read its folder
         os.setgid({NOBODY})
         os.setuid({NOBODY})
         try:

@@ -334,6 +334,7 @@ def test_a_read_only_folder_is_one_line() -> None:
         shared.chmod(0o555)
         # Everything imported first: user nobody may not read the interpreter's folders.
         code = "import os, sys, zerodrill.cli.sync, zerodrill.srs.sync.folder\n"
+        code += "import zerodrill.srs.settings, zerodrill.srs.schedulers.sm2\n"
         code += "from zerodrill.cli import main\n"
         if os.geteuid() == 0:
             # Root ignores permissions: the command runs as user nobody.
