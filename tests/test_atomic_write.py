@@ -95,3 +95,25 @@ def test_without_make_folder_a_missing_folder_is_an_error_and_stays_missing(
     assert not missing.exists()
     write_atomic(missing / "a", b"x")
     assert (missing / "a").read_bytes() == b"x"
+
+
+def test_a_file_asked_for_with_mode_0600_never_exists_with_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A sync login is written so: from the moment its temporary exists, only its user reads it.
+    import stat
+
+    from zerodrill import atomic_write
+
+    seen: list[int] = []
+    real = atomic_write.open_temp
+
+    def spy(path: Path, mode: int = 0o666) -> tuple[int, str]:
+        fd, name = real(path, mode)
+        seen.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        return fd, name
+
+    monkeypatch.setattr(atomic_write, "open_temp", spy)
+    target = tmp_path / "login.json"
+    write_atomic(target, b"{}", mode=0o600)
+    assert seen == [0o600] and stat.S_IMODE(target.stat().st_mode) == 0o600

@@ -11,7 +11,8 @@ The temporary file is created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` under a nam
 writer picks (``.<name>.<pid>.<random>.tmp``): a file or symlink already there (planted in a
 shared folder, say) is never opened, written through or truncated; a new name is drawn instead.
 It is created with mode 0666 and so gets, under the user's umask, the mode any new file gets
-(0644 under the usual 022), as writing the file in place would have given it.
+(0644 under the usual 022), as writing the file in place would have given it; a file only its
+user may read (a sync login) asks for 0600, which it has from the moment it exists.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ _FLAGS = (
 )
 
 
-def write_atomic(path: Path, data: bytes, *, make_folder: bool = True) -> None:
+def write_atomic(path: Path, data: bytes, *, make_folder: bool = True, mode: int = 0o666) -> None:
     """Write ``data`` to ``path`` whole or not at all (see :func:`write_together`)."""
-    write_together([(path, data)], make_folder=make_folder)
+    write_together([(path, data)], make_folder=make_folder, mode=mode)
 
 
-def write_together(files: Sequence[tuple[Path, bytes]], *, make_folder: bool = True) -> None:
+def write_together(
+    files: Sequence[tuple[Path, bytes]], *, make_folder: bool = True, mode: int = 0o666
+) -> None:
     """Write each ``(path, data)`` whole and durably, replacing the files only once all are
     written.
 
@@ -62,7 +65,7 @@ def write_together(files: Sequence[tuple[Path, bytes]], *, make_folder: bool = T
                 path.parent.mkdir(parents=True, exist_ok=True)  # its error names the folder
             try:
                 _remove_stale_temps(path)
-                fd, tmp = open_temp(path)
+                fd, tmp = open_temp(path, mode)
                 temps.append((tmp, path))
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
@@ -87,7 +90,7 @@ def write_together(files: Sequence[tuple[Path, bytes]], *, make_folder: bool = T
         fsync_folder(folder)
 
 
-def open_temp(path: Path) -> tuple[int, str]:
+def open_temp(path: Path, mode: int = 0o666) -> tuple[int, str]:
     """A new temporary file beside ``path``, open for writing: (its descriptor, its name).
 
     ``O_EXCL | O_NOFOLLOW``: whatever is already at a name drawn, a file or a symlink, is left
@@ -96,7 +99,7 @@ def open_temp(path: Path) -> tuple[int, str]:
     for attempt in range(_ATTEMPTS):
         name = str(path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
         try:
-            return os.open(name, _FLAGS, 0o666), name
+            return os.open(name, _FLAGS, mode), name
         except FileExistsError:
             if attempt == _ATTEMPTS - 1:
                 raise

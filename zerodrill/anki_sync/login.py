@@ -2,8 +2,8 @@
 
 ``zerodrill anki login`` trades the user name and password for Anki's host key ("hkey"), as
 Anki desktop does, and keeps only that and the server's address, in ``anki-login.json`` in
-the user config folder, mode 0600 from the moment the file exists (written to a new file
-opened with that mode, then renamed over the old one).
+the user config folder, mode 0600 from the moment the file exists (by the one atomic writer,
+asked for that mode).
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zerodrill.anki_sync.backend import AnkiSyncError
-
-#: Not on Windows, where a link is no file to be opened through.
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+from zerodrill.atomic_write import write_atomic
 
 FILE_NAME = "anki-login.json"
 #: Who runs the file's name through ``zerodrill anki login`` again.
@@ -47,18 +45,9 @@ def save(key: HostKey, path: Path | None = None) -> Path:
     """Keep ``key`` at ``path`` (default :func:`login_path`), readable by the user alone."""
     path = path or login_path()
     data = json.dumps({"endpoint": key.endpoint, "hkey": key.hkey}).encode()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        write_atomic(path, data, mode=0o600)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         why = exc.strerror or exc
         raise AnkiSyncError(f"cannot save the Anki login in {path}: {why}") from None
     return path
