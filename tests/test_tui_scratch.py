@@ -113,3 +113,13 @@ def test_which_decks_are_not_the_learners(tmp_path: Path) -> None:
     with Store.open(db) as store:
         record_grade(store, "faults/q02", 4, day=study_day(now), at=now)
     assert decks_not_yours(decks, db) == []
+
+
+def test_the_bundled_deck_from_a_checkout_is_the_learners(tmp_path: Path) -> None:
+    # `zerodrill drill decks/` in a clone of the repository: the same deck id as the bundled
+    # one, at another path; the learner's own, so its grades are kept from the first.
+    copy = tmp_path / "checkout" / "deepspeed-zero.yaml"
+    copy.parent.mkdir()
+    copy.write_bytes((bundled_decks_dir() / "deepspeed-zero.yaml").read_bytes())
+    decks = load_paths([copy, plain_deck(tmp_path / "faults.yaml", 2)]).decks
+    assert decks_not_yours(decks, tmp_path / "personal.db") == ["faults"]

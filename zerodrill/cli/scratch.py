@@ -1,8 +1,9 @@
 """Trying a deck without touching one's progress: when ``zerodrill drill`` uses a throwaway
 database instead of the personal one.
 
-A deck is *the learner's* when it is bundled with zerodrill, or when the personal database holds
-a card of it (a grade never undone). Drilling any other deck (a contributor trying the deck they
+A deck is *the learner's* when it is bundled with zerodrill, or has a bundled deck's id (the
+same deck from a checkout of the repository, say), or when the personal database holds a card
+of it (a grade never undone). Drilling any other deck (a contributor trying the deck they
 are writing, "try the cards yourself" in decks/README.md) goes to a scratch database, deleted at
 the end, with no daily limit on new cards; so does ``--scratch``. ``--personal`` keeps the grades
 in the personal database: that is how a new deck of one's own is started for real. A database
@@ -22,6 +23,8 @@ def decks_not_yours(decks: Sequence[Deck], personal_db: Path) -> list[str]:
     """The ids of ``decks`` that are neither bundled nor in ``personal_db`` (see above)."""
     bundled = bundled_decks_dir().resolve()
     candidates = [d for d in decks if not d.path.resolve().is_relative_to(bundled)]
+    if candidates:
+        candidates = [d for d in candidates if d.id not in _bundled_ids(bundled)]
     if not candidates:
         return []
     reviewed: set[str] = set()
@@ -31,6 +34,13 @@ def decks_not_yours(decks: Sequence[Deck], personal_db: Path) -> list[str]:
         with Store.open(personal_db, create=False) as store:
             reviewed = {key.partition("/")[0] for key in store.states()}
     return sorted(d.id for d in candidates if d.id not in reviewed)
+
+
+def _bundled_ids(bundled: Path) -> set[str]:
+    # Through the parsed-deck cache, as the drill reads decks: a hit costs little.
+    from zerodrill.deck.cache import load_paths_cached
+
+    return {deck.id for deck in load_paths_cached([bundled]).decks}
 
 
 def scratch_notice(deck_ids: Sequence[str]) -> str:
