@@ -520,9 +520,12 @@ def test_the_loader_code_names_every_module_a_parse_imports(tmp_path: Path) -> N
         " if n.startswith('zerodrill.') and n != 'zerodrill.__init__')))"
     )
     package = Path(deck_cache.__file__).resolve().parent.parent
-    # The child imports the same zerodrill as this test (installed, as in CI, or the checkout).
+    # The child imports the same zerodrill as this test (installed, as in CI, or the checkout),
+    # from a folder that holds no other: `python -c` puts its working folder first.
     env = {**os.environ, "PYTHONPATH": str(package.parent)}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
     assert run.returncode == 0, run.stderr
     covered = [package / name for name in deck_cache.LOADER_CODE]
     imported = [Path(line).resolve() for line in run.stdout.split()]
