@@ -140,8 +140,8 @@ def test_a_full_disk_names_the_file_and_changes_neither(
 
     real_open_temp = atomic_write.open_temp
 
-    def open_temp(path: Path) -> tuple[int, str]:
-        fd, name = real_open_temp(path)
+    def open_temp(path: Path, mode: int = 0o666) -> tuple[int, str]:
+        fd, name = real_open_temp(path, mode)
         if path == target:
             os.close(fd)
             fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC, from the kernel
@@ -162,7 +162,7 @@ def test_a_folder_that_refuses_new_files_names_the_file_not_a_temporary(
 ) -> None:
     out = tmp_path / "deck.apkg"
 
-    def refused(path: Path) -> tuple[int, str]:
+    def refused(path: Path, mode: int = 0o666) -> tuple[int, str]:
         # What os.open raises in a folder without write permission (tests may run as root).
         name = path.parent / f".{path.name}.{os.getpid()}.x1y2z3.tmp"
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(name))
