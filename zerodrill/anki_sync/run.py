@@ -123,17 +123,7 @@ def _run(
         if first_time:
             return Moved(synced_before=False)
     elif target.key is not None:
-        col = open_collection(collection)
-        try:
-            full = server.sync(
-                col,
-                target.key,
-                first=True,
-                full_upload=False,
-                on_new_endpoint=target.on_new_endpoint,
-            )
-        finally:
-            col.close()
+        full = _sync_with_server(target, target.key, first=True, full_upload=False)
         if first_time and full is server.FullSync.DOWNLOADED:
             full = server.FullSync.FIRST_DOWNLOAD
     else:
@@ -157,24 +147,30 @@ def _run(
         workcopy.put_back(copy, collection)
     notes.keep_manifest(manifest, manifest_file)
     if target.key is not None:
-        col = open_collection(collection)
-        try:
-            last = server.sync(
-                col,
-                target.key,
-                first=False,
-                full_upload=full_upload,
-                on_new_endpoint=target.on_new_endpoint,
-            )
-            server.sync_media(col, target.key)
-        finally:
-            col.close()
+        last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
         if last is not server.FullSync.NONE:
             full = last
     warnings: tuple[str, ...] = ()
     if store is not None:
         warnings = events.add_anki_reviews(store, anki, store_events)
     return _with(moved, full, cleaned, warnings)
+
+
+def _sync_with_server(
+    target: Target, key: HostKey, *, first: bool, full_upload: bool
+) -> server.FullSync:
+    """One ordinary sync of the kept collection with the server (the last one of a run also
+    moves the media): the collection opened for it alone."""
+    col = open_collection(target.collection)
+    try:
+        full = server.sync(
+            col, key, first=first, full_upload=full_upload, on_new_endpoint=target.on_new_endpoint
+        )
+        if not first:
+            server.sync_media(col, key)
+    finally:
+        col.close()
+    return full
 
 
 def _with(
