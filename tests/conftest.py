@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kind_support import DEFINITION, register_for_test
@@ -99,3 +100,17 @@ def _private_review_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def definition_kind(monkeypatch: pytest.MonkeyPatch) -> CardKind:
     """A card kind zerodrill does not ship (tests/kind_support.py), registered for one test."""
     return register_for_test(monkeypatch, DEFINITION)
+
+
+@pytest.fixture
+def col(tmp_path: Path) -> Iterator[Any]:
+    """A fresh, empty Anki collection (Anki's own backend), closed after the test."""
+    from anki.collection import Collection  # the test extra's; only tests marked anki use it
+
+    folder = tmp_path / "anki"
+    folder.mkdir()
+    c = Collection(str(folder / "collection.anki2"))
+    try:
+        yield c
+    finally:
+        c.close()

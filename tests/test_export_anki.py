@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from html import unescape
 from pathlib import Path
@@ -29,17 +28,6 @@ def load(path: Path) -> Deck:
     assert not result.problems, result.problems
     (deck,) = result.decks
     return deck
-
-
-@pytest.fixture
-def col(tmp_path: Path) -> Iterator[Collection]:
-    folder = tmp_path / "anki"
-    folder.mkdir()
-    c = Collection(str(folder / "collection.anki2"))
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def import_package(col: Collection, path: Path, *, scheduling: bool = False):  # type: ignore[no-untyped-def]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,17 +29,6 @@ def load(path: Path) -> Deck:
     assert not result.problems, result.problems
     (deck,) = result.decks
     return deck
-
-
-@pytest.fixture
-def col(tmp_path: Path) -> Iterator[Collection]:
-    folder = tmp_path / "anki"
-    folder.mkdir()
-    c = Collection(str(folder / "collection.anki2"))
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def import_tsv(col: Collection, path: Path, notetype: str) -> None:

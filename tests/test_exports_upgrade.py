@@ -5,24 +5,13 @@ shipped it (commit 7cc0083)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASED = ROOT / "tests" / "data" / "export" / "deepspeed-zero-v0.1.0.apkg"
 SHIPPED = ROOT / "exports" / "deepspeed-zero.apkg"
-
-
-@pytest.fixture
-def col(tmp_path: Path) -> Iterator[Collection]:
-    c = Collection(str(tmp_path / "collection.anki2"))
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def _import(col: Collection, package: Path):  # type: ignore[no-untyped-def]

@@ -13,7 +13,6 @@ import shutil
 import sqlite3
 import time
 import zipfile
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -36,17 +35,6 @@ DECK_ID = "export-kinds"
 #: Grades given in the terminal before the export, nine and five days ago.
 DRILLED = {f"{DECK_ID}/stage-2": (4, 5), f"{DECK_ID}/stage-key#c1": (3, 4), f"{DECK_ID}/fsdp": (2,)}
 RATINGS = [CardAnswer.AGAIN, CardAnswer.GOOD, CardAnswer.HARD, CardAnswer.EASY, CardAnswer.GOOD]
-
-
-@pytest.fixture
-def col(tmp_path: Path) -> Iterator[Collection]:
-    folder = tmp_path / "anki"
-    folder.mkdir()
-    c = Collection(str(folder / "collection.anki2"))
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def noon(days_ago: int) -> datetime:
