@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from srs_support import reference_states, sm2_states
 from tui_support import Clock, run_async, tui_decks
@@ -136,7 +136,7 @@ def test_easy_on_four_buttons_is_beyond_good_on_every_card(drawn: tuple[Sm2Card,
     # Easy beyond Good, by whole days, on every card a grade moves: new, lapsed or known; only
     # the 100-year ceiling, which Good has reached, stops it.
     if good.interval < MAX_INTERVAL:
-        assert easy.interval > good.interval and easy.due > good.due  # type: ignore[operator]
+        assert easy.interval > good.interval and easy.due > good.due
     else:
         assert easy.interval == good.interval == MAX_INTERVAL
     assert easy.interval >= EASY_INTERVAL
@@ -155,6 +155,19 @@ def test_easy_on_four_buttons_is_beyond_good_on_every_card(drawn: tuple[Sm2Card,
         six[Grade.PERFECT].sm2.easiness,
         six[Grade.PERFECT].sm2.lapses,
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(sm2_cards())
+def test_on_the_day_of_a_cards_last_grade_no_button_moves_it(drawn: tuple[Sm2Card, When]) -> None:
+    # Learning, relearning or done for the day: a same-day repeat moves no schedule, on either
+    # layout, Easy's neither (SM-2's step 7, the drill's rule); its buttons say so alike.
+    card, _ = drawn
+    assume(card.last_day is not None)  # a new card has no same-day repeat
+    assert card.last_day is not None
+    now = when(card.last_day, 720)
+    four, six = SM2.next_states(card, now, 4), SM2.next_states(card, now, 6)
+    assert four == six and {s.sm2 for s in four.values()} == {card.sm2}
 
 
 @settings(max_examples=300, deadline=None)
