@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
+from fractions import Fraction
 from pathlib import Path
 
 from zerodrill.deck.kinds import BASIC, CLOZE
@@ -71,7 +74,9 @@ def drain(session: Session, grade: int = 5) -> list[str]:
 
 def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
     """Each known card's SM-2 state, by the rules spelled out the plain way: undone grades
-    out, the rest in time order, a grade on a day the card moved already moving nothing."""
+    out, the rest in time order, a grade on a day the card moved already moving nothing, and
+    Easy on Anki's four buttons (a 5 pressed on them, or imported from Anki) 1.3 times SM-2's
+    interval, rounded up, and never under 4 days."""
     events = list(events)
     undone = {e.undoes for e in events if e.undoes is not None}
     by_key: dict[str, list[ReviewEvent]] = {}
@@ -85,6 +90,11 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
             assert e.grade is not None
             if last is None or e.day > last:
                 state, last = sm2.review(state, e.grade, e.day), e.day
+                if e.grade == 5 and e.buttons == 4:
+                    easy = min(
+                        sm2.MAX_INTERVAL, max(4, math.ceil(Fraction(13, 10) * state.interval))
+                    )
+                    state = replace(state, interval=easy, due=e.day + timedelta(days=easy))
         states[key] = state
     return states
 

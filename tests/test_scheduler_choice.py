@@ -225,7 +225,8 @@ async def test_sm2s_grade_bar_is_unchanged(store: Store) -> None:
     app = app_over(store, Clock(), buttons=4)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
-        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 1d"
+        # A new card under SM-2: Easy on the four buttons is Anki's 4 days, beyond Good's 1.
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 4d"
         await pilot.press("1")
         while app.session.current is not None and not app.session.is_repeat:
             await pilot.press("enter", "4")
@@ -264,7 +265,7 @@ async def test_the_palette_switches_the_scheduler_and_remembers_it(store: Store)
         assert app.scheduler == "sm2" and isinstance(store.scheduler, Sm2Scheduler)
         assert store.setting(SCHEDULER) == "sm2"
         await pilot.press("enter")
-        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 1d"
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 4d"
         await pilot.press("u")  # the first grade, given under SM-2, is undone as well
     assert [e.is_undo for e in store.events()] == [False, False, True, True]
     assert store.states() == {}
@@ -419,6 +420,6 @@ async def test_a_switch_the_database_refuses_leaves_the_drill_as_it_was(
             other.close()
         assert isinstance(store.scheduler, Sm2Scheduler) and store.setting(SCHEDULER) is None
         await pilot.press("enter")
-        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 1d"
+        assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 4d"
         await pilot.press("4")
     assert len(store.events()) == 2

@@ -1050,8 +1050,8 @@ class _Doubling:
     def new_state(self) -> Sm2Card:
         return Sm2Card()
 
-    def review(self, state: Sm2Card, grade: Grade, when: When) -> Sm2Card:
-        after = self._sm2.review(state, grade, when)
+    def review(self, state: Sm2Card, grade: Grade, when: When, buttons: int = 6) -> Sm2Card:
+        after = self._sm2.review(state, grade, when, buttons)
         if after.sm2 == state.sm2:
             return after
         s, longer = after.sm2, after.sm2.interval * 2
@@ -1060,8 +1060,8 @@ class _Doubling:
         )
         return Sm2Card(state, after.first_day, after.last_day, after.last_grade, after.last_at)
 
-    def next_states(self, state: Sm2Card, when: When) -> dict[Grade, Sm2Card]:
-        return {g: self.review(state, g, when) for g in Grade}
+    def next_states(self, state: Sm2Card, when: When, buttons: int = 6) -> dict[Grade, Sm2Card]:
+        return {g: self.review(state, g, when, buttons) for g in Grade}
 
     def state_from_dict(self, data: dict[str, object]) -> Sm2Card:
         return self._sm2.state_from_dict(data)

@@ -165,7 +165,7 @@ def derive(
         for event in _in_effect(entries.values()):
             assert event.grade is not None
             before = state
-            state = scheduler.review(state, event.grade, When(event.at, event.day))
+            state = scheduler.review(state, event.grade, When(event.at, event.day), event.buttons)
             answers.append(
                 Answer(
                     key=key,

@@ -20,7 +20,7 @@ from datetime import date, datetime
 from typing import Any
 
 from zerodrill.srs.schedulers.base import Effect
-from zerodrill.srs.sm2 import Grade, to_grade
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 
 #: A review's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]
@@ -48,6 +48,10 @@ class ReviewEvent:
     answer_ms: int | None = None
     #: What the learner typed; stays on the machine it was typed on (not on the wire).
     typed: str | None = None
+    #: The layout the grade was pressed on: 6 (SM-2's six grades), or 4 for Anki's four
+    #: buttons (the drill's, or an answer imported from Anki), where Easy means more than
+    #: grade 5 (see :mod:`zerodrill.srs.schedulers.sm2`). Logs from before it was kept are 6.
+    buttons: int = DEFAULT_LAYOUT
 
     def __post_init__(self) -> None:
         if self.at.tzinfo is None:
@@ -60,6 +64,8 @@ class ReviewEvent:
             raise ValueError("an event needs a card key")
         if self.answer_ms is not None and self.answer_ms < 0:
             raise ValueError(f"answer time must not be negative, not {self.answer_ms}")
+        if check_layout(self.buttons) != DEFAULT_LAYOUT and self.grade is None:
+            raise ValueError(f"an undo is pressed on no buttons: {self!r}")
 
     @property
     def identity(self) -> Identity:
@@ -74,8 +80,10 @@ class ReviewEvent:
 
         ``kind`` is "grade" or "undo"; files written before the log held events also say
         "repeat", which :func:`from_wire` reads as a grade (the replay decides what it is).
+        ``buttons`` is there only for a grade pressed on Anki's four buttons: a six-grade line
+        is as it always was, and a reader that predates the field reads the line's grade.
         """
-        return {
+        wire = {
             "origin": self.origin,
             "seq": self.seq,
             "key": self.key,
@@ -86,6 +94,9 @@ class ReviewEvent:
             "undoes": list(self.undoes) if self.undoes is not None else None,
             "answer_ms": self.answer_ms,
         }
+        if self.buttons != DEFAULT_LAYOUT:
+            wire["buttons"] = self.buttons
+        return wire
 
     def to_json(self) -> str:
         """:meth:`to_wire` as one line of JSON (without the newline)."""
@@ -137,6 +148,10 @@ class LoggedEvent:
         return self.event.typed
 
     @property
+    def buttons(self) -> int:
+        return self.event.buttons
+
+    @property
     def in_effect(self) -> bool:
         return self.effect is not None
 
@@ -167,6 +182,7 @@ def from_wire(
     grade: int | None,
     undoes: Identity | None,
     answer_ms: int | None,
+    buttons: int = DEFAULT_LAYOUT,
 ) -> ReviewEvent:
     """The event a sync line's checked fields describe; ``ValueError`` if they describe none."""
     if kind not in WIRE_KINDS:
@@ -175,7 +191,7 @@ def from_wire(
         raise ValueError("an undo, and only an undo, names what it undoes")
     return ReviewEvent(
         origin, seq, key, at, day, to_grade(grade) if grade is not None else None, undoes,
-        answer_ms,
+        answer_ms, None, buttons,
     )  # fmt: skip
 
 

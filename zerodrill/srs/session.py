@@ -27,7 +27,7 @@ from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
 from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
-from zerodrill.srs.sm2 import to_grade
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.store import NotInEffect, Store
 from zerodrill.srs.store.actions import NothingToUndo
 
@@ -104,19 +104,26 @@ def record_grade(
     at: datetime,
     answer_ms: int | None = None,
     typed: str | None = None,
+    buttons: int = DEFAULT_LAYOUT,
 ) -> LoggedEvent:
-    """Grade ``key`` and log it; returns the grade logged. On disk when this returns.
+    """Grade ``key``, pressed on the layout of ``buttons``, and log it; returns the grade
+    logged. On disk when this returns.
 
     Whether it moves the schedule or is a same-day repeat is the scheduler's to say, from
     the log (a grade given today in any terminal counts), never what a sitting remembers.
     """
-    return store.grade(key, quality, day=day, at=at, answer_ms=answer_ms, typed=typed)
+    return store.grade(
+        key, quality, day=day, at=at, answer_ms=answer_ms, typed=typed, buttons=buttons
+    )
 
 
-def choices(store: Store, key: str, *, day: date, at: datetime) -> tuple[GradeOutcome, ...]:
-    """What each grade 0-5 would do to ``key`` if given at ``at`` on study day ``day``."""
+def choices(
+    store: Store, key: str, *, day: date, at: datetime, buttons: int = DEFAULT_LAYOUT
+) -> tuple[GradeOutcome, ...]:
+    """What each grade 0-5 would do to ``key`` if given at ``at`` on study day ``day``,
+    pressed on the layout of ``buttons``."""
     with store.snapshot():
-        return outcomes(store.scheduler, store.state(key), When(_aware(at), day))
+        return outcomes(store.scheduler, store.state(key), When(_aware(at), day), buttons)
 
 
 def _aware(at: datetime) -> datetime:
@@ -360,14 +367,20 @@ class Session:
                 reviews += 1
         return Counts(new=new, repeats=repeats, reviews=reviews)
 
-    def choices(self) -> Sequence[GradeOutcome]:
-        """What each grade 0-5 would do to the current card."""
+    def choices(self, buttons: int = DEFAULT_LAYOUT) -> Sequence[GradeOutcome]:
+        """What each grade 0-5 would do to the current card, pressed on the layout of
+        ``buttons``."""
         if self._current is None:
             return ()
-        return choices(self._store, self._current.key, day=self.day, at=self._clock())
+        return choices(
+            self._store, self._current.key, day=self.day, at=self._clock(), buttons=buttons
+        )
 
-    def grade(self, quality: int, *, typed: str | None = None) -> None:
-        """Grade the current card (committed when this returns) and move to the next one."""
+    def grade(
+        self, quality: int, *, typed: str | None = None, buttons: int = DEFAULT_LAYOUT
+    ) -> None:
+        """Grade the current card, pressed on the layout of ``buttons`` (committed when this
+        returns), and move to the next one."""
         item = self._current
         if item is None:
             raise RuntimeError("no card to grade")
@@ -381,6 +394,7 @@ class Session:
             at=now,
             answer_ms=answer_ms(self._shown_at, now),
             typed=typed,
+            buttons=buttons,
         )
         self._given.append(review)
         self._take(item)

@@ -84,9 +84,19 @@ FOUR_BUTTONS = (
     Button(3, "Good", Grade.GOOD),
     Button(4, "Easy", Grade.PERFECT),
 )
-#: The layouts by their number of buttons (``zerodrill drill --buttons 4|6``).
+#: The layouts by their number of buttons (``zerodrill drill --buttons 4|6``), which is also
+#: how the log records the layout a grade was pressed on.
 LAYOUTS: dict[int, tuple[Button, ...]] = {6: SIX_BUTTONS, 4: FOUR_BUTTONS}
 DEFAULT_LAYOUT = 6
+#: Anki's four buttons: the layout of a grade pressed on them, or imported from Anki.
+ANKI_LAYOUT = 4
+
+
+def check_layout(buttons: object) -> int:
+    """``buttons`` if it names a layout (4 or 6); ``ValueError`` otherwise."""
+    if isinstance(buttons, bool) or not isinstance(buttons, int) or buttons not in LAYOUTS:
+        raise ValueError(f"grade buttons must be 4 or 6, not {buttons!r}")
+    return buttons
 
 
 def nearest_button(layout: Sequence[Button], grade: int) -> Button:

@@ -17,6 +17,7 @@ from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.session import DeckCount, Outlook, Summary
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT
 
 if TYPE_CHECKING:
     from zerodrill.srs.stats import Stats
@@ -48,12 +49,16 @@ class DrillSession(Protocol):
 
     def remaining(self) -> Counts: ...
 
-    def choices(self) -> Sequence[GradeOutcome]:
-        """What each grade 0-5 would do to the current card."""
+    def choices(self, buttons: int = DEFAULT_LAYOUT) -> Sequence[GradeOutcome]:
+        """What each grade 0-5 would do to the current card, pressed on the layout of
+        ``buttons`` (6, or 4 for Anki's: the grade bar's)."""
         ...
 
-    def grade(self, quality: int, *, typed: str | None = None) -> None:
-        """Store the grade (committed before this returns) and move to the next card."""
+    def grade(
+        self, quality: int, *, typed: str | None = None, buttons: int = DEFAULT_LAYOUT
+    ) -> None:
+        """Store the grade, pressed on the layout of ``buttons`` (committed before this
+        returns), and move to the next card."""
         ...
 
     def undo(self) -> Item | None:

@@ -26,6 +26,13 @@ logged as the grade of its button. A scheduler with Anki's four ratings (FSRS) r
 through :func:`rating_of`, and nowhere else: 0, 1 and 2 (fails) are Again, 3 Hard, 4 Good,
 5 Easy. So Good in the drill, Good in Anki and Good in FSRS are one answer.
 
+**The layout a grade was pressed on** is in the log too
+(:attr:`~zerodrill.srs.events.ReviewEvent.buttons`: 6, or 4 for Anki's four buttons and answers
+imported from Anki), and ``review`` and ``next_states`` take it as ``buttons``. A scheduler
+reads it where the four buttons mean more than their grades: SM-2 gives every pass the same
+interval, so on the four buttons Easy would show what Good shows, and the SM-2 scheduler's
+one rule for it is in :mod:`.sm2`. FSRS's ratings are the four buttons already: it ignores it.
+
 **Same-day repeats and steps are the scheduler's.** ``review`` is called for *every* grade in
 effect, same-day ones included; the scheduler decides what a second grade on one study day
 does (SM-2: nothing to the schedule; FSRS: a short-term step) and says so through the state:
@@ -53,7 +60,7 @@ from datetime import date, datetime, timedelta
 from enum import IntEnum, StrEnum
 from typing import Any, Protocol, TypeVar
 
-from zerodrill.srs.sm2 import Grade, to_grade
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, to_grade
 
 #: What :meth:`CardState.to_dict` gives: JSON-safe values only (str, int, float, bool, None,
 #: lists and dicts of them), so the cache can keep it as text.
@@ -166,14 +173,16 @@ class Scheduler(Protocol[S]):
         """A card never graded (:attr:`CardState.phase` is NEW, :attr:`CardState.due` None)."""
         ...
 
-    def review(self, state: S, grade: Grade, when: When) -> S:
-        """The state after ``grade`` given to a card in ``state`` at ``when``. Called for every
-        grade in effect in time order, same-day ones included; never with a ``when`` earlier
-        (by study day) than the card's :attr:`~CardState.last_day`."""
+    def review(self, state: S, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT) -> S:
+        """The state after ``grade`` given to a card in ``state`` at ``when``, pressed on the
+        layout of ``buttons`` (6, or 4 for Anki's). Called for every grade in effect in time
+        order, same-day ones included; never with a ``when`` earlier (by study day) than the
+        card's :attr:`~CardState.last_day`."""
         ...
 
-    def next_states(self, state: S, when: When) -> Mapping[Grade, S]:
-        """What each grade 0-5 would give now: ``review`` for each, for the buttons."""
+    def next_states(self, state: S, when: When, buttons: int = DEFAULT_LAYOUT) -> Mapping[Grade, S]:
+        """What each grade 0-5 would give now, pressed on the layout of ``buttons``:
+        ``review`` for each, for the buttons."""
         ...
 
     def state_from_dict(self, data: Mapping[str, Any]) -> S:
@@ -198,8 +207,15 @@ def effect_of(before: CardState, when: When) -> Effect:
     return Effect.RECALL
 
 
-#: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware).
-Given = tuple[Grade, date, datetime]
+#: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware),
+#: and the layout it was pressed on (6, or 4 for Anki's four buttons); without it, six grades,
+#: as an event without one (:func:`layout_of`).
+Given = tuple[Grade, date, datetime] | tuple[Grade, date, datetime, int]
+
+
+def layout_of(given: Given) -> int:
+    """The layout ``given`` was pressed on: its fourth value, else SM-2's six grades."""
+    return given[3] if len(given) == 4 else DEFAULT_LAYOUT
 
 
 def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
@@ -221,10 +237,11 @@ def replay_by_review(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[
     """:func:`replay`, one :meth:`Scheduler.review` at a time: the definition."""
     state = scheduler.new_state()
     effects = []
-    for grade, day, at in grades:
+    for given in grades:
+        grade, day, at = given[:3]
         when = When(at, day)
         effects.append(effect_of(state, when))
-        state = scheduler.review(state, grade, when)
+        state = scheduler.review(state, grade, when, layout_of(given))
     return state, effects
 
 
@@ -246,11 +263,14 @@ class GradeOutcome:
     step: timedelta | None = None
 
 
-def outcomes(scheduler: Scheduler[S], state: S, when: When) -> tuple[GradeOutcome, ...]:
-    """What each grade 0-5 would do to a card in ``state`` at ``when``."""
+def outcomes(
+    scheduler: Scheduler[S], state: S, when: When, buttons: int = DEFAULT_LAYOUT
+) -> tuple[GradeOutcome, ...]:
+    """What each grade 0-5 would do to a card in ``state`` at ``when``, pressed on the layout
+    of ``buttons``."""
     repeat = effect_of(state, when) is Effect.REPEAT
     shown = []
-    for grade, after in scheduler.next_states(state, when).items():
+    for grade, after in scheduler.next_states(state, when, buttons).items():
         due = after.due
         if due is None:
             raise ValueError(f"{scheduler.name} left a graded card without a due day")

@@ -6,7 +6,8 @@ a new card), but two things of it must not reach a replay: fuzzing draws from :m
 and a ``Card`` made without an id or a due time reads the wall clock and sleeps a millisecond.
 So fuzzing is off (the same events must give the same schedule on every machine and after any
 switch of scheduler), and cards are always built with both. A grade becomes one of FSRS's four
-ratings by :func:`~zerodrill.srs.schedulers.base.rating_of`, the one table of them.
+ratings by :func:`~zerodrill.srs.schedulers.base.rating_of`, the one table of them; the layout
+it was pressed on changes nothing here (FSRS's ratings are Anki's four buttons already).
 
 FSRS counts elapsed time between instants (``When.at``); the queue counts study days. A review
 interval of N days is due on the review's study day + N; a learning or relearning step (1 or 10
@@ -29,7 +30,7 @@ import fsrs
 from zerodrill.srs.schedulers import fsrs_replay
 from zerodrill.srs.schedulers.base import Effect, Given, Phase, StateDict, When, rating_of
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade
 
 #: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500
@@ -124,7 +125,9 @@ class FsrsScheduler:
     def new_state(self) -> FsrsCard:
         return FsrsCard()
 
-    def review(self, state: FsrsCard, grade: Grade, when: When) -> FsrsCard:
+    def review(
+        self, state: FsrsCard, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
+    ) -> FsrsCard:
         rating = fsrs.Rating(int(rating_of(grade)))
         at = when.at.astimezone(UTC)  # py-fsrs takes UTC and nothing else
         card, _ = self._fsrs.review_card(_card(state, at), rating, at)
@@ -172,7 +175,9 @@ class FsrsScheduler:
         )
         return state, effects
 
-    def next_states(self, state: FsrsCard, when: When) -> Mapping[Grade, FsrsCard]:
+    def next_states(
+        self, state: FsrsCard, when: When, buttons: int = DEFAULT_LAYOUT
+    ) -> Mapping[Grade, FsrsCard]:
         return {grade: self.review(state, grade, when) for grade in Grade}
 
     def retrievability(self, state: FsrsCard, at: datetime) -> float | None:

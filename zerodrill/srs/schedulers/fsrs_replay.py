@@ -96,7 +96,9 @@ def replay(
     effects: list[Effect] = []
     last_day = date.min
     first = True
-    for grade, day, local in grades:
+    for given in grades:
+        # FSRS reads no layout: its ratings are the four buttons already.
+        grade, day, local = given[0], given[1], given[2]
         at = local.astimezone(UTC)
         rating = ratings[grade]
         if first:

@@ -8,6 +8,15 @@ adds to it, each rule written here once.
   (:attr:`Sm2Card.step_due`; the drill also brings it forward after a few other cards).
 - **Phases**: new until graded; learning or relearning while it comes back the same day
   (learning on the day it was introduced); review otherwise.
+- **Easy on Anki's four buttons** (grade 5 pressed on the four-button layout, or Anki's ease 4
+  imported from Anki): SM-2 gives every pass the same interval (I(1) = 1 and I(2) = 6 whatever
+  the grade, then ⌈I × EF⌉ with the EF from *before* the grade), so Easy would give what Good
+  gives, 1 day on a new card. As in Anki, Easy gives that interval times Anki's easy bonus
+  (:data:`EASY_BONUS`, 1.3), rounded up, and at least Anki's easy interval
+  (:data:`EASY_INTERVAL`, 4 days): a new card 4 days, where Good gives 1. Repetitions, EF and
+  lapses are SM-2's for a 5, and SM-2 goes on from the card's new interval (but for its I(2),
+  6 days after a first pass whatever that was). A same-day repeat moves no schedule, Easy's
+  neither (the first rule). A 5 given on the six grades is SM-2's exactly.
 
 Everything else is SM-2 exactly, day-based: only :attr:`When.day` moves a schedule.
 """
@@ -17,14 +26,43 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from zerodrill.srs import sm2
-from zerodrill.srs.schedulers.base import Effect, Given, Phase, Scheduler, StateDict, When
-from zerodrill.srs.sm2 import REPEAT_BELOW, Grade, Sm2State
+from zerodrill.srs.schedulers.base import (
+    Effect,
+    Given,
+    Phase,
+    Scheduler,
+    StateDict,
+    When,
+    layout_of,
+)
+from zerodrill.srs.sm2 import (
+    ANKI_LAYOUT,
+    DEFAULT_LAYOUT,
+    MAX_INTERVAL,
+    REPEAT_BELOW,
+    Grade,
+    Sm2State,
+    check_layout,
+)
 
 #: How long after a fail the card comes back at the latest, the same study day.
 LEARNING_STEP = timedelta(minutes=10)
+#: Anki's "easy interval" (its default): the fewest days Easy on the four buttons gives.
+EASY_INTERVAL = 4
+#: Anki's "easy bonus" (its default, 130%): Easy's interval over the one SM-2 gives a pass.
+EASY_BONUS = Fraction(13, 10)
+
+
+def easy_interval(passed: int) -> int:
+    """The interval Easy on the four buttons gives a card to which SM-2 gives ``passed`` days
+    for any pass (see the module docstring): ⌈``passed`` × 1.3⌉, at least 4, at most
+    :data:`~zerodrill.srs.sm2.MAX_INTERVAL`. In integers, as SM-2's own ceiling."""
+    bonus = -(-passed * EASY_BONUS.numerator // EASY_BONUS.denominator)
+    return min(MAX_INTERVAL, max(EASY_INTERVAL, bonus))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +129,8 @@ def _day(text: Any) -> date | None:
 
 
 class Sm2Scheduler:
-    """SuperMemo 2, exactly (:mod:`zerodrill.srs.sm2`), with the drill's same-day rules."""
+    """SuperMemo 2, exactly (:mod:`zerodrill.srs.sm2`), with the drill's same-day rules and
+    Anki's Easy on the four buttons."""
 
     name = "sm2"
 
@@ -102,16 +141,31 @@ class Sm2Scheduler:
     def new_state(self) -> Sm2Card:
         return Sm2Card()
 
-    def review(self, state: Sm2Card, grade: Grade, when: When) -> Sm2Card:
+    def review(
+        self, state: Sm2Card, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
+    ) -> Sm2Card:
         grade = sm2.to_grade(grade)
+        check_layout(buttons)
         if state.last_day is not None and when.day <= state.last_day:
             # A same-day repeat: logged, the schedule unchanged.
             return Sm2Card(state.sm2, state.first_day, state.last_day, grade, when.at)
         first = state.first_day if state.first_day is not None else when.day
-        return Sm2Card(sm2.review(state.sm2, grade, when.day), first, when.day, grade, when.at)
+        after = sm2.review(state.sm2, grade, when.day)
+        if grade == Grade.PERFECT and buttons == ANKI_LAYOUT:
+            easy = easy_interval(after.interval)
+            after = Sm2State.from_hundredths(
+                after.repetitions,
+                easy,
+                after.ef_hundredths,
+                when.day + timedelta(days=easy),
+                after.lapses,
+            )
+        return Sm2Card(after, first, when.day, grade, when.at)
 
-    def next_states(self, state: Sm2Card, when: When) -> Mapping[Grade, Sm2Card]:
-        return {grade: self.review(state, grade, when) for grade in Grade}
+    def next_states(
+        self, state: Sm2Card, when: When, buttons: int = DEFAULT_LAYOUT
+    ) -> Mapping[Grade, Sm2Card]:
+        return {grade: self.review(state, grade, when, buttons) for grade in Grade}
 
     def replay_many(self, grades: Sequence[Given]) -> tuple[Sm2Card, list[Effect]]:
         """:func:`~zerodrill.srs.schedulers.base.replay` in integers: :meth:`review`'s rules
@@ -121,7 +175,8 @@ class Sm2Scheduler:
         first: date | None = None
         last = date.min
         effects: list[Effect] = []
-        for grade, day, _ in grades:
+        for given in grades:
+            grade, day = given[0], given[1]
             if first is None:
                 effects.append(Effect.FIRST)
                 first = day
@@ -131,10 +186,12 @@ class Sm2Scheduler:
             else:
                 effects.append(Effect.RECALL)
             reps, interval, ef, lapses = sm2.step(reps, interval, ef, lapses, grade)
+            if grade == Grade.PERFECT and layout_of(given) == ANKI_LAYOUT:
+                interval = easy_interval(interval)
             last = day
         if first is None:
             return Sm2Card(), effects
-        grade, _, at = grades[-1]
+        grade, _, at = grades[-1][:3]
         due = last + timedelta(days=interval)
         state = Sm2State.from_hundredths(reps, interval, ef, due, lapses)
         return Sm2Card(state, first, last, sm2.to_grade(grade), at), effects

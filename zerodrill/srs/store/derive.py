@@ -43,7 +43,7 @@ from zerodrill.srs.store.file import Damaged
 KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
-_GRADE_ROWS = "SELECT id, key, day, at, grade FROM event WHERE grade IS NOT NULL"
+_GRADE_ROWS = "SELECT id, key, day, at, grade, buttons FROM event WHERE grade IS NOT NULL"
 _GRADES = tuple(Grade)
 
 Row = tuple[Any, ...]
@@ -76,7 +76,8 @@ def _chunks(keys: Collection[str]) -> Iterator[list[str]]:
 
 
 def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
-    """(id, key, day, at, grade) of the grades of ``keys`` (None: all), in replay order."""
+    """(id, key, day, at, grade, buttons) of the grades of ``keys`` (None: all), in replay
+    order."""
     if keys is None:
         # The cursor itself: a generator around it costs a call per row.
         cursor: Iterator[Row] = conn.execute(f"{_GRADE_ROWS} {_ORDER}")
@@ -121,7 +122,7 @@ def replay_card(
             if day is None:
                 day = days[row[2]] = date.fromisoformat(row[2])
             # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
-            grades.append((_GRADES[row[4]], day, datetime.fromisoformat(row[3])))
+            grades.append((_GRADES[row[4]], day, datetime.fromisoformat(row[3]), row[5]))
         except (TypeError, ValueError, IndexError) as exc:
             raise Damaged(f"review {row[0]}: {exc}") from exc
         ids.append(row[0])
@@ -196,7 +197,7 @@ def apply(
     without replaying the rest. Call it inside the write transaction that logged it."""
     assert event.grade is not None
     when = When(event.at, event.day)
-    after = scheduler.review(before, event.grade, when)
+    after = scheduler.review(before, event.grade, when, event.buttons)
     effect = effect_of(before, when)
     if effect is not Effect.RECALL:
         conn.execute("INSERT INTO effect (id, effect) VALUES (?, ?)", (row_id, effect))

@@ -29,7 +29,7 @@ from typing import Any
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
-from zerodrill.srs.sm2 import to_grade
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.store import derive, eventlog, machine_id
 from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog
@@ -37,6 +37,7 @@ from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
 from zerodrill.srs.store.file import Damaged, NotInEffect, UndoConflict, connect, translated
 from zerodrill.srs.store.rows import (
+    EVENT_COLUMNS,
     IN_EFFECT,
     LOGGED_COLUMNS,
     date_from,
@@ -354,10 +355,7 @@ class Store:
     def events(self) -> list[ReviewEvent]:
         """Every event of the log, in the order logged here: what another machine needs."""
         with self._reading():
-            cursor = self._conn.execute(
-                "SELECT e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, "
-                "e.undoes_seq, e.answer_ms, e.typed FROM event e ORDER BY e.id"
-            )
+            cursor = self._conn.execute(f"SELECT {EVENT_COLUMNS} FROM event e ORDER BY e.id")
             return [event_from(row) for row in cursor]
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
@@ -404,9 +402,11 @@ class Store:
         at: datetime,
         answer_ms: int | None = None,
         typed: str | None = None,
+        buttons: int = DEFAULT_LAYOUT,
     ) -> LoggedEvent:
         """Log a grade given here to ``key`` on study day ``day`` at ``at`` (a naive time is
-        local); the card is re-derived in the same transaction, on disk when this returns.
+        local), pressed on the layout of ``buttons`` (6 or 4); the card is re-derived in the
+        same transaction, on disk when this returns.
 
         A card graded on a later study day already (another terminal whose sitting began
         before the rollover) takes this grade on that day: the log's order never puts a new
@@ -420,7 +420,9 @@ class Store:
                 day = last
             here = eventlog.machine_origin(self._conn)
             seq = eventlog.next_seq(self._conn, here)
-            event = ReviewEvent(here, seq, key, stamped, day, grade, None, answer_ms, typed)
+            event = ReviewEvent(
+                here, seq, key, stamped, day, grade, None, answer_ms, typed, buttons
+            )
             row_id = eventlog.insert(self._conn, event)
             if eventlog.is_last(self._conn, row_id):
                 # The usual case, last in the replay's order: one review on the cached state.

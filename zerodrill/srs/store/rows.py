@@ -19,7 +19,7 @@ from zerodrill.srs.store.schema import instant_us
 #: The ``event e`` columns :func:`event_from` reads, in its order.
 EVENT_COLUMNS = (
     "e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, e.undoes_seq, "
-    "e.answer_ms, e.typed"
+    "e.answer_ms, e.typed, e.buttons"
 )
 #: An ``event e`` that is a grade in effect: a grade no undo names.
 IN_EFFECT = (
@@ -31,6 +31,8 @@ IN_EFFECT = (
 #: grade in effect without one is a recall (most are: the cache stays small); NULL for an undo
 #: or a grade withdrawn.
 LOGGED_COLUMNS = f"{EVENT_COLUMNS}, CASE WHEN {IN_EFFECT} THEN coalesce(f.effect, 'recall') END"
+#: Where :data:`LOGGED_COLUMNS` has the effect.
+_EFFECT = len(EVENT_COLUMNS.split(","))
 
 
 def date_from(text: str) -> date:
@@ -54,6 +56,7 @@ def event_from(row: tuple[Any, ...]) -> ReviewEvent:
             undoes,
             row[9],
             row[10],
+            row[11],
         )
     except (TypeError, ValueError) as exc:
         raise Damaged(f"review {row[0]}: {exc}") from exc
@@ -62,7 +65,7 @@ def event_from(row: tuple[Any, ...]) -> ReviewEvent:
 def logged_from(row: tuple[Any, ...]) -> LoggedEvent:
     """A row of :data:`LOGGED_COLUMNS` as the event logged."""
     try:
-        effect = Effect(row[11]) if row[11] is not None else None
+        effect = Effect(row[_EFFECT]) if row[_EFFECT] is not None else None
     except ValueError as exc:
         raise Damaged(f"review {row[0]}: {exc}") from exc
     return LoggedEvent(row[0], event_from(row), effect)
@@ -82,10 +85,11 @@ def event_params(event: ReviewEvent) -> tuple[object, ...]:
         *undoes,
         event.answer_ms,
         event.typed,
+        event.buttons,
     )
 
 
 INSERT_EVENT = (
     "INSERT INTO event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, "
-    "answer_ms, typed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "answer_ms, typed, buttons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )

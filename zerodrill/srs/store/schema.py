@@ -160,6 +160,12 @@ MIGRATIONS: tuple[str, ...] = (
         effect TEXT    NOT NULL CHECK (effect IN ('first', 'repeat'))
     );
     """,
+    # The layout a grade was pressed on: 4 for Anki's four buttons (where Easy means more than
+    # SM-2's grade 5), 6 for the six grades. Every event logged before was a six-grade one, so
+    # no schedule changes.
+    """
+    ALTER TABLE event ADD COLUMN buttons INTEGER NOT NULL DEFAULT 6 CHECK (buttons IN (4, 6));
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -37,7 +37,7 @@ from zerodrill.atomic_write import TEMP_SUFFIX, write_atomic
 from zerodrill.deck.cloze import MAX_ORDINAL
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
 from zerodrill.srs.events import Identity, ReviewEvent, from_wire
-from zerodrill.srs.sm2 import MAX_INTERVAL
+from zerodrill.srs.sm2 import DEFAULT_LAYOUT, MAX_INTERVAL, check_layout
 
 #: The version this zerodrill writes and reads; a file with a higher one is skipped.
 FORMAT_VERSION = 1
@@ -133,7 +133,10 @@ def parse_entry(line: str) -> LogEntry:
             raise BadLine("only an undo undoes")
         target = None
     answer_ms = record.get("answer_ms")
+    # Absent on six-grade lines and on every line from before it was written.
+    buttons = record.get("buttons", DEFAULT_LAYOUT)
     try:
+        check_layout(buttons)
         event = from_wire(
             origin=_origin(record.get("origin")),
             seq=_int(record.get("seq"), "seq", low=1),
@@ -144,6 +147,7 @@ def parse_entry(line: str) -> LogEntry:
             grade=grade,
             undoes=target,
             answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
+            buttons=buttons,
         )
     except ValueError as exc:
         raise BadLine(str(exc)) from exc

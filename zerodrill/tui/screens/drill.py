@@ -197,7 +197,7 @@ class DrillScreen(ClickGuard):
         self._unfocus()
         result = self.card.reveal(self._grade_name)
         self.suggested = result.suggested_grade if result else None
-        self.grades.set_outcomes(self.session.choices(), self.suggested)
+        self.grades.set_outcomes(self.session.choices(self._layout), self.suggested)
         self._show_side(revealed=True)
         self.refresh_bindings()
 
@@ -211,7 +211,7 @@ class DrillScreen(ClickGuard):
         if not self.card.revealed or not self._showing_current():
             return
         # The store commits inside grade(): the next card appears only after the grade is safe.
-        self.session.grade(quality, typed=self.card.typed)
+        self.session.grade(quality, typed=self.card.typed, buttons=self._layout)
         await self.show_current()
 
     async def action_press(self, key: int) -> None:
@@ -232,9 +232,17 @@ class DrillScreen(ClickGuard):
             return f"{min(keys)}-{max(keys)}", binding.description
         return None
 
+    @property
+    def _layout(self) -> int:
+        """The layout graded on, as the log records it: its number of buttons (6 or 4)."""
+        return len(self.grades.buttons)
+
     def set_buttons(self, buttons: tuple[Button, ...]) -> None:
-        """Grade with ``buttons`` from now on (the card on show too)."""
+        """Grade with ``buttons`` from now on (the card on show too, whose buttons say what
+        each grade does on them)."""
         self.grades.set_buttons(buttons)
+        if self.card.revealed and self._showing_current():
+            self.grades.set_outcomes(self.session.choices(self._layout), self.suggested)
         self.refresh_bindings()
 
     def _showing_current(self) -> bool:
