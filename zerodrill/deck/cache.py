@@ -287,6 +287,9 @@ def _decode(data: bytes) -> tuple[Deck, tuple[str, ...]]:
         attrs = card.__dict__
         attrs.update(zip(names, row, strict=True))
         attrs["_bodies"] = bodies
+        # Card.key's cached value, filled in now: a drill reads every key before its first
+        # card, and a cached_property's first read costs many times a dict's.
+        attrs["key"] = f"{attrs['deck']}/{attrs['id']}"
         cards.append(card)
     deck = dataclasses.replace(shell, cards=tuple(cards))
     # Worked out when the entry was written: the drill's first card does not wait for it.
