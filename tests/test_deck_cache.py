@@ -238,6 +238,25 @@ def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path
     assert cached.items() == parsed.items()
 
 
+def test_card_bodies_come_from_the_entry_read_even_if_it_is_pruned_meanwhile(
+    tmp_path: Path,
+) -> None:
+    # Bodies are read when a card first needs its own, from the entry as it was checked: the
+    # file stays open, so an entry pruned (or replaced) by another drill is no matter.
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (cached,) = load_paths_cached([deck_file], cache).decks
+    assert type(cached.cards[0]).__name__ == "_CachedCard"
+    (entry,) = cache.glob("*.pickle")
+    entry.unlink()
+    (parsed,) = load_paths([deck_file]).decks
+    assert [c.fields for c in cached.cards] == [c.fields for c in parsed.cards]
+    assert [(c.key, c.pos, c.refs) for c in cached.cards] == [
+        (c.key, c.pos, c.refs) for c in parsed.cards
+    ]
+
+
 @pytest.mark.parametrize("where", ["index-length", "index", "last-body"])
 def test_any_damaged_byte_falls_back_to_parsing(tmp_path: Path, where: str) -> None:
     # The checksum covers the whole entry: the index, and the bodies read only much later.

@@ -28,6 +28,7 @@ import os
 import pickle
 import stat
 import sys
+import weakref
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -162,18 +163,66 @@ def _file_key(path: Path) -> str | None:
 
 def _read(entry: Path) -> Deck | None:
     try:
-        # Read, not memory-mapped: a mapped file cut short while a drill reads card bodies
-        # from it would end the drill with SIGBUS.
-        deck, images = _decode(entry.read_bytes())
+        bodies = _Bodies(entry)
+    except OSError:
+        return None
+    try:
+        deck, images = _decode(bodies)
         # The YAML is unchanged, but an image it names may have gone, or been replaced by a
         # folder or by a symlink out of the deck's folder, since: the loader's own check
         # again, so a cached deck is accepted exactly when a fresh load would accept it.
         if any(image_problem(deck.folder, image) for image in images):
+            bodies.close()
             return None
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+        bodies.close()
         return None
     _touch(entry)
     return deck
+
+
+class _Bodies:
+    """An entry's file, open for its cards' bodies to be read from as each card needs its own.
+
+    Only the index is read at start: an entry is mostly card bodies, and reading it whole
+    would fill as much fresh memory as the entry is long before the first card, for one card.
+    Read through a file kept open, not memory-mapped: a mapped file cut short while a drill
+    reads card bodies from it would end the drill with SIGBUS. Entries are replaced by
+    renaming, never written in place, so the open file keeps the bytes that were checked.
+    """
+
+    __slots__ = ("_file", "_close", "base", "__weakref__")
+
+    def __init__(self, entry: Path) -> None:
+        self._file = open(entry, "rb", buffering=0)  # noqa: SIM115 - closed by _close
+        # Closed with the last card that can still need it, or by close().
+        self._close = weakref.finalize(self, self._file.close)
+        #: Where the bodies start in the file (set once the index is read).
+        self.base = 0
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of the file, exactly; EOFError if it is shorter."""
+        if hasattr(os, "pread"):
+            data = os.pread(self._file.fileno(), end - start, start)
+        else:  # pragma: no cover - Windows has no pread; a drill reads on one thread
+            self._file.seek(start)
+            data = self._file.read(end - start)
+        if len(data) != end - start:
+            raise EOFError("cache entry cut short")
+        return data
+
+    def checksum(self, start: int) -> int:
+        """The CRC-32 of the file from ``start`` to its end, read a chunk at a time."""
+        crc = 0
+        buffer = bytearray(_CHUNK_SIZE)
+        chunk = memoryview(buffer)
+        self._file.seek(start)
+        while n := self._file.readinto(buffer):
+            crc = zlib.crc32(chunk[:n], crc)
+        return crc
+
+    def close(self) -> None:
+        self._close()
 
 
 def _write(entry: Path, deck: Deck) -> None:
@@ -245,7 +294,8 @@ def _encode(deck: Deck) -> bytes:
     offset = 0
     for card in deck.cards:
         body = _dumps({name: getattr(card, name) for name in BODY})
-        rows.append((*(getattr(card, name) for name in _INDEXED), (offset, offset + len(body))))
+        span = (offset, offset + len(body))
+        rows.append((card.key, *(getattr(card, name) for name in _INDEXED), span))
         bodies.append(body)
         offset += len(body)
     images = tuple(sorted({image for c in deck.cards for image in c.media}))
@@ -267,29 +317,30 @@ def _digest(data: bytes | memoryview) -> bytes:
     return zlib.crc32(data).to_bytes(DIGEST_SIZE, "little")
 
 
-def _decode(data: bytes) -> tuple[Deck, tuple[str, ...]]:
+def _decode(bodies: _Bodies) -> tuple[Deck, tuple[str, ...]]:
     """The deck in an entry, and the image paths its cards reference."""
-    rest = memoryview(data)[DIGEST_SIZE:]
-    if len(data) < DIGEST_SIZE or data[:DIGEST_SIZE] != _digest(rest):
+    head = bodies.read(0, DIGEST_SIZE + _LENGTH_SIZE)
+    if head[:DIGEST_SIZE] != bodies.checksum(DIGEST_SIZE).to_bytes(DIGEST_SIZE, "little"):
         raise ValueError("damaged cache entry")
-    length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
-    shell, order, images, rows = pickle.loads(rest[_LENGTH_SIZE : _LENGTH_SIZE + length])
+    length = int.from_bytes(head[DIGEST_SIZE:], "little")
+    bodies.base = len(head) + length
+    index = bodies.read(len(head), bodies.base)
+    shell, order, images, rows = pickle.loads(index)
     if not isinstance(shell, Deck):
         raise ValueError("not a deck")
-    bodies = rest[_LENGTH_SIZE + length :]
-    # Rows of values rather than pickled cards: unpickling ten thousand objects' attributes
-    # one by one costs more than filling their dicts from tuples here.
-    names = (*_INDEXED, "_span")
+    if set(map(len, rows)) - {_ROW_LENGTH}:
+        raise ValueError("card row of the wrong length")
+    # A card is its row, read through _RowField: making ten thousand objects and filling each
+    # one's attributes, as unpickling cards or copying rows into them would, costs the drill's
+    # start more than all of its rows' reading.
     new, cls = object.__new__, _CachedCard
+    slot = vars(_CachedCard)
+    set_row, set_bodies = slot["_row"].__set__, slot["_bodies"].__set__
     cards = []
     for row in rows:
         card = new(cls)
-        attrs = card.__dict__
-        attrs.update(zip(names, row, strict=True))
-        attrs["_bodies"] = bodies
-        # Card.key's cached value, filled in now: a drill reads every key before its first
-        # card, and a cached_property's first read costs many times a dict's.
-        attrs["key"] = f"{attrs['deck']}/{attrs['id']}"
+        set_row(card, row)
+        set_bodies(card, bodies)
         cards.append(card)
     deck = dataclasses.replace(shell, cards=tuple(cards))
     # Worked out when the entry was written: the drill's first card does not wait for it.
@@ -298,18 +349,25 @@ def _decode(data: bytes) -> tuple[Deck, tuple[str, ...]]:
 
 
 class _CachedCard(Card):
-    """A :class:`Card` from the cache whose :data:`BODY` fields are unpickled when first read.
+    """A :class:`Card` from the cache: its key and :data:`_INDEXED` fields are read from its
+    row, and its :data:`BODY` fields are unpickled when first read.
 
-    Those fields are left out of the instance, so reading one falls through to
+    The body fields are not in the instance, so reading one falls through to
     ``__getattr__``, which fills them all in. It equals the ``Card`` the loader would build
-    from the same file.
+    from the same file. Only the cache makes these (``dataclasses.replace`` would not give
+    one its row).
     """
+
+    __slots__ = ("_row", "_bodies")
+    _row: tuple[Any, ...]
+    _bodies: _Bodies
 
     def __getattr__(self, name: str) -> Any:
         if name not in BODY:
             raise AttributeError(name)
-        start, end = self.__dict__["_span"]
-        self.__dict__.update(pickle.loads(self.__dict__["_bodies"][start:end]))
+        start, end = self._row[-1]
+        bodies = self._bodies
+        self.__dict__.update(pickle.loads(bodies.read(bodies.base + start, bodies.base + end)))
         return self.__dict__[name]
 
     # The dataclass's own comparison holds only between instances of one class.
@@ -323,3 +381,23 @@ class _CachedCard(Card):
         )
 
     __hash__ = Card.__hash__
+
+
+class _RowField:
+    """One of a cached card's indexed fields (or its key), read from the card's row."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, card: _CachedCard | None, owner: type | None = None) -> Any:
+        if card is None:
+            return self
+        return card._row[self.index]
+
+
+#: A card's row: its key, its :data:`_INDEXED` fields, and its body's span.
+_ROW_LENGTH = len(_INDEXED) + 2
+for _n, _name in enumerate(("key", *_INDEXED)):
+    setattr(_CachedCard, _name, _RowField(_n))
