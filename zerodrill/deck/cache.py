@@ -4,7 +4,9 @@ Parsing YAML is most of what starting on a large deck costs; unpickling the mode
 time is a small part of that. An entry is named for a hash of the deck file's bytes, its path,
 the source of the code that builds decks (:data:`LOADER_CODE`) and the Python running it: an
 edited deck, an upgraded zerodrill or a changed loader looks for another entry, so no entry is
-ever served stale and no format number needs bumping by hand.
+ever served stale and no format number needs bumping by hand. A file is hashed again only when
+it may have changed: its key is remembered beside the entries with the file's identity and
+times (:func:`_file_key`).
 
 Entries are pickles of the model itself. Unpickling can run code, which is safe here because
 the cache folder is the user's own: whoever can write there can already change the user's
@@ -28,6 +30,7 @@ import os
 import pickle
 import stat
 import sys
+import time
 import weakref
 import zlib
 from collections.abc import Mapping, Sequence
@@ -78,7 +81,7 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
     deck_files, problems = discover(paths)
     loaded: list[tuple[Path, Deck | None, list[Problem]]] = []
     for path in deck_files:
-        key = _file_key(path)
+        key = _file_key(path, folder)
         deck = _read(folder / f"{key}{SUFFIX}") if key is not None else None
         if deck is not None:
             loaded.append((path, deck, []))
@@ -134,31 +137,80 @@ def _key(path: Path) -> hashlib._Hash | None:
     )
 
 
-def _file_key(path: Path) -> str | None:
+def _file_key(path: Path, folder: Path) -> str | None:
     """The key of ``path``'s bytes as they are now; None if they cannot be read, are too many
     (the loader then says why) or are not a regular file's (they are not cached).
 
     The file is hashed a chunk at a time as it is read: a hit never needs its bytes, so they
-    are never held whole.
+    are never held whole. And it is hashed only when it may have changed since it was last:
+    the key is remembered in ``folder`` with the file's identity and times (see
+    :func:`_remembered_key`).
     """
     key = _key(path)
     if key is None:
         return None
+    memo = folder / f"{key.hexdigest()}{MEMO_SUFFIX}"  # named for the code and path alone
+    try:
+        before = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(before.st_mode):
+        return None  # a pipe (``<(...)``) can be read once: that read is the loader's
+    if before.st_size > files.MAX_FILE_BYTES or not os.access(path, os.R_OK):
+        return None  # the loader says why, as it would without a cache
+    known = _remembered_key(memo, before)
+    if known is not None:
+        return known
     size = 0
     buffer = bytearray(_CHUNK_SIZE)
     chunk = memoryview(buffer)
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            return None  # a pipe (``<(...)``) can be read once: that read is the loader's
         with path.open("rb", buffering=0) as f:
             while n := f.readinto(buffer):
                 size += n
                 if size > files.MAX_FILE_BYTES:
                     return None
                 key.update(chunk[:n])
+            after = os.fstat(f.fileno())
     except OSError:
         return None
-    return key.hexdigest()
+    digest = key.hexdigest()
+    if _identity(after) == _identity(before):
+        _remember_key(memo, after, digest)
+    return digest
+
+
+#: The suffix of a deck file's memo in the cache folder: the key its bytes hashed to, with the
+#: file's identity (device, inode, size) and times (modified, changed) when they were hashed.
+MEMO_SUFFIX = ".stat"
+#: A file modified this soon before it was hashed could be modified again within its times'
+#: granularity (two seconds on FAT) and keep them: its memo would vouch for bytes it never
+#: saw, so none is kept (git's "racy" rule, for its index, is the same).
+RACY_NS = 2_000_000_000
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _remembered_key(memo: Path, now: os.stat_result) -> str | None:
+    """The key remembered for a file that is, by its identity and times, the one hashed; None
+    if there is no such memo (or it cannot be read)."""
+    try:
+        *identity, key = memo.read_text(encoding="ascii").split()
+        remembered = tuple(int(n) for n in identity)
+    except (OSError, ValueError):
+        return None
+    return key if remembered == _identity(now) else None
+
+
+def _remember_key(memo: Path, hashed: os.stat_result, key: str) -> None:
+    if max(hashed.st_mtime_ns, hashed.st_ctime_ns) > time.time_ns() - RACY_NS:
+        return
+    try:
+        write_atomic(memo, " ".join(map(str, (*_identity(hashed), key))).encode("ascii"))
+    except OSError:
+        pass  # a memo only spares hashing
 
 
 def _read(entry: Path) -> Deck | None:
@@ -247,11 +299,13 @@ def _touch(entry: Path) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Keep the :data:`KEEP` most recently used entries; drop older versions' files."""
+    """Keep the :data:`KEEP` most recently used entries and newest memos; drop older
+    versions' files."""
     try:
         stale = [p for pattern in ("*.json", "*.marshal") for p in folder.glob(pattern)]
         entries = sorted(folder.glob(f"*{SUFFIX}"), key=_used, reverse=True)
-        for path in stale + entries[KEEP:]:
+        memos = sorted(folder.glob(f"*{MEMO_SUFFIX}"), key=_used, reverse=True)
+        for path in stale + entries[KEEP:] + memos[KEEP:]:
             if path.is_file():
                 path.unlink(missing_ok=True)
     except OSError:
