@@ -21,12 +21,11 @@ class ItemIndex(Mapping[str, Item]):
     in: deck by deck, each in its :attr:`~zerodrill.deck.model.Deck.study_order`), as
     ``{item.key: item for deck in decks for item in deck's items}`` would hold them."""
 
-    __slots__ = ("_cards", "_made")
+    __slots__ = ("_cards", "_ordinals", "_made")
 
     def __init__(self, decks: Iterable[Deck] = ()) -> None:
-        # Each key's card; a cloze card's ordinal is read back from its key when the item is
-        # made (Card.items() names a deletion "<card key>#c<n>").
         cards: dict[str, Card] = {}
+        ordinals: dict[str, int] = {}
         for deck in decks:
             deck_cards = deck.cards
             for n in deck.study_order:
@@ -34,11 +33,20 @@ class ItemIndex(Mapping[str, Item]):
                 if card.kind.is_cloze:
                     key = card.key
                     for ordinal in card.ordinals:
-                        cards[f"{key}#c{ordinal}"] = card
+                        item_key = f"{key}#c{ordinal}"
+                        cards[item_key] = card
+                        ordinals[item_key] = ordinal
                 else:
                     cards[card.key] = card
         self._cards = cards
+        self._ordinals = ordinals
         self._made: dict[str, Item] = {}
+
+    def card_key(self, key: str) -> str | None:
+        """The key of the card whose item ``key`` is, without making the item; None if there
+        is no such item here."""
+        card = self._cards.get(key)
+        return None if card is None else card.key
 
     def without(self, keys: Iterable[str]) -> ItemIndex:
         """This index less ``keys`` (those it does not hold are passed over)."""
@@ -47,18 +55,14 @@ class ItemIndex(Mapping[str, Item]):
             return self
         index = ItemIndex()
         index._cards = {k: c for k, c in self._cards.items() if k not in gone}
+        index._ordinals = self._ordinals
         index._made = self._made
         return index
 
     def __getitem__(self, key: str) -> Item:
         item = self._made.get(key)
         if item is None:
-            card = self._cards[key]
-            if card.kind.is_cloze:
-                item = Item(key, card, int(key[len(card.key) + 2 :]))
-            else:
-                item = Item(key, card)
-            self._made[key] = item
+            item = self._made[key] = Item(key, self._cards[key], self._ordinals.get(key))
         return item
 
     @overload
