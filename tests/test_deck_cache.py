@@ -209,9 +209,60 @@ def test_a_file_hashed_in_many_chunks_finds_its_entry(
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
     (entry,) = cache.glob("*.pickle")
-    assert entry.stem == deck_cache._file_key(deck_file)
+    assert entry.stem == deck_cache._file_key(deck_file, cache)
     card = load_paths_cached([deck_file], cache).decks[0].cards[0]
     assert type(card).__name__ == "_CachedCard"
+
+
+def test_an_unchanged_file_is_not_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file was written just now: its times would make it racy (see RACY_NS).
+    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    load_paths_cached([deck_file], cache)
+    assert len(list(cache.glob(f"*{deck_cache.MEMO_SUFFIX}"))) == 1
+
+    # Hashing now would fail and miss: the memo names the entry without reading the file.
+    opened = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == deck_file:
+            raise PermissionError("hashed again")
+        return opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    card = load_paths_cached([deck_file], cache).decks[0].cards[0]
+    assert type(card).__name__ == "_CachedCard"
+
+
+def test_a_file_changed_to_the_same_size_and_time_is_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    load_paths_cached([deck_file], cache)
+    before = deck_file.stat()
+    text = deck_file.read_text(encoding="utf-8")
+    assert "Optimizer states **and** gradients." in text
+    deck_file.write_text(text.replace("Optimizer states", "Optimizer STATES"), encoding="utf-8")
+    os.utime(deck_file, ns=(before.st_atime_ns, before.st_mtime_ns))  # its change time moves
+    assert deck_file.stat().st_size == before.st_size
+    (deck,) = load_paths_cached([deck_file], cache).decks
+    assert any("Optimizer STATES" in text for c in deck.cards for text in c.fields.values())
+
+
+def test_no_memo_vouches_for_a_file_modified_just_before_it_was_hashed(tmp_path: Path) -> None:
+    # Modified again within its times' granularity, it could keep them.
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    load_paths_cached([deck_file], cache)
+    assert list(cache.glob(f"*{deck_cache.MEMO_SUFFIX}")) == []
 
 
 def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path) -> None:
@@ -236,6 +287,25 @@ def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path
     assert got == [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in parsed.cards]
     assert got[0][3] == ("img/a.png",) and got[1][2] == (1, 2) and got[2][4] is True
     assert cached.items() == parsed.items()
+
+
+def test_card_bodies_come_from_the_entry_read_even_if_it_is_pruned_meanwhile(
+    tmp_path: Path,
+) -> None:
+    # Bodies are read when a card first needs its own, from the entry as it was checked: the
+    # file stays open, so an entry pruned (or replaced) by another drill is no matter.
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (cached,) = load_paths_cached([deck_file], cache).decks
+    assert type(cached.cards[0]).__name__ == "_CachedCard"
+    (entry,) = cache.glob("*.pickle")
+    entry.unlink()
+    (parsed,) = load_paths([deck_file]).decks
+    assert [c.fields for c in cached.cards] == [c.fields for c in parsed.cards]
+    assert [(c.key, c.pos, c.refs) for c in cached.cards] == [
+        (c.key, c.pos, c.refs) for c in parsed.cards
+    ]
 
 
 @pytest.mark.parametrize("where", ["index-length", "index", "last-body"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from srs_support import DAY, NOW, card, deck, drain, keys, record, schedule
 
+from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.kinds import BASIC, RED_FLAG, CardKind
 from zerodrill.deck.model import Card, Deck, Item
 from zerodrill.srs.days import study_day
@@ -44,6 +45,28 @@ def test_a_cards_items_are_the_items_the_constructor_makes() -> None:
             made.key = "d/b"  # type: ignore[misc]
     retired = card("d", "r", retired=True)
     assert deck("d", basic, retired, cloze).items() == basic.items() + cloze.items()
+
+
+def test_the_item_index_holds_what_items_of_gives_in_its_order() -> None:
+    # Two decks, each in its own study order, with a cloze card, a retired card and a card
+    # whose id reads like a deletion's key.
+    first = deck("d", card("d", "a"), card("d", "c", cloze=(1, 3)), card("d", "r", retired=True))
+    second = deck("e", card("e", "c1"), card("e", "z", cloze=(2,)), card("e", "b"))
+    built = {item.key: item for item in items_of([first, second])}
+    index = ItemIndex([first, second])
+    assert list(index) == list(built) and len(index) == len(built)
+    assert dict(index.items()) == built
+    assert all(type(index[key]) is Item for key in built)
+    assert index.get("d/c#c3") == Item("d/c#c3", first.cards[1], 3)
+    assert index.get("d/r") is None and "d/r" not in index
+    assert index.get("d/none", built["e/b"]) == built["e/b"]
+    with pytest.raises(KeyError):
+        index["d/c#c2"]
+
+    fewer = index.without(["d/c#c1", "e/b", "not/there"])
+    assert list(fewer) == [k for k in built if k not in ("d/c#c1", "e/b")]
+    assert "e/b" in index, "the index it was made from is unchanged"
+    assert index.without(["not/there"]) is index
 
 
 # -- study days ---------------------------------------------------------------------------------

@@ -11,12 +11,12 @@ import click
 
 from zerodrill.deck.files import LoadResult
 from zerodrill.deck.model import Deck
-from zerodrill.deck.target_rules import TargetRules
 from zerodrill.errors import UserError
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
+    from zerodrill.deck.target_rules import TargetRules
     from zerodrill.srs.store import Store
 
 R = TypeVar("R", covariant=True)

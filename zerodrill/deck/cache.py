@@ -4,7 +4,9 @@ Parsing YAML is most of what starting on a large deck costs; unpickling the mode
 time is a small part of that. An entry is named for a hash of the deck file's bytes, its path,
 the source of the code that builds decks (:data:`LOADER_CODE`) and the Python running it: an
 edited deck, an upgraded zerodrill or a changed loader looks for another entry, so no entry is
-ever served stale and no format number needs bumping by hand.
+ever served stale and no format number needs bumping by hand. A file is hashed again only when
+it may have changed: its key is remembered beside the entries with the file's identity and
+times (:func:`_file_key`).
 
 Entries are pickles of the model itself. Unpickling can run code, which is safe here because
 the cache folder is the user's own: whoever can write there can already change the user's
@@ -28,6 +30,8 @@ import os
 import pickle
 import stat
 import sys
+import time
+import weakref
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -77,7 +81,7 @@ def load_paths_cached(paths: Sequence[Path], folder: Path | None = None) -> Load
     deck_files, problems = discover(paths)
     loaded: list[tuple[Path, Deck | None, list[Problem]]] = []
     for path in deck_files:
-        key = _file_key(path)
+        key = _file_key(path, folder)
         deck = _read(folder / f"{key}{SUFFIX}") if key is not None else None
         if deck is not None:
             loaded.append((path, deck, []))
@@ -133,47 +137,144 @@ def _key(path: Path) -> hashlib._Hash | None:
     )
 
 
-def _file_key(path: Path) -> str | None:
+def _file_key(path: Path, folder: Path) -> str | None:
     """The key of ``path``'s bytes as they are now; None if they cannot be read, are too many
     (the loader then says why) or are not a regular file's (they are not cached).
 
     The file is hashed a chunk at a time as it is read: a hit never needs its bytes, so they
-    are never held whole.
+    are never held whole. And it is hashed only when it may have changed since it was last:
+    the key is remembered in ``folder`` with the file's identity and times (see
+    :func:`_remembered_key`).
     """
     key = _key(path)
     if key is None:
         return None
+    memo = folder / f"{key.hexdigest()}{MEMO_SUFFIX}"  # named for the code and path alone
+    try:
+        before = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(before.st_mode):
+        return None  # a pipe (``<(...)``) can be read once: that read is the loader's
+    if before.st_size > files.MAX_FILE_BYTES or not os.access(path, os.R_OK):
+        return None  # the loader says why, as it would without a cache
+    known = _remembered_key(memo, before)
+    if known is not None:
+        return known
     size = 0
     buffer = bytearray(_CHUNK_SIZE)
     chunk = memoryview(buffer)
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            return None  # a pipe (``<(...)``) can be read once: that read is the loader's
         with path.open("rb", buffering=0) as f:
             while n := f.readinto(buffer):
                 size += n
                 if size > files.MAX_FILE_BYTES:
                     return None
                 key.update(chunk[:n])
+            after = os.fstat(f.fileno())
     except OSError:
         return None
-    return key.hexdigest()
+    digest = key.hexdigest()
+    if _identity(after) == _identity(before):
+        _remember_key(memo, after, digest)
+    return digest
+
+
+#: The suffix of a deck file's memo in the cache folder: the key its bytes hashed to, with the
+#: file's identity (device, inode, size) and times (modified, changed) when they were hashed.
+MEMO_SUFFIX = ".stat"
+#: A file modified this soon before it was hashed could be modified again within its times'
+#: granularity (two seconds on FAT) and keep them: its memo would vouch for bytes it never
+#: saw, so none is kept (git's "racy" rule, for its index, is the same).
+RACY_NS = 2_000_000_000
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _remembered_key(memo: Path, now: os.stat_result) -> str | None:
+    """The key remembered for a file that is, by its identity and times, the one hashed; None
+    if there is no such memo (or it cannot be read)."""
+    try:
+        *identity, key = memo.read_text(encoding="ascii").split()
+        remembered = tuple(int(n) for n in identity)
+    except (OSError, ValueError):
+        return None
+    return key if remembered == _identity(now) else None
+
+
+def _remember_key(memo: Path, hashed: os.stat_result, key: str) -> None:
+    if max(hashed.st_mtime_ns, hashed.st_ctime_ns) > time.time_ns() - RACY_NS:
+        return
+    try:
+        write_atomic(memo, " ".join(map(str, (*_identity(hashed), key))).encode("ascii"))
+    except OSError:
+        pass  # a memo only spares hashing
 
 
 def _read(entry: Path) -> Deck | None:
     try:
-        # Read, not memory-mapped: a mapped file cut short while a drill reads card bodies
-        # from it would end the drill with SIGBUS.
-        deck, images = _decode(entry.read_bytes())
+        bodies = _Bodies(entry)
+    except OSError:
+        return None
+    try:
+        deck, images = _decode(bodies)
         # The YAML is unchanged, but an image it names may have gone, or been replaced by a
         # folder or by a symlink out of the deck's folder, since: the loader's own check
         # again, so a cached deck is accepted exactly when a fresh load would accept it.
         if any(image_problem(deck.folder, image) for image in images):
+            bodies.close()
             return None
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+        bodies.close()
         return None
     _touch(entry)
     return deck
+
+
+class _Bodies:
+    """An entry's file, open for its cards' bodies to be read from as each card needs its own.
+
+    Only the index is read at start: an entry is mostly card bodies, and reading it whole
+    would fill as much fresh memory as the entry is long before the first card, for one card.
+    Read through a file kept open, not memory-mapped: a mapped file cut short while a drill
+    reads card bodies from it would end the drill with SIGBUS. Entries are replaced by
+    renaming, never written in place, so the open file keeps the bytes that were checked.
+    """
+
+    __slots__ = ("_file", "_close", "base", "__weakref__")
+
+    def __init__(self, entry: Path) -> None:
+        self._file = open(entry, "rb", buffering=0)  # noqa: SIM115 - closed by _close
+        # Closed with the last card that can still need it, or by close().
+        self._close = weakref.finalize(self, self._file.close)
+        #: Where the bodies start in the file (set once the index is read).
+        self.base = 0
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of the file, exactly; EOFError if it is shorter."""
+        if hasattr(os, "pread"):
+            data = os.pread(self._file.fileno(), end - start, start)
+        else:  # pragma: no cover - Windows has no pread; a drill reads on one thread
+            self._file.seek(start)
+            data = self._file.read(end - start)
+        if len(data) != end - start:
+            raise EOFError("cache entry cut short")
+        return data
+
+    def checksum(self, start: int) -> int:
+        """The CRC-32 of the file from ``start`` to its end, read a chunk at a time."""
+        crc = 0
+        buffer = bytearray(_CHUNK_SIZE)
+        chunk = memoryview(buffer)
+        self._file.seek(start)
+        while n := self._file.readinto(buffer):
+            crc = zlib.crc32(chunk[:n], crc)
+        return crc
+
+    def close(self) -> None:
+        self._close()
 
 
 def _write(entry: Path, deck: Deck) -> None:
@@ -198,11 +299,13 @@ def _touch(entry: Path) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Keep the :data:`KEEP` most recently used entries; drop older versions' files."""
+    """Keep the :data:`KEEP` most recently used entries and newest memos; drop older
+    versions' files."""
     try:
         stale = [p for pattern in ("*.json", "*.marshal") for p in folder.glob(pattern)]
         entries = sorted(folder.glob(f"*{SUFFIX}"), key=_used, reverse=True)
-        for path in stale + entries[KEEP:]:
+        memos = sorted(folder.glob(f"*{MEMO_SUFFIX}"), key=_used, reverse=True)
+        for path in stale + entries[KEEP:] + memos[KEEP:]:
             if path.is_file():
                 path.unlink(missing_ok=True)
     except OSError:
@@ -245,7 +348,8 @@ def _encode(deck: Deck) -> bytes:
     offset = 0
     for card in deck.cards:
         body = _dumps({name: getattr(card, name) for name in BODY})
-        rows.append((*(getattr(card, name) for name in _INDEXED), (offset, offset + len(body))))
+        span = (offset, offset + len(body))
+        rows.append((card.key, *(getattr(card, name) for name in _INDEXED), span))
         bodies.append(body)
         offset += len(body)
     images = tuple(sorted({image for c in deck.cards for image in c.media}))
@@ -267,26 +371,30 @@ def _digest(data: bytes | memoryview) -> bytes:
     return zlib.crc32(data).to_bytes(DIGEST_SIZE, "little")
 
 
-def _decode(data: bytes) -> tuple[Deck, tuple[str, ...]]:
+def _decode(bodies: _Bodies) -> tuple[Deck, tuple[str, ...]]:
     """The deck in an entry, and the image paths its cards reference."""
-    rest = memoryview(data)[DIGEST_SIZE:]
-    if len(data) < DIGEST_SIZE or data[:DIGEST_SIZE] != _digest(rest):
+    head = bodies.read(0, DIGEST_SIZE + _LENGTH_SIZE)
+    if head[:DIGEST_SIZE] != bodies.checksum(DIGEST_SIZE).to_bytes(DIGEST_SIZE, "little"):
         raise ValueError("damaged cache entry")
-    length = int.from_bytes(rest[:_LENGTH_SIZE], "little")
-    shell, order, images, rows = pickle.loads(rest[_LENGTH_SIZE : _LENGTH_SIZE + length])
+    length = int.from_bytes(head[DIGEST_SIZE:], "little")
+    bodies.base = len(head) + length
+    index = bodies.read(len(head), bodies.base)
+    shell, order, images, rows = pickle.loads(index)
     if not isinstance(shell, Deck):
         raise ValueError("not a deck")
-    bodies = rest[_LENGTH_SIZE + length :]
-    # Rows of values rather than pickled cards: unpickling ten thousand objects' attributes
-    # one by one costs more than filling their dicts from tuples here.
-    names = (*_INDEXED, "_span")
+    if set(map(len, rows)) - {_ROW_LENGTH}:
+        raise ValueError("card row of the wrong length")
+    # A card is its row, read through _RowField: making ten thousand objects and filling each
+    # one's attributes, as unpickling cards or copying rows into them would, costs the drill's
+    # start more than all of its rows' reading.
     new, cls = object.__new__, _CachedCard
+    slot = vars(_CachedCard)
+    set_row, set_bodies = slot["_row"].__set__, slot["_bodies"].__set__
     cards = []
     for row in rows:
         card = new(cls)
-        attrs = card.__dict__
-        attrs.update(zip(names, row, strict=True))
-        attrs["_bodies"] = bodies
+        set_row(card, row)
+        set_bodies(card, bodies)
         cards.append(card)
     deck = dataclasses.replace(shell, cards=tuple(cards))
     # Worked out when the entry was written: the drill's first card does not wait for it.
@@ -295,18 +403,25 @@ def _decode(data: bytes) -> tuple[Deck, tuple[str, ...]]:
 
 
 class _CachedCard(Card):
-    """A :class:`Card` from the cache whose :data:`BODY` fields are unpickled when first read.
+    """A :class:`Card` from the cache: its key and :data:`_INDEXED` fields are read from its
+    row, and its :data:`BODY` fields are unpickled when first read.
 
-    Those fields are left out of the instance, so reading one falls through to
+    The body fields are not in the instance, so reading one falls through to
     ``__getattr__``, which fills them all in. It equals the ``Card`` the loader would build
-    from the same file.
+    from the same file. Only the cache makes these (``dataclasses.replace`` would not give
+    one its row).
     """
+
+    __slots__ = ("_row", "_bodies")
+    _row: tuple[Any, ...]
+    _bodies: _Bodies
 
     def __getattr__(self, name: str) -> Any:
         if name not in BODY:
             raise AttributeError(name)
-        start, end = self.__dict__["_span"]
-        self.__dict__.update(pickle.loads(self.__dict__["_bodies"][start:end]))
+        start, end = self._row[-1]
+        bodies = self._bodies
+        self.__dict__.update(pickle.loads(bodies.read(bodies.base + start, bodies.base + end)))
         return self.__dict__[name]
 
     # The dataclass's own comparison holds only between instances of one class.
@@ -320,3 +435,23 @@ class _CachedCard(Card):
         )
 
     __hash__ = Card.__hash__
+
+
+class _RowField:
+    """One of a cached card's indexed fields (or its key), read from the card's row."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, card: _CachedCard | None, owner: type | None = None) -> Any:
+        if card is None:
+            return self
+        return card._row[self.index]
+
+
+#: A card's row: its key, its :data:`_INDEXED` fields, and its body's span.
+_ROW_LENGTH = len(_INDEXED) + 2
+for _n, _name in enumerate(("key", *_INDEXED)):
+    setattr(_CachedCard, _name, _RowField(_n))

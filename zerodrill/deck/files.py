@@ -14,9 +14,12 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zerodrill.deck.model import Deck, Pos, Problem
-from zerodrill.deck.target_rules import TargetRules
+
+if TYPE_CHECKING:
+    from zerodrill.deck.target_rules import TargetRules
 
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -23,11 +23,12 @@ works through it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from itertools import chain, filterfalse
+from itertools import chain
 
+from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.events import LoggedEvent
 from zerodrill.srs.store import Store
@@ -86,11 +87,19 @@ def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
     )
 
 
-def _card_key(key: str, by_key: Mapping[str, Item]) -> str:
-    item = by_key.get(key)
-    # A key no longer in a deck (a deletion removed from its card) still keeps its siblings
-    # waiting today: its card is what comes before '#'.
-    return item.card.key if item is not None else key.partition("#")[0]
+def _card_keys(by_key: Mapping[str, Item]) -> Callable[[str], str | None]:
+    """The key of the card an item key's item is of, or None for a key not in ``by_key``. An
+    :class:`~zerodrill.deck.item_index.ItemIndex` answers without making the item: most keys
+    looked up here are passed over (their card is busy), and when much is due, that is most
+    of the deck."""
+    if isinstance(by_key, ItemIndex):
+        return by_key.card_key
+
+    def card_key(key: str) -> str | None:
+        item = by_key.get(key)
+        return None if item is None else item.card.key
+
+    return card_key
 
 
 def build_queue(
@@ -139,12 +148,17 @@ def build_queue(
         if latest[r.key] is r and r.key in again and r.key in by_key
         if (step := again[r.key].step_due) is not None
     }
-    busy_cards = {_card_key(key, by_key) for key in graded}
+    card_key = _card_keys(by_key)
+    # A key no longer in a deck (a deletion removed from its card) still keeps its siblings
+    # waiting today: its card is what comes before '#'.
+    busy_cards = {card_key(key) or key.partition("#")[0] for key in graded}
     busy_cards.update(item.card.key for item in brought.values())
 
     # A key graded today never comes up again here: its card is busy already.
     reviews = [*brought.values(), *_one_per_card(due, by_key, busy_cards)]
-    new = _one_per_card(filterfalse(later.__contains__, by_key), by_key, busy_cards, slots)
+    # Keys due today are queued above, or their card is busy: none is new.
+    waiting = (key for key in by_key if key not in later and key not in due)
+    new = _one_per_card(waiting, by_key, busy_cards, slots)
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed)
 
 
@@ -154,7 +168,8 @@ def _brought_forward(
     """The items an interview brought forward, due now whatever their schedule (new ones
     too, beyond the new-card limit): one per card, a card whose other deletion was graded
     today waiting as it would. A key graded earlier today comes up again, as a repeat."""
-    busy = {_card_key(key, by_key) for key in graded if key not in pending}
+    card_key = _card_keys(by_key)
+    busy = {card_key(key) or key.partition("#")[0] for key in graded if key not in pending}
     return {item.key: item for item in _one_per_card(pending, by_key, busy)}
 
 
@@ -167,6 +182,15 @@ def _one_per_card(
     taken: list[Item] = []
     if limit == 0:
         return taken
+    card_key = _card_keys(by_key)
+    for key in keys:
+        card = card_key(key)
+        if card is not None and card not in busy_cards:
+            busy_cards.add(card)
+            taken.append(by_key[key])
+            if len(taken) == limit:
+                break
+    return taken
     for key in keys:
         item = by_key.get(key)
         if item is None:

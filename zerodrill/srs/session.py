@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
+from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import NO_MARKS, Action, CardActionEvent, CardMarks
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
@@ -170,7 +171,7 @@ class Session:
         self._decks = tuple(d for d in self._all_decks if deck_id is None or d.id == deck_id)
         #: The deck's title, or "All decks" when several are drilled together.
         self.title = self._decks[0].title if len(self._decks) == 1 else "All decks"
-        self._by_key = {item.key: item for item in items_of(self._decks)}
+        self._by_key = ItemIndex(self._decks)
         # A card undone is taken out of its line and shown first.
         self._front: Item | None = None
         self._reload()
@@ -208,11 +209,7 @@ class Session:
     def _reload(self) -> None:
         # Suspended cards, and cards buried today, are kept out of every line.
         marks = self._store.actions.marks()
-        by_key = {
-            key: item
-            for key, item in self._by_key.items()
-            if not marks.get(key, NO_MARKS).hidden_on(self.day)
-        }
+        by_key = self._by_key.without(k for k, m in marks.items() if m.hidden_on(self.day))
         queue = build_queue(by_key, self._store, self.day, new_limit=self._new_limit)
         self._reviews = deque(queue.reviews)
         self._new = deque(queue.new)

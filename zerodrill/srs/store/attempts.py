@@ -20,11 +20,16 @@ from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
-from zerodrill.srs.interview_steps import AttemptStepData, step_data, step_from
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import IN_EFFECT, date_from
 from zerodrill.srs.store.schema import ATTEMPT_TABLES, has_tables, make_tables
+
+if TYPE_CHECKING:
+    # Imported where steps are read or written: a drill opens this log for what interviews
+    # brought forward, and never reads a step.
+    from zerodrill.srs.interview_steps import AttemptStepData
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,8 @@ def _step_from(text: str, kind: str) -> AttemptStepData:
         data = json.loads(text)
     except (TypeError, ValueError) as exc:
         raise Damaged(f"bad attempt step data {text[:40]!r}") from exc
+    from zerodrill.srs.interview_steps import step_from
+
     try:
         return step_from(kind, data)
     except ValueError as exc:
@@ -118,6 +125,8 @@ class AttemptLog:
 
     def add_step(self, attempt: int, step: AttemptStepData, *, at: datetime) -> None:
         """Log one step of ``attempt``. Inside a store transaction, part of it."""
+        from zerodrill.srs.interview_steps import step_data, step_from
+
         text = json.dumps(step_data(step), ensure_ascii=False, sort_keys=True)
         step_from(step.kind, json.loads(text))  # ValueError now, not damage when read back
         with self._writing():

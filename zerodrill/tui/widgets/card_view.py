@@ -26,7 +26,6 @@ from textual.widget import AwaitMount
 from zerodrill.deck import cloze
 from zerodrill.deck.kinds import Sides, Typing
 from zerodrill.deck.model import Item
-from zerodrill.deck.source_labels import source
 from zerodrill.tui.markdown import parse, quoted, render
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
@@ -311,6 +310,9 @@ def _sources(refs: tuple[str, ...], styles: SideStyles) -> RenderableType:
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1, overflow="ellipsis")
+    # Imported here: only an answer with sources needs it, never the first question.
+    from zerodrill.deck.source_labels import source
+
     for ref in refs:
         found = source(ref)
         link = styles.accent + Style(link=found.url) if found.url is not None else None

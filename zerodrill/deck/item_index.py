@@ -1,0 +1,84 @@
+"""The study items of some decks by key, each :class:`~zerodrill.deck.model.Item` made when it
+is first looked up.
+
+A drill needs every item's key before its first card (today's queue is built over them all),
+but only the items it queues: the twenty new ones of a day, or the ones due. Indexing a card
+by its items' keys is far less work than making each item, so the items are made on demand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TypeVar, overload
+
+from zerodrill.deck.model import Card, Deck, Item
+
+_T = TypeVar("_T")
+
+
+class ItemIndex(Mapping[str, Item]):
+    """Every item of ``decks``' active cards by key, in study order (the order new ones come
+    in: deck by deck, each in its :attr:`~zerodrill.deck.model.Deck.study_order`), as
+    ``{item.key: item for deck in decks for item in deck's items}`` would hold them."""
+
+    __slots__ = ("_cards", "_ordinals", "_made")
+
+    def __init__(self, decks: Iterable[Deck] = ()) -> None:
+        cards: dict[str, Card] = {}
+        ordinals: dict[str, int] = {}
+        for deck in decks:
+            deck_cards = deck.cards
+            for n in deck.study_order:
+                card = deck_cards[n]
+                if card.kind.is_cloze:
+                    key = card.key
+                    for ordinal in card.ordinals:
+                        item_key = f"{key}#c{ordinal}"
+                        cards[item_key] = card
+                        ordinals[item_key] = ordinal
+                else:
+                    cards[card.key] = card
+        self._cards = cards
+        self._ordinals = ordinals
+        self._made: dict[str, Item] = {}
+
+    def card_key(self, key: str) -> str | None:
+        """The key of the card whose item ``key`` is, without making the item; None if there
+        is no such item here."""
+        card = self._cards.get(key)
+        return None if card is None else card.key
+
+    def without(self, keys: Iterable[str]) -> ItemIndex:
+        """This index less ``keys`` (those it does not hold are passed over)."""
+        gone = set(keys).intersection(self._cards)
+        if not gone:
+            return self
+        index = ItemIndex()
+        index._cards = {k: c for k, c in self._cards.items() if k not in gone}
+        index._ordinals = self._ordinals
+        index._made = self._made
+        return index
+
+    def __getitem__(self, key: str) -> Item:
+        item = self._made.get(key)
+        if item is None:
+            item = self._made[key] = Item(key, self._cards[key], self._ordinals.get(key))
+        return item
+
+    @overload
+    def get(self, key: str, /) -> Item | None: ...
+    @overload
+    def get(self, key: str, default: Item | _T, /) -> Item | _T: ...
+
+    def get(self, key: str, default: object = None, /) -> object:
+        # Mapping's own get goes through a raised and caught KeyError for each missing key.
+        return self[key] if key in self._cards else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._cards
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cards)
+
+    def __len__(self) -> int:
+        return len(self._cards)
