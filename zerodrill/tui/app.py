@@ -44,7 +44,8 @@ from zerodrill.words import plural
 class ZeroDrillApp(AppBase[Summary]):
     """Screens tell the app what happened by messages; the app decides what shows next."""
 
-    CSS_PATH = "zerodrill.tcss"
+    # The notices' rules are shared with the interview (see notices.tcss).
+    CSS_PATH = ["zerodrill.tcss", "notices.tcss"]
     TITLE = "zerodrill"
 
     def __init__(
