@@ -1,7 +1,7 @@
 """Notices (Textual's toasts) cover nothing: not the card's title, not a dialog's border, not the
 hint, the grade buttons or the key bar, in the drill and the interview, at 80x24 and wider.
 
-They take rows of their own above the key bar (zerodrill/tui/notices.tcss). Each test raises a
+They take rows of their own above the key bar (zerodrill/tui/app_base.tcss). Each test raises a
 notice the way the learner does (a key, the interview's clock) and compares regions; the
 snapshots at 80x24 show the look. Update them after a deliberate change with
 ``pytest --snapshot-update tests/test_tui_notices.py``.
