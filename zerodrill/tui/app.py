@@ -44,8 +44,7 @@ from zerodrill.words import plural
 class ZeroDrillApp(AppBase[Summary]):
     """Screens tell the app what happened by messages; the app decides what shows next."""
 
-    # The rules shared with the interview (where notices go) are in
-    # app_base.tcss.
+    # The rules shared with the interview (where notices go) are in app_base.tcss.
     CSS_PATH = ["zerodrill.tcss", "app_base.tcss"]
     TITLE = "zerodrill"
 

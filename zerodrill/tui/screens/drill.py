@@ -196,7 +196,8 @@ class DrillScreen(ClickGuard):
         if action == "stop_typing":
             return typing
         if action == "more" and parameters == (False,):
-            # Esc leaves the key bar's second page (after stop_typing: typing, Esc is its).
+            # Esc leaves the key bar's second page; while typing, the binding before this one
+            # takes it (stop typing).
             return self.key_bar.more and not typing
         return True
 

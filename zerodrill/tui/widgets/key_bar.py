@@ -2,8 +2,9 @@
 
 A screen with more keys than 80 columns hold puts some in the :data:`MORE` group, as Anki's
 reviewer puts the card's actions (bury, suspend, flag...) in its More menu: the bar then shows
-the others and "m More", and m (or a click on it) switches to the group's keys and back. Every
-key works whichever page is shown; the page only says which are there.
+the others and "m More", and m (or a click on it) switches to the group's keys and back (the
+screen binds :data:`MORE_KEY` to :meth:`KeyBar.show_more`). Every key works whichever page is
+shown; the page only says which are there.
 
 Textual's ``Footer`` recomposes a widget per key whenever the bindings change, and on the
 drill they change with every key press (grade keys appear on reveal, go on the next card):
@@ -28,7 +29,8 @@ MORE = Binding.Group("More")
 #: The key that switches pages: Anki's key for its More menu.
 MORE_KEY = "m"
 
-Key = tuple[str, str, str, bool]
+#: One key on the bar: (the key a click presses, the key as shown, description, enabled).
+KeyEntry = tuple[str, str, str, bool]
 
 
 class KeyBar(Static):
@@ -41,7 +43,7 @@ class KeyBar(Static):
     }
     """
 
-    _shown: tuple[Key, ...] | None = None
+    _shown: tuple[KeyEntry, ...] | None = None
     #: Whether the keys of the MORE group are shown (on a screen that has some).
     more = False
 
@@ -60,8 +62,8 @@ class KeyBar(Static):
             self._show_keys()
 
     def _show_keys(self) -> None:
-        keys: list[Key] = []
-        more: list[Key] = []
+        keys: list[KeyEntry] = []
+        more: list[KeyEntry] = []
         seen: set[str] = set()
         palette = self.app.COMMAND_PALETTE_BINDING
         key_label = getattr(self.screen, "key_label", None)
@@ -89,7 +91,7 @@ class KeyBar(Static):
             self.update(_key_line(shown), layout=False)
 
 
-def _key_line(keys: tuple[Key, ...]) -> Content:
+def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
     """The keys as one line; each enabled one presses its key when clicked.
 
     Built from spans rather than markup, which every app would parse anew: with a click
