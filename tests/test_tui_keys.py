@@ -101,8 +101,9 @@ async def test_enter_gives_the_suggested_grade_and_space_is_text_while_typing(
 
 def test_the_key_bar_fits_80_columns_whatever_grade_is_highlighted() -> None:
     widest = max(len(b.name) for b in (*SIX_BUTTONS, *FOUR_BUTTONS))
-    # The answer side's other keys, as drawn (see the six-button snapshot's last line).
-    rest = " 0-5 Grade  u Undo  d Decks  s Stats  ? Help  q Quit  ^p palette "
+    # The answer side's other keys, as drawn (see the six-button snapshot's last line); the
+    # second page, behind m, is tests/test_tui_key_bar.py's.
+    rest = " 0-5 Grade  u Undo  e Edit  ? Help  q Quit  m More "
     assert len(f" ␣⏎ {'x' * widest} ") + len(rest) <= 80
 
 

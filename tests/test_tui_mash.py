@@ -48,7 +48,7 @@ KEYS = [
     *("enter", "escape", "tab", "shift+tab", "up", "down", "left", "right"),
     *("pageup", "pagedown", "home", "end", "backspace", "delete", "ctrl+p", "space"),
     *"0123456789",
-    *"adsu?x",
+    *"adsum?x",  # m: the key bar's second page
     *("enter", "enter", "escape", "d", "ctrl+p", "4", "5", "u", "a", "s", "?"),
 ]
 SIZES = [(100, 30), (80, 24), (120, 40), (79, 24), (60, 20), (20, 5)]

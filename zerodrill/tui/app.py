@@ -44,7 +44,8 @@ from zerodrill.words import plural
 class ZeroDrillApp(AppBase[Summary]):
     """Screens tell the app what happened by messages; the app decides what shows next."""
 
-    CSS_PATH = "zerodrill.tcss"
+    # The rules shared with the interview (where notices go) are in app_base.tcss.
+    CSS_PATH = ["zerodrill.tcss", "app_base.tcss"]
     TITLE = "zerodrill"
 
     def __init__(

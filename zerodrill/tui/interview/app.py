@@ -31,7 +31,7 @@ TICK = 0.25
 class InterviewApp(AppBase[AttemptResult]):
     """Returns the attempt's result once it is finished; None when quit before."""
 
-    CSS_PATH = "interview.tcss"
+    CSS_PATH = ["interview.tcss", "../app_base.tcss"]
     TITLE = "zerodrill interview"
     ENABLE_COMMAND_PALETTE = False
 

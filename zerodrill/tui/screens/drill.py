@@ -21,7 +21,7 @@ from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 from zerodrill.tui.widgets.grade_bar import GradeBar
-from zerodrill.tui.widgets.key_bar import KeyBar
+from zerodrill.tui.widgets.key_bar import MORE, MORE_KEY, KeyBar
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 #: Says there is more of the card below, and how to get to it.
@@ -47,9 +47,10 @@ class DrillScreen(ClickGuard):
     # drill's (while typing, they are text).
     AUTO_FOCUS = ""
 
-    # Short descriptions: the whole footer fits at 80 columns. The help screen says more.
-    # Space and Enter reveal; on the answer side (reveal disabled) they give the highlighted
-    # grade, as Anki's do.
+    # Short descriptions: each page of the key bar fits at 80 columns (the card's actions and
+    # the sitting's dialogs on the second, behind m, as in Anki's More menu: see KeyBar). The
+    # help screen says more. Space and Enter reveal; on the answer side (reveal disabled) they
+    # give the highlighted grade, as Anki's do.
     BINDINGS = [
         Binding("enter,space", "reveal", "Answer", key_display="␣⏎", id="reveal"),
         Binding("enter,space", "grade_highlighted", "Good", key_display="␣⏎", id="highlighted"),
@@ -63,16 +64,20 @@ class DrillScreen(ClickGuard):
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         Binding("u", "app.undo_last", "Undo"),
         Binding("u", "app.nothing_to_undo", show=False),
-        Binding("e", "app.edit_card", "Edit", show=False),
-        # Anki's reviewer keys for what is done to a card besides grading it.
-        Binding("minus", "act('bury')", "Bury", key_display="-", show=False),
-        Binding("at", "act('suspend')", "Suspend", key_display="@", show=False),
-        Binding("asterisk", "toggle_mark", "Mark", key_display="*", show=False),
-        *(Binding(f"ctrl+{n}", f"flag({n})", f"Flag {n}", show=False) for n in range(1, 8)),
-        Binding("d", "app.pick_deck", "Decks"),
-        Binding("s", "app.stats", "Stats"),
+        Binding("e", "app.edit_card", "Edit"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.finish", "Quit"),
+        # Anki's reviewer keys for what is done to a card besides grading it.
+        Binding("minus", "act('bury')", "Bury", key_display="-", group=MORE),
+        Binding("at", "act('suspend')", "Suspend", key_display="@", group=MORE),
+        Binding("asterisk", "toggle_mark", "Mark", key_display="*", group=MORE),
+        # Ctrl+1 stands for the seven flags on the key bar.
+        Binding("ctrl+1", "flag(1)", "Flag", key_display="^1-7", group=MORE),
+        *(Binding(f"ctrl+{n}", f"flag({n})", f"Flag {n}", show=False) for n in range(2, 8)),
+        Binding("d", "app.pick_deck", "Decks", group=MORE),
+        Binding("s", "app.stats", "Stats", group=MORE),
+        Binding(MORE_KEY, "more", "More", show=False),
+        Binding("escape", "more(False)", show=False),
         Binding("up,k", "scroll(-1)", "Scroll up", show=False),
         Binding("down,j", "scroll(1)", "Scroll down", show=False),
         Binding("pageup", "scroll_page(-1)", "Page up", show=False),
@@ -101,6 +106,7 @@ class DrillScreen(ClickGuard):
         # Made here, not queried: check_action runs before the screen is composed, too.
         self.card = CardView(id="card")
         self.grades = GradeBar(buttons)
+        self.key_bar = KeyBar()
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(self.mark)
@@ -111,7 +117,7 @@ class DrillScreen(ClickGuard):
         with Vertical(id="under-question"):
             yield Static(id="hint")
         yield self.grades  # hidden until the answer shows
-        yield KeyBar()
+        yield self.key_bar
 
     async def on_mount(self) -> None:
         await self.show_current()
@@ -150,6 +156,7 @@ class DrillScreen(ClickGuard):
             f"[b]Space[/b]/[b]Enter[/b] show the answer{typing}", layout=False
         )
         self.query_one(CardScroll).scroll_home(animate=False)
+        self.key_bar.show_more(False)  # as Anki's More menu closes: another card
         self.refresh_bindings()
 
     def _unfocus(self) -> None:
@@ -188,6 +195,10 @@ class DrillScreen(ClickGuard):
             return not revealed and self.card.typing_widget is None
         if action == "stop_typing":
             return typing
+        if action == "more" and parameters == (False,):
+            # Esc leaves the key bar's second page; while typing, the binding before this one
+            # takes it (stop typing).
+            return self.key_bar.more and not typing
         return True
 
     @user_errors_exit
@@ -199,6 +210,7 @@ class DrillScreen(ClickGuard):
         self.suggested = result.suggested_grade if result else None
         self.grades.set_outcomes(self.session.choices(self._layout), self.suggested)
         self._show_side(revealed=True)
+        self.key_bar.show_more(False)  # the grade keys are on the first page
         self.refresh_bindings()
 
     def _grade_name(self, grade: Grade) -> str:
@@ -285,6 +297,11 @@ class DrillScreen(ClickGuard):
         said = "Flag cleared." if same else f"Flagged {FLAGS[flag]}."
         self.notify(said, timeout=2, markup=False)
         self._refresh_header()
+
+    def action_more(self, more: bool | None = None) -> None:
+        """Switch the key bar's page (m), or go back to the first one (Esc)."""
+        self.key_bar.show_more(not self.key_bar.more if more is None else more)
+        self.refresh_bindings()  # Esc's binding follows the page
 
     def action_type_answer(self) -> None:
         widget = self.card.typing_widget

@@ -17,8 +17,11 @@ KEYS = """\
             give the highlighted grade: the suggestion, else {usual}
 [b]0-5[/b]         grade the card ([b]1-4[/b] with four buttons; [b]b[/b] switches)
 [b]u[/b]           undo the last grade or card action: that card comes back
-[b]-[/b] bury until tomorrow   [b]@[/b] suspend ([b]Ctrl+P[/b] Unsuspend brings back)
-[b]*[/b] mark   [b]Ctrl+1[/b]-[b]7[/b] flag (again: clear)   [b]e[/b] edit the card's YAML
+[b]-[/b]           bury the card until tomorrow
+[b]@[/b]           suspend it; [b]Ctrl+P[/b] Unsuspend brings suspended cards back
+[b]*[/b]           mark it           [b]Ctrl+1[/b]-[b]7[/b] flag it (again: no flag)
+[b]e[/b]           edit the card's YAML in $VISUAL or $EDITOR
+[b]m[/b]           the key bar's other keys (Anki's More); [b]Esc[/b] goes back
 [b]a[/b], [b]Tab[/b]      type your answer first ([b]Ctrl+J[/b] new line); [b]Esc[/b] stops
 [b]j[/b]/[b]k[/b], [b]End[/b]    scroll a long card (also ↑/↓, PgUp/PgDn, Home)
 [b]d[/b]           choose a deck     [b]s[/b] statistics

@@ -1,5 +1,11 @@
 """The drill's footer: the keys that work right now, redrawn as one line of text.
 
+A screen with more keys than 80 columns hold puts some in the :data:`MORE` group, as Anki's
+reviewer puts the card's actions (bury, suspend, flag...) in its More menu: the bar then shows
+the others and "m More", and m (or a click on it) switches to the group's keys and back (the
+screen binds :data:`MORE_KEY` to :meth:`KeyBar.show_more`). Every key works whichever page is
+shown; the page only says which are there.
+
 Textual's ``Footer`` recomposes a widget per key whenever the bindings change, and on the
 drill they change with every key press (grade keys appear on reveal, go on the next card):
 mounting and styling those widgets would be a large part of every key press. This bar
@@ -9,6 +15,7 @@ on a key presses it, as on the Footer.
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.content import Content, Span
 from textual.screen import Screen
 from textual.style import Style
@@ -16,6 +23,14 @@ from textual.widgets import Static
 
 #: A key's own style; a disabled key's whole entry is dimmed as well.
 KEY_STYLE = "bold $footer-key-foreground"
+
+#: The group of keys shown on the bar's second page (see the module's docstring).
+MORE = Binding.Group("More")
+#: The key that switches pages: Anki's key for its More menu.
+MORE_KEY = "m"
+
+#: One key on the bar: (the key a click presses, the key as shown, description, enabled).
+KeyEntry = tuple[str, str, str, bool]
 
 
 class KeyBar(Static):
@@ -28,7 +43,9 @@ class KeyBar(Static):
     }
     """
 
-    _shown: tuple[tuple[str, str, str, bool], ...] | None = None
+    _shown: tuple[KeyEntry, ...] | None = None
+    #: Whether the keys of the MORE group are shown (on a screen that has some).
+    more = False
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -38,8 +55,15 @@ class KeyBar(Static):
         if screen is self.screen:
             self._show_keys()
 
+    def show_more(self, more: bool) -> None:
+        """Show the keys of the MORE group (True) or the others (False)."""
+        if more != self.more:
+            self.more = more
+            self._show_keys()
+
     def _show_keys(self) -> None:
-        keys: list[tuple[str, str, str, bool]] = []
+        keys: list[KeyEntry] = []
+        more: list[KeyEntry] = []
         seen: set[str] = set()
         palette = self.app.COMMAND_PALETTE_BINDING
         key_label = getattr(self.screen, "key_label", None)
@@ -50,10 +74,16 @@ class KeyBar(Static):
             # A screen may word a key by its state (the drill's highlighted grade).
             label = key_label(binding) if key_label is not None else None
             display, description = label or (self.app.get_key_display(binding), binding.description)
-            keys.append((binding.key, display, description, enabled))
+            entry = (binding.key, display, description, enabled)
+            (more if binding.group == MORE else keys).append(entry)
         if self.app.ENABLE_COMMAND_PALETTE:
-            keys.append((palette, "^p", "palette", True))
-        shown = tuple(keys)
+            (more if more else keys).append((palette, "^p", "palette", True))
+        if more:
+            page = more if self.more else keys
+            switch = (MORE_KEY, MORE_KEY, "Back" if self.more else "More", True)
+            shown = (*page, switch)
+        else:
+            shown = tuple(keys)
         # Bindings are refreshed after many a key press that changes none of them.
         if shown != self._shown:
             self._shown = shown
@@ -61,7 +91,7 @@ class KeyBar(Static):
             self.update(_key_line(shown), layout=False)
 
 
-def _key_line(keys: tuple[tuple[str, str, str, bool], ...]) -> Content:
+def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
     """The keys as one line; each enabled one presses its key when clicked.
 
     Built from spans rather than markup, which every app would parse anew: with a click
