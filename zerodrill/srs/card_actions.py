@@ -16,10 +16,12 @@ out until the next study day (Anki's "bury until tomorrow"); a *flag* is one of 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any
 
 #: An event's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]
@@ -77,6 +79,30 @@ class CardActionEvent:
     @property
     def identity(self) -> Identity:
         return (self.origin, self.seq)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The event as one line of a sync file carries it (JSON-safe): ``kind`` "action",
+        which no review line has, so a reader tells the two apart by it (see
+        :mod:`zerodrill.srs.sync.logfile`)."""
+        return {
+            "origin": self.origin,
+            "seq": self.seq,
+            "key": self.key,
+            "kind": WIRE_KIND,
+            "action": self.action.value,
+            "at": self.at.isoformat(),
+            "day": self.day.isoformat(),
+            "flag": self.flag,
+            "undoes": list(self.undoes) if self.undoes is not None else None,
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_wire` as one line of JSON (without the newline)."""
+        return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":"))
+
+
+#: The ``kind`` of a card action's line in a sync file.
+WIRE_KIND = "action"
 
 
 @dataclass(frozen=True, slots=True)
