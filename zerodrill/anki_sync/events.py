@@ -9,7 +9,10 @@ change of this module alone:
 - Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
 - the cards something moved for since the last sync: :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
-  did, for Anki's revlog and card columns: :func:`derive`.
+  did, for Anki's revlog and card columns: :func:`derive`;
+- the card actions (suspend, bury, flag, mark), and those brought back from Anki added:
+  :func:`log_actions`, :func:`add_anki_actions`, with the machine they are kept for
+  (:func:`machine_of`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from zerodrill.anki_sync import revlog
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
+from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
 from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Grade, Sm2State
@@ -72,6 +76,26 @@ class CardHistory:
 def log_events(store: Store) -> list[Event]:
     """Every event in the store, undos included."""
     return store.events()
+
+
+def log_actions(store: Store | None) -> list[CardActionEvent]:
+    """Every card action in the store, undos included (none without a store)."""
+    return store.actions.events() if store is not None else []
+
+
+def machine_of(store: Store | None) -> str | None:
+    """The store's machine id (None without a store)."""
+    return store.machine if store is not None else None
+
+
+def add_anki_actions(
+    store: Store, actions: Sequence[CardActionEvent], store_actions: Iterable[CardActionEvent]
+) -> tuple[int, tuple[str, ...]]:
+    """Log the card actions brought back from Anki that the store lacks (a set union by
+    identity); how many were new, and the store's warnings about any it held back."""
+    known = {e.identity for e in store_actions}
+    merged = store.actions.add_events([a for a in actions if a.identity not in known])
+    return merged.added, merged.warnings
 
 
 def scheduler_of(store: Store | None) -> Scheduler[Any]:

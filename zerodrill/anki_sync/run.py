@@ -7,12 +7,19 @@
    rows zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's
    answers Anki lacks written to its revlog and its schedule set to what all its events
    derive (:mod:`.schedule`). The copy then replaces the collection.
+   Last on the copy, the cards' marks (suspended, buried, flagged, marked: :mod:`.marks`):
+   those changed in Anki only read back as card actions, then every card given the marks
+   zerodrill's actions (those included) make.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
-have gained are still in Anki for the next run. A run killed anywhere leaves the collection
-whole (the work copy is thrown away) and the server as Anki's protocol leaves it.
+have gained are still in Anki for the next run. The card actions read back from Anki are the
+one exception, logged just before the copy replaces the collection: the copy records the marks
+as both sides then hold them, and a store without those actions would take Anki's change for
+zerodrill's own at the next run (logged, and the copy then lost, the next run finds the two
+sides agreeing). A run killed anywhere leaves the collection whole (the work copy is thrown
+away) and the server as Anki's protocol leaves it.
 """
 
 from __future__ import annotations
@@ -21,11 +28,11 @@ import hashlib
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zerodrill.anki_sync import events, notes, revlog, schedule, server, workcopy
+from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -37,6 +44,7 @@ from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
+from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.schedulers import Scheduler
 from zerodrill.srs.store import Store
@@ -60,6 +68,10 @@ class Moved:
     to_anki: int = 0
     #: zerodrill's cards given a new due day, interval or ease in Anki.
     rescheduled: int = 0
+    #: Cards given zerodrill's marks (suspended, buried, flag, marked) in Anki.
+    marks_to_anki: int = 0
+    #: Marks changed in Anki, new to zerodrill's store as card actions.
+    marks_to_zerodrill: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
@@ -133,26 +145,38 @@ def _run(
         open_collection(collection).close()
 
     store_events = events.log_events(store) if store is not None else []
+    store_actions = events.log_actions(store)
     scheduler = events.scheduler_of(store)
+    warnings: tuple[str, ...] = ()
     with workcopy.work_copy(collection) as copy:
         col = open_collection(copy)
         try:
-            moved, anki, manifest = _apply(
-                col, copy, decks, note_keys, store_events, scheduler, manifest_file, clock, now
+            moved, anki, manifest, from_anki = _apply(
+                col,
+                copy,
+                decks,
+                note_keys,
+                store_events,
+                scheduler,
+                manifest_file,
+                clock,
+                now,
+                (events.machine_of(store), store_actions),
             )
         finally:
             col.close()
         if dry_run:
             return _with(moved, full, cleaned)
+        if store is not None and from_anki:
+            _, warnings = events.add_anki_actions(store, from_anki, store_actions)
         workcopy.put_back(copy, collection)
     notes.keep_manifest(manifest, manifest_file)
     if target.key is not None:
         last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
         if last is not server.FullSync.NONE:
             full = last
-    warnings: tuple[str, ...] = ()
     if store is not None:
-        warnings = events.add_anki_reviews(store, anki, store_events)
+        warnings += events.add_anki_reviews(store, anki, store_events)
     return _with(moved, full, cleaned, warnings)
 
 
@@ -183,6 +207,8 @@ def _with(
         moved.to_zerodrill,
         moved.to_anki,
         moved.rescheduled,
+        moved.marks_to_anki,
+        moved.marks_to_zerodrill,
         full,
         cleaned,
         moved.synced_before,
@@ -200,9 +226,11 @@ def _apply(
     manifest_file: Path,
     clock: Callable[[], float],
     now: Callable[[], datetime],
-) -> tuple[Moved, list[events.Event], Manifest]:
-    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, and the
-    manifest to keep once the copy is the collection."""
+    actions: tuple[str | None, Sequence[CardActionEvent]],
+) -> tuple[Moved, list[events.Event], Manifest, list[CardActionEvent]]:
+    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
+    manifest to keep once the copy is the collection, and the card actions read back from
+    Anki (``actions``: the machine whose record of the marks is kept, and the store's)."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package, clock)
     added, updated = notes.import_package(col, package)
@@ -251,9 +279,15 @@ def _apply(
             for c in changed
         ],
     )
-    if rows or changed:
-        # Anki syncs only a collection modified since its last sync.
-        db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
+    machine, store_actions = actions
+    from_anki, marked, recorded = _marks(
+        col, note_keys, decks, today.zerodrill, machine, store_actions
+    )
+    if rows or changed or marked or recorded:
+        # Anki syncs only a collection modified since its last sync, and keeps the config
+        # (the marks' record among it) of whichever side was modified last, wholesale: so
+        # later than the last sync's stamp, which may be within the second of this one.
+        db(col).execute("UPDATE col SET mod = max(mod + 1, ?)", stamp * 1000)
     moved = Moved(
         notes_added=added,
         notes_updated=updated,
@@ -261,8 +295,36 @@ def _apply(
         to_zerodrill=events.new_to_zerodrill(store_events, anki),
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
+        marks_to_anki=marked,
+        marks_to_zerodrill=len(from_anki),
     )
-    return moved, anki, manifest
+    return moved, anki, manifest, from_anki
+
+
+def _marks(
+    col: Collection,
+    note_keys: notes.NoteKeys,
+    decks: Sequence[Deck],
+    today: date,
+    machine: str | None,
+    store_actions: Sequence[CardActionEvent],
+) -> tuple[list[CardActionEvent], int, bool]:
+    """The cards' marks on the open work copy (:mod:`.marks`): the card actions read back
+    from Anki that the store lacks, how many cards were given zerodrill's marks, and whether
+    the record of the marks (in the collection's config) changed."""
+    cards = marks.read(col, note_keys)
+    retired = notes.retired_keys(decks)
+    record = marks.load_record(col, machine, today)
+    ours = marks.wanted_marks(replay(store_actions), cards, today)
+    known = {e.identity for e in store_actions}
+    from_anki = [
+        e for e in marks.from_anki(cards, record, ours, retired) if e.identity not in known
+    ]
+    every = {e.identity: e for e in (*store_actions, *from_anki)}
+    wanted = marks.wanted_marks(replay(every.values()), cards, today)
+    changed = marks.apply(col, cards, record, wanted, retired)
+    recorded = machine is not None and marks.save_record(col, machine, wanted, today)
+    return from_anki, changed, recorded
 
 
 def cache_for(folder: Path, key: HostKey) -> Path:
