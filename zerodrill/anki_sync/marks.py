@@ -35,7 +35,6 @@ from zerodrill.anki_sync.notes import NoteKeys
 from zerodrill.export.anki_marks import MARKED_TAG, NO_ANKI_MARKS, AnkiMarks
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
-from zerodrill.srs.days import study_day
 from zerodrill.srs.sync.logfile import action_unfit
 
 if TYPE_CHECKING:
@@ -163,10 +162,11 @@ def _event(key: str, action: Action, flag: int, mod: int) -> CardActionEvent | N
     seq = (int.from_bytes(digest[:8], "big") >> 2) + 1
     try:
         at = datetime.fromtimestamp(mod, UTC)
-        day = study_day(at)
     except (OverflowError, OSError, ValueError):
         return None
-    return CardActionEvent(ANKI_ORIGIN, seq, key, at, day, action, flag)
+    # The day in UTC, not the local study day: machines in other time zones make the same
+    # event (a suspend, flag or mark lasts beyond its day; only a bury is held to it).
+    return CardActionEvent(ANKI_ORIGIN, seq, key, at, at.date(), action, flag)
 
 
 def _by_note(cards: Mapping[str, AnkiCard]) -> dict[int, list[str]]:

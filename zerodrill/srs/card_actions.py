@@ -3,11 +3,15 @@ the undo of one of those. Events, like the review log's: nothing but what was do
 whom; a card's marks (suspended, buried today, its flag, marked) are derived by replaying its
 events in time order (:func:`replay`).
 
-Identity is ``(origin, seq)``, the machine that made the event and its number there, as for
-reviews; an undo names the event it withdraws by identity and withdraws exactly that one, so
-two machines' actions on one card can merge as a set union. Neither the shared-folder sync
-nor the Anki sync carries them yet (they live in their own table, ``card_action``); the
-export's ``--with-progress`` does.
+Identity is ``(origin, seq)``, the machine that made the event and its number there (numbered
+apart from its reviews), as for reviews; an undo names the event it withdraws by identity and
+withdraws exactly that one, so two machines' actions on one card merge as a set union. They
+live in their own table (``card_action``, :mod:`zerodrill.srs.store.actions`) and travel
+everywhere reviews do: the shared-folder sync carries them as lines of their own kind
+(:meth:`CardActionEvent.to_wire`, :mod:`zerodrill.srs.sync.logfile`); ``zerodrill anki sync``
+gives them to Anki and brings back those made in Anki, of origin ``anki``
+(:mod:`zerodrill.anki_sync.marks`); the export's ``--with-progress`` writes them into the
+package. All three map them to Anki by :mod:`zerodrill.export.anki_marks`.
 
 Anki's meanings: *suspend* keeps a card out of every queue until unsuspended; *bury* keeps it
 out until the next study day (Anki's "bury until tomorrow"); a *flag* is one of seven colours

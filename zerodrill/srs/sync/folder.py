@@ -14,7 +14,9 @@ A sync is three steps, which the tests interleave between machines as a concurre
    each affected card from its events, in short transactions that a drill can come between.
 
 Undo entries travel like any review and name what they undo by identity; one whose review has
-not arrived yet waits for a later sync.
+not arrived yet waits for a later sync. Card actions (suspend, bury, flag, mark, and their
+undos) travel beside the reviews in the same files, by the same rules (:func:`_plan_actions`),
+and are added by :meth:`~zerodrill.srs.store.actions.ActionLog.add_events`.
 
 What the folder holds is not trusted (see :mod:`.logfile` for the files and lines): a line
 that claims this machine's identity is ignored, as this machine's reviews come from its own

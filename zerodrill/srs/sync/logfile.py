@@ -3,7 +3,10 @@
 A log file is ``zerodrill-<origin>.jsonl``: UTF-8 JSON Lines. Its first line is a header,
 ``{"zerodrill": "review-log", "version": 1, "origin": "<machine id>"}``; every other line is
 one event, as :meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undoes`` as
-``[origin, seq]``). Only the machine named in the file name writes it, and only by adding
+``[origin, seq]``), or a card action (suspend, bury, flag, mark), ``"kind": "action"``, as
+:meth:`~zerodrill.srs.card_actions.CardActionEvent.to_wire` gives it: the format's version is
+unchanged, since a reader from before card actions skips those lines alone (as damaged, with
+its one warning for the file) and reads every review. Only the machine named in the file name writes it, and only by adding
 lines: it writes the whole file anew beside it and renames it into place, so a reader on the
 same disk sees the old file or the new one, never a mix.
 
