@@ -6,9 +6,11 @@ one event, as :meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undo
 ``[origin, seq]``), or a card action (suspend, bury, flag, mark), ``"kind": "action"``, as
 :meth:`~zerodrill.srs.card_actions.CardActionEvent.to_wire` gives it: the format's version is
 unchanged, since a reader from before card actions skips those lines alone (as damaged, with
-its one warning for the file) and reads every review. Only the machine named in the file name writes it, and only by adding
-lines: it writes the whole file anew beside it and renames it into place, so a reader on the
-same disk sees the old file or the new one, never a mix.
+its one warning for the file) and reads every review.
+
+Only the machine named in the file name writes it, and only by adding lines: it writes the
+whole file anew beside it and renames it into place, so a reader on the same disk sees the
+old file or the new one, never a mix.
 
 A sync tool may still deliver a file half-way (Syncthing, Dropbox and network shares copy
 byte ranges): whatever follows the last newline is a line still on its way, and is left for
