@@ -786,6 +786,9 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     act(db, S2, Action.UNMARK)
     with Store.open(db) as store:
         store.actions.undo(flagged, at=datetime.now().astimezone())
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "3 cards would be set in Anki; 0 changes made in Anki would be" in marks_line(out)
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "3 cards set in Anki; 0 changes made in Anki brought back" in marks_line(out)
@@ -865,3 +868,29 @@ def test_a_card_suspended_on_the_phone_is_not_unsuspended_by_a_machine_that_neve
         assert store.actions.events() == first.actions.events()
     phone.sync()
     assert card(phone, "stage-1").queue == -1
+
+
+def test_the_phone_syncing_its_own_settings_does_not_make_the_drills_change_look_like_its(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    # Anki's sync gives one side's whole config to the other, whichever was modified last: a
+    # record of the marks kept there came back from the phone as an earlier run's, and the
+    # drill's unmark then read as a mark made on the phone.
+    db = _private_review_db
+    act(db, S1, Action.SUSPEND)
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    act(db, S2, Action.MARK)
+    assert sync(capsys, home)[0] == 0
+    # The phone, not synced since, answers a card and changes a setting of its own.
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+    phone.col.set_config("activeCols", ["noteFld", "template"])
+    phone.sync()
+    act(db, S2, Action.UNMARK)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "1 card set in Anki; 0 changes made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        assert {e.origin for e in store.actions.events()} == {store.machine}
+    phone.sync()
+    assert not tagged_marked(phone, "stage-2") and card(phone, "stage-1").queue == -1

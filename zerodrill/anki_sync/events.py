@@ -10,9 +10,9 @@ change of this module alone:
 - the cards something moved for since the last sync: :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
   did, for Anki's revlog and card columns: :func:`derive`;
-- the card actions (suspend, bury, flag, mark), and those brought back from Anki added:
-  :func:`log_actions`, :func:`add_anki_actions`, with the machine they are kept for
-  (:func:`machine_of`).
+- the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
+  record of the marks a run left in a collection: :func:`log_actions`,
+  :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`.
 """
 
 from __future__ import annotations
@@ -83,9 +83,20 @@ def log_actions(store: Store | None) -> list[CardActionEvent]:
     return store.actions.events() if store is not None else []
 
 
-def machine_of(store: Store | None) -> str | None:
-    """The store's machine id (None without a store)."""
-    return store.machine if store is not None else None
+#: The store setting holding the record of the marks a run left in one collection.
+_RECORD_SETTING = "anki-sync-marks "
+
+
+def marks_record(store: Store | None, collection: str) -> str | None:
+    """The record of the marks the last run left in ``collection`` (an id naming it); None
+    if there is none."""
+    return store.setting(_RECORD_SETTING + collection) if store is not None else None
+
+
+def keep_marks_record(store: Store, collection: str, record: str) -> None:
+    """Keep ``record`` as the marks this run left in ``collection``."""
+    if store.setting(_RECORD_SETTING + collection) != record:
+        store.save_setting(_RECORD_SETTING + collection, record)
 
 
 def add_anki_actions(

@@ -2,10 +2,14 @@
 mapping is :mod:`zerodrill.export.anki_marks`, the export's own), and the marks set in Anki
 (on the phone) brought back as card actions of origin ``anki``.
 
-Which side changed a mark is told by the marks both had after the last run: kept in the
-collection's config under ``zerodrill.marks.<machine id>``, one entry per zerodrill machine (a
-machine's store may not hold another's actions yet, so one machine's record would mislead
-another), and carried by Anki's sync with the collection. For each card and mark:
+Which side changed a mark is told by the marks both had after the last run: a record kept in
+the review store (:func:`record_text`), one for each collection synced with, so one for each
+zerodrill machine (a machine's store may not hold another's actions yet, so a record shared
+between machines would mislead them). Not in the collection's config: Anki's sync replaces a
+side's whole config with the other's, whichever was modified last, so a phone that synced a
+change of its own would put back a record of an earlier run. A run that took the server's
+collection whole (a full download) reads no record: the collection may lack what the last run
+wrote. For each card and mark:
 
 - changed in zerodrill since the last run: zerodrill's goes to Anki (it wins over a change
   made on both sides);
@@ -24,6 +28,7 @@ sent, Anki's is left as it is. *Suspended* on a retired card: the notes step sus
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Collection as Keys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -39,11 +44,6 @@ from zerodrill.srs.sync.logfile import action_unfit
 
 if TYPE_CHECKING:
     from anki.collection import Collection
-
-#: The collection config key holding one zerodrill machine's record of the last run's marks.
-CONFIG_PREFIX = "zerodrill.marks."
-#: Records past this many cards are not zerodrill's (a collection is shared ground).
-MAX_RECORDED = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,19 +74,17 @@ def read(col: Collection, notes: NoteKeys) -> dict[str, AnkiCard]:
     return out
 
 
-# -- the record of the last run, in the collection's config ---------------------------------
+# -- the record of the last run, in the review store --------------------------------------
 
 
-def load_record(col: Collection, machine: str | None, today: date) -> dict[str, AnkiMarks]:
-    """The marks ``machine`` left on each card at its last run (cards with none absent).
-
-    The config comes with the collection from the server: what is not a record zerodrill
-    writes is taken for no record, entry by entry.
-    """
-    if machine is None:
+def load_record(text: str | None, today: date) -> dict[str, AnkiMarks]:
+    """The marks the last run left on each card (cards with none absent), from the record
+    :func:`record_text` made; what is not such a record reads as none, entry by entry."""
+    try:
+        raw: Any = json.loads(text) if text is not None else {}
+    except ValueError:
         return {}
-    raw: Any = col.get_config(CONFIG_PREFIX + machine, None)
-    if not isinstance(raw, dict) or len(raw) > MAX_RECORDED:
+    if not isinstance(raw, dict):
         return {}
     out = {}
     for key, value in raw.items():
@@ -112,18 +110,14 @@ def _from_record(value: object, today: date) -> AnkiMarks | None:
     return AnkiMarks(suspended, buried_on == today.isoformat(), flag, marked)
 
 
-def save_record(col: Collection, machine: str, marks: Mapping[str, AnkiMarks], today: date) -> bool:
-    """Record ``marks`` as the ones ``machine`` left (cards with none left out); whether the
-    record changed (and the collection with it)."""
+def record_text(marks: Mapping[str, AnkiMarks], today: date) -> str:
+    """The record of ``marks`` as a run leaves them on ``today`` (cards with none left out)."""
     record = {
         key: [m.suspended, today.isoformat() if m.buried else "", m.flag, m.marked]
         for key, m in sorted(marks.items())
         if m != NO_ANKI_MARKS
     }
-    if col.get_config(CONFIG_PREFIX + machine, None) == record:
-        return False
-    col.set_config(CONFIG_PREFIX + machine, record)
-    return True
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- Anki's changes, as card actions -------------------------------------------------------

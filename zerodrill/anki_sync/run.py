@@ -14,12 +14,12 @@
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
-have gained are still in Anki for the next run. The card actions read back from Anki are the
-one exception, logged just before the copy replaces the collection: the copy records the marks
-as both sides then hold them, and a store without those actions would take Anki's change for
-zerodrill's own at the next run (logged, and the copy then lost, the next run finds the two
-sides agreeing). A run killed anywhere leaves the collection whole (the work copy is thrown
-away) and the server as Anki's protocol leaves it.
+have gained are still in Anki for the next run. The marks are the one exception: the card
+actions read back from Anki are logged just before the copy replaces the collection, and the
+record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
+marks the collection or the store lacks (a failure between the two leaves the older record,
+and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
+(the work copy is thrown away) and the server as Anki's protocol leaves it.
 """
 
 from __future__ import annotations
@@ -146,12 +146,16 @@ def _run(
 
     store_events = events.log_events(store) if store is not None else []
     store_actions = events.log_actions(store)
+    record_id = _record_id(target)
+    # A collection taken whole from the server may lack what the last run wrote into it.
+    fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
+    record = None if fresh else events.marks_record(store, record_id)
     scheduler = events.scheduler_of(store)
     warnings: tuple[str, ...] = ()
     with workcopy.work_copy(collection) as copy:
         col = open_collection(copy)
         try:
-            moved, anki, manifest, from_anki = _apply(
+            moved, anki, manifest, (from_anki, new_record) = _apply(
                 col,
                 copy,
                 decks,
@@ -161,7 +165,7 @@ def _run(
                 manifest_file,
                 clock,
                 now,
-                (events.machine_of(store), store_actions),
+                (record, store_actions),
             )
         finally:
             col.close()
@@ -170,6 +174,8 @@ def _run(
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
         workcopy.put_back(copy, collection)
+        if store is not None:
+            events.keep_marks_record(store, record_id, new_record)
     notes.keep_manifest(manifest, manifest_file)
     if target.key is not None:
         last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
@@ -227,10 +233,11 @@ def _apply(
     clock: Callable[[], float],
     now: Callable[[], datetime],
     actions: tuple[str | None, Sequence[CardActionEvent]],
-) -> tuple[Moved, list[events.Event], Manifest, list[CardActionEvent]]:
+) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
-    manifest to keep once the copy is the collection, and the card actions read back from
-    Anki (``actions``: the machine whose record of the marks is kept, and the store's)."""
+    manifest to keep once the copy is the collection, and the marks (``actions``: the record
+    of the last run's, and the store's card actions): the card actions read back from Anki,
+    and the record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package, clock)
     added, updated = notes.import_package(col, package)
@@ -279,15 +286,13 @@ def _apply(
             for c in changed
         ],
     )
-    machine, store_actions = actions
-    from_anki, marked, recorded = _marks(
-        col, note_keys, decks, today.zerodrill, machine, store_actions
+    record, store_actions = actions
+    from_anki, marked, new_record = _marks(
+        col, note_keys, decks, today.zerodrill, record, store_actions
     )
-    if rows or changed or marked or recorded:
-        # Anki syncs only a collection modified since its last sync, and keeps the config
-        # (the marks' record among it) of whichever side was modified last, wholesale: so
-        # later than the last sync's stamp, which may be within the second of this one.
-        db(col).execute("UPDATE col SET mod = max(mod + 1, ?)", stamp * 1000)
+    if rows or changed or marked:
+        # Anki syncs only a collection modified since its last sync.
+        db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
     moved = Moved(
         notes_added=added,
         notes_updated=updated,
@@ -298,7 +303,7 @@ def _apply(
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
     )
-    return moved, anki, manifest, from_anki
+    return moved, anki, manifest, (from_anki, new_record)
 
 
 def _marks(
@@ -306,15 +311,15 @@ def _marks(
     note_keys: notes.NoteKeys,
     decks: Sequence[Deck],
     today: date,
-    machine: str | None,
+    record_text: str | None,
     store_actions: Sequence[CardActionEvent],
-) -> tuple[list[CardActionEvent], int, bool]:
+) -> tuple[list[CardActionEvent], int, str]:
     """The cards' marks on the open work copy (:mod:`.marks`): the card actions read back
-    from Anki that the store lacks, how many cards were given zerodrill's marks, and whether
-    the record of the marks (in the collection's config) changed."""
+    from Anki that the store lacks, how many cards were given zerodrill's marks, and the
+    record of the marks the run leaves (``record_text``: the last run's)."""
     cards = marks.read(col, note_keys)
     retired = notes.retired_keys(decks)
-    record = marks.load_record(col, machine, today)
+    record = marks.load_record(record_text, today)
     ours = marks.wanted_marks(replay(store_actions), cards, today)
     known = {e.identity for e in store_actions}
     from_anki = [
@@ -323,8 +328,15 @@ def _marks(
     every = {e.identity: e for e in (*store_actions, *from_anki)}
     wanted = marks.wanted_marks(replay(every.values()), cards, today)
     changed = marks.apply(col, cards, record, wanted, retired)
-    recorded = machine is not None and marks.save_record(col, machine, wanted, today)
-    return from_anki, changed, recorded
+    return from_anki, changed, marks.record_text(wanted, today)
+
+
+def _record_id(target: Target) -> str:
+    """What names the collection synced with, for the record of the marks a run left in it:
+    the file, and for a server the account (another account's collection is another)."""
+    account = target.key.hkey if target.key is not None else ""
+    named = f"{target.collection.resolve()}\0{account}"
+    return hashlib.sha256(named.encode("utf-8")).hexdigest()[:16]
 
 
 def cache_for(folder: Path, key: HostKey) -> Path:
