@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tui_support import Clock, tui_decks
 
-from zerodrill.srs.card_actions import Action, CardMarks
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
+from zerodrill.srs.store.actions import NothingToUndo
 from zerodrill.srs.sync.folder import sync_folder
-from zerodrill.srs.sync.logfile import file_name, header, read_log
+from zerodrill.srs.sync.logfile import action_unfit, file_name, header, parse_line, read_log
 
 #: The first card a sitting over the test deck shows.
 FIRST = "zero-tui/stage-key#c1"
@@ -189,6 +193,27 @@ def test_an_action_line_round_trips_and_old_files_still_read(folder: Path) -> No
         json.loads(line("b0b", 1)),
         json.loads(line("b0b", 2, "flag", flag=7)),
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    action=st.sampled_from(list(Action)),
+    flag=st.integers(0, 7),
+    seq=st.integers(1, 2**63 - 1),
+    when=st.datetimes(
+        min_value=datetime(1970, 1, 2), max_value=datetime(9000, 1, 1), timezones=st.timezones()
+    ),
+    origin=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", fullmatch=True),
+)
+def test_every_action_a_machine_may_write_reads_back_as_itself(
+    action: Action, flag: int, seq: int, when: datetime, origin: str
+) -> None:
+    undoes = ("b0b", 7) if action is Action.UNDO else None
+    event = CardActionEvent(
+        origin, seq, FIRST, when, when.date(), action, flag if action is Action.FLAG else 0, undoes
+    )
+    assert action_unfit(event) is None
+    assert parse_line(event.to_json()) == event
 
 
 # -- the hostile folder ------------------------------------------------------------------------
@@ -379,3 +404,69 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
         sync_folder(b, folder)
         assert b.actions.marks() == {FIRST: CardMarks(suspended=True, flag=6)}
         assert len(b.actions.events()) == 4
+
+
+# -- property: any order of actions, undos and syncs converges -------------------------------
+
+KEYS = ("zero-tui/stage-key#c1", "zero-tui/fsdp", "zero-tui/offload")
+ACTIONS = [a for a in Action if a is not Action.UNDO]
+Step = st.one_of(
+    st.tuples(
+        st.just("act"), st.integers(0, 2), st.sampled_from(KEYS), st.sampled_from(ACTIONS),
+        st.integers(0, 7), st.integers(0, 600),
+    ),
+    st.tuples(st.just("undo"), st.integers(0, 2)),
+    st.tuples(st.just("sync"), st.integers(0, 2)),
+)  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=st.lists(Step, max_size=30))
+def test_machines_that_act_undo_and_sync_in_any_order_end_with_the_same_marks(
+    steps: list[tuple[object, ...]],
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "shared"
+        folder.mkdir()
+        stores = [Store.open(Path(tmp) / f"{n}.db") for n in range(3)]
+        try:
+            now = Clock().now
+            made: list[list[CardActionEvent]] = [[], [], []]
+            for step in steps:
+                n = step[1]
+                assert isinstance(n, int)
+                store = stores[n]
+                if step[0] == "act":
+                    _, _, key, action, flag, minutes = step
+                    assert isinstance(key, str) and isinstance(action, Action)
+                    assert isinstance(flag, int) and isinstance(minutes, int)
+                    now += timedelta(minutes=minutes)
+                    flag = flag if action is Action.FLAG else 0
+                    made[n].append(
+                        store.actions.record(key, action, at=now, day=now.date(), flag=flag)
+                    )
+                elif step[0] == "undo" and made[n]:
+                    now += timedelta(minutes=1)
+                    try:
+                        store.actions.undo(made[n].pop().identity, at=now)
+                    except NothingToUndo:
+                        pass
+                elif step[0] == "sync":
+                    assert sync_folder(store, folder).warnings == ()
+            for _ in range(2):
+                for store in stores:
+                    sync_folder(store, folder)
+            logs = [set(s.actions.events()) for s in stores]
+            assert logs[0] == logs[1] == logs[2]
+            # Nothing lost, nothing doubled: every machine's own actions, each once.
+            own = {e for s in stores for e in s.actions.events() if e.origin == s.machine}
+            assert logs[0] == own
+            assert all(len(s.actions.events()) == len(logs[0]) for s in stores)
+            marks = [s.actions.marks() for s in stores]
+            assert marks[0] == marks[1] == marks[2] == replay(logs[0])
+            for store in stores:
+                again = sync_folder(store, folder)
+                assert (again.actions_sent, again.actions_received) == (0, 0)
+        finally:
+            for store in stores:
+                store.close()
