@@ -16,7 +16,8 @@ wrote. For each card and mark:
 - changed in Anki only: brought back as a card action from ``anki``, its time the card's (or,
   for *marked*, the note's) modification time, its number a digest of the card, the change and
   that time; so a second run, or another machine seeing the same change, makes the same event,
-  and the set union by identity keeps one;
+  and the set union by identity keeps one (Anki times a change to the second: two changes of
+  one mark on one card within the same second replay in no particular order);
 - then the card is given what replaying every action (those just brought back included) makes
   of it.
 

@@ -48,6 +48,8 @@ from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.schedulers import Scheduler
 from zerodrill.srs.store import Store
+from zerodrill.srs.store.eventlog import HOLD_AHEAD
+from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from anki.collection import Collection
@@ -287,8 +289,8 @@ def _apply(
         ],
     )
     record, store_actions = actions
-    from_anki, marked, new_record = _marks(
-        col, note_keys, decks, today.zerodrill, record, store_actions
+    from_anki, marked, new_record, held = _marks(
+        col, note_keys, decks, (today.zerodrill, at), record, store_actions
     )
     if rows or changed or marked:
         # Anki syncs only a collection modified since its last sync.
@@ -302,6 +304,7 @@ def _apply(
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
+        remarks=held,
     )
     return moved, anki, manifest, (from_anki, new_record)
 
@@ -310,25 +313,41 @@ def _marks(
     col: Collection,
     note_keys: notes.NoteKeys,
     decks: Sequence[Deck],
-    today: date,
+    when: tuple[date, datetime],
     record_text: str | None,
     store_actions: Sequence[CardActionEvent],
-) -> tuple[list[CardActionEvent], int, str]:
+) -> tuple[list[CardActionEvent], int, str, tuple[str, ...]]:
     """The cards' marks on the open work copy (:mod:`.marks`): the card actions read back
-    from Anki that the store lacks, how many cards were given zerodrill's marks, and the
-    record of the marks the run leaves (``record_text``: the last run's)."""
+    from Anki that the store lacks, how many cards were given zerodrill's marks, the record
+    of the marks the run leaves (``record_text``: the last run's), and a warning if some
+    were held back. ``when``: the study day and the time of the run.
+
+    A change in Anki dated more than a day ahead (a device whose clock is wrong) would win
+    over every later change until then, as a review would: its card is left as both sides
+    have it, and out of the record, until that time comes (as the store holds such events).
+    """
+    today, now = when
     cards = marks.read(col, note_keys)
     retired = notes.retired_keys(decks)
     record = marks.load_record(record_text, today)
     ours = marks.wanted_marks(replay(store_actions), cards, today)
     known = {e.identity for e in store_actions}
-    from_anki = [
-        e for e in marks.from_anki(cards, record, ours, retired) if e.identity not in known
-    ]
+    found = [e for e in marks.from_anki(cards, record, ours, retired) if e.identity not in known]
+    ahead = {e.key for e in found if e.at > now + HOLD_AHEAD}
+    from_anki = [e for e in found if e.key not in ahead]
     every = {e.identity: e for e in (*store_actions, *from_anki)}
     wanted = marks.wanted_marks(replay(every.values()), cards, today)
-    changed = marks.apply(col, cards, record, wanted, retired)
-    return from_anki, changed, marks.record_text(wanted, today)
+    settled = {key: card for key, card in cards.items() if key not in ahead}
+    changed = marks.apply(col, settled, record, wanted, retired)
+    kept = {key: m for key, m in wanted.items() if key not in ahead}
+    kept.update((key, record[key]) for key in ahead if key in record)
+    held: tuple[str, ...] = ()
+    if ahead:
+        held = (
+            f"{plural(len(ahead), 'card')} suspended, flagged or marked in Anki at a time more "
+            "than a day ahead held back until then: is that device's clock wrong?",
+        )
+    return from_anki, changed, marks.record_text(kept, today), held
 
 
 def _record_id(target: Target) -> str:
