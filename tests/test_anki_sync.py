@@ -20,6 +20,8 @@ from pathlib import Path
 
 import anki.collection  # noqa: F401  (Anki's modules import in this order only)
 import pytest
+from anki.cards import Card, CardId
+from anki.notes import NoteId
 from anki.scheduler.v3 import CardAnswer
 from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_rows
 from cli_support import run_cli
@@ -27,6 +29,7 @@ from cli_support import run_cli
 from zerodrill.anki_sync import login as kept
 from zerodrill.anki_sync.events import derive
 from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
 from zerodrill.srs.store import Store
 
@@ -722,3 +725,199 @@ def test_logging_in_to_another_account_starts_from_its_collection(
         assert own_rows(phone_b, own)[0][0][5] == "the other account's note\x1fan answer of mine"
     finally:
         phone_b.close()
+
+
+# -- the cards' marks (issue 24, point 1) --------------------------------------------------
+# Suspended, buried, flagged and marked cards reach the phone as Anki's own, by the export's
+# mapping; cards suspended, flagged or marked on the phone come back as card actions from
+# "anki", once.
+
+S1, S2, S3 = (f"{DECK_ID}/stage-{n}" for n in (1, 2, 3))
+C2 = f"{DECK_ID}/stage-key#c2"
+
+
+def act(db: Path, key: str, action: Action, flag: int = 0) -> tuple[str, int]:
+    """The drill's ``action`` on ``key``, logged now."""
+    now = datetime.now().astimezone()
+    with Store.open(db) as store:
+        return store.actions.record(key, action, at=now, day=study_day(now), flag=flag).identity
+
+
+def card(phone: Phone, card_id: str, ordinal: int = 0) -> Card:
+    return phone.col.get_card(CardId(phone.card_of(DECK_ID, card_id, ordinal)))
+
+
+def tagged_marked(phone: Phone, card_id: str) -> bool:
+    return "marked" in card(phone, card_id).note().tags
+
+
+def marks_line(out: str) -> str:
+    return next((x for x in out.splitlines() if x.startswith("Suspended, buried")), "")
+
+
+def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    act(db, S1, Action.SUSPEND)
+    act(db, S3, Action.BURY)
+    flagged = act(db, C2, Action.FLAG, flag=3)
+    act(db, S2, Action.MARK)
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    assert (card(phone, "stage-1").queue, card(phone, "stage-3").queue) == (-1, -3)
+    assert card(phone, "stage-key", 1).flags == 3 and card(phone, "stage-key", 0).flags == 0
+    assert tagged_marked(phone, "stage-2") and not tagged_marked(phone, "stage-1")
+    # Anki's own searches find them as its own.
+    assert len(phone.col.find_cards("is:suspended")) == 1
+    assert len(phone.col.find_cards("is:buried")) == 1
+    assert len(phone.col.find_cards("flag:3")) == 1
+    assert len(phone.col.find_cards("tag:marked")) == 1
+
+    # Once there, a second run sets nothing again and brings nothing back.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert marks_line(out) == ""
+    with Store.open(db) as store:
+        assert {e.origin for e in store.actions.events()} == {store.machine}
+
+    # The way back: unsuspended, the flag undone, unmarked in the drill; so on the phone.
+    act(db, S1, Action.UNSUSPEND)
+    act(db, S2, Action.UNMARK)
+    with Store.open(db) as store:
+        store.actions.undo(flagged, at=datetime.now().astimezone())
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "3 cards would be set in Anki; 0 changes made in Anki would be" in marks_line(out)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "3 cards set in Anki; 0 changes made in Anki brought back" in marks_line(out)
+    phone.sync()
+    assert card(phone, "stage-1").queue == 0  # new again, as before it was suspended
+    assert card(phone, "stage-key", 1).flags == 0
+    assert not tagged_marked(phone, "stage-2")
+    assert card(phone, "stage-3").queue == -3  # still buried today
+
+
+def test_cards_suspended_flagged_or_marked_on_the_phone_come_back_once(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
+    cloze = card(phone, "stage-key").nid
+    phone.col.tags.bulk_add([NoteId(cloze)], "marked")
+    phone.sync()
+
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "0 cards set in Anki; 4 changes made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        events = store.actions.events()
+        assert {e.origin for e in events} == {"anki"} and len(events) == 4
+        assert store.actions.marks() == {
+            S1: CardMarks(suspended=True),
+            S3: CardMarks(flag=2),
+            f"{DECK_ID}/stage-key#c1": CardMarks(marked=True),
+            C2: CardMarks(marked=True),
+        }
+
+    # Idempotent: the next run brings back nothing, and leaves the phone's marks as they are.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert marks_line(out) == ""
+    with Store.open(db) as store:
+        assert len(store.actions.events()) == 4
+    phone.sync()
+    assert card(phone, "stage-1").queue == -1 and card(phone, "stage-3").flags == 2
+    assert "marked" in phone.col.get_note(NoteId(cloze)).tags
+
+    # The phone unsuspends; the drill unflags: each side's change reaches the other. (Anki
+    # times a card's change to the second: two changes of one mark within one second come
+    # back in no particular order, which a person at the phone does not make.)
+    time.sleep(1)
+    phone.col.sched.unsuspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.sync()
+    act(db, S3, Action.FLAG, flag=0)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "1 card set in Anki; 1 change made in Anki brought back" in marks_line(out)
+    phone.sync()
+    assert card(phone, "stage-1").queue == 0 and card(phone, "stage-3").flags == 0
+    with Store.open(db) as store:
+        assert S1 not in store.actions.marks() and S3 not in store.actions.marks()
+
+
+def test_a_card_suspended_on_the_phone_is_not_unsuspended_by_a_machine_that_never_saw_it(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    # Two terminals (two review stores) sync with one account; the second has not had the
+    # first's card actions through the sync folder. Each keeps its own record of the marks,
+    # so the second takes the phone's suspension for Anki's change, not its own unsuspend.
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.sync()
+    assert sync(capsys, home)[0] == 0
+    other = tmp_path / "other.db"
+    code, out, err = sync(capsys, home, "--db", str(other))
+    assert code == 0, err
+    with Store.open(other) as store, Store.open(_private_review_db) as first:
+        assert store.actions.marks() == {S1: CardMarks(suspended=True)}
+        # The same change makes the same event on both: a folder sync would keep one.
+        assert store.actions.events() == first.actions.events()
+    phone.sync()
+    assert card(phone, "stage-1").queue == -1
+
+
+def test_the_phone_syncing_its_own_settings_does_not_make_the_drills_change_look_like_its(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    # Anki's sync gives one side's whole config to the other, whichever was modified last: a
+    # record of the marks kept there came back from the phone as an earlier run's, and the
+    # drill's unmark then read as a mark made on the phone.
+    db = _private_review_db
+    act(db, S1, Action.SUSPEND)
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    act(db, S2, Action.MARK)
+    assert sync(capsys, home)[0] == 0
+    # The phone, not synced since, answers a card and changes a setting of its own.
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+    phone.col.set_config("activeCols", ["noteFld", "template"])
+    phone.sync()
+    act(db, S2, Action.UNMARK)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "1 card set in Anki; 0 changes made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        assert {e.origin for e in store.actions.events()} == {store.machine}
+    phone.sync()
+    assert not tagged_marked(phone, "stage-2") and card(phone, "stage-1").queue == -1
+
+
+def test_a_mark_made_in_anki_dated_far_ahead_is_held_back_and_left_alone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    # A phone whose clock runs a month ahead: its suspend would win over every change until
+    # then. It is not brought back, and the card is not unsuspended either.
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    cid = phone.card_of(DECK_ID, "stage-1")
+    phone.col.sched.suspend_cards([CardId(cid)])
+    ahead = int((datetime.now() + timedelta(days=30)).timestamp())
+    phone.col.db.execute("UPDATE cards SET mod = ? WHERE id = ?", ahead, cid)
+    phone.sync()
+    for _ in range(2):
+        code, out, err = sync(capsys, home)
+        assert code == 0, err
+        assert "1 card suspended, flagged or marked in Anki at a time more than a day ahead" in out
+        assert marks_line(out) == ""
+        with Store.open(db) as store:
+            assert store.actions.events() == []
+    phone.sync()
+    assert card(phone, "stage-1").queue == -1

@@ -14,6 +14,8 @@ the user. One module per job:
 - :mod:`.notes`: the decks' notes brought up to date by the export's own package and Anki's
   importer, and retired cards suspended;
 - :mod:`.schedule`: each zerodrill card's due day, interval and ease set from the events;
+- :mod:`.marks`: each card's marks (suspended, buried, flagged, marked) set from the card
+  actions, and those changed in Anki brought back as card actions;
 - :mod:`.workcopy`: the collection changed on a copy that replaces it only when complete;
 - :mod:`.run`: the steps in order, and what moved each way.
 """

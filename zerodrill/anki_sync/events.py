@@ -9,7 +9,10 @@ change of this module alone:
 - Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
 - the cards something moved for since the last sync: :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
-  did, for Anki's revlog and card columns: :func:`derive`.
+  did, for Anki's revlog and card columns: :func:`derive`;
+- the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
+  record of the marks a run left in a collection: :func:`log_actions`,
+  :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from zerodrill.anki_sync import revlog
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
+from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
 from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Grade, Sm2State
@@ -72,6 +76,37 @@ class CardHistory:
 def log_events(store: Store) -> list[Event]:
     """Every event in the store, undos included."""
     return store.events()
+
+
+def log_actions(store: Store | None) -> list[CardActionEvent]:
+    """Every card action in the store, undos included (none without a store)."""
+    return store.actions.events() if store is not None else []
+
+
+#: The store setting holding the record of the marks a run left in one collection.
+_RECORD_SETTING = "anki-sync-marks "
+
+
+def marks_record(store: Store | None, collection: str) -> str | None:
+    """The record of the marks the last run left in ``collection`` (an id naming it); None
+    if there is none."""
+    return store.setting(_RECORD_SETTING + collection) if store is not None else None
+
+
+def keep_marks_record(store: Store, collection: str, record: str) -> None:
+    """Keep ``record`` as the marks this run left in ``collection``."""
+    if store.setting(_RECORD_SETTING + collection) != record:
+        store.save_setting(_RECORD_SETTING + collection, record)
+
+
+def add_anki_actions(
+    store: Store, actions: Sequence[CardActionEvent], store_actions: Iterable[CardActionEvent]
+) -> tuple[int, tuple[str, ...]]:
+    """Log the card actions brought back from Anki that the store lacks (a set union by
+    identity); how many were new, and the store's warnings about any it held back."""
+    known = {e.identity for e in store_actions}
+    merged = store.actions.add_events([a for a in actions if a.identity not in known])
+    return merged.added, merged.warnings
 
 
 def scheduler_of(store: Store | None) -> Scheduler[Any]:

@@ -7,12 +7,19 @@
    rows zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's
    answers Anki lacks written to its revlog and its schedule set to what all its events
    derive (:mod:`.schedule`). The copy then replaces the collection.
+   Last on the copy, the cards' marks (suspended, buried, flagged, marked: :mod:`.marks`):
+   those changed in Anki only read back as card actions, then every card given the marks
+   zerodrill's actions (those included) make.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
-have gained are still in Anki for the next run. A run killed anywhere leaves the collection
-whole (the work copy is thrown away) and the server as Anki's protocol leaves it.
+have gained are still in Anki for the next run. The marks are the one exception: the card
+actions read back from Anki are logged just before the copy replaces the collection, and the
+record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
+marks the collection or the store lacks (a failure between the two leaves the older record,
+and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
+(the work copy is thrown away) and the server as Anki's protocol leaves it.
 """
 
 from __future__ import annotations
@@ -21,11 +28,11 @@ import hashlib
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zerodrill.anki_sync import events, notes, revlog, schedule, server, workcopy
+from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -37,9 +44,12 @@ from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
+from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.schedulers import Scheduler
 from zerodrill.srs.store import Store
+from zerodrill.srs.store.eventlog import HOLD_AHEAD
+from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from anki.collection import Collection
@@ -60,6 +70,10 @@ class Moved:
     to_anki: int = 0
     #: zerodrill's cards given a new due day, interval or ease in Anki.
     rescheduled: int = 0
+    #: Cards given zerodrill's marks (suspended, buried, flag, marked) in Anki.
+    marks_to_anki: int = 0
+    #: Marks changed in Anki, new to zerodrill's store as card actions.
+    marks_to_zerodrill: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
@@ -133,26 +147,44 @@ def _run(
         open_collection(collection).close()
 
     store_events = events.log_events(store) if store is not None else []
+    store_actions = events.log_actions(store)
+    record_id = _record_id(target)
+    # A collection taken whole from the server may lack what the last run wrote into it.
+    fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
+    record = None if fresh else events.marks_record(store, record_id)
     scheduler = events.scheduler_of(store)
+    warnings: tuple[str, ...] = ()
     with workcopy.work_copy(collection) as copy:
         col = open_collection(copy)
         try:
-            moved, anki, manifest = _apply(
-                col, copy, decks, note_keys, store_events, scheduler, manifest_file, clock, now
+            moved, anki, manifest, (from_anki, new_record) = _apply(
+                col,
+                copy,
+                decks,
+                note_keys,
+                store_events,
+                scheduler,
+                manifest_file,
+                clock,
+                now,
+                (record, store_actions),
             )
         finally:
             col.close()
         if dry_run:
             return _with(moved, full, cleaned)
+        if store is not None and from_anki:
+            _, warnings = events.add_anki_actions(store, from_anki, store_actions)
         workcopy.put_back(copy, collection)
+        if store is not None:
+            events.keep_marks_record(store, record_id, new_record)
     notes.keep_manifest(manifest, manifest_file)
     if target.key is not None:
         last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
         if last is not server.FullSync.NONE:
             full = last
-    warnings: tuple[str, ...] = ()
     if store is not None:
-        warnings = events.add_anki_reviews(store, anki, store_events)
+        warnings += events.add_anki_reviews(store, anki, store_events)
     return _with(moved, full, cleaned, warnings)
 
 
@@ -183,6 +215,8 @@ def _with(
         moved.to_zerodrill,
         moved.to_anki,
         moved.rescheduled,
+        moved.marks_to_anki,
+        moved.marks_to_zerodrill,
         full,
         cleaned,
         moved.synced_before,
@@ -200,9 +234,12 @@ def _apply(
     manifest_file: Path,
     clock: Callable[[], float],
     now: Callable[[], datetime],
-) -> tuple[Moved, list[events.Event], Manifest]:
-    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, and the
-    manifest to keep once the copy is the collection."""
+    actions: tuple[str | None, Sequence[CardActionEvent]],
+) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
+    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
+    manifest to keep once the copy is the collection, and the marks (``actions``: the record
+    of the last run's, and the store's card actions): the card actions read back from Anki,
+    and the record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package, clock)
     added, updated = notes.import_package(col, package)
@@ -251,7 +288,11 @@ def _apply(
             for c in changed
         ],
     )
-    if rows or changed:
+    record, store_actions = actions
+    from_anki, marked, new_record, held = _marks(
+        col, note_keys, decks, (today.zerodrill, at), record, store_actions
+    )
+    if rows or changed or marked:
         # Anki syncs only a collection modified since its last sync.
         db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
     moved = Moved(
@@ -261,8 +302,60 @@ def _apply(
         to_zerodrill=events.new_to_zerodrill(store_events, anki),
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
+        marks_to_anki=marked,
+        marks_to_zerodrill=len(from_anki),
+        remarks=held,
     )
-    return moved, anki, manifest
+    return moved, anki, manifest, (from_anki, new_record)
+
+
+def _marks(
+    col: Collection,
+    note_keys: notes.NoteKeys,
+    decks: Sequence[Deck],
+    when: tuple[date, datetime],
+    record_text: str | None,
+    store_actions: Sequence[CardActionEvent],
+) -> tuple[list[CardActionEvent], int, str, tuple[str, ...]]:
+    """The cards' marks on the open work copy (:mod:`.marks`): the card actions read back
+    from Anki that the store lacks, how many cards were given zerodrill's marks, the record
+    of the marks the run leaves (``record_text``: the last run's), and a warning if some
+    were held back. ``when``: the study day and the time of the run.
+
+    A change in Anki dated more than a day ahead (a device whose clock is wrong) would win
+    over every later change until then, as a review would: its card is left as both sides
+    have it, and out of the record, until that time comes (as the store holds such events).
+    """
+    today, now = when
+    cards = marks.read(col, note_keys)
+    retired = notes.retired_keys(decks)
+    record = marks.load_record(record_text, today)
+    ours = marks.wanted_marks(replay(store_actions), cards, today)
+    known = {e.identity for e in store_actions}
+    found = [e for e in marks.from_anki(cards, record, ours, retired) if e.identity not in known]
+    ahead = {e.key for e in found if e.at > now + HOLD_AHEAD}
+    from_anki = [e for e in found if e.key not in ahead]
+    every = {e.identity: e for e in (*store_actions, *from_anki)}
+    wanted = marks.wanted_marks(replay(every.values()), cards, today)
+    settled = {key: card for key, card in cards.items() if key not in ahead}
+    changed = marks.apply(col, settled, record, wanted, retired)
+    kept = {key: m for key, m in wanted.items() if key not in ahead}
+    kept.update((key, record[key]) for key in ahead if key in record)
+    held: tuple[str, ...] = ()
+    if ahead:
+        held = (
+            f"{plural(len(ahead), 'card')} suspended, flagged or marked in Anki at a time more "
+            "than a day ahead held back until then: is that device's clock wrong?",
+        )
+    return from_anki, changed, marks.record_text(kept, today), held
+
+
+def _record_id(target: Target) -> str:
+    """What names the collection synced with, for the record of the marks a run left in it:
+    the file, and for a server the account (another account's collection is another)."""
+    account = target.key.hkey if target.key is not None else ""
+    named = f"{target.collection.resolve()}\0{account}"
+    return hashlib.sha256(named.encode("utf-8")).hexdigest()[:16]
 
 
 def cache_for(folder: Path, key: HostKey) -> Path:

@@ -96,8 +96,9 @@ def sync_command(
 
     With a server (after 'zerodrill anki login'), on zerodrill's own copy of your collection:
     your Anki reviews come into zerodrill's schedule, zerodrill's grades go to Anki, every
-    card's due day is set to zerodrill's, and the decks' notes are brought up to date. No
-    other note, card or deck is touched.
+    card's due day is set to zerodrill's, and the decks' notes are brought up to date.
+    Suspended, buried, flagged and marked cards go to Anki as its own; those suspended,
+    flagged or marked in Anki come back. No other note, card or deck is touched.
     """
     require_anki()
     from zerodrill.anki_sync import login as kept
@@ -166,6 +167,12 @@ def _report(moved: object, dry_run: bool) -> None:
         f"{plural(moved.to_anki, 'review')}, {plural(moved.rescheduled, 'card')} "
         f"{would}rescheduled."
     )
+    if moved.marks_to_anki or moved.marks_to_zerodrill:
+        click.echo(
+            f"Suspended, buried, flagged and marked cards: {plural(moved.marks_to_anki, 'card')} "
+            f"{would}set in Anki; {plural(moved.marks_to_zerodrill, 'change')} made in Anki "
+            f"{would}brought back."
+        )
     click.echo(
         f"Notes: {moved.notes_added} {would}added, {moved.notes_updated} {would}updated, "
         f"{plural(moved.retired_suspended, 'retired card')} {would}suspended."

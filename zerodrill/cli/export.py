@@ -22,6 +22,7 @@ from zerodrill.paths import default_db_path
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
+    from zerodrill.export.anki_marks import AnkiMarks
     from zerodrill.export.apkg import SchedulingState
 
 #: Where packages go without ``-o``: ``exports/`` in the current folder.
@@ -157,6 +158,7 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
         key: state.sm2 for key, state in sm2_states.items() if isinstance(state, Sm2Card)
     }
     if marks:
+        from zerodrill.export.anki_marks import AnkiMarks
         from zerodrill.srs.card_actions import NO_MARKS
         from zerodrill.srs.days import local_now, study_day
         from zerodrill.srs.sm2 import Sm2State
@@ -166,17 +168,8 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
             m = marks.get(key, NO_MARKS)
             if m != NO_MARKS:
                 base = states.get(key, Sm2State.new())
-                states[key] = WithMarks(base, _ExportMarks(m.suspended, m.hidden_on(today) and
-                                        not m.suspended, m.flag, m.marked))  # fmt: skip
+                states[key] = WithMarks(base, AnkiMarks.of(m, today))
     return states
-
-
-@dataclass(frozen=True, slots=True)
-class _ExportMarks:
-    suspended: bool
-    buried: bool
-    flag: int
-    marked: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +177,7 @@ class WithMarks:
     """A card's schedule with its marks, for the export (see export.collection.MarkedState)."""
 
     state: SchedulingState
-    marks: _ExportMarks
+    marks: AnkiMarks
 
     @property
     def repetitions(self) -> int:

@@ -22,7 +22,8 @@ def sync(folder: Path, db: Path | None) -> None:
 
     Writes this machine's new reviews to its own file in DIR, takes in the reviews in every
     other machine's file, and reschedules the cards they touch as if every review had been
-    given on one machine, in time order. Run it before and after a drill, or from cron.
+    given on one machine, in time order. Suspended, buried, flagged and marked cards travel
+    the same way. Run it before and after a drill, or from cron.
     """
     from zerodrill.srs.settings import chosen_scheduler
     from zerodrill.srs.sync.folder import check_folder, sync_folder
@@ -42,3 +43,8 @@ def sync(folder: Path, db: Path | None) -> None:
         f"{plural(report.received, 'review')} from {plural(report.machines, 'other machine')}; "
         f"{plural(report.cards, 'card')} rescheduled."
     )
+    if report.actions_sent or report.actions_received:
+        click.echo(
+            f"Card actions (suspend, bury, flag, mark): {report.actions_sent} sent, "
+            f"{report.actions_received} received."
+        )

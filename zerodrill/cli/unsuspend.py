@@ -22,7 +22,8 @@ def unsuspend(db: Path | None, keys: tuple[str, ...], every: bool) -> None:
 
     CARD-ID is a card's key as the list shows it (deck/card, or deck/card#c2 for one cloze
     deletion); deck/card unsuspends every deletion of a cloze card. Each is logged as an
-    event in this database, as the suspend was (sync does not carry card actions yet).
+    event in this database, as the suspend was; 'zerodrill sync' and 'zerodrill anki sync'
+    carry it to your other machines and to Anki.
     """
     from zerodrill.srs.card_actions import Action
     from zerodrill.srs.days import local_now, study_day

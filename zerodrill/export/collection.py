@@ -23,6 +23,7 @@ import genanki
 
 from zerodrill.deck import kinds
 from zerodrill.deck.model import Card, Deck
+from zerodrill.export.anki_marks import MARKED_TAG, SUSPENDED_QUEUE, AnkiMarks
 from zerodrill.export.errors import ExportError
 from zerodrill.export.genanki_internals import COLLECTION_ROW, DEFAULT_CONF, INDEXES, TABLES
 from zerodrill.export.ids import ID_STRIDE, deck_anki_id
@@ -43,8 +44,8 @@ _PINNED_SQLITE_VERSION = (3_037_000).to_bytes(4, "big")
 # The largest ease (permille) and count (interval, repetitions, lapses) Anki's cards hold.
 _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
-# Anki card types and queues (-3: buried by the user, until Anki's next day).
-_NEW, _REVIEW, _SUSPENDED, _BURIED = 0, 2, -1, -3
+# Anki card types and queues (the marks' queues: see .anki_marks).
+_NEW, _REVIEW, _SUSPENDED = 0, 2, SUSPENDED_QUEUE
 
 
 class SchedulingState(Protocol):
@@ -62,42 +63,22 @@ class SchedulingState(Protocol):
     def lapses(self) -> int: ...
 
 
-class CardMarksLike(Protocol):
-    """A card's marks (from ``zerodrill.srs.card_actions``), as Anki has them."""
-
-    @property
-    def suspended(self) -> bool: ...
-    @property
-    def buried(self) -> bool:
-        """Buried today (back in the queue on the next day)."""
-        ...
-
-    @property
-    def flag(self) -> int: ...
-    @property
-    def marked(self) -> bool: ...
-
-
 class MarkedState(Protocol):
     """A progress entry that also carries the card's marks (``--with-progress``): suspended
     and buried cards arrive in Anki's suspended and buried queues, flags as Anki's flags, and
     a marked card's note with Anki's ``marked`` tag. Its ``due`` is None for a new card."""
 
     @property
-    def marks(self) -> CardMarksLike: ...
+    def marks(self) -> AnkiMarks: ...
 
 
-def _marks_of(state: object) -> CardMarksLike | None:
+def _marks_of(state: object) -> AnkiMarks | None:
     marks = getattr(state, "marks", None)
-    return marks if marks is not None else None
+    return marks if isinstance(marks, AnkiMarks) else None
 
 
-def _queue(queue: int, marks: CardMarksLike | None) -> int:
-    if marks is None or queue == _SUSPENDED:
-        return queue
-    if marks.suspended:
-        return _SUSPENDED
-    return _BURIED if marks.buried else queue
+def _queue(queue: int, marks: AnkiMarks | None) -> int:
+    return marks.queue(queue) if marks is not None else queue
 
 
 def collection(
@@ -161,7 +142,7 @@ def collection(
             if marked:
                 # Anki's "marked" is a note tag; its row was made above.
                 nid_row = note_rows[-1]
-                note_rows[-1] = (*nid_row[:5], f" {note.tags} marked ", *nid_row[6:])
+                note_rows[-1] = (*nid_row[:5], f" {note.tags} {MARKED_TAG} ", *nid_row[6:])
         conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", note_rows)
         conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
         conn.executescript(INDEXES)

@@ -3,11 +3,15 @@ the undo of one of those. Events, like the review log's: nothing but what was do
 whom; a card's marks (suspended, buried today, its flag, marked) are derived by replaying its
 events in time order (:func:`replay`).
 
-Identity is ``(origin, seq)``, the machine that made the event and its number there, as for
-reviews; an undo names the event it withdraws by identity and withdraws exactly that one, so
-two machines' actions on one card can merge as a set union. Neither the shared-folder sync
-nor the Anki sync carries them yet (they live in their own table, ``card_action``); the
-export's ``--with-progress`` does.
+Identity is ``(origin, seq)``, the machine that made the event and its number there (numbered
+apart from its reviews), as for reviews; an undo names the event it withdraws by identity and
+withdraws exactly that one, so two machines' actions on one card merge as a set union. They
+live in their own table (``card_action``, :mod:`zerodrill.srs.store.actions`) and travel
+everywhere reviews do: the shared-folder sync carries them as lines of their own kind
+(:meth:`CardActionEvent.to_wire`, :mod:`zerodrill.srs.sync.logfile`); ``zerodrill anki sync``
+gives them to Anki and brings back those made in Anki, of origin ``anki``
+(:mod:`zerodrill.anki_sync.marks`); the export's ``--with-progress`` writes them into the
+package. All three map them to Anki by :mod:`zerodrill.export.anki_marks`.
 
 Anki's meanings: *suspend* keeps a card out of every queue until unsuspended; *bury* keeps it
 out until the next study day (Anki's "bury until tomorrow"); a *flag* is one of seven colours
@@ -16,10 +20,12 @@ out until the next study day (Anki's "bury until tomorrow"); a *flag* is one of 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any
 
 #: An event's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]
@@ -77,6 +83,30 @@ class CardActionEvent:
     @property
     def identity(self) -> Identity:
         return (self.origin, self.seq)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The event as one line of a sync file carries it (JSON-safe): ``kind`` "action",
+        which no review line has, so a reader tells the two apart by it (see
+        :mod:`zerodrill.srs.sync.logfile`)."""
+        return {
+            "origin": self.origin,
+            "seq": self.seq,
+            "key": self.key,
+            "kind": WIRE_KIND,
+            "action": self.action.value,
+            "at": self.at.isoformat(),
+            "day": self.day.isoformat(),
+            "flag": self.flag,
+            "undoes": list(self.undoes) if self.undoes is not None else None,
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_wire` as one line of JSON (without the newline)."""
+        return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":"))
+
+
+#: The ``kind`` of a card action's line in a sync file.
+WIRE_KIND = "action"
 
 
 @dataclass(frozen=True, slots=True)

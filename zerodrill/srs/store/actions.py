@@ -2,14 +2,19 @@
 :mod:`zerodrill.srs.card_actions`), appended and never changed; marks derived by replay. Reach it
 as :attr:`zerodrill.srs.store.Store.actions`. The table is made by the first action; until then
 every read finds nothing.
+
+Actions made elsewhere (another machine through the sync folder, Anki) are added by
+:meth:`ActionLog.add_events` as the review log adds reviews: a set union by identity, in short
+transactions, those dated more than a day ahead held back, and an undo added only if it
+withdraws an action of its card that nothing withdrew yet.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from zerodrill.srs.card_actions import (
@@ -19,8 +24,10 @@ from zerodrill.srs.card_actions import (
     Identity,
     replay,
 )
+from zerodrill.srs.store.eventlog import BATCH_EVENTS, HOLD_AHEAD, Merged
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.schema import CARD_ACTION_TABLE, has_tables, make_tables
+from zerodrill.words import plural
 
 _COLUMNS = "id, origin, seq, key, at, day, action, flag, undoes_origin, undoes_seq"
 
@@ -98,6 +105,84 @@ class ActionLog:
             event = found[0]
             return self._log(event.key, Action.UNDO, at, event.day, 0, target)
 
+    def add_events(
+        self,
+        events: Iterable[CardActionEvent],
+        *,
+        now: datetime | None = None,
+        batch: int = BATCH_EVENTS,
+    ) -> Merged:
+        """Add the actions made elsewhere that the log lacks: a set union by identity, so
+        adding twice, or in any order, gives the same log and the same marks.
+
+        ``batch`` events per transaction. Actions of this machine's own id are not taken (its
+        actions come from this database only: a number from elsewhere would decide the next
+        one's); those dated more than a day after ``now`` (default: the clock) are held back
+        with a warning, and taken when given again once their time has come. An undo that
+        names no action of its card here, an undo, or one withdrawn already, is skipped with
+        a warning; one whose action is among ``events`` is added after it.
+        """
+        now = now if now is not None else datetime.now(UTC)
+        here = self._origin()
+        fresh: dict[Identity, CardActionEvent] = {}
+        present = held = 0
+        ahead: dict[str, list[CardActionEvent]] = {}
+        for event in events:
+            if event.origin == here or event.identity in fresh:
+                present += 1
+            elif event.at > now + HOLD_AHEAD:
+                ahead.setdefault(event.origin, []).append(event)
+            else:
+                fresh[event.identity] = event
+        held = sum(map(len, ahead.values()))
+        logged = {e.identity: e for e in self.events()}
+        present += sum(1 for identity in fresh if identity in logged)
+        todo = [e for identity, e in fresh.items() if identity not in logged]
+        # Actions before undos, so that an undo finds the action it withdraws.
+        todo.sort(key=lambda e: e.action is Action.UNDO)
+        known = {**logged, **{e.identity: e for e in todo if e.action is not Action.UNDO}}
+        withdrawn = {e.undoes for e in logged.values() if e.undoes is not None}
+        taken: list[CardActionEvent] = []
+        skipped = 0
+        for event in todo:
+            if event.undoes is not None:
+                target = known.get(event.undoes)
+                if (
+                    target is None
+                    or target.action is Action.UNDO
+                    or target.key != event.key
+                    or event.undoes in withdrawn
+                ):
+                    skipped += 1
+                    continue
+                withdrawn.add(event.undoes)
+            taken.append(event)
+        added = 0
+        for start in range(0, len(taken), batch):
+            with self._writing():
+                make_tables(self._conn, CARD_ACTION_TABLE)
+                # OR IGNORE: one logged meanwhile by another terminal (the same action, or a
+                # second undo of one action, which the unique indexes refuse) adds nothing.
+                cursor = self._conn.executemany(
+                    "INSERT OR IGNORE" + _INSERT.removeprefix("INSERT"),
+                    [_params(e) for e in taken[start : start + batch]],
+                )
+                added += max(cursor.rowcount, 0)
+            self._made = True
+        warnings = tuple(
+            f"{plural(len(events_ahead), 'card action')} from {origin} dated more than a day "
+            f"ahead (up to {max(e.at for e in events_ahead).date().isoformat()}) held back "
+            "until then: is that machine's clock wrong?"
+            for origin, events_ahead in sorted(ahead.items())
+        )
+        if skipped:
+            warnings += (
+                f"{plural(skipped, 'card action undo')} naming no action "
+                "of its card here, or one undone already, skipped",
+            )
+        keys = frozenset(e.key for e in taken)
+        return Merged(added, present + len(taken) - added, keys, held, skipped, warnings)
+
     def _log(
         self,
         key: str,
@@ -115,19 +200,25 @@ class ActionLog:
                 "SELECT coalesce(max(seq), 0) + 1 FROM card_action WHERE origin = ?", (origin,)
             ).fetchone()
             event = CardActionEvent(origin, int(seq), key, stamped, day, action, flag, undoes)
-            self._conn.execute(
-                "INSERT INTO card_action (origin, seq, key, at, day, action, flag, "
-                "undoes_origin, undoes_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    event.origin,
-                    event.seq,
-                    event.key,
-                    stamped.isoformat(),
-                    day.isoformat(),
-                    action.value,
-                    flag,
-                    *(undoes if undoes is not None else (None, None)),
-                ),
-            )
+            self._conn.execute(_INSERT, _params(event))
         self._made = True
         return event
+
+
+_INSERT = (
+    "INSERT INTO card_action (origin, seq, key, at, day, action, flag, undoes_origin, "
+    "undoes_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _params(event: CardActionEvent) -> tuple[object, ...]:
+    return (
+        event.origin,
+        event.seq,
+        event.key,
+        event.at.isoformat(),
+        event.day.isoformat(),
+        event.action.value,
+        event.flag,
+        *(event.undoes if event.undoes is not None else (None, None)),
+    )

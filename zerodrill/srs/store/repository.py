@@ -205,12 +205,12 @@ class Store:
         with self._reading():
             return eventlog.machine_origin(self._conn)
 
-    def renew_machine(self, moved: Collection[int]) -> str:
+    def renew_machine(self, moved: Collection[int], moved_actions: Collection[int] = ()) -> str:
         """A new machine id for this database, its events numbered ``moved`` under the old
-        one renumbered under the new, their cards re-derived; returns it. See
-        :mod:`.machine_id`."""
+        one (and its card actions ``moved_actions``) renumbered under the new, their cards
+        re-derived; returns it. See :mod:`.machine_id`."""
         with self._writing():
-            new, keys = machine_id.renew(self._conn, moved)
+            new, keys = machine_id.renew(self._conn, moved, moved_actions)
             derive.derive(self._conn, self.scheduler, keys)
             return new
 

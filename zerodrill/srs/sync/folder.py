@@ -14,7 +14,9 @@ A sync is three steps, which the tests interleave between machines as a concurre
    each affected card from its events, in short transactions that a drill can come between.
 
 Undo entries travel like any review and name what they undo by identity; one whose review has
-not arrived yet waits for a later sync.
+not arrived yet waits for a later sync. Card actions (suspend, bury, flag, mark, and their
+undos) travel beside the reviews in the same files, by the same rules (:func:`_plan_actions`),
+and are added by :meth:`~zerodrill.srs.store.actions.ActionLog.add_events`.
 
 What the folder holds is not trusted (see :mod:`.logfile` for the files and lines): a line
 that claims this machine's identity is ignored, as this machine's reviews come from its own
@@ -32,11 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zerodrill.errors import UserError
+from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import Identity
 from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.sync.logfile import (
     LogEntry,
     LogFile,
+    action_unfit,
     file_name,
     log_files,
     read_log,
@@ -66,6 +70,9 @@ class Plan:
     #: The other machines whose files were read (origins from the headers).
     machines: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
+    #: Card actions (suspend, bury, flag, mark) to send and to receive, as reviews.
+    outgoing_actions: list[CardActionEvent] = field(default_factory=list)
+    incoming_actions: list[CardActionEvent] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,9 @@ class SyncReport:
     machines: int
     warnings: tuple[str, ...]
     own_file: Path
+    #: Card actions (suspend, bury, flag, mark and their undos) sent and newly received.
+    actions_sent: int = 0
+    actions_received: int = 0
 
 
 def _what(entry: LogEntry) -> tuple[object, ...]:
@@ -112,43 +122,57 @@ def survey(store: Store, folder: Path) -> Plan:
         raise SyncError(f"{folder}: cannot list it ({exc.strerror or exc})") from exc
     logs = [read_log(path) for path in paths]
     local = {event.identity: event for event in store.events()}
-    renewed = _renew_if_shared(store, folder, logs, local)
+    actions = {event.identity: event for event in store.actions.events()}
+    renewed = _renew_if_shared(store, folder, logs, local, actions)
     if renewed is not None:
         local = {event.identity: event for event in store.events()}
+        actions = {event.identity: event for event in store.actions.events()}
     plan = _plan(store.machine, folder, logs, local)
+    _plan_actions(plan, logs, actions)
     if renewed is not None:
         plan.warnings.insert(0, renewed)
     return plan
 
 
 def _renew_if_shared(
-    store: Store, folder: Path, logs: list[LogFile], local: dict[Identity, LogEntry]
+    store: Store,
+    folder: Path,
+    logs: list[LogFile],
+    local: dict[Identity, LogEntry],
+    actions: dict[Identity, CardActionEvent],
 ) -> str | None:
-    """If this machine's file holds reviews of its id that this database lacks, or holds
-    differently, the id is not this database's alone: give it a new one (moving to it the
-    reviews the file does not hold as they are) and say so; else None."""
+    """If this machine's file holds reviews (or card actions) of its id that this database
+    lacks, or holds differently, the id is not this database's alone: give it a new one
+    (moving to it the events the file does not hold as they are) and say so; else None."""
     origin = store.machine
     own = next((log for log in logs if log.path == folder / file_name(origin)), None)
     if own is None or own.origin != origin:
         return None
     theirs = {e.seq: e for e in own.entries if e.origin == origin}
+    their_actions = {e.seq: e for e in own.actions if e.origin == origin}
     if all(
         (mine := local.get((origin, seq))) is not None and _what(mine) == _what(entry)
         for seq, entry in theirs.items()
-    ):
+    ) and all(actions.get((origin, seq)) == event for seq, event in their_actions.items()):
         return None
     moved = [
         seq
         for (o, seq), entry in local.items()
         if o == origin and (seq not in theirs or _what(theirs[seq]) != _what(entry))
     ]
-    new = store.renew_machine(moved)
+    moved_actions = [
+        seq
+        for (o, seq), event in actions.items()
+        if o == origin and their_actions.get(seq) != event
+    ]
+    new = store.renew_machine(moved, moved_actions)
+    also = f" and {plural(len(moved_actions), 'card action')}" if moved_actions else ""
     return (
         f"{own.path} holds reviews of machine {origin} that this database does not have: "
         "it was restored from a backup or copied from another machine, and the two must not "
-        f"share a machine id. This database is now machine {new} ({len(moved)} of its reviews "
-        f"renumbered under it); the reviews in {own.path.name} merge as another machine's. "
-        "Nothing was lost"
+        f"share a machine id. This database is now machine {new} ({len(moved)} of its reviews"
+        f"{also} renumbered under it); the reviews in {own.path.name} merge as another "
+        "machine's. Nothing was lost"
     )
 
 
@@ -237,8 +261,75 @@ def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, 
     return plan
 
 
+def _plan_actions(plan: Plan, logs: list[LogFile], local: dict[Identity, CardActionEvent]) -> None:
+    """The card actions to send and receive, by the reviews' rules (see :func:`_plan`): this
+    machine's own from its database only (a line claiming one that it never made is ignored
+    with a warning), a line from its origin's own file over a copy in another, the local
+    version over both, and none sent that a reader would skip."""
+    origin, own_path = plan.origin, plan.own.path
+    in_files: set[Identity] = set()
+    found: dict[Identity, CardActionEvent] = {}
+    firsthand: set[Identity] = set()
+    for log in logs:
+        forged = 0
+        for event in log.actions:
+            identity = event.identity
+            if event.origin == origin:
+                if local.get(identity) == event:
+                    in_files.add(identity)
+                elif log.path != own_path:
+                    forged += 1
+                continue
+            in_files.add(identity)
+            if log.origin == event.origin:
+                if identity not in firsthand:
+                    found[identity] = event
+                    firsthand.add(identity)
+            else:
+                found.setdefault(identity, event)
+        if forged:
+            plan.warnings.append(
+                f"{log.path}: {plural(forged, 'line')} claiming to be this machine's card "
+                f"actions (machine {origin}) that this database never made; ignored"
+            )
+    differing = 0
+    for identity, event in found.items():
+        mine = local.get(identity)
+        if mine is None:
+            plan.incoming_actions.append(event)
+        elif mine != event:
+            differing += 1
+    if differing:
+        plan.warnings.append(
+            f"{plan.folder}: {plural(differing, 'card action')} there that another this "
+            "database holds by the same number (machine and sequence) contradicts; this "
+            "database's are kept"
+        )
+    unsendable = 0
+    for identity, event in local.items():
+        if identity in in_files:
+            continue
+        if action_unfit(event) is None:
+            plan.outgoing_actions.append(event)
+        else:
+            unsendable += 1
+    if unsendable:
+        plan.warnings.append(
+            f"{plural(unsendable, 'card action')} in this database that no log file may "
+            "carry (a card key no deck has, a time outside the calendar); not sent"
+        )
+    # An undo whose action has not arrived waits for a later sync (as a review's undo).
+    arriving = {event.identity for event in plan.incoming_actions}
+    plan.incoming_actions = [
+        event
+        for event in plan.incoming_actions
+        if event.undoes is None or event.undoes in local or event.undoes in arriving
+    ]
+
+
 def send(plan: Plan) -> int:
-    """Step 2: add the outgoing reviews to this machine's file; how many were added.
+    """Step 2: add the outgoing reviews and card actions to this machine's file; how many
+    reviews were added.
 
     Temporary files an earlier sync of this machine left when it was killed go first: a sync
     tool would copy them to every machine.
@@ -247,12 +338,15 @@ def send(plan: Plan) -> int:
         remove_stale_temps(plan.folder, plan.origin)
     except OSError:
         pass  # litter, not a reason to stop the sync
-    if not plan.outgoing and plan.own.text:
+    if not plan.outgoing and not plan.outgoing_actions and plan.own.text:
         return 0
     try:
-        return write_log(plan.own.path, plan.origin, plan.own.text, plan.outgoing)
+        write_log(
+            plan.own.path, plan.origin, plan.own.text, [*plan.outgoing, *plan.outgoing_actions]
+        )
     except OSError as exc:
         raise SyncError(f"{plan.own.path}: cannot write it ({exc.strerror or exc})") from exc
+    return len(plan.outgoing)
 
 
 def receive(store: Store, entries: Iterable[LogEntry]) -> Merged:
@@ -266,7 +360,15 @@ def sync_folder(store: Store, folder: Path) -> SyncReport:
     plan = survey(store, folder)
     sent = send(plan)
     merged = receive(store, plan.incoming)
-    warnings = (*plan.warnings, *merged.warnings)
+    actions = store.actions.add_events(plan.incoming_actions)
+    warnings = (*plan.warnings, *merged.warnings, *actions.warnings)
     return SyncReport(
-        sent, merged.added, len(merged.keys), len(plan.machines), warnings, plan.own.path
+        sent,
+        merged.added,
+        len(merged.keys),
+        len(plan.machines),
+        warnings,
+        plan.own.path,
+        len(plan.outgoing_actions),
+        actions.added,
     )

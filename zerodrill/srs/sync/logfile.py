@@ -3,9 +3,14 @@
 A log file is ``zerodrill-<origin>.jsonl``: UTF-8 JSON Lines. Its first line is a header,
 ``{"zerodrill": "review-log", "version": 1, "origin": "<machine id>"}``; every other line is
 one event, as :meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undoes`` as
-``[origin, seq]``). Only the machine named in the file name writes it, and only by adding
-lines: it writes the whole file anew beside it and renames it into place, so a reader on the
-same disk sees the old file or the new one, never a mix.
+``[origin, seq]``), or a card action (suspend, bury, flag, mark), ``"kind": "action"``, as
+:meth:`~zerodrill.srs.card_actions.CardActionEvent.to_wire` gives it: the format's version is
+unchanged, since a reader from before card actions skips those lines alone (as damaged, with
+its one warning for the file) and reads every review.
+
+Only the machine named in the file name writes it, and only by adding lines: it writes the
+whole file anew beside it and renames it into place, so a reader on the same disk sees the
+old file or the new one, never a mix.
 
 A sync tool may still deliver a file half-way (Syncthing, Dropbox and network shares copy
 byte ranges): whatever follows the last newline is a line still on its way, and is left for
@@ -36,6 +41,7 @@ from typing import Any
 from zerodrill.atomic_write import TEMP_SUFFIX, write_atomic
 from zerodrill.deck.cloze import MAX_ORDINAL
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
+from zerodrill.srs.card_actions import WIRE_KIND, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, from_wire
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, MAX_INTERVAL, check_layout
 
@@ -191,6 +197,101 @@ def _check_time(at: datetime, day: date) -> None:
         raise BadLine("day must not be after the day of at")
 
 
+# -- card actions (suspend, bury, flag, mark): lines of their own kind -----------------------
+#
+# A card action's line is ``{"kind": "action", "action": ..., "flag": ..., ...}`` (see
+# :meth:`CardActionEvent.to_wire`). Its identity (origin, seq) is numbered apart from the
+# reviews' (the two are told apart by kind); its checks are a review's: a key a deck can have,
+# times within the calendar, numbers SQLite can hold. A zerodrill from before card actions
+# synced reads such a line as a damaged review line: skipped alone, with the file's one warning.
+
+_ACTIONS = ", ".join(a.value for a in Action)
+
+
+def parse_line(line: str) -> LogEntry | CardActionEvent:
+    """One event line, a review or a card action; :class:`BadLine` saying what is wrong."""
+    try:
+        return parse_entry(line)
+    except BadLine:
+        action = parse_action(line)
+        if action is None:
+            raise
+        return action
+
+
+def parse_action(line: str) -> CardActionEvent | None:
+    """A card action's line; None if ``line`` is no card action at all (not of its kind),
+    :class:`BadLine` if it is one that is damaged."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("kind") != WIRE_KIND:
+        return None
+    key = record.get("key")
+    if not isinstance(key, str):
+        raise BadLine("key must be a card key")
+    try:
+        action = Action(str(record.get("action")))
+    except ValueError as exc:
+        raise BadLine(f"action must be one of {_ACTIONS}") from exc
+    try:
+        at = datetime.fromisoformat(record.get("at"))  # type: ignore[arg-type]
+        day = date.fromisoformat(record.get("day"))  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise BadLine("at and day must be an ISO time and date") from exc
+    if at.tzinfo is None:
+        raise BadLine("at must carry its UTC offset")
+    flag, undoes = record.get("flag", 0), record.get("undoes")
+    if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
+        raise BadLine("flag must be 0-7")
+    target: Identity | None = None
+    if undoes is not None:
+        if not isinstance(undoes, list) or len(undoes) != 2:
+            raise BadLine("an undo names the action it undoes as [origin, seq]")
+        target = (_origin(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
+    try:
+        event = CardActionEvent(
+            _origin(record.get("origin")),
+            _int(record.get("seq"), "seq", low=1),
+            key,
+            at,
+            day,
+            action,
+            flag,
+            target,
+        )
+    except ValueError as exc:
+        raise BadLine(str(exc)) from exc
+    problem = action_unfit(event)
+    if problem is not None:
+        raise BadLine(problem)
+    return event
+
+
+def action_unfit(event: CardActionEvent) -> str | None:
+    """What keeps ``event`` from being a card action on the wire, or None: the rules a line
+    read is held to (a review's, :func:`unfit`), so no machine writes a line others skip."""
+    if len(event.key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(event.key):
+        return "key must be a card key"
+    if not ORIGIN_RE.fullmatch(event.origin):
+        return "origin must be a machine id"
+    if not 1 <= event.seq <= MAX_SQLITE_INT:
+        return f"seq must be a whole number from 1 to {MAX_SQLITE_INT}"
+    try:
+        _check_time(event.at, event.day)
+    except BadLine as exc:
+        return str(exc)
+    return None
+
+
+def _take(result: LogFile, event: LogEntry | CardActionEvent) -> None:
+    if isinstance(event, CardActionEvent):
+        result.actions.append(event)
+    else:
+        result.entries.append(event)
+
+
 @dataclass(slots=True)
 class LogFile:
     """What could be read of one log file."""
@@ -205,6 +306,8 @@ class LogFile:
     problem: str | None = None
     #: The damaged lines skipped, as (line number, what is wrong), in file order.
     damaged: list[tuple[int, str]] = field(default_factory=list)
+    #: The card actions (suspend, bury, flag, mark, and their undos) among the lines.
+    actions: list[CardActionEvent] = field(default_factory=list)
 
     @property
     def warning(self) -> str | None:
@@ -275,7 +378,7 @@ def read_log(path: Path) -> LogFile:
         try:
             if len(line) > MAX_LINE_CHARS:
                 raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
-            result.entries.append(parse_entry(line))
+            _take(result, parse_line(line))
         except BadLine as exc:
             result.damaged.append((number, str(exc)))
     # Every complete line, damaged ones too, as it is: a file is written on, never rewritten.
@@ -333,7 +436,7 @@ def read_regular(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry]) -> int:
+def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry | CardActionEvent]) -> int:
     """Write ``path`` as ``kept`` (the file's complete lines as read, or "" for a new file)
     followed by the lines of ``new``; returns how many were added.
 
