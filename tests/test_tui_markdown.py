@@ -6,11 +6,12 @@ import io
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_it.tree import SyntaxTreeNode
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
+from zerodrill.deck.markdown_syntax import parser
+from zerodrill.deck.raw_html import without_raw_html
 from zerodrill.export.html import render as render_html
 from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, quoted, render
 
@@ -136,14 +137,23 @@ def test_empty_and_blank_text_render_as_nothing() -> None:
         assert isinstance(text, Text) and text.plain == ""
 
 
-def shown_by_markdown(node: SyntaxTreeNode) -> str:
-    """The text CommonMark shows of a parsed document: no markers, link targets or fence
-    info strings; an image is its alt text (its source when it has none)."""
-    if node.type == "image":
-        return "".join(c.content for c in node.children) or str(node.attrs.get("src", ""))
-    if node.type in ("text", "code_inline", "code_block", "fence"):
-        return node.content
-    return "".join(shown_by_markdown(child) for child in node.children)
+def shown_by_markdown(markdown: str) -> str:
+    """The text CommonMark shows of a document read as the deck's syntax, its raw HTML as
+    text (as the export reads it): no markers, link targets or fence info strings; an image
+    is its alt text (its source when it has none)."""
+    shown: list[str] = []
+    images: list[tuple[str, int]] = []  # each open image's source, and where its alt starts
+    for event in parser().events(without_raw_html(markdown)):
+        match event:
+            case {"Text": str(text)} | {"Code": str(text)}:
+                shown.append(text)
+            case {"Start": {"Image": {"dest_url": str(source)}}}:
+                images.append((source, len(shown)))
+            case {"End": "Image"}:
+                source, start = images.pop()
+                if not images and not "".join(shown[start:]):
+                    shown.append(source)
+    return "".join(shown)
 
 
 @settings(max_examples=200, deadline=None)
@@ -153,7 +163,7 @@ def test_any_text_renders_and_shows_what_markdown_shows(markdown: str) -> None:
     # Wide enough that nothing is cut: every "b" the parser shows is drawn, once, and no
     # other (the renderer's own marks have none). "[b]" drawn as text, never Rich markup.
     drawn = "".join(lines(markdown, width=40 + 4 * len(markdown)))
-    assert drawn.count("b") == shown_by_markdown(parse_markdown(markdown)).count("b")
+    assert drawn.count("b") == shown_by_markdown(markdown).count("b")
 
 
 def test_plain_text_reads_as_paragraphs_and_markup_is_never_missed() -> None:
