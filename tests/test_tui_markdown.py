@@ -13,7 +13,14 @@ from rich.text import Text
 from zerodrill.deck.markdown_syntax import parser
 from zerodrill.deck.raw_html import without_raw_html
 from zerodrill.export.html import render as render_html
-from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, quoted, render
+from zerodrill.tui.markdown import (
+    MAX_BLOCK_NESTING,
+    MarkdownStyles,
+    parse,
+    parse_markdown,
+    quoted,
+    render,
+)
 
 CODE = Style(color="red")
 LINK = Style(underline=True, color="blue")
@@ -187,3 +194,36 @@ def test_plain_text_reads_exactly_as_the_parser_reads_it(text: str) -> None:
         return console.export_text()
 
     assert drawn(parse(text)) == drawn(parse_markdown(text))
+
+
+def test_the_terminal_parses_as_the_deck_parser_where_markdown_it_read_otherwise() -> None:
+    # A tab and a space ending a line: pulldown-cmark (validate, the export) reads a hard
+    # break, markdown-it read a soft one. The drill follows the deck's one parser.
+    assert "<br />" in render_html("a\t \nb")
+    assert lines("a\t \nb") == ["a", "b"]
+
+
+def test_raw_html_reads_as_the_export_shows_it() -> None:
+    # An HTML block is text, and the Markdown inside it is read, as the export reads it.
+    assert render_html("<div>\n*x*\n</div>") == "<p>&lt;div&gt;\n<em>x</em>\n&lt;/div&gt;</p>"
+    assert lines("<div>\n*x*\n</div>") == ["<div> x </div>"]
+    assert dict(spans("<div>\n*x*\n</div>"))["x"].italic
+    # A script link shows the source its author typed, raw HTML in it included.
+    assert lines("[<b>x</b>](javascript:y)") == ["[<b>x</b>](javascript:y)"]
+
+
+def test_quotes_and_lists_nested_thousands_deep_are_drawn_to_the_limit() -> None:
+    # A field validate accepts must not exhaust the stack: deeper blocks are drawn at the
+    # limit's depth, their text kept.
+    deep_quote = lines(">" * 3000 + " x", width=200)
+    assert deep_quote[0].count("▌") == MAX_BLOCK_NESTING
+    assert deep_quote[0].rstrip().endswith("x")
+    for deep in ("- " * 3000 + "x", "1. " * 2000 + "x\n" * 20, "> - " * 1500 + "x"):
+        drawn = "".join(lines(deep, width=200))
+        assert drawn.count("x") == deep.count("x")
+
+
+def test_emphasis_nested_hundreds_deep_keeps_its_style() -> None:
+    deep = "*a " * 300 + "core" + " b*" * 300
+    assert all(style.italic for _text, style in spans(deep))
+    assert "core" in "".join(text for text, _style in spans(deep))

@@ -33,6 +33,7 @@ from rich.console import (
     RenderableType,
     RenderResult,
 )
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.segment import Segment
@@ -437,7 +438,7 @@ class _Renderer:
         for n, item in enumerate(block.items):
             marker = f"{start + n}." if ordered else "•"
             grid.add_row(Text(marker, self.s.bullet), self.blocks(item, tight=block.tight))
-        return grid
+        return _Measured(grid)
 
     def code(self, code: str, language: str) -> RenderableType:
         text = _highlight(code.rstrip("\n"), language, self.s.syntax)
@@ -494,6 +495,24 @@ def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) 
         style = next((s for prefix, s in styles if name.startswith(prefix)), None)
         text.append(value, style)
     return text
+
+
+class _Measured:
+    """A renderable that Rich measures once per width: a table measures its cells afresh each
+    time it is measured or drawn, which grew as a power of the depth for nested lists."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self.measured: dict[int, Measurement] = {}
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = options.max_width
+        if width not in self.measured:
+            self.measured[width] = Measurement.get(console, options, self.renderable)
+        return self.measured[width]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.renderable
 
 
 class _Quote:
