@@ -13,14 +13,8 @@ from rich.text import Text
 from zerodrill.deck.markdown_syntax import parser
 from zerodrill.deck.raw_html import without_raw_html
 from zerodrill.export.html import render as render_html
-from zerodrill.tui.markdown import (
-    MAX_BLOCK_NESTING,
-    MarkdownStyles,
-    parse,
-    parse_markdown,
-    quoted,
-    render,
-)
+from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, quoted, render
+from zerodrill.tui.markdown_tree import MAX_BLOCK_NESTING
 
 CODE = Style(color="red")
 LINK = Style(underline=True, color="blue")

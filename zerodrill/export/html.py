@@ -4,7 +4,7 @@ What reaches Anki is only what this module writes, so it is where a deck's text 
 
 - The Markdown is the deck's syntax (:mod:`zerodrill.deck.markdown_syntax`: CommonMark with
   tables), rendered by pulldown-cmark (through pyromark) as validate parses it, and as the
-  drill parses the cards it draws (:mod:`zerodrill.tui.markdown`).
+  drill parses the cards it draws (:mod:`zerodrill.tui.markdown_tree`).
 - Raw HTML in a deck is escaped, never rendered: no ``<script>`` and no ``onerror=`` ever
   becomes markup. pulldown-cmark has no switch for that (CommonMark passes raw HTML through),
   so :mod:`zerodrill.deck.raw_html` (shared with validate's cloze checks) rewrites the ``<``
