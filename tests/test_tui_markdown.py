@@ -6,13 +6,15 @@ import io
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_it.tree import SyntaxTreeNode
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
+from zerodrill.deck.markdown_syntax import parser
+from zerodrill.deck.raw_html import without_raw_html
 from zerodrill.export.html import render as render_html
 from zerodrill.tui.markdown import MarkdownStyles, parse, parse_markdown, quoted, render
+from zerodrill.tui.markdown_tree import MAX_BLOCK_NESTING
 
 CODE = Style(color="red")
 LINK = Style(underline=True, color="blue")
@@ -136,14 +138,23 @@ def test_empty_and_blank_text_render_as_nothing() -> None:
         assert isinstance(text, Text) and text.plain == ""
 
 
-def shown_by_markdown(node: SyntaxTreeNode) -> str:
-    """The text CommonMark shows of a parsed document: no markers, link targets or fence
-    info strings; an image is its alt text (its source when it has none)."""
-    if node.type == "image":
-        return "".join(c.content for c in node.children) or str(node.attrs.get("src", ""))
-    if node.type in ("text", "code_inline", "code_block", "fence"):
-        return node.content
-    return "".join(shown_by_markdown(child) for child in node.children)
+def shown_by_markdown(markdown: str) -> str:
+    """The text CommonMark shows of a document read as the deck's syntax, its raw HTML as
+    text (as the export reads it): no markers, link targets or fence info strings; an image
+    is its alt text (its source when it has none)."""
+    shown: list[str] = []
+    images: list[tuple[str, int]] = []  # each open image's source, and where its alt starts
+    for event in parser().events(without_raw_html(markdown)):
+        match event:
+            case {"Text": str(text)} | {"Code": str(text)}:
+                shown.append(text)
+            case {"Start": {"Image": {"dest_url": str(source)}}}:
+                images.append((source, len(shown)))
+            case {"End": "Image"}:
+                source, start = images.pop()
+                if not images and not "".join(shown[start:]):
+                    shown.append(source)
+    return "".join(shown)
 
 
 @settings(max_examples=200, deadline=None)
@@ -153,7 +164,7 @@ def test_any_text_renders_and_shows_what_markdown_shows(markdown: str) -> None:
     # Wide enough that nothing is cut: every "b" the parser shows is drawn, once, and no
     # other (the renderer's own marks have none). "[b]" drawn as text, never Rich markup.
     drawn = "".join(lines(markdown, width=40 + 4 * len(markdown)))
-    assert drawn.count("b") == shown_by_markdown(parse_markdown(markdown)).count("b")
+    assert drawn.count("b") == shown_by_markdown(markdown).count("b")
 
 
 def test_plain_text_reads_as_paragraphs_and_markup_is_never_missed() -> None:
@@ -177,3 +188,36 @@ def test_plain_text_reads_exactly_as_the_parser_reads_it(text: str) -> None:
         return console.export_text()
 
     assert drawn(parse(text)) == drawn(parse_markdown(text))
+
+
+def test_the_terminal_parses_as_the_deck_parser_where_markdown_it_read_otherwise() -> None:
+    # A tab and a space ending a line: pulldown-cmark (validate, the export) reads a hard
+    # break, markdown-it read a soft one. The drill follows the deck's one parser.
+    assert "<br />" in render_html("a\t \nb")
+    assert lines("a\t \nb") == ["a", "b"]
+
+
+def test_raw_html_reads_as_the_export_shows_it() -> None:
+    # An HTML block is text, and the Markdown inside it is read, as the export reads it.
+    assert render_html("<div>\n*x*\n</div>") == "<p>&lt;div&gt;\n<em>x</em>\n&lt;/div&gt;</p>"
+    assert lines("<div>\n*x*\n</div>") == ["<div> x </div>"]
+    assert dict(spans("<div>\n*x*\n</div>"))["x"].italic
+    # A script link shows the source its author typed, raw HTML in it included.
+    assert lines("[<b>x</b>](javascript:y)") == ["[<b>x</b>](javascript:y)"]
+
+
+def test_quotes_and_lists_nested_thousands_deep_are_drawn_to_the_limit() -> None:
+    # A field validate accepts must not exhaust the stack: deeper blocks are drawn at the
+    # limit's depth, their text kept.
+    deep_quote = lines(">" * 3000 + " x", width=200)
+    assert deep_quote[0].count("▌") == MAX_BLOCK_NESTING
+    assert deep_quote[0].rstrip().endswith("x")
+    for deep in ("- " * 3000 + "x", "1. " * 2000 + "x\n" * 20, "> - " * 1500 + "x"):
+        drawn = "".join(lines(deep, width=200))
+        assert drawn.count("x") == deep.count("x")
+
+
+def test_emphasis_nested_hundreds_deep_keeps_its_style() -> None:
+    deep = "*a " * 300 + "core" + " b*" * 300
+    assert all(style.italic for _text, style in spans(deep))
+    assert "core" in "".join(text for text, _style in spans(deep))

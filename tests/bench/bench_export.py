@@ -19,7 +19,7 @@ descriptions) of the shipped ZeRO deck and of a generated deck of :data:`PARSER_
 the export's whole renderer (``export.html.render``: pyromark, raw HTML escaped, links and
 images vetted, code highlighted, braces defused), pyromark's bare HTML with the same syntax
 (CommonMark and tables), and markdown-it-py (CommonMark and tables, raw HTML off), which the
-export used before and the drill still draws cards with.
+export and the drill used before.
 
 ``--hostile`` (alone, or after CARDS and ROUNDS) times the export's renderer on fields made
 to be costly, each at two sizes so that the growth shows (linear: the time grows as the size):

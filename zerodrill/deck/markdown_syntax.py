@@ -2,10 +2,10 @@
 
 CommonMark with tables: what ``decks/README.md`` promises. Validate's checks
 (:mod:`~zerodrill.deck.markdown_checks`, :mod:`~zerodrill.deck.raw_html`), the export's HTML
-(:mod:`zerodrill.export.html`) and, through it, the preview and the sheet all parse with the
-parsers made here, so what validate checks is the structure that is rendered. The terminal
-parses with markdown-it-py instead; :func:`zerodrill.tui.markdown._parser` says why and how it
-is held to the same syntax.
+(:mod:`zerodrill.export.html`) and, through it, the preview and the sheet, and the terminal's
+cards (:mod:`zerodrill.tui.markdown_tree`) all parse with the parsers made here, so what
+validate checks is the structure that is rendered. Where the terminal must draw otherwise than
+the export, one comment in that module says where and why.
 """
 
 from __future__ import annotations

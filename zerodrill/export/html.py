@@ -3,14 +3,14 @@
 What reaches Anki is only what this module writes, so it is where a deck's text is made safe:
 
 - The Markdown is the deck's syntax (:mod:`zerodrill.deck.markdown_syntax`: CommonMark with
-  tables), rendered by pulldown-cmark (through pyromark) as validate parses it. The drill draws
-  cards with markdown-it-py set to the same syntax (:mod:`zerodrill.tui.markdown` says why).
+  tables), rendered by pulldown-cmark (through pyromark) as validate parses it, and as the
+  drill parses the cards it draws (:mod:`zerodrill.tui.markdown_tree`).
 - Raw HTML in a deck is escaped, never rendered: no ``<script>`` and no ``onerror=`` ever
   becomes markup. pulldown-cmark has no switch for that (CommonMark passes raw HTML through),
   so :mod:`zerodrill.deck.raw_html` (shared with validate's cloze checks) rewrites the ``<``
   that opens each piece of raw HTML the parser finds as ``&lt;``, until a parse finds none;
-  the text then reads as markdown-it's does with ``html=False``. After that every tag in the
-  rendered HTML is one the renderer wrote.
+  the text then reads as CommonMark without raw HTML, in the drill too. After that every tag
+  in the rendered HTML is one the renderer wrote.
 - Links keep only the targets :func:`zerodrill.deck.links.safe_link` allows (``http``,
   ``https`` and ``mailto``); any other link is shown as its text. Images must be files the
   exporter packed (``media``); any other image is shown as its alt text.

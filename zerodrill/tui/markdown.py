@@ -3,12 +3,15 @@
 Textual's ``Markdown`` widget mounts a widget per block (and per table cell) and styles each
 one: on the drill that was most of the time to the first card and between a key press and the
 next card. Cards are short, so one renderable per side does the same work in a fraction of the
-time. Raw HTML is never interpreted: the parser runs with ``html=False``, so ``<script>`` is
-shown as the text it is. Links follow the export's rule (``zerodrill.deck.links``).
+time.
+
+The text is read by :mod:`zerodrill.tui.markdown_tree`, as the deck's one syntax (raw HTML
+as text, the way the export shows it); links follow the export's rule
+(:mod:`zerodrill.deck.links`).
 
 Colours come in as :class:`MarkdownStyles`, resolved by the widget from the app's theme, so
 this module needs no Textual. Text with nothing Markdown could read as markup (a third of the
-ZeRO deck's questions) skips the parser, whose import alone costs more than drawing a card.
+ZeRO deck's questions) skips the parser.
 """
 
 from __future__ import annotations
@@ -16,18 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
-from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import (
     Console,
     ConsoleOptions,
     Group,
-    JustifyMethod,
     RenderableType,
     RenderResult,
 )
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.segment import Segment
@@ -37,11 +38,19 @@ from rich.text import Text
 
 from zerodrill.deck.lexers import lexer_for
 from zerodrill.deck.links import safe_link
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
-    from markdown_it.tree import SyntaxTreeNode
+from zerodrill.tui.markdown_tree import (
+    Block,
+    CodeBlock,
+    Document,
+    ItemList,
+    Mark,
+    Paragraph,
+    Quote,
+    Run,
+    TableBlock,
+    ThematicBreak,
+    read,
+)
 
 #: Anything CommonMark (with tables) might read as markup: inline markup
 #: characters, entities and escapes; block starts (quotes, lists, headings, setext and
@@ -69,28 +78,14 @@ class MarkdownStyles:
     syntax: tuple[tuple[str, Style], ...] = ()
 
 
-@cache
-def _parser() -> MarkdownIt:
-    # Where the terminal differs from the deck's one syntax (zerodrill.deck.markdown_syntax,
-    # which validate, the export, the preview and the sheet parse with), and why: it parses
-    # with markdown-it-py, not pulldown-cmark, because this renderer walks markdown-it's syntax
-    # tree into Rich (pulldown-cmark gives a flat stream of events and HTML); and raw HTML is
-    # turned off here (html=False) where the export rewrites it as text first (raw_html.py),
-    # to the same result. The extensions are the same: CommonMark with tables, nothing more
-    # (no strikethrough, which Anki would show as typed).
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table"])
-
-
 def warm_up() -> None:
     """Import and build the parser now (when nothing waits), not on the first card needing it;
     likewise Pygments with its JSON lexer, the language of DeepSpeed's configs."""
-    _parser()
+    parse_markdown("*x*")
     lexer_for("json")
 
 
-def parse(text: str) -> SyntaxTreeNode | tuple[str, ...]:
+def parse(text: str) -> Document | tuple[str, ...]:
     """``text`` parsed once, to render as often as the theme changes."""
     if _MAYBE_MARKUP.search(text):
         return parse_markdown(text)
@@ -103,49 +98,19 @@ def parse(text: str) -> SyntaxTreeNode | tuple[str, ...]:
     return tuple(p for p in paragraphs if p)
 
 
-#: Inline markup (emphasis, links) nested deeper than this is shown as its text alone. The
-#: parser caps block nesting itself, but not emphasis, and its tree (and this renderer) walk
-#: nesting by recursion: a field of emphasis nested hundreds deep, which validate accepts and
-#: Anki's renderer copes with, would exhaust Python's stack.
-MAX_INLINE_NESTING = 32
-
-
-def parse_markdown(text: str) -> SyntaxTreeNode:
+def parse_markdown(text: str) -> Document:
     """``text`` through the Markdown parser, plain or not."""
-    from markdown_it.tree import SyntaxTreeNode
-
-    tokens = _parser().parse(text)
-    for token in tokens:
-        if token.children:
-            token.children = _capped(token.children)
-    return SyntaxTreeNode(tokens)
+    return read(text)
 
 
-def _capped(tokens: list[Token]) -> list[Token]:
-    """Inline ``tokens`` without the opening and closing marks beyond the nesting limit."""
-    kept: list[Token] = []
-    opened: list[bool] = []
-    for token in tokens:
-        if token.nesting == 1:
-            opened.append(len(opened) < MAX_INLINE_NESTING)
-            if opened[-1]:
-                kept.append(token)
-        elif token.nesting == -1:
-            if not opened or opened.pop():
-                kept.append(token)
-        else:
-            kept.append(token)
-    return kept
-
-
-def render(parsed: SyntaxTreeNode | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
+def render(parsed: Document | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
     """``parsed`` (from :func:`parse`) as one renderable: blocks apart by a blank line."""
     if isinstance(parsed, tuple):
         return _apart([Text(paragraph) for paragraph in parsed])
-    return _Renderer(styles).blocks(parsed.children)
+    return _Renderer(styles).blocks(parsed.blocks)
 
 
-def quoted(parsed: SyntaxTreeNode | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
+def quoted(parsed: Document | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
     """``parsed`` as a block quote."""
     return _Quote(render(parsed, styles), styles.quote_bar, styles.quote)
 
@@ -165,51 +130,54 @@ def _apart(blocks: list[RenderableType], *, tight: bool = False) -> RenderableTy
 class _Renderer:
     def __init__(self, styles: MarkdownStyles) -> None:
         self.s = styles
+        self.marks: dict[Mark, Style] = {
+            "strong": Style(bold=True),
+            "em": Style(italic=True),
+            "code": styles.code,
+            "image": styles.muted,
+        }
+        self.styles: dict[tuple[tuple[Mark, ...], str], Style | None] = {}
 
     # -- blocks ------------------------------------------------------------------------
 
-    def blocks(self, nodes: list[SyntaxTreeNode], *, tight: bool = False) -> RenderableType:
-        blocks = (self.block(node) for node in nodes)
-        return _apart([b for b in blocks if b is not None], tight=tight)
+    def blocks(self, blocks: tuple[Block, ...], *, tight: bool = False) -> RenderableType:
+        return _apart([self.block(block) for block in blocks], tight=tight)
 
-    def block(self, node: SyntaxTreeNode) -> RenderableType | None:
-        kind = node.type
-        if kind == "paragraph" or kind == "inline":
-            return self.inline(node)
-        if kind == "heading":
-            text = self.inline(node)
-            text.stylize(self.s.heading)
-            return text
-        if kind in ("bullet_list", "ordered_list"):
-            return self.list(node)
-        if kind == "blockquote":
-            return _Quote(self.blocks(node.children), self.s.quote_bar, self.s.quote)
-        if kind in ("fence", "code_block"):
-            return self.code(node.content, node.info.strip().split(" ")[0] if node.info else "")
-        if kind == "table":
-            return self.table(node)
-        if kind == "hr":
-            return Rule(style=self.s.muted)
-        return Text(node.content) if node.content else None
+    def block(self, block: Block) -> RenderableType:
+        match block:
+            case Paragraph(runs, heading):
+                text = self.inline(runs)
+                if heading:
+                    text.stylize(self.s.heading)
+                return text
+            case ItemList():
+                return self.list(block)
+            case Quote(blocks):
+                return _Quote(self.blocks(blocks), self.s.quote_bar, self.s.quote)
+            case CodeBlock(code, language):
+                return self.code(code, language)
+            case TableBlock():
+                return self.table(block)
+            case ThematicBreak():
+                return Rule(style=self.s.muted)
 
-    def list(self, node: SyntaxTreeNode) -> RenderableType:
-        ordered = node.type == "ordered_list"
-        start = int(node.attrs.get("start", 1)) if ordered else 1
-        tight = all(p.hidden for i in node.children for p in i.children if p.type == "paragraph")
-        grid = Table.grid(padding=(0, 1, 0 if tight else 1, 0))
+    def list(self, block: ItemList) -> RenderableType:
+        ordered = block.start is not None
+        start = block.start or 0
+        grid = Table.grid(padding=(0, 1, 0 if block.tight else 1, 0))
         grid.add_column(no_wrap=True, justify="right" if ordered else "left")
         grid.add_column(ratio=1)
-        for n, item in enumerate(node.children):
+        for n, item in enumerate(block.items):
             marker = f"{start + n}." if ordered else "•"
-            grid.add_row(Text(marker, self.s.bullet), self.blocks(item.children, tight=tight))
-        return grid
+            grid.add_row(Text(marker, self.s.bullet), self.blocks(item, tight=block.tight))
+        return _Measured(grid)
 
     def code(self, code: str, language: str) -> RenderableType:
         text = _highlight(code.rstrip("\n"), language, self.s.syntax)
         text.no_wrap = False
         return Padding(text, (0, 1), style=self.s.fence, expand=True)
 
-    def table(self, node: SyntaxTreeNode) -> RenderableType:
+    def table(self, block: TableBlock) -> RenderableType:
         table = Table(
             box=box.ROUNDED,
             border_style=self.s.table_border,
@@ -217,63 +185,31 @@ class _Renderer:
             show_edge=True,
             expand=False,
         )
-        head = [c for c in node.children if c.type == "thead"]
-        body = [c for c in node.children if c.type == "tbody"]
-        for row in (head[0].children if head else [])[:1]:
-            for cell in row.children:
-                table.add_column(self.inline(cell), justify=_align(cell))
-        for section in body:
-            for row in section.children:
-                table.add_row(*(self.inline(cell) for cell in row.children))
+        for cell, align in zip(block.head, block.align, strict=False):
+            table.add_column(self.inline(cell), justify=align)
+        for row in block.rows:
+            table.add_row(*(self.inline(cell) for cell in row[: len(block.head)]))
         return table
 
     # -- inline ------------------------------------------------------------------------
 
-    def inline(self, node: SyntaxTreeNode) -> Text:
+    def inline(self, runs: tuple[Run, ...]) -> Text:
         text = Text()
-        for child in node.children:
-            self._inline(child, text, Style())
+        for run in runs:
+            text.append(run.text, self.style(run.marks, run.href))
         return text
 
-    def _inline(self, node: SyntaxTreeNode, out: Text, style: Style) -> None:
-        kind = node.type
-        if kind == "inline":
-            for child in node.children:
-                self._inline(child, out, style)
-        elif kind == "text":
-            out.append(node.content, style or None)
-        elif kind == "softbreak":
-            out.append(" ", style or None)
-        elif kind == "hardbreak":
-            out.append("\n")
-        elif kind == "code_inline":
-            out.append(node.content, style + self.s.code)
-        elif kind in ("strong", "em"):
-            extra = {"strong": Style(bold=True), "em": Style(italic=True)}
-            for child in node.children:
-                self._inline(child, out, style + extra[kind])
-        elif kind == "link":
-            href = str(node.attrs.get("href", ""))
-            link = self.s.link + Style(link=href) if safe_link(href) else self.s.link
-            for child in node.children:
-                self._inline(child, out, style + link)
-        elif kind == "image":
-            alt = "".join(c.content for c in node.children) or str(node.attrs.get("src", ""))
-            out.append(f"[image: {alt}]", style + self.s.muted)
-        else:
-            for child in node.children:
-                self._inline(child, out, style)
-            if not node.children and node.content:
-                out.append(node.content, style or None)
-
-
-def _align(cell: SyntaxTreeNode) -> JustifyMethod:
-    css = str(cell.attrs.get("style", ""))
-    if "text-align:right" in css:
-        return "right"
-    if "text-align:center" in css:
-        return "center"
-    return "left"
+    def style(self, marks: tuple[Mark, ...], href: str) -> Style | None:
+        key = (marks, href)
+        if key not in self.styles:
+            style = Style()
+            for mark in marks:
+                if mark == "link":
+                    style += self.s.link + Style(link=href) if safe_link(href) else self.s.link
+                else:
+                    style += self.marks[mark]
+            self.styles[key] = style or None
+        return self.styles[key]
 
 
 def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) -> Text:
@@ -291,6 +227,24 @@ def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) 
         style = next((s for prefix, s in styles if name.startswith(prefix)), None)
         text.append(value, style)
     return text
+
+
+class _Measured:
+    """A renderable that Rich measures once per width: a table measures its cells afresh each
+    time it is measured or drawn, which grew as a power of the depth for nested lists."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self.measured: dict[int, Measurement] = {}
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = options.max_width
+        if width not in self.measured:
+            self.measured[width] = Measurement.get(console, options, self.renderable)
+        return self.measured[width]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.renderable
 
 
 class _Quote:
