@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import (
@@ -38,19 +39,9 @@ from rich.text import Text
 
 from zerodrill.deck.lexers import lexer_for
 from zerodrill.deck.links import safe_link
-from zerodrill.tui.markdown_tree import (
-    Block,
-    CodeBlock,
-    Document,
-    ItemList,
-    Mark,
-    Paragraph,
-    Quote,
-    Run,
-    TableBlock,
-    ThematicBreak,
-    read,
-)
+
+if TYPE_CHECKING:
+    from zerodrill.tui.markdown_tree import Block, Document, ItemList, Mark, Run, TableBlock
 
 #: Anything CommonMark (with tables) might read as markup: inline markup
 #: characters, entities and escapes; block starts (quotes, lists, headings, setext and
@@ -100,6 +91,9 @@ def parse(text: str) -> Document | tuple[str, ...]:
 
 def parse_markdown(text: str) -> Document:
     """``text`` through the Markdown parser, plain or not."""
+    # Imported here: text with no markup, as many a question is, is drawn without it.
+    from zerodrill.tui.markdown_tree import read
+
     return read(text)
 
 
@@ -144,6 +138,15 @@ class _Renderer:
         return _apart([self.block(block) for block in blocks], tight=tight)
 
     def block(self, block: Block) -> RenderableType:
+        from zerodrill.tui.markdown_tree import (
+            CodeBlock,
+            ItemList,
+            Paragraph,
+            Quote,
+            TableBlock,
+            ThematicBreak,
+        )
+
         match block:
             case Paragraph(runs, heading):
                 text = self.inline(runs)
