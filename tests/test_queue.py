@@ -68,6 +68,15 @@ def test_the_item_index_holds_what_items_of_gives_in_its_order() -> None:
     assert "e/b" in index, "the index it was made from is unchanged"
     assert index.without(["not/there"]) is index
 
+    assert index.card_key("d/c#c3") == "d/c" and index.card_key("d/r") is None
+    busy = {"e/c1"}
+    taken = index.one_per_card(["e/c1", "d/c#c1", "d/c#c3", "none", "e/b", "d/a"], busy, 2)
+    assert taken == [built["d/c#c1"], built["e/b"]]
+    assert busy == {"e/c1", "d/c", "e/b"}
+    assert ItemIndex.of(built.values()) == index and list(ItemIndex.of(built.values())) == list(
+        built
+    )
+
 
 # -- study days ---------------------------------------------------------------------------------
 

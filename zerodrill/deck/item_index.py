@@ -15,38 +15,78 @@ from zerodrill.deck.model import Card, Deck, Item
 
 _T = TypeVar("_T")
 
+# Items are made with their slots' own setters rather than the frozen dataclass's __init__,
+# which sets each field through object.__setattr__: when ten thousand cards are due, each
+# one's item is made before the first card shows.
+_new_item = Item.__new__
+_set_key, _set_card, _set_ordinal = (
+    vars(Item)[name].__set__ for name in ("key", "card", "ordinal")
+)
+
 
 class ItemIndex(Mapping[str, Item]):
     """Every item of ``decks``' active cards by key, in study order (the order new ones come
     in: deck by deck, each in its :attr:`~zerodrill.deck.model.Deck.study_order`), as
     ``{item.key: item for deck in decks for item in deck's items}`` would hold them."""
 
-    __slots__ = ("_cards", "_ordinals", "_made")
+    __slots__ = ("_cards", "_card_keys", "_ordinals", "_made")
 
     def __init__(self, decks: Iterable[Deck] = ()) -> None:
         cards: dict[str, Card] = {}
+        card_keys: dict[str, str] = {}
         ordinals: dict[str, int] = {}
         for deck in decks:
             deck_cards = deck.cards
             for n in deck.study_order:
                 card = deck_cards[n]
+                key = card.key
                 if card.kind.is_cloze:
-                    key = card.key
                     for ordinal in card.ordinals:
                         item_key = f"{key}#c{ordinal}"
                         cards[item_key] = card
+                        card_keys[item_key] = key
                         ordinals[item_key] = ordinal
                 else:
-                    cards[card.key] = card
+                    cards[key] = card
+                    card_keys[key] = key
         self._cards = cards
+        self._card_keys = card_keys
         self._ordinals = ordinals
         self._made: dict[str, Item] = {}
+
+    @classmethod
+    def of(cls, items: Iterable[Item]) -> ItemIndex:
+        """An index of ``items``, in their order (the last of any two with one key)."""
+        index = cls()
+        for item in items:
+            index._cards[item.key] = item.card
+            index._card_keys[item.key] = item.card.key
+            index._made[item.key] = item
+        return index
 
     def card_key(self, key: str) -> str | None:
         """The key of the card whose item ``key`` is, without making the item; None if there
         is no such item here."""
-        card = self._cards.get(key)
-        return None if card is None else card.key
+        return self._card_keys.get(key)
+
+    def one_per_card(
+        self, keys: Iterable[str], busy_cards: set[str], limit: int | None = None
+    ) -> list[Item]:
+        """The items of ``keys``, in order, at most ``limit`` (None: all), and at most one per
+        card not in ``busy_cards``. The cards taken join ``busy_cards``. Keys not here are
+        passed over; so are the others without making their items."""
+        taken: list[Item] = []
+        if limit == 0:
+            return taken
+        card_of = self._card_keys.get
+        for key in keys:
+            card = card_of(key)
+            if card is not None and card not in busy_cards:
+                busy_cards.add(card)
+                taken.append(self[key])
+                if len(taken) == limit:
+                    break
+        return taken
 
     def without(self, keys: Iterable[str]) -> ItemIndex:
         """This index less ``keys`` (those it does not hold are passed over)."""
@@ -55,6 +95,7 @@ class ItemIndex(Mapping[str, Item]):
             return self
         index = ItemIndex()
         index._cards = {k: c for k, c in self._cards.items() if k not in gone}
+        index._card_keys = {k: c for k, c in self._card_keys.items() if k not in gone}
         index._ordinals = self._ordinals
         index._made = self._made
         return index
@@ -62,7 +103,12 @@ class ItemIndex(Mapping[str, Item]):
     def __getitem__(self, key: str) -> Item:
         item = self._made.get(key)
         if item is None:
-            item = self._made[key] = Item(key, self._cards[key], self._ordinals.get(key))
+            card = self._cards[key]
+            item = _new_item(Item)
+            _set_key(item, key)
+            _set_card(item, card)
+            _set_ordinal(item, self._ordinals.get(key))
+            self._made[key] = item
         return item
 
     @overload

@@ -23,7 +23,7 @@ works through it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import chain
@@ -87,21 +87,6 @@ def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
     )
 
 
-def _card_keys(by_key: Mapping[str, Item]) -> Callable[[str], str | None]:
-    """The key of the card an item key's item is of, or None for a key not in ``by_key``. An
-    :class:`~zerodrill.deck.item_index.ItemIndex` answers without making the item: most keys
-    looked up here are passed over (their card is busy), and when much is due, that is most
-    of the deck."""
-    if isinstance(by_key, ItemIndex):
-        return by_key.card_key
-
-    def card_key(key: str) -> str | None:
-        item = by_key.get(key)
-        return None if item is None else item.card.key
-
-    return card_key
-
-
 def build_queue(
     items: Iterable[Item] | Mapping[str, Item],
     store: Store,
@@ -113,7 +98,10 @@ def build_queue(
 
     Keys not among the items (retired, unknown) never appear.
     """
-    by_key = items if isinstance(items, Mapping) else {item.key: item for item in items}
+    if isinstance(items, ItemIndex):
+        by_key = items
+    else:
+        by_key = ItemIndex.of(items.values() if isinstance(items, Mapping) else items)
     if new_limit < 0:
         raise ValueError(f"new card limit must not be negative, not {new_limit}")
     # One snapshot: what is due and what is logged must agree while another terminal grades.
@@ -128,12 +116,11 @@ def build_queue(
             # A new card an interview brought forward takes no slot of the daily limit.
             if review.introduced and review.key not in forward.on_day:
                 introduced += 1
-        due = store.due_dates(through=day)
+        due = store.due_keys(through=day)
         slots = max(0, new_limit - introduced)
-        # A new item is one without a schedule. The due keys need no looking up for that:
-        # each one among the items ends up queued, graded today or with its card busy, so
-        # never new. That leaves the keys due later, far fewer rows when much is due.
-        later = store.due_dates(after=day) if slots else {}
+        # A new item is one without a schedule: neither due today (queued below, or its card
+        # is busy) nor due later. Those later are read only while new cards may come.
+        later = set(store.due_keys(after=day)) if slots else set()
 
     graded = frozenset(latest)
     brought = _brought_forward(forward.pending, by_key, graded)
@@ -148,57 +135,25 @@ def build_queue(
         if latest[r.key] is r and r.key in again and r.key in by_key
         if (step := again[r.key].step_due) is not None
     }
-    card_key = _card_keys(by_key)
+    card_key = by_key.card_key
     # A key no longer in a deck (a deletion removed from its card) still keeps its siblings
     # waiting today: its card is what comes before '#'.
     busy_cards = {card_key(key) or key.partition("#")[0] for key in graded}
     busy_cards.update(item.card.key for item in brought.values())
 
     # A key graded today never comes up again here: its card is busy already.
-    reviews = [*brought.values(), *_one_per_card(due, by_key, busy_cards)]
-    # Keys due today are queued above, or their card is busy: none is new.
-    waiting = (key for key in by_key if key not in later and key not in due)
-    new = _one_per_card(waiting, by_key, busy_cards, slots)
+    reviews = [*brought.values(), *by_key.one_per_card(due, busy_cards)]
+    due_today = set(due)
+    waiting = (key for key in by_key if key not in later and key not in due_today)
+    new = by_key.one_per_card(waiting, busy_cards, slots)
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed)
 
 
 def _brought_forward(
-    pending: Iterable[str], by_key: Mapping[str, Item], graded: frozenset[str]
+    pending: Iterable[str], by_key: ItemIndex, graded: frozenset[str]
 ) -> dict[str, Item]:
     """The items an interview brought forward, due now whatever their schedule (new ones
     too, beyond the new-card limit): one per card, a card whose other deletion was graded
     today waiting as it would. A key graded earlier today comes up again, as a repeat."""
-    card_key = _card_keys(by_key)
-    busy = {card_key(key) or key.partition("#")[0] for key in graded if key not in pending}
-    return {item.key: item for item in _one_per_card(pending, by_key, busy)}
-
-
-def _one_per_card(
-    keys: Iterable[str], by_key: Mapping[str, Item], busy_cards: set[str], limit: int | None = None
-) -> list[Item]:
-    """The items of ``keys``, in order, at most ``limit`` (None: all), and at most one per card
-    not in ``busy_cards``. The cards taken join ``busy_cards``. Keys not among the items are
-    passed over."""
-    taken: list[Item] = []
-    if limit == 0:
-        return taken
-    card_key = _card_keys(by_key)
-    for key in keys:
-        card = card_key(key)
-        if card is not None and card not in busy_cards:
-            busy_cards.add(card)
-            taken.append(by_key[key])
-            if len(taken) == limit:
-                break
-    return taken
-    for key in keys:
-        item = by_key.get(key)
-        if item is None:
-            continue
-        card = item.card.key
-        if card not in busy_cards:
-            busy_cards.add(card)
-            taken.append(item)
-            if len(taken) == limit:
-                break
-    return taken
+    busy = {by_key.card_key(key) or key.partition("#")[0] for key in graded if key not in pending}
+    return {item.key: item for item in by_key.one_per_card(pending, busy)}

@@ -314,6 +314,16 @@ class Store:
         Only days after ``after`` and on or before ``through``, when given: a range of the
         index on due days, so what today's queue reads does not grow with what is due later.
         """
+        with self._derived():
+            return {key: date_from(due) for key, due in self._due(after, through)}
+
+    def due_keys(self, *, after: date | None = None, through: date | None = None) -> list[str]:
+        """:meth:`due_dates`' keys, in its order, without their days: today's queue needs
+        only which keys are due and in what order, and reading ten thousand days costs it."""
+        with self._derived():
+            return [key for key, _ in self._due(after, through)]
+
+    def _due(self, after: date | None, through: date | None) -> sqlite3.Cursor:
         bounds, params = ["due IS NOT NULL"], []
         if after is not None:
             bounds.append("due > ?")
@@ -321,12 +331,9 @@ class Store:
         if through is not None:
             bounds.append("due <= ?")
             params.append(through.isoformat())
-        with self._derived():
-            rows = self._conn.execute(
-                f"SELECT key, due FROM card WHERE {' AND '.join(bounds)} ORDER BY due, key",
-                params,
-            )
-            return {key: date_from(due) for key, due in rows}
+        return self._conn.execute(
+            f"SELECT key, due FROM card WHERE {' AND '.join(bounds)} ORDER BY due, key", params
+        )
 
     def again_on(self, day: date) -> frozenset[str]:
         """The keys that come back on study day ``day`` for another grade (a same-day repeat
