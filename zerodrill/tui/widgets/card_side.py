@@ -6,7 +6,7 @@ come from the component classes below, so switching light and dark redraws it ri
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 
 from rich.console import RenderableType
@@ -110,6 +110,19 @@ class CardSide(Widget):
         self._build = build
         self.refresh(layout=True)
 
+    def prepare(self, build: Build, widths: Iterable[int]) -> None:
+        """Draw what ``build`` makes at each of ``widths`` now, while nothing waits, so that
+        showing it (:meth:`show` with this ``build``) draws nothing more at those widths."""
+        holder = self.parent
+        if not isinstance(holder, Widget):
+            return
+        styles = SideStyles.of(holder)
+        drawn = DrawnOnce(self, build(styles))
+        for width in widths:
+            if width > 0:
+                drawn.lines_at(width)
+        self._drawn = ((build, styles), drawn)
+
     def renderable(self) -> RenderableType:
         """What the side shows, as a Rich renderable in the theme's colours now."""
         holder = self.parent
@@ -141,27 +154,32 @@ class DrawnOnce(Visual):
     def __init__(self, widget: Widget, renderable: RenderableType) -> None:
         self._widget = widget
         self._renderable = renderable
-        self._width = -1
-        self._lines: list[list[Segment]] = []
+        #: The lines drawn, by width: a side drawn ahead is drawn at the widths it may get
+        #: (with and without the scrollbar beside it).
+        self._lines: dict[int, list[list[Segment]]] = {}
 
-    def _drawn(self, width: int) -> list[list[Segment]]:
-        if width != self._width:
+    def lines_at(self, width: int) -> list[list[Segment]]:
+        lines = self._lines.get(width)
+        if lines is None:
+            if len(self._lines) >= 4:
+                self._lines.clear()  # resized again and again: keep the widths of late
             app = self._widget.app
             options = app.console_options.update(highlight=False).update_width(width)
-            self._lines = app.console.render_lines(self._renderable, options, pad=False)
-            self._width = width
-        return self._lines
+            lines = self._lines[width] = app.console.render_lines(
+                self._renderable, options, pad=False
+            )
+        return lines
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return container_width
 
     def get_height(self, rules: RulesMap, width: int) -> int:
-        return len(self._drawn(width))
+        return len(self.lines_at(width))
 
     def render_strips(
         self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
     ) -> list[Strip]:
-        lines = self._drawn(width)
+        lines = self.lines_at(width)
         if height is not None:
             lines = lines[:height]
         base = style.rich_style

@@ -19,7 +19,7 @@ from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import ScrollableContainer, Vertical
 from textual.message import Message
 from textual.widget import AwaitMount
 
@@ -30,6 +30,7 @@ from zerodrill.tui.markdown import parse, quoted, render
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
+    Build,
     CardSide,
     SideStyles,
 )
@@ -78,6 +79,9 @@ class CardView(Vertical):
         self._cloze_between: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
+        #: The answer side of the card on show as it is when nothing typed changes it, drawn
+        #: ahead while the question is read (see CardSide.prepare).
+        self._plain_answer: Build | None = None
 
     def compose(self) -> ComposeResult:
         yield CardSide(id="question")
@@ -174,6 +178,22 @@ class CardView(Vertical):
         answer_side = self.query_one("#answer", CardSide)
         answer_side.show(None)
         answer_side.display = False
+        self._plain_answer = None
+        # While the question is read, the answer as it shows when nothing typed changes it.
+        self.call_after_refresh(self._prepare_answer, item)
+
+    def _prepare_answer(self, item: Item) -> None:
+        if item is not self.item or self.revealed or self._sides is None:
+            return
+        self._plain_answer = self._answer_build(item, self._sides, None, None, None)
+        width = self.query_one("#question", CardSide).content_region.width
+        # The answer may bring the scrollbar beside the card, or (a cloze, whose question it
+        # replaces) take it away: drawn at the width it will have either way.
+        scroll = self.parent
+        if isinstance(scroll, ScrollableContainer):
+            bar = scroll.styles.scrollbar_size_vertical
+            other = width + bar if scroll.show_vertical_scrollbar else width - bar
+            self.query_one("#answer", CardSide).prepare(self._plain_answer, (width, other))
 
     def reveal(self, name: Callable[[Grade], str] | None = None) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it, whose verdict
@@ -192,10 +212,35 @@ class CardView(Vertical):
                 from zerodrill.tui.answer_check import check  # difflib, needed only here
 
                 self.result = check(typed, self._cloze_answers, self._cloze_between)
-        answer = parse(s.answer)
-        extra = parse(s.extra) if s.extra.strip() else None
         result = self.result
         yours = typed if kind.typing is Typing.FREE else None
+        if result is None and yours is None and self._plain_answer is not None:
+            build_answer = self._plain_answer
+        else:
+            build_answer = self._answer_build(item, s, result, yours, name)
+
+        for widget in self._typing.values():
+            widget.display = False
+        answer_side = self.query_one("#answer", CardSide)
+        # The rule under the question; a revealed cloze shows no question to set apart.
+        answer_side.set_class(not kind.is_cloze, "-below-question")
+        answer_side.show(build_answer)
+        answer_side.display = True
+        return self.result
+
+    def _answer_build(
+        self,
+        item: Item,
+        s: Sides,
+        result: Check | None,
+        yours: str | None,
+        name: Callable[[Grade], str] | None,
+    ) -> Build:
+        """What the answer side of ``item`` shows: the check of a typed answer (``result``),
+        or what was typed beside the model answer (``yours``), when there is one."""
+        kind = item.card.kind
+        answer = parse(s.answer)
+        extra = parse(s.extra) if s.extra.strip() else None
         refs = item.card.refs
         repeat = self._repeat
 
@@ -218,14 +263,7 @@ class CardView(Vertical):
                 parts += [Text(), _sources(refs, styles)]
             return Group(*parts)
 
-        for widget in self._typing.values():
-            widget.display = False
-        answer_side = self.query_one("#answer", CardSide)
-        # The rule under the question; a revealed cloze shows no question to set apart.
-        answer_side.set_class(not kind.is_cloze, "-below-question")
-        answer_side.show(build_answer)
-        answer_side.display = True
-        return self.result
+        return build_answer
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         # By handler name rather than @on(Input.Submitted): that would import Input up front.
