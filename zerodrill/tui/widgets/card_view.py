@@ -183,7 +183,8 @@ class CardView(Vertical):
         self.call_after_refresh(self._prepare_answer, item)
 
     def _prepare_answer(self, item: Item) -> None:
-        if item is not self.item or self.revealed or self._sides is None:
+        # Run after the next refresh: by then the card may have moved on, or the drill ended.
+        if item is not self.item or self.revealed or self._sides is None or not self.is_attached:
             return
         self._plain_answer = self._answer_build(item, self._sides, None, None, None)
         width = self.query_one("#question", CardSide).content_region.width
