@@ -15,7 +15,7 @@ A sync is three steps, which the tests interleave between machines as a concurre
 
 Undo entries travel like any review and name what they undo by identity; one whose review has
 not arrived yet waits for a later sync. Card actions (suspend, bury, flag, mark, and their
-undos) travel beside the reviews in the same files, by the same rules (:func:`_plan_actions`),
+undos) travel beside the reviews in the same files, by the same rules (:func:`_exchange`),
 and are added by :meth:`~zerodrill.srs.store.actions.ActionLog.add_events`.
 
 What the folder holds is not trusted (see :mod:`.logfile` for the files and lines): a line
@@ -29,9 +29,10 @@ before anything else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from zerodrill.errors import UserError
 from zerodrill.srs.card_actions import CardActionEvent
@@ -49,6 +50,9 @@ from zerodrill.srs.sync.logfile import (
     write_log,
 )
 from zerodrill.words import plural
+
+#: One kind of event a log file carries: a review (or its undo), or a card action.
+_Event = TypeVar("_Event", LogEntry, CardActionEvent)
 
 
 class SyncError(UserError):
@@ -127,8 +131,7 @@ def survey(store: Store, folder: Path) -> Plan:
     if renewed is not None:
         local = {event.identity: event for event in store.events()}
         actions = {event.identity: event for event in store.actions.events()}
-    plan = _plan(store.machine, folder, logs, local)
-    _plan_actions(plan, logs, actions)
+    plan = _plan(store.machine, folder, logs, local, actions)
     if renewed is not None:
         plan.warnings.insert(0, renewed)
     return plan
@@ -176,13 +179,15 @@ def _renew_if_shared(
     )
 
 
-def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, LogEntry]) -> Plan:
+def _plan(
+    origin: str,
+    folder: Path,
+    logs: list[LogFile],
+    local: dict[Identity, LogEntry],
+    actions: dict[Identity, CardActionEvent],
+) -> Plan:
     own_path = folder / file_name(origin)
     plan = Plan(folder, origin, LogFile(own_path))
-    in_files: set[Identity] = set()
-    found: dict[Identity, LogEntry] = {}
-    #: Identities taken from their origin's own file, which no other file overrides.
-    firsthand: set[Identity] = set()
     for log in logs:
         if log.path == own_path:
             plan.own = log
@@ -197,85 +202,47 @@ def _plan(origin: str, folder: Path, logs: list[LogFile], local: dict[Identity, 
             plan.machines.add(log.origin)
         if log.warning is not None:
             plan.warnings.append(log.warning)
-        forged = 0
-        for entry in log.entries:
-            identity = entry.identity
-            if entry.origin == origin:
-                # This machine's reviews come from its own database only: a line claiming one
-                # that is not the database's own, in any file, is ignored (a forged number
-                # would otherwise decide the numbers of this machine's next reviews).
-                mine = local.get(identity)
-                if mine is not None and _what(mine) == _what(entry):
-                    in_files.add(identity)
-                elif log.path != own_path:
-                    forged += 1
-                continue
-            in_files.add(identity)
-            if log.origin == entry.origin:
-                if identity not in firsthand:
-                    found[identity] = entry
-                    firsthand.add(identity)
-            else:
-                found.setdefault(identity, entry)
-        if forged:
-            plan.warnings.append(
-                f"{log.path}: {plural(forged, 'line')} claiming to be this machine's reviews "
-                f"(machine {origin}) that this database never made; ignored"
-            )
-    differing = 0
-    incoming = []
-    for identity, entry in found.items():
-        mine = local.get(identity)
-        if mine is None:
-            incoming.append(entry)
-        elif _what(mine) != _what(entry):
-            differing += 1
-    if differing:
-        plan.warnings.append(
-            f"{folder}: {plural(differing, 'review')} there that another review this database "
-            "holds by the same number (machine and sequence) contradicts; this database's "
-            "are kept"
-        )
-    unsendable = 0
-    for ident, entry in local.items():
-        if ident in in_files:
-            continue
-        if unfit(entry) is None:
-            plan.outgoing.append(entry)
-        else:
-            unsendable += 1
-    if unsendable:
-        # Written, every machine would skip them, and this one would send them again each time.
-        plan.warnings.append(
-            f"{plural(unsendable, 'review')} in this database that no log file may carry "
-            "(a card key no deck has, a time outside the calendar); not sent"
-        )
-    # An undo whose review has not arrived waits for a later sync; one that can never be
-    # added (of an undo, of another card, a second one) the store skips alone, with a warning.
-    arriving = {entry.identity for entry in incoming}
-    plan.incoming = [
-        entry
-        for entry in incoming
-        if entry.undoes is None or entry.undoes in local or entry.undoes in arriving
-    ]
+    plan.incoming, plan.outgoing = _exchange(
+        plan, [(log, log.entries) for log in logs], local, _what, unfit, "review"
+    )
+    plan.incoming_actions, plan.outgoing_actions = _exchange(
+        plan, [(log, log.actions) for log in logs], actions, lambda e: e, action_unfit,
+        "card action",
+    )  # fmt: skip
     return plan
 
 
-def _plan_actions(plan: Plan, logs: list[LogFile], local: dict[Identity, CardActionEvent]) -> None:
-    """The card actions to send and receive, by the reviews' rules (see :func:`_plan`): this
-    machine's own from its database only (a line claiming one that it never made is ignored
-    with a warning), a line from its origin's own file over a copy in another, the local
-    version over both, and none sent that a reader would skip."""
+def _exchange(
+    plan: Plan,
+    read: list[tuple[LogFile, Sequence[_Event]]],
+    local: dict[Identity, _Event],
+    what: Callable[[_Event], object],
+    unfit_for_log: Callable[[_Event], str | None],
+    noun: str,
+) -> tuple[list[_Event], list[_Event]]:
+    """The events of one kind (reviews, or card actions) to receive and to send, given those
+    each file holds and the local ones; its warnings go to ``plan``. Events are the same when
+    ``what`` says so.
+
+    This machine's own come from its database only: a line claiming one that the database
+    never made, in any file, is ignored (a forged number would otherwise decide the numbers
+    of this machine's next events). A line from its origin's own file is taken over a copy in
+    another, and the local version over both. None is sent that a reader would skip, and an
+    undo whose event has not arrived waits for a later sync; one that can never be added (of
+    an undo, of another card, a second one) the store skips alone, with a warning.
+    """
     origin, own_path = plan.origin, plan.own.path
     in_files: set[Identity] = set()
-    found: dict[Identity, CardActionEvent] = {}
+    found: dict[Identity, _Event] = {}
+    #: Identities taken from their origin's own file, which no other file overrides.
     firsthand: set[Identity] = set()
-    for log in logs:
+    for log, events in read:
         forged = 0
-        for event in log.actions:
+        for event in events:
             identity = event.identity
             if event.origin == origin:
-                if local.get(identity) == event:
+                mine = local.get(identity)
+                if mine is not None and what(mine) == what(event):
                     in_files.add(identity)
                 elif log.path != own_path:
                     forged += 1
@@ -289,42 +256,45 @@ def _plan_actions(plan: Plan, logs: list[LogFile], local: dict[Identity, CardAct
                 found.setdefault(identity, event)
         if forged:
             plan.warnings.append(
-                f"{log.path}: {plural(forged, 'line')} claiming to be this machine's card "
-                f"actions (machine {origin}) that this database never made; ignored"
+                f"{log.path}: {plural(forged, 'line')} claiming to be this machine's {noun}s "
+                f"(machine {origin}) that this database never made; ignored"
             )
     differing = 0
+    incoming = []
     for identity, event in found.items():
         mine = local.get(identity)
         if mine is None:
-            plan.incoming_actions.append(event)
-        elif mine != event:
+            incoming.append(event)
+        elif what(mine) != what(event):
             differing += 1
     if differing:
         plan.warnings.append(
-            f"{plan.folder}: {plural(differing, 'card action')} there that another this "
-            "database holds by the same number (machine and sequence) contradicts; this "
-            "database's are kept"
+            f"{plan.folder}: {plural(differing, noun)} there that another {noun} this database "
+            "holds by the same number (machine and sequence) contradicts; this database's "
+            "are kept"
         )
+    outgoing = []
     unsendable = 0
     for identity, event in local.items():
         if identity in in_files:
             continue
-        if action_unfit(event) is None:
-            plan.outgoing_actions.append(event)
+        if unfit_for_log(event) is None:
+            outgoing.append(event)
         else:
             unsendable += 1
     if unsendable:
+        # Written, every machine would skip them, and this one would send them again each time.
         plan.warnings.append(
-            f"{plural(unsendable, 'card action')} in this database that no log file may "
-            "carry (a card key no deck has, a time outside the calendar); not sent"
+            f"{plural(unsendable, noun)} in this database that no log file may carry "
+            "(a card key no deck has, a time outside the calendar); not sent"
         )
-    # An undo whose action has not arrived waits for a later sync (as a review's undo).
-    arriving = {event.identity for event in plan.incoming_actions}
-    plan.incoming_actions = [
+    arriving = {event.identity for event in incoming}
+    incoming = [
         event
-        for event in plan.incoming_actions
+        for event in incoming
         if event.undoes is None or event.undoes in local or event.undoes in arriving
     ]
+    return incoming, outgoing
 
 
 def send(plan: Plan) -> int:
