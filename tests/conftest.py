@@ -103,6 +103,14 @@ def definition_kind(monkeypatch: pytest.MonkeyPatch) -> CardKind:
 
 
 @pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """The folder a sync tool shares between machines, empty (a test may override it)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    return shared
+
+
+@pytest.fixture
 def col(tmp_path: Path) -> Iterator[Any]:
     """A fresh, empty Anki collection (Anki's own backend), closed after the test."""
     from anki.collection import Collection  # the test extra's; only tests marked anki use it

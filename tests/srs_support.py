@@ -13,6 +13,7 @@ from pathlib import Path
 from zerodrill.deck.kinds import BASIC, CLOZE
 from zerodrill.deck.model import Card, Deck, Item, Pos
 from zerodrill.srs import sm2
+from zerodrill.srs.days import study_day
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, time_order
 from zerodrill.srs.session import Session, record_grade
 from zerodrill.srs.sm2 import Sm2State
@@ -102,3 +103,12 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
 def sm2_states(store: Store) -> dict[str, Sm2State]:
     """The store's derived states, as SM-2 states (the store derives with SM-2 unless told)."""
     return {key: state.sm2 for key, state in store.states().items()}  # type: ignore[attr-defined]
+
+
+def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
+    """Grade ``key`` at ``at``, on the study day ``at`` falls in (the sync tests' grade)."""
+    return record_grade(store, key, q, day=study_day(at), at=at)
+
+
+def identities(store: Store) -> set[tuple[str, int]]:
+    return {review.identity for review in store.log()}

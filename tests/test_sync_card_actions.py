@@ -29,13 +29,6 @@ FIRST = "zero-tui/stage-key#c1"
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    return shared
-
-
-@pytest.fixture
 def clock() -> Clock:
     return Clock()
 

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from srs_support import reference_states, sm2_states
+from srs_support import grade, identities, reference_states, sm2_states
 
-from zerodrill.srs.days import study_day
-from zerodrill.srs.events import LoggedEvent, ReviewEvent
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync import logfile
@@ -28,21 +26,6 @@ REPO = Path(__file__).resolve().parent.parent
 NOON = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 KEY = "zero/stage-1"
 POSIX = pytest.mark.skipif(os.name != "posix", reason="POSIX links and FIFOs")
-
-
-def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
-    return record_grade(store, key, q, day=study_day(at), at=at)
-
-
-def identities(store: Store) -> set[tuple[str, int]]:
-    return {review.identity for review in store.log()}
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    return shared
 
 
 def sync(capsys: pytest.CaptureFixture[str], db: Path, folder: Path) -> tuple[int, str, str]:
