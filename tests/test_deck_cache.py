@@ -214,15 +214,22 @@ def test_a_file_hashed_in_many_chunks_finds_its_entry(
     assert type(card).__name__ == "_CachedCard"
 
 
+def _loaded_twice(tmp_path: Path) -> tuple[Path, Path]:
+    """A deck file and a cache folder that has loaded it twice: parsed, then found by hashing
+    (which writes its memo unless the file is racy)."""
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    load_paths_cached([deck_file], cache)
+    return deck_file, cache
+
+
 def test_an_unchanged_file_is_not_hashed_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The file was written just now: its times would make it racy (see RACY_NS).
     monkeypatch.setattr(deck_cache, "RACY_NS", 0)
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    load_paths_cached([deck_file], cache)
+    deck_file, cache = _loaded_twice(tmp_path)
     assert len(list(cache.glob(f"*{deck_cache.MEMO_SUFFIX}"))) == 1
 
     # Hashing now would fail and miss: the memo names the entry without reading the file.
@@ -242,10 +249,7 @@ def test_a_file_changed_to_the_same_size_and_time_is_hashed_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(deck_cache, "RACY_NS", 0)
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    load_paths_cached([deck_file], cache)
+    deck_file, cache = _loaded_twice(tmp_path)
     before = deck_file.stat()
     text = deck_file.read_text(encoding="utf-8")
     assert "Optimizer states **and** gradients." in text
@@ -253,15 +257,12 @@ def test_a_file_changed_to_the_same_size_and_time_is_hashed_again(
     os.utime(deck_file, ns=(before.st_atime_ns, before.st_mtime_ns))  # its change time moves
     assert deck_file.stat().st_size == before.st_size
     (deck,) = load_paths_cached([deck_file], cache).decks
-    assert any("Optimizer STATES" in text for c in deck.cards for text in c.fields.values())
+    assert any("Optimizer STATES" in field for c in deck.cards for field in c.fields.values())
 
 
 def test_no_memo_vouches_for_a_file_modified_just_before_it_was_hashed(tmp_path: Path) -> None:
     # Modified again within its times' granularity, it could keep them.
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    load_paths_cached([deck_file], cache)
+    deck_file, cache = _loaded_twice(tmp_path)
     assert list(cache.glob(f"*{deck_cache.MEMO_SUFFIX}")) == []
 
 
