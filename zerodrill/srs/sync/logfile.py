@@ -166,13 +166,18 @@ def parse_entry(line: str) -> LogEntry:
 def unfit(event: ReviewEvent) -> str | None:
     """What keeps ``event`` from being a review on the wire, or None: the rules a line read
     is held to, so that a machine never writes a line it, or another, would skip."""
-    if len(event.key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(event.key):
-        return "key must be a card key"
     for name, number in (("seq", event.seq), ("answer_ms", event.answer_ms)):
         if number is not None and not 0 <= number <= MAX_SQLITE_INT:
             return f"{name} must be a whole number from 0 to {MAX_SQLITE_INT}"
+    return _key_or_time_unfit(event.key, event.at, event.day)
+
+
+def _key_or_time_unfit(key: str, at: datetime, day: date) -> str | None:
+    """What keeps a line's card key or time from the wire, or None (reviews' and actions')."""
+    if len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
+        return "key must be a card key"
     try:
-        _check_time(event.at, event.day)
+        _check_time(at, day)
     except BadLine as exc:
         return str(exc)
     return None
@@ -272,17 +277,11 @@ def parse_action(line: str) -> CardActionEvent | None:
 def action_unfit(event: CardActionEvent) -> str | None:
     """What keeps ``event`` from being a card action on the wire, or None: the rules a line
     read is held to (a review's, :func:`unfit`), so no machine writes a line others skip."""
-    if len(event.key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(event.key):
-        return "key must be a card key"
     if not ORIGIN_RE.fullmatch(event.origin):
         return "origin must be a machine id"
     if not 1 <= event.seq <= MAX_SQLITE_INT:
         return f"seq must be a whole number from 1 to {MAX_SQLITE_INT}"
-    try:
-        _check_time(event.at, event.day)
-    except BadLine as exc:
-        return str(exc)
-    return None
+    return _key_or_time_unfit(event.key, event.at, event.day)
 
 
 def _take(result: LogFile, event: LogEntry | CardActionEvent) -> None:
