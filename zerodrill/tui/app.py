@@ -138,7 +138,9 @@ class ZeroDrillApp(AppBase[Summary]):
     def action_command_palette(self) -> None:
         # Not over the too-small notice (whose one key is q), nor over another dialog.
         if self.use_command_palette and self._session_on_top():
-            self.push_screen(CommandPalette(id="--command-palette"))
+            # No id (Textual gives its palette one): a palette just closed is still among the
+            # app's nodes until its removal runs, and Ctrl+P again meanwhile met a duplicate id.
+            self.push_screen(CommandPalette())
 
     def search_themes(self) -> None:
         # The palette's Theme command: the same picker as Textual's, in the guarded palette.
