@@ -7,10 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import make_app, run_async, shown
+from tui_support import Clock, make_app, run_async, shown
 
+from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
-from zerodrill.tui.widgets.card_side import CardSide
+from zerodrill.tui.app import create_app
+from zerodrill.tui.widgets.card_side import CardSide, DrawnOnce
+
+BUNDLED = Path(__file__).resolve().parents[1] / "decks" / "deepspeed-zero.yaml"
 
 
 @pytest.fixture
@@ -53,3 +57,35 @@ async def test_a_typed_answer_is_checked_on_the_answer_side(store: Store) -> Non
         await pilot.pause()
         answer = app.screen.query_one("#answer", CardSide)
         assert answer.display and "wrong" in shown(answer)
+
+
+@run_async
+async def test_no_side_is_drawn_at_the_reveal_when_the_answer_brings_the_scrollbar(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bundled deck's long answers bring the scrollbar beside the card, narrowing both
+    # sides; and the layout after a grade settles in passes, so the widths seen first may be
+    # the last card's. Every side a reveal shows was drawn ahead at the width it shows at.
+    decks = load_paths([BUNDLED]).decks
+    app = create_app(decks, store, clock=Clock(), new_limit=40)
+    misses: list[tuple[str | None, int]] = []
+    lines_at = DrawnOnce.lines_at
+
+    def counted(self: DrawnOnce, width: int) -> Any:
+        if width not in self._lines:
+            misses.append((self._widget.id, width))
+        return lines_at(self, width)
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        scrolled = 0
+        for _ in range(16):
+            await pilot.pause()
+            await pilot.pause()
+            monkeypatch.setattr(DrawnOnce, "lines_at", counted)
+            await pilot.press("enter")
+            await pilot.pause()
+            monkeypatch.setattr(DrawnOnce, "lines_at", lines_at)
+            scrolled += app.screen.query_one("#card-scroll").show_vertical_scrollbar
+            assert misses == []
+            await pilot.press("4")
+        assert scrolled >= 3  # the case this is about came up

@@ -3,7 +3,7 @@
 Run by hand from the repository root (it takes a minute or two)::
 
     python tests/bench/profile_keys.py [--cards 10000] [--presses 15] [--top 20]
-        [--only new|due] [--bare] [--cpu-only] [--save DIR]
+        [--only new|due] [--bare] [--cpu-only] [--save DIR] [--cards-of generated|real]
 
 The drill runs in tmux on the bench's generated deck, as ``bench_drill.py`` runs it, with all
 cards new and with all cards due. It is started through this file, which installs two signal
@@ -345,17 +345,24 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="profile the bare app's key too")
     parser.add_argument("--cpu-only", action="store_true", help="no profiler: CPU a key only")
     parser.add_argument("--save", type=Path, metavar="DIR", help="keep the .prof files here")
+    parser.add_argument(
+        "--cards-of",
+        choices=("generated", "real"),
+        default="generated",
+        help="generated short cards, or copies of the bundled deck's real ones",
+    )
     args = parser.parse_args()
 
     import bench_drill
-    from gen import write_deck
+    from gen import write_deck, write_real_deck
 
     bench_drill.compile_package()
     with tempfile.TemporaryDirectory(prefix="zerodrill-profile-") as tmp:
         folder = Path(tmp)
         cache = folder / "cache"
         os.environ["ZERODRILL_CACHE_DIR"] = str(cache)
-        deck = write_deck(folder, args.cards)
+        write = write_real_deck if args.cards_of == "real" else write_deck
+        deck = write(folder, args.cards)
         from zerodrill.deck.cache import load_paths_cached
         from zerodrill.srs.store import Store
 

@@ -116,12 +116,15 @@ class CardSide(Widget):
         holder = self.parent
         if not isinstance(holder, Widget):
             return
-        styles = SideStyles.of(holder)
-        drawn = DrawnOnce(self, build(styles))
-        for width in widths:
-            if width > 0:
-                drawn.lines_at(width)
-        self._drawn = ((build, styles), drawn)
+        key = (build, SideStyles.of(holder))
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = (key, DrawnOnce(self, build(key[1])))
+        self._drawn[1].draw_at(widths)
+
+    def draw_at(self, widths: Iterable[int]) -> None:
+        """Draw what the side shows now at each of ``widths``, if it has been drawn at all."""
+        if self._drawn is not None and self._drawn[0][0] is self._build:
+            self._drawn[1].draw_at(widths)
 
     def renderable(self) -> RenderableType:
         """What the side shows, as a Rich renderable in the theme's colours now."""
@@ -157,6 +160,11 @@ class DrawnOnce(Visual):
         #: The lines drawn, by width: a side drawn ahead is drawn at the widths it may get
         #: (with and without the scrollbar beside it).
         self._lines: dict[int, list[list[Segment]]] = {}
+
+    def draw_at(self, widths: Iterable[int]) -> None:
+        for width in widths:
+            if width > 0:
+                self.lines_at(width)
 
     def lines_at(self, width: int) -> list[list[Segment]]:
         lines = self._lines.get(width)

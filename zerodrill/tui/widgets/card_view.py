@@ -187,14 +187,29 @@ class CardView(Vertical):
         if item is not self.item or self.revealed or self._sides is None or not self.is_attached:
             return
         self._plain_answer = self._answer_build(item, self._sides, None, None, None)
-        width = self.query_one("#question", CardSide).content_region.width
-        # The answer may bring the scrollbar beside the card, or (a cloze, whose question it
-        # replaces) take it away: drawn at the width it will have either way.
+        self._draw_ahead()
+
+    def on_resize(self) -> None:
+        # The layout settles in passes (the scrollbar a long answer brought goes on the pass
+        # after the next card shows), so the widths drawn ahead may be those of a pass before:
+        # drawn again at the widths the card has now, those drawn already kept.
+        if not self.revealed and self._plain_answer is not None:
+            self._draw_ahead()
+
+    def _draw_ahead(self) -> None:
+        """Draw both sides at the widths they may have once the answer shows."""
+        question = self.query_one("#question", CardSide)
+        width = question.content_region.width
+        # The answer may bring the scrollbar beside the card (the question then narrows with
+        # it), or a cloze's take it away: drawn at the width it will have either way.
+        widths = [width]
         scroll = self.parent
         if isinstance(scroll, ScrollableContainer):
             bar = scroll.styles.scrollbar_size_vertical
-            other = width + bar if scroll.show_vertical_scrollbar else width - bar
-            self.query_one("#answer", CardSide).prepare(self._plain_answer, (width, other))
+            widths.append(width + bar if scroll.show_vertical_scrollbar else width - bar)
+        if self._plain_answer is not None:
+            self.query_one("#answer", CardSide).prepare(self._plain_answer, widths)
+        question.draw_at(widths)
 
     def reveal(self, name: Callable[[Grade], str] | None = None) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it, whose verdict
