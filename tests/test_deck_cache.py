@@ -35,6 +35,11 @@ def test_cached_load_equals_parse(tmp_path: Path) -> None:
     second = load_paths_cached([deck_file], cache)
     parsed = load_paths([deck_file])
     assert first.decks == second.decks == parsed.decks
+    # What the entry carries besides the cards, as the parse works it out.
+    cached, fresh = second.decks[0], parsed.decks[0]
+    assert "study_items" in vars(cached) and "study_order" in vars(cached)
+    assert cached.study_order == fresh.study_order
+    assert cached.study_items == fresh.study_items
     for a, b in zip(second.decks[0].cards, parsed.decks[0].cards, strict=True):
         assert type(a) is not type(b)  # the second load did come from the cache
         assert a.field_pos == b.field_pos

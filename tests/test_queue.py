@@ -58,6 +58,13 @@ def test_the_item_index_holds_what_items_of_gives_in_its_order() -> None:
     assert dict(index.items()) == built
     assert all(type(index[key]) is Item for key in built)
     assert index.get("d/c#c3") == Item("d/c#c3", first.cards[1], 3)
+    assert [index.card_key(key) for key in index] == [item.card.key for item in built.values()]
+    assert index.card_key("d/r") is None and index.card_key("d/zz") is None
+    # The keys the index is built from: each one's card and deletion number.
+    keys, positions, ordinals = first.study_items
+    assert keys == tuple(i.key for i in items_of([first]))
+    assert [first.cards[n].key for n in positions] == [i.card.key for i in items_of([first])]
+    assert ordinals == {"d/c#c1": 1, "d/c#c3": 3}
     assert index.get("d/r") is None and "d/r" not in index
     assert index.get("d/none", built["e/b"]) == built["e/b"]
     with pytest.raises(KeyError):

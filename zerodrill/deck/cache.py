@@ -47,7 +47,7 @@ from zerodrill.deck.files import (
     image_problem,
     read_deck_bytes,
 )
-from zerodrill.deck.model import Card, Deck, Problem
+from zerodrill.deck.model import Card, Deck, Problem, StudyItems
 
 #: The code whose output a cache entry holds, relative to the zerodrill package: the deck
 #: package and the modules outside it that the loader imports (a test keeps this whole).
@@ -354,7 +354,7 @@ def _encode(deck: Deck) -> bytes:
         offset += len(body)
     images = tuple(sorted({image for c in deck.cards for image in c.media}))
     shell = dataclasses.replace(deck, cards=())
-    packed = _dumps((shell, deck.study_order, images, tuple(rows)))
+    packed = _dumps((shell, deck.study_order, tuple(deck.study_items), images, tuple(rows)))
     rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
     return _digest(rest) + rest
 
@@ -379,7 +379,7 @@ def _decode(bodies: _Bodies) -> tuple[Deck, tuple[str, ...]]:
     length = int.from_bytes(head[DIGEST_SIZE:], "little")
     bodies.base = len(head) + length
     index = bodies.read(len(head), bodies.base)
-    shell, order, images, rows = pickle.loads(index)
+    shell, order, study_items, images, rows = pickle.loads(index)
     if not isinstance(shell, Deck):
         raise ValueError("not a deck")
     if set(map(len, rows)) - {_ROW_LENGTH}:
@@ -399,6 +399,7 @@ def _decode(bodies: _Bodies) -> tuple[Deck, tuple[str, ...]]:
     deck = dataclasses.replace(shell, cards=tuple(cards))
     # Worked out when the entry was written: the drill's first card does not wait for it.
     deck.__dict__["study_order"] = order
+    deck.__dict__["study_items"] = StudyItems(*study_items)
     return deck, images
 
 

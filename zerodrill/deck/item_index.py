@@ -8,7 +8,7 @@ by its items' keys is far less work than making each item, so the items are made
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from typing import TypeVar, overload
 
 from zerodrill.deck.model import Card, Deck, Item
@@ -29,28 +29,16 @@ class ItemIndex(Mapping[str, Item]):
     in: deck by deck, each in its :attr:`~zerodrill.deck.model.Deck.study_order`), as
     ``{item.key: item for deck in decks for item in deck's items}`` would hold them."""
 
-    __slots__ = ("_cards", "_card_keys", "_ordinals", "_made")
+    __slots__ = ("_cards", "_ordinals", "_made")
 
     def __init__(self, decks: Iterable[Deck] = ()) -> None:
         cards: dict[str, Card] = {}
-        card_keys: dict[str, str] = {}
         ordinals: dict[str, int] = {}
         for deck in decks:
-            deck_cards = deck.cards
-            for n in deck.study_order:
-                card = deck_cards[n]
-                key = card.key
-                if card.kind.is_cloze:
-                    for ordinal in card.ordinals:
-                        item_key = f"{key}#c{ordinal}"
-                        cards[item_key] = card
-                        card_keys[item_key] = key
-                        ordinals[item_key] = ordinal
-                else:
-                    cards[key] = card
-                    card_keys[key] = key
+            keys, positions, deck_ordinals = deck.study_items
+            cards.update(zip(keys, map(deck.cards.__getitem__, positions), strict=True))
+            ordinals.update(deck_ordinals)
         self._cards = cards
-        self._card_keys = card_keys
         self._ordinals = ordinals
         self._made: dict[str, Item] = {}
 
@@ -60,14 +48,13 @@ class ItemIndex(Mapping[str, Item]):
         index = cls()
         for item in items:
             index._cards[item.key] = item.card
-            index._card_keys[item.key] = item.card.key
             index._made[item.key] = item
         return index
 
     def card_key(self, key: str) -> str | None:
         """The key of the card whose item ``key`` is, without making the item; None if there
         is no such item here."""
-        return self._card_keys.get(key)
+        return key.partition("#")[0] if key in self._cards else None
 
     def one_per_card(
         self, keys: Iterable[str], busy_cards: set[str], limit: int | None = None
@@ -78,10 +65,12 @@ class ItemIndex(Mapping[str, Item]):
         taken: list[Item] = []
         if limit == 0:
             return taken
-        card_of = self._card_keys.get
+        cards = self._cards
         for key in keys:
-            card = card_of(key)
-            if card is not None and card not in busy_cards:
+            if key not in cards:
+                continue
+            card = key.partition("#")[0]
+            if card not in busy_cards:
                 busy_cards.add(card)
                 taken.append(self[key])
                 if len(taken) == limit:
@@ -95,7 +84,6 @@ class ItemIndex(Mapping[str, Item]):
             return self
         index = ItemIndex()
         index._cards = {k: c for k, c in self._cards.items() if k not in gone}
-        index._card_keys = {k: c for k, c in self._card_keys.items() if k not in gone}
         index._ordinals = self._ordinals
         index._made = self._made
         return index
@@ -119,6 +107,10 @@ class ItemIndex(Mapping[str, Item]):
     def get(self, key: str, default: object = None, /) -> object:
         # Mapping's own get goes through a raised and caught KeyError for each missing key.
         return self[key] if key in self._cards else default
+
+    def keys(self) -> KeysView[str]:
+        # The dict's own view: its set operations run in C, where Mapping's walk each key.
+        return self._cards.keys()
 
     def __contains__(self, key: object) -> bool:
         return key in self._cards

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from zerodrill.deck.control_chars import shown
 
@@ -170,6 +170,17 @@ class Sheet:
     pos: Pos = field(compare=False)
 
 
+class StudyItems(NamedTuple):
+    """A deck's study items as keys (see :attr:`Deck.study_items`): an item's card key is its
+    key up to ``#``, as no card key holds one."""
+
+    keys: tuple[str, ...]
+    #: The position in the deck's cards of each key's card.
+    positions: tuple[int, ...]
+    #: The deletion number of each cloze item's key.
+    ordinals: Mapping[str, int]
+
+
 @dataclass(frozen=True)
 class Deck:
     id: str
@@ -192,6 +203,27 @@ class Deck:
         from zerodrill.deck.study_order import study_order
 
         return study_order(self.cards)
+
+    @cached_property
+    def study_items(self) -> StudyItems:
+        """Each item's key in study order, with its card's position in :attr:`cards` and, for a
+        cloze deletion, its number; the parsed-deck cache stores them."""
+        keys: list[str] = []
+        positions: list[int] = []
+        ordinals: dict[str, int] = {}
+        cards = self.cards
+        for n in self.study_order:
+            card = cards[n]
+            if card.kind.is_cloze:
+                for ordinal in card.ordinals:
+                    key = f"{card.key}#c{ordinal}"
+                    keys.append(key)
+                    positions.append(n)
+                    ordinals[key] = ordinal
+            else:
+                keys.append(card.key)
+                positions.append(n)
+        return StudyItems(tuple(keys), tuple(positions), ordinals)
 
     @property
     def folder(self) -> Path:

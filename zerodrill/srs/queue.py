@@ -143,8 +143,9 @@ def build_queue(
 
     # A key graded today never comes up again here: its card is busy already.
     reviews = [*brought.values(), *by_key.one_per_card(due, busy_cards)]
-    due_today = set(due)
-    waiting = (key for key in by_key if key not in later and key not in due_today)
+    # Sets first: when every item has a schedule, nothing is walked in study order for none.
+    fresh = by_key.keys() - later - set(due) if slots else set()
+    waiting = (key for key in by_key if key in fresh) if fresh else ()
     new = by_key.one_per_card(waiting, busy_cards, slots)
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed)
 
