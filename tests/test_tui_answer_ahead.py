@@ -60,7 +60,7 @@ async def test_a_typed_answer_is_checked_on_the_answer_side(store: Store) -> Non
 
 
 @run_async
-async def test_no_side_is_drawn_at_the_reveal_when_the_answer_brings_the_scrollbar(
+async def test_no_side_is_drawn_nor_rewrapped_at_the_reveal_when_the_answer_brings_the_scrollbar(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The bundled deck's long answers bring the scrollbar beside the card, narrowing both
@@ -81,11 +81,14 @@ async def test_no_side_is_drawn_at_the_reveal_when_the_answer_brings_the_scrollb
         for _ in range(16):
             await pilot.pause()
             await pilot.pause()
+            width = app.screen.query_one("#card").content_region.width
             monkeypatch.setattr(DrawnOnce, "lines_at", counted)
             await pilot.press("enter")
             await pilot.pause()
             monkeypatch.setattr(DrawnOnce, "lines_at", lines_at)
             scrolled += app.screen.query_one("#card-scroll").show_vertical_scrollbar
             assert misses == []
+            # The scrollbar's room is kept: the card's text does not rewrap when it comes.
+            assert app.screen.query_one("#card").content_region.width == width
             await pilot.press("4")
         assert scrolled >= 3  # the case this is about came up

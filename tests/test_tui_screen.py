@@ -37,7 +37,7 @@ def app_on(store: Store, path: Path) -> ZeroDrillApp:
 
 def cue_shown(app: ZeroDrillApp) -> bool:
     cue = app.screen.query_one("#more")
-    return bool(cue.display) and shown(cue).strip() == MORE_CUE
+    return cue.display and cue.visible and shown(cue).strip() == MORE_CUE
 
 
 @run_async

@@ -35,6 +35,7 @@ class CardScroll(CuedScroll, can_focus=False):
     """
 
     CUE = MORE_CUE
+    CUE_KEEPS_ITS_ROW = True
 
 
 class DrillScreen(ClickGuard):

@@ -121,11 +121,6 @@ class CardSide(Widget):
             self._drawn = (key, DrawnOnce(self, build(key[1])))
         self._drawn[1].draw_at(widths)
 
-    def draw_at(self, widths: Iterable[int]) -> None:
-        """Draw what the side shows now at each of ``widths``, if it has been drawn at all."""
-        if self._drawn is not None and self._drawn[0][0] is self._build:
-            self._drawn[1].draw_at(widths)
-
     def renderable(self) -> RenderableType:
         """What the side shows, as a Rich renderable in the theme's colours now."""
         holder = self.parent
@@ -157,8 +152,8 @@ class DrawnOnce(Visual):
     def __init__(self, widget: Widget, renderable: RenderableType) -> None:
         self._widget = widget
         self._renderable = renderable
-        #: The lines drawn, by width: a side drawn ahead is drawn at the widths it may get
-        #: (with and without the scrollbar beside it).
+        #: The lines drawn, by width: the terminal may be resized between drawing a side
+        #: ahead and showing it.
         self._lines: dict[int, list[list[Segment]]] = {}
 
     def draw_at(self, widths: Iterable[int]) -> None:

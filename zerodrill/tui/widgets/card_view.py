@@ -19,7 +19,7 @@ from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import ScrollableContainer, Vertical
+from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import AwaitMount
 
@@ -190,26 +190,17 @@ class CardView(Vertical):
         self._draw_ahead()
 
     def on_resize(self) -> None:
-        # The layout settles in passes (the scrollbar a long answer brought goes on the pass
-        # after the next card shows), so the widths drawn ahead may be those of a pass before:
-        # drawn again at the widths the card has now, those drawn already kept.
+        # The width it was drawn ahead at is gone (the terminal was resized, or the first
+        # layout of the card was not its last): drawn again, the widths drawn already kept.
         if not self.revealed and self._plain_answer is not None:
             self._draw_ahead()
 
     def _draw_ahead(self) -> None:
-        """Draw both sides at the widths they may have once the answer shows."""
-        question = self.query_one("#question", CardSide)
-        width = question.content_region.width
-        # The answer may bring the scrollbar beside the card (the question then narrows with
-        # it), or a cloze's take it away: drawn at the width it will have either way.
-        widths = [width]
-        scroll = self.parent
-        if isinstance(scroll, ScrollableContainer):
-            bar = scroll.styles.scrollbar_size_vertical
-            widths.append(width + bar if scroll.show_vertical_scrollbar else width - bar)
+        """Draw the answer side at the width it will show at: the question's, as the scrolling
+        area keeps room for its scrollbar (a long answer narrows nothing)."""
+        width = self.query_one("#question", CardSide).content_region.width
         if self._plain_answer is not None:
-            self.query_one("#answer", CardSide).prepare(self._plain_answer, widths)
-        question.draw_at(widths)
+            self.query_one("#answer", CardSide).prepare(self._plain_answer, (width,))
 
     def reveal(self, name: Callable[[Grade], str] | None = None) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it, whose verdict

@@ -28,9 +28,17 @@ class CuedScroll(VerticalScroll):
     """
 
     CUE = "↓ more: ↓ PgDn End"
+    #: The cue made invisible while nothing is below, rather than taken out of the layout:
+    #: then its coming and going lays nothing out again (a card's reveal is laid out once),
+    #: but an area as tall as its content is a row taller for it.
+    CUE_KEEPS_ITS_ROW = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.CUE, classes="more-cue", id="more")
+        cue = Static(self.CUE, classes="more-cue", id="more")
+        if self.CUE_KEEPS_ITS_ROW:
+            cue.styles.display = "block"
+            cue.visible = False
+        yield cue
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -46,5 +54,8 @@ class CuedScroll(VerticalScroll):
         # Docked, the cue is drawn over the area and takes no room: showing it moves nothing.
         more = self.scroll_y < self.max_scroll_y
         for cue in self.query_children(".more-cue"):
-            if cue.display != more:
+            if self.CUE_KEEPS_ITS_ROW:
+                if cue.visible != more:
+                    cue.visible = more
+            elif cue.display != more:
                 cue.display = more
