@@ -48,6 +48,7 @@ def test_the_textual_internals_overridden_are_there_as_used() -> None:
     from textual.widgets import OptionList
 
     assert _parameters(Screen._forward_event) == ["self", "event"]
+    assert _parameters(Screen._on_resize) == ["self", "event"]
     assert _parameters(MessagePump._on_message) == ["self", "message"]
     assert _parameters(CommandPalette._cancel_gather_commands) == ["self"]
     assert _parameters(CommandPalette._action_command_list) == ["self", "action"]
@@ -70,6 +71,7 @@ def test_the_overrides_are_the_ones_textual_calls() -> None:
     from zerodrill.tui import textual_internals as ours
 
     for cls, base, names in (
+        (ours.ResizeGuard, Screen, ["_on_resize"]),
         (ours.ClickGuard, Screen, ["_forward_event"]),
         (
             ours.CommandPalette,

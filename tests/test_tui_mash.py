@@ -297,3 +297,27 @@ async def test_the_theme_picker_closes_once_however_fast_enter_comes(tmp_path: P
             assert isinstance(app.screen, DrillScreen)
             await pilot.press("q")
         assert app.return_value is not None
+
+
+@run_async
+async def test_a_resize_to_a_size_the_terminal_no_longer_has_lays_no_screen_out(
+    tmp_path: Path,
+) -> None:
+    # Resized twice while busy, a screen can hold events of two sizes: laid out at each in
+    # turn, the drill and a dialog over it went back and forth without end. Only the
+    # terminal's size of now lays a screen out.
+    with Store.open(tmp_path / "reviews.db") as store:
+        app = make_app(store, clock=Clock())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("question_mark")  # the help, the drill showing through under it
+            await pilot.pause()
+            assert len(app.screen_stack) == 2
+            gone = Size(60, 20)
+            for screen in app.screen_stack:
+                screen.post_message(events.Resize(gone, gone))
+            await pilot.pause()
+            assert [s.outer_size for s in app.screen_stack] == [Size(100, 30)] * 2
+            # The size of now still lays them out.
+            await pilot.resize_terminal(90, 28)
+            await pilot.pause()
+            assert [s.outer_size for s in app.screen_stack] == [Size(90, 28)] * 2

@@ -33,10 +33,34 @@ def on_top(screen: Screen[Any]) -> bool:
     return screen.is_attached and screen.is_active
 
 
+# -- Screen._on_resize --------------------------------------------------------------------
+
+
+class ResizeGuard(Screen[Any]):
+    """A screen that lays itself out only at the terminal's size of now.
+
+    Textual hands each screen a Resize event for the terminal's size, and the screen lays
+    out itself and every screen showing through under it at that size. Resized twice while
+    busy (a dialog open, keys queued), a screen can hold two such events of different sizes;
+    the drill's key-mashing test then saw two screens laid out at one size and the other,
+    over and over, without end (100% CPU, the keys never answered). The terminal's size of now
+    is the app's (Textual sets it as the terminal reports it, before the screens hear of it),
+    and a newer event for it is on its way: an event of any other size is stale and is
+    dropped. Upstream: no Textual issue found.
+    """
+
+    async def _on_resize(self, event: events.Resize) -> None:
+        # Textual calls each class's handler in turn, Screen's after this one: a stale event
+        # stops here (prevent_default), a fresh one goes on to Screen's.
+        if event.size != self.app.size:
+            event.prevent_default()
+            event.stop()
+
+
 # -- Screen._forward_event ----------------------------------------------------------------
 
 
-class ClickGuard(Screen[Any]):
+class ClickGuard(ResizeGuard):
     """A screen that drops a mouse press landing on a widget already taken off the screen.
 
     Right after a dialog closes, the screen's map of what is where can still name one of the
@@ -89,7 +113,7 @@ class PagedOptionList(OptionList):
 _CHOICES = (Input.Submitted, Input.Changed, Button.Pressed, OptionList.OptionSelected)
 
 
-class CommandPalette(TextualPalette):
+class CommandPalette(ResizeGuard, TextualPalette):
     """Textual's command palette, made safe against keys that come faster than it changes.
 
     A second Enter on a palette that the first one already closed popped the drill's own
