@@ -76,7 +76,7 @@ def test_the_overrides_are_the_ones_textual_calls() -> None:
         (
             ours.CommandPalette,
             TextualPalette,
-            ["dismiss", "_on_message", "_gather_commands", "_action_command_list"],
+            ["dismiss", "_on_message", "_on_resize", "_gather_commands", "_action_command_list"],
         ),
         (ours.PagedOptionList, ours.OptionList, ["action_page_up", "action_page_down"]),
     ):

@@ -299,9 +299,10 @@ async def test_the_theme_picker_closes_once_however_fast_enter_comes(tmp_path: P
         assert app.return_value is not None
 
 
+@pytest.mark.parametrize("key", ["question_mark", "ctrl+p"])  # the help; the palette
 @run_async
 async def test_a_resize_to_a_size_the_terminal_no_longer_has_lays_no_screen_out(
-    tmp_path: Path,
+    tmp_path: Path, key: str
 ) -> None:
     # Resized twice while busy, a screen can hold events of two sizes: laid out at each in
     # turn, the drill and a dialog over it went back and forth without end. Only the
@@ -309,7 +310,7 @@ async def test_a_resize_to_a_size_the_terminal_no_longer_has_lays_no_screen_out(
     with Store.open(tmp_path / "reviews.db") as store:
         app = make_app(store, clock=Clock())
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press("question_mark")  # the help, the drill showing through under it
+            await pilot.press(key)  # a screen over the drill, the drill showing through
             await pilot.pause()
             assert len(app.screen_stack) == 2
             gone = Size(60, 20)

@@ -50,11 +50,16 @@ class ResizeGuard(Screen[Any]):
     """
 
     async def _on_resize(self, event: events.Resize) -> None:
-        # Textual calls each class's handler in turn, Screen's after this one: a stale event
-        # stops here (prevent_default), a fresh one goes on to Screen's.
-        if event.size != self.app.size:
-            event.prevent_default()
-            event.stop()
+        drop_stale_resize(self, event)
+
+
+def drop_stale_resize(screen: Screen[Any], event: events.Resize) -> None:
+    """Stop ``event`` before Screen's own handler if it is not for the terminal's size of now
+    (see :class:`ResizeGuard`). Textual calls each class's handler in turn, Screen's after
+    those of its subclasses: ``prevent_default`` ends the walk."""
+    if event.size != screen.app.size:
+        event.prevent_default()
+        event.stop()
 
 
 # -- Screen._forward_event ----------------------------------------------------------------
@@ -113,7 +118,7 @@ class PagedOptionList(OptionList):
 _CHOICES = (Input.Submitted, Input.Changed, Button.Pressed, OptionList.OptionSelected)
 
 
-class CommandPalette(ResizeGuard, TextualPalette):
+class CommandPalette(TextualPalette):
     """Textual's command palette, made safe against keys that come faster than it changes.
 
     A second Enter on a palette that the first one already closed popped the drill's own
@@ -142,6 +147,9 @@ class CommandPalette(ResizeGuard, TextualPalette):
             message.stop()
             return
         await super()._on_message(message)
+
+    async def _on_resize(self, event: events.Resize) -> None:
+        drop_stale_resize(self, event)  # as every other screen of the drill's (ResizeGuard)
 
     @work(exclusive=True, group=TextualPalette._GATHER_COMMANDS_GROUP)
     async def _gather_commands(self, search_value: str) -> None:
