@@ -113,19 +113,21 @@ def replay_card(
     ``withdrawn`` ones, and each grade in effect's (event id, effect)."""
     ids: list[int] = []
     grades: list[Given] = []
-    days = _DAYS
+    days, by_number, moment = _DAYS, _GRADES, datetime.fromisoformat
+    # The loop is run once for each of a long log's events: names bound locally, rows unpacked.
     for row in rows:
-        if row[0] in withdrawn:
+        event_id, _, day_text, at, grade, buttons = row
+        if event_id in withdrawn:
             continue
         try:
-            day = days.get(row[2])
+            day = days.get(day_text)
             if day is None:
-                day = days[row[2]] = date.fromisoformat(row[2])
+                day = days[day_text] = date.fromisoformat(day_text)
             # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
-            grades.append((_GRADES[row[4]], day, datetime.fromisoformat(row[3]), row[5]))
+            grades.append((by_number[grade], day, moment(at), buttons))
         except (TypeError, ValueError, IndexError) as exc:
-            raise Damaged(f"review {row[0]}: {exc}") from exc
-        ids.append(row[0])
+            raise Damaged(f"review {event_id}: {exc}") from exc
+        ids.append(event_id)
     state, effects = replay(scheduler, grades)
     return state, list(zip(ids, effects, strict=True))
 
