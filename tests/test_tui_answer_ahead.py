@@ -69,12 +69,18 @@ async def test_no_side_is_drawn_nor_rewrapped_at_the_reveal_when_the_answer_brin
     decks = load_paths([BUNDLED]).decks
     app = create_app(decks, store, clock=Clock(), new_limit=40)
     misses: list[tuple[str | None, int]] = []
-    lines_at = DrawnOnce.lines_at
+    lines_at, render_strips = DrawnOnce.lines_at, DrawnOnce.render_strips
 
     def counted(self: DrawnOnce, width: int) -> Any:
         if width not in self._lines:
             misses.append((self._widget.id, width))
         return lines_at(self, width)
+
+    def counted_strips(self: DrawnOnce, width: int, height: Any, style: Any, opts: Any) -> Any:
+        # The answer's lines come ready as strips in its style, too.
+        if self._widget.id == "answer" and (width, height, style) not in self._strips:
+            misses.append(("answer strips", width))
+        return render_strips(self, width, height, style, opts)
 
     async with app.run_test(size=(100, 30)) as pilot:
         scrolled = 0
@@ -83,9 +89,11 @@ async def test_no_side_is_drawn_nor_rewrapped_at_the_reveal_when_the_answer_brin
             await pilot.pause()
             width = app.screen.query_one("#card").content_region.width
             monkeypatch.setattr(DrawnOnce, "lines_at", counted)
+            monkeypatch.setattr(DrawnOnce, "render_strips", counted_strips)
             await pilot.press("enter")
             await pilot.pause()
             monkeypatch.setattr(DrawnOnce, "lines_at", lines_at)
+            monkeypatch.setattr(DrawnOnce, "render_strips", render_strips)
             scrolled += app.screen.query_one("#card-scroll").show_vertical_scrollbar
             assert misses == []
             # The scrollbar's room is kept: the card's text does not rewrap when it comes.

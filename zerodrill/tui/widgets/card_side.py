@@ -102,6 +102,9 @@ class CardSide(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        # Textual's link highlighting is for actions (``@click``) in a widget's text; a side's
+        # links are the terminal's own hyperlinks, and that pass rebuilt every line it drew.
+        self.auto_links = False
         self._build: Build | None = None
         self._drawn: tuple[tuple[Build | None, SideStyles | None], DrawnOnce] | None = None
 
@@ -119,7 +122,12 @@ class CardSide(Widget):
         key = (build, SideStyles.of(holder))
         if self._drawn is None or self._drawn[0] != key:
             self._drawn = (key, DrawnOnce(self, build(key[1])))
-        self._drawn[1].draw_at(widths)
+        drawn = self._drawn[1]
+        drawn.draw_at(widths)
+        for width in widths:
+            if width > 0:
+                # The lines as Textual will ask for them: in the side's style, all of them.
+                drawn.render_strips(width, len(drawn.lines_at(width)), self.visual_style, None)
 
     def renderable(self) -> RenderableType:
         """What the side shows, as a Rich renderable in the theme's colours now."""
@@ -155,6 +163,8 @@ class DrawnOnce(Visual):
         #: The lines drawn, by width: the terminal may be resized between drawing a side
         #: ahead and showing it.
         self._lines: dict[int, list[list[Segment]]] = {}
+        #: Those lines as strips in the widget's style, by width, height and style.
+        self._strips: dict[tuple[int, int | None, VisualStyle], list[Strip]] = {}
 
     def draw_at(self, widths: Iterable[int]) -> None:
         for width in widths:
@@ -165,7 +175,9 @@ class DrawnOnce(Visual):
         lines = self._lines.get(width)
         if lines is None:
             if len(self._lines) >= 4:
-                self._lines.clear()  # resized again and again: keep the widths of late
+                # Resized again and again: keep the widths of late.
+                self._lines.clear()
+                self._strips.clear()
             app = self._widget.app
             options = app.console_options.update(highlight=False).update_width(width)
             lines = self._lines[width] = app.console.render_lines(
@@ -180,15 +192,22 @@ class DrawnOnce(Visual):
         return len(self.lines_at(width))
 
     def render_strips(
-        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions | None
     ) -> list[Strip]:
-        lines = self.lines_at(width)
-        if height is not None:
-            lines = lines[:height]
-        base = style.rich_style
-        if not base:
-            return [Strip(line) for line in lines]
-        return [
-            Strip([Segment(text, base + seg_style, None) for text, seg_style, _ in line])
-            for line in lines
-        ]
+        key = (width, height, style)
+        strips = self._strips.get(key)
+        if strips is None:
+            lines = self.lines_at(width)
+            if height is not None:
+                lines = lines[:height]
+            base = style.rich_style
+            if not base:
+                strips = [Strip(line) for line in lines]
+            else:
+                strips = [
+                    Strip([Segment(text, base + seg_style, None) for text, seg_style, _ in line])
+                    for line in lines
+                ]
+            self._strips[key] = strips
+        # A copy: the list is Textual's to change, the strips in it are not.
+        return list(strips)
