@@ -63,9 +63,10 @@ async def test_a_typed_answer_is_checked_on_the_answer_side(store: Store) -> Non
 async def test_no_side_is_drawn_nor_rewrapped_at_the_reveal_when_the_answer_brings_the_scrollbar(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The bundled deck's long answers bring the scrollbar beside the card, narrowing both
-    # sides; and the layout after a grade settles in passes, so the widths seen first may be
-    # the last card's. Every side a reveal shows was drawn ahead at the width it shows at.
+    # The bundled deck's long answers bring the scrollbar beside the card, which narrowed
+    # both sides; and the layout after a grade settles in passes, so the widths seen first
+    # were the last card's. Every side a reveal shows was drawn ahead at the width it shows
+    # at, and the answer made into strips in its style.
     decks = load_paths([BUNDLED]).decks
     app = create_app(decks, store, clock=Clock(), new_limit=40)
     misses: list[tuple[str | None, int]] = []

@@ -123,7 +123,6 @@ class CardSide(Widget):
         if self._drawn is None or self._drawn[0] != key:
             self._drawn = (key, DrawnOnce(self, build(key[1])))
         drawn = self._drawn[1]
-        drawn.draw_at(widths)
         for width in widths:
             if width > 0:
                 # The lines as Textual will ask for them: in the side's style, all of them.
@@ -165,11 +164,6 @@ class DrawnOnce(Visual):
         self._lines: dict[int, list[list[Segment]]] = {}
         #: Those lines as strips in the widget's style, by width, height and style.
         self._strips: dict[tuple[int, int | None, VisualStyle], list[Strip]] = {}
-
-    def draw_at(self, widths: Iterable[int]) -> None:
-        for width in widths:
-            if width > 0:
-                self.lines_at(width)
 
     def lines_at(self, width: int) -> list[list[Segment]]:
         lines = self._lines.get(width)
