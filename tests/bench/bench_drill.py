@@ -23,8 +23,13 @@ with a cache it cannot write, so every start parses the YAML: what the cache is 
 Two decks of N cards each: generated short ones, and copies of the bundled deck's real cards
 (code blocks, tables, long answers) under new ids (issue 24: the keys were slower on those).
 
+The keys are sent at machine speed: each as soon as the last one's effect is on the screen,
+so a key can wait for what the app does right after a card shows (the drill draws the answer
+ahead then). ``--pause-ms 300`` waits before each key, untimed, for every app alike, as a
+learner reads the card before pressing.
+
 Run by hand: ``PYTHONPATH=. python tests/bench/bench_drill.py [--cards N] [--no-tmux]
-[--no-cache] [--cards-of generated|real|both]``.
+[--no-cache] [--cards-of generated|real|both] [--pause-ms MS]``.
 """
 
 from __future__ import annotations
@@ -252,13 +257,19 @@ CLANKI_REAL_SCREEN = Screen(clanki_peer.box_key, clanki_peer.asking, clanki_peer
 
 
 def _tmux_one(
-    cmd: str, env: dict[str, str], kind: str, presses: int, screen: Screen | None = None
+    cmd: str,
+    env: dict[str, str],
+    kind: str,
+    presses: int,
+    screen: Screen | None = None,
+    pause: float = 0.0,
 ) -> dict[str, float]:
     """Start ``cmd`` in a new pane and time it: the first card, then reveal and grade keys.
 
     ``screen`` reads a review app's pane; without one, ``cmd`` is the bare app. The same
     keys go to every review app: Enter reveals, 4 grades (both apps' "easy"), so the card
-    leaves today's queue and the next one is a different card.
+    leaves today's queue and the next one is a different card. ``pause`` seconds pass before
+    each key, untimed, as a learner reads before pressing (0: keys at machine speed).
     """
     session = f"zdbench{os.getpid()}{kind}"
     env_args = [f"{k}={v}" for k, v in env.items()]
@@ -287,6 +298,7 @@ def _tmux_one(
             first = _wait_for(session, lambda s: "BARE READY" in s) - start
             keys = []
             for n in range(1, presses + 1):
+                time.sleep(pause)
                 t = time.perf_counter()
                 subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
                 keys.append(_wait_for(session, lambda s, n=n: f"BARE PRESSED {n}" in s) - t)
@@ -296,9 +308,11 @@ def _tmux_one(
         reveal, grade = [], []
         for _ in range(presses):
             before = sc.card_key(_capture(session))
+            time.sleep(pause)
             t = time.perf_counter()
             subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
             reveal.append(_wait_for(session, sc.revealed) - t)
+            time.sleep(pause)
             t = time.perf_counter()
             subprocess.run([*TMUX, "send-keys", "-t", session, "4"], check=True)
             grade.append(
@@ -325,6 +339,7 @@ def tmux(
     presses: int,
     clanki: tuple[clanki_peer.Clanki, clanki_peer.Collection] | None = None,
     clanki_screen: Screen = CLANKI_SCREEN,
+    pause: float = 0.0,
 ) -> dict[str, float]:
     """Medians over ``rounds`` of the bare app, the drill and (if given) Clanki, in turn.
 
@@ -345,14 +360,14 @@ def tmux(
     subprocess.run([*TMUX, "new-session", "-d", "-s", "keep", "sleep 86400"], check=True)
     try:
         for _ in range(rounds):
-            b = _tmux_one(bare_cmd, env, "bare", presses)
+            b = _tmux_one(bare_cmd, env, "bare", presses, pause=pause)
             samples["bare_first"].append(b["first"])
             samples["bare_key"].append(b["key"])
             # Each round starts from the same database: the grades of the last one are dropped.
             work = db.parent / "round.db"
             _copy_db(db, work)
             d = _tmux_one(
-                drill_cmd.replace(str(db), str(work)), env, "drill", presses, DRILL_SCREEN
+                drill_cmd.replace(str(db), str(work)), env, "drill", presses, DRILL_SCREEN, pause
             )
             samples["drill_first"].append(d["first"])
             samples["drill_reveal"].append(d["reveal"])
@@ -366,6 +381,7 @@ def tmux(
                     "clanki",
                     presses,
                     clanki_screen,
+                    pause,
                 )
                 samples["clanki_first"].append(c["first"])
                 samples["clanki_reveal"].append(c["reveal"])
@@ -428,9 +444,11 @@ def run(
     use_clanki: bool = True,
     use_cache: bool = True,
     decks: tuple[str, ...] = ("generated", "real"),
+    pause_ms: float = 0.0,
 ) -> dict:
     out: dict[str, Any] = {
         "cards": cards,
+        "pause_ms": pause_ms,
         "goals": {"first": FIRST_PAINT_GOAL, "key": KEY_GOAL, "clanki_reveal": CLANKI_REVEAL_GOAL},
     }
     compile_package()
@@ -459,7 +477,9 @@ def run(
             # tables, long answers), measured alike; the real deck's figures are "real_...".
             folder = root / cards_of
             folder.mkdir()
-            _run_deck(out, folder, cache, cards, cards_of, rounds, presses, use_tmux, clanki)
+            _run_deck(
+                out, folder, cache, cards, cards_of, rounds, presses, use_tmux, clanki, pause_ms
+            )
     return out
 
 
@@ -473,6 +493,7 @@ def _run_deck(
     presses: int,
     use_tmux: bool,
     clanki: clanki_peer.Clanki | None,
+    pause_ms: float = 0.0,
 ) -> None:
     """Measure the drill (and Clanki, the bare app) on one deck, into ``out``."""
     prefix = "" if cards_of == "generated" else f"{cards_of}_"
@@ -518,7 +539,7 @@ def _run_deck(
                 )
             screen = CLANKI_SCREEN if cards_of == "generated" else CLANKI_REAL_SCREEN
             out[f"{prefix}tmux_{name}"] = _ratios(
-                tmux(deck, db, cache, rounds, presses, peer, screen)
+                tmux(deck, db, cache, rounds, presses, peer, screen, pause_ms / 1000)
             )
             if peer is not None:
                 m = out[f"{prefix}tmux_{name}"]
@@ -554,6 +575,8 @@ def _report(r: dict) -> str:
                 f"({m['clanki_reveal_ratio']:.2f}x, goal {CLANKI_REVEAL_GOAL}x), grade->next "
                 f"{m['clanki_grade_ms']:5.1f} ms ({m['clanki_grade_ratio']:.2f}x)"
             )
+    if r.get("pause_ms"):
+        lines.append(f"keys in tmux each after a pause of {r['pause_ms']:.0f} ms (untimed)")
     if "cache" in r:
         lines.append(f"cache: {r['cache']}")
     if "clanki_skipped" in r:
@@ -575,6 +598,12 @@ if __name__ == "__main__":
         default="both",
         help="generated short cards, copies of the bundled deck's real cards, or both",
     )
+    parser.add_argument(
+        "--pause-ms",
+        type=float,
+        default=0.0,
+        help="wait this long before each key in tmux, untimed, as a learner reads (0: none)",
+    )
     args = parser.parse_args()
     kinds = ("generated", "real") if args.cards_of == "both" else (args.cards_of,)
     print(
@@ -587,6 +616,7 @@ if __name__ == "__main__":
                 not args.no_clanki,
                 not args.no_cache,
                 kinds,
+                args.pause_ms,
             )
         )
     )
