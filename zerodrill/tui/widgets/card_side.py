@@ -119,10 +119,7 @@ class CardSide(Widget):
         holder = self.parent
         if not isinstance(holder, Widget):
             return
-        key = (build, SideStyles.of(holder))
-        if self._drawn is None or self._drawn[0] != key:
-            self._drawn = (key, DrawnOnce(self, build(key[1])))
-        drawn = self._drawn[1]
+        drawn = self._drawn_with(build, SideStyles.of(holder))
         for width in widths:
             if width > 0:
                 # The lines as Textual will ask for them: in the side's style, all of them.
@@ -139,10 +136,16 @@ class CardSide(Widget):
         # Textual asks again on every layout of the screen (a reveal is one); the side drawn
         # last is kept while neither what it shows nor the theme's colours have changed.
         holder = self.parent
-        styles = SideStyles.of(holder) if isinstance(holder, Widget) else None
-        key = (self._build, styles)
+        return self._drawn_with(
+            self._build, SideStyles.of(holder) if isinstance(holder, Widget) else None
+        )
+
+    def _drawn_with(self, build: Build | None, styles: SideStyles | None) -> DrawnOnce:
+        """What ``build`` makes with ``styles``, as drawn last if neither has changed since."""
+        key = (build, styles)
         if self._drawn is None or self._drawn[0] != key:
-            self._drawn = (key, DrawnOnce(self, self.renderable()))
+            shown = build(styles) if build is not None and styles is not None else ""
+            self._drawn = (key, DrawnOnce(self, shown))
         return self._drawn[1]
 
 
