@@ -125,16 +125,20 @@ def survey(store: Store, folder: Path) -> Plan:
     except OSError as exc:
         raise SyncError(f"{folder}: cannot list it ({exc.strerror or exc})") from exc
     logs = [read_log(path) for path in paths]
-    local = {event.identity: event for event in store.events()}
-    actions = {event.identity: event for event in store.actions.events()}
+    local, actions = _held(store)
     renewed = _renew_if_shared(store, folder, logs, local, actions)
     if renewed is not None:
-        local = {event.identity: event for event in store.events()}
-        actions = {event.identity: event for event in store.actions.events()}
+        local, actions = _held(store)  # renumbered under the new machine id
     plan = _plan(store.machine, folder, logs, local, actions)
     if renewed is not None:
         plan.warnings.insert(0, renewed)
     return plan
+
+
+def _held(store: Store) -> tuple[dict[Identity, LogEntry], dict[Identity, CardActionEvent]]:
+    """The reviews and the card actions this database holds, by identity."""
+    reviews = {event.identity: event for event in store.events()}
+    return reviews, {event.identity: event for event in store.actions.events()}
 
 
 def _renew_if_shared(
