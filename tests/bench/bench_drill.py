@@ -10,6 +10,9 @@ screen within 2x of the bare app's key-to-screen time. Measured two ways:
   both apps' key times alike). Earlier versions timed the first frame to idle as well
   (``pilot.pause()``), which put those 80 ms in both first-frame times and flattered the
   ratio.
+  Beside them, the same first frame of the drill's widgets made empty of Textual's own
+  (SKELETON_APP): what Textual alone costs for a tree of the drill's shape, so the drill's
+  figure can be read against what its layout costs before any card is drawn.
 * tmux, as a person sees it: a new process in a real terminal, polling ``capture-pane``
   until the first card (or the bare app's text) is on screen, so everything is in it:
   imports, loading the deck, building the session, the screen. Then a key is sent and the
@@ -87,10 +90,35 @@ if __name__ == "__main__":
 """
 
 
-def _bare_class() -> type:
+#: The drill screen's widgets, empty, made of Textual's own: a header line, the scrolling card
+#: with its two sides (the answer's hidden), the hint under the question, the grade bar
+#: (hidden) and the key bar. Its first frame is what Textual alone costs for a tree of that
+#: shape, before any card is drawn: the floor under the drill's own first-frame figure.
+SKELETON_APP = BARE_APP.replace("class Bare(App)", "class Skeleton(App)").replace(
+    """        yield Static("BARE READY", id="s")
+""",
+    """        yield Static("HEADER", id="header")
+        with VerticalScroll(id="card-scroll"):
+            with Vertical(id="card"):
+                yield Static("QUESTION", id="question")
+                yield Static("ANSWER", id="answer", classes="hidden")
+        with Vertical(id="under-question"):
+            yield Static("HINT", id="hint")
+        yield Static("GRADES", id="grades", classes="hidden")
+""",
+).replace(
+    "    n = 0\n",
+    "    n = 0\n    CSS = '.hidden { display: none; }'\n",
+).replace(
+    "from textual.widgets import",
+    "from textual.containers import Vertical, VerticalScroll\nfrom textual.widgets import",
+).replace("Bare().run()", "Skeleton().run()")
+
+
+def _bare_class(source: str = BARE_APP, name: str = "Bare") -> type:
     namespace: dict[str, Any] = {}
-    exec(compile(BARE_APP, "<bare>", "exec"), namespace)
-    return namespace["Bare"]
+    exec(compile(source, f"<{name.lower()}>", "exec"), namespace)
+    return namespace[name]
 
 
 def seed_all_due(db: Path, deck: Path) -> None:
@@ -140,8 +168,8 @@ async def _first_frame(ready: list[float]) -> float:
     return ready[0]
 
 
-async def _pilot_bare(presses: int) -> tuple[float, float]:
-    app = _bare_class()()
+async def _pilot_bare(presses: int, app_class: type | None = None) -> tuple[float, float]:
+    app = (app_class or _bare_class())()
     with _ready_clock() as ready:
         start = time.perf_counter()
         async with app.run_test(size=(100, 30)) as pilot:
@@ -198,6 +226,8 @@ def pilot(deck: Path, db: Path, rounds: int, presses: int) -> dict[str, float]:
         f, k = asyncio.run(_pilot_bare(presses))
         samples["bare_first"].append(f)
         samples["bare_key"].append(k)
+        f, _ = asyncio.run(_pilot_bare(1, _bare_class(SKELETON_APP, "Skeleton")))
+        samples["skeleton_first"].append(f)
         # Each round starts from the same database: the grades of the last one are dropped.
         work = db.parent / "pilot-round.db"
         _copy_db(db, work)
@@ -412,6 +442,10 @@ def _copy_db(src: Path, dst: Path) -> None:
 
 def _ratios(r: dict[str, float]) -> dict[str, float]:
     r["first_ratio"] = r["drill_first_ms"] / r["bare_first_ms"]
+    if "skeleton_first_ms" in r:
+        # What Textual alone costs for the drill's tree of widgets, and the drill against it.
+        r["skeleton_ratio"] = r["skeleton_first_ms"] / r["bare_first_ms"]
+        r["drill_skeleton_ratio"] = r["drill_first_ms"] / r["skeleton_first_ms"]
     r["reveal_ratio"] = r["drill_reveal_ms"] / r["bare_key_ms"]
     r["grade_ratio"] = r["drill_grade_ms"] / r["bare_key_ms"]
     if "clanki_first_ms" in r:
@@ -568,6 +602,12 @@ def _report(r: dict) -> str:
             f"({m['reveal_ratio']:.2f}x), grade->next {m['drill_grade_ms']:5.1f} ms "
             f"({m['grade_ratio']:.2f}x, goal {KEY_GOAL}x)"
         )
+        if "skeleton_first_ms" in m:
+            lines.append(
+                f"{'':>19}  the drill's widgets, empty: first paint "
+                f"{m['skeleton_first_ms']:6.0f} ms ({m['skeleton_ratio']:.2f}x bare; the drill "
+                f"{m['drill_skeleton_ratio']:.2f}x it)"
+            )
         if "clanki_first_ms" in m:
             lines.append(
                 f"{'vs Clanki':>19}: first card {m['clanki_first_ms']:6.0f} ms "

@@ -301,6 +301,17 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
             rows.append(
                 _ratio_row(label, f"{measure}, median", m[ours], m[floor], m[ratio], goals[ratio])
             )
+        if "skeleton_first_ms" in m:
+            # Textual's own cost for the drill's tree of widgets, empty: no goal, for scale.
+            row = Row(
+                label,
+                "first paint of the drill's widgets, empty, vs first paint, median",
+                _ms(m["skeleton_first_ms"]),
+                _ms(m["bare_first_ms"]),
+                f"{m['skeleton_ratio']:.2f}x",
+            )
+            row.goal, row.result = "(none)", "(no goal)"
+            rows.append(row)
         if "drill_setup_ms" in m:
             # With Pilot the screen is timed alone; this is the loading before it.
             rows.append(

@@ -321,9 +321,11 @@ class Store:
         """:meth:`due_dates`' keys, in its order, without their days: today's queue needs
         only which keys are due and in what order, and reading ten thousand days costs it."""
         with self._derived():
-            return [key for key, _ in self._due(after, through)]
+            return [key for (key,) in self._due(after, through, "key")]
 
-    def _due(self, after: date | None, through: date | None) -> sqlite3.Cursor:
+    def _due(
+        self, after: date | None, through: date | None, columns: str = "key, due"
+    ) -> sqlite3.Cursor:
         bounds, params = ["due IS NOT NULL"], []
         if after is not None:
             bounds.append("due > ?")
@@ -332,7 +334,7 @@ class Store:
             bounds.append("due <= ?")
             params.append(through.isoformat())
         return self._conn.execute(
-            f"SELECT key, due FROM card WHERE {' AND '.join(bounds)} ORDER BY due, key", params
+            f"SELECT {columns} FROM card WHERE {' AND '.join(bounds)} ORDER BY due, key", params
         )
 
     def again_on(self, day: date) -> frozenset[str]:
