@@ -94,10 +94,12 @@ if __name__ == "__main__":
 #: with its two sides (the answer's hidden), the hint under the question, the grade bar
 #: (hidden) and the key bar. Its first frame is what Textual alone costs for a tree of that
 #: shape, before any card is drawn: the floor under the drill's own first-frame figure.
-SKELETON_APP = BARE_APP.replace("class Bare(App)", "class Skeleton(App)").replace(
-    """        yield Static("BARE READY", id="s")
+SKELETON_APP = (
+    BARE_APP.replace("class Bare(App)", "class Skeleton(App)")
+    .replace(
+        """        yield Static("BARE READY", id="s")
 """,
-    """        yield Static("HEADER", id="header")
+        """        yield Static("HEADER", id="header")
         with VerticalScroll(id="card-scroll"):
             with Vertical(id="card"):
                 yield Static("QUESTION", id="question")
@@ -106,13 +108,17 @@ SKELETON_APP = BARE_APP.replace("class Bare(App)", "class Skeleton(App)").replac
             yield Static("HINT", id="hint")
         yield Static("GRADES", id="grades", classes="hidden")
 """,
-).replace(
-    "    n = 0\n",
-    "    n = 0\n    CSS = '.hidden { display: none; }'\n",
-).replace(
-    "from textual.widgets import",
-    "from textual.containers import Vertical, VerticalScroll\nfrom textual.widgets import",
-).replace("Bare().run()", "Skeleton().run()")
+    )
+    .replace(
+        "    n = 0\n",
+        "    n = 0\n    CSS = '.hidden { display: none; }'\n",
+    )
+    .replace(
+        "from textual.widgets import",
+        "from textual.containers import Vertical, VerticalScroll\nfrom textual.widgets import",
+    )
+    .replace("Bare().run()", "Skeleton().run()")
+)
 
 
 def _bare_class(source: str = BARE_APP, name: str = "Bare") -> type:
