@@ -85,6 +85,25 @@ def test_the_item_index_holds_what_items_of_gives_in_its_order() -> None:
     )
 
 
+def test_the_due_items_of_todays_queue_are_made_only_when_asked_for(store: Store) -> None:
+    # Ten thousand may be due, and a sitting reaches a few dozen: the queue holds their keys.
+    d = deck("d", *(card("d", f"k{i}") for i in range(30)))
+    for i in range(30):
+        schedule(store, f"d/k{i}", DAY - timedelta(days=i))
+    index = ItemIndex([d])
+    q = build_queue(index, store, DAY)
+    assert q.review_keys == tuple(f"d/k{i}" for i in reversed(range(30)))
+    assert index._made == {}, "an item was made before it was asked for"
+    assert keys(q.reviews) == list(q.review_keys)
+    assert q.reviews[0] is index["d/k29"] is q.items["d/k29"]
+    busy: set[str] = set()
+    assert ItemIndex([d]).one_key_per_card(["d/k1", "d/zz", "d/k1", "d/k2"], busy, 2) == [
+        "d/k1",
+        "d/k2",
+    ]
+    assert busy == {"d/k1", "d/k2"}
+
+
 # -- study days ---------------------------------------------------------------------------------
 
 

@@ -59,10 +59,16 @@ class ItemIndex(Mapping[str, Item]):
     def one_per_card(
         self, keys: Iterable[str], busy_cards: set[str], limit: int | None = None
     ) -> list[Item]:
-        """The items of ``keys``, in order, at most ``limit`` (None: all), and at most one per
-        card not in ``busy_cards``. The cards taken join ``busy_cards``. Keys not here are
-        passed over; so are the others without making their items."""
-        taken: list[Item] = []
+        """The items of :meth:`one_key_per_card`, made."""
+        return [self[key] for key in self.one_key_per_card(keys, busy_cards, limit)]
+
+    def one_key_per_card(
+        self, keys: Iterable[str], busy_cards: set[str], limit: int | None = None
+    ) -> list[str]:
+        """Those of ``keys`` held here, in order, at most ``limit`` (None: all), and at most
+        one per card not in ``busy_cards``, without making their items. The cards taken join
+        ``busy_cards``."""
+        taken: list[str] = []
         if limit == 0:
             return taken
         cards = self._cards
@@ -72,7 +78,7 @@ class ItemIndex(Mapping[str, Item]):
             card = key.partition("#")[0]
             if card not in busy_cards:
                 busy_cards.add(card)
-                taken.append(self[key])
+                taken.append(key)
                 if len(taken) == limit:
                     break
         return taken

@@ -62,8 +62,9 @@ class Failed:
 @dataclass(frozen=True, slots=True)
 class TodayQueue:
     day: date
-    #: Due items, most overdue first.
-    reviews: tuple[Item, ...]
+    #: Due items' keys, most overdue first. Their items are made when asked for (see
+    #: :attr:`reviews`): when ten thousand are due, a sitting reaches a few dozen of them.
+    review_keys: tuple[str, ...]
     #: New items, in study order, as many as today's limit still allows.
     new: tuple[Item, ...]
     #: Items the scheduler brings back today, in the order of their latest grade.
@@ -74,6 +75,13 @@ class TodayQueue:
     introduced: int
     #: The repeats in a learning step, by key.
     failed: Mapping[str, Failed] = field(default_factory=dict)
+    #: Every item the queue was built over, by key: where the items of the keys above are made.
+    items: ItemIndex = field(default_factory=ItemIndex, repr=False, compare=False)
+
+    @property
+    def reviews(self) -> tuple[Item, ...]:
+        """Due items, most overdue first."""
+        return tuple(map(self.items.__getitem__, self.review_keys))
 
 
 def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
@@ -142,12 +150,12 @@ def build_queue(
     busy_cards.update(item.card.key for item in brought.values())
 
     # A key graded today never comes up again here: its card is busy already.
-    reviews = [*brought.values(), *by_key.one_per_card(due, busy_cards)]
+    reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
     # Sets first: when every item has a schedule, nothing is walked in study order for none.
     fresh = by_key.keys() - later - set(due) if slots else set()
     waiting = (key for key in by_key if key in fresh) if fresh else ()
     new = by_key.one_per_card(waiting, busy_cards, slots)
-    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed)
+    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed, by_key)
 
 
 def _brought_forward(

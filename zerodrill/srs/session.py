@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
@@ -211,7 +212,9 @@ class Session:
         marks = self._store.actions.marks()
         by_key = self._by_key.without(k for k, m in marks.items() if m.hidden_on(self.day))
         queue = build_queue(by_key, self._store, self.day, new_limit=self._new_limit)
-        self._reviews = deque(queue.reviews)
+        # Keys: the items of due cards are made as the sitting reaches them.
+        self._reviews = deque(queue.review_keys)
+        self._queued = queue.items
         self._new = deque(queue.new)
         self._repeats = deque(queue.repeats)
         self._graded = set(queue.graded_today)
@@ -244,7 +247,9 @@ class Session:
                 step = self._failed.get(item.key)
                 if step is not None and (self._ticks >= step[0] or now >= step[1]):
                     return item
-        for line in (self._reviews, self._new, self._repeats):
+        if self._reviews:
+            return self._queued[self._reviews[0]]
+        for line in (self._new, self._repeats):
             if line:
                 return line[0]
         return None
@@ -253,7 +258,9 @@ class Session:
         """Remove ``item`` from wherever it waits."""
         if self._front is not None and self._front.key == item.key:
             self._front = None
-        for line in (self._reviews, self._new, self._repeats):
+        with suppress(ValueError):
+            self._reviews.remove(item.key)
+        for line in (self._new, self._repeats):
             for queued in line:
                 if queued.key == item.key:
                     line.remove(queued)
