@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
@@ -324,7 +324,10 @@ class Store:
             return [key for (key,) in self._due(after, through, "key")]
 
     def _due(
-        self, after: date | None, through: date | None, columns: str = "key, due"
+        self,
+        after: date | None,
+        through: date | None,
+        columns: Literal["key", "key, due"] = "key, due",
     ) -> sqlite3.Cursor:
         bounds, params = ["due IS NOT NULL"], []
         if after is not None:
