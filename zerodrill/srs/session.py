@@ -214,7 +214,6 @@ class Session:
         queue = build_queue(by_key, self._store, self.day, new_limit=self._new_limit)
         # Keys: the items of due cards are made as the sitting reaches them.
         self._reviews = deque(queue.review_keys)
-        self._queued = queue.items
         self._new = deque(queue.new)
         self._repeats = deque(queue.repeats)
         self._graded = set(queue.graded_today)
@@ -248,7 +247,7 @@ class Session:
                 if step is not None and (self._ticks >= step[0] or now >= step[1]):
                     return item
         if self._reviews:
-            return self._queued[self._reviews[0]]
+            return self._by_key[self._reviews[0]]
         for line in (self._new, self._repeats):
             if line:
                 return line[0]
@@ -502,5 +501,5 @@ class Session:
         items = items_of(decks)
         shown = [i for i in items if not marks.get(i.key, NO_MARKS).hidden_on(self.day)]
         q = build_queue(shown, self._store, self.day, new_limit=self._new_limit)
-        due = len(q.reviews) + len(q.repeats)
+        due = len(q.review_keys) + len(q.repeats)
         return DeckCount(deck_id, title, due, len(q.new), len(items) - len(shown))

@@ -106,7 +106,7 @@ def compute_stats(
         # cards failed today that come back; suspended and buried cards are not in it.
         shown = {k: i for k, i in keys.items() if not (k in marks and marks[k].hidden_on(today))}
         queue = build_queue(shown, store, today, new_limit=0)
-        shown_today = {item.key for item in queue.reviews}
+        shown_today = set(queue.review_keys)
         again = len(queue.repeats)
         forecast[0] = len(shown_today) + again
         horizon = today + timedelta(days=FORECAST_DAYS - 1)
