@@ -303,15 +303,17 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
             )
         if "skeleton_first_ms" in m:
             # Textual's own cost for the drill's tree of widgets, empty: no goal, for scale.
-            row = Row(
-                label,
-                "first paint of the drill's widgets, empty, vs first paint, median",
-                _ms(m["skeleton_first_ms"]),
-                _ms(m["bare_first_ms"]),
-                f"{m['skeleton_ratio']:.2f}x",
+            rows.append(
+                Row(
+                    label,
+                    "first paint of the drill's widgets, empty, vs first paint, median",
+                    _ms(m["skeleton_first_ms"]),
+                    _ms(m["bare_first_ms"]),
+                    f"{m['skeleton_ratio']:.2f}x",
+                    "(none)",
+                    "(no goal)",
+                )
             )
-            row.goal, row.result = "(none)", "(no goal)"
-            rows.append(row)
         if "drill_setup_ms" in m:
             # With Pilot the screen is timed alone; this is the loading before it.
             rows.append(
