@@ -36,6 +36,9 @@ class CardScroll(CuedScroll, can_focus=False):
 
     CUE = MORE_CUE
     CUE_KEEPS_ITS_ROW = True
+    # No border and nothing drawn of its own (the card and the scrollbars are widgets of
+    # their own): see CardView.BLANK. The help's scroll has a border, so this is not CuedScroll's.
+    BLANK = True
 
 
 class DrillScreen(ClickGuard):

@@ -53,6 +53,9 @@ class CardView(Vertical):
 
     DEFAULT_CSS = SIDE_CSS
     COMPONENT_CLASSES = SIDE_COMPONENT_CLASSES
+    # Nothing of its own is drawn (no border; its padding is plain background): Textual then
+    # gives its rows as blank lines instead of styling each one, on every reveal and card.
+    BLANK = True
 
     @dataclass
     class AnswerSubmitted(Message):
