@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Input, Static
 from tui_support import Clock, make_app, run_async, shown, tui_decks
 
@@ -127,6 +129,36 @@ async def test_the_help_lists_the_new_keys_each_on_one_line_at_80x24(store: Stor
         assert "mark" in said["*"] and "Ctrl+1-7 flag" in said["*"]
         assert "edit the card's YAML" in said["e"]
         assert "key bar's other keys" in said["m"]
+
+
+async def _key_line_after(store: Store, keys: list[str], theme: str, *, switch: bool) -> Strip:
+    """The key bar's line after ``keys``, in ``theme``: set before the start, or after the keys
+    (``switch``), when each set of keys met on the way has been drawn in the other theme."""
+    app = make_app(store, "zero")
+    other = "textual-dark" if theme == "textual-light" else "textual-light"
+    app.theme = other if switch else theme
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*keys)
+        if switch:
+            app.theme = theme
+            await pilot.pause()
+        key_bar = app.screen.query_one(KeyBar)
+        key_bar.refresh()  # what the next frame draws, not the last frame kept
+        return key_bar.render_lines(Region(0, 0, key_bar.size.width, 1))[0]
+
+
+@run_async
+async def test_keys_drawn_before_are_drawn_anew_in_a_new_theme(tmp_path: Path) -> None:
+    # The answer's keys are met on the second card and again on the third, the question's
+    # on each card, before the theme changes.
+    keys = ["enter", "4", "enter", "4", "enter"]
+    for theme in ("textual-light", "textual-dark"):
+        with Store.open(tmp_path / f"switched-{theme}.db") as store:
+            switched = await _key_line_after(store, keys, theme, switch=True)
+        with Store.open(tmp_path / f"started-{theme}.db") as store:
+            started = await _key_line_after(store, keys, theme, switch=False)
+        assert "Grade" in switched.text
+        assert list(switched) == list(started)
 
 
 # -- how it looks at 80x24 -------------------------------------------------------------------
