@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.segment import Segment
+from rich.style import Style
 from srs_support import ReviewKind, kind
 from textual.widgets import Input, OptionList, TextArea
 from tui_support import Clock, make_app, run_async, shown
@@ -72,6 +74,37 @@ async def test_footer_and_mouse_follow_the_side_shown(store: Store) -> None:
         await pilot.click(GradeBar, offset=(1 + 5 * 13 + 6, 1))
         assert grades(store) == [("zero-tui/stage-key#c1", "grade", 5)]
         assert not card(app).revealed
+
+
+@run_async
+async def test_the_grade_bar_is_drawn_anew_for_the_pointer_and_the_theme(
+    store: Store,
+) -> None:
+    app = make_app(store, "zero")
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.screen.query_one(GradeBar)
+
+        def drawn() -> list[Segment]:
+            bar.refresh()  # what the next frame draws, not the last frame kept
+            return [s for strip in bar.render_lines(bar.region.reset_offset) for s in strip]
+
+        def styled(grade: int) -> set[Style | None]:
+            """The styles of the characters of button ``grade``'s name."""
+            name = next(b.name for b in bar.buttons if b.grade == grade)
+            return {s.style for s in drawn() if s.text.strip() and s.text.strip() in name}
+
+        await pilot.press("enter")
+        plain = drawn()
+        hard = styled(3)
+        column = bar.styles.gutter.left + shown(bar).splitlines()[0].index("hard")
+        await pilot.hover(GradeBar, offset=(column, bar.styles.gutter.top))
+        assert styled(3) != hard  # under the pointer
+        await pilot.hover(KeyBar)
+        assert drawn() == plain
+        app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
+        await pilot.pause()
+        assert [s.text for s in drawn()] == [s.text for s in plain]
+        assert drawn() != plain
 
 
 @run_async

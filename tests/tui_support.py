@@ -18,7 +18,7 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.widgets.card_side import CardSide
+from zerodrill.tui.widgets.card_side import CardSide, DrawnOnce
 from zerodrill.tui.widgets.key_bar import DrawnLine
 
 TUI_DECKS = Path(__file__).resolve().parent / "data" / "tui"
@@ -74,6 +74,8 @@ def shown(widget: Widget) -> str:
     rendered = widget.renderable() if isinstance(widget, CardSide) else widget.render()
     if isinstance(rendered, DrawnLine):
         rendered = rendered.content
+    if isinstance(rendered, DrawnOnce):
+        rendered = rendered.renderable
     if isinstance(rendered, Content):
         return rendered.plain
     width = widget.content_size.width or 80

@@ -161,7 +161,8 @@ class DrawnOnce(Visual):
 
     def __init__(self, widget: Widget, renderable: RenderableType) -> None:
         self._widget = widget
-        self._renderable = renderable
+        #: What is drawn.
+        self.renderable = renderable
         #: The lines drawn, by width: the terminal may be resized between drawing a side
         #: ahead and showing it.
         self._lines: dict[int, list[list[Segment]]] = {}
@@ -178,7 +179,7 @@ class DrawnOnce(Visual):
             app = self._widget.app
             options = app.console_options.update(highlight=False).update_width(width)
             lines = self._lines[width] = app.console.render_lines(
-                self._renderable, options, pad=False
+                self.renderable, options, pad=False
             )
         return lines
 
