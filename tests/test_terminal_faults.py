@@ -45,10 +45,12 @@ TIMEOUT = 30.0
 
 # Run in the child before zerodrill: make the pty (fd 0) the controlling terminal of the new
 # session, so that closing the master hangs it up and the kernel sends SIGHUP, as a real
-# terminal does. Then exec the real command. argv[1] is "ignore-sighup" or "-" (nohup's way).
+# terminal does. Then exec the real command. argv[1] is "ignore-sighup" (nohup's way) or "-":
+# SIGHUP's default, set whatever the tests inherited (run under nohup, they inherit it ignored).
 BOOT = (
     "import fcntl, os, signal, sys, termios\n"
-    "if sys.argv[1] == 'ignore-sighup': signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+    "ignore = sys.argv[1] == 'ignore-sighup'\n"
+    "signal.signal(signal.SIGHUP, signal.SIG_IGN if ignore else signal.SIG_DFL)\n"
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
     "os.execv(sys.executable, [sys.executable, '-m', 'zerodrill', *sys.argv[2:]])\n"
 )
