@@ -10,7 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from srs_support import ReviewKind, kind
 from textual.widgets import Input, OptionList, TextArea
-from tui_support import Clock, make_app, run_async, shown
+from tui_support import Clock, make_app, next_frame, run_async, shown
 
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.session import record_grade
@@ -85,8 +85,7 @@ async def test_the_grade_bar_is_drawn_anew_for_the_pointer_and_the_theme(
         bar = app.screen.query_one(GradeBar)
 
         def drawn() -> list[Segment]:
-            bar.refresh()  # what the next frame draws, not the last frame kept
-            return [s for strip in bar.render_lines(bar.region.reset_offset) for s in strip]
+            return [s for strip in next_frame(bar) for s in strip]
 
         def styled(grade: int) -> set[Style | None]:
             """The styles of the characters of button ``grade``'s name."""

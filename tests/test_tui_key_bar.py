@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import Input, Static
-from tui_support import Clock, make_app, run_async, shown, tui_decks
+from tui_support import Clock, make_app, next_frame, run_async, shown, tui_decks
 
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
@@ -142,9 +141,8 @@ async def _key_line_after(store: Store, keys: list[str], theme: str, *, switch: 
         if switch:
             app.theme = theme
             await pilot.pause()
-        key_bar = app.screen.query_one(KeyBar)
-        key_bar.refresh()  # what the next frame draws, not the last frame kept
-        return key_bar.render_lines(Region(0, 0, key_bar.size.width, 1))[0]
+        (line,) = next_frame(app.screen.query_one(KeyBar))
+        return line
 
 
 @run_async

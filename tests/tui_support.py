@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 from textual.content import Content
+from textual.strip import Strip
 from textual.widget import Widget
 
 from zerodrill.deck.load import load_paths
@@ -66,6 +67,12 @@ def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., N
         asyncio.run(test(*args, **kwargs))
 
     return wrapper
+
+
+def next_frame(widget: Widget) -> list[Strip]:
+    """The lines ``widget`` draws in its next frame, not those of the last frame it kept."""
+    widget.refresh()
+    return widget.render_lines(widget.region.reset_offset)
 
 
 def shown(widget: Widget) -> str:

@@ -149,7 +149,36 @@ class CardSide(Widget):
         return self._drawn[1]
 
 
-class DrawnOnce(Visual):
+class KeptStrips(Visual):
+    """A Visual drawn once for each width, height and style it is shown at: Textual asks for
+    its strips again on every layout of the screen (a reveal is one), and a subclass says
+    only how to draw them (:meth:`_draw`)."""
+
+    def __init__(self) -> None:
+        self._strips: dict[tuple[int, int | None, VisualStyle], list[Strip]] = {}
+
+    def _draw(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions | None
+    ) -> list[Strip]:
+        raise NotImplementedError
+
+    def render_strips(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions | None
+    ) -> list[Strip]:
+        if options is not None and options.selection is not None:
+            return self._draw(width, height, style, options)  # a selection is drawn as it goes
+        key = (width, height, style)
+        strips = self._strips.get(key)
+        if strips is None:
+            if len(self._strips) >= 4:
+                # Resized or restyled again and again: keep the latest.
+                self._strips.clear()
+            strips = self._strips[key] = self._draw(width, height, style, options)
+        # A copy: the list is Textual's to change, the strips in it are not.
+        return list(strips)
+
+
+class DrawnOnce(KeptStrips):
     """A Rich renderable drawn once for each width it is laid out at.
 
     Textual's own wrapper (``RichVisual``) draws a renderable once to learn its height and
@@ -160,14 +189,13 @@ class DrawnOnce(Visual):
     """
 
     def __init__(self, widget: Widget, renderable: RenderableType) -> None:
+        super().__init__()
         self._widget = widget
         #: What is drawn.
         self.renderable = renderable
         #: The lines drawn, by width: the terminal may be resized between drawing a side
         #: ahead and showing it.
         self._lines: dict[int, list[list[Segment]]] = {}
-        #: Those lines as strips in the widget's style, by width, height and style.
-        self._strips: dict[tuple[int, int | None, VisualStyle], list[Strip]] = {}
 
     def lines_at(self, width: int) -> list[list[Segment]]:
         lines = self._lines.get(width)
@@ -189,23 +217,16 @@ class DrawnOnce(Visual):
     def get_height(self, rules: RulesMap, width: int) -> int:
         return len(self.lines_at(width))
 
-    def render_strips(
+    def _draw(
         self, width: int, height: int | None, style: VisualStyle, options: RenderOptions | None
     ) -> list[Strip]:
-        key = (width, height, style)
-        strips = self._strips.get(key)
-        if strips is None:
-            lines = self.lines_at(width)
-            if height is not None:
-                lines = lines[:height]
-            base = style.rich_style
-            if not base:
-                strips = [Strip(line) for line in lines]
-            else:
-                strips = [
-                    Strip([Segment(text, base + seg_style, None) for text, seg_style, _ in line])
-                    for line in lines
-                ]
-            self._strips[key] = strips
-        # A copy: the list is Textual's to change, the strips in it are not.
-        return list(strips)
+        lines = self.lines_at(width)
+        if height is not None:
+            lines = lines[:height]
+        base = style.rich_style
+        if not base:
+            return [Strip(line) for line in lines]
+        return [
+            Strip([Segment(text, base + seg_style, None) for text, seg_style, _ in line])
+            for line in lines
+        ]

@@ -21,8 +21,10 @@ from textual.css.styles import RulesMap
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style
-from textual.visual import RenderOptions, Visual
+from textual.visual import RenderOptions
 from textual.widgets import Static
+
+from zerodrill.tui.widgets.card_side import KeptStrips
 
 #: A key's own style; a disabled key's whole entry is dimmed as well.
 KEY_STYLE = "bold $footer-key-foreground"
@@ -130,36 +132,28 @@ def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
     return Content("".join(text), spans)
 
 
-class DrawnLine(Visual):
+class DrawnLine(KeptStrips):
     """A line of keys drawn once for each width and style it is shown at.
 
     Textual draws a line anew each time it is shown, and its keys carry the click that
     presses them in each character's style: on every reveal and grade the bar changed, and
-    its one line cost as much to draw as the card's answer.
+    its one line cost about as much to draw as the card's answer.
     """
 
     def __init__(self, content: Content) -> None:
+        super().__init__()
         #: The line, as the keys and their styles make it.
         self.content = content
-        self._strips: dict[tuple[int, int | None, Style], list[Strip]] = {}
 
     def __str__(self) -> str:
         return str(self.content)
 
-    def render_strips(
-        self, width: int, height: int | None, style: Style, options: RenderOptions
+    def _draw(
+        self, width: int, height: int | None, style: Style, options: RenderOptions | None
     ) -> list[Strip]:
-        if options.selection is not None:
-            return self.content.render_strips(width, height, style, options)
-        key = (width, height, style)
-        strips = self._strips.get(key)
-        if strips is None:
-            if len(self._strips) >= 4:
-                # Resized or restyled again and again: keep the latest.
-                self._strips.clear()
-            strips = self._strips[key] = self.content.render_strips(width, height, style, options)
-        # A copy: the list is Textual's to change, the strips in it are not.
-        return list(strips)
+        # Textual always asks with options; only a side drawn ahead asks without (card_side).
+        assert options is not None
+        return self.content.render_strips(width, height, style, options)
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return self.content.get_optimal_width(rules, container_width)
