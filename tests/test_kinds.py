@@ -7,7 +7,7 @@ described by the schema, drilled and exported without a line of zerodrill change
 from __future__ import annotations
 
 import copy
-import dataclasses
+from msgspec import structs
 import pickle
 from pathlib import Path
 
@@ -81,8 +81,8 @@ def test_the_shipped_kinds_in_order() -> None:
     ("change", "message"),
     [
         ({"name": "basic"}, "a kind named 'basic' is registered already"),
-        ({"anki": dataclasses.replace(DEFINITION.anki, model_id=1273273555)}, "model id"),
-        ({"anki": dataclasses.replace(DEFINITION.anki, name="zerodrill cloze")}, "name"),
+        ({"anki": structs.replace(DEFINITION.anki, model_id=1273273555)}, "model id"),
+        ({"anki": structs.replace(DEFINITION.anki, name="zerodrill cloze")}, "name"),
         ({"fields": (kinds.KindField("extra", "x"),)}, "field name 'extra'"),
         ({"fields": ()}, "at least one field"),
         ({"cloze_field": "nowhere"}, "cloze field 'nowhere'"),
@@ -95,7 +95,7 @@ def test_a_kind_that_would_clash_is_refused(
 ) -> None:
     monkeypatch.setattr(kinds, "_REGISTRY", dict(kinds._REGISTRY))
     with pytest.raises(ValueError, match=message):
-        kinds.register(dataclasses.replace(DEFINITION, **change))  # type: ignore[arg-type]
+        kinds.register(structs.replace(DEFINITION, **change))  # type: ignore[arg-type]
     assert kinds.named(DEFINITION.name) is None
 
 

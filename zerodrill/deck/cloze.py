@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 #: The largest cloze number a deck may use: the export gives a note's cards consecutive IDs
 #: from the note's, and note IDs are spaced this far apart.
@@ -23,8 +24,7 @@ _TOKEN = re.compile(r"\{\{c([0-9]+)::|\}\}|\{\{(?!\{|c[0-9]+::)")
 _BACKTICKS = re.compile(r"`+")
 
 
-@dataclass(frozen=True, slots=True)
-class Deletion:
+class Deletion(Struct, frozen=True):
     ordinal: int
     answer: str
     hint: str | None
@@ -32,8 +32,7 @@ class Deletion:
     end: int  # offset just past "}}"
 
 
-@dataclass(frozen=True, slots=True)
-class ClozeIssue:
+class ClozeIssue(Struct, frozen=True):
     offset: int
     message: str
 

@@ -12,9 +12,10 @@ import re
 import select
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from zerodrill.deck.model import Deck, Pos, Problem
 
@@ -30,8 +31,7 @@ PIPE_WAIT_SECONDS = 2.0
 _URL_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-@dataclass(frozen=True)
-class LoadResult:
+class LoadResult(Struct, frozen=True):
     decks: tuple[Deck, ...]
     problems: tuple[Problem, ...]
     #: Every deck file that was read, including those with problems.

@@ -15,14 +15,6 @@ from zerodrill.deck.model import Card, Deck, Item
 
 _T = TypeVar("_T")
 
-# Items are made with their slots' own setters rather than the frozen dataclass's __init__,
-# which sets each field through object.__setattr__: when ten thousand cards are due, each
-# one's item is made before the first card shows.
-_new_item = Item.__new__
-_set_key, _set_card, _set_ordinal = (
-    vars(Item)[name].__set__ for name in ("key", "card", "ordinal")
-)
-
 
 class ItemIndex(Mapping[str, Item]):
     """Every item of ``decks``' active cards by key, in study order (the order new ones come
@@ -98,11 +90,7 @@ class ItemIndex(Mapping[str, Item]):
         item = self._made.get(key)
         if item is None:
             card = self._cards[key]
-            item = _new_item(Item)
-            _set_key(item, key)
-            _set_card(item, card)
-            _set_ordinal(item, self._ordinals.get(key))
-            self._made[key] = item
+            item = self._made[key] = Item(key, card, self._ordinals.get(key))
         return item
 
     @overload

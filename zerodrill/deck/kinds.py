@@ -19,11 +19,12 @@ Everything here is plain data and Markdown text: no Textual, no genanki.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from zerodrill.deck import cloze
 from zerodrill.deck.model import COMMON_FIELDS
@@ -41,8 +42,7 @@ class Typing(StrEnum):
     FREE = "free"
 
 
-@dataclass(frozen=True, slots=True)
-class KindField:
+class KindField(Struct, frozen=True):
     """One Markdown field a kind requires."""
 
     name: str
@@ -53,8 +53,7 @@ class KindField:
     aliases: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Sides:
+class Sides(Struct, frozen=True):
     """What a study item shows on its question and its answer side, as Markdown."""
 
     question: str
@@ -66,8 +65,7 @@ class Sides:
     quote: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class AnkiNoteType:
+class AnkiNoteType(Struct, frozen=True):
     """A kind's Anki note type. Its ``model_id`` and its fields never change once published:
     see ``zerodrill/export/notetypes.py`` for why, and what to do instead."""
 
@@ -81,8 +79,7 @@ class AnkiNoteType:
     back: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class CardKind:
+class CardKind(Struct, frozen=True, eq=False, dict=True):
     """One kind of card. Compared by identity: there is one value per registered name."""
 
     #: What a deck writes as ``kind:``; also the kind's Anki tag (``zerodrill::kind::<name>``).
@@ -134,6 +131,13 @@ class CardKind:
     def __reduce__(self) -> tuple[Callable[[str], CardKind], tuple[str]]:
         # Copied or pickled, a kind comes back as the registered value, so `is` still holds.
         return _registered, (self.name,)
+
+    # A Struct copies itself field by field, before __reduce__ is asked.
+    def __copy__(self) -> CardKind:
+        return self
+
+    def __deepcopy__(self, memo: object) -> CardKind:
+        return self
 
 
 _REGISTRY: dict[str, CardKind] = {}

@@ -14,6 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from msgspec import Struct
+
 from zerodrill.deck.control_chars import shown
 
 if TYPE_CHECKING:
@@ -54,8 +56,7 @@ SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 TAG_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
-@dataclass(frozen=True, slots=True)
-class Pos:
+class Pos(Struct, frozen=True):
     """A 1-based position in a source file."""
 
     path: str
@@ -67,8 +68,7 @@ class Pos:
         return f"{shown(self.path)}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Struct, frozen=True):
     """One mistake in a deck, reported as ``path:line:col: message``."""
 
     pos: Pos
@@ -79,8 +79,7 @@ class Problem:
         return f"{self.pos}: {shown(self.message)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(Struct, frozen=True):
     """One thing to study: a whole card, or one deletion number of a cloze card."""
 
     key: str

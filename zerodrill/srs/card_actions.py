@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 #: An event's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]
@@ -52,8 +54,7 @@ class Action(StrEnum):
     UNDO = "undo"  #: withdraws the event :attr:`CardActionEvent.undoes` names
 
 
-@dataclass(frozen=True, slots=True)
-class CardActionEvent:
+class CardActionEvent(Struct, frozen=True):
     """One thing done to a card (not a grade), or the undo of one."""
 
     origin: str
@@ -109,8 +110,7 @@ class CardActionEvent:
 WIRE_KIND = "action"
 
 
-@dataclass(frozen=True, slots=True)
-class CardMarks:
+class CardMarks(Struct, frozen=True):
     """A card's marks, as its events leave them."""
 
     suspended: bool = False

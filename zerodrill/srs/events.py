@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from msgspec import Struct
+
 from zerodrill.srs.schedulers.base import Effect
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 
@@ -103,8 +105,7 @@ class ReviewEvent:
         return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":"))
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedEvent:
+class LoggedEvent(Struct, frozen=True):
     """An event as this database's log holds it: its place in the log and what the replay
     made of it."""
 

@@ -24,9 +24,10 @@ works through it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import chain
+
+from msgspec import Struct, field
 
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck, Item
@@ -36,8 +37,7 @@ from zerodrill.srs.store import Store
 DEFAULT_NEW_LIMIT = 20
 
 
-@dataclass(frozen=True, slots=True)
-class Counts:
+class Counts(Struct, frozen=True):
     """What is left, split the way Anki shows it."""
 
     new: int
@@ -49,8 +49,7 @@ class Counts:
         return self.new + self.repeats + self.reviews
 
 
-@dataclass(frozen=True, slots=True)
-class Failed:
+class Failed(Struct, frozen=True):
     """An item in a learning step: it comes back today at a set moment at the latest."""
 
     #: When it comes back at the latest.
@@ -59,8 +58,7 @@ class Failed:
     since: int
 
 
-@dataclass(frozen=True, slots=True)
-class TodayQueue:
+class TodayQueue(Struct, frozen=True):
     day: date
     #: Due items' keys, most overdue first. Their items are made when asked for (see
     #: :attr:`reviews`): when ten thousand are due, a sitting reaches a few dozen of them.
@@ -76,7 +74,7 @@ class TodayQueue:
     #: The repeats in a learning step, by key.
     failed: Mapping[str, Failed] = field(default_factory=dict)
     #: Every item the queue was built over, by key: where the items of the keys above are made.
-    items: ItemIndex = field(default_factory=ItemIndex, repr=False, compare=False)
+    items: ItemIndex = field(default_factory=ItemIndex)
 
     @property
     def reviews(self) -> tuple[Item, ...]:

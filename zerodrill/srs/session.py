@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck, Item
@@ -52,8 +53,7 @@ def answer_ms(shown_at: datetime, now: datetime) -> int:
 LEARNING_STEP_CARDS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(Struct, frozen=True):
     """One sitting, for the summary screen and the line printed on quitting."""
 
     #: Grades given (same-day repeats included, undone ones not).
@@ -68,8 +68,7 @@ class Summary:
     due_tomorrow: int
 
 
-@dataclass(frozen=True, slots=True)
-class Outlook:
+class Outlook(Struct, frozen=True):
     """Why no card is on show, and what comes next: the "nothing due" screen says it."""
 
     #: Study items in the decks drilled.
@@ -86,8 +85,7 @@ class Outlook:
     next_day: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class DeckCount:
+class DeckCount(Struct, frozen=True):
     #: None for "all decks together".
     deck_id: str | None
     title: str

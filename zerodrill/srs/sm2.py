@@ -27,6 +27,8 @@ from datetime import date, timedelta
 from enum import IntEnum
 from fractions import Fraction
 
+from msgspec import Struct
+
 
 class Grade(IntEnum):
     """SM-2's quality of response."""
@@ -64,8 +66,7 @@ _DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Button:
+class Button(Struct, frozen=True):
     """One grade button: the digit that presses it, its name, and the SM-2 grade it gives."""
 
     key: int

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from msgspec import Struct, field
 from rich import box
 from rich.console import (
     Console,
@@ -53,8 +53,7 @@ _MAYBE_MARKUP = re.compile(
 _BLANK_LINES = re.compile(r"\n[ \n]*\n")
 
 
-@dataclass(frozen=True)
-class MarkdownStyles:
+class MarkdownStyles(Struct, frozen=True):
     code: Style = field(default_factory=lambda: Style(bold=True))
     link: Style = field(default_factory=lambda: Style(underline=True))
     heading: Style = field(default_factory=lambda: Style(bold=True))

@@ -11,8 +11,9 @@ Raw HTML is never interpreted: the text goes through the export's own rewrite fi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from pyromark.event import Event, Range
@@ -28,8 +29,7 @@ MAX_BLOCK_NESTING = 20
 Mark = Literal["strong", "em", "link", "code", "image"]
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(Struct, frozen=True):
     """Text in one style: ``marks`` are the inline elements around it, outermost first."""
 
     text: str
@@ -38,19 +38,16 @@ class Run:
     href: str = ""
 
 
-@dataclass(frozen=True)
-class Paragraph:
+class Paragraph(Struct, frozen=True):
     runs: tuple[Run, ...]
     heading: bool = False
 
 
-@dataclass(frozen=True)
-class Quote:
+class Quote(Struct, frozen=True):
     blocks: tuple[Block, ...]
 
 
-@dataclass(frozen=True)
-class ItemList:
+class ItemList(Struct, frozen=True):
     items: tuple[tuple[Block, ...], ...]
     #: The first item's number; None for bullets.
     start: int | None
@@ -58,29 +55,25 @@ class ItemList:
     tight: bool
 
 
-@dataclass(frozen=True)
-class CodeBlock:
+class CodeBlock(Struct, frozen=True):
     code: str
     language: str
 
 
-@dataclass(frozen=True)
-class TableBlock:
+class TableBlock(Struct, frozen=True):
     align: tuple[JustifyMethod, ...]
     head: tuple[tuple[Run, ...], ...]
     rows: tuple[tuple[tuple[Run, ...], ...], ...]
 
 
-@dataclass(frozen=True)
-class ThematicBreak:
+class ThematicBreak(Struct, frozen=True):
     pass
 
 
 Block = Paragraph | Quote | ItemList | CodeBlock | TableBlock | ThematicBreak
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(Struct, frozen=True):
     blocks: tuple[Block, ...]
 
 
@@ -105,8 +98,7 @@ _SCRIPT_LINK = re.compile(r"\s*(?:javascript|vbscript|file|data):", re.IGNORECAS
 _ALIGN: dict[str, JustifyMethod] = {"Right": "right", "Center": "center"}
 
 
-@dataclass
-class _Frame:
+class _Frame(Struct):
     """A block container being read: the document, a quote, a list or a list item."""
 
     blocks: list[Block] = field(default_factory=list)
@@ -116,8 +108,7 @@ class _Frame:
     loose: bool = False
 
 
-@dataclass
-class _Opaque:
+class _Opaque(Struct):
     """A link or an image whose inside is read as plain text."""
 
     image: bool

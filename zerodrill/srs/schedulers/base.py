@@ -55,10 +55,11 @@ nothing and switching back gives the old schedule exactly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import IntEnum, StrEnum
 from typing import Any, Protocol, TypeVar
+
+from msgspec import Struct
 
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, to_grade
 
@@ -100,8 +101,7 @@ def rating_of(grade: int) -> Rating:
     return _RATINGS[to_grade(grade)]
 
 
-@dataclass(frozen=True, slots=True)
-class When:
+class When(Struct, frozen=True):
     """When a review was given: the wall time (aware) and the study day it counts for."""
 
     at: datetime
@@ -245,8 +245,7 @@ def replay_by_review(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[
     return state, effects
 
 
-@dataclass(frozen=True, slots=True)
-class GradeOutcome:
+class GradeOutcome(Struct, frozen=True):
     """What one grade would do to the card on show (for the grade buttons)."""
 
     grade: Grade

@@ -18,9 +18,10 @@ import json
 import sqlite3
 from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import IN_EFFECT, date_from
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
     from zerodrill.srs.interview_steps import AttemptStepData
 
 
-@dataclass(frozen=True, slots=True)
-class AttemptRecord:
+class AttemptRecord(Struct, frozen=True):
     """One attempt as logged: its row and its steps, oldest first."""
 
     id: int
@@ -45,8 +45,7 @@ class AttemptRecord:
     steps: tuple[AttemptStepData, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class BroughtForward:
+class BroughtForward(Struct, frozen=True):
     """What attempts brought forward, as of one study day."""
 
     #: Keys brought forward on or before the day and not reviewed since, earliest first.

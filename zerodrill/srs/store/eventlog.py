@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from msgspec import Struct
 
 from zerodrill.srs.events import Identity, ReviewEvent
 from zerodrill.srs.store.rows import INSERT_EVENT, event_params
@@ -30,8 +31,7 @@ HOLD_AHEAD = timedelta(days=1)
 BATCH_EVENTS = 500
 
 
-@dataclass(frozen=True, slots=True)
-class Merged:
+class Merged(Struct, frozen=True):
     """What adding events did."""
 
     #: Events newly logged.

@@ -4,14 +4,14 @@ what the replay made of each grade."""
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from datetime import date, timedelta
+
+from msgspec import Struct
 
 from zerodrill.srs.store.rows import IN_EFFECT
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewCounts:
+class ReviewCounts(Struct, frozen=True):
     """Review figures for one deck (reviews in effect: undone ones are left out)."""
 
     reviews: int = 0

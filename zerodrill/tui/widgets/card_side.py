@@ -7,8 +7,9 @@ come from the component classes below, so switching light and dark redraws it ri
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
 
+from msgspec import Struct
+from msgspec.structs import fields
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
@@ -21,8 +22,7 @@ from textual.widget import Widget
 from zerodrill.tui.markdown import MarkdownStyles
 
 
-@dataclass(frozen=True, slots=True)
-class SideStyles:
+class SideStyles(Struct, frozen=True):
     """The theme's colours for one render of a card side, one per component class
     ``side--<name>`` of the widget holding both sides (see :data:`SIDE_CSS`)."""
 
