@@ -7,7 +7,6 @@ described by the schema, drilled and exported without a line of zerodrill change
 from __future__ import annotations
 
 import copy
-from msgspec import structs
 import pickle
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import jsonschema
 import pytest
 import yaml
 from kind_support import DECK, DEFINITION, write_deck
+from msgspec import structs
 from textual.widgets import TextArea
 from tui_support import Clock, run_async, shown
 

@@ -3,13 +3,13 @@ stats dialog, on fixed instants. None of it under SM-2, which forecasts no recal
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from msgspec import structs
 from tui_support import TUI_DECKS, Clock, run_async, shown, tui_decks
 
 from zerodrill.deck.kinds import BASIC
@@ -83,7 +83,7 @@ def stats_with(recall: Recall | None, scheduler: str) -> Stats:
         Path("d.yaml"),
         POS,
     )
-    return dataclasses.replace(
+    return structs.replace(
         compute_stats([d], None, date(2026, 5, 11)), recall=recall, scheduler=scheduler
     )
 

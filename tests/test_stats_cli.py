@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Iterator
@@ -10,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 
 from zerodrill.cli import main
 from zerodrill.deck.kinds import BASIC
@@ -211,7 +211,7 @@ def test_bundled_decks_by_default() -> None:
 @pytest.mark.parametrize("retention", [None, 0.0, 0.5, 1.0])
 def test_text_figures_end_in_one_column(store: Store, retention: float | None) -> None:
     d = deck("d", basic("d", "a"))
-    stats = dataclasses.replace(
+    stats = structs.replace(
         compute_stats([d], store, DAY), retention=retention, retention_reviews=12, again=1
     )
     figures = render_text(stats).splitlines()[:5]

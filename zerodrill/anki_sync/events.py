@@ -18,9 +18,10 @@ change of this module alone:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+
+from msgspec import Struct
 
 from zerodrill.anki_sync import revlog
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
@@ -37,8 +38,7 @@ Event = ReviewEvent
 _DEFAULT_FACTOR = INITIAL_EF_HUNDREDTHS * 10
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(Struct, frozen=True):
     """One grade in effect, as Anki's revlog records an answer."""
 
     key: str
@@ -55,8 +55,7 @@ class Answer:
     factor: int
 
 
-@dataclass(frozen=True, slots=True)
-class CardHistory:
+class CardHistory(Struct, frozen=True):
     """One card as all its events make it."""
 
     key: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from zerodrill.anki_sync.backend import AnkiSyncError
 from zerodrill.atomic_write import write_atomic
@@ -23,8 +24,7 @@ _LOGIN_AGAIN = "run 'zerodrill anki login' again"
 _MAX_FILE = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class HostKey:
+class HostKey(Struct, frozen=True):
     """What a login leaves: the server's address ("" for AnkiWeb) and the host key."""
 
     endpoint: str

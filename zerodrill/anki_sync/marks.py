@@ -32,9 +32,10 @@ import hashlib
 import json
 from collections.abc import Collection as Keys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from zerodrill.anki_sync.backend import db
 from zerodrill.anki_sync.notes import NoteKeys
@@ -47,8 +48,7 @@ if TYPE_CHECKING:
     from anki.collection import Collection
 
 
-@dataclass(frozen=True, slots=True)
-class AnkiCard:
+class AnkiCard(Struct, frozen=True):
     """One of zerodrill's cards in the collection, as its marks go."""
 
     key: str

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from zerodrill.anki_sync.backend import AnkiSyncError, db
 from zerodrill.atomic_write import write_together
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 NoteKeys = Mapping[str, Mapping[int, str]]
 
 
-@dataclass(frozen=True, slots=True)
-class CardRow:
+class CardRow(Struct, frozen=True):
     """One of zerodrill's cards in the collection: its key and Anki's scheduling columns."""
 
     key: str

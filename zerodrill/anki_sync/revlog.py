@@ -14,9 +14,10 @@ on by a second).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade, nearest_button
 
@@ -34,8 +35,7 @@ _LEARN, _REVIEW, _RELEARN = 0, 1, 2
 _MAX_FACTOR, _MAX_IVL = 2**16 - 1, 2**31 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class RevlogRow:
+class RevlogRow(Struct, frozen=True):
     """One row of Anki's ``revlog`` as zerodrill writes it (usn -1: to be sent)."""
 
     id: int

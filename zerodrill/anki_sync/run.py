@@ -27,10 +27,11 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import (
@@ -57,8 +58,7 @@ if TYPE_CHECKING:
 PACKAGE_NAME = "zerodrill-decks.apkg"
 
 
-@dataclass(frozen=True)
-class Moved:
+class Moved(Struct, frozen=True):
     """What a sync moved (or, in a dry run, would move) each way."""
 
     notes_added: int = 0
@@ -82,8 +82,7 @@ class Moved:
     remarks: tuple[str, ...] = field(default=())
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Struct, frozen=True):
     """The collection synced, and the server it syncs with (None: a local file only)."""
 
     collection: Path

@@ -11,8 +11,10 @@ was undone is new again, in both.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from datetime import date
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from zerodrill.anki_sync.events import CardHistory
 from zerodrill.anki_sync.notes import CardRow
@@ -23,8 +25,7 @@ _SUSPENDED_OR_BURIED = (-1, -2, -3)
 _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class Today:
+class Today(Struct, frozen=True):
     """The same moment on both calendars."""
 
     zerodrill: date

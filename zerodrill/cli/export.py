@@ -6,12 +6,12 @@ Imports neither Textual nor the review store unless ``--with-progress`` asks for
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from msgspec import Struct
 
 from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
@@ -172,8 +172,7 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
     return states
 
 
-@dataclass(frozen=True, slots=True)
-class WithMarks:
+class WithMarks(Struct, frozen=True):
     """A card's schedule with its marks, for the export (see export.collection.MarkedState)."""
 
     state: SchedulingState

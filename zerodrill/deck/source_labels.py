@@ -11,9 +11,10 @@ a third of a phone's screen; so this lives beside the deck, not in the terminal'
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
+
+from msgspec import Struct
 
 _HTTP = ("http://", "https://")
 _LINES = re.compile(r"L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?")
@@ -27,8 +28,7 @@ _PART = 40
 _GITHUB_KINDS = {"pull": "PR", "issues": "issue", "discussions": "discussion"}
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Struct, frozen=True):
     label: str
     #: Where the label links to; None for a ref that is not a web address.
     url: str | None

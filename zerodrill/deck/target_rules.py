@@ -12,7 +12,8 @@ format's, and the drill none, so a rule of Anki's never keeps a deck from being 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from zerodrill.deck.cloze import ClozeIssue, Deletion
 
@@ -25,8 +26,7 @@ def _no_cloze_issues(_text: str, _deletions: Sequence[Deletion]) -> list[ClozeIs
     return []
 
 
-@dataclass(frozen=True)
-class TargetRules:
+class TargetRules(Struct, frozen=True):
     """One target's rules; each check returns the problem it finds, or nothing."""
 
     #: The target, as ``export --format`` names it.

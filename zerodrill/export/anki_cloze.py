@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from zerodrill.deck import markdown_syntax
 from zerodrill.deck.cloze import ClozeIssue, Deletion
@@ -44,8 +45,7 @@ _TEXT_LEAVES = ("Text", "Code", "Html", "InlineHtml")
 _WHAT = {_OPEN: "'{{c'", _HINT: "'::'", _CLOSE: "'}}'"}
 
 
-@dataclass(slots=True)
-class _Marker:
+class _Marker(Struct):
     char: str
     offset: int  # in the card's text
     byte: int  # in the parsed text's UTF-8
@@ -57,8 +57,7 @@ class _Marker:
     problem: str | None = None
 
 
-@dataclass(slots=True)
-class _Element:
+class _Element(Struct):
     number: int  # its event's number: an element's identity
     name: str
     start: int

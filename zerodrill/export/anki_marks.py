@@ -13,8 +13,9 @@ collection and reads back from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
+
+from msgspec import Struct
 
 from zerodrill.srs.card_actions import CardMarks
 
@@ -26,8 +27,7 @@ MARKED_TAG = "marked"
 FLAG_BITS = 0b111
 
 
-@dataclass(frozen=True, slots=True)
-class AnkiMarks:
+class AnkiMarks(Struct, frozen=True):
     """A card's marks on one day, as Anki holds them."""
 
     suspended: bool = False

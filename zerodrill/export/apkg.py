@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
@@ -60,8 +61,7 @@ __all__ = [
 PackageStats = ExportStats
 
 
-@dataclass(frozen=True)
-class Package:
+class Package(Struct, frozen=True):
     """A built package: its bytes, the manifest to keep beside it, and what it holds."""
 
     data: bytes

@@ -10,9 +10,10 @@ module, its entry here, and its tests. Entries import their module only when the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from zerodrill.deck.model import Deck
 from zerodrill.deck.target_rules import TargetRules
@@ -25,8 +26,7 @@ if TYPE_CHECKING:
 Progress = Mapping[str, "SchedulingState"]
 
 
-@dataclass(frozen=True)
-class ExportStats:
+class ExportStats(Struct, frozen=True):
     """What an exported file holds: the counts ``zerodrill export`` reports."""
 
     decks: int
@@ -40,8 +40,7 @@ class ExportStats:
     vanished: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(Struct, frozen=True):
     name: str
     #: The file name's suffix: ``FILE<suffix>`` holds every deck, ``DIR/<deck-id><suffix>`` one.
     suffix: str

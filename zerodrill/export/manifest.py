@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+from msgspec import Struct, field
 
 from zerodrill.deck.control_chars import shown
 from zerodrill.export.errors import ExportError
@@ -48,8 +49,7 @@ def manifest_path(package_path: Path) -> Path:
     return package_path.with_name(package_path.stem + ".manifest.json")
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(Struct, frozen=True):
     """What a package holds and since when: the memory that makes builds reproducible."""
 
     #: note key (``deck/card``) -> its record

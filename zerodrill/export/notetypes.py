@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import genanki
+from msgspec import Struct
 from pygments.formatters import HtmlFormatter
 
 from zerodrill.deck.kinds import CardKind
@@ -123,8 +123,7 @@ def css() -> str:
     return _BASE_CSS + _pygments_css()
 
 
-@dataclass(frozen=True)
-class NoteType:
+class NoteType(Struct, frozen=True):
     kind: CardKind
     model: genanki.Model
     #: A digest of everything Anki stores for the note type (fields, templates, CSS): when it

@@ -10,7 +10,8 @@ import io
 import json
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from zerodrill.deck.model import Deck
 from zerodrill.export.errors import ExportError
@@ -19,8 +20,7 @@ from zerodrill.export.ids import media_name
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
-@dataclass
-class Media:
+class Media(Struct):
     """The images the decks' cards show, read and named for packing."""
 
     #: deck id -> {path relative to the deck folder -> packed name}

@@ -33,10 +33,11 @@ import re
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, RESERVED_DECK_IDS, SLUG_PATTERN
 from zerodrill.srs.anki_package import AnkiImportError, copy_collection
@@ -62,8 +63,7 @@ _TABLES = {"col", "notes", "cards", "revlog"}
 NoteKeys = Mapping[str, Mapping[int, str]]
 
 
-@dataclass(frozen=True, slots=True)
-class AnkiReviews:
+class AnkiReviews(Struct, frozen=True):
     """What a collection holds for zerodrill."""
 
     #: Answers given to zerodrill's cards, oldest first, each with its identity.
@@ -188,8 +188,7 @@ def _horizon(conn: sqlite3.Connection, calendar: Calendar, written: datetime | N
     return max(moments)
 
 
-@dataclass(frozen=True, slots=True)
-class Calendar:
+class Calendar(Struct, frozen=True):
     """How a collection counts study days (Anki's ``sched_timing_today``): the day turns at
     the rollover hour in the collection's UTC offset; with no offset recorded (Anki's first
     scheduler), a day is each 24 hours from the collection's creation."""

@@ -23,10 +23,11 @@ import stat
 import zipfile
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
+
+from msgspec import Struct
 
 from zerodrill.errors import UserError
 
@@ -53,8 +54,7 @@ class AnkiImportError(UserError):
     """A file that cannot be read as an Anki collection; the message says which and why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Copied:
+class Copied(Struct, frozen=True):
     """A collection copied out, and when what it was copied from was written: the file's
     modification time (aware), or a package member's zip time (naive: the local time of the
     machine that exported it)."""

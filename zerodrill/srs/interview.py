@@ -5,12 +5,12 @@ No Textual here: the interview's screens drive an :class:`InterviewRun`, and tes
 with an injected clock. The API::
 
     class Step(StrEnum): QUESTION, POINTS, FOLLOW_UP, RED_FLAGS, FINISH   # interview_steps
-    @dataclass(frozen=True) class AttemptSummary   # zerodrill.srs.interview_log
+    class AttemptSummary(Struct, frozen=True)   # zerodrill.srs.interview_log
         attempt: int; day: date; started_at: datetime; finished: bool
         points_covered: int; points_total: int; seconds_used: float | None
         budget_seconds: int; follow_up_grades: tuple[int, ...]; red_flags_said: int
         share -> float | None                      # points_covered / points_total
-    @dataclass(frozen=True) class AttemptResult:
+    class AttemptResult(Struct, frozen=True):
         points_covered: tuple[int, ...]  # indexes into interview.points, ascending
         points_total: int
         seconds_used: float              # answering the opening question
@@ -54,8 +54,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+
+from msgspec import Struct
 
 from zerodrill.deck.model import Card, Deck, Interview
 from zerodrill.errors import UserError
@@ -104,8 +105,7 @@ class AttemptMovedOn(UserError):
     nothing was logged here; a new run continues from where the log says it stands."""
 
 
-@dataclass(frozen=True)
-class AttemptResult:
+class AttemptResult(Struct, frozen=True):
     points_covered: tuple[int, ...]
     points_total: int
     seconds_used: float

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+
+from msgspec import Struct
 
 from zerodrill.deck.model import Deck, Interview
 from zerodrill.deck.yaml_nodes import did_you_mean
@@ -31,8 +32,7 @@ from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
 
 
-@dataclass(frozen=True)
-class AttemptSummary:
+class AttemptSummary(Struct, frozen=True):
     """One attempt of an interview as logged (an unfinished one counts what it got to)."""
 
     attempt: int
@@ -174,8 +174,7 @@ def choose(
     return candidates[best]
 
 
-@dataclass(frozen=True)
-class InterviewStats:
+class InterviewStats(Struct, frozen=True):
     """The attempts of one interview, for ``zerodrill stats``."""
 
     deck: str

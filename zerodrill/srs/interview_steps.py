@@ -10,11 +10,12 @@ first release have defaults, so every attempt ever logged still reads.
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
+
+from msgspec import Struct, structs
 
 
 class Step(StrEnum):
@@ -25,8 +26,7 @@ class Step(StrEnum):
     FINISH = "finish"
 
 
-@dataclass(frozen=True)
-class QuestionStep:
+class QuestionStep(Struct, frozen=True):
     """The opening question answered."""
 
     kind: ClassVar[Step] = Step.QUESTION
@@ -37,8 +37,7 @@ class QuestionStep:
     typed: str | None = None
 
 
-@dataclass(frozen=True)
-class PointsStep:
+class PointsStep(Struct, frozen=True):
     """The points the learner covered: indexes into the interview's points, ascending."""
 
     kind: ClassVar[Step] = Step.POINTS
@@ -46,8 +45,7 @@ class PointsStep:
     total: int
 
 
-@dataclass(frozen=True)
-class FollowUpStep:
+class FollowUpStep(Struct, frozen=True):
     """One follow-up card graded 0-5: that card's review."""
 
     kind: ClassVar[Step] = Step.FOLLOW_UP
@@ -59,8 +57,7 @@ class FollowUpStep:
     review: int | None = None
 
 
-@dataclass(frozen=True)
-class RedFlagsStep:
+class RedFlagsStep(Struct, frozen=True):
     """The red flags said (card ids, in the interview's order), each that card's lapse."""
 
     kind: ClassVar[Step] = Step.RED_FLAGS
@@ -69,8 +66,7 @@ class RedFlagsStep:
     reviews: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
-class FinishStep:
+class FinishStep(Struct, frozen=True):
     """The attempt ended: the cards of the points missed were brought due."""
 
     kind: ClassVar[Step] = Step.FINISH
@@ -88,9 +84,13 @@ def step_data(step: AttemptStepData) -> dict[str, Any]:
     """``step`` as the JSON object the log keeps (tuples as lists)."""
     return {
         f.name: list(value) if isinstance(value, tuple) else value
-        for f in dataclasses.fields(step)
+        for f in _fields(type(step))
         for value in (getattr(step, f.name),)
     }
+
+
+# msgspec works a class's fields out again, annotations and all, on every call.
+_fields = functools.cache(structs.fields)
 
 
 def _count(value: object) -> bool:
@@ -143,9 +143,9 @@ def step_from(kind: str, data: object) -> AttemptStepData:
     if not isinstance(data, dict):
         raise ValueError(f"bad {kind} step data")
     values: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
+    for f in _fields(cls):
         if f.name not in data:
-            if f.default is dataclasses.MISSING:
+            if f.required:
                 raise ValueError(f"bad {kind} step data: no {f.name}")
             continue
         value = data[f.name]

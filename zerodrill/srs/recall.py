@@ -10,9 +10,10 @@ retrievability"; the cards below the desired retention are the ones FSRS holds o
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
+
+from msgspec import Struct
 
 
 @runtime_checkable
@@ -24,8 +25,7 @@ class ForecastsRecall(Protocol):
     def retrievability(self, state: Any, at: datetime) -> float | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Recall:
+class Recall(Struct, frozen=True):
     """FSRS's retrievability over the studied cards of some decks, at :attr:`at`."""
 
     at: datetime

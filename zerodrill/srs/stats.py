@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
+
+from msgspec import Struct
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs.interview_log import InterviewStats, interview_stats
@@ -19,8 +20,7 @@ FORECAST_DAYS = 30
 RETENTION_DAYS = 30
 
 
-@dataclass(frozen=True, slots=True)
-class Stats:
+class Stats(Struct, frozen=True):
     """Figures for the active cards of some decks, as of study day ``today``.
 
     Cards are study items: each cloze deletion counts as one. Review figures cover every key of

@@ -34,9 +34,10 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import Enum
+
+from msgspec import Struct
 
 from zerodrill.srs.sm2 import Grade
 
@@ -84,8 +85,7 @@ class _Kind(Enum):
     EXACT = "exact"  #: versions and operators
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(Struct, frozen=True):
     kind: _Kind
     text: str
     #: A number's value, so that 5e8 and 500000000 are one number.
@@ -154,8 +154,7 @@ class Mark(Enum):
     WRONG = "wrong"
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(Struct, frozen=True):
     """One expected answer next to what was typed for it."""
 
     expected: str
@@ -176,8 +175,7 @@ class Part:
         return self.mark is Mark.SLIP
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(Struct, frozen=True):
     parts: tuple[Part, ...]
     #: How close the whole answer came, 0..1.
     ratio: float

@@ -12,12 +12,12 @@ from __future__ import annotations
 import shlex
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from msgspec import Struct
 
-@dataclass(frozen=True, slots=True)
-class Edited:
+
+class Edited(Struct, frozen=True):
     """How an edit went: ``problem`` is one line to show, or None if the editor exited 0."""
 
     problem: str | None

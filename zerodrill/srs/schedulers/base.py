@@ -42,8 +42,8 @@ that rule. What a review *was* (a first sight, a recall of a scheduled card, a s
 repeat) follows from the card's state before it and when it was given, by :func:`effect_of`,
 for every scheduler alike; the daily new-card limit and the retention figure count those.
 
-**Implementing one** (FSRS, say): a frozen dataclass for the state with the properties of
-:class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
+**Implementing one** (FSRS, say): a frozen msgspec Struct for the state with the properties
+of :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
 ``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
 ``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to

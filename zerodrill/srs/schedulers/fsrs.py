@@ -21,11 +21,11 @@ zerodrill does not install: the parameters are FSRS-6's defaults.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import fsrs
+from msgspec import Struct
 
 from zerodrill.srs.schedulers import fsrs_replay
 from zerodrill.srs.schedulers.base import Effect, Given, Phase, StateDict, When, rating_of
@@ -46,8 +46,7 @@ _STEPPING = (Phase.LEARNING, Phase.RELEARNING)
 _RATING_NUMBERS = {int(grade): int(rating_of(grade)) for grade in Grade}
 
 
-@dataclass(frozen=True, slots=True)
-class FsrsCard:
+class FsrsCard(Struct, frozen=True):
     """What FSRS knows about one study item; :class:`FsrsCard()` is a card never graded."""
 
     phase: Phase = Phase.NEW

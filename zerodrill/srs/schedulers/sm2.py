@@ -24,10 +24,11 @@ Everything else is SM-2 exactly, day-based: only :attr:`When.day` moves a schedu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from zerodrill.srs import sm2
 from zerodrill.srs.schedulers.base import (
@@ -65,8 +66,7 @@ def easy_interval(passed: int) -> int:
     return min(MAX_INTERVAL, max(EASY_INTERVAL, bonus))
 
 
-@dataclass(frozen=True, slots=True)
-class Sm2Card:
+class Sm2Card(Struct, frozen=True):
     """A card's SM-2 state and what its latest grade on its latest study day says."""
 
     sm2: Sm2State = field(default_factory=Sm2State)

@@ -30,9 +30,10 @@ before anything else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+
+from msgspec import Struct, field
 
 from zerodrill.errors import UserError
 from zerodrill.srs.card_actions import CardActionEvent
@@ -59,8 +60,7 @@ class SyncError(UserError):
     """The folder cannot be used (missing, not a folder, not writable): one line."""
 
 
-@dataclass(slots=True)
-class Plan:
+class Plan(Struct):
     """What one sync will do, as :func:`survey` found it."""
 
     folder: Path
@@ -79,8 +79,7 @@ class Plan:
     incoming_actions: list[CardActionEvent] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class SyncReport:
+class SyncReport(Struct, frozen=True):
     sent: int
     received: int
     cards: int

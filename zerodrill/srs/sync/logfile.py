@@ -33,10 +33,11 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from zerodrill.atomic_write import TEMP_SUFFIX, write_atomic
 from zerodrill.deck.cloze import MAX_ORDINAL
@@ -291,8 +292,7 @@ def _take(result: LogFile, event: LogEntry | CardActionEvent) -> None:
         result.entries.append(event)
 
 
-@dataclass(slots=True)
-class LogFile:
+class LogFile(Struct):
     """What could be read of one log file."""
 
     path: Path

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
+from msgspec import Struct
 from rich.console import RenderableType
 from rich.style import Style
 from rich.table import Table
@@ -23,7 +24,13 @@ from textual.widget import Widget
 
 from zerodrill.tui import time_labels
 from zerodrill.tui.markdown import parse, render
-from zerodrill.tui.widgets.card_side import SIDE_COMPONENT_CLASSES, SIDE_CSS, CardSide, SideStyles
+from zerodrill.tui.widgets.card_side import (
+    SIDE_COMPONENT_CLASSES,
+    SIDE_CSS,
+    CardSide,
+    SideHolder,
+    SideStyles,
+)
 
 TITLE_WIDTH = 40
 #: However narrow the terminal, this much of the title shows.
@@ -82,7 +89,7 @@ class InterviewHeader(Widget):
         return left + Content(" " * gap) + right
 
 
-class Prose(Vertical):
+class Prose(SideHolder, Vertical):
     """Deck Markdown in the drill's colours: holds :class:`CardSide` widgets and the
     component classes they draw with (see zerodrill.tui.widgets.card_side)."""
 
@@ -104,8 +111,7 @@ def built_side(build: Callable[[SideStyles], RenderableType], *, id: str | None 
     return side
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Struct, frozen=True):
     """One line of a checklist, as Markdown."""
 
     markdown: str

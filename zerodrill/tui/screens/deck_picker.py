@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from msgspec import Struct
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,8 +18,7 @@ from zerodrill.tui.session import DeckCount
 from zerodrill.tui.textual_internals import PagedOptionList
 
 
-@dataclass(frozen=True, slots=True)
-class DeckPick:
+class DeckPick(Struct, frozen=True):
     #: None for all decks together.
     deck_id: str | None
 

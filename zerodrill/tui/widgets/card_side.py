@@ -7,9 +7,9 @@ come from the component classes below, so switching light and dark redraws it ri
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
-from msgspec.structs import fields
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
@@ -40,11 +40,17 @@ class SideStyles(Struct, frozen=True):
     @classmethod
     def of(cls, widget: Widget) -> SideStyles:
         """The styles ``widget`` (the one with :data:`SIDE_COMPONENT_CLASSES`) has now."""
+        if isinstance(widget, SideHolder):
+            if widget._side_styles is None:
+                widget._side_styles = cls._read(widget)
+            return widget._side_styles
+        return cls._read(widget)
+
+    @classmethod
+    def _read(cls, widget: Widget) -> SideStyles:
         # Full styles, not partial ones: Rich has no transparency, and the full style has the
         # theme's translucent backgrounds ($boost, "$warning 10%") already blended.
-        return cls(
-            *(widget.get_component_rich_style(f"side--{field.name}") for field in fields(cls))
-        )
+        return cls(*map(widget.get_component_rich_style, _SIDE_CLASSES))
 
     def markdown(self) -> MarkdownStyles:
         return MarkdownStyles(
@@ -92,7 +98,30 @@ SIDE_CSS = """
     }
     """
 
-SIDE_COMPONENT_CLASSES = {f"side--{field.name}" for field in fields(SideStyles)}
+# In the order of SideStyles' fields. (msgspec's ``fields()`` resolves every annotation on each
+# call: too slow for a render.)
+_SIDE_CLASSES = tuple(f"side--{name}" for name in SideStyles.__struct_fields__)
+SIDE_COMPONENT_CLASSES = set(_SIDE_CLASSES)
+
+
+if TYPE_CHECKING:
+    _WidgetBase = Widget
+else:
+    _WidgetBase = object
+
+
+class SideHolder(_WidgetBase):
+    """Mixed into a widget holding card sides, whose component classes colour them: their
+    colours are read once each time its styles change (a theme, light or dark), not on every
+    render of a side. Textual forgets its own copy of them at every refresh of the widget, and
+    a reveal refreshes it."""
+
+    _side_styles: SideStyles | None = None
+
+    def notify_style_update(self) -> None:
+        # Called as the stylesheet is applied to the widget: its component styles come next.
+        self._side_styles = None
+        super().notify_style_update()
 
 
 class CardSide(Widget):

@@ -32,6 +32,7 @@ from zerodrill.tui.widgets.card_side import (
     SIDE_CSS,
     Build,
     CardSide,
+    SideHolder,
     SideStyles,
 )
 
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 TYPING_IDS = {Typing.BLANKS: "typed-cloze", Typing.FREE: "typed-text"}
 
 
-class CardView(Vertical):
+class CardView(SideHolder, Vertical):
     """The card being drilled. The screen decides when to reveal; the view only shows."""
 
     DEFAULT_CSS = SIDE_CSS
