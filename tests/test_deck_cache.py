@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from zerodrill.deck import cache as deck_cache
-from zerodrill.deck.cache import DIGEST_SIZE, load_paths_cached
+from zerodrill.deck.cache import DIGEST_SIZE, HEAD_SIZE, load_paths_cached
 from zerodrill.deck.load import load_paths
 from zerodrill.export.anki_rules import APKG
 
@@ -138,7 +138,7 @@ def _rewrite(entry: Path, index: Any) -> None:
     """Replace an entry's index (and drop its card bodies), with a digest that matches."""
     packed = pickle.dumps(index)
     rest = len(packed).to_bytes(8, "little") + packed
-    entry.write_bytes(deck_cache._digest(rest) + rest)
+    entry.write_bytes(deck_cache._digest(rest) + deck_cache._digest(b"") + rest)
 
 
 def _shell() -> Any:
@@ -170,7 +170,7 @@ def test_entry_of_the_wrong_shape_falls_back_to_parsing(tmp_path: Path, index: A
     assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not from the entry
 
 
-@pytest.mark.parametrize("cut", [DIGEST_SIZE - 1, DIGEST_SIZE, DIGEST_SIZE + 3])
+@pytest.mark.parametrize("cut", [DIGEST_SIZE - 1, 2 * DIGEST_SIZE, HEAD_SIZE + 3])
 def test_truncated_entry_falls_back_to_parsing(tmp_path: Path, cut: int) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
@@ -186,10 +186,10 @@ def test_truncated_index_with_a_matching_digest_falls_back(tmp_path: Path) -> No
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
     (entry,) = cache.glob("*.pickle")
-    rest = entry.read_bytes()[DIGEST_SIZE:]
+    rest = entry.read_bytes()[2 * DIGEST_SIZE :]
     length = int.from_bytes(rest[:8], "little")
     cut = length.to_bytes(8, "little") + rest[8 : 8 + length - 5]
-    entry.write_bytes(deck_cache._digest(cut) + cut)
+    entry.write_bytes(deck_cache._digest(cut) + deck_cache._digest(b"") + cut)
     assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
 
 
@@ -314,20 +314,43 @@ def test_card_bodies_come_from_the_entry_read_even_if_it_is_pruned_meanwhile(
     ]
 
 
-@pytest.mark.parametrize("where", ["index-length", "index", "last-body"])
+@pytest.mark.parametrize(
+    "where", ["index-digest", "bodies-digest", "index-length", "index", "last-body"]
+)
 def test_any_damaged_byte_falls_back_to_parsing(tmp_path: Path, where: str) -> None:
-    # The checksum covers the whole entry: the index, and the bodies read only much later.
+    # The checksums cover the whole entry: the index, and the bodies read only much later.
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
     (entry,) = cache.glob("*.pickle")
     data = bytearray(entry.read_bytes())
-    offset = {"index-length": DIGEST_SIZE, "index": DIGEST_SIZE + 20, "last-body": -1}[where]
+    offset = {
+        "index-digest": 0,
+        "bodies-digest": DIGEST_SIZE,
+        "index-length": 2 * DIGEST_SIZE,
+        "index": HEAD_SIZE + 20,
+        "last-body": -1,
+    }[where]
     data[offset] ^= 0x01
     entry.write_bytes(bytes(data))
     result = load_paths_cached([deck_file], cache)
     assert result.decks == load_paths([deck_file]).decks
     assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not from the entry
+
+
+def test_an_index_length_beyond_the_entry_is_never_read(tmp_path: Path) -> None:
+    # The index is read before the bodies' checksum is known: a damaged length must not
+    # make that read ask for exabytes.
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    (entry,) = cache.glob("*.pickle")
+    data = bytearray(entry.read_bytes())
+    data[HEAD_SIZE - 1] = 0x7F
+    entry.write_bytes(bytes(data))
+    result = load_paths_cached([deck_file], cache)
+    assert result.decks == load_paths([deck_file]).decks
+    assert type(result.decks[0].cards[0]).__name__ == "Card"
 
 
 def test_empty_entry_falls_back_to_parsing(tmp_path: Path) -> None:

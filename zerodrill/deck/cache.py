@@ -30,10 +30,11 @@ import os
 import pickle
 import stat
 import sys
+import threading
 import time
 import weakref
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -60,10 +61,11 @@ _INDEXED = tuple(f.name for f in dataclasses.fields(Card) if f.name not in BODY)
 #: one, and without a limit a contributor's cache would only grow.
 KEEP = 64
 SUFFIX = ".pickle"
-#: Bytes of the checksum that starts each entry, and of the index length after it.
+#: Bytes of each of the two checksums that start an entry, and of the index length after them.
 DIGEST_SIZE = 4
 _LENGTH_SIZE = 8
-_CHUNK_SIZE = 1 << 18
+HEAD_SIZE = 2 * DIGEST_SIZE + _LENGTH_SIZE
+_CHUNK_SIZE = 1 << 20
 
 
 def cache_dir() -> Path:
@@ -243,7 +245,7 @@ class _Bodies:
     renaming, never written in place, so the open file keeps the bytes that were checked.
     """
 
-    __slots__ = ("_file", "_close", "base", "__weakref__")
+    __slots__ = ("_file", "_close", "base", "size", "__weakref__")
 
     def __init__(self, entry: Path) -> None:
         self._file = open(entry, "rb", buffering=0)  # noqa: SIM115 - closed by _close
@@ -251,9 +253,13 @@ class _Bodies:
         self._close = weakref.finalize(self, self._file.close)
         #: Where the bodies start in the file (set once the index is read).
         self.base = 0
+        #: The file's length: a damaged length in it must not make a read ask for more.
+        self.size = os.fstat(self._file.fileno()).st_size
 
     def read(self, start: int, end: int) -> bytes:
         """Bytes ``start`` to ``end`` of the file, exactly; EOFError if it is shorter."""
+        if end > self.size:
+            raise EOFError("cache entry cut short")
         if hasattr(os, "pread"):
             data = os.pread(self._file.fileno(), end - start, start)
         else:  # pragma: no cover - Windows has no pread; a drill reads on one thread
@@ -263,15 +269,36 @@ class _Bodies:
             raise EOFError("cache entry cut short")
         return data
 
-    def checksum(self, start: int) -> int:
-        """The CRC-32 of the file from ``start`` to its end, read a chunk at a time."""
+    def checksum(self, start: int) -> int | None:
+        """The CRC-32 of the file from ``start`` to its end, read a chunk at a time; None if
+        it cannot be read."""
         crc = 0
-        buffer = bytearray(_CHUNK_SIZE)
-        chunk = memoryview(buffer)
-        self._file.seek(start)
-        while n := self._file.readinto(buffer):
-            crc = zlib.crc32(chunk[:n], crc)
+        try:
+            while start < self.size:
+                chunk = self.read(start, min(start + _CHUNK_SIZE, self.size))
+                crc = zlib.crc32(chunk, crc)
+                start += len(chunk)
+        except (OSError, EOFError):
+            return None
         return crc
+
+    def checksum_aside(self, start: int) -> Callable[[], int | None]:
+        """:meth:`checksum`, worked out on another thread where reads by offset let it run
+        beside the caller's own reads; call what it returns for the result."""
+        if not hasattr(os, "pread"):
+            crc = self.checksum(start)
+            return lambda: crc
+        result: list[int | None] = [None]
+        # zlib and reads let go of the GIL on large chunks, so on a second core this costs
+        # the caller almost nothing while it unpickles the index.
+        worker = threading.Thread(target=lambda: result.__setitem__(0, self.checksum(start)))
+        worker.start()
+
+        def join() -> int | None:
+            worker.join()
+            return result[0]
+
+        return join
 
     def close(self) -> None:
         self._close()
@@ -319,10 +346,10 @@ def _used(path: Path) -> float:
         return 0.0
 
 
-# An entry is the CRC-32 of the rest (see _digest), the length of the index, the index (a
-# pickle of (the deck without its cards, its study order, its cards' image paths, a row per
-# card of its _INDEXED fields and its body's span)), and then each card's BODY fields, a
-# pickle each, back to back.
+# An entry is two CRC-32s (see _digest), of the index with its length and of the bodies; the
+# length of the index; the index (a pickle of (the deck without its cards, its study order, its
+# cards' image paths, a row per card of its _INDEXED fields and its body's span)); and then each
+# card's BODY fields, a pickle each, back to back.
 
 
 def _frozen_mapping(items: dict[Any, Any]) -> Mapping[Any, Any]:
@@ -355,12 +382,13 @@ def _encode(deck: Deck) -> bytes:
     images = tuple(sorted({image for c in deck.cards for image in c.media}))
     shell = dataclasses.replace(deck, cards=())
     packed = _dumps((shell, deck.study_order, tuple(deck.study_items), images, tuple(rows)))
-    rest = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed + b"".join(bodies)
-    return _digest(rest) + rest
+    index = len(packed).to_bytes(_LENGTH_SIZE, "little") + packed
+    joined = b"".join(bodies)
+    return _digest(index) + _digest(joined) + index + joined
 
 
 def _digest(data: bytes | memoryview) -> bytes:
-    """The checksum of the whole entry after it, checked before pickle sees a byte.
+    """The checksum of an entry's index, or of its bodies, checked before pickle sees a byte.
 
     Bodies are unpickled only when read, long after this entry was accepted: a damaged byte
     must be caught now, while falling back to the YAML is still possible. The check guards
@@ -373,13 +401,25 @@ def _digest(data: bytes | memoryview) -> bytes:
 
 def _decode(bodies: _Bodies) -> tuple[Deck, tuple[str, ...]]:
     """The deck in an entry, and the image paths its cards reference."""
-    head = bodies.read(0, DIGEST_SIZE + _LENGTH_SIZE)
-    if head[:DIGEST_SIZE] != bodies.checksum(DIGEST_SIZE).to_bytes(DIGEST_SIZE, "little"):
+    head = bodies.read(0, HEAD_SIZE)
+    length = int.from_bytes(head[2 * DIGEST_SIZE :], "little")
+    bodies.base = HEAD_SIZE + length
+    index = bodies.read(2 * DIGEST_SIZE, bodies.base)
+    # The bodies are checked beside the index's unpickling, and before this returns.
+    bodies_checksum = bodies.checksum_aside(bodies.base)
+    try:
+        deck, images = _decode_index(bodies, head[:DIGEST_SIZE], index)
+    finally:
+        crc = bodies_checksum()
+    if crc is None or head[DIGEST_SIZE : 2 * DIGEST_SIZE] != crc.to_bytes(DIGEST_SIZE, "little"):
         raise ValueError("damaged cache entry")
-    length = int.from_bytes(head[DIGEST_SIZE:], "little")
-    bodies.base = len(head) + length
-    index = bodies.read(len(head), bodies.base)
-    shell, order, study_items, images, rows = pickle.loads(index)
+    return deck, images
+
+
+def _decode_index(bodies: _Bodies, digest: bytes, index: bytes) -> tuple[Deck, tuple[str, ...]]:
+    if digest != _digest(index):
+        raise ValueError("damaged cache entry")
+    shell, order, study_items, images, rows = pickle.loads(memoryview(index)[_LENGTH_SIZE:])
     if not isinstance(shell, Deck):
         raise ValueError("not a deck")
     if set(map(len, rows)) - {_ROW_LENGTH}:
