@@ -124,17 +124,15 @@ class Card:
         return (Item(key, self),)
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
+class Point(Struct, frozen=True):
     """One thing a strong answer to an interview says, and the card ids that teach it."""
 
     text: str
     cards: tuple[str, ...]
-    pos: Pos = field(compare=False)
+    pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
-class Interview:
+class Interview(Struct, frozen=True):
     """A question to answer out loud against a clock, as the interviewer would ask it.
 
     ``follow_ups`` and ``red_flags`` are card ids, in the order an interviewer would come to
@@ -149,24 +147,22 @@ class Interview:
     points: tuple[Point, ...]
     follow_ups: tuple[str, ...]
     red_flags: tuple[str, ...]
-    pos: Pos = field(compare=False)
+    pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
-class Bullet:
+class Bullet(Struct, frozen=True):
     """One line of the night-before sheet (Markdown), and the card ids that back it."""
 
     text: str
     cards: tuple[str, ...]
-    pos: Pos = field(compare=False)
+    pos: Pos
 
 
-@dataclass(frozen=True, slots=True)
-class Sheet:
+class Sheet(Struct, frozen=True):
     """The night-before cheat sheet: a few short bullets."""
 
     bullets: tuple[Bullet, ...]
-    pos: Pos = field(compare=False)
+    pos: Pos
 
 
 class StudyItems(NamedTuple):
