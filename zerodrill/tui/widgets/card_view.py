@@ -356,20 +356,20 @@ def _sources(refs: tuple[str, ...], styles: SideStyles) -> RenderableType:
     Wrapped only between words, each line behind its bullet: a word too long for the line
     is cut short (…), never folded, and the label stays one link however it wraps.
     """
-    grid = Table.grid(padding=(0, 1, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column(ratio=1, overflow="ellipsis")
-    # Imported here: only an answer with sources needs it, never the first question.
+    # Imported here: only an answer with sources needs them, never the first question.
     from zerodrill.deck.source_labels import source
+    from zerodrill.tui.bulleted import Bulleted
 
+    labels = []
     for ref in refs:
         found = source(ref)
         link = styles.accent + Style(link=found.url) if found.url is not None else None
         # The link on the label's characters only, not the blank after them.
         label = Text(overflow="ellipsis")
         label.append(found.label, link)
-        grid.add_row(Text("•", styles.muted), label)
-    return Group(Text("Sources", styles.muted + Style(bold=True)), grid)
+        labels.append(label)
+    lines = Bulleted(Text("•", styles.muted), labels)
+    return Group(Text("Sources", styles.muted + Style(bold=True)), lines)
 
 
 def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str] | None) -> Text:
