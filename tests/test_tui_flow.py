@@ -211,6 +211,28 @@ async def test_typed_cloze_is_checked_and_kept(store: Store) -> None:
 
 
 @run_async
+async def test_the_first_card_goes_up_before_its_typing_box(store: Store) -> None:
+    # Mounting the box costs the first frame its widget's styles: it follows a frame later,
+    # and `a` pressed at once still types into it.
+    app = make_app(store, "zero")
+    at_first_frame: list[tuple[bool, bool]] = []
+
+    def first_frame() -> None:
+        widget = card(app).typing_widget
+        assert widget is not None  # made, so the hint and the key bar offer `a`
+        hint = shown(app.screen.query_one("#hint"))
+        at_first_frame.append((widget.is_mounted, "type your answer" in hint))
+
+    app.on_first_frame = first_frame
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        assert isinstance(app.focused, Input) and app.focused.display
+        await pilot.press(*"zero_optimization", "enter")
+        assert card(app).result is not None and card(app).result.right
+    assert at_first_frame == [(False, True)]
+
+
+@run_async
 async def test_wrong_cloze_answer_suggests_a_low_grade(store: Store) -> None:
     app = make_app(store, "zero")
     async with app.run_test(size=SIZE) as pilot:

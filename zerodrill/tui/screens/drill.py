@@ -307,8 +307,8 @@ class DrillScreen(ClickGuard):
         self.key_bar.show_more(not self.key_bar.more if more is None else more)
         self.refresh_bindings()  # Esc's binding follows the page
 
-    def action_type_answer(self) -> None:
-        widget = self.card.typing_widget
+    async def action_type_answer(self) -> None:
+        widget = await self.card.typing_ready()
         if widget is not None:
             widget.focus()  # Textual refreshes the bindings on a focus change
 

@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, MountError
 
 from zerodrill.deck import cloze
 from zerodrill.deck.kinds import Sides, Typing
@@ -121,12 +121,18 @@ class CardView(SideHolder, Vertical):
             return None
         return self._typing.get(TYPING_IDS[item.card.kind.typing])
 
-    async def _ensure_typing(self, name: str) -> Input | TextArea:
-        """The typing widget ``name``, mounted (hidden) if it was not yet."""
-        if name not in self._typing:
-            widget = _make_typing_widget(name)
+    def _typing_widget(self, name: str) -> Input | TextArea:
+        """The typing widget ``name``, made (hidden, not yet mounted) if it was not yet."""
+        widget = self._typing.get(name)
+        if widget is None:
+            widget = self._typing[name] = _make_typing_widget(name)
             widget.display = False
-            self._typing[name] = widget
+        return widget
+
+    async def _ensure_typing(self, name: str) -> Input | TextArea:
+        """The typing widget ``name``, mounted if it was not yet."""
+        widget = self._typing_widget(name)
+        if widget.parent is None and name not in self._mounting:
             self._mounting[name] = self.mount(widget, before="#answer")
         # Awaited once only: each await of a mount lays the whole screen out again.
         mounting = self._mounting.get(name)
@@ -140,6 +146,21 @@ class CardView(SideHolder, Vertical):
         for name in TYPING_IDS.values():
             await self._ensure_typing(name)
 
+    async def typing_ready(self) -> Input | TextArea | None:
+        """:attr:`typing_widget`, mounted (a card's first frame may come before it is)."""
+        widget = self.typing_widget
+        if widget is not None:
+            await self._ensure_typing(widget.id or "")
+        return widget
+
+    async def _mount_late(self, name: str) -> None:
+        try:
+            await self._ensure_typing(name)
+        except MountError:
+            # The drill was quit or moved on meanwhile: the card's view is gone with it.
+            if self.is_attached:
+                raise
+
     async def show(self, item: Item, *, repeat: bool = False) -> None:
         """Put ``item`` up, question side."""
         self.item = item
@@ -149,7 +170,12 @@ class CardView(SideHolder, Vertical):
         kind = item.card.kind
         needed = TYPING_IDS[kind.typing] if kind.typing is not None else None
         if needed is not None:
-            await self._ensure_typing(needed)
+            if self._typing_widget(needed).parent is None and needed not in self._mounting:
+                # The first card to need it, before the warm-up made it: the card goes up
+                # without waiting, and the box a frame later (nothing is typed before ``a``).
+                self.call_after_refresh(self._mount_late, needed)
+            else:
+                await self._ensure_typing(needed)
         for name, widget in self._typing.items():
             widget.display = name == needed
             _clear(widget)
