@@ -300,6 +300,21 @@ def _rows_drill(r: dict[str, Any], tmux_skipped: str = "") -> list[Row]:
             rows.append(Row(label, "first card; reveal key; grade key", result=why))
             continue
         for measure, ours, floor, ratio in _AGAINST_BARE:
+            if ratio == "first_ratio" and "pilot" in key:
+                # The screen's frame alone: the first card's goal is the tmux row's, from the
+                # process's start (see bench_drill's docstring).
+                rows.append(
+                    Row(
+                        label,
+                        f"{measure} (the frame alone), median",
+                        _ms(m[ours]),
+                        _ms(m[floor]),
+                        f"{m[ratio]:.2f}x",
+                        "(none)",
+                        "(no goal)",
+                    )
+                )
+                continue
             rows.append(
                 _ratio_row(label, f"{measure}, median", m[ours], m[floor], m[ratio], goals[ratio])
             )
