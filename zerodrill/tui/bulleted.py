@@ -3,8 +3,8 @@
 Drawn as a two-column ``Table.grid`` would draw them (the bullet and a blank, then the text
 wrapped between words, a word too long for its line cut short with an ellipsis), line for
 line and style for style. A table measures each of its cells and wraps each in padding
-objects before drawing it: for the few short lines under a card's answer, that was most of
-the time the answer took to draw.
+objects before drawing it: for the few short lines under a card's answer (its sources), that
+was a large share of the time the whole answer took to draw.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ _INDENT = 2
 
 
 class Bulleted:
+    """``lines``, each behind ``bullet`` (one cell wide), as a Rich renderable."""
+
     def __init__(self, bullet: Text, lines: Sequence[Text]) -> None:
         self.bullet = bullet
         self.lines = tuple(lines)

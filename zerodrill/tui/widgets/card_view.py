@@ -3,9 +3,9 @@
 Two widgets show the card, one per side, each drawing one Rich renderable: on the drill, the
 number of widgets is what costs time (Textual mounts and styles each one), both to the first
 card and on every key press. Sides are switched with ``display``, never with a CSS class on
-a container, which would restyle every widget below it. The typing widgets are mounted when
-a card first needs one, or a moment after the first card is up, so the first card never
-waits for them.
+a container, which would restyle every widget below it. The typing widgets are mounted a
+moment after the first card is up, or a frame after the first card that needs one, whichever
+comes first: no card's first frame waits for them.
 """
 
 from __future__ import annotations
