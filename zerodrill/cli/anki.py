@@ -92,7 +92,8 @@ def sync_command(
     full_upload: bool,
     paths: tuple[Path, ...],
 ) -> None:
-    """Two-way sync of the decks' cards (default: the bundled decks) with Anki.
+    """Two-way sync of the decks' cards (default: a checkout's decks/, else the bundled decks) with
+    Anki.
 
     With a server (after 'zerodrill anki login'), on zerodrill's own copy of your collection:
     your Anki reviews come into zerodrill's schedule, zerodrill's grades go to Anki, every

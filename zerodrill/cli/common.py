@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import click
 
+from zerodrill.deck.control_chars import shown
 from zerodrill.deck.files import LoadResult
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
@@ -55,13 +56,27 @@ def run_to_end(app: EndingApp[R], store: Store) -> R | None:
     return result
 
 
+def deck_roots(paths: Sequence[Path]) -> list[Path]:
+    """``paths``, or the decks a command reads without one (this checkout's, a deck
+    repository's, else the bundled ones: see :mod:`zerodrill.deck.checkout`); when those are not
+    the installed decks, or a ``decks/`` folder is at hand, one line on stderr says which."""
+    if paths:
+        return list(paths)
+    from zerodrill.deck.checkout import default_decks
+
+    found = default_decks(bundled_decks_dir())
+    if found.notice is not None:
+        click.echo(shown(found.notice), err=True)
+    return list(found.roots)
+
+
 def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
-    """The decks under ``paths`` (default: the bundled ones), through the parsed-deck cache.
+    """The decks under ``paths`` (default: :func:`deck_roots`), through the parsed-deck cache.
 
     With an export target's ``rules`` the decks are parsed afresh instead: the cache keeps
     decks, not what a target's rules would find in their text (each at its line and column).
     """
-    roots = list(paths) or [bundled_decks_dir()]
+    roots = deck_roots(paths)
     if rules:
         from zerodrill.deck.load import load_paths
 

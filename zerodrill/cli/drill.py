@@ -71,7 +71,8 @@ def drill(
     scheduler: str | None,
     retention: float | None,
 ) -> None:
-    """Drill the cards due in PATH... (default: the bundled decks), scheduled by SM-2 or FSRS.
+    """Drill the cards due in PATH... (default: a checkout's decks/, else the bundled decks),
+    scheduled by SM-2 or FSRS.
 
     Space or Enter shows the answer, then gives the highlighted grade; a digit gives any
     other. u undoes, d picks a deck, s shows statistics, ? lists every key, q quits. Every

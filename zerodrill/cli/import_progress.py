@@ -22,7 +22,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
 
     FILE is a .colpkg or .apkg exported from Anki with scheduling, or a collection.anki2 (it
     is read, never written, even while Anki has it open). PATH... are the decks the cards
-    come from (default: the bundled decks). Importing the same reviews again adds nothing.
+    come from (default: a checkout's decks/, else the bundled decks). Importing the same
+    reviews again adds nothing.
     """
     from zerodrill.srs.anki_import import read_reviews, withdrawals
     from zerodrill.srs.settings import chosen_scheduler

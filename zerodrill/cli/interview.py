@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 def interview(
     paths: tuple[Path, ...], db: Path | None, deck_id: str | None, interview_id: str | None
 ) -> None:
-    """Rehearse an interview from PATH... (default: the bundled decks) against a clock.
+    """Rehearse an interview from PATH... (default: a checkout's decks/, else the bundled decks)
+    against a clock.
 
     Answer the question out loud or type (Enter moves on), tick the points you covered (t shows
     the model talk track), answer and grade each follow-up 0-5, tick the red flags you said.

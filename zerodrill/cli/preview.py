@@ -63,8 +63,9 @@ body.zp { margin: 0; padding: 1em; font-family: system-ui, sans-serif; backgroun
     help="The page to write.",
 )
 def preview(paths: tuple[Path, ...], output: Path) -> None:
-    """Write every card of PATH... (default: the bundled decks) to one HTML page, as Anki
-    will show it: question and answer, light and night, each cloze deletion on its own."""
+    """Write every card of PATH... (default: a checkout's decks/, else the bundled decks) to one
+    HTML page, as Anki will show it: question and answer, light and night, each cloze deletion on
+    its own."""
     from zerodrill.atomic_write import write_atomic
     from zerodrill.export.errors import ExportError
 

@@ -26,7 +26,8 @@ _FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm":
 )
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def sheet(paths: tuple[Path, ...], deck_id: str | None, output: Path | None) -> None:
-    """Show the night-before cheat sheet of the decks in PATH... (default: the bundled decks).
+    """Show the night-before cheat sheet of the decks in PATH... (default: a checkout's decks/, else
+    the bundled decks).
 
     With -o FILE.html the sheet is one page with no external files, in light or dark as the
     reader's system is, that prints on A4.

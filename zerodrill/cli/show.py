@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import usable_decks
+from zerodrill.cli.common import deck_roots, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.files import LoadResult, discover
 from zerodrill.deck.model import Deck, Item
 from zerodrill.errors import UserError
-from zerodrill.paths import bundled_decks_dir
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -37,13 +36,13 @@ WATCHING = "watching the deck files; Ctrl+C to stop"
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--watch", is_flag=True, help="Draw the card again each time a deck file changes.")
 def show(card_id: str, paths: tuple[Path, ...], watch: bool) -> None:
-    """Print card CARD-ID from PATH... (default: the bundled decks), both sides, as the drill
-    shows it. CARD-ID is the card's id, or DECK/ID; a cloze's DECK/ID#cN shows one deletion.
-    """
+    """Print card CARD-ID from PATH... (default: a checkout's decks/, else the bundled decks), both
+    sides, as the drill shows it. CARD-ID is the card's id, or DECK/ID; a cloze's DECK/ID#cN shows
+    one deletion."""
     from rich.console import Console
 
     console = Console(highlight=False)
-    roots = list(paths) or [bundled_decks_dir()]
+    roots = deck_roots(paths)
     if not watch:
         _print(console, find_items(usable_decks(_load(roots)), card_id))
         return

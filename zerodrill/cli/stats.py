@@ -21,7 +21,8 @@ from zerodrill.srs.store import Store
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
-    """Show review statistics for decks (default: the bundled decks) and a 30-day forecast."""
+    """Show review statistics for decks (default: a checkout's decks/, else the bundled decks) and a
+    30-day forecast."""
     now = local_now()
     today = study_day(now)
     db_path = db if db is not None else default_db_path()

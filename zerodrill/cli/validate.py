@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
+from zerodrill.cli.common import deck_roots
 from zerodrill.deck.giveaways import deck_giveaways
 from zerodrill.deck.load import load_paths
 from zerodrill.export.formats import all_rules
-from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
 
 
@@ -22,7 +22,8 @@ from zerodrill.words import plural
     "as the pre-commit hook does in a repository with other YAML.",
 )
 def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
-    """Check deck files (default: the bundled decks); folders are searched recursively.
+    """Check deck files (default: a checkout's decks/, else the bundled decks); folders are
+    searched recursively.
 
     Besides the deck format, each export format's rules are checked (Anki's deck names and
     cloze markers, say), so that a deck that passes can be exported to any of them.
@@ -37,7 +38,7 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
             click.echo(f"no decks among {plural(len(paths), 'file')}: nothing to check")
             return
         paths = tuple(kept)
-    result = load_paths(list(paths) or [bundled_decks_dir()], all_rules())
+    result = load_paths(deck_roots(paths), all_rules())
     for problem in result.problems:
         click.echo(str(problem))
     warnings = [w for deck in result.decks for w in deck_giveaways(deck)]

@@ -1,0 +1,159 @@
+"""Commands given no path, run in a checkout: they read the decks in front of the user.
+
+A contributor edits ``decks/`` in a clone after ``pip install .``; the installed copy is frozen
+at install time, so reading it would validate, preview and export the old cards while the
+clone's are broken or new. See zerodrill/deck/checkout.py.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+from zerodrill.deck.checkout import default_decks
+from zerodrill.paths import bundled_decks_dir
+
+DECK = """\
+deck: mine
+title: Mine
+description: A deck of one's own.
+cards:
+  - id: first
+    kind: basic
+    front: What is one?
+    back: One.
+"""
+NEW_CARD = """\
+  - id: second
+    kind: basic
+    front: What is two?
+    back: Two.
+"""
+BUNDLED = bundled_decks_dir()
+
+
+def _work_tree(root: Path) -> Path:
+    """``root`` as the top of a git work tree (what makes a folder a repository's root)."""
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def test_a_broken_deck_in_decks_is_what_validate_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = _work_tree(tmp_path / "zerodrill")
+    (checkout / "decks").mkdir()
+    (checkout / "decks" / "mine.yaml").write_text(DECK + "  - id: [oops\n")
+    monkeypatch.chdir(checkout)
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 1
+    assert err.splitlines()[0] == "decks: ./decks (this checkout), not the installed ones"
+    # The checkout's file, named as the user would type it.
+    assert out.startswith(str(Path("decks", "mine.yaml")) + ":10:1: YAML syntax error")
+
+
+def test_from_a_subfolder_the_work_trees_decks_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = _work_tree(tmp_path / "zerodrill")
+    (checkout / "decks").mkdir()
+    (checkout / "decks" / "mine.yaml").write_text(DECK)
+    (checkout / "zerodrill" / "deck").mkdir(parents=True)
+    monkeypatch.chdir(checkout / "zerodrill" / "deck")
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0, err
+    assert out.strip() == "1 deck, 1 card: ok"
+    assert err.splitlines()[0] == "decks: ../../decks (this checkout), not the installed ones"
+
+
+def test_decks_above_the_work_tree_are_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``decks/`` beside the repository (in the home folder, say) is someone else's."""
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "mine.yaml").write_text(DECK)
+    other = _work_tree(tmp_path / "project")
+    monkeypatch.chdir(other)
+    found = default_decks(BUNDLED)
+    assert found.roots == (BUNDLED,) and found.notice is None
+
+
+def test_a_deck_repository_of_ones_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _work_tree(tmp_path / "my-decks")
+    (repo / "mine.yaml").write_text(DECK + NEW_CARD)
+    # YAML that is not a deck beside it is passed over, as the pre-commit hook passes it over.
+    (repo / "mkdocs.yml").write_text("site_name: notes\n")
+    (repo / "notes").mkdir()
+    monkeypatch.chdir(repo / "notes")
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0, err
+    assert out.strip() == "1 deck, 2 cards: ok"
+    assert err.splitlines()[0] == "decks: .. (this deck repository), not the installed ones"
+
+
+def test_outside_a_checkout_the_bundled_decks_are_read_without_a_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0
+    assert err == ""
+    assert out.startswith("1 deck, ")
+
+
+def test_an_empty_decks_folder_says_the_installed_decks_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (Path.cwd() / "decks").mkdir()
+    (Path.cwd() / "decks" / "README.md").write_text("notes\n")
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0
+    assert err.splitlines()[0] == "decks: the installed ones (./decks holds no deck file)"
+    assert out.startswith("1 deck, ")
+
+
+def test_the_bundled_folder_itself_is_named_as_this_checkout(tmp_path: Path) -> None:
+    """Run from a source tree (not installed), the checkout's decks are the bundled ones."""
+    checkout = _work_tree(tmp_path / "zerodrill")
+    (checkout / "decks").mkdir()
+    (checkout / "decks" / "mine.yaml").write_text(DECK)
+    found = default_decks(checkout / "decks", cwd=checkout)
+    assert found.roots == (Path("decks"),)
+    assert found.notice == "decks: ./decks (this checkout)"
+
+
+def test_a_path_given_is_read_as_given_and_nothing_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = _work_tree(tmp_path / "zerodrill")
+    (checkout / "decks").mkdir()
+    (checkout / "decks" / "mine.yaml").write_text(DECK + "  - id: [oops\n")
+    monkeypatch.chdir(checkout)
+    code, out, err = run_cli(capsys, "validate", str(BUNDLED))
+    assert code == 0 and err == ""
+
+
+def test_export_in_a_checkout_builds_the_checkouts_cards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``zerodrill export -o exports/`` in the clone: the new card is in the package."""
+    checkout = _work_tree(tmp_path / "zerodrill")
+    (checkout / "decks").mkdir()
+    (checkout / "decks" / "mine.yaml").write_text(DECK + NEW_CARD)
+    monkeypatch.chdir(checkout)
+    code, out, err = run_cli(capsys, "export", "-o", "exports/")
+    assert code == 0, err
+    assert err.splitlines()[0] == "decks: ./decks (this checkout), not the installed ones"
+    with zipfile.ZipFile(BytesIO((checkout / "exports" / "mine.apkg").read_bytes())) as z:
+        conn = sqlite3.connect(":memory:")
+        conn.deserialize(z.read("collection.anki2"))
+    fronts = sorted(row[0].split("\x1f")[0] for row in conn.execute("SELECT flds FROM notes"))
+    conn.close()
+    assert [f.count("two") + f.count("one") for f in fronts] == [1, 1]
+    assert any("What is two?" in f for f in fronts)
