@@ -55,6 +55,8 @@ README_START = (
 )
 README_END = "<!-- End of generated tables. -->"
 _REQUIRED_CARD_FIELDS = ("id", "kind")
+#: The schema's title, which tells a schema file zerodrill wrote from any other.
+TITLE = "zerodrill deck"
 
 
 def _whole(pattern: str) -> str:
@@ -320,7 +322,7 @@ def schema() -> Json:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/zerodrill/zerodrill/zerodrill/deck/deck.schema.json",
-        "title": "zerodrill deck",
+        "title": TITLE,
         "description": (
             "A deck of interview cards. `zerodrill validate` checks more than this schema can "
             "(cloze syntax, duplicate ids, image paths); this schema is for editors."
