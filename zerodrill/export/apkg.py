@@ -9,8 +9,12 @@ Two properties pull against each other here:
   clock at build time.
 
 Both hold through the manifest kept beside each package (:mod:`zerodrill.export.manifest`),
-which remembers each note's ID and time and gives a new time only to what changed. The build
-is put together from one module per job:
+which remembers each note's ID and time and gives a new time only to what changed. That new
+time is the build's, or ``SOURCE_DATE_EPOCH`` when it is set (the reproducible-builds
+convention, which a release sets to its commit's time), so that two builds of one release
+commit from the same manifest are the same bytes, new notes' IDs included.
+
+The build is put together from one module per job:
 
 * :mod:`~zerodrill.export.ids`: the identities Anki recognises (deck IDs, note GUIDs, note IDs,
   media file names);
@@ -27,6 +31,7 @@ is put together from one module per job:
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,11 +39,18 @@ from pathlib import Path
 from msgspec import Struct
 
 from zerodrill.atomic_write import write_together
+from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
 from zerodrill.export.collection import SchedulingState, collection
 from zerodrill.export.errors import ExportError
 from zerodrill.export.formats import ExportStats
-from zerodrill.export.manifest import Manifest, manifest_path, note_records, notetype_records
+from zerodrill.export.manifest import (
+    MAX_NOTE_ID,
+    Manifest,
+    manifest_path,
+    note_records,
+    notetype_records,
+)
 from zerodrill.export.notes import RETIRED_SEARCH, RETIRED_TAG, notes_of
 from zerodrill.export.notetypes import note_type
 from zerodrill.export.package import collect_media, package_zip
@@ -116,11 +128,24 @@ def build(
     )
 
 
+def build_time() -> float:
+    """``SOURCE_DATE_EPOCH`` (whole seconds since 1970) when set, else the time now."""
+    given = os.environ.get("SOURCE_DATE_EPOCH")
+    if given is None or given == "":
+        return time.time()
+    if not given.isdecimal() or not 0 < int(given) < MAX_NOTE_ID // 1000:
+        raise ExportError(
+            f"SOURCE_DATE_EPOCH={shown(given)}: give a time in whole seconds since 1970 "
+            "(a release uses its commit's: git log -1 --format=%ct)"
+        )
+    return float(int(given))
+
+
 def export(
     decks: Sequence[Deck],
     out: Path,
     *,
-    clock: Callable[[], float] = time.time,
+    clock: Callable[[], float] | None = None,
     progress: Mapping[str, SchedulingState] | None = None,
 ) -> PackageStats:
     """Build ``decks`` into ``out`` and update the manifest beside it, together.
@@ -132,6 +157,7 @@ def export(
     order would let a rerun give new notes IDs other than those in a package already out.
     """
     mpath = manifest_path(out)
+    clock = clock or build_time
     package = build(decks, manifest=Manifest.load(mpath), clock=clock, progress=progress)
     try:
         write_together([(mpath, package.manifest.dumps().encode("utf-8")), (out, package.data)])
