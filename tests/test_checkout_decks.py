@@ -7,6 +7,8 @@ clone's are broken or new. See zerodrill/deck/checkout.py.
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
 import zipfile
 from io import BytesIO
@@ -157,3 +159,15 @@ def test_export_in_a_checkout_builds_the_checkouts_cards(
     conn.close()
     assert [f.count("two") + f.count("one") for f in fronts] == [1, 1]
     assert any("What is two?" in f for f in fronts)
+
+
+def test_the_repositorys_own_decks_pass_validate_run_in_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a contributor runs before a pull request, and what CI holds every change to."""
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(repo / "tests")
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0, out + err
+    assert err.splitlines()[0].startswith(f"decks: ..{os.sep}decks (this checkout)")
+    assert re.fullmatch(r"\d+ decks?, \d+ cards.*: ok.*\n", out.splitlines()[-1] + "\n")
