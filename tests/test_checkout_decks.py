@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sqlite3
 import zipfile
 from io import BytesIO
@@ -171,3 +172,38 @@ def test_the_repositorys_own_decks_pass_validate_run_in_it(
     assert code == 0, out + err
     assert err.splitlines()[0].startswith(f"decks: ..{os.sep}decks (this checkout)")
     assert re.fullmatch(r"\d+ decks?, \d+ cards.*: ok.*\n", out.splitlines()[-1] + "\n")
+
+
+def test_the_drill_in_a_checkout_says_on_screen_which_decks_it_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line printed before the drill is hidden behind its screen: the screen says it too.
+    The checkout's copy of a bundled deck is the learner's deck: its grades are kept."""
+    import asyncio
+
+    from zerodrill.srs.store import Store
+    from zerodrill.tui.app import ZeroDrillApp
+
+    checkout = _work_tree(tmp_path / "zerodrill")
+    shutil.copytree(BUNDLED, checkout / "decks")
+    monkeypatch.chdir(checkout)
+    shown: list[str | None] = []
+
+    def run(self: ZeroDrillApp) -> object:
+        async def go() -> object:
+            async with self.run_test(size=(100, 30)) as pilot:
+                shown.append(self.notice)
+                await pilot.press("enter", "4", "q")
+            return self.return_value
+
+        return asyncio.run(go())
+
+    monkeypatch.setattr(ZeroDrillApp, "run", run)
+    code, out, err = run_cli(capsys, "drill")
+    assert code == 0, err
+    line = "decks: ./decks (this checkout), not the installed ones"
+    assert err.splitlines()[0] == line
+    assert shown == [line]
+    assert "1 grade saved to" in out
+    with Store.open(Path(os.environ["ZERODRILL_DB"]), create=False) as store:
+        assert len(list(store.log())) == 1

@@ -17,6 +17,7 @@ from zerodrill.paths import bundled_decks_dir
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
+    from zerodrill.deck.checkout import DefaultDecks
     from zerodrill.deck.target_rules import TargetRules
     from zerodrill.srs.store import Store
 
@@ -56,18 +57,21 @@ def run_to_end(app: EndingApp[R], store: Store) -> R | None:
     return result
 
 
-def deck_roots(paths: Sequence[Path]) -> list[Path]:
+def deck_roots(paths: Sequence[Path]) -> DefaultDecks:
     """``paths``, or the decks a command reads without one (this checkout's, a deck
     repository's, else the bundled ones: see :mod:`zerodrill.deck.checkout`); when those are not
-    the installed decks, or a ``decks/`` folder is at hand, one line on stderr says which."""
-    if paths:
-        return list(paths)
-    from zerodrill.deck.checkout import default_decks
+    the installed decks, or a ``decks/`` folder is at hand, one line on stderr says which (the
+    returned ``notice``)."""
+    # Imported here: the drill's start from the parsed-deck cache never needs PyYAML, which
+    # telling a deck repository's decks from its other YAML does.
+    from zerodrill.deck.checkout import DefaultDecks, default_decks
 
+    if paths:
+        return DefaultDecks(tuple(paths))
     found = default_decks(bundled_decks_dir())
     if found.notice is not None:
         click.echo(shown(found.notice), err=True)
-    return list(found.roots)
+    return found
 
 
 def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
@@ -76,7 +80,7 @@ def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> Load
     With an export target's ``rules`` the decks are parsed afresh instead: the cache keeps
     decks, not what a target's rules would find in their text (each at its line and column).
     """
-    roots = deck_roots(paths)
+    roots = list(deck_roots(paths).roots)
     if rules:
         from zerodrill.deck.load import load_paths
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zerodrill.cli.common import db_option, load_decks, run_to_end, usable_decks
+from zerodrill.cli.common import db_option, deck_roots, load_decks, run_to_end, usable_decks
 from zerodrill.cli.startup import collector_paused
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
@@ -123,7 +123,8 @@ def _run(
 ) -> tuple[Summary | None, Path, bool]:
     """The drill from the command line's arguments: its summary, the database it used, and
     whether that was a scratch one (see zerodrill.cli.scratch)."""
-    decks = usable_decks(load_decks(paths))
+    chosen = deck_roots(paths)
+    decks = usable_decks(load_decks(chosen.roots))
     if deck_id is not None and deck_id not in {d.id for d in decks}:
         known = ", ".join(sorted(d.id for d in decks))
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
@@ -141,14 +142,15 @@ def _run(
             everything = sum(len(card.items()) for deck in decks for card in deck.cards)
             summary, used = _drill(
                 decks, Path(tmp) / "scratch.db", everything, deck_id, buttons, notice,
-                on_first_frame, scheduler, retention,
+                on_first_frame, scheduler, retention, chosen.notice,
             )  # fmt: skip
         return summary, used, True
     if db is None:
         db = default_db_path(create_folder=True)
     summary, used = _drill(
-        decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention
-    )
+        decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention,
+        chosen.notice,
+    )  # fmt: skip
     return summary, used, False
 
 
@@ -162,6 +164,7 @@ def _drill(
     on_first_frame: Callable[[], None],
     scheduler: str | None,
     retention: float | None,
+    decks_notice: str | None,
 ) -> tuple[Summary | None, Path]:
     from zerodrill.srs.store import Store
 
@@ -178,6 +181,7 @@ def _drill(
             scratch=scratch,
             scheduler=scheduler,
             retention=retention,
+            notice=decks_notice,
         )
         summary = run_to_end(app, store)
     return summary, db

@@ -42,7 +42,7 @@ def show(card_id: str, paths: tuple[Path, ...], watch: bool) -> None:
     from rich.console import Console
 
     console = Console(highlight=False)
-    roots = deck_roots(paths)
+    roots = list(deck_roots(paths).roots)
     if not watch:
         _print(console, find_items(usable_decks(_load(roots)), card_id))
         return

@@ -38,7 +38,7 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
             click.echo(f"no decks among {plural(len(paths), 'file')}: nothing to check")
             return
         paths = tuple(kept)
-    result = load_paths(deck_roots(paths), all_rules())
+    result = load_paths(list(deck_roots(paths).roots), all_rules())
     for problem in result.problems:
         click.echo(str(problem))
     warnings = [w for deck in result.decks for w in deck_giveaways(deck)]

@@ -22,7 +22,6 @@ from pathlib import Path
 from msgspec import Struct
 
 from zerodrill.deck.files import DECK_SUFFIXES, read_deck_bytes
-from zerodrill.deck.sniff import looks_like_deck
 
 #: The folder of decks in zerodrill's repository, and in a deck repository laid out like it.
 DECKS_FOLDER = "decks"
@@ -98,6 +97,8 @@ def _top_level_decks(folder: Path) -> list[Path]:
         )
     except OSError:
         return []
+    from zerodrill.deck.sniff import looks_like_deck  # PyYAML, only where a root may hold decks
+
     found: list[Path] = []
     for path in names[:_MAX_TOP_FILES]:
         if not path.is_file():

@@ -360,12 +360,14 @@ def create_app(
     scratch: str | None = None,
     scheduler: str | None = None,
     retention: float | None = None,
+    notice: str | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
     called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
     ``scheduler`` ("sm2" or "fsrs") the scheduler and ``retention`` FSRS's desired retention:
     each is remembered in ``store``, and without it the one remembered there is used.
-    ``scratch`` says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch)."""
+    ``scratch`` says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch);
+    ``notice`` is shown with it at the start (which decks were read, in a checkout)."""
     notices: list[str | None] = []
     if buttons is None:
         buttons = saved_layout(store)
@@ -392,7 +394,7 @@ def create_app(
         return save_scheduler_name(store, name)
 
     # Each choice that could not be saved says so (they share a cause), in one notice.
-    notice = "\n".join(n for n in notices if n is not None) or None
+    unsaved = "\n".join(n for n in notices if n is not None) or None
     app = ZeroDrillApp(
         session,
         clock=clock,
@@ -401,7 +403,7 @@ def create_app(
         remember_buttons=lambda n: save_layout(store, n),
         scheduler=scheduler,
         switch_scheduler=switch,
-        notice="\n".join(n for n in (notice, scratch) if n) or None,
+        notice="\n".join(n for n in (notice, unsaved, scratch) if n) or None,
         decks=decks,
     )
     app.scratch = scratch is not None
