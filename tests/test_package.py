@@ -31,6 +31,7 @@ def test_help_lists_the_commands() -> None:
         "import-progress",
         "interview",
         "preview",
+        "schema",
         "sheet",
         "show",
         "stats",
