@@ -15,7 +15,7 @@ from kind_support import write_deck
 from zerodrill.deck.kinds import CardKind
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
-from zerodrill.export import apkg, ids
+from zerodrill.export import apkg, ids, notes
 from zerodrill.srs.days import study_day
 from zerodrill.srs.sm2 import Sm2State
 
@@ -125,6 +125,7 @@ def test_tags_name_deck_kind_own_tags_and_retired(tmp_path: Path, col: Collectio
     tags = note_by_card_id(col, deck, "stage-2").tags
     assert set(tags) == {
         "zerodrill::export-kinds",
+        "zerodrill::id::export-kinds/stage-2",
         "zerodrill::kind::basic",
         "zerodrill::export-kinds::stages",
     }
@@ -132,13 +133,151 @@ def test_tags_name_deck_kind_own_tags_and_retired(tmp_path: Path, col: Collectio
     assert len(col.find_notes("tag:zerodrill::kind::cloze")) == 2
 
 
-def test_retired_cards_arrive_suspended_with_scheduling(tmp_path: Path, col: Collection) -> None:
+_OTHER_DECK = """\
+deck: other-kinds
+title: Other kinds
+description: Cards whose ids export-kinds uses too.
+cards:
+  - id: stage-2
+    kind: basic
+    front: Another deck's stage-2
+    back: Its own card.
+  - id: stage-key
+    kind: cloze
+    text: "Another {{c1::deletion}} and {{c2::another}}."
+"""
+
+
+@pytest.mark.parametrize("scheduling", [False, True], ids=["default-options", "with-scheduling"])
+def test_a_cards_id_finds_exactly_its_note_and_each_of_its_cards(
+    scheduling: bool, tmp_path: Path, col: Collection
+) -> None:
+    """``tag:zerodrill::id::<deck>/<card>`` in Anki's browser, as README says: one note (a
+    cloze card's with a card per deletion), whichever deck shares the card's id or a prefix of
+    it, and under either import option."""
     deck = load(DATA / "kinds" / "deck.yaml")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "deck.yaml").write_text(_OTHER_DECK)
+    other = load(tmp_path / "other" / "deck.yaml")
+    import_package(col, build_to(tmp_path, [deck, other]), scheduling=scheduling)
+
+    found = 0
+    for d in (deck, other):
+        for card in d.cards:  # the retired card too
+            note = note_by_card_id(col, d, card.id)
+            search = notes.id_search(card.key)
+            assert search == f"tag:zerodrill::id::{d.id}/{card.id}"
+            assert col.find_notes(search) == [note.id], search
+            assert sorted(col.find_cards(search)) == sorted(c.id for c in note.cards()), search
+            found += 1
+    assert found == len(deck.cards) + len(other.cards) == col.note_count()
+    # Typed as README has it; Anki's tag search ignores case.
+    key = note_by_card_id(col, deck, "stage-key")
+    assert col.find_notes("tag:zerodrill::id::export-kinds/stage-key") == [key.id]
+    assert col.find_notes("tag:ZeroDrill::ID::Export-Kinds/Stage-Key") == [key.id]
+    assert len(col.find_cards("tag:zerodrill::id::export-kinds/stage-key")) == 2
+    # An id that begins another's finds neither (stage-2, stage-key, stage3-default).
+    assert col.find_notes("tag:zerodrill::id::export-kinds/stage") == []
+    # A deck's cards, and all of them: the tags sit under one node, zerodrill::id.
+    assert len(col.find_notes("tag:zerodrill::id::other-kinds/*")) == len(other.cards)
+    assert len(col.find_notes("tag:zerodrill::id")) == col.note_count()
+    id_tags = [t for t in col.tags.all() if t.lower().startswith("zerodrill::id")]
+    assert len(id_tags) == col.note_count()
+    assert all(t.count("::") == 2 for t in id_tags)  # one leaf each under zerodrill::id
+
+
+def _with_a_retired_cloze(tmp_path: Path) -> Deck:
+    src = tmp_path / "retired-src"
+    shutil.copytree(DATA / "kinds", src)
+    deck_file = src / "deck.yaml"
+    deck_file.write_text(deck_file.read_text().replace("[old-card]", "[old-card, stage-key]"))
+    return load(deck_file)
+
+
+def test_retired_cards_new_to_anki_arrive_suspended_with_scheduling(
+    tmp_path: Path, col: Collection
+) -> None:
+    """Import any learning progress on: Anki adds the package's cards as they are, and every
+    card of a retired note (a cloze's too) is in its suspended queue."""
+    deck = _with_a_retired_cloze(tmp_path)
     import_package(col, build_to(tmp_path, [deck]), scheduling=True)
-    retired = note_by_card_id(col, deck, "old-card").cards()
-    assert retired and all(card.queue == -1 for card in retired)  # -1: suspended
-    live = note_by_card_id(col, deck, "stage-2").cards()
-    assert all(card.queue != -1 for card in live)
+    for card_id, count in (("old-card", 1), ("stage-key", 2)):
+        retired = note_by_card_id(col, deck, card_id).cards()
+        assert len(retired) == count and all(card.queue == -1 for card in retired)  # suspended
+    live = [c for card in deck.cards if not card.retired for c in _cards(col, deck, card.id)]
+    assert live and all(card.queue == 0 for card in live)  # new, as the package has them
+    assert sorted(col.find_cards("is:suspended")) == sorted(col.find_cards(apkg.RETIRED_SEARCH))
+
+
+def test_retired_cards_new_to_anki_arrive_new_under_the_default_import_options(
+    tmp_path: Path, col: Collection
+) -> None:
+    """What no package can change: without scheduling (Anki's default, "Import any learning
+    progress" off), Anki's importer makes every card it adds a new card (rslib, 25.9:
+    import_export/gather.rs, ``ExchangeData::reset_cards`` -> ``Card::schedule_as_new``, which
+    sets the queue to New whatever the package holds; no field, tag, note type or deck of a
+    package reaches a card's queue). So the retired card says it is retired, the tag finds it,
+    and the user suspends it, as the export's summary line says. Should Anki ever keep the
+    queue, this fails: the summary line, README and RETIRED_NOTICE are then to change."""
+    deck = _with_a_retired_cloze(tmp_path)
+    import_package(col, build_to(tmp_path, [deck]))
+    retired = [c for card_id in ("old-card", "stage-key") for c in _cards(col, deck, card_id)]
+    assert len(retired) == 3 and all((c.type, c.queue) == (0, 0) for c in retired)
+    assert col.find_cards("is:suspended") == []
+    for card in retired:
+        q, a = assert_renders(card)
+        assert q.startswith("Retired from zerodrill: suspend this card (press @)"), q
+        assert "tag:zerodrill::retired" in q and "Retired from zerodrill" in a
+    assert not any("Retired" in assert_renders(c)[0] for c in _cards(col, deck, "stage-2"))
+    # What the summary line and README tell users to do, as Anki's browser does it.
+    found = col.find_cards(apkg.RETIRED_SEARCH)
+    assert sorted(found) == sorted(c.id for c in retired)
+    col.sched.suspend_cards(found)
+    assert sorted(col.find_cards("is:suspended")) == sorted(found)
+
+
+def _cards(col: Collection, deck: Deck, card_id: str) -> list:  # type: ignore[type-arg]
+    return list(note_by_card_id(col, deck, card_id).cards())
+
+
+@pytest.mark.parametrize("scheduling", [False, True], ids=["default-options", "with-scheduling"])
+def test_notes_imported_before_the_id_tags_get_them_in_place(
+    scheduling: bool, tmp_path: Path, col: Collection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package built before notes had id tags (tags_for without them: that build's exact
+    bytes), then this build beside its manifest: every note is updated in place, once, and the
+    cards keep the user's schedule."""
+    deck = load(DATA / "kinds" / "deck.yaml")
+    with_ids = notes.tags_for
+    with monkeypatch.context() as before:
+        before.setattr(
+            notes,
+            "tags_for",
+            lambda card: [t for t in with_ids(card) if not t.startswith(notes.ID_TAG_ROOT)],
+        )
+        old = build_to(tmp_path, [deck], clock=lambda: T0)
+    import_package(col, old, scheduling=scheduling)
+    assert col.find_notes("tag:zerodrill::id") == []
+    cards = list(col.find_cards(""))
+    col.sched.set_due_date(cards, "9!")  # every card studied, due in 9 days
+    studied = {cid: _schedule(col, cid) for cid in cards}
+    nids = sorted(col.find_notes(""))
+
+    new = build_to(tmp_path, [deck], clock=lambda: T0 + 60)
+    log = import_package(col, new, scheduling=scheduling)
+    assert (len(log.new), len(log.duplicate), len(log.conflicting)) == (0, 0, 0)
+    assert len(log.updated) == len(deck.cards) == len(nids)
+    assert sorted(col.find_notes("")) == nids and sorted(col.find_cards("")) == sorted(cards)
+    assert {cid: _schedule(col, cid) for cid in cards} == studied
+    for card in deck.cards:
+        note = note_by_card_id(col, deck, card.id)
+        assert col.find_notes(notes.id_search(card.key)) == [note.id]
+        assert notes.id_tag(card.key) in note.tags
+
+
+def _schedule(col: Collection, cid: int) -> tuple[int, int, int, int]:
+    card = col.get_card(cid)  # type: ignore[arg-type]
+    return card.type, card.queue, card.due, card.ivl
 
 
 def test_second_import_adds_nothing(tmp_path: Path, col: Collection) -> None:

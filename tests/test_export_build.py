@@ -159,8 +159,9 @@ def test_reserved_deck_id_is_refused(tmp_path: Path) -> None:
     deck = decks("media")[0]
     from dataclasses import replace
 
-    with pytest.raises(apkg.ExportError, match="reserved"):
-        apkg.build([replace(deck, id="retired")])
+    for reserved in ("retired", "kind", "id"):
+        with pytest.raises(apkg.ExportError, match="reserved"):
+            apkg.build([replace(deck, id=reserved)])
 
 
 # --- the command line ----------------------------------------------------------------------

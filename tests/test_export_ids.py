@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from zerodrill.export.ids import deck_anki_id, media_name, note_guid
 from zerodrill.export.manifest import Manifest, NoteRecord, NoteTypeRecord
+from zerodrill.export.notes import id_search, id_tag
 
 _BASE91 = "".join(genanki.util.BASE91_TABLE)
 
@@ -42,6 +43,15 @@ def test_guids_deck_ids_and_media_names_are_the_ones_already_published() -> None
         media_name("deepspeed-zero", "img/Zero Stages.PNG", b"png bytes")
         == "zerodrill-deepspeed-zero-Zero-Stages-d013614dc14a.png"
     )
+
+
+def test_the_id_tag_is_the_one_readme_tells_users_to_search_for() -> None:
+    # Users save searches and write notes with it: like a GUID, it never changes once shipped.
+    assert id_tag("deepspeed-zero/stage-key") == "zerodrill::id::deepspeed-zero/stage-key"
+    search = id_search("deepspeed-zero/stage-key")
+    assert search == "tag:zerodrill::id::deepspeed-zero/stage-key"
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"`{search}`" in readme
 
 
 @settings(max_examples=3000, deadline=None)

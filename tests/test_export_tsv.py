@@ -81,8 +81,10 @@ def test_anki_imports_the_basic_cards_with_their_fields_and_tags(
     assert sorted(note.tags) == [  # type: ignore[attr-defined]
         "zerodrill::export-kinds",
         "zerodrill::export-kinds::stages",
+        "zerodrill::id::export-kinds/stage-2",
         "zerodrill::kind::basic",
     ]
+    assert col.find_notes("tag:zerodrill::id::export-kinds/stage-2") == [note.id]  # type: ignore[attr-defined]
     (card,) = note.cards()  # type: ignore[attr-defined]
     answer = card.answer()
     assert "Optimizer states" in text(answer) and "<strong>and</strong>" in answer

@@ -170,7 +170,7 @@ def test_a_trailing_newline_does_not_pass_the_deck_tag_or_retired_checks(
     assert any(g.startswith("deck.yaml:10:11: ") and "in 'retired' must be" in g for g in got)
 
 
-@pytest.mark.parametrize("deck_id", ["retired", "kind"])
+@pytest.mark.parametrize("deck_id", ["retired", "kind", "id"])
 def test_deck_ids_export_reserves_are_refused_by_the_loader(tmp_path: Path, deck_id: str) -> None:
     text = HEADER.replace("deck: d", f"deck: {deck_id}") + CARD
     assert lines(tmp_path, text) == [

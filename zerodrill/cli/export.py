@@ -106,9 +106,12 @@ def export(
     if retired:
         from zerodrill.export.notes import RETIRED_SEARCH, RETIRED_TAG
 
+        # What Anki's importer does (rslib, import_export): without scheduling it makes every
+        # card it adds new, and it never changes a card it has; see export/notes.py.
         click.echo(
-            f"{plural(retired, 'retired card')} tagged {RETIRED_TAG}: new to a collection "
-            "they arrive suspended, but Anki leaves cards it already has in review; in Anki's "
+            f"{plural(retired, 'retired card')} tagged {RETIRED_TAG}: Anki suspends them only "
+            "where it is new to them and 'Import any learning progress' is on (its default "
+            "import makes them new, and it leaves cards it already has as they are); in Anki's "
             f"browser search  {RETIRED_SEARCH}  and suspend them (Ctrl+J) or delete them"
         )
     for key in vanished:

@@ -45,10 +45,11 @@ MAX_FIELD_CHARS = 20_000
 #: The longest deck id: it names the exported package and its manifest (``<id>.apkg``,
 #: ``<id>.manifest.json`` and their temporary files), which must fit a file name's 255 bytes.
 MAX_DECK_ID_CHARS = 64
-#: Deck ids that zerodrill's own tags use (``zerodrill::kind::cloze``, ``zerodrill::retired``):
-#: a deck named so would have its tags confused with them. The format's schema names them; the
-#: rule that refuses them is the exporters' (:mod:`zerodrill.export.anki_rules`).
-RESERVED_DECK_IDS = frozenset({"kind", "retired"})
+#: Deck ids that zerodrill's own tags use (``zerodrill::kind::cloze``, ``zerodrill::retired``,
+#: ``zerodrill::id::<deck>/<card>``): a deck named so would have its tags confused with them.
+#: The format's schema names them; the rule that refuses them is the exporters'
+#: (:mod:`zerodrill.export.anki_rules`).
+RESERVED_DECK_IDS = frozenset({"id", "kind", "retired"})
 
 #: Deck ids, card ids and tags are slugs: stable, URL- and Anki-tag-safe. Match them whole
 #: (``fullmatch``): with ``match``, ``$`` also matches before a final newline.

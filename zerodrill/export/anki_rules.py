@@ -4,7 +4,8 @@ Declared as :class:`~zerodrill.deck.target_rules.TargetRules`, so that the loade
 problem at its line and column when ``validate`` or ``export`` asks (the drill never does):
 
 - the deck ids zerodrill's Anki tags use for themselves (``zerodrill::kind::cloze``,
-  ``zerodrill::retired``): a deck with one of them would have its tags confused with them;
+  ``zerodrill::retired``, ``zerodrill::id::<deck>/<card>``): a deck with one of them would
+  have its tags confused with them;
 - deck names as Anki reads them: ``A::B`` is deck B inside deck A, ``Default`` is the deck every
   collection already has, and two titles Anki compares as equal would merge into one deck;
 - cloze markers as Anki reads them in the HTML the export renders

@@ -88,7 +88,8 @@ def build(
     clock: Callable[[], float] = time.time,
     progress: Mapping[str, SchedulingState] | None = None,
 ) -> Package:
-    """Build one package holding ``decks`` (retired cards included, tagged and suspended).
+    """Build one package holding ``decks`` (retired cards included, tagged, and suspended
+    where Anki keeps it: see :mod:`zerodrill.export.notes`).
 
     ``manifest`` is the one kept beside the previous build; ``clock`` gives the time taken by
     notes and note types that are new or changed. ``progress`` maps item keys (``deck/card``,

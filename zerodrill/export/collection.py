@@ -112,6 +112,8 @@ def collection(
                 (nid, note.guid, note.model_id, mod, -1, f" {note.tags} ", note.fields)
                 + (note.sort_field, 0, 0, "")
             )
+            # Anki keeps a card's queue only on an import with scheduling: its default import
+            # makes every card it adds new (rslib's ExchangeData::reset_cards).
             new_queue = _SUSPENDED if card.retired else _NEW
             marked = False
             for ord_, key in _card_keys(card):

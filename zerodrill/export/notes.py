@@ -3,9 +3,30 @@
 Tags (Anki's ``::`` makes them a tree under "zerodrill" in the browser's sidebar)::
 
     zerodrill::<deck-id>            every note of the deck
+    zerodrill::id::<deck-id>/<card-id>
+                                    the card's own id, as zerodrill names it everywhere
     zerodrill::<deck-id>::<tag>     the card's own tags, kept apart from the user's own tags
     zerodrill::kind::<kind>         the card's kind: basic, cloze, follow_up, red_flag...
     zerodrill::retired              cards the deck has retired (find them: tag:zerodrill::retired)
+
+A card is found in Anki's browser by its id: ``tag:zerodrill::id::deepspeed-zero/stage-key``
+(:func:`id_search`) finds that card's note, and with it each card of a cloze. Deck and card ids
+are slugs (no space, no ``::``, no ``*`` or ``_``, which Anki's search reads as wildcards), so
+the tag is one leaf under the ``zerodrill::id`` node (collapsed in the sidebar until opened),
+and ``deck-id/card-id`` names one card across every deck; ``id`` is therefore a reserved deck
+id, as ``kind`` and ``retired`` are. Anki matches a tag search case-insensitively, and the tag
+or its children only, so ``.../stage-key`` never finds ``.../stage-key-2``.
+
+The id is a tag, not a field: Anki's importer compares an incoming note type's fields with the
+user's copy (``equal_schema`` in rslib's apkg importer), and one more field makes it a new,
+duplicate note type whose notes are "conflicting" and never update the user's notes. Tags
+travel with every note update instead: the tag changed every note's digest, so the first build
+with it gave each note a newer time, and Anki's next import updates each one in place.
+
+Retired cards: a package can only ask for them to be suspended (their cards are in Anki's
+suspended queue). Anki keeps that only on an import with "Import any learning progress" on;
+its default import makes every card it adds new, and no import changes a card the user
+already has. So a retired card's first field also says so (:data:`RETIRED_NOTICE`).
 """
 
 from __future__ import annotations
@@ -23,6 +44,8 @@ from zerodrill.export.ids import deck_anki_id, note_guid
 from zerodrill.export.notetypes import EXTRA_FIELDS, MATH_ON
 
 TAG_ROOT = "zerodrill"
+#: The node under which each card's id tag sits (a deck may not be named ``id``).
+ID_TAG_ROOT = f"{TAG_ROOT}::id"
 RETIRED_TAG = f"{TAG_ROOT}::retired"
 RETIRED_SEARCH = f"tag:{RETIRED_TAG}"
 #: Heads a retired card's first field: what a user studying it sees.
@@ -54,8 +77,18 @@ class Note(NamedTuple):
         return sha256(text.encode()).hexdigest()
 
 
+def id_tag(key: str) -> str:
+    """The tag that names the card ``key`` (``deck-id/card-id``) in Anki."""
+    return f"{ID_TAG_ROOT}::{key}"
+
+
+def id_search(key: str) -> str:
+    """What finds the card ``key`` (``deck-id/card-id``) in Anki's browser."""
+    return f"tag:{id_tag(key)}"
+
+
 def tags_for(card: Card) -> list[str]:
-    tags = [f"{TAG_ROOT}::{card.deck}", f"{TAG_ROOT}::kind::{card.kind.name}"]
+    tags = [f"{TAG_ROOT}::{card.deck}", id_tag(card.key), f"{TAG_ROOT}::kind::{card.kind.name}"]
     tags += [f"{TAG_ROOT}::{card.deck}::{tag}" for tag in card.tags]
     if card.retired:
         tags.append(RETIRED_TAG)
@@ -107,7 +140,8 @@ def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> 
     if math:
         out = [f'<div class="{MATH_ON}">{text}</div>' if text else "" for text in out]
     if card.retired:
-        # Anki's import never suspends a card the user already has, so the card says it.
+        # The package's suspended queue holds only for an import with scheduling into a
+        # collection new to the card (see the module docstring), so the card says it.
         out[0] = RETIRED_NOTICE + out[0]
     out.append(sources_html(card.refs))
     return out
