@@ -36,7 +36,7 @@ COMMANDS: dict[str, str] = {
 SHORT_HELP: dict[str, str] = {
     "anki": "Sync with Anki: AnkiWeb, a sync server, or a collection.",
     "drill": "Drill due cards in the terminal (SM-2 or FSRS).",
-    "export": "Build Anki packages (or a TSV file) from decks.",
+    "export": "Build Anki packages, or files for other apps, from decks.",
     "import-progress": "Bring your Anki reviews into zerodrill's schedule.",
     "interview": "Rehearse an interview question against a clock.",
     "sheet": "Show the night-before sheet (terminal, Markdown or HTML).",

@@ -1,14 +1,18 @@
-"""``zerodrill export``: build Anki packages (.apkg), or another format, from decks.
+"""``zerodrill export``: build Anki packages (.apkg), or another format's files, from decks.
+
+Every word it says of a format (the ``--format`` and ``-o`` help, the line after each file is
+written) comes from the format's entry in :data:`~zerodrill.export.formats.FORMATS`, read when
+it is shown, so a format added there needs nothing here.
 
 Imports neither Textual nor the review store unless ``--with-progress`` asks for it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from msgspec import Struct
@@ -29,23 +33,62 @@ if TYPE_CHECKING:
 DEFAULT_OUT = Path("exports")
 
 
+# Not Choice[str]: click before 8.2 (pyproject allows 8.1) has no generic Choice.
+class FormatName(click.Choice):  # type: ignore[type-arg]
+    """The names in FORMATS, as they are when asked for."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(FORMATS)
+
+    @choices.setter
+    def choices(self, _value: object) -> None:
+        pass  # click's own __init__ sets it; the names are FORMATS'
+
+
+class HelpFromFormats(click.Option):
+    """An option whose help is written from FORMATS each time it is shown."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_from = help_from
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.help_from()
+        return super().get_help_record(ctx)
+
+
+def format_help() -> str:
+    """``--format``'s help: each format's name and its own summary."""
+    return "; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + "."
+
+
+def output_help() -> str:
+    """``-o``'s help, with the file names the formats' suffixes make."""
+    default = FORMATS[DEFAULT].suffix
+    others = ", ".join(f"FILE{f.suffix}" for f in FORMATS.values() if f.suffix != default)
+    named = f"FILE{default} (or {others}, as --format says)" if others else f"FILE{default}"
+    return (
+        f"{named}: one file with every deck; DIR/: a file per deck, named <deck-id> and the "
+        f"format's suffix (default: {DEFAULT_OUT}/)."
+    )
+
+
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "format_name",
-    type=click.Choice(list(FORMATS)),
+    cls=HelpFromFormats,
+    help_from=format_help,
+    type=FormatName(),
     default=DEFAULT,
     show_default=True,
-    help="; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + ".",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(),
-    help="FILE.apkg (or FILE.tsv): one file with every deck; DIR/: one <deck-id>.apkg per "
-    "deck (default: exports/).",
-)
+@click.option("-o", "--output", cls=HelpFromFormats, help_from=output_help, type=click.Path())
 @click.option(
     "--with-progress",
     is_flag=True,
@@ -63,9 +106,10 @@ def export(
     with_progress: bool,
     db: Path | None,
 ) -> None:
-    """Build Anki packages, or a TSV file, from decks (default: the bundled decks).
+    """Build Anki packages, or (--format) files for other apps, from decks (default: the
+    bundled decks).
 
-    Each package is written with a manifest beside it (NAME.manifest.json): keep the two
+    Each Anki package is written with a manifest beside it (NAME.manifest.json): keep the two
     together, so a rebuild of unchanged decks is byte-identical and edited cards update in
     place when the package is imported again.
     """
@@ -91,15 +135,7 @@ def export(
             raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
         retired += stats.retired_notes
         vanished += stats.vanished
-        line = (
-            f"wrote {shown(str(path))}: {plural(stats.decks, 'deck')}, "
-            f"{plural(stats.notes, 'note')}, {plural(stats.cards, 'card')}"
-        )
-        if stats.notes != stats.cards:
-            # `validate` counts the deck's cards, Anki's notes: say how the two meet.
-            line += " (a note per deck card, a card per cloze deletion)"
-        if stats.media:
-            line += f", {plural(stats.media, 'media file')}"
+        line = f"wrote {shown(str(path))}: {chosen_format.counts(stats)}"
         if with_progress:
             line += f" ({stats.reviewed_cards} with review progress)"
         click.echo(line)
@@ -124,7 +160,7 @@ def export(
 
 
 def _targets(decks: Sequence[Deck], output: str, chosen: Format) -> list[tuple[Path, list[Deck]]]:
-    """``FILE.apkg`` (``FILE.tsv``...) gets every deck; a folder (existing, or named with a
+    """``FILE<suffix>`` (``FILE.apkg``...) gets every deck; a folder (existing, or named with a
     final ``/`` or no suffix) gets one file per deck. Only the last folder of the path is ever
     created."""
     path = Path(output)

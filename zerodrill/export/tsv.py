@@ -1,18 +1,32 @@
-"""Decks → one TSV file that Anki's, Quizlet's and Mochi's text imports read.
+"""Decks → one TSV file for Anki's text import (Anki 2.1.55 or later).
 
-One line a card, in deck order, with three tab-separated columns: its front, its back and its
-tags (space-separated, zerodrill's Anki tags). No header line: each of those imports takes the
-first columns as front and back, and Anki's finds the HTML and the tags column itself. Retired
-cards are left out: a text import cannot suspend them.
+One line a card, in deck order, after the header lines Anki reads to map the columns without
+asking (``#separator``, ``#html``, ``#columns``, ``#tags column``, ``#notetype column``,
+``#guid column``): five tab-separated columns, the card's front, its back, its tags
+(space-separated, zerodrill's Anki tags), its note type and its GUID. Retired cards are left
+out: a text import cannot suspend them.
 
-The columns are the HTML the Anki package's fields hold (:func:`zerodrill.export.html.render`:
-raw HTML in a deck shown as text, only safe links, Anki's field syntax defused), so a deck,
-which is untrusted, can no more reach an importer as live markup here than in the package.
-A cloze card's front is Anki's cloze text (``{{c1::answer}}``), which Anki's import makes
-cloze cards of when the note type chosen is Cloze. Images have no place in a text file: each
-shows as its alt text. What would split a line or a column (a tab, a line break) is written as
-its character reference, which reads the same in HTML, code blocks included. No column starts
-with a quote, which would open a quoted field: each is empty, tags, or HTML starting with a tag.
+- The note type is Anki's stock ``Basic`` for a card of one side (its two fields are front
+  and back) and ``Cloze`` for a cloze card (``Text`` and ``Back Extra``), named on each line,
+  so one import makes both kinds of note, each cloze deletion a card. A collection whose stock
+  note types are named otherwise (another language, renamed) has the lines refused as
+  "missing note type": the import dialog's Note Type then picks one for every line, and the
+  ``#columns`` names (``Front``, ``Back``) map a Basic note's fields.
+- The GUID is the one the card's note has in the Anki package (:func:`~zerodrill.export.ids.
+  note_guid`), so importing the file again updates the notes in place, and a collection that
+  has the package's notes gets no second copy (Anki refuses a GUID held by a note of another
+  note type). A GUID may start with ``#``, which would make Anki's reader skip the line as a
+  comment, so it is the last column, never the first.
+
+The front and back are the HTML the Anki package's fields hold (:func:`zerodrill.export.html.
+render`: raw HTML in a deck shown as text, only safe links, Anki's field syntax defused), so a
+deck, which is untrusted, can no more reach an importer as live markup here than in the
+package. A cloze card's front is Anki's cloze text (``{{c1::answer}}``). Images have no place
+in a text file: each shows as its alt text. What would split a line or a column (a tab, a line
+break) is written as its character reference, which reads the same in HTML, code blocks
+included. No column starts with a quote, which would open a quoted field, or with ``#``: the
+front and back are HTML starting with a tag, the tags start with ``zerodrill``, and the note
+type is a name.
 """
 
 from __future__ import annotations
@@ -25,13 +39,30 @@ from zerodrill.deck.model import Card, Deck
 from zerodrill.export import html
 from zerodrill.export.errors import ExportError
 from zerodrill.export.formats import ExportStats
+from zerodrill.export.ids import note_guid
 from zerodrill.export.notes import sources_html, tags_for
 
 _CELL = str.maketrans({"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"})
 
+#: The columns, as ``#columns`` names them (a Basic note's field names, where they are fields).
+COLUMNS = ("Front", "Back", "Tags", "Notetype", "GUID")
+TAGS_COLUMN, NOTETYPE_COLUMN, GUID_COLUMN = 3, 4, 5
+#: Anki's stock note types, as a new English collection names them.
+BASIC, CLOZE = "Basic", "Cloze"
+#: What Anki reads before the first line (``#separator`` first: ``#columns`` is split by it).
+HEADER = (
+    "#separator:tab\n"
+    "#html:true\n"
+    "#columns:" + "\t".join(COLUMNS) + "\n"
+    f"#tags column:{TAGS_COLUMN}\n"
+    f"#notetype column:{NOTETYPE_COLUMN}\n"
+    f"#guid column:{GUID_COLUMN}\n"
+)
 
-def rows(decks: Sequence[Deck]) -> list[tuple[str, str, str]]:
-    """(front, back, tags) of each active card of ``decks``, as the file holds them."""
+
+def rows(decks: Sequence[Deck]) -> list[tuple[str, str, str, str, str]]:
+    """(front, back, tags, note type, GUID) of each active card of ``decks``, as the file
+    holds them."""
     return [
         _row(card, math=deck.anki_math) for deck in decks for card in deck.cards if not card.retired
     ]
@@ -40,7 +71,7 @@ def rows(decks: Sequence[Deck]) -> list[tuple[str, str, str]]:
 def export(decks: Sequence[Deck], out: Path) -> ExportStats:
     """Write ``decks`` to ``out`` whole (or leave it as it was)."""
     lines = rows(decks)
-    data = "".join("\t".join(row) + "\n" for row in lines).encode("utf-8")
+    data = (HEADER + "".join("\t".join(row) + "\n" for row in lines)).encode("utf-8")
     try:
         write_atomic(out, data)
     except OSError as exc:
@@ -53,7 +84,7 @@ def export(decks: Sequence[Deck], out: Path) -> ExportStats:
     )
 
 
-def _row(card: Card, *, math: bool) -> tuple[str, str, str]:
+def _row(card: Card, *, math: bool) -> tuple[str, str, str, str, str]:
     def render(markdown: str) -> str:
         return html.render(markdown, math=math) if markdown else ""
 
@@ -75,7 +106,13 @@ def _row(card: Card, *, math: bool) -> tuple[str, str, str]:
     sources = sources_html(card.refs)
     if sources:
         back.append(_labelled("sources", sources))
-    return _cell(front), _cell("\n".join(back)), _cell(" ".join(tags_for(card)))
+    return (
+        _cell(front),
+        _cell("\n".join(back)),
+        _cell(" ".join(tags_for(card))),
+        CLOZE if card.kind.is_cloze else BASIC,
+        note_guid(card.deck, card.id),
+    )
 
 
 def _labelled(name: str, part: str) -> str:
