@@ -106,8 +106,8 @@ def export(
     with_progress: bool,
     db: Path | None,
 ) -> None:
-    """Build Anki packages, or (--format) files for other apps, from decks (default: the
-    bundled decks).
+    """Build Anki packages, or (--format) files for other apps, from decks (default: a
+    checkout's decks/, else the bundled decks).
 
     Each Anki package is written with a manifest beside it (NAME.manifest.json): keep the two
     together, so a rebuild of unchanged decks is byte-identical and edited cards update in
