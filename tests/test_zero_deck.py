@@ -35,14 +35,12 @@ SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 # ---------------------------------------------------------------------------------------------
 # Accepted keys, read from DeepSpeed's source by tests/data/deepspeed/extract.py into
-# tests/data/deepspeed/zero-facts.json (the commit is recorded there): the fields of
+# decks/deepspeed-zero.facts.json (the commit is recorded there): the fields of
 # DeepSpeedZeroConfig and of the two offload configs, with their aliases. The models are pydantic
 # with extra="forbid" and populate_by_name=True (deepspeed/runtime/config_utils.py), so both a
 # field's name and its alias are accepted and anything else is an error.
 # ---------------------------------------------------------------------------------------------
-ZERO_FACTS = json.loads(
-    (ROOT / "tests" / "data" / "deepspeed" / "zero-facts.json").read_text(encoding="utf-8")
-)
+ZERO_FACTS = json.loads((ROOT / "decks" / "deepspeed-zero.facts.json").read_text(encoding="utf-8"))
 
 
 def _accepted_keys(prefix: str) -> frozenset[str]:
