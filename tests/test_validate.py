@@ -558,3 +558,22 @@ def test_the_answer_in_the_extra_is_no_giveaway(
     path = write(tmp_path, _cloze("'Stage {{c1::3}} gathers.'") + "    extra: Stage 3 it is.\n")
     code, out, _ = run(capsys, "validate", str(path))
     assert (code, out.strip()) == (0, "1 deck, 1 card: ok")
+
+
+# -- tags --------------------------------------------------------------------------------------
+
+
+def test_the_tag_rule_its_message_and_its_documentation_agree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zerodrill.deck import model, schema
+
+    path = write(tmp_path, HEADER + GOOD_CARD + "    tags: [ok_tag, ok-tag, 1st, Bad, -x]\n")
+    assert problems(capsys, path) == [
+        f"{path}:9:33: 'Bad' in 'tags' must be {model.TAG_RULE}",
+        f"{path}:9:38: '-x' in 'tags' must be {model.TAG_RULE}",
+    ]
+    assert "'_'" in model.TAG_RULE and re.fullmatch(model.TAG_PATTERN, "a_b-c")
+    assert model.TAG_RULE in schema.readme_tables()
+    tags = schema.schema()["$defs"]["basic"]["properties"]["tags"]
+    assert model.TAG_RULE in tags["description"]

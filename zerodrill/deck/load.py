@@ -34,7 +34,9 @@ from zerodrill.deck.model import (
     MAX_DECK_ID_CHARS,
     REQUIRED_DECK_FIELDS,
     SLUG_PATTERN,
+    SLUG_RULE,
     TAG_PATTERN,
+    TAG_RULE,
     Card,
     Deck,
     Pos,
@@ -186,7 +188,7 @@ class _Builder(NodeReader):
         node = fields[name][1]
         value = self.text(node, name)
         if value is not None and not _SLUG.fullmatch(value):
-            self.report(node, f"{what} must be lowercase letters, digits and hyphens")
+            self.report(node, f"{what} must be {SLUG_RULE}")
             return None
         return value
 
@@ -340,7 +342,7 @@ class _Builder(NodeReader):
             if text is not None and text != "":
                 texts[name] = text
         tags = (
-            [t for t, _ in self.strings(fields["tags"][1], "tags", _TAG)]
+            [t for t, _ in self.strings(fields["tags"][1], "tags", _TAG, TAG_RULE)]
             if "tags" in fields
             else []
         )

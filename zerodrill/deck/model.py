@@ -54,6 +54,10 @@ RESERVED_DECK_IDS = frozenset({"kind", "retired"})
 #: (``fullmatch``): with ``match``, ``$`` also matches before a final newline.
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 TAG_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+#: The patterns in words, for the loader's messages and the format's documentation: one
+#: sentence each, so what is refused and what the reader is told never disagree.
+SLUG_RULE = "lowercase letters, digits and hyphens"
+TAG_RULE = "lowercase letters, digits, '-' and '_', starting with a letter or digit"
 
 
 class Pos(Struct, frozen=True):

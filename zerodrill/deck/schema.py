@@ -42,6 +42,7 @@ from zerodrill.deck.model import (
     RESERVED_DECK_IDS,
     SLUG_PATTERN,
     TAG_PATTERN,
+    TAG_RULE,
 )
 
 Json = dict[str, Any]
@@ -175,7 +176,7 @@ def _common_fields() -> dict[str, tuple[str, Json]]:
             },
         ),
         "tags": (
-            "Lowercase tags (letters, digits, '-' and '_'); the first is the card's topic.",
+            f"Tags: {TAG_RULE}; the first is the card's topic.",
             {"type": ["array", "null"], "items": {"type": "string", "pattern": TAG}},
         ),
         "refs": (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from zerodrill.deck import yaml_hints
 from zerodrill.deck.control_chars import CONTROL, describe, first_control
-from zerodrill.deck.model import MAX_FIELD_CHARS, Pos, Problem
+from zerodrill.deck.model import MAX_FIELD_CHARS, SLUG_RULE, Pos, Problem
 from zerodrill.deck.scalar_pos import source_offsets
 
 if TYPE_CHECKING:
@@ -238,9 +238,14 @@ class NodeReader:
         return value
 
     def strings(
-        self, node: yaml.Node, name: str, pattern: re.Pattern[str] | None
+        self,
+        node: yaml.Node,
+        name: str,
+        pattern: re.Pattern[str] | None,
+        rule: str = SLUG_RULE,
     ) -> list[tuple[str, yaml.Node]]:
-        """A list of text values, each with its node (for positions)."""
+        """A list of text values, each with its node (for positions); each value matches
+        ``pattern`` whole, which ``rule`` says in words for the message if one does not."""
         if not self.visit(node) or node.tag == NULL:
             return []
         if node.tag != SEQ:
@@ -252,10 +257,7 @@ class NodeReader:
             if value is None:
                 continue
             if pattern is not None and not pattern.fullmatch(value):
-                self.report(
-                    child,
-                    f"'{value}' in '{name}' must be lowercase letters, digits and hyphens",
-                )
+                self.report(child, f"'{value}' in '{name}' must be {rule}")
                 continue
             out.append((value, child))
         return out
