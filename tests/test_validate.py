@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import textwrap
@@ -558,6 +559,97 @@ def test_the_answer_in_the_extra_is_no_giveaway(
     path = write(tmp_path, _cloze("'Stage {{c1::3}} gathers.'") + "    extra: Stage 3 it is.\n")
     code, out, _ = run(capsys, "validate", str(path))
     assert (code, out.strip()) == (0, "1 deck, 1 card: ok")
+
+
+# -- refs that name their place (refs: required) ------------------------------------------------
+
+REFS_HEADER = "deck: d\ntitle: T\ndescription: D\nrefs: required\ncards:\n"
+
+
+def _card_with_refs(*refs: str) -> str:
+    lines = "".join(f"      - {json.dumps(ref)}\n" for ref in refs)
+    return (
+        REFS_HEADER + "  - id: a\n    kind: basic\n    front: Q\n    back: A\n    refs:\n" + lines
+    )
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        pytest.param(
+            "https://gitlab.com/group/sub/repo/-/blob/main/x.py#L10-20",
+            "'main' is a branch or other name that moves",
+            id="gitlab-branch",
+        ),
+        pytest.param(
+            "https://codeberg.org/o/r/src/branch/main/x.py#L3",
+            "'main' is a branch or other name that moves",
+            id="gitea-branch",
+        ),
+        pytest.param(
+            "https://github.com/o/r/tree/v1.2.3/src",
+            "it links a folder, not a file",
+            id="folder",
+        ),
+        pytest.param(
+            "https://github.com/o/r/blob/v1.2.3/x.py#readme",
+            "'#readme' is not a line anchor",
+            id="not-lines",
+        ),
+        pytest.param(
+            "https://arxiv.org/abs/1910.02054",
+            "a link to a whole paper names no place in it",
+            id="arxiv-link",
+        ),
+    ],
+)
+def test_a_required_ref_names_its_place_at_the_ref(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ref: str, message: str
+) -> None:
+    path = write(tmp_path, _card_with_refs("https://example.org/page", ref))
+    (line,) = problems(capsys, path)
+    assert line.startswith(f"{path}:12:9: "), line
+    assert message in line, line
+
+
+def test_refs_that_name_their_place_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        _card_with_refs(
+            "https://github.com/o/r/blob/" + "a" * 40 + "/x.py#L10-L20",
+            "https://gitlab.com/g/r/-/blob/v2.0.0/x.py#L10-20",
+            "https://codeberg.org/o/r/src/commit/" + "b" * 40 + "/x.py#L3",
+            "https://bitbucket.org/o/r/src/" + "c" * 40 + "/x.py#lines-3:5",
+            "ZeRO paper, arXiv:1910.02054v3, §5.2",
+            "A book, chapter 3",  # text: no rule tells its place
+            "https://docs.example.org/config",  # a page: taken as written
+            "https://github.com/o/r/pull/12",  # a thread beside the others
+        ),
+    )
+    assert run(capsys, "validate", str(path))[:2] == (0, "1 deck, 1 card: ok\n")
+
+
+def test_refs_are_not_checked_unless_required(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = _card_with_refs("https://github.com/o/r/blob/main/x.py", "https://github.com/o/r/pull/1")
+    path = write(tmp_path, body.replace("refs: required\n", ""))
+    assert run(capsys, "validate", str(path))[0] == 0
+
+
+def test_pull_requests_and_issues_never_stand_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        _card_with_refs("https://github.com/o/r/pull/12", "https://github.com/o/r/issues/3"),
+    )
+    assert problems(capsys, path) == [
+        f"{path}:11:7: card 'a' cites only pull requests or issues: they say why something "
+        "changed, not what is so; add the source lines or the paper's place they concern"
+    ]
 
 
 # -- tags --------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze, interviews, kinds, markdown_checks
+from zerodrill.deck import refs as ref_rules
 from zerodrill.deck.cloze import ClozeIssue
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
@@ -178,6 +179,8 @@ class _Builder(NodeReader):
         self._id_checks = list(dict.fromkeys(rule.deck_id for rule in rules))
         self._title_checks = list(dict.fromkeys(rule.title for rule in rules))
         self._cloze_checks = list(dict.fromkeys(rule.cloze for rule in rules))
+        #: The deck says 'refs: required' (known before its cards are read).
+        self._refs_required = False
 
     def slug(
         self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
@@ -248,6 +251,8 @@ class _Builder(NodeReader):
         retired: dict[str, yaml.Node] = {}
         if "retired" in fields:
             retired = dict(self.strings(fields["retired"][1], "retired", _SLUG))
+        # Read before the cards: under 'refs: required' each ref is checked where it is written.
+        self._refs_required = "refs" in fields and self.refs_required(fields["refs"][1])
         cards: list[Card] = []
         if "cards" in fields:
             cards = self.cards(fields["cards"][1], deck_id or "", set(retired))
@@ -260,7 +265,7 @@ class _Builder(NodeReader):
                     "entry so exports can tag it in Anki",
                 )
         anki_math = "anki_math" in fields and self.flag(fields["anki_math"][1], "anki_math")
-        if "refs" in fields and self.refs_required(fields["refs"][1]):
+        if self._refs_required:
             for card in cards:
                 if not card.refs:
                     self.problems.append(
@@ -346,11 +351,7 @@ class _Builder(NodeReader):
             if "tags" in fields
             else []
         )
-        refs = (
-            [r for r, _ in self.strings(fields["refs"][1], "refs", None)]
-            if "refs" in fields
-            else []
-        )
+        refs = self._refs(fields["refs"][1], card_id) if "refs" in fields else []
         ordinals: tuple[int, ...] = ()
         if kind is not None and kind.cloze_field in texts:
             name = kind.cloze_field
@@ -371,6 +372,25 @@ class _Builder(NodeReader):
             media=tuple(media),
             retired=card_id in retired,
         )
+
+    def _refs(self, node: yaml.Node, card_id: str | None) -> list[str]:
+        """A card's refs; under 'refs: required', each one checked for naming its place."""
+        written = self.strings(node, "refs", None)
+        if not self._refs_required:
+            return [ref for ref, _ in written]
+        for ref, child in written:
+            problem = ref_rules.problem(ref)
+            if problem is not None:
+                self.report(child, problem)
+        refs = [ref for ref, _ in written]
+        if ref_rules.only_threads(refs):
+            who = f"card '{card_id}'" if card_id else "this card"
+            self.report(
+                node,
+                f"{who} cites only pull requests or issues: they say why something "
+                "changed, not what is so; add the source lines or the paper's place they concern",
+            )
+        return refs
 
     def _card_kind(self, node: yaml.Node) -> kinds.CardKind | None:
         """The card's kind, read ahead so unknown fields can be judged against it."""

@@ -151,8 +151,9 @@ def _deck_fields() -> dict[str, tuple[str, Json]]:
             },
         ),
         "refs": (
-            "'required': every card must list refs (its sources); validate names each card "
-            "without. Default 'optional'.",
+            "'required': every card must list refs (its sources), each naming its place: code "
+            "links at a commit or version tag with line anchors (#L10-L20), papers with the "
+            "section, table or figure, pull requests and issues never alone. Default 'optional'.",
             {"enum": ["required", "optional"]},
         ),
     }
