@@ -166,6 +166,7 @@ def _interview(reader: NodeReader, node: yaml.Node, known: _Cards) -> Interview 
     if "question" in fields:
         question = reader.text(fields["question"][1], "question")
         if question is not None:
+            reader.markdown.append((fields["question"][1], question, False))
             _no_images(reader, fields["question"][1], question, "an interview's question")
     minutes = _minutes(reader, fields["minutes"][1]) if "minutes" in fields else None
     points: list[Point] = []
@@ -252,6 +253,7 @@ def _line(
     text = reader.text(text_node, "text")
     if text is None:
         return None
+    reader.markdown.append((text_node, text, False))
     text = text.rstrip()
     if len(text) > MAX_LINE_CHARS:
         reader.report(

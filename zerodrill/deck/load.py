@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import cloze, interviews, kinds, markdown_checks
+from zerodrill.deck import cloze, config_keys, interviews, kinds, markdown_checks
 from zerodrill.deck import refs as ref_rules
 from zerodrill.deck.cloze import ClozeIssue
 from zerodrill.deck.control_chars import CONTROL, describe
@@ -40,6 +40,7 @@ from zerodrill.deck.model import (
     TAG_RULE,
     Card,
     Deck,
+    FactsFile,
     Pos,
     Problem,
 )
@@ -248,6 +249,8 @@ class _Builder(NodeReader):
         description = (
             self.text(fields["description"][1], "description") if "description" in fields else None
         )
+        if description is not None:
+            self.markdown.append((fields["description"][1], description, False))
         retired: dict[str, yaml.Node] = {}
         if "retired" in fields:
             retired = dict(self.strings(fields["retired"][1], "retired", _SLUG))
@@ -276,12 +279,25 @@ class _Builder(NodeReader):
                         )
                     )
         rehearsals, sheet = interviews.read(self, fields, cards)
+        facts = self.config_keys(fields["config_keys"][1]) if "config_keys" in fields else None
         if self.problems or deck_id is None or title is None or description is None:
             return None
         title_pos = self.pos(fields["title"][1])
         pos = self.pos(root)
         deck = Deck(deck_id, title, description, tuple(cards), self.path, pos, title_pos, anki_math)
-        return replace(deck, interviews=rehearsals, sheet=sheet)
+        return replace(deck, interviews=rehearsals, sheet=sheet, facts=facts)
+
+    def config_keys(self, node: yaml.Node) -> FactsFile | None:
+        """The deck's ``config_keys``, and every config key its text names checked against the
+        facts file it declares (:mod:`zerodrill.deck.config_keys`)."""
+        read = config_keys.read(self, node, self.path.parent)
+        if read is None:
+            return None
+        checker, facts = read
+        for text_node, text, cloze_field in self.markdown:
+            for offset, message in checker.check(text, cloze_field=cloze_field):
+                self.problems.append(Problem(self.offset_pos(text_node, text, offset), message))
+        return facts
 
     def refs_required(self, node: yaml.Node) -> bool:
         """The deck's ``refs:`` rule: ``required`` (every card cites sources) or ``optional``."""
@@ -346,6 +362,8 @@ class _Builder(NodeReader):
             text = self.text(value, name, required=name != "extra")
             if text is not None and text != "":
                 texts[name] = text
+                cloze_field = kind is not None and name == kind.cloze_field
+                self.markdown.append((value, text, cloze_field))
         tags = (
             [t for t, _ in self.strings(fields["tags"][1], "tags", _TAG, TAG_RULE)]
             if "tags" in fields

@@ -34,6 +34,7 @@ DECK_FIELDS: tuple[str, ...] = (
     "interviews",
     "sheet",
     "refs",
+    "config_keys",
 )
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
@@ -81,6 +82,14 @@ class Problem(Struct, frozen=True):
     def __str__(self) -> str:
         # Messages quote what the deck says (an unknown field, a bad id): never raw.
         return f"{self.pos}: {shown(self.message)}"
+
+
+class FactsFile(Struct, frozen=True):
+    """A file in the deck's folder that the deck's text was checked against (its
+    ``config_keys: facts``): its path as the deck names it, and the SHA-256 of the bytes read."""
+
+    path: str
+    digest: str
 
 
 class Item(Struct, frozen=True):
@@ -194,6 +203,9 @@ class Deck:
     anki_math: bool = False
     interviews: tuple[Interview, ...] = ()
     sheet: Sheet | None = None
+    #: The facts file the deck's config keys were checked against: the parsed-deck cache serves
+    #: the deck only while that file holds the same bytes.
+    facts: FactsFile | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def study_order(self) -> tuple[int, ...]:

@@ -123,6 +123,10 @@ class NodeReader:
         self._offsets: dict[int, list[int] | None] = {}
         self.problems: list[Problem] = []
         self._seen: set[int] = set()
+        #: Each Markdown text read (a card's fields, the description, interviews and sheet),
+        #: with its node and whether it is a cloze field: checks over all of a deck's text
+        #: (:mod:`zerodrill.deck.config_keys`) read them from here.
+        self.markdown: list[tuple[yaml.Node, str, bool]] = []
 
     def pos(self, node: yaml.Node) -> Pos:
         line, col = in_file(self.lines, node.start_mark.line, node.start_mark.column)
