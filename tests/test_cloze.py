@@ -163,6 +163,49 @@ def test_a_cloze_number_beyond_the_export_limit_is_refused_at_its_opener(tmp_pat
             "empty hint after '::'",
             id="empty-hint",
         ),
+        pytest.param(
+            "Set `{{c1:key}}` and `{{c2::value}}`.",
+            (1, 6),
+            "'{{c1:' is not a cloze marker to Anki (one colon): it opens no deletion there",
+            id="one-colon-in-code",
+        ),
+        pytest.param(
+            "Set {{c1:key}} and {{c2::value}}.",
+            (1, 5),
+            "'{{c1:' is not a cloze marker to Anki (one colon)",
+            id="one-colon-in-prose",
+        ),
+        pytest.param(
+            "`{{c1:::x}}` and {{c2::y}}",
+            (1, 2),
+            "'{{c1:::' has 3 colons: Anki opens the deletion at '{{c1::' and reads the other "
+            "colon as part of it",
+            id="three-colons",
+        ),
+        pytest.param(
+            "`{c1::x}}` and {{c2::y}}",
+            (1, 2),
+            "'{c1::' is not a cloze marker to Anki (one opening brace)",
+            id="one-brace",
+        ),
+        pytest.param(
+            "`{{C1::x}}` and {{c2::y}}",
+            (1, 2),
+            "'{{C1::' is not a cloze marker to Anki (a capital C)",
+            id="capital-c",
+        ),
+        pytest.param(
+            "`{{ c1::x }}` and {{c2::y}}",
+            (1, 2),
+            "'{{ c1::' is not a cloze marker to Anki (blanks inside)",
+            id="blanks",
+        ),
+        pytest.param(
+            "{{c2::y}}\n\n```python\nx = {{c::1}}\n```",
+            (4, 5),
+            "'{{c::' is not a cloze marker to Anki (no number)",
+            id="no-number-in-a-fence",
+        ),
     ],
 )
 def test_cloze_markdown_that_anki_would_read_otherwise_is_refused_at_its_place(
@@ -189,6 +232,8 @@ def test_cloze_markdown_that_anki_would_read_otherwise_is_refused_at_its_place(
         "{{c1::é}} [ä](https://ö.org/) {{c2::ü}}",
         "<div>\n{{c1::x}}\n</div> (raw HTML is shown as text)",
         "an image as the answer: {{c1::![](a.png)}}",
+        "`{c: 1}` and `{c1: x}` are code, not markers: {{c1::a}}",
+        "`{{ jinja }}` and `{{c1::x}}`",
     ],
 )
 def test_cloze_markdown_that_anki_reads_as_meant_passes(tmp_path: Path, text: str) -> None:
@@ -238,3 +283,13 @@ def test_backtick_runs_pair_as_markdown_pairs_them() -> None:
     assert cloze.code_spans(text) == []
     assert cloze.code_spans("`a` ``b`` `c`") == [(0, 3), (4, 9), (10, 13)]
     assert cloze.code_spans("`` ` `` x ``") == [(0, 7)]
+
+
+def test_a_misread_marker_in_code_costs_a_card_and_is_refused(tmp_path: Path) -> None:
+    """Issue 37: a typo inside a code span beside a good deletion validated, gave Anki one card
+    fewer, and showed its braces in the drill."""
+    text = "`{{c1:key}}` beside `{{c2::stage}}`"
+    assert [d.ordinal for d in cloze.deletions(text)] == [2]  # what Anki and the drill read
+    (line,) = problems(tmp_path, text)
+    assert line.startswith(at(1, 2) + "'{{c1:' is not a cloze marker to Anki"), line
+    assert line.endswith("write '{{c1::'"), line

@@ -631,3 +631,55 @@ def test_the_loader_code_names_every_module_a_parse_imports(tmp_path: Path) -> N
     assert len(imported) > 5
     for module in imported:
         assert any(module == c or c in module.parents for c in covered), module
+
+
+def _facts_deck(tmp_path: Path) -> Path:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "facts.json").write_text(
+        '{"config_keys": {"block": "cfg", "keys": {"lr": {}}, "top_level": ["cfg"]}}',
+        encoding="utf-8",
+    )
+    deck_file = folder / "deck.yaml"
+    deck_file.write_text(
+        "deck: d\ntitle: T\ndescription: D\nconfig_keys:\n  facts: facts.json\ncards:\n"
+        "  - id: a\n    kind: basic\n    front: 'What does `cfg.lr` set?'\n    back: A\n",
+        encoding="utf-8",
+    )
+    return deck_file
+
+
+def _facts_out_of_the_folder(facts: Path) -> None:
+    outside = facts.parent.parent / "facts.json"
+    facts.rename(outside)
+    facts.symlink_to(outside)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(
+            lambda facts: facts.write_text(facts.read_text().replace('"lr"', '"rate"')),
+            id="key-dropped",
+        ),
+        pytest.param(lambda facts: facts.unlink(), id="deleted"),
+        pytest.param(lambda facts: facts.write_text("{"), id="broken"),
+        pytest.param(_facts_out_of_the_folder, id="symlink-out-of-the-folder"),
+    ],
+)
+def test_a_cached_load_agrees_with_a_fresh_one_after_the_facts_file_changes(
+    tmp_path: Path, change: Any
+) -> None:
+    deck_file = _facts_deck(tmp_path)
+    cache = tmp_path / "cache"
+    first = load_paths_cached([deck_file], cache)
+    assert first.ok and first.decks[0].facts is not None
+    assert first.decks[0].facts.path == "facts.json"
+    (card,) = load_paths_cached([deck_file], cache).decks[0].cards
+    assert type(card) is not type(load_paths([deck_file]).decks[0].cards[0])  # a hit
+    change(deck_file.parent / "facts.json")
+    fresh = load_paths([deck_file])
+    cached = load_paths_cached([deck_file], cache)
+    assert not fresh.ok
+    assert cached.problems == fresh.problems
+    assert cached.decks == fresh.decks == ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import textwrap
@@ -550,3 +551,308 @@ def test_the_answer_in_the_extra_is_no_giveaway(
     path = write(tmp_path, _cloze("'Stage {{c1::3}} gathers.'") + "    extra: Stage 3 it is.\n")
     code, out, _ = run(capsys, "validate", str(path))
     assert (code, out.strip()) == (0, "1 deck, 1 card: ok")
+
+
+# -- refs that name their place (refs: required) ------------------------------------------------
+
+REFS_HEADER = "deck: d\ntitle: T\ndescription: D\nrefs: required\ncards:\n"
+
+
+def _card_with_refs(*refs: str) -> str:
+    lines = "".join(f"      - {json.dumps(ref)}\n" for ref in refs)
+    return (
+        REFS_HEADER + "  - id: a\n    kind: basic\n    front: Q\n    back: A\n    refs:\n" + lines
+    )
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        pytest.param(
+            "https://gitlab.com/group/sub/repo/-/blob/main/x.py#L10-20",
+            "'main' is a branch or other name that moves",
+            id="gitlab-branch",
+        ),
+        pytest.param(
+            "https://codeberg.org/o/r/src/branch/main/x.py#L3",
+            "'main' is a branch or other name that moves",
+            id="gitea-branch",
+        ),
+        pytest.param(
+            "https://github.com/o/r/tree/v1.2.3/src",
+            "it links a folder, not a file",
+            id="folder",
+        ),
+        pytest.param(
+            "https://github.com/o/r/blob/v1.2.3/x.py#readme",
+            "'#readme' is not a line anchor",
+            id="not-lines",
+        ),
+        pytest.param(
+            "https://arxiv.org/abs/1910.02054",
+            "a link to a whole paper names no place in it",
+            id="arxiv-link",
+        ),
+    ],
+)
+def test_a_required_ref_names_its_place_at_the_ref(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ref: str, message: str
+) -> None:
+    path = write(tmp_path, _card_with_refs("https://example.org/page", ref))
+    (line,) = problems(capsys, path)
+    assert line.startswith(f"{path}:12:9: "), line
+    assert message in line, line
+
+
+def test_refs_that_name_their_place_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        _card_with_refs(
+            "https://github.com/o/r/blob/" + "a" * 40 + "/x.py#L10-L20",
+            "https://gitlab.com/g/r/-/blob/v2.0.0/x.py#L10-20",
+            "https://codeberg.org/o/r/src/commit/" + "b" * 40 + "/x.py#L3",
+            "https://bitbucket.org/o/r/src/" + "c" * 40 + "/x.py#lines-3:5",
+            "ZeRO paper, arXiv:1910.02054v3, §5.2",
+            "A book, chapter 3",  # text: no rule tells its place
+            "https://docs.example.org/config",  # a page: taken as written
+            "https://github.com/o/r/pull/12",  # a thread beside the others
+        ),
+    )
+    assert run(capsys, "validate", str(path))[:2] == (0, "1 deck, 1 card: ok\n")
+
+
+def test_refs_are_not_checked_unless_required(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = _card_with_refs("https://github.com/o/r/blob/main/x.py", "https://github.com/o/r/pull/1")
+    path = write(tmp_path, body.replace("refs: required\n", ""))
+    assert run(capsys, "validate", str(path))[0] == 0
+
+
+def test_pull_requests_and_issues_never_stand_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        _card_with_refs("https://github.com/o/r/pull/12", "https://github.com/o/r/issues/3"),
+    )
+    assert problems(capsys, path) == [
+        f"{path}:11:7: card 'a' cites only pull requests or issues: they say why something "
+        "changed, not what is so; add the source lines or the paper's place they concern"
+    ]
+
+
+# -- tags --------------------------------------------------------------------------------------
+
+
+def test_the_tag_rule_its_message_and_its_documentation_agree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zerodrill.deck import model, schema
+
+    path = write(tmp_path, HEADER + GOOD_CARD + "    tags: [ok_tag, ok-tag, 1st, Bad, -x]\n")
+    assert problems(capsys, path) == [
+        f"{path}:9:33: 'Bad' in 'tags' must be {model.TAG_RULE}",
+        f"{path}:9:38: '-x' in 'tags' must be {model.TAG_RULE}",
+    ]
+    assert "'_'" in model.TAG_RULE and re.fullmatch(model.TAG_PATTERN, "a_b-c")
+    assert model.TAG_RULE in schema.readme_tables()
+    tags = schema.schema()["$defs"]["basic"]["properties"]["tags"]
+    assert model.TAG_RULE in tags["description"]
+
+
+# -- config keys checked against the deck's facts file ----------------------------------------
+
+FACTS = {
+    "config_keys": {
+        "block": "train",
+        "keys": {
+            "lr": {},
+            "batch_size": {"aliases": ["train_bs"]},
+            "optim": {},
+            "optim.name": {"values": ["adam", "sgd"]},
+            "extra": {},
+        },
+        "top_level": ["train", "seed", "train_seed"],
+    },
+    "anything_else": [1, 2, 3],
+}
+KEYS_HEADER = """\
+deck: d
+title: T
+description: D
+config_keys:
+  facts: keys.json
+  prefixes: [train_]
+  known:
+    - train_steps  # another tool's field
+cards:
+"""
+
+
+def _keys_deck(
+    tmp_path: Path, cards: str, facts: object = FACTS, header: str = KEYS_HEADER
+) -> Path:
+    if facts is not None:
+        (tmp_path / "keys.json").write_text(json.dumps(facts), encoding="utf-8")
+    return write(tmp_path, header + cards)
+
+
+def test_config_keys_that_the_facts_accept_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _keys_deck(
+        tmp_path,
+        "  - id: a\n    kind: cloze\n"
+        "    text: |\n"
+        "      Set `train.{{c1::lr}}`, `train.optim.name`, `train_bs`, `seed`, `train_steps`,\n"
+        '      `train.extra.anything`, `optim.name` and `"batch_size": 8`.\n'
+        "    extra: |\n"
+        "      ```json\n"
+        '      {"seed": 1, "train": {"train_bs": 8, "optim": {"name": "sgd"}, "extra": {"x": 1}}}\n'
+        "      ```\n",
+    )
+    assert run(capsys, "validate", str(path))[:2] == (0, "1 deck, 1 card: ok\n")
+
+
+def test_config_keys_the_facts_lack_are_reported_at_their_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _keys_deck(
+        tmp_path,
+        "  - id: a\n    kind: basic\n"
+        "    front: Set `train.lrr` and `train_bz`, `optim.nme`, `batch_sise`.\n"
+        "    back: |\n"
+        "      ```json\n"
+        '      {"train": {"optim": {"name": "adamw"}, "lr": 1}, "sed": 2}\n'
+        "      ```\n"
+        "  - id: b\n    kind: basic\n    front: Q\n    back: |\n"
+        "      ```json\n"
+        '      {"train": {"lr": 1,}}\n'
+        "      ```\n",
+    )
+    assert problems(capsys, path) == [
+        f"{path}:12:17: 'train.lrr' is not a key in keys.json (did you mean 'train.lr'?)",
+        f"{path}:12:33: 'train_bz' looks like a config key, but keys.json has no such key (did "
+        "you mean 'train_bs'?): correct it, or list it under config_keys' known with the "
+        "reason it is right",
+        f"{path}:12:45: 'optim.nme' is not a key in keys.json (did you mean 'optim.name'?)",
+        f"{path}:12:58: 'batch_sise' looks like a config key, but keys.json has no such key "
+        "(did you mean 'batch_size'?): correct it, or list it under config_keys' known with "
+        "the reason it is right",
+        f'{path}:15:36: \'train.optim.name\' takes "adam" or "sgd" in keys.json, not "adamw"',
+        f"{path}:15:56: 'sed' is not a top-level key of the config in keys.json (did you mean "
+        "'seed'?)",
+        f"{path}:22:26: this json fence is not valid JSON (Expecting property name enclosed in "
+        "double quotes), so the config keys in it cannot be checked: correct it, or mark the "
+        "fence with another language",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("facts", "target", "message"),
+    [
+        pytest.param(None, "keys.json", "facts file 'keys.json' does not exist", id="missing"),
+        pytest.param("{not json", "keys.json", "facts file 'keys.json' is not JSON", id="not-json"),
+        pytest.param({"other": 1}, "keys.json", "has no 'config_keys' object", id="no-section"),
+        pytest.param(
+            {"config_keys": {"block": "t", "keys": {"a.b": {}}, "top_level": []}},
+            "keys.json",
+            "'config_keys.keys' has 'a.b' but not 'a'",
+            id="no-parent",
+        ),
+        pytest.param(FACTS, "../keys.json", "a path with '..' leaves it", id="dot-dot"),
+        pytest.param(FACTS, "/etc/keys.json", "must be a relative path", id="absolute"),
+        pytest.param(FACTS, "sub\\\\keys.json", "must be written with '/' separators", id="bs"),
+    ],
+)
+def test_a_facts_file_that_cannot_be_read_is_one_problem_at_the_field(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    facts: object,
+    target: str,
+    message: str,
+) -> None:
+    header = KEYS_HEADER.replace("facts: keys.json", f'facts: "{target}"')
+    if isinstance(facts, str):
+        (tmp_path / "keys.json").write_text(facts, encoding="utf-8")
+        facts = None
+    path = _keys_deck(tmp_path, GOOD_CARD, facts, header)
+    (line,) = problems(capsys, path)
+    assert line.startswith(f"{path}:5:10: "), line
+    assert message in line, line
+
+
+def test_a_facts_file_may_not_lead_out_of_the_deck_s_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "keys.json").write_text(json.dumps(FACTS), encoding="utf-8")
+    folder = tmp_path / "deck"
+    folder.mkdir()
+    (folder / "keys.json").symlink_to(tmp_path / "keys.json")
+    path = _keys_deck(folder, GOOD_CARD, None)
+    assert problems(capsys, path) == [
+        f"{path}:5:10: facts file 'keys.json' leads out of the deck's folder (through a symlink)"
+    ]
+    (folder / "keys.json").unlink()
+    (folder / "keys.json").mkdir()
+    assert problems(capsys, path) == [f"{path}:5:10: facts file 'keys.json' is not a regular file"]
+
+
+def test_a_facts_file_is_read_up_to_its_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "MAX_BESIDE_BYTES", 100)
+    path = _keys_deck(tmp_path, GOOD_CARD)
+    assert problems(capsys, path) == [
+        f"{path}:5:10: facts file 'keys.json' is larger than the 100 bytes a file beside a deck "
+        "may have"
+    ]
+
+
+def test_the_config_keys_field_is_checked_like_any_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = KEYS_HEADER.replace("  prefixes: [train_]\n", "  prefix: [train_]\n").replace(
+        "    - train_steps", "    - seed  # in the facts already\n    - 2x"
+    )
+    path = _keys_deck(tmp_path, GOOD_CARD, FACTS, header)
+    assert problems(capsys, path) == [
+        f"{path}:6:3: unknown field 'prefix' in config_keys (did you mean 'prefixes'?)",
+        f"{path}:9:7: '2x' in 'known' must be an identifier (letters, digits and '_', not "
+        "starting with a digit) or a key path (a.b)",
+    ]
+    header = KEYS_HEADER.replace("    - train_steps", "    - seed  # in the facts already")
+    path = _keys_deck(tmp_path, GOOD_CARD, FACTS, header)
+    assert problems(capsys, path) == [
+        f"{path}:8:7: 'seed' is a key in keys.json already: drop it from known"
+    ]
+
+
+def test_the_hook_checks_the_deck_and_passes_over_its_facts_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hook hands validate only YAML; a facts file named all the same is no deck."""
+    path = _keys_deck(tmp_path, GOOD_CARD)
+    facts = tmp_path / "keys.json"
+    code, out, _ = run(capsys, "validate", "--skip-non-decks", str(path), str(facts))
+    assert (code, out) == (0, "1 deck, 1 card: ok\n")
+    # A folder is searched for YAML only: the facts file beside the deck is not a deck.
+    assert run(capsys, "validate", str(tmp_path))[:2] == (0, "1 deck, 1 card: ok\n")
+
+
+def test_config_keys_are_checked_in_deletions_and_in_the_sheet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _keys_deck(
+        tmp_path,
+        "  - id: a\n    kind: cloze\n    text: 'Set `train.{{c1::lrr}}` and {{c2::`train_bz`}}.'\n"
+        "sheet:\n  - text: '`train.optim.nam` picks the optimizer.'\n    cards: [a]\n",
+    )
+    assert [line.split(" is ")[0].split(" looks ")[0] for line in problems(capsys, path)] == [
+        f"{path}:12:17: 'train.lrr'",  # a deletion read as its answer
+        f"{path}:12:47: 'train_bz'",
+        f"{path}:14:13: 'train.optim.nam'",
+    ]

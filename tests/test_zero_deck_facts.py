@@ -4,8 +4,9 @@ Each claim below quotes the phrase on the card that makes it, with the stated va
 ``[brackets]``. A test finds the phrase (without the brackets) on the card, reads the value out
 of it and compares it with the source:
 
-- defaults and stages with ``tests/data/deepspeed/zero-facts.json``, which
-  ``tests/data/deepspeed/extract.py`` reads out of DeepSpeed's source at the pinned commit;
+- defaults and stages with the deck's facts file, ``decks/deepspeed-zero.facts.json``, which
+  ``tests/data/deepspeed/extract.py`` reads out of DeepSpeed's source at the pinned commit
+  (``zerodrill validate`` checks the config keys cards name against the same file);
 - figures with the formula they come from, evaluated here.
 
 So editing a stated default or figure on a card, or moving the deck to a DeepSpeed commit whose
@@ -28,7 +29,7 @@ from zerodrill.deck import kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 DECK_PATH = ROOT / "decks" / "deepspeed-zero.yaml"
-FACTS = json.loads((ROOT / "tests/data/deepspeed/zero-facts.json").read_text(encoding="utf-8"))
+FACTS = json.loads((ROOT / "decks/deepspeed-zero.facts.json").read_text(encoding="utf-8"))
 
 BRACKETED = re.compile(r"\[([^\[\]]+)\]")
 

@@ -47,6 +47,7 @@ from zerodrill.deck.files import (
     combine,
     discover,
     image_problem,
+    read_beside,
     read_deck_bytes,
 )
 from zerodrill.deck.model import Card, Deck, Problem, StudyItems
@@ -224,9 +225,10 @@ def _read(entry: Path) -> Deck | None:
     try:
         deck, images = _decode(bodies)
         # The YAML is unchanged, but an image it names may have gone, or been replaced by a
-        # folder or by a symlink out of the deck's folder, since: the loader's own check
-        # again, so a cached deck is accepted exactly when a fresh load would accept it.
-        if any(image_problem(deck.folder, image) for image in images):
+        # folder or by a symlink out of the deck's folder, since, and its facts file may have
+        # changed: the loader's own checks again (the facts by their bytes), so a cached deck
+        # is accepted exactly when a fresh load would accept it.
+        if any(image_problem(deck.folder, image) for image in images) or _facts_changed(deck):
             bodies.close()
             return None
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
@@ -234,6 +236,16 @@ def _read(entry: Path) -> Deck | None:
         return None
     _touch(entry)
     return deck
+
+
+def _facts_changed(deck: Deck) -> bool:
+    """Whether the facts file the deck's config keys were checked against (if any) no longer
+    holds the bytes they were checked against, or can no longer be read as it was."""
+    facts = deck.facts
+    if facts is None:
+        return False
+    data = read_beside(deck.folder, facts.path)
+    return not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != facts.digest
 
 
 class _Bodies:

@@ -22,6 +22,11 @@ MAX_ORDINAL = 1000
 # run of braces before an opener does not hide it, and no lookahead scans the run again.
 _TOKEN = re.compile(r"\{\{c([0-9]+)::|\}\}|\{\{(?!\{|c[0-9]+::)")
 _BACKTICKS = re.compile(r"`+")
+# Anything written like a deletion's opener, from the first brace of its run: braces, a c,
+# a number, colons, with blanks between. Anki reads only "{{c<digits>::" (after any braces)
+# as one; the rest is a typo of one (:func:`_misread`). Possessive, so a long run of braces
+# or blanks that ends in no opener is passed over once.
+_MARKER = re.compile(r"(?<!\{)(\{++)([ \t]*+)([cC])([ \t]*+)([0-9]*+)([ \t]*+)(:++)", re.ASCII)
 
 
 class Deletion(Struct, frozen=True):
@@ -115,6 +120,60 @@ def deletions(text: str) -> list[Deletion]:
     ]
 
 
+def _misread(marker: re.Match[str]) -> str | None:
+    """What Anki makes of a would-be deletion opener, if it is not the one its author meant.
+
+    Anki's tokenizer (rslib cloze.rs) opens a deletion only at ``{{c`` and ASCII digits then
+    ``::``, case and blanks as written; anything else is shown as typed, in a code span as
+    much as in prose. Three colons or more open a deletion whose answer keeps the others.
+    """
+    braces, blank1, c, blank2, digits, blank3, colons = marker.groups()
+    number = digits or "1"
+    right = f"{{{{c{number}::"
+    faults: list[str] = []
+    if len(braces) < 2:
+        if not digits or len(colons) < 2:
+            return None  # "{c: 1}" is code, not a typo of a marker
+        faults.append("one opening brace")
+    if c == "C":
+        faults.append("a capital C")
+    if blank1 or blank2 or blank3:
+        faults.append("blanks inside")
+    if not digits:
+        faults.append("no number")
+    if len(colons) == 1:
+        faults.append("one colon")
+    written = marker.group().lstrip("{")
+    written = "{" * min(len(braces), 2) + written
+    if faults:
+        return (
+            f"'{written}' is not a cloze marker to Anki ({', '.join(faults)}): it opens no "
+            "deletion there, and Anki and the drill show it as typed, braces and all; "
+            f"write '{right}'"
+        )
+    if len(colons) > 2:
+        others = "colon" if len(colons) == 3 else "colons"
+        return (
+            f"'{written}' has {len(colons)} colons: Anki opens the deletion at '{right}' and "
+            f"reads the other {others} as part of it (the answer's start, or a hint's "
+            f"separator); write '{right}'"
+        )
+    return None
+
+
+def misread_markers(text: str) -> list[ClozeIssue]:
+    """Every would-be deletion opener in ``text`` that Anki reads otherwise than meant (or not
+    at all), in code spans and fences too (:func:`_misread`)."""
+    if "{" not in text:
+        return []
+    issues: list[ClozeIssue] = []
+    for marker in _MARKER.finditer(text):
+        message = _misread(marker)
+        if message is not None:
+            issues.append(ClozeIssue(marker.start(), message))
+    return issues
+
+
 def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
     """The deletions in ``text``, and every problem with them."""
     found: list[Deletion] = []
@@ -124,10 +183,24 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
     # After a deletion has been cut short, the braces that follow are its debris: one report
     # about the cause helps more than a cascade about the symptoms.
     broken = False
+    # A misread opener is reported as such (:func:`misread_markers`), where it stands; the
+    # braces it starts and the first '}}' after it are its own, and not reported again.
+    misread = misread_markers(text)
+    issues.extend(misread)
+    misread_at = {issue.offset for issue in misread}
+    pending = 0  # misread openers passed whose '}}' is still to come
+    marked = 0  # how many of them have been passed
+    opener_misread = False
     for role, token, opener in _tokens(text):
         in_code = span_at(spans, token.start())
+        while marked < len(misread) and misread[marked].offset < token.end():
+            marked += 1
+            pending += 1
         if role == _OPEN:
             open_at = token
+            opener_misread = _run_start(text, token.start()) in misread_at
+            if opener_misread:
+                pending -= 1  # its '}}' closes this deletion
             number = int(token.group(1))
             if number == 0:
                 issues.append(ClozeIssue(token.start(), "cloze numbers start at c1, not c0"))
@@ -143,10 +216,10 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
             issues.append(ClozeIssue(token.start(), "nested cloze deletions are not supported"))
             broken = True
         elif role == _BRACES:
-            if open_at is None and in_code is None:
-                start = token.start()
-                while start > 0 and text[start - 1] == "{":
-                    start -= 1
+            start = _run_start(text, token.start())
+            if start in misread_at:
+                pass
+            elif open_at is None and in_code is None:
                 issues.append(
                     ClozeIssue(
                         start,
@@ -154,7 +227,9 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
                     )
                 )
         elif role == _STRAY:
-            if in_code is None and not broken:
+            if pending > 0:
+                pending -= 1
+            elif in_code is None and not broken:
                 issues.append(ClozeIssue(token.start(), "'}}' has no matching '{{c1::' before it"))
         else:
             assert opener is not None
@@ -176,7 +251,9 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
                 )
                 broken = True
             deletion = _deletion(text, opener, token)
-            if not deletion.answer.strip():
+            if opener_misread:
+                pass  # its colons are reported, and explain its answer
+            elif not deletion.answer.strip():
                 issues.append(ClozeIssue(opener.start(), "empty cloze deletion"))
             elif deletion.hint is not None and not deletion.hint.strip():
                 issues.append(
@@ -193,6 +270,13 @@ def parse(text: str) -> tuple[list[Deletion], list[ClozeIssue]]:
     if not found and not issues:
         issues.append(ClozeIssue(0, "cloze card has no deletion (mark one as {{c1::answer}})"))
     return found, issues
+
+
+def _run_start(text: str, at: int) -> int:
+    """Where the run of braces that ``text[at]`` belongs to starts."""
+    while at > 0 and text[at - 1] == "{":
+        at -= 1
+    return at
 
 
 def render(

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 #: Larger files are refused before parsing: a deck of 10,000 cards is about 3 MiB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 DECK_SUFFIXES = (".yaml", ".yml")
+#: The most bytes read of a file a deck names beside it (its ``config_keys: facts``): the ZeRO
+#: deck's is under 100 KB.
+MAX_BESIDE_BYTES = 4 * 1024 * 1024
 #: How long a pipe given as a deck may stay silent before it is refused: a named pipe that
 #: nothing writes to would otherwise block ``validate`` and ``show --watch`` for good.
 PIPE_WAIT_SECONDS = 2.0
@@ -204,3 +207,41 @@ def image_problem(folder: Path, target: str) -> str | None:
     except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the name
         return f"image '{target}' cannot be read: {getattr(exc, 'strerror', None) or exc}"
     return None
+
+
+def read_beside(folder: Path, target: str, limit: int | None = None) -> bytes | str:
+    """The bytes of the file a deck names as ``target``, a path in the deck's ``folder``, or
+    why they cannot be read (a phrase that follows the file's name).
+
+    Paths a deck names never leave its folder: ``target`` is relative, with '/' separators and
+    no '..', and no symlink on the way may lead out. Reading stops at ``limit`` bytes, and
+    never waits on a pipe.
+    """
+    limit = MAX_BESIDE_BYTES if limit is None else limit
+    if not target or _URL_SCHEME.match(target) or target.startswith(("/", "\\")):
+        return "must be a relative path in the deck's folder"
+    if "\\" in target:
+        return "must be written with '/' separators"
+    if ".." in target.split("/"):
+        return "must be in the deck's folder: a path with '..' leaves it"
+    try:
+        base = folder.resolve()
+        resolved = (base / target).resolve()
+        if not resolved.is_relative_to(base):
+            return "leads out of the deck's folder (through a symlink)"
+        fd = os.open(
+            resolved, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        )
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            return "is not a regular file"
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(limit + 1) if st.st_size <= limit else b""
+            if st.st_size <= limit and len(data) <= limit:
+                return data
+    except FileNotFoundError:
+        return "does not exist (it is named from the deck's folder)"
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the name
+        return f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+    return f"is larger than the {limit:,} bytes a file beside a deck may have"

@@ -19,6 +19,7 @@ from zerodrill.deck.control_chars import shown
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import (
     SLUG_PATTERN,
+    SLUG_RULE,
     Bullet,
     Card,
     Interview,
@@ -152,9 +153,7 @@ def _interview(reader: NodeReader, node: yaml.Node, known: _Cards) -> Interview 
     if "id" in fields:
         interview_id = reader.text(fields["id"][1], "id")
         if interview_id is not None and not _SLUG.fullmatch(interview_id):
-            reader.report(
-                fields["id"][1], "interview id must be lowercase letters, digits and hyphens"
-            )
+            reader.report(fields["id"][1], f"interview id must be {SLUG_RULE}")
     title = reader.text(fields["title"][1], "title") if "title" in fields else None
     if title is not None and "\n" in title.rstrip("\n"):
         reader.problems.append(
@@ -167,6 +166,7 @@ def _interview(reader: NodeReader, node: yaml.Node, known: _Cards) -> Interview 
     if "question" in fields:
         question = reader.text(fields["question"][1], "question")
         if question is not None:
+            reader.markdown.append((fields["question"][1], question, False))
             _no_images(reader, fields["question"][1], question, "an interview's question")
     minutes = _minutes(reader, fields["minutes"][1]) if "minutes" in fields else None
     points: list[Point] = []
@@ -253,6 +253,7 @@ def _line(
     text = reader.text(text_node, "text")
     if text is None:
         return None
+    reader.markdown.append((text_node, text, False))
     text = text.rstrip()
     if len(text) > MAX_LINE_CHARS:
         reader.report(

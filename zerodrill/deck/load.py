@@ -18,7 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zerodrill.deck import cloze, interviews, kinds, markdown_checks
+from zerodrill.deck import cloze, config_keys, interviews, kinds, markdown_checks
+from zerodrill.deck import refs as ref_rules
 from zerodrill.deck.cloze import ClozeIssue
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
@@ -34,9 +35,12 @@ from zerodrill.deck.model import (
     MAX_DECK_ID_CHARS,
     REQUIRED_DECK_FIELDS,
     SLUG_PATTERN,
+    SLUG_RULE,
     TAG_PATTERN,
+    TAG_RULE,
     Card,
     Deck,
+    FactsFile,
     Pos,
     Problem,
 )
@@ -176,6 +180,8 @@ class _Builder(NodeReader):
         self._id_checks = list(dict.fromkeys(rule.deck_id for rule in rules))
         self._title_checks = list(dict.fromkeys(rule.title for rule in rules))
         self._cloze_checks = list(dict.fromkeys(rule.cloze for rule in rules))
+        #: The deck says 'refs: required' (known before its cards are read).
+        self._refs_required = False
 
     def slug(
         self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
@@ -186,7 +192,7 @@ class _Builder(NodeReader):
         node = fields[name][1]
         value = self.text(node, name)
         if value is not None and not _SLUG.fullmatch(value):
-            self.report(node, f"{what} must be lowercase letters, digits and hyphens")
+            self.report(node, f"{what} must be {SLUG_RULE}")
             return None
         return value
 
@@ -243,9 +249,13 @@ class _Builder(NodeReader):
         description = (
             self.text(fields["description"][1], "description") if "description" in fields else None
         )
+        if description is not None:
+            self.markdown.append((fields["description"][1], description, False))
         retired: dict[str, yaml.Node] = {}
         if "retired" in fields:
             retired = dict(self.strings(fields["retired"][1], "retired", _SLUG))
+        # Read before the cards: under 'refs: required' each ref is checked where it is written.
+        self._refs_required = "refs" in fields and self.refs_required(fields["refs"][1])
         cards: list[Card] = []
         if "cards" in fields:
             cards = self.cards(fields["cards"][1], deck_id or "", set(retired))
@@ -258,7 +268,7 @@ class _Builder(NodeReader):
                     "entry so exports can tag it in Anki",
                 )
         anki_math = "anki_math" in fields and self.flag(fields["anki_math"][1], "anki_math")
-        if "refs" in fields and self.refs_required(fields["refs"][1]):
+        if self._refs_required:
             for card in cards:
                 if not card.refs:
                     self.problems.append(
@@ -269,12 +279,25 @@ class _Builder(NodeReader):
                         )
                     )
         rehearsals, sheet = interviews.read(self, fields, cards)
+        facts = self.config_keys(fields["config_keys"][1]) if "config_keys" in fields else None
         if self.problems or deck_id is None or title is None or description is None:
             return None
         title_pos = self.pos(fields["title"][1])
         pos = self.pos(root)
         deck = Deck(deck_id, title, description, tuple(cards), self.path, pos, title_pos, anki_math)
-        return replace(deck, interviews=rehearsals, sheet=sheet)
+        return replace(deck, interviews=rehearsals, sheet=sheet, facts=facts)
+
+    def config_keys(self, node: yaml.Node) -> FactsFile | None:
+        """The deck's ``config_keys``, and every config key its text names checked against the
+        facts file it declares (:mod:`zerodrill.deck.config_keys`)."""
+        read = config_keys.read(self, node, self.path.parent)
+        if read is None:
+            return None
+        checker, facts = read
+        for text_node, text, cloze_field in self.markdown:
+            for offset, message in checker.check(text, cloze_field=cloze_field):
+                self.problems.append(Problem(self.offset_pos(text_node, text, offset), message))
+        return facts
 
     def refs_required(self, node: yaml.Node) -> bool:
         """The deck's ``refs:`` rule: ``required`` (every card cites sources) or ``optional``."""
@@ -339,16 +362,14 @@ class _Builder(NodeReader):
             text = self.text(value, name, required=name != "extra")
             if text is not None and text != "":
                 texts[name] = text
+                cloze_field = kind is not None and name == kind.cloze_field
+                self.markdown.append((value, text, cloze_field))
         tags = (
-            [t for t, _ in self.strings(fields["tags"][1], "tags", _TAG)]
+            [t for t, _ in self.strings(fields["tags"][1], "tags", _TAG, TAG_RULE)]
             if "tags" in fields
             else []
         )
-        refs = (
-            [r for r, _ in self.strings(fields["refs"][1], "refs", None)]
-            if "refs" in fields
-            else []
-        )
+        refs = self._refs(fields["refs"][1], card_id) if "refs" in fields else []
         ordinals: tuple[int, ...] = ()
         if kind is not None and kind.cloze_field in texts:
             name = kind.cloze_field
@@ -369,6 +390,25 @@ class _Builder(NodeReader):
             media=tuple(media),
             retired=card_id in retired,
         )
+
+    def _refs(self, node: yaml.Node, card_id: str | None) -> list[str]:
+        """A card's refs; under 'refs: required', each one checked for naming its place."""
+        written = self.strings(node, "refs", None)
+        if not self._refs_required:
+            return [ref for ref, _ in written]
+        for ref, child in written:
+            problem = ref_rules.problem(ref)
+            if problem is not None:
+                self.report(child, problem)
+        refs = [ref for ref, _ in written]
+        if ref_rules.only_threads(refs):
+            who = f"card '{card_id}'" if card_id else "this card"
+            self.report(
+                node,
+                f"{who} cites only pull requests or issues: they say why something "
+                "changed, not what is so; add the source lines or the paper's place they concern",
+            )
+        return refs
 
     def _card_kind(self, node: yaml.Node) -> kinds.CardKind | None:
         """The card's kind, read ahead so unknown fields can be judged against it."""

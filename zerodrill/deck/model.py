@@ -34,6 +34,7 @@ DECK_FIELDS: tuple[str, ...] = (
     "interviews",
     "sheet",
     "refs",
+    "config_keys",
 )
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
 
@@ -55,6 +56,10 @@ RESERVED_DECK_IDS = frozenset({"id", "kind", "retired"})
 #: (``fullmatch``): with ``match``, ``$`` also matches before a final newline.
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 TAG_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+#: The patterns in words, for the loader's messages and the format's documentation: one
+#: sentence each, so what is refused and what the reader is told never disagree.
+SLUG_RULE = "lowercase letters, digits and hyphens"
+TAG_RULE = "lowercase letters, digits, '-' and '_', starting with a letter or digit"
 
 
 class Pos(Struct, frozen=True):
@@ -78,6 +83,14 @@ class Problem(Struct, frozen=True):
     def __str__(self) -> str:
         # Messages quote what the deck says (an unknown field, a bad id): never raw.
         return f"{self.pos}: {shown(self.message)}"
+
+
+class FactsFile(Struct, frozen=True):
+    """A file in the deck's folder that the deck's text was checked against (its
+    ``config_keys: facts``): its path as the deck names it, and the SHA-256 of the bytes read."""
+
+    path: str
+    digest: str
 
 
 class Item(Struct, frozen=True):
@@ -191,6 +204,9 @@ class Deck:
     anki_math: bool = False
     interviews: tuple[Interview, ...] = ()
     sheet: Sheet | None = None
+    #: The facts file the deck's config keys were checked against: the parsed-deck cache serves
+    #: the deck only while that file holds the same bytes.
+    facts: FactsFile | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def study_order(self) -> tuple[int, ...]:

@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from zerodrill.deck import kinds
+from zerodrill.deck import config_keys, kinds
+from zerodrill.deck.config_keys import IDENTIFIER_PATTERN, KEY_PATH_PATTERN
 from zerodrill.deck.control_chars import CONTROL
 from zerodrill.deck.interviews import (
     INTERVIEW_FIELDS,
@@ -42,6 +43,7 @@ from zerodrill.deck.model import (
     RESERVED_DECK_IDS,
     SLUG_PATTERN,
     TAG_PATTERN,
+    TAG_RULE,
 )
 
 Json = dict[str, Any]
@@ -81,6 +83,8 @@ CLOZE_OPENER = r"\{\{c[1-9][0-9]*::"
 _BAD_TITLE = r"^\s*[Dd][Ee][Ff][Aa][Uu][Ll][Tt]\s*(?![\s\S])|::|\n"
 #: A newline that is not one of the last characters: an interview's title is one line.
 _SECOND_LINE = r"\n(?!\n*(?![\s\S]))"
+#: A path in the deck's folder: relative (no '/' or scheme first), '/' separators, no '..'.
+_FACTS_PATH = r"^(?!/)(?![a-zA-Z][a-zA-Z0-9+.-]*:)(?!.*\\)(?!(?:.*/)?\.\.(?:/|$)).+$"
 #: A blank line before more text: a point or bullet is one paragraph.
 _SECOND_PARAGRAPH = r"\n[ \t]*\n(?![ \t\n]*(?![\s\S]))"
 
@@ -152,9 +156,39 @@ def _deck_fields() -> dict[str, tuple[str, Json]]:
             },
         ),
         "refs": (
-            "'required': every card must list refs (its sources); validate names each card "
-            "without. Default 'optional'.",
+            "'required': every card must list refs (its sources), each naming its place: code "
+            "links at a commit or version tag with line anchors (#L10-L20), papers with the "
+            "section, table or figure, pull requests and issues never alone. Default 'optional'.",
             {"enum": ["required", "optional"]},
+        ),
+        "config_keys": (
+            "Check the config keys cards name (in code spans and ```json fences) against "
+            "`facts`, a JSON file in the deck's folder read from the program's source; "
+            "`prefixes` make an identifier look like a key; `known` lists identifiers that "
+            "are right though the file lacks them (say why in a comment).",
+            {
+                "type": "object",
+                "properties": {
+                    "facts": {
+                        "type": "string",
+                        "pattern": _FACTS_PATH,
+                        "description": "A JSON file in the deck's folder with a "
+                        f"'{config_keys.SECTION}' section (relative, with '/', no '..').",
+                    },
+                    "prefixes": {
+                        "type": ["array", "null"],
+                        "items": {"type": "string", "pattern": _whole(IDENTIFIER_PATTERN)},
+                        "description": "Identifiers that start so are taken for config keys.",
+                    },
+                    "known": {
+                        "type": ["array", "null"],
+                        "items": {"type": "string", "pattern": _whole(KEY_PATH_PATTERN)},
+                        "description": "Identifiers right though the facts file lacks them.",
+                    },
+                },
+                "required": ["facts"],
+                "additionalProperties": False,
+            },
         ),
     }
 
@@ -177,7 +211,7 @@ def _common_fields() -> dict[str, tuple[str, Json]]:
             },
         ),
         "tags": (
-            "Lowercase tags (letters, digits, '-' and '_'); the first is the card's topic.",
+            f"Tags: {TAG_RULE}; the first is the card's topic.",
             {"type": ["array", "null"], "items": {"type": "string", "pattern": TAG}},
         ),
         "refs": (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from zerodrill.deck import yaml_hints
 from zerodrill.deck.control_chars import CONTROL, describe, first_control
-from zerodrill.deck.model import MAX_FIELD_CHARS, Pos, Problem
+from zerodrill.deck.model import MAX_FIELD_CHARS, SLUG_RULE, Pos, Problem
 from zerodrill.deck.scalar_pos import source_offsets
 
 if TYPE_CHECKING:
@@ -123,6 +123,10 @@ class NodeReader:
         self._offsets: dict[int, list[int] | None] = {}
         self.problems: list[Problem] = []
         self._seen: set[int] = set()
+        #: Each Markdown text read (a card's fields, the description, interviews and sheet),
+        #: with its node and whether it is a cloze field: checks over all of a deck's text
+        #: (:mod:`zerodrill.deck.config_keys`) read them from here.
+        self.markdown: list[tuple[yaml.Node, str, bool]] = []
 
     def pos(self, node: yaml.Node) -> Pos:
         line, col = in_file(self.lines, node.start_mark.line, node.start_mark.column)
@@ -238,9 +242,14 @@ class NodeReader:
         return value
 
     def strings(
-        self, node: yaml.Node, name: str, pattern: re.Pattern[str] | None
+        self,
+        node: yaml.Node,
+        name: str,
+        pattern: re.Pattern[str] | None,
+        rule: str = SLUG_RULE,
     ) -> list[tuple[str, yaml.Node]]:
-        """A list of text values, each with its node (for positions)."""
+        """A list of text values, each with its node (for positions); each value matches
+        ``pattern`` whole, which ``rule`` says in words for the message if one does not."""
         if not self.visit(node) or node.tag == NULL:
             return []
         if node.tag != SEQ:
@@ -252,10 +261,7 @@ class NodeReader:
             if value is None:
                 continue
             if pattern is not None and not pattern.fullmatch(value):
-                self.report(
-                    child,
-                    f"'{value}' in '{name}' must be lowercase letters, digits and hyphens",
-                )
+                self.report(child, f"'{value}' in '{name}' must be {rule}")
                 continue
             out.append((value, child))
         return out

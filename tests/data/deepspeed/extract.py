@@ -1,12 +1,19 @@
-"""Read the ZeRO facts a card may state out of a DeepSpeed checkout, into ``zero-facts.json``.
+"""Read the ZeRO facts a card may state out of a DeepSpeed checkout, into the deck's facts file.
 
 Run by hand when the deck moves to a new DeepSpeed commit::
 
-    python tests/data/deepspeed/extract.py /path/to/DeepSpeed > tests/data/deepspeed/zero-facts.json
+    python tests/data/deepspeed/extract.py /path/to/DeepSpeed > decks/deepspeed-zero.facts.json
 
-It reads source text only (``ast``; DeepSpeed is never imported, so no torch is needed) and
-records, with the line each fact sits on:
+The checkout must be a git work tree at that commit (its commit is recorded). It reads source
+text only (``ast``; DeepSpeed is never imported, so no torch is needed) and records, with the
+line each fact sits on:
 
+- ``config_keys``, the section ``zerodrill validate`` reads because the deck names this file in
+  its ``config_keys: facts``: the config block (``zero_optimization``), every key path it accepts
+  (each field of the ZeRO config classes, by name or alias) with the values an enum-typed key
+  takes, and every key DeepSpeed reads at the top of a config (followed from
+  ``DeepSpeedConfig`` into each function and config class the config is handed to), so
+  ``zero_allow_untested_optimizer`` is known from the source, not from a list;
 - every field of the ``zero_optimization`` config classes, its alias and its default, and the
   defaults of the other sections cards talk about (``/fp16.*``, ``/bf16.*``, ``/aio.*``,
   ``/activation_checkpointing.*``, ``/compile.*``, ``zenflow.*``, and ``const:NAME`` for the
@@ -18,8 +25,9 @@ records, with the line each fact sits on:
   blocks), which is where a key does or does not take effect;
 - the stages ``PipelineEngine`` accepts.
 
-The tests compare the deck's stated defaults and stages with this file, so the facts live in one
-reviewed place instead of in each test.
+``validate`` checks the config keys the deck names against the first section;
+``tests/test_zero_deck_facts.py`` compares the deck's stated defaults and stages with the rest,
+so the facts live in one reviewed place instead of in each test.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ from typing import Any
 
 ZERO_CONFIG = "deepspeed/runtime/zero/config.py"
 OFFLOAD_CONFIG = "deepspeed/runtime/zero/offload_config.py"
+LEAF_MODULE_CONFIG = "deepspeed/runtime/zero/leaf_module_config.py"
+CONFIG_READER = "deepspeed/runtime/config.py"
 ENGINE = "deepspeed/runtime/engine.py"
 CONSTANTS = "deepspeed/runtime/constants.py"
 PIPE_ENGINE = "deepspeed/runtime/pipe/engine.py"
@@ -41,6 +51,7 @@ PIPE_ENGINE = "deepspeed/runtime/pipe/engine.py"
 # zero_optimization, other sections with a leading "/" (the top of the config).
 CLASSES = {
     ZERO_CONFIG: {"DeepSpeedZeroConfig": ""},
+    LEAF_MODULE_CONFIG: {"DeepSpeedZeroLeafModuleConfig": "leaf_module."},
     OFFLOAD_CONFIG: {
         "DeepSpeedZeroOffloadParamConfig": "offload_param.",
         "DeepSpeedZeroOffloadOptimizerConfig": "offload_optimizer.",
@@ -359,6 +370,290 @@ def pipeline_stages(root: Path) -> dict[str, Any]:
     raise AssertionError("PipelineEngine's ZeRO stage assertion not found")
 
 
+def enum_values(root: Path) -> dict[str, list[Any]]:
+    """The values of each ``Enum`` class in the config modules: what a field of that type takes.
+
+    An alias member (``ZeroStageEnum.max_stage = 3``) is no value of its own.
+    """
+    out: dict[str, list[Any]] = {}
+    for rel in CLASSES:
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.ClassDef)
+                and any(ast.unparse(base) == "Enum" for base in node.bases)
+            ):
+                continue
+            values: list[Any] = []
+            for stmt in node.body:
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
+                    if stmt.value.value not in values:
+                        values.append(stmt.value.value)
+            out[node.name] = values
+    return out
+
+
+class Module:
+    """One module of the checkout, read for what it defines and imports at its top level."""
+
+    def __init__(self, root: Path, rel: str) -> None:
+        self.rel = rel
+        self.tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        self.defs: dict[str, ast.FunctionDef | ast.ClassDef] = {}
+        self.strings: dict[str, str] = {}
+        self.imports: dict[str, tuple[str, str]] = {}  # local name -> (module, its name there)
+        self.stars: list[str] = []
+        package = rel.rpartition("/")[0].split("/")
+        for node in self.tree.body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                self.defs[node.name] = node
+            elif (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                self.strings[node.targets[0].id] = node.value.value
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                dotted = "/".join([*base, *(node.module or "").split(".")]).strip("/")
+                target = module_file(root, dotted)
+                if target is None:
+                    continue
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.stars.append(target)
+                    else:
+                        self.imports[alias.asname or alias.name] = (target, alias.name)
+
+
+def module_file(root: Path, dotted: str) -> str | None:
+    """The file of module ``dotted`` (written with '/'), if the checkout has it."""
+    for rel in (f"{dotted}.py", f"{dotted}/__init__.py"):
+        if (root / rel).is_file():
+            return rel
+    return None
+
+
+class Reader:
+    """Follows the config dict from where ``DeepSpeedConfig`` gets it to every key read of it.
+
+    A key counts when code reads it from the whole config: ``get_scalar_param(d, KEY, ...)``,
+    ``d[KEY]``, ``d.get(KEY)``, ``KEY in d`` (or ``d.keys()``), where ``d`` is the config
+    itself, passed along through any function or config class that takes it.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.modules: dict[str, Module] = {}
+        self.keys: dict[str, dict[str, Any]] = {}
+        self.followed: set[tuple[int, str, tuple[tuple[str, str], ...]]] = set()
+
+    def module(self, rel: str) -> Module:
+        if rel not in self.modules:
+            self.modules[rel] = Module(self.root, rel)
+        return self.modules[rel]
+
+    def string(self, rel: str, name: str, seen: frozenset[str] = frozenset()) -> str | None:
+        """The text constant ``name`` stands for in module ``rel``, through its imports."""
+        if rel in seen:
+            return None
+        module = self.module(rel)
+        if name in module.strings:
+            return module.strings[name]
+        if name in module.imports:
+            return self.string(*module.imports[name], seen | {rel})
+        for star in module.stars:
+            found = self.string(star, name, seen | {rel})
+            if found is not None:
+                return found
+        return None
+
+    def definition(
+        self, rel: str, name: str, seen: frozenset[str] = frozenset()
+    ) -> tuple[str, ast.FunctionDef | ast.ClassDef] | None:
+        if rel in seen:
+            return None
+        module = self.module(rel)
+        if name in module.defs:
+            return rel, module.defs[name]
+        if name in module.imports:
+            return self.definition(*module.imports[name], seen | {rel})
+        for star in module.stars:
+            found = self.definition(star, name, seen | {rel})
+            if found is not None:
+                return found
+        return None
+
+    def key(self, rel: str, node: ast.expr, env: dict[str, str]) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return env[node.id] if node.id in env else self.string(rel, node.id)
+        return None
+
+    def follow(
+        self,
+        rel: str,
+        function: ast.FunctionDef,
+        config: str,
+        env: dict[str, str],
+        owner: ast.ClassDef | None,
+    ) -> None:
+        """Record the keys ``function`` (in ``rel``) reads of ``config``, an expression such
+        as ``param_dict``; ``env`` holds the parameters bound to text constants."""
+        mark = (id(function), config, tuple(sorted(env.items())))
+        if mark in self.followed:
+            return
+        self.followed.add(mark)
+
+        def is_config(node: ast.expr) -> bool:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "keys" and not node.args:
+                    node = node.func.value
+            return ast.unparse(node) == config
+
+        # Names a loop binds to each of a literal tuple of keys in turn (for key in ("a", "b")).
+        loops: dict[str, list[str]] = {}
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.For | ast.comprehension)
+                and isinstance(node.target, ast.Name)
+                and isinstance(node.iter, ast.Tuple | ast.List)
+            ):
+                values = [self.key(rel, item, env) for item in node.iter.elts]
+                loops[node.target.id] = [v for v in values if v is not None]
+
+        def read(node: ast.expr | None, at: ast.AST) -> None:
+            if isinstance(node, ast.Name) and node.id in loops:
+                keys = loops[node.id]
+            else:
+                key = self.key(rel, node, env) if node is not None else None
+                keys = [key] if key is not None else []
+            for key in keys:
+                if key.isidentifier():
+                    self.keys.setdefault(key, {"file": rel, "line": getattr(at, "lineno", 0)})
+
+        for node in ast.walk(function):
+            if isinstance(node, ast.Subscript) and is_config(node.value):
+                read(node.slice, node)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+                if isinstance(node.ops[0], ast.In | ast.NotIn) and is_config(node.comparators[0]):
+                    read(node.left, node)
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "get" and is_config(func.value):
+                    read(node.args[0] if node.args else None, node)
+                    continue
+                positions = [i for i, arg in enumerate(node.args) if is_config(arg)]
+                if not positions:
+                    continue
+                if positions == [0] and len(node.args) > 1:
+                    read(node.args[1], node)  # get_scalar_param(config, KEY, default) and kin
+                self.call(rel, node, positions[0], env, owner)
+
+    def call(
+        self,
+        rel: str,
+        node: ast.Call,
+        position: int,
+        env: dict[str, str],
+        owner: ast.ClassDef | None,
+    ) -> None:
+        """Follow a call that passes the config as positional argument ``position``."""
+        func = node.func
+        target: tuple[str, ast.FunctionDef | ast.ClassDef] | None = None
+        if isinstance(func, ast.Name):
+            target = self.definition(rel, func.id)
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and owner is not None
+        ):
+            method = next(
+                (s for s in owner.body if isinstance(s, ast.FunctionDef) and s.name == func.attr),
+                None,
+            )
+            target = (rel, method) if method is not None else None
+        if target is None:
+            return
+        where, definition = target
+        cls: ast.ClassDef | None = owner
+        if isinstance(definition, ast.ClassDef):
+            cls = definition
+            init = next(
+                (
+                    s
+                    for s in definition.body
+                    if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ),
+                None,
+            )
+            if init is None:
+                return
+            definition = init
+        params = [a.arg for a in definition.args.posonlyargs + definition.args.args]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        if position >= len(params):
+            return
+        bound: dict[str, str] = {}
+        defaults = definition.args.defaults
+        for name, default in zip(params[len(params) - len(defaults) :], defaults, strict=True):
+            value = self.key(where, default, {})
+            if value is not None:
+                bound[name] = value
+        for name, arg in zip(params, node.args, strict=False):
+            value = self.key(rel, arg, env)
+            if value is not None:
+                bound[name] = value
+        bound.pop(params[position], None)
+        self.follow(where, definition, params[position], bound, cls)
+
+
+def top_level_keys(root: Path) -> dict[str, dict[str, Any]]:
+    """The keys DeepSpeed reads at the top of a config, each with where it is first read.
+
+    From ``DeepSpeedConfig``: its ``__init__`` (which reads ``self._param_dict``) and
+    ``_initialize_params(param_dict)``, following the config into every function and config
+    class it is handed to.
+    """
+    reader = Reader(root)
+    found = reader.definition(CONFIG_READER, "DeepSpeedConfig")
+    assert found is not None and isinstance(found[1], ast.ClassDef), "DeepSpeedConfig not found"
+    rel, cls = found
+    methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
+    reader.follow(rel, methods["__init__"], "self._param_dict", {}, cls)
+    reader.follow(rel, methods["_initialize_params"], "param_dict", {}, cls)
+    return dict(sorted(reader.keys.items()))
+
+
+def config_keys(
+    root: Path, fields: dict[str, dict[str, Any]], top_level: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The section ``zerodrill validate`` reads (a deck's ``config_keys: facts``): the config
+    block's name, every key path it accepts (a field's name or alias: the models are pydantic
+    with ``populate_by_name``) with the values an enum-typed key takes, and the config's
+    top-level keys."""
+    block = Reader(root).string(ZERO_CONFIG, "ZERO_OPTIMIZATION")
+    assert block in top_level, "zero_optimization is not read at the top of the config"
+    enums = enum_values(root)
+    keys: dict[str, dict[str, Any]] = {}
+    for path, field in fields.items():
+        if path.startswith(("/", "const:")):  # other sections of the config
+            continue
+        entry: dict[str, Any] = {}
+        if field["alias"]:
+            entry["aliases"] = [field["alias"].rpartition(".")[2]]
+        enum = field["type"].removeprefix("Optional[").removesuffix("]")
+        if enum in enums:
+            entry["values"] = enums[enum]
+        keys[path] = entry
+    return {"block": block, "keys": dict(sorted(keys.items())), "top_level": sorted(top_level)}
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: extract.py DEEPSPEED_CHECKOUT", file=sys.stderr)
@@ -370,7 +665,9 @@ def main(argv: list[str]) -> int:
     version = (root / "version.txt").read_text(encoding="utf-8").strip()
     fields = config_fields(root)
     fields = {**constant_defaults(root), **fields}
+    top_level = top_level_keys(root)
     facts = {
+        "config_keys": config_keys(root, fields, top_level),
         "commit": commit,
         "version": version,
         "fields": fields,
