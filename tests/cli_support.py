@@ -20,3 +20,17 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     return code, out, err
+
+
+#: A deck of one's own, as a newcomer writes it: one card, naming the schema beside it.
+ONE_CARD_DECK = """\
+# yaml-language-server: $schema=deck.schema.json
+deck: mine
+title: Mine
+description: A deck of one's own.
+cards:
+  - id: first
+    kind: basic
+    front: What is one?
+    back: One.
+"""

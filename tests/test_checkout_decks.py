@@ -16,21 +16,12 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
-from cli_support import run_cli
+from cli_support import ONE_CARD_DECK, run_cli
 
 from zerodrill.deck.checkout import default_decks
 from zerodrill.paths import bundled_decks_dir
 
-DECK = """\
-deck: mine
-title: Mine
-description: A deck of one's own.
-cards:
-  - id: first
-    kind: basic
-    front: What is one?
-    back: One.
-"""
+DECK = ONE_CARD_DECK
 NEW_CARD = """\
   - id: second
     kind: basic
@@ -46,26 +37,30 @@ def _work_tree(root: Path) -> Path:
     return root
 
 
+def _checkout(tmp_path: Path, deck: str) -> Path:
+    """A clone of zerodrill's repository, its decks/ holding one deck file."""
+    checkout = _work_tree(tmp_path / "zerodrill")
+    (checkout / "decks").mkdir()
+    (checkout / "decks" / "mine.yaml").write_text(deck)
+    return checkout
+
+
 def test_a_broken_deck_in_decks_is_what_validate_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checkout = _work_tree(tmp_path / "zerodrill")
-    (checkout / "decks").mkdir()
-    (checkout / "decks" / "mine.yaml").write_text(DECK + "  - id: [oops\n")
+    checkout = _checkout(tmp_path, DECK + "  - id: [oops\n")
     monkeypatch.chdir(checkout)
     code, out, err = run_cli(capsys, "validate")
     assert code == 1
     assert err.splitlines()[0] == "decks: ./decks (this checkout), not the installed ones"
     # The checkout's file, named as the user would type it.
-    assert out.startswith(str(Path("decks", "mine.yaml")) + ":10:1: YAML syntax error")
+    assert out.startswith(str(Path("decks", "mine.yaml")) + ":11:1: YAML syntax error")
 
 
 def test_from_a_subfolder_the_work_trees_decks_are_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checkout = _work_tree(tmp_path / "zerodrill")
-    (checkout / "decks").mkdir()
-    (checkout / "decks" / "mine.yaml").write_text(DECK)
+    checkout = _checkout(tmp_path, DECK)
     (checkout / "zerodrill" / "deck").mkdir(parents=True)
     monkeypatch.chdir(checkout / "zerodrill" / "deck")
     code, out, err = run_cli(capsys, "validate")
@@ -123,9 +118,7 @@ def test_an_empty_decks_folder_says_the_installed_decks_are_read(
 
 def test_the_bundled_folder_itself_is_named_as_this_checkout(tmp_path: Path) -> None:
     """Run from a source tree (not installed), the checkout's decks are the bundled ones."""
-    checkout = _work_tree(tmp_path / "zerodrill")
-    (checkout / "decks").mkdir()
-    (checkout / "decks" / "mine.yaml").write_text(DECK)
+    checkout = _checkout(tmp_path, DECK)
     found = default_decks(checkout / "decks", cwd=checkout)
     assert found.roots == (Path("decks"),)
     assert found.notice == "decks: ./decks (this checkout)"
@@ -134,9 +127,7 @@ def test_the_bundled_folder_itself_is_named_as_this_checkout(tmp_path: Path) -> 
 def test_a_path_given_is_read_as_given_and_nothing_is_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checkout = _work_tree(tmp_path / "zerodrill")
-    (checkout / "decks").mkdir()
-    (checkout / "decks" / "mine.yaml").write_text(DECK + "  - id: [oops\n")
+    checkout = _checkout(tmp_path, DECK + "  - id: [oops\n")
     monkeypatch.chdir(checkout)
     code, out, err = run_cli(capsys, "validate", str(BUNDLED))
     assert code == 0 and err == ""
@@ -146,9 +137,7 @@ def test_export_in_a_checkout_builds_the_checkouts_cards(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``zerodrill export -o exports/`` in the clone: the new card is in the package."""
-    checkout = _work_tree(tmp_path / "zerodrill")
-    (checkout / "decks").mkdir()
-    (checkout / "decks" / "mine.yaml").write_text(DECK + NEW_CARD)
+    checkout = _checkout(tmp_path, DECK + NEW_CARD)
     monkeypatch.chdir(checkout)
     code, out, err = run_cli(capsys, "export", "-o", "exports/")
     assert code == 0, err

@@ -19,22 +19,13 @@ import sys
 from pathlib import Path
 
 import yaml
+from cli_support import ONE_CARD_DECK
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "decks" / "README.md"
 SECTION = "## A deck repository of your own"
 
-GOOD = """\
-# yaml-language-server: $schema=deck.schema.json
-deck: mine
-title: Mine
-description: A deck of one's own.
-cards:
-  - id: first
-    kind: basic
-    front: What is one?
-    back: One.
-"""
+GOOD = ONE_CARD_DECK
 WORKFLOW = "name: ci\non: [push]\njobs: {}\n"
 
 

@@ -8,21 +8,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from cli_support import run_cli
+from cli_support import ONE_CARD_DECK, run_cli
 
 from zerodrill.deck.schema import SCHEMA_PATH
 
-DECK = """\
-# yaml-language-server: $schema=deck.schema.json
-deck: mine
-title: Mine
-description: A deck of one's own.
-cards:
-  - id: first
-    kind: basic
-    front: What is one?
-    back: One.
-"""
+DECK = ONE_CARD_DECK
 
 
 def test_printed_schema_is_the_packages_and_says_how_to_name_it(
