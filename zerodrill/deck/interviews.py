@@ -4,8 +4,8 @@ An interview is a question answered out loud against a clock: the points a stron
 makes, the follow-up questions an interviewer asks next, the red flags to avoid. The sheet is
 the night-before list of bullets. Both are built from the cards: each point and bullet names
 the cards that back it, and the follow-ups and red flags *are* cards, so every id is checked
-here (it exists, it is of the right kind, it is not retired) at its own line and column, as
-every other mistake in a deck is.
+(:mod:`zerodrill.deck.card_ids`: it exists, it is of the right kind, it is not retired) at its
+own line and column, as every other mistake in a deck is.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import kinds, markdown_checks
+from zerodrill.deck.card_ids import KnownCards as _Cards
+from zerodrill.deck.card_ids import card_list as _card_list
+from zerodrill.deck.card_ids import written_card_ids
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import (
@@ -27,7 +30,7 @@ from zerodrill.deck.model import (
     Problem,
     Sheet,
 )
-from zerodrill.deck.yaml_nodes import MAP, NULL, SEQ, STR, NodeReader, did_you_mean, kind_of
+from zerodrill.deck.yaml_nodes import MAP, NULL, SEQ, NodeReader, kind_of
 
 if TYPE_CHECKING:
     import yaml
@@ -51,16 +54,6 @@ _DIGITS = re.compile(r"[0-9]+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-class _Cards:
-    """The deck's cards as the interviews and the sheet refer to them."""
-
-    def __init__(self, cards: Sequence[Card], written: set[str]) -> None:
-        self.by_id: Mapping[str, Card] = {c.id: c for c in cards}
-        #: Every id written in the cards list, including cards that have problems of their
-        #: own: those are reported there, not again as unknown here.
-        self.written = written
-
-
 def read(
     reader: NodeReader, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], cards: Sequence[Card]
 ) -> tuple[tuple[Interview, ...], Sheet | None]:
@@ -72,20 +65,6 @@ def read(
         found = read_interviews(reader, fields["interviews"][1], cards, written)
     sheet = read_sheet(reader, fields["sheet"][1], cards, written) if "sheet" in fields else None
     return found, sheet
-
-
-def written_card_ids(node: yaml.Node) -> set[str]:
-    """The ``id`` of every card mapping in the ``cards`` node, well-formed or not."""
-    ids: set[str] = set()
-    if node.tag != SEQ:
-        return ids
-    for child in node.value:
-        if child.tag != MAP:
-            continue
-        for key, value in child.value:
-            if key.tag == STR and key.value == "id" and value.tag == STR:
-                ids.add(value.value)
-    return ids
 
 
 def read_interviews(
@@ -315,32 +294,3 @@ def _ids(
     if name not in fields:
         return ()
     return _card_list(reader, fields[name][1], name, kind, known)
-
-
-def _card_list(
-    reader: NodeReader, node: yaml.Node, name: str, kind: kinds.CardKind | None, known: _Cards
-) -> tuple[str, ...]:
-    """The card ids in ``node``, each one a card of the deck (of ``kind``, if given)."""
-    ids: list[str] = []
-    for card_id, child in reader.strings(node, name, _SLUG):
-        card = known.by_id.get(card_id)
-        if card is None:
-            if card_id not in known.written:
-                reader.report(
-                    child, f"unknown card '{card_id}'{did_you_mean(card_id, known.by_id)}"
-                )
-            continue
-        if card_id in ids:
-            reader.report(child, f"card '{card_id}' is listed twice in '{name}'")
-            continue
-        if kind is not None and card.kind is not kind:
-            reader.report(
-                child,
-                f"card '{card_id}' is a {card.kind.name} card; '{name}' lists {kind.name} cards",
-            )
-            continue
-        if card.retired:
-            reader.report(child, f"card '{card_id}' is retired: link a card the drill still shows")
-            continue
-        ids.append(card_id)
-    return tuple(ids)
