@@ -61,10 +61,11 @@ def test_the_item_index_holds_what_items_of_gives_in_its_order() -> None:
     assert [index.card_key(key) for key in index] == [item.card.key for item in built.values()]
     assert index.card_key("d/r") is None and index.card_key("d/zz") is None
     # The keys the index is built from: each one's card and deletion number.
-    keys, positions, ordinals = first.study_items
+    keys, positions, ordinals, siblings = first.study_items
     assert keys == tuple(i.key for i in items_of([first]))
     assert [first.cards[n].key for n in positions] == [i.card.key for i in items_of([first])]
     assert ordinals == {"d/c#c1": 1, "d/c#c3": 3}
+    assert siblings == {}
     assert index.get("d/r") is None and "d/r" not in index
     assert index.get("d/none", built["e/b"]) == built["e/b"]
     with pytest.raises(KeyError):
@@ -253,22 +254,32 @@ def test_building_the_queue_does_no_more_work_for_a_longer_log(store: Store) -> 
 def _reference_queue(
     items: Sequence[Item], store: Store, day: date, new_limit: int
 ) -> tuple[list[str], list[str]]:
-    """The queue's rules spelled out the plain way: new means no schedule at all."""
+    """The queue's rules spelled out the plain way: new means no schedule at all, and a card
+    taken or graded keeps itself and its siblings (listed on either card) busy for the day."""
     by_key = {item.key: item for item in items}
+    siblings: dict[str, set[str]] = {}
+    for item in items:
+        for other in item.card.siblings:
+            siblings.setdefault(item.card.key, set()).add(f"d/{other}")
+            siblings.setdefault(f"d/{other}", set()).add(item.card.key)
+
+    def with_siblings(card_key: str) -> set[str]:
+        return {card_key} | siblings.get(card_key, set())
+
     latest = {r.key: r for r in store.reviews_on(day)}
     introduced = sum(1 for r in store.reviews_on(day) if r.introduced and r.key in by_key)
-    busy = {by_key[k].card.key if k in by_key else k.partition("#")[0] for k in latest}
+    busy = set().union(*(with_siblings(k.partition("#")[0]) for k in latest))
     reviews = []
     for key in store.due_dates(through=day):
         if key in by_key and key not in latest and by_key[key].card.key not in busy:
-            busy.add(by_key[key].card.key)
+            busy |= with_siblings(by_key[key].card.key)
             reviews.append(key)
     new: list[str] = []
     known = set(store.states())
     for key, item in by_key.items():
         if len(new) < new_limit - introduced and key not in known | set(latest):
             if item.card.key not in busy:
-                busy.add(item.card.key)
+                busy |= with_siblings(item.card.key)
                 new.append(key)
     return reviews, new
 
@@ -279,6 +290,10 @@ def test_queue_matches_the_rules_spelled_out(store: Store, seed: int) -> None:
     cards = [
         card("d", f"k{i}", cloze=rng.choice([(), (), (1,), (1, 2), (1, 2, 3)])) for i in range(40)
     ]
+    # Some cards teach what others do (siblings, listed on one of the two).
+    for i in rng.sample(range(40), 12):
+        others = {f"k{j}" for j in rng.sample(range(40), rng.choice([1, 2])) if j != i}
+        cards[i] = dataclasses.replace(cards[i], siblings=tuple(sorted(others)))
     items = items_of([deck("d", *cards)])
     with store.transaction():
         for item in rng.sample(items, 30):

@@ -202,6 +202,12 @@ INVALID.update(
         "sheet-bullet-too-long": {**_BASE, "sheet": ["x" * 241]},
         "sheet-bullet-of-two-paragraphs": {**_BASE, "sheet": [{"text": "a\n\nb"}]},
         "sheet-bullet-bad-card-id": {**_BASE, "sheet": [{"text": "a", "cards": ["A b"]}]},
+        "level-zero": {**_BASE, "cards": [{**CARD, "level": 0}]},
+        "level-ten": {**_BASE, "cards": [{**CARD, "level": 10}]},
+        "level-as-text": {**_BASE, "cards": [{**CARD, "level": "1"}]},
+        "siblings-not-a-list": {**_BASE, "cards": [{**CARD, "siblings": "a"}]},
+        "siblings-bad-card-id": {**_BASE, "cards": [{**CARD, "siblings": ["A b"]}]},
+        "siblings-twice": {**_BASE, "cards": [CARD, {**CARD, "id": "b", "siblings": ["a", "a"]}]},
     }
 )
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze, config_keys, interviews, kinds, markdown_checks
 from zerodrill.deck import refs as ref_rules
+from zerodrill.deck.card_ids import KnownCards, card_list, written_card_ids
 from zerodrill.deck.cloze import ClozeIssue
 from zerodrill.deck.control_chars import CONTROL, describe
 from zerodrill.deck.files import (
@@ -33,6 +34,8 @@ from zerodrill.deck.model import (
     COMMON_FIELDS,
     DECK_FIELDS,
     MAX_DECK_ID_CHARS,
+    MAX_LEVEL,
+    MIN_LEVEL,
     REQUIRED_DECK_FIELDS,
     SLUG_PATTERN,
     SLUG_RULE,
@@ -63,6 +66,8 @@ _TAG = re.compile(TAG_PATTERN)
 #: Raw control characters listed per file, at most: past that the file is hardly text.
 _MAX_CONTROLS = 20
 _BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_LEVEL = re.compile(r"[0-9]{1,3}")  # a few digits: int() refuses a few thousand
 
 
 def load_paths(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
@@ -127,6 +132,13 @@ def parse_bytes(
     return (deck if not builder.problems else None), builder.problems
 
 
+def _shown_number(node: yaml.Node) -> str:
+    """What a node that should be a small whole number is, for a message: the number if it is
+    a short one, else its kind."""
+    value = str(node.value)
+    return repr(value) if node.tag == _INT and len(value) <= 12 else kind_of(node)
+
+
 def _raw_controls(text: str, where: str) -> list[Problem]:
     """Control characters written into the file itself, each at its line and column.
 
@@ -182,6 +194,9 @@ class _Builder(NodeReader):
         self._cloze_checks = list(dict.fromkeys(rule.cloze for rule in rules))
         #: The deck says 'refs: required' (known before its cards are read).
         self._refs_required = False
+        #: Each card's 'siblings' node, with the card's id if it has a good one: read once
+        #: every card is known, since a card may name one written below it.
+        self._siblings: list[tuple[str | None, yaml.Node]] = []
 
     def slug(
         self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
@@ -259,6 +274,7 @@ class _Builder(NodeReader):
         cards: list[Card] = []
         if "cards" in fields:
             cards = self.cards(fields["cards"][1], deck_id or "", set(retired))
+            cards = self.with_siblings(cards, fields["cards"][1])
         ids = {c.id for c in cards}
         for card_id, node in retired.items():
             if card_id not in ids:
@@ -304,6 +320,40 @@ class _Builder(NodeReader):
         if self.visit(node) and (node.tag != STR or node.value not in ("required", "optional")):
             self.report(node, "deck field 'refs' must be 'required' or 'optional'")
         return node.tag == STR and node.value == "required"
+
+    def with_siblings(self, cards: list[Card], node: yaml.Node) -> list[Card]:
+        """``cards`` with the ``siblings`` each lists, every id checked against the deck's cards
+        (:mod:`zerodrill.deck.card_ids`) where it is written."""
+        if not self._siblings:
+            return cards
+        known = KnownCards(cards, written_card_ids(node))
+        declared: dict[str, tuple[str, ...]] = {}
+        for card_id, siblings_node in self._siblings:
+            ids = card_list(self, siblings_node, "siblings", None, known)
+            if card_id in ids:
+                own = next(c for c in siblings_node.value if c.value == card_id)
+                self.report(
+                    own,
+                    f"card '{card_id}' lists itself in 'siblings': list the other cards that "
+                    "teach what it teaches",
+                )
+            if card_id is not None:
+                declared[card_id] = tuple(i for i in ids if i != card_id)
+        return [replace(c, siblings=declared[c.id]) if declared.get(c.id) else c for c in cards]
+
+    def level(self, node: yaml.Node) -> int | None:
+        """A card's ``level``: a whole number from :data:`MIN_LEVEL` to :data:`MAX_LEVEL`."""
+        if not self.visit(node):
+            return None
+        value = str(node.value)
+        if node.tag == _INT and _LEVEL.fullmatch(value) and MIN_LEVEL <= int(value) <= MAX_LEVEL:
+            return int(value)
+        self.report(
+            node,
+            f"field 'level' must be a whole number from {MIN_LEVEL} (foundations, introduced "
+            f"first) to {MAX_LEVEL}, not {_shown_number(node)}",
+        )
+        return None
 
     def flag(self, node: yaml.Node, name: str) -> bool:
         if self.visit(node) and node.tag != _BOOL:
@@ -357,7 +407,7 @@ class _Builder(NodeReader):
         field_pos: dict[str, Pos] = {}
         for name, (_key, value) in fields.items():
             field_pos[name] = self.pos(value)
-            if name in ("id", "kind", "tags", "refs"):
+            if name in ("id", "kind", "tags", "refs", "level", "siblings"):
                 continue
             text = self.text(value, name, required=name != "extra")
             if text is not None and text != "":
@@ -370,6 +420,9 @@ class _Builder(NodeReader):
             else []
         )
         refs = self._refs(fields["refs"][1], card_id) if "refs" in fields else []
+        level = self.level(fields["level"][1]) if "level" in fields else None
+        if "siblings" in fields:
+            self._siblings.append((card_id, fields["siblings"][1]))
         ordinals: tuple[int, ...] = ()
         if kind is not None and kind.cloze_field in texts:
             name = kind.cloze_field
@@ -389,6 +442,7 @@ class _Builder(NodeReader):
             ordinals=ordinals,
             media=tuple(media),
             retired=card_id in retired,
+            level=level,
         )
 
     def _refs(self, node: yaml.Node, card_id: str | None) -> list[str]:

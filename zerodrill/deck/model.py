@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from msgspec import Struct
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 #: Fields any card may carry besides its kind's own (:mod:`zerodrill.deck.kinds`).
-COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs")
+COMMON_FIELDS: tuple[str, ...] = ("id", "kind", "extra", "tags", "refs", "level", "siblings")
 DECK_FIELDS: tuple[str, ...] = (
     "deck",
     "title",
@@ -37,6 +38,10 @@ DECK_FIELDS: tuple[str, ...] = (
     "config_keys",
 )
 REQUIRED_DECK_FIELDS: tuple[str, ...] = ("deck", "title", "description", "cards")
+
+#: A card's ``level``: which new cards come first, 1 (foundations) first. Cards without one
+#: come after every card that has one (:mod:`zerodrill.deck.study_order`).
+MIN_LEVEL, MAX_LEVEL = 1, 9
 
 #: The most characters a field (or title, description, tag...) may hold. The bundled deck's
 #: longest field is about a thousand; a field past this is a paste gone wrong, and each such
@@ -121,6 +126,11 @@ class Card:
     #: Image paths, relative to the deck's folder, that the card's Markdown references.
     media: tuple[str, ...] = ()
     retired: bool = False
+    #: Which new cards come first (:data:`MIN_LEVEL` first); None: after every leveled card.
+    level: int | None = None
+    #: Ids of the cards that teach the same thing, as the deck lists them on this card (the
+    #: relation goes both ways: :attr:`StudyItems.siblings`).
+    siblings: tuple[str, ...] = ()
 
     # Cached: the queue looks up each card's key several times over, on every item.
     @cached_property
@@ -188,6 +198,10 @@ class StudyItems(NamedTuple):
     positions: tuple[int, ...]
     #: The deletion number of each cloze item's key.
     ordinals: Mapping[str, int]
+    #: The card keys of each active card's declared siblings, both ways (a card that lists
+    #: another is the other's sibling too); cards without any are left out. The queue holds a
+    #: card's siblings for another day, as it holds a cloze card's other deletions.
+    siblings: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -235,7 +249,9 @@ class Deck:
             else:
                 keys.append(card.key)
                 positions.append(n)
-        return StudyItems(tuple(keys), tuple(positions), ordinals)
+        from zerodrill.deck.study_order import sibling_keys
+
+        return StudyItems(tuple(keys), tuple(positions), ordinals, sibling_keys(cards))
 
     @property
     def folder(self) -> Path:

@@ -39,6 +39,8 @@ from zerodrill.deck.model import (
     DECK_FIELDS,
     MAX_DECK_ID_CHARS,
     MAX_FIELD_CHARS,
+    MAX_LEVEL,
+    MIN_LEVEL,
     REQUIRED_DECK_FIELDS,
     RESERVED_DECK_IDS,
     SLUG_PATTERN,
@@ -225,6 +227,18 @@ def _common_fields() -> dict[str, tuple[str, Json]]:
                     "not": {"pattern": NO_CONTROL},
                 },
             },
+        ),
+        "level": (
+            f"Which new cards come first: {MIN_LEVEL} (foundations) to {MAX_LEVEL}. New cards "
+            "come level by level, kinds and topics mixed within a level; cards without a level "
+            "come after every card that has one.",
+            {"type": "integer", "minimum": MIN_LEVEL, "maximum": MAX_LEVEL},
+        ),
+        "siblings": (
+            "Ids of cards that teach the same thing as this one (not retired): the drill never "
+            "shows a card and its siblings on the same study day, as it never shows two "
+            "deletions of one cloze card. Listing them on one of the cards is enough.",
+            _ids(),
         ),
     }
 

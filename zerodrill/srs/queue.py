@@ -11,8 +11,10 @@ it forward once a few other cards were graded or that moment has come
 The daily limit on new items is one per study day, over every deck: items introduced today in
 any deck count against it, so no choice of decks gives more new cards in a day.
 
-Siblings (the deletions of one cloze card) are never shown on the same day: once one of them
-is queued or was graded today, the others wait for another day.
+Siblings are never shown on the same day: the deletions of one cloze card, and cards the deck
+says teach the same thing (a card's ``siblings``). Once one of them is queued or was graded
+today, the others wait for another day (:meth:`~zerodrill.deck.item_index.ItemIndex.
+busy_cards`).
 
 Everything is derived from the store for the study day, so a session started again the same
 day (or in a second terminal) picks up where the log says things stand. Building the queue
@@ -85,8 +87,9 @@ class TodayQueue(Struct, frozen=True):
 def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
     """The study items of the decks' active cards, in study order: the order new ones come in.
 
-    Deck by deck; within a deck, kinds and topics mixed (:mod:`zerodrill.deck.study_order`). A
-    cloze card's items stay together: the queue lets one a day through.
+    Deck by deck; within a deck, level by level, kinds and topics mixed
+    (:mod:`zerodrill.deck.study_order`). A cloze card's items stay together, and siblings may
+    stand side by side: the queue lets one of them a day through.
     """
     return tuple(
         chain.from_iterable(deck.cards[n].items() for deck in decks for n in deck.study_order)
@@ -141,11 +144,10 @@ def build_queue(
         if latest[r.key] is r and r.key in again and r.key in by_key
         if (step := again[r.key].step_due) is not None
     }
-    card_key = by_key.card_key
     # A key no longer in a deck (a deletion removed from its card) still keeps its siblings
-    # waiting today: its card is what comes before '#'.
-    busy_cards = {card_key(key) or key.partition("#")[0] for key in graded}
-    busy_cards.update(item.card.key for item in brought.values())
+    # waiting today.
+    busy_cards = by_key.busy_cards(graded)
+    busy_cards.update(by_key.busy_cards(brought))
 
     # A key graded today never comes up again here: its card is busy already.
     reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
@@ -162,5 +164,5 @@ def _brought_forward(
     """The items an interview brought forward, due now whatever their schedule (new ones
     too, beyond the new-card limit): one per card, a card whose other deletion was graded
     today waiting as it would. A key graded earlier today comes up again, as a repeat."""
-    busy = {by_key.card_key(key) or key.partition("#")[0] for key in graded if key not in pending}
+    busy = by_key.busy_cards(key for key in graded if key not in pending)
     return {item.key: item for item in by_key.one_per_card(pending, busy)}
