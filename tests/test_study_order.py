@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.kinds import RED_FLAG
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Card, Deck
+from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
@@ -270,3 +271,75 @@ def test_a_sitting_never_shows_two_siblings_on_one_day(store: Store) -> None:
     assert days[0] == ["d/a", "d/e"]
     assert days[1] == ["d/a", "d/e"]  # the reviews SM-2 brings back the next day
     assert days[2] == ["d/b", "d/c"]  # each waited for a; they are not each other's siblings
+
+
+# -- the bundled deck ----------------------------------------------------------------------------
+
+
+def zero_deck() -> Deck:
+    result = load_paths([bundled_decks_dir()])
+    assert result.ok, result.problems
+    (found,) = (d for d in result.decks if d.id == "deepspeed-zero")
+    return found
+
+
+#: The foundations: the stage key, what each stage shards, memory per stage, communication.
+FOUNDATIONS = (
+    "stage-key",
+    "stage0-meaning",
+    "stage1-shards",
+    "stage2-shards",
+    "stage3-shards",
+    "model-state-bytes",
+    "per-stage-memory-formulas",
+    "comm-volume",
+    "dp-allreduce-2psi",
+    "stage3-3psi",
+)
+#: What the learner of the issue met on day 0, before what each stage shards.
+ADVANCED = ("mics", "fu-zeropp-hpz-memory", "multi-rank-allreduce-volume", "zeropp-hpz")
+
+
+def test_the_shipped_deck_gives_foundations_first_and_advanced_cards_last() -> None:
+    by_id = {c.id: c for c in zero_deck().cards}
+    assert {by_id[i].level for i in FOUNDATIONS} == {1}
+    assert all(by_id[i].level not in (None, 1) for i in ADVANCED)
+    assert {by_id[i].level for i in ("mics", "fu-zeropp-hpz-memory", "zeropp-hpz")} == {3}
+
+
+def test_the_shipped_decks_first_day_brings_foundations_only(store: Store) -> None:
+    d = zero_deck()
+    s = Session([d], store, clock=lambda: NOW)
+    day0 = []
+    while (item := s.current) is not None:
+        day0.append(item.card)
+        s.grade(4)
+    assert len(day0) == 20
+    assert {c.level for c in day0} == {1}, [(c.id, c.level) for c in day0 if c.level != 1]
+    ids = {c.id for c in day0}
+    assert {"stage-key", "stage1-shards", "stage2-shards", "stage3-shards"} <= ids
+    assert not ids & set(ADVANCED)
+
+
+def test_the_shipped_decks_siblings_never_share_a_study_day(store: Store) -> None:
+    # The issue's learner met `rf-only-three-stages` minutes after `stage-key`.
+    d = zero_deck()
+    siblings = d.study_items.siblings
+    assert "deepspeed-zero/stage-key" in siblings["deepspeed-zero/rf-only-three-stages"]
+    start = datetime(2025, 3, 10, 12, 0).astimezone()
+    met: set[str] = set()
+    for n in range(10):
+        now = start + timedelta(days=n)
+        s = Session([d], store, clock=lambda now=now: now)  # type: ignore[misc]
+        shown: set[str] = set()
+        graded = 0
+        while (item := s.current) is not None:
+            shown.add(item.card.key)
+            # Some fails and hards too: their repeats come back the same day.
+            s.grade((4, 4, 4, 1, 3)[graded % 5])
+            graded += 1
+        for key in shown:
+            assert not shown & set(siblings.get(key, ())), (n, key)
+        met |= shown
+    # Holding them apart delays them a few days, never for good.
+    assert {"deepspeed-zero/rf-only-three-stages", "deepspeed-zero/rf-every-stage-more-comm"} <= met

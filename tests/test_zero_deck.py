@@ -180,7 +180,8 @@ def test_every_card_has_refs_tags_and_fields(cards: list[dict]) -> None:
     for card in cards:
         cid = card["id"]
         assert card["kind"] in KIND_FIELDS, cid
-        allowed = {"id", "kind", "tags", "refs", "extra", *KIND_FIELDS[card["kind"]]}
+        allowed = {"id", "kind", "tags", "refs", "extra", "level", "siblings"}
+        allowed |= set(KIND_FIELDS[card["kind"]])
         assert set(card) <= allowed, (cid, set(card) - allowed)
         for name in KIND_FIELDS[card["kind"]]:
             assert isinstance(card.get(name), str) and card[name].strip(), (cid, name)
@@ -190,6 +191,19 @@ def test_every_card_has_refs_tags_and_fields(cards: list[dict]) -> None:
         tags = card.get("tags")
         assert isinstance(tags, list) and tags, cid
         assert all(isinstance(t, str) and SLUG.match(t) for t in tags), (cid, tags)
+
+
+def test_every_card_says_which_comes_first(deck: dict, cards: list[dict]) -> None:
+    """The deck's policy: three levels, so a new card is placed by its writer, never last by
+    default (the format puts cards without a level after every leveled one). 1: the stage key,
+    what each stage shards, memory and communication per stage; 2: the config and costs a
+    ZeRO job is set up with; 3: the rest (ZeRO++, MiCS, offload internals, other parallelism,
+    RLHF...)."""
+    retired = set(deck.get("retired", []))
+    levels = Counter(card.get("level") for card in cards if card["id"] not in retired)
+    assert set(levels) == {1, 2, 3}, levels
+    # Enough foundations for a first day at the default 20 new cards, siblings held back.
+    assert levels[1] >= 24, levels
 
 
 def test_refs_are_code_papers_and_threads(cards: list[dict]) -> None:
