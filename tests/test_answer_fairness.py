@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from zerodrill.tui.answer_check import Mark, check, mark
+from zerodrill.srs.answer_check import Mark, check, mark
 
 R, S, W = Mark.RIGHT, Mark.SLIP, Mark.WRONG
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tui_support import TUI_DECKS, tui_decks
 
-from zerodrill.tui.answer_check import check, normalize
+from zerodrill.srs.answer_check import check, normalize
 
 
 def test_case_space_and_backticks_do_not_matter() -> None:

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 
     from textual.widgets import Input, TextArea
 
+    from zerodrill.srs.answer_check import Check
     from zerodrill.srs.sm2 import Grade
-    from zerodrill.tui.answer_check import Check
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each way of typing an answer (``CardKind.typing``) types into, by id.
@@ -246,7 +246,7 @@ class CardView(SideHolder, Vertical):
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             if typed is not None and self._cloze_answers:
-                from zerodrill.tui.answer_check import check  # difflib, needed only here
+                from zerodrill.srs.answer_check import check  # difflib, needed only here
 
                 self.result = check(typed, self._cloze_answers, self._cloze_between)
         result = self.result
