@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC
 from pathlib import Path
 
+from rich.style import Style
+from rich.text import Text
 from tui_support import TUI_DECKS, tui_decks
 
 from zerodrill.srs.answer_check import check, normalize
@@ -120,6 +122,20 @@ def test_cloze_blank_in_prose_is_escaped_and_the_answer_bold() -> None:
     s = by_key["comm-tui/reduce-scatter#c1"].sides()
     assert s.question == r"An all-reduce is a \[...\] followed by an \[...\]."
     assert s.answer == "An all-reduce is a **reduce-scatter** followed by an **all-gather**."
+
+
+def test_a_cloze_answer_with_spaces_inside_is_bold_without_asterisks() -> None:
+    # Issue 36, break 10: "{{c1:: a }}" showed "** a **", as Markdown emphasises nothing
+    # whose inside starts or ends with a space.
+    from zerodrill.deck import cloze
+    from zerodrill.tui.markdown import MarkdownStyles, parse, render
+
+    cases = [("x {{c1:: a }} y", "x  a  y", "a"), ("{{c1:: 0 to 3}}.", "0 to 3.", "0 to 3")]
+    for text, plain, answer in cases:
+        shown = render(parse(cloze.markdown(text, 1, reveal=True)), MarkdownStyles())
+        assert isinstance(shown, Text) and shown.plain == plain
+        bold = [shown.plain[s.start : s.end] for s in shown.spans if Style.parse(str(s.style)).bold]
+        assert bold == [answer]
 
 
 def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:
