@@ -9,13 +9,18 @@ from rich.style import Style
 from rich.text import Text
 from tui_support import TUI_DECKS, tui_decks
 
-from zerodrill.srs.answer_check import check, normalize
+from zerodrill.srs.answer_check import check, check_cloze
+from zerodrill.srs.answer_marks import normalize
 
 
-def test_case_space_and_backticks_do_not_matter() -> None:
+def test_space_and_backticks_do_not_matter_but_a_key_s_case_does() -> None:
     assert normalize("  `Zero_Optimization` ") == "zero_optimization"
-    result = check("  `Zero_Optimization`  ", ["zero_optimization"])
+    result = check("  `zero_optimization`  ", ["zero_optimization"])
     assert result.right and result.suggested_grade == 4
+    # DeepSpeed reads its keys as written: in capitals the key is not the key.
+    capitals = check("  `Zero_Optimization`  ", ["zero_optimization"])
+    assert capitals.suggested_grade == 2
+    assert capitals.parts[0].reason.startswith("case differs: `zero_optimization` is lowercase")
 
 
 def test_a_near_miss_is_marked_where_it_differs_and_suggests_3() -> None:
@@ -85,12 +90,14 @@ def test_every_side_by_side_cloze_shape_in_the_decks_accepts_the_text_it_shows()
                     groups.append(answer)
             assert check(", ".join(groups), answers, between).right, (text, ordinal)
             assert check(", ".join(answers), answers, between).right, (text, ordinal)
+            # As the drill checks it, knowing which blanks are code: still right.
+            assert check_cloze(", ".join(groups), text, ordinal).right, (text, ordinal)
 
 
 def test_the_verdict_and_the_suggested_grade_never_disagree() -> None:
     cases = {
         "zero_optimization": ("Right: 4 good suggested", 4),
-        "zero_optimisation": ("Not right: 1 wrong suggested", 1),
+        "zero_optimisation": ("Almost, a name in code not exact: 2 almost suggested", 2),
         "offload": ("Not right: 1 wrong suggested", 1),
     }
     for typed, (start, grade) in cases.items():
