@@ -5,15 +5,22 @@ from __future__ import annotations
 from datetime import UTC
 from pathlib import Path
 
+from rich.style import Style
+from rich.text import Text
 from tui_support import TUI_DECKS, tui_decks
 
-from zerodrill.tui.answer_check import check, normalize
+from zerodrill.srs.answer_check import check, check_cloze
+from zerodrill.srs.answer_marks import normalize
 
 
-def test_case_space_and_backticks_do_not_matter() -> None:
+def test_space_and_backticks_do_not_matter_but_a_key_s_case_does() -> None:
     assert normalize("  `Zero_Optimization` ") == "zero_optimization"
-    result = check("  `Zero_Optimization`  ", ["zero_optimization"])
+    result = check("  `zero_optimization`  ", ["zero_optimization"])
     assert result.right and result.suggested_grade == 4
+    # DeepSpeed reads its keys as written: in capitals the key is not the key.
+    capitals = check("  `Zero_Optimization`  ", ["zero_optimization"])
+    assert capitals.suggested_grade == 2
+    assert capitals.parts[0].reason.startswith("case differs: `zero_optimization` is lowercase")
 
 
 def test_a_near_miss_is_marked_where_it_differs_and_suggests_3() -> None:
@@ -83,12 +90,14 @@ def test_every_side_by_side_cloze_shape_in_the_decks_accepts_the_text_it_shows()
                     groups.append(answer)
             assert check(", ".join(groups), answers, between).right, (text, ordinal)
             assert check(", ".join(answers), answers, between).right, (text, ordinal)
+            # As the drill checks it, knowing which blanks are code: still right.
+            assert check_cloze(", ".join(groups), text, ordinal).right, (text, ordinal)
 
 
 def test_the_verdict_and_the_suggested_grade_never_disagree() -> None:
     cases = {
         "zero_optimization": ("Right: 4 good suggested", 4),
-        "zero_optimisation": ("Not right: 1 wrong suggested", 1),
+        "zero_optimisation": ("Almost, a name in code not exact: 2 almost suggested", 2),
         "offload": ("Not right: 1 wrong suggested", 1),
     }
     for typed, (start, grade) in cases.items():
@@ -120,6 +129,20 @@ def test_cloze_blank_in_prose_is_escaped_and_the_answer_bold() -> None:
     s = by_key["comm-tui/reduce-scatter#c1"].sides()
     assert s.question == r"An all-reduce is a \[...\] followed by an \[...\]."
     assert s.answer == "An all-reduce is a **reduce-scatter** followed by an **all-gather**."
+
+
+def test_a_cloze_answer_with_spaces_inside_is_bold_without_asterisks() -> None:
+    # Issue 36, break 10: "{{c1:: a }}" showed "** a **", as Markdown emphasises nothing
+    # whose inside starts or ends with a space.
+    from zerodrill.deck import cloze
+    from zerodrill.tui.markdown import MarkdownStyles, parse, render
+
+    cases = [("x {{c1:: a }} y", "x  a  y", "a"), ("{{c1:: 0 to 3}}.", "0 to 3.", "0 to 3")]
+    for text, plain, answer in cases:
+        shown = render(parse(cloze.markdown(text, 1, reveal=True)), MarkdownStyles())
+        assert isinstance(shown, Text) and shown.plain == plain
+        bold = [shown.plain[s.start : s.end] for s in shown.spans if Style.parse(str(s.style)).bold]
+        assert bold == [answer]
 
 
 def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:

@@ -323,7 +323,15 @@ def markdown(text: str, ordinal: int, *, reveal: bool) -> str:
         return blank if in_code(d) else blank.replace("[", r"\[").replace("]", r"\]")
 
     def shown(d: Deletion) -> str:
-        return d.answer if in_code(d) else f"**{d.answer}**"
+        if in_code(d):
+            return d.answer
+        # Markdown emphasises nothing whose inside starts or ends with a space ("** a **"
+        # shows its asterisks): the answer's own spaces stay, outside the bold.
+        core = d.answer.strip()
+        if not core:
+            return d.answer
+        start = d.answer.index(core)
+        return f"{d.answer[:start]}**{core}**{d.answer[start + len(core) :]}"
 
     return render(text, ordinal, reveal=reveal, hidden=hidden, shown=shown)
 

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 
     from textual.widgets import Input, TextArea
 
+    from zerodrill.srs.answer_check import Check
     from zerodrill.srs.sm2 import Grade
-    from zerodrill.tui.answer_check import Check
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each way of typing an answer (``CardKind.typing``) types into, by id.
@@ -77,10 +77,8 @@ class CardView(SideHolder, Vertical):
         self._sides: Sides | None = None
         #: Whether the card on show is back for another go in this sitting.
         self._repeat = False
-        #: The cloze's answers to the active deletion number (for a cloze on show), and the
-        #: text the card shows between each two of them.
+        #: The cloze's answers to the active deletion number (for a cloze on show).
         self._cloze_answers: list[str] = []
-        self._cloze_between: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
         #: The answer side of the card on show as it is when nothing typed changes it, drawn
@@ -179,11 +177,9 @@ class CardView(SideHolder, Vertical):
         for name, widget in self._typing.items():
             widget.display = name == needed
             _clear(widget)
-        self._cloze_answers, self._cloze_between = [], []
+        self._cloze_answers = []
         if kind.typing is Typing.BLANKS and kind.cloze_field and item.ordinal is not None:
-            self._cloze_answers, self._cloze_between = cloze.blanks(
-                item.card.fields[kind.cloze_field], item.ordinal
-            )
+            self._cloze_answers = cloze.answers(item.card.fields[kind.cloze_field], item.ordinal)
             blanks = len(self._cloze_answers)
             self._typing[TYPING_IDS[Typing.BLANKS]].placeholder = (
                 f"a: type the {blanks} missing parts, separated by commas; Enter to check"
@@ -245,10 +241,12 @@ class CardView(SideHolder, Vertical):
         if kind.is_cloze:
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
-            if typed is not None and self._cloze_answers:
-                from zerodrill.tui.answer_check import check  # difflib, needed only here
+            field, ordinal = kind.cloze_field, item.ordinal
+            if typed is not None and self._cloze_answers and field and ordinal is not None:
+                # Imported here: difflib and the reading of answers are needed only now.
+                from zerodrill.srs.answer_check import check_cloze
 
-                self.result = check(typed, self._cloze_answers, self._cloze_between)
+                self.result = check_cloze(typed, item.card.fields[field], ordinal)
         result = self.result
         yours = typed if kind.typing is Typing.FREE else None
         if result is None and yours is None and self._plain_answer is not None:
@@ -405,6 +403,9 @@ def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str]
             lines.append("✔ ", styles.string)
         elif part.close:
             lines.append("≈ ", styles.number)
+        elif part.almost:
+            # A fail, as its grade is, but one letter or the case away: not the red of a miss.
+            lines.append("✘ ", styles.number)
         else:
             lines.append("✘ ", styles.error)
         for ok, run in part.runs:
@@ -414,6 +415,9 @@ def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str]
                 lines.append("(nothing)", styles.muted)
             lines.append("  →  ")
             lines.append(part.expected, Style(bold=True))
+        if part.reason:
+            # Why the mark, on every part that has a why: "expected `N_d`, not `N`".
+            lines.append(f"  ({part.reason})", styles.muted)
         lines.append("\n")
     lines.append(result.verdict() if name is None else result.verdict(name), styles.muted)
     return lines
