@@ -12,7 +12,9 @@ The daily limit on new items is one per study day, over every deck: items introd
 any deck count against it, so no choice of decks gives more new cards in a day.
 
 Siblings (the deletions of one cloze card) are never shown on the same day: once one of them
-is queued or was graded today, the others wait for another day.
+is queued or was graded today, the others wait for another day. Not while an interview date is
+planned for (``siblings_apart=False``: :mod:`zerodrill.srs.interview_date`): then there are
+not the days for it.
 
 Everything is derived from the store for the study day, so a session started again the same
 day (or in a second terminal) picks up where the log says things stand. Building the queue
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
-from itertools import chain
+from itertools import chain, islice
 
 from msgspec import Struct, field
 
@@ -99,8 +101,10 @@ def build_queue(
     day: date,
     *,
     new_limit: int = DEFAULT_NEW_LIMIT,
+    siblings_apart: bool = True,
 ) -> TodayQueue:
-    """Today's queue over ``items`` (or a mapping of each item's key to it, in study order).
+    """Today's queue over ``items`` (or a mapping of each item's key to it, in study order);
+    with ``siblings_apart`` False, a cloze card's deletions may share the day.
 
     Keys not among the items (retired, unknown) never appear.
     """
@@ -147,12 +151,18 @@ def build_queue(
     busy_cards = {card_key(key) or key.partition("#")[0] for key in graded}
     busy_cards.update(item.card.key for item in brought.values())
 
-    # A key graded today never comes up again here: its card is busy already.
-    reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
     # Sets first: when every item has a schedule, nothing is walked in study order for none.
     fresh = by_key.keys() - later - set(due) if slots else set()
     waiting = (key for key in by_key if key in fresh) if fresh else ()
-    new = by_key.one_per_card(waiting, busy_cards, slots)
+    if siblings_apart:
+        # A key graded today never comes up again here: its card is busy already.
+        reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
+        new = by_key.one_per_card(waiting, busy_cards, slots)
+    else:
+        # A key graded today never comes up again here (as a repeat, if at all).
+        skip = graded | brought.keys()
+        reviews = [*brought, *(key for key in due if key in by_key and key not in skip)]
+        new = [by_key[key] for key in islice(waiting, slots)]
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed, by_key)
 
 
