@@ -106,6 +106,13 @@ def test_stats(snap_compare, store: Store, size: tuple[int, int]) -> None:
     assert snap_compare(make_app(store), press=["s"], terminal_size=size)
 
 
+def test_stats_with_an_interview_date(snap_compare, store: Store, size: tuple[int, int]) -> None:
+    # The plan for the days left, under the figures; the header counts the days down.
+    seed_history(store)
+    app = create_app(tui_decks(), store, clock=Clock(), interview=START.date() + timedelta(days=5))
+    assert snap_compare(app, press=["s"], terminal_size=size)
+
+
 def test_session_summary(snap_compare, store: Store, size: tuple[int, int]) -> None:
     clock = Clock()
     app = make_app(store, "comm", clock=clock)

@@ -16,12 +16,31 @@ from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
+from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.interview_date import InterviewChoice, parse_interview
 from zerodrill.srs.schedulers import SCHEDULERS
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.tui.session import Summary
+
+
+class InterviewDate(click.ParamType[InterviewChoice]):
+    """``--interview``'s value: YYYY-MM-DD, today or later, or 'none'. A usage error (exit
+    2) for anything else, before anything is saved."""
+
+    name = "date"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> InterviewChoice:
+        if isinstance(value, InterviewChoice):
+            return value
+        try:
+            return InterviewChoice(parse_interview(str(value), study_day(local_now())))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 @click.command()
@@ -56,6 +75,14 @@ if TYPE_CHECKING:
     f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
 )
 @click.option(
+    "--interview",
+    type=InterviewDate(),
+    metavar="DATE",
+    help="The day of your interview, as YYYY-MM-DD ('none' clears it): until then, enough new "
+    "cards a day to see every card twice before it, and every card back by the day before. "
+    "Remembered.",
+)
+@click.option(
     "--scratch/--personal",
     default=None,
     help="--scratch: a throwaway database, no daily limit (the default for a deck that is "
@@ -70,6 +97,7 @@ def drill(
     scratch: bool | None,
     scheduler: str | None,
     retention: float | None,
+    interview: InterviewChoice | None,
 ) -> None:
     """Drill the cards due in PATH... (default: a checkout's decks/, else the bundled decks),
     scheduled by SM-2 or FSRS.
@@ -89,6 +117,7 @@ def drill(
             scratch,
             scheduler=scheduler,
             retention=retention,
+            interview=interview,
             on_first_frame=resume,
         )
     if summary is not None and summary.reviews:
@@ -102,11 +131,15 @@ def drill(
 
 
 def saved_line(summary: Summary, db: Path) -> str:
-    """The line printed on quitting; the database's name may hold any character."""
-    return (
-        f"{plural(summary.reviews, 'grade')} saved to {shown(str(db))}; "
-        f"{summary.due_tomorrow} due tomorrow."
-    )
+    """The line printed on quitting; the database's name may hold any character. Before an
+    interview date, it says what tomorrow holds: the cards due and the new ones."""
+    tomorrow = f"{summary.due_tomorrow} due tomorrow"
+    if summary.interview is not None and summary.day is not None:
+        from zerodrill.srs.interview_date import when_text
+
+        when = when_text(summary.interview, summary.day)
+        tomorrow += f", {summary.new_tomorrow} new (interview {when})"
+    return f"{plural(summary.reviews, 'grade')} saved to {shown(str(db))}; {tomorrow}."
 
 
 def _run(
@@ -119,6 +152,7 @@ def _run(
     *,
     scheduler: str | None = None,
     retention: float | None = None,
+    interview: InterviewChoice | None = None,
     on_first_frame: Callable[[], None],
 ) -> tuple[Summary | None, Path, bool]:
     """The drill from the command line's arguments: its summary, the database it used, and
@@ -142,14 +176,14 @@ def _run(
             everything = sum(len(card.items()) for deck in decks for card in deck.cards)
             summary, used = _drill(
                 decks, Path(tmp) / "scratch.db", everything, deck_id, buttons, notice,
-                on_first_frame, scheduler, retention, chosen.notice,
+                on_first_frame, scheduler, retention, chosen.notice, interview,
             )  # fmt: skip
         return summary, used, True
     if db is None:
         db = default_db_path(create_folder=True)
     summary, used = _drill(
         decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention,
-        chosen.notice,
+        chosen.notice, interview,
     )  # fmt: skip
     return summary, used, False
 
@@ -165,6 +199,7 @@ def _drill(
     scheduler: str | None,
     retention: float | None,
     decks_notice: str | None,
+    interview: InterviewChoice | None,
 ) -> tuple[Summary | None, Path]:
     from zerodrill.srs.store import Store
 
@@ -181,6 +216,7 @@ def _drill(
             scratch=scratch,
             scheduler=scheduler,
             retention=retention,
+            interview="saved" if interview is None else interview.day,
             notice=decks_notice,
         )
         summary = run_to_end(app, store)

@@ -58,29 +58,43 @@ class ItemIndex(Mapping[str, Item]):
         is no such item here."""
         return key.partition("#")[0] if key in self._cards else None
 
-    def busy_cards(self, keys: Iterable[str]) -> set[str]:
+    def busy_cards(self, keys: Iterable[str], *, deletions_apart: bool = True) -> set[str]:
         """The card keys that items ``keys`` keep from coming again today: each one's card
-        (its other deletions wait) and that card's siblings. A key need not be here: one no
-        longer in a deck (a deletion since removed) still keeps its card busy."""
-        busy = {key.partition("#")[0] for key in keys}
+        (its other deletions wait; not with ``deletions_apart`` False) and that card's
+        siblings. A key need not be here: one no longer in a deck (a deletion since removed)
+        still keeps its card busy."""
+        cards = {key.partition("#")[0] for key in keys}
+        busy = set(cards) if deletions_apart else set()
         siblings = self._siblings
         if siblings:
-            for card in list(busy):
+            for card in cards:
                 busy.update(siblings.get(card, ()))
         return busy
 
     def one_per_card(
-        self, keys: Iterable[str], busy_cards: set[str], limit: int | None = None
+        self,
+        keys: Iterable[str],
+        busy_cards: set[str],
+        limit: int | None = None,
+        *,
+        deletions_apart: bool = True,
     ) -> list[Item]:
         """The items of :meth:`one_key_per_card`, made."""
-        return [self[key] for key in self.one_key_per_card(keys, busy_cards, limit)]
+        taken = self.one_key_per_card(keys, busy_cards, limit, deletions_apart=deletions_apart)
+        return [self[key] for key in taken]
 
     def one_key_per_card(
-        self, keys: Iterable[str], busy_cards: set[str], limit: int | None = None
+        self,
+        keys: Iterable[str],
+        busy_cards: set[str],
+        limit: int | None = None,
+        *,
+        deletions_apart: bool = True,
     ) -> list[str]:
         """Those of ``keys`` held here, in order, at most ``limit`` (None: all), and at most
         one per card not in ``busy_cards``, without making their items. The cards taken, and
-        their siblings, join ``busy_cards``."""
+        their siblings, join ``busy_cards``. With ``deletions_apart`` False a card's deletions
+        may all be taken (only its siblings are held)."""
         taken: list[str] = []
         if limit == 0:
             return taken
@@ -91,7 +105,8 @@ class ItemIndex(Mapping[str, Item]):
                 continue
             card = key.partition("#")[0]
             if card not in busy_cards:
-                busy_cards.add(card)
+                if deletions_apart:
+                    busy_cards.add(card)
                 if siblings:
                     busy_cards.update(siblings.get(card, ()))
                 taken.append(key)

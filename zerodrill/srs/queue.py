@@ -14,7 +14,10 @@ any deck count against it, so no choice of decks gives more new cards in a day.
 Siblings are never shown on the same day: the deletions of one cloze card, and cards the deck
 says teach the same thing (a card's ``siblings``). Once one of them is queued or was graded
 today, the others wait for another day (:meth:`~zerodrill.deck.item_index.ItemIndex.
-busy_cards`).
+busy_cards`). While an interview date is planned for (:mod:`zerodrill.srs.interview_date`)
+there are not the days for that: a cloze card's deletions may share a day, and cards that teach
+the same thing are only introduced on different days (:attr:`Apart.NEW_SIBLINGS`), until the
+last day new cards are planned for, when nothing waits (:attr:`Apart.NONE`).
 
 Everything is derived from the store for the study day, so a session started again the same
 day (or in a second terminal) picks up where the log says things stand. Building the queue
@@ -27,7 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
-from itertools import chain
+from enum import Enum
+from itertools import chain, islice
 
 from msgspec import Struct, field
 
@@ -96,14 +100,27 @@ def items_of(decks: Iterable[Deck]) -> tuple[Item, ...]:
     )
 
 
+class Apart(Enum):
+    """Which siblings wait for another day (see the module's docstring)."""
+
+    #: A cloze card's deletions, and cards that teach the same thing, never share a day.
+    ALL = "all"
+    #: Deletions may share a day; cards that teach the same thing are introduced apart.
+    NEW_SIBLINGS = "new siblings"
+    #: Nothing waits: the last day new cards can still be met twice before an interview.
+    NONE = "none"
+
+
 def build_queue(
     items: Iterable[Item] | Mapping[str, Item],
     store: Store,
     day: date,
     *,
     new_limit: int = DEFAULT_NEW_LIMIT,
+    apart: Apart = Apart.ALL,
 ) -> TodayQueue:
-    """Today's queue over ``items`` (or a mapping of each item's key to it, in study order).
+    """Today's queue over ``items`` (or a mapping of each item's key to it, in study order);
+    ``apart`` says which siblings wait for another day (:class:`Apart`).
 
     Keys not among the items (retired, unknown) never appear.
     """
@@ -144,17 +161,27 @@ def build_queue(
         if latest[r.key] is r and r.key in again and r.key in by_key
         if (step := again[r.key].step_due) is not None
     }
-    # A key no longer in a deck (a deletion removed from its card) still keeps its siblings
-    # waiting today.
-    busy_cards = by_key.busy_cards(graded)
-    busy_cards.update(by_key.busy_cards(brought))
-
-    # A key graded today never comes up again here: its card is busy already.
-    reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
     # Sets first: when every item has a schedule, nothing is walked in study order for none.
     fresh = by_key.keys() - later - set(due) if slots else set()
     waiting = (key for key in by_key if key in fresh) if fresh else ()
-    new = by_key.one_per_card(waiting, busy_cards, slots)
+    if apart is Apart.ALL:
+        # A key no longer in a deck (a deletion removed from its card) still keeps its
+        # siblings waiting today.
+        busy_cards = by_key.busy_cards(graded)
+        busy_cards.update(by_key.busy_cards(brought))
+        # A key graded today never comes up again here: its card is busy already.
+        reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
+        new = by_key.one_per_card(waiting, busy_cards, slots)
+    else:
+        # A key graded today never comes up again here (as a repeat, if at all).
+        skip = graded | brought.keys()
+        reviews = [*brought, *(key for key in due if key in by_key and key not in skip)]
+        if apart is Apart.NEW_SIBLINGS:
+            introduced_today = (r.key for r in logged if r.introduced)
+            held = by_key.busy_cards(introduced_today, deletions_apart=False)
+            new = by_key.one_per_card(waiting, held, slots, deletions_apart=False)
+        else:
+            new = [by_key[key] for key in islice(waiting, slots)]
     return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed, by_key)
 
 

@@ -21,20 +21,28 @@ from contextlib import suppress
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import NO_MARKS, Action, CardActionEvent, CardMarks
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Counts, build_queue, items_of
+from zerodrill.srs.queue import (
+    DEFAULT_NEW_LIMIT,
+    Apart,
+    Counts,
+    TodayQueue,
+    build_queue,
+    items_of,
+)
 from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.store import NotInEffect, Store
 from zerodrill.srs.store.actions import NothingToUndo
 
 if TYPE_CHECKING:
+    from zerodrill.srs.interview_date import Plan
     from zerodrill.srs.stats import Stats
 
 #: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
@@ -66,6 +74,12 @@ class Summary(Struct, frozen=True):
     #: the drill was started with, whichever one was drilled last: ``zerodrill stats`` on those
     #: decks counts the same cards.
     due_tomorrow: int
+    #: The interview date planned for, if it is today or ahead; None otherwise.
+    interview: date | None = None
+    #: With :attr:`interview`: the new cards tomorrow brings (the plan's, or the daily limit).
+    new_tomorrow: int = 0
+    #: The study day of the sitting.
+    day: date | None = None
 
 
 class Outlook(Struct, frozen=True):
@@ -146,8 +160,14 @@ class Session:
         new_limit: int = DEFAULT_NEW_LIMIT,
         deck_id: str | None = None,
         rollover_hour: int = DEFAULT_ROLLOVER_HOUR,
+        interview: date | None = None,
     ) -> None:
         self._all_decks = tuple(decks)
+        #: The interview date planned for (:mod:`zerodrill.srs.interview_date`), or None. The
+        #: store's scheduler caps intervals for it (:func:`zerodrill.srs.settings.
+        #: chosen_scheduler`).
+        self.interview = interview
+        self._plan: Plan | None = None
         self._store = store
         self._clock = clock
         self._new_limit = new_limit
@@ -205,11 +225,52 @@ class Session:
             self._store.scheduler = previous
             raise
 
+    def use_interview(self, interview: date | None, scheduler: Scheduler[Any]) -> None:
+        """Plan for ``interview`` (None: for none) from now on, the store scheduling with
+        ``scheduler`` (capped for it): as :meth:`use_scheduler`, the queue built again."""
+        previous = self.interview
+        self.interview = interview
+        try:
+            self.use_scheduler(scheduler)
+        except BaseException:
+            self.interview = previous
+            raise
+
+    @property
+    def plan(self) -> Plan | None:
+        """The plan for the interview date on the sitting's day; None without one ahead."""
+        return self._plan
+
+    @property
+    def new_limit(self) -> int:
+        """New cards a day: the plan's while one is in force, else the sitting's ``--new``."""
+        return self._plan.new_per_day if self._plan is not None else self._new_limit
+
+    def _plan_for(self, day: date, marks: Mapping[str, CardMarks]) -> Plan | None:
+        if self.interview is None or day >= self.interview:
+            return None
+        from zerodrill.srs.interview_date import plan_for
+
+        keys = self._by_key if self.deck_id is None else ItemIndex(self._all_decks)
+        return plan_for(
+            keys, self._store, day, self.interview, new_limit=self._new_limit, marks=marks
+        )
+
+    def _queue(self, items: Mapping[str, Item] | Sequence[Item]) -> TodayQueue:
+        """Today's queue over ``items``, with the day's new cards and sibling rule."""
+        apart = Apart.ALL
+        if self._plan is not None:
+            from zerodrill.srs.interview_date import queue_apart
+
+            apart = queue_apart(self._plan)
+        return build_queue(items, self._store, self.day, new_limit=self.new_limit, apart=apart)
+
     def _reload(self) -> None:
         # Suspended cards, and cards buried today, are kept out of every line.
         marks = self._store.actions.marks()
+        self._plan = self._plan_for(self.day, marks)
         by_key = self._by_key.without(k for k, m in marks.items() if m.hidden_on(self.day))
-        queue = build_queue(by_key, self._store, self.day, new_limit=self._new_limit)
+        queue = self._queue(by_key)
         # Keys: the items of due cards are made as the sitting reaches them.
         self._reviews = deque(queue.review_keys)
         self._new = deque(queue.new)
@@ -447,14 +508,32 @@ class Session:
 
         # Every deck the drill was started with, not only the one drilled last: the count
         # must not depend on which deck was picked before quitting.
-        stats = compute_stats(self._all_decks, self._store, self.day)
+        stats = compute_stats(self._all_decks, self._store, self.day, interview=self.interview)
         grades = Counter(int(review.grade) for review in self._given if review.grade is not None)
+        interview = self.interview if self.interview and self.interview >= self.day else None
+        new_tomorrow = 0
+        if interview is not None:
+            # What tomorrow's sitting will bring: the plan worked out for tomorrow, from what
+            # is left unseen now.
+            marks = self._store.actions.marks()
+            tomorrow = self._plan_for(self.day + timedelta(days=1), marks)
+            limit = tomorrow.new_per_day if tomorrow is not None else self._new_limit
+            schedule = self._store.due_dates()
+            unseen = sum(
+                1
+                for key in ItemIndex(self._all_decks)
+                if key not in schedule and not marks.get(key, NO_MARKS).suspended
+            )
+            new_tomorrow = min(limit, unseen)
         return Summary(
             reviews=len(self._given),
             cards=len({review.key for review in self._given}),
             grades=dict(grades),
             seconds=(self._clock() - self._started).total_seconds(),
             due_tomorrow=stats.due_today - stats.again + stats.due_tomorrow,
+            interview=interview,
+            new_tomorrow=new_tomorrow,
+            day=self.day,
         )
 
     def outlook(self) -> Outlook:
@@ -470,7 +549,7 @@ class Session:
         return Outlook(
             cards=len(self._by_key),
             new_waiting=new_waiting,
-            new_limit=self._new_limit,
+            new_limit=self.new_limit,
             introduced=queue.introduced,
             next_review=None if next_review is None else self._day_start(next_review),
             next_day=self._day_start(self.day + timedelta(days=1)),
@@ -484,7 +563,17 @@ class Session:
         # Imported when asked for: the first card does not wait for it.
         from zerodrill.srs.stats import compute_stats
 
-        return compute_stats(self._decks, self._store, self.day, at=self._clock())
+        stats = compute_stats(
+            self._decks,
+            self._store,
+            self.day,
+            at=self._clock(),
+            interview=self.interview,
+            new_limit=self._new_limit,
+        )
+        # The plan is the sitting's, over every deck (the daily limit is one over them all),
+        # whichever deck is drilled now.
+        return structs.replace(stats, plan=self._plan)
 
     def deck_counts(self) -> list[DeckCount]:
         rows = [self._count(deck.id, deck.title, (deck,)) for deck in self._all_decks]
@@ -498,6 +587,6 @@ class Session:
         marks = self._store.actions.marks()
         items = items_of(decks)
         shown = [i for i in items if not marks.get(i.key, NO_MARKS).hidden_on(self.day)]
-        q = build_queue(shown, self._store, self.day, new_limit=self._new_limit)
+        q = self._queue(shown)
         due = len(q.review_keys) + len(q.repeats)
         return DeckCount(deck_id, title, due, len(q.new), len(items) - len(shown))

@@ -1,5 +1,5 @@
 """The learner's choices kept in the review database between sittings: the grade layout, the
-scheduler and FSRS's desired retention.
+scheduler, FSRS's desired retention and the interview date.
 
 Kept in the database, not a config file, so that the choice travels with the grades it goes
 with (``--db`` for a second learner keeps their layout apart). A value no zerodrill wrote reads
@@ -10,7 +10,8 @@ gone ends the drill as a grade would.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import date
+from typing import Any, Literal
 
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS, Scheduler, scheduler_named
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
@@ -23,6 +24,9 @@ BUTTONS = "buttons"
 SCHEDULER = "scheduler"
 #: FSRS's desired retention, as text ("0.9").
 RETENTION = "fsrs_retention"
+#: The interview date the days before it are planned for, as ISO text ("2026-05-16"); empty
+#: once cleared.
+INTERVIEW = "interview_date"
 
 #: The schedulers' names as the learner reads them.
 SCHEDULER_TITLES = {"sm2": "SM-2", "fsrs": "FSRS"}
@@ -71,16 +75,47 @@ def save_retention(store: Store, retention: float) -> str | None:
     return _save(store, RETENTION, text, f"A desired retention of {text}")
 
 
+def saved_interview(store: Store) -> date | None:
+    """The interview date last set; None if none is (cleared, or unreadable)."""
+    value = store.setting(INTERVIEW)
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def save_interview(store: Store, day: date | None) -> str | None:
+    """Remember the interview date ``day`` for the next sittings, or forget it (None); see the
+    module's docstring."""
+    if day is None:
+        return _save(store, INTERVIEW, "", "Clearing the interview date")
+    return _save(store, INTERVIEW, day.isoformat(), f"The interview date {day.isoformat()}")
+
+
 def chosen_scheduler(
-    store: Store, name: str | None = None, *, retention: float | None = None
+    store: Store,
+    name: str | None = None,
+    *,
+    retention: float | None = None,
+    interview: date | None | Literal["saved"] = "saved",
 ) -> Scheduler[Any]:
     """Scheduler ``name`` (default: the one last chosen), made with its options: FSRS's
-    desired retention is ``retention``, else the one saved, else FSRS's default."""
+    desired retention is ``retention``, else the one saved, else FSRS's default. With an
+    ``interview`` date (default: the one saved, if any), every card's next due day is capped
+    before it (:mod:`zerodrill.srs.schedulers.interview_cap`)."""
     name = saved_scheduler_name(store) if name is None else name
     if name != "fsrs":
-        return scheduler_named(name)
-    retention = saved_retention(store) if retention is None else retention
-    return scheduler_named(name, desired_retention=retention or DEFAULT_RETENTION)
+        scheduler = scheduler_named(name)
+    else:
+        retention = saved_retention(store) if retention is None else retention
+        scheduler = scheduler_named(name, desired_retention=retention or DEFAULT_RETENTION)
+    interview = saved_interview(store) if interview == "saved" else interview
+    if interview is None:
+        return scheduler
+    # Imported only with a date: a drill without one never loads it.
+    from zerodrill.srs.schedulers.interview_cap import InterviewCap
+
+    return InterviewCap(scheduler, interview)
 
 
 def _save(store: Store, setting: str, value: str, what: str) -> str | None:

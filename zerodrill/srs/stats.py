@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -9,8 +10,9 @@ from typing import Any
 from msgspec import Struct
 
 from zerodrill.deck.model import Deck
+from zerodrill.srs.interview_date import Plan, plan_for, plan_text, queue_apart
 from zerodrill.srs.interview_log import InterviewStats, interview_stats
-from zerodrill.srs.queue import build_queue, items_of
+from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, build_queue, items_of
 from zerodrill.srs.recall import Recall, recall_of
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.store import ReviewCounts, Store
@@ -60,6 +62,10 @@ class Stats(Struct, frozen=True):
     #: neither is in ``due_today`` nor in the forecast's first day.
     suspended: int = 0
     buried: int = 0
+    #: The interview date planned for, if one is set (past ones too).
+    interview: date | None = None
+    #: The plan for it on ``today``; None without a date, or from the interview day on.
+    plan: Plan | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -80,20 +86,31 @@ class Stats(Struct, frozen=True):
             "recall": self.recall.as_json() if self.recall is not None else None,
             "suspended": self.suspended,
             "buried": self.buried,
+            "interview": self.interview.isoformat() if self.interview is not None else None,
+            "plan": self.plan.as_json() if self.plan is not None else None,
         }
 
 
 def compute_stats(
-    decks: Sequence[Deck], store: Store | None, today: date, *, at: datetime | None = None
+    decks: Sequence[Deck],
+    store: Store | None,
+    today: date,
+    *,
+    at: datetime | None = None,
+    interview: date | None = None,
+    new_limit: int = DEFAULT_NEW_LIMIT,
 ) -> Stats:
     """Stats for ``decks``; ``store`` None means nothing was ever reviewed. ``at``, the
-    moment, is what FSRS's recall forecast is for (none without it, or under SM-2)."""
+    moment, is what FSRS's recall forecast is for (none without it, or under SM-2). With an
+    ``interview`` date (the store's scheduler capped for it), the plan for it, at no fewer
+    new cards a day than ``new_limit``."""
     keys = {item.key: item for item in items_of(decks)}
     forecast = [0] * FORECAST_DAYS
     known = again = 0
     totals = ReviewCounts()
     suspended = buried = 0
     recall = None
+    plan = None
     if store is not None and at is not None:
         recall = recall_of(store.scheduler, store.states(keys).values(), at)
     if store is not None:
@@ -105,7 +122,9 @@ def compute_stats(
         # Today's figure is the drill's queue: one deletion of a cloze card a day, and the
         # cards failed today that come back; suspended and buried cards are not in it.
         shown = {k: i for k, i in keys.items() if not (k in marks and marks[k].hidden_on(today))}
-        queue = build_queue(shown, store, today, new_limit=0)
+        if interview is not None:
+            plan = plan_for(keys, store, today, interview, new_limit=new_limit, marks=marks)
+        queue = build_queue(shown, store, today, new_limit=0, apart=queue_apart(plan))
         shown_today = set(queue.review_keys)
         again = len(queue.repeats)
         forecast[0] = len(shown_today) + again
@@ -148,6 +167,8 @@ def compute_stats(
         recall=recall,
         suspended=suspended,
         buried=buried,
+        interview=interview,
+        plan=plan,
     )
 
 
@@ -218,6 +239,10 @@ def render_text(stats: Stats) -> str:
         *recall_lines(stats.recall),
         "",
     ]
+    if stats.interview is not None:
+        # The learner's first question before an interview: first after the figures.
+        lines.extend(textwrap.wrap(plan_text(stats.interview, stats.today, stats.plan), 79))
+        lines.append("")
     if any(stats.forecast):
         lines.append(f"due in the next {FORECAST_DAYS} days (cards per day):")
         lines.extend(forecast_chart(stats.forecast))

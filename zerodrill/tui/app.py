@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from textual import on
 from textual.app import SystemCommand
 from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
+    from zerodrill.srs.interview_date import InterviewChoice
     from zerodrill.tui.screens.deck_picker import DeckPick
 
 from zerodrill.deck.model import Deck
@@ -25,9 +27,11 @@ from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
     SCHEDULER_TITLES,
     chosen_scheduler,
+    save_interview,
     save_layout,
     save_retention,
     save_scheduler_name,
+    saved_interview,
     saved_layout,
     saved_scheduler_name,
 )
@@ -58,6 +62,7 @@ class ZeroDrillApp(AppBase[Summary]):
         remember_buttons: Callable[[int], str | None] | None = None,
         scheduler: str = DEFAULT_SCHEDULER,
         switch_scheduler: Callable[[str], str | None] | None = None,
+        set_interview: Callable[[date | None], str | None] | None = None,
         notice: str | None = None,
         decks: Sequence[Deck] = (),
     ) -> None:
@@ -76,6 +81,9 @@ class ZeroDrillApp(AppBase[Summary]):
         #: Schedules the sitting with the scheduler named and remembers it; returns why it
         #: could not be remembered, if it could not.
         self.switch_scheduler = switch_scheduler
+        #: Plans the sitting for an interview date (None: for none) and remembers it; returns
+        #: why it could not be remembered, if it could not.
+        self.set_interview = set_interview
         #: Said once the first frame is up (a layout given on the command line not saved).
         self.notice = notice
         #: Called once the first frame is on screen (``zerodrill drill`` resumes the garbage
@@ -133,6 +141,13 @@ class ZeroDrillApp(AppBase[Summary]):
                 f"Schedule with {other} from now on: every card again from its reviews, nothing "
                 "lost, and switching back gives the old schedule (remembered)",
                 self.action_toggle_scheduler,
+            )
+        if self.set_interview is not None:
+            yield SystemCommand(
+                "Interview date",
+                "Plan the days before your interview: enough new cards a day to see every card "
+                "twice, every card back by the day before (remembered)",
+                self.action_interview_date,
             )
 
     def action_command_palette(self) -> None:
@@ -347,6 +362,43 @@ class ZeroDrillApp(AppBase[Summary]):
         title = SCHEDULER_TITLES[self.scheduler]
         self.notify(f"{title} schedules every card now.", timeout=3, markup=False)
 
+    @user_errors_exit
+    def action_interview_date(self) -> None:
+        """Ask for the interview date (the palette's command)."""
+        if self.set_interview is None or not self._session_on_top():
+            return
+        from zerodrill.tui.screens.interview_date import InterviewDateScreen
+
+        today = self.session.day
+        self.push_screen(InterviewDateScreen(self.session.interview, today), self._interview_chosen)
+
+    @user_errors_exit
+    def _interview_chosen(self, chosen: InterviewChoice | None) -> None:
+        if chosen is None or self.set_interview is None:
+            return  # Esc: as it was
+        try:
+            problem = self.set_interview(chosen.day)
+        except FileGone:
+            raise
+        except StoreError as exc:
+            # Nothing changed (a locked database, say): the drill goes on as it was.
+            self.notify(f"The interview date is unchanged: {exc}", severity="warning", markup=False)
+            return
+        self.show(self._session_screen())
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
+            return
+        from zerodrill.srs.interview_date import when_text
+
+        plan = self.session.plan
+        if chosen.day is None:
+            said = "No interview date: the usual schedule."
+        else:
+            said = f"Interview {when_text(chosen.day, self.session.day)}"
+            pace = f": {plural(plan.new_per_day, 'new card')} a day" if plan is not None else ""
+            said += f"{pace}."
+        self.notify(said, timeout=4, markup=False)
+
 
 def create_app(
     decks: Sequence[Deck],
@@ -360,12 +412,14 @@ def create_app(
     scratch: str | None = None,
     scheduler: str | None = None,
     retention: float | None = None,
+    interview: date | None | Literal["saved"] = "saved",
     notice: str | None = None,
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
     called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
-    ``scheduler`` ("sm2" or "fsrs") the scheduler and ``retention`` FSRS's desired retention:
-    each is remembered in ``store``, and without it the one remembered there is used.
+    ``scheduler`` ("sm2" or "fsrs") the scheduler, ``retention`` FSRS's desired retention and
+    ``interview`` the interview date planned for (None: none): each is remembered in
+    ``store``, and without it the one remembered there is used.
     ``scratch`` says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch);
     ``notice`` is shown with it at the start (which decks were read, in a checkout)."""
     notices: list[str | None] = []
@@ -385,13 +439,29 @@ def create_app(
                 "The desired retention is FSRS's: kept for when FSRS schedules "
                 "(--scheduler fsrs, or Ctrl+P Scheduler)."
             )
-    store.scheduler = chosen_scheduler(store, scheduler, retention=retention)
-    session = Session(decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id)
+    if interview == "saved":
+        interview = saved_interview(store)
+    else:
+        notices.append(save_interview(store, interview))
+    store.scheduler = chosen_scheduler(store, scheduler, retention=retention, interview=interview)
+    session = Session(
+        decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id, interview=interview
+    )
 
     def switch(name: str) -> str | None:
         # Used first, then saved: a switch the database refuses leaves the old choice whole.
-        session.use_scheduler(chosen_scheduler(store, name, retention=retention))
+        session.use_scheduler(
+            chosen_scheduler(store, name, retention=retention, interview=session.interview)
+        )
         return save_scheduler_name(store, name)
+
+    def plan(day: date | None) -> str | None:
+        # As a switch of scheduler: used first, then saved.
+        name = store.scheduler.name
+        session.use_interview(
+            day, chosen_scheduler(store, name, retention=retention, interview=day)
+        )
+        return save_interview(store, day)
 
     # Each choice that could not be saved says so (they share a cause), in one notice.
     unsaved = "\n".join(n for n in notices if n is not None) or None
@@ -403,6 +473,7 @@ def create_app(
         remember_buttons=lambda n: save_layout(store, n),
         scheduler=scheduler,
         switch_scheduler=switch,
+        set_interview=plan,
         notice="\n".join(n for n in (notice, unsaved, scratch) if n) or None,
         decks=decks,
     )

@@ -10,6 +10,7 @@ named here too, so the screens find their whole vocabulary in one place.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import TYPE_CHECKING, Protocol
 
 from zerodrill.deck.model import Deck, Item
@@ -20,6 +21,7 @@ from zerodrill.srs.session import DeckCount, Outlook, Summary
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT
 
 if TYPE_CHECKING:
+    from zerodrill.srs.interview_date import Plan
     from zerodrill.srs.stats import Stats
 
 __all__ = ["Counts", "DeckCount", "DrillSession", "GradeOutcome", "Outlook", "Summary"]
@@ -30,6 +32,15 @@ class DrillSession(Protocol):
     title: str
     #: The deck drilled, or None for all of them.
     deck_id: str | None
+    #: The sitting's study day.
+    day: date
+    #: The interview date planned for, or None.
+    interview: date | None
+
+    @property
+    def plan(self) -> Plan | None:
+        """The plan for the interview date today; None without one ahead."""
+        ...
 
     @property
     def current(self) -> Item | None: ...

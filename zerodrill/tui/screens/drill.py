@@ -174,8 +174,14 @@ class DrillScreen(ClickGuard):
         self.grades.display = revealed
 
     def _refresh_header(self) -> None:
+        interview, day = self.session.interview, self.session.day
+        note = ""
+        if interview is not None and interview >= day:
+            from zerodrill.srs.interview_date import when_text
+
+            note = f"interview {when_text(interview, day)}"
         self.query_one(SessionHeader).set_state(
-            self.session.title, self.session.remaining(), self.session.done
+            self.session.title, self.session.remaining(), self.session.done, note
         )
 
     # -- actions -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Footer, Label, Static
 
+from zerodrill.srs.interview_date import plan_text
 from zerodrill.srs.recall import Recall
 from zerodrill.srs.stats import FORECAST_DAYS, RETENTION_DAYS, Stats
 from zerodrill.tui.screens.dialog import Dialog
@@ -48,6 +49,8 @@ class StatsScreen(Dialog[None]):
                 ),
                 id="totals",
             )
+            if s.interview is not None:
+                yield Static(plan_text(s.interview, s.today, s.plan), id="plan", markup=False)
             if any(s.forecast):
                 yield Label(f"Due in the next {FORECAST_DAYS} days", classes="chart-title")
                 yield ForecastChart(s.forecast, s.today, id="forecast")

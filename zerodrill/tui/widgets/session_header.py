@@ -1,4 +1,5 @@
-"""The top line of the drill: which decks, what is left (Anki's new / repeat / review), progress.
+"""The top line of the drill: which decks, what is left (Anki's new / repeat / review), progress,
+and how far off the interview date is, when one is set.
 
 One widget drawing one line: the header changes on every grade, and a row of widgets (as
 Textual's ProgressBar is) would be restyled each time.
@@ -23,9 +24,12 @@ class SessionHeader(Widget):
         self.deck_title = ""
         self.remaining = Counts(0, 0, 0)
         self.done = 0
+        #: "interview in 5 days", "interview tomorrow", "interview today"; "" for none.
+        self.interview = ""
 
-    def set_state(self, title: str, remaining: Counts, done: int) -> None:
+    def set_state(self, title: str, remaining: Counts, done: int, interview: str = "") -> None:
         self.deck_title, self.remaining, self.done = title, remaining, done
+        self.interview = interview
         self.refresh()
 
     def render(self) -> Content:
@@ -48,11 +52,16 @@ class SessionHeader(Widget):
             " ",
             count,
         )
-        gap = self.content_size.width - left.cell_length - right.cell_length
-        if gap < 2:
-            # Too narrow for both: what is left matters more than the bar.
-            right = Content(count.strip())
-            gap = max(self.content_size.width - left.cell_length - right.cell_length, 1)
+        width = self.content_size.width
+        # What is left matters most, then the interview, then the bar: each right part in
+        # turn, until one fits.
+        note = Content.assemble((self.interview, "$text-warning"), "  ") if self.interview else None
+        short = Content(count.strip())
+        tries = [right, short] if note is None else [note + right, note + short, short]
+        for right in tries:
+            if width - left.cell_length - right.cell_length >= 2:
+                break
+        gap = max(width - left.cell_length - right.cell_length, 1)
         return left + Content(" " * gap) + right
 
 
