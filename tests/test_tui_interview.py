@@ -242,6 +242,44 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
     assert len(summary) == 1 and summary[0].finished
 
 
+@pytest.mark.parametrize("quit_key", ["q", "ctrl+c"])
+@run_async
+async def test_quitting_while_ticking_keeps_every_tick(store: Store, quit_key: str) -> None:
+    """Ticks are saved as they are given: resuming the points (then the red flags) shows
+    them ticked, and Enter hands them in."""
+    clock = Clock()
+    app = make(store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "1", "3", "down", "space", "3")  # ticks 1, then 4
+        await pilot.click(CheckItem, offset=(2, 0))  # unticks 1: clicks are saved too
+        await pilot.press("2", quit_key)
+    clock.advance(minutes=5)
+    again = make(store, clock)
+    async with again.run_test(size=SIZE) as pilot:
+        assert isinstance(again.screen, PointsScreen)
+        assert [i.checked for i in again.screen.query(CheckItem)] == [False, True, False, True]
+        await pilot.press("4", "q")  # one more unticked, then quit again
+    third = make(store, clock)
+    async with third.run_test(size=SIZE) as pilot:
+        assert [i.checked for i in third.screen.query(CheckItem)] == [False, True, False, False]
+        await pilot.press("enter")
+        assert third.run_.covered == (1,)
+        await pilot.press("enter", "4", "enter", "4")
+        assert isinstance(third.screen, RedFlagsScreen)
+        assert not any(i.checked for i in third.screen.query(CheckItem))
+        await pilot.press("2", quit_key)
+    fourth = make(store, clock)
+    async with fourth.run_test(size=SIZE) as pilot:
+        assert isinstance(fourth.screen, RedFlagsScreen)
+        assert [i.checked for i in fourth.screen.query(CheckItem)] == [False, True]
+        await pilot.press("enter")
+        assert isinstance(fourth.screen, EndScreen)
+        await pilot.press("q")
+    assert reviews(store)[-1] == ("zero-iv/rf-markup", 1, None)
+    (summary,) = history(store, "zero-iv", WALKTHROUGH)
+    assert summary.finished and summary.points_covered == 1 and summary.red_flags_said == 1
+
+
 @run_async
 async def test_without_an_id_an_attempt_left_today_is_resumed_first(store: Store) -> None:
     clock = Clock()
