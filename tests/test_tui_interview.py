@@ -92,11 +92,11 @@ async def test_a_full_interview_on_screen_and_in_the_store(store: Store) -> None
         # The question, its clock from the injected clock.
         assert isinstance(app.screen, QuestionScreen)
         assert "The ZeRO stage key, end to end" in header(app)
-        assert "Question" in header(app) and "2:00 left" in header(app)
+        assert "Question" in header(app) and "4:00 left" in header(app)
         assert "Which key selects the ZeRO stage" in _text(app)
         clock.advance(seconds=45)
         app.tick()
-        assert "1:15 left" in header(app)
+        assert "3:15 left" in header(app)
         # Typed: Ctrl+J makes a new line, Enter hands it in.
         await pilot.press("a", *"stage key", "ctrl+j", *"stage 2 grads", "enter")
         assert isinstance(app.screen, PointsScreen)
@@ -150,7 +150,7 @@ async def test_a_full_interview_on_screen_and_in_the_store(store: Store) -> None
         assert isinstance(app.screen, EndScreen)
         end = shown(app.screen.query_one("#end"))
         assert "2/4 covered; missed 2, 3" in end
-        assert "0:45 of 2:00" in end
+        assert "0:45 of 4:00" in end
         assert "4 good" in end and "2 almost" in end
         assert "1 of 2 said" in end
         assert "first attempt: 2/4 now" in end
@@ -171,7 +171,7 @@ async def test_time_up_says_so_and_moves_on_keeping_what_was_typed(store: Store)
     app = make(store, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("a", *"half an answer")
-        clock.advance(minutes=1, seconds=59)
+        clock.advance(minutes=3, seconds=59)
         app.tick()
         assert isinstance(app.screen, QuestionScreen) and "0:01 left" in header(app)
         clock.advance(seconds=1)
@@ -180,7 +180,7 @@ async def test_time_up_says_so_and_moves_on_keeping_what_was_typed(store: Store)
         assert isinstance(app.screen, PointsScreen)
         assert any("Time's up" in str(n.message) for n in app._notifications)
         assert app.run_.question_typed == "half an answer"
-        assert app.run_.seconds_used == 120
+        assert app.run_.seconds_used == 240
         # Another tick, or a late Enter, hands nothing in twice.
         app.tick()
         await pilot.pause()
@@ -226,7 +226,7 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
         assert again.run_.attempt_id == app.run_.attempt_id
         assert isinstance(again.screen, SCREEN_OF[step])
         if step is Step.QUESTION:
-            assert "2:00 left" in header(again)  # a resumed step's clock starts again
+            assert "4:00 left" in header(again)  # a resumed step's clock starts again
         if step is Step.FOLLOW_UP:
             assert "Follow-up 1/2" in header(again)
         # Finish from there: each step is saved once, nothing given twice.
@@ -350,7 +350,7 @@ async def test_a_terminal_too_small_shows_the_drills_notice(
         assert isinstance(app.screen, TooSmallScreen)
         assert "Make the terminal bigger" in _text(app)
         # The time runs on under the notice, and is up once it goes.
-        clock.advance(minutes=3)
+        clock.advance(minutes=5)
         app.tick()
         await pilot.press("enter")
         await pilot.resize_terminal(80, 24)
