@@ -24,10 +24,6 @@ from zerodrill.errors import UserError
 MAX_COPY_BYTES = 64 * 1024 * 1024
 
 
-class CopyExists(UserError):
-    """The learner's deck folder has a copy of the deck already; nothing was written."""
-
-
 def copy_path(deck_file: Path, installed: Path, folder: Path) -> Path:
     """Where the copy of ``deck_file``, a file under ``installed``, goes in ``folder``: at
     the same place under it, so that it takes that file's place."""
@@ -37,12 +33,12 @@ def copy_path(deck_file: Path, installed: Path, folder: Path) -> Path:
 def copy_deck(deck: Deck, installed: Path, folder: Path, *, replace: bool = False) -> Path:
     """Copy ``deck`` (a deck under ``installed``) into ``folder``; the copy's path.
 
-    :class:`CopyExists` if a copy is there and ``replace`` is not given; a :class:`UserError`
-    line for a file that cannot be read or written (nothing is written then).
+    A :class:`UserError` line if a copy is there and ``replace`` is not given, or for a file
+    that cannot be read or written (nothing is written then).
     """
     target = copy_path(deck.path, installed, folder)
     if target.exists() and not replace:
-        raise CopyExists(f"your deck folder has a copy of this deck already: {target}")
+        raise UserError(f"your deck folder has a copy of this deck already: {target}")
     data = read_deck_bytes(deck.path)
     if isinstance(data, Problem):
         raise UserError(str(data))

@@ -3,8 +3,8 @@
 An attempt is a row (which interview, when, on which study day) and the steps logged after it,
 each with its data as JSON (:mod:`zerodrill.srs.interview_steps` gives each kind of step its
 value); :mod:`zerodrill.srs.interview` decides what the steps mean. The ticks of a checklist
-step not yet handed in are logged beside them as they are given (:meth:`AttemptLog.add_ticks`). The
-keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
+step not yet handed in are logged beside them as they are given (:meth:`AttemptLog.add_ticks`).
+The keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
 due until they are reviewed again: any grade in effect given after the attempt ended (by the
 time it was given, not the order it reached this log: an older review arriving by sync from
 another machine settles nothing; one given at the very instant it ended settles it if it
