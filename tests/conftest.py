@@ -90,14 +90,15 @@ def pytest_make_collect_report(
 def _private_review_db(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """No test may touch the real user's review database or deck cache, nor read the decks of
-    the folder it was started from (the repository's own decks/, which a command given no path
-    reads): each starts in an empty folder of its own, beside ``tmp_path`` (whose contents
-    some tests list)."""
+    """No test may touch the real user's review database, deck cache or deck folder, nor read
+    the decks of the folder it was started from (the repository's own decks/, which a command
+    given no path reads): each starts in an empty folder of its own, beside ``tmp_path``
+    (whose contents some tests list)."""
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
     db = tmp_path / "reviews.db"
     monkeypatch.setenv("ZERODRILL_DB", str(db))
     monkeypatch.setenv("ZERODRILL_CACHE_DIR", str(tmp_path / "deck-cache"))
+    monkeypatch.setenv("ZERODRILL_DECKS_DIR", str(tmp_path / "my-decks"))
     monkeypatch.delenv("ZERODRILL_DEBUG", raising=False)
     return db
 

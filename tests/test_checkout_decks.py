@@ -19,7 +19,7 @@ import pytest
 from cli_support import ONE_CARD_DECK, run_cli
 
 from zerodrill.deck.checkout import default_decks
-from zerodrill.paths import bundled_decks_dir
+from zerodrill.paths import bundled_decks_dir, user_decks_dir
 
 DECK = ONE_CARD_DECK
 NEW_CARD = """\
@@ -193,6 +193,118 @@ def test_the_drill_in_a_checkout_says_on_screen_which_decks_it_read(
     line = "decks: ./decks (this checkout), not the installed ones"
     assert err.splitlines()[0] == line
     assert shown == [line]
+    assert "1 grade saved to" in out
+    with Store.open(Path(os.environ["ZERODRILL_DB"]), create=False) as store:
+        assert len(list(store.log())) == 1
+
+
+# -- the learner's deck folder: their copies of the installed decks -----------------------------
+
+
+def _my_copy(front: str = "") -> Path:
+    """The learner's copy of the bundled deck in their deck folder (as key e makes it: the
+    deck and its facts file under the same names), its first card's front changed if asked."""
+    mine = user_decks_dir()
+    shutil.copytree(BUNDLED, mine, ignore=shutil.ignore_patterns("README.md"))
+    if front:
+        deck = mine / "deepspeed-zero.yaml"
+        text = deck.read_text(encoding="utf-8")
+        deck.write_text(text.replace("In a DeepSpeed JSON config", front, 1), encoding="utf-8")
+    return mine
+
+
+def test_the_learners_copy_is_read_in_place_of_the_installed_deck(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _my_copy("In MY copy of a DeepSpeed JSON config")
+    (mine / "own.yaml").write_text(DECK)  # a deck of their own beside it is read too
+    found = default_decks(BUNDLED, cwd=tmp_path, user=mine)
+    assert found.roots == (mine / "deepspeed-zero.yaml", mine / "own.yaml")
+    line = (
+        "decks: the installed ones, with your copy of deepspeed-zero.yaml and your own.yaml "
+        f"from {mine}"
+    )
+    assert found.notice == line
+    code, out, err = run_cli(capsys, "show", "stage-key")
+    assert code == 0, err
+    assert err.splitlines()[0] == line
+    assert "In MY copy of a DeepSpeed JSON config" in out
+
+
+def test_the_learners_deck_folder_is_named_only_when_it_holds_decks(tmp_path: Path) -> None:
+    mine = user_decks_dir()
+    assert default_decks(BUNDLED, cwd=tmp_path, user=mine) == default_decks(BUNDLED, tmp_path)
+    (mine / "img").mkdir(parents=True)
+    (mine / "img" / "d.png").write_bytes(b"png")
+    found = default_decks(BUNDLED, cwd=tmp_path, user=mine)
+    assert found.roots == (BUNDLED,) and found.notice is None
+
+
+def test_many_decks_of_ones_own_are_counted(tmp_path: Path) -> None:
+    mine = user_decks_dir()
+    mine.mkdir()
+    for name in "abcde":
+        (mine / f"{name}.yaml").write_text(DECK.replace("deck: mine", f"deck: {name}"))
+    found = default_decks(BUNDLED, cwd=tmp_path, user=mine)
+    assert (
+        found.notice
+        == f"decks: the installed ones, with your a.yaml, b.yaml and 3 more from {mine}"
+    )
+    assert found.roots[-5:] == tuple(mine / f"{name}.yaml" for name in "abcde")
+
+
+def test_in_a_checkout_its_decks_win_over_the_learners_copies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _my_copy("In MY copy of a DeepSpeed JSON config")
+    checkout = _checkout(tmp_path, DECK)
+    monkeypatch.chdir(checkout)
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0, err
+    assert err.splitlines()[0] == "decks: ./decks (this checkout), not the installed ones"
+    assert out.strip() == "1 deck, 1 card: ok"
+
+
+def test_an_empty_decks_folder_and_the_learners_copy_are_both_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _my_copy()
+    (Path.cwd() / "decks").mkdir()
+    code, out, err = run_cli(capsys, "validate")
+    assert code == 0, err
+    assert err.splitlines()[0] == (
+        "decks: the installed ones (./decks holds no deck file), "
+        f"with your copy of deepspeed-zero.yaml from {mine}"
+    )
+
+
+def test_a_sitting_on_the_learners_copy_keeps_its_grades(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy has the installed deck's id: it is the learner's deck, not one being tried
+    (its grades go to the personal database), and the screen names the copy."""
+    import asyncio
+
+    from zerodrill.srs.store import Store
+    from zerodrill.tui.app import ZeroDrillApp
+
+    mine = _my_copy("In MY copy of a DeepSpeed JSON config")
+    shown: list[str | None] = []
+
+    def run(self: ZeroDrillApp) -> object:
+        async def go() -> object:
+            async with self.run_test(size=(100, 30)) as pilot:
+                shown.append(self.notice)
+                await pilot.press("enter", "4", "q")
+            return self.return_value
+
+        return asyncio.run(go())
+
+    monkeypatch.setattr(ZeroDrillApp, "run", run)
+    code, out, err = run_cli(capsys, "drill")
+    assert code == 0, err
+    line = f"decks: the installed ones, with your copy of deepspeed-zero.yaml from {mine}"
+    assert err.splitlines()[0] == line and shown == [line]
     assert "1 grade saved to" in out
     with Store.open(Path(os.environ["ZERODRILL_DB"]), create=False) as store:
         assert len(list(store.log())) == 1

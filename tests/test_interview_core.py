@@ -336,6 +336,85 @@ def test_a_new_run_resumes_at_the_step_after_the_last_one_logged(
     assert len(store.attempts.attempts()) == 1
 
 
+def test_ticks_are_saved_as_given_and_a_resumed_checklist_starts_with_them(
+    store: Store,
+) -> None:
+    """Quitting while ticking the points (or the red flags) and coming back keeps the ticks;
+    a tick is no step: the step, and what is handed in, stay the learner's to decide."""
+    clock = Clock()
+    d = zdeck(interview())
+    i = d.interviews[0]
+    first = InterviewRun.start_or_resume(store, d, i, clock=clock)
+    first.finish_question(None)
+    assert first.ticked == ()
+    first.tick([2])
+    first.tick([2, 0, 0])
+    assert first.ticked == (0, 2) and first.step is Step.POINTS
+    clock.tick(minutes=20)  # quit, and come back later the same day
+    again = InterviewRun.start_or_resume(store, d, i, clock=clock)
+    assert (again.step, again.ticked) == (Step.POINTS, (0, 2))
+    again.tick([2])  # one unticked after resuming
+    again.set_points([2])
+    assert again.covered == (2,) and again.ticked == ()
+    again.grade_follow_up(4, None)
+    again.grade_follow_up(4, None)
+    assert again.step is Step.RED_FLAGS and again.ticked == ()
+    again.tick([1])
+    third = InterviewRun.start_or_resume(store, d, i, clock=clock)
+    assert (third.step, third.ticked) == (Step.RED_FLAGS, (1,))
+    third.set_red_flags(["r2"])
+    assert third.finish().points_covered == (2,)
+    # A new attempt starts with nothing ticked.
+    fresh = InterviewRun.start_or_resume(store, d, i, clock=clock)
+    fresh.finish_question(None)
+    assert fresh.attempt_id != first.attempt_id and fresh.ticked == ()
+
+
+def test_a_tick_is_checked_and_refused_once_another_terminal_moved_on(tmp_path: Path) -> None:
+    clock = Clock()
+    d = zdeck(interview())
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as one, Store.open(db) as two:
+        here = InterviewRun.start_or_resume(one, d, d.interviews[0], clock=clock)
+        with pytest.raises(RuntimeError, match="not at a checklist"):
+            here.tick([0])
+        here.finish_question(None)
+        with pytest.raises(ValueError, match="ticks must be 0-2"):
+            here.tick([3])
+        there = InterviewRun.start_or_resume(two, d, d.interviews[0], clock=clock)
+        there.set_points([1])
+        with pytest.raises(AttemptMovedOn):
+            here.tick([0])
+        assert one.attempts.ticks(here.attempt_id) == {}
+
+
+def test_ticks_are_append_only_and_damaged_ones_are_one_line(tmp_path: Path) -> None:
+    clock = Clock()
+    d = zdeck(interview())
+    db = tmp_path / "reviews.db"
+    with Store.open(db) as s:
+        run = InterviewRun.start_or_resume(s, d, d.interviews[0], clock=clock)
+        run.finish_question(None)
+        run.tick([1])
+    conn = sqlite3.connect(db)
+    try:
+        for statement in ("UPDATE attempt_tick SET ticked = '[]'", "DELETE FROM attempt_tick"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute(statement)
+        with conn:
+            conn.execute(
+                "INSERT INTO attempt_tick (attempt, at, step, ticked) VALUES (1, ?, 'points', ?)",
+                (NOW.isoformat(), '["one"]'),
+            )
+    finally:
+        conn.close()
+    with Store.open(db) as s:
+        with pytest.raises(
+            StoreError, match=rf"cannot read {db}: it is damaged \(bad attempt ticks"
+        ):
+            InterviewRun.start_or_resume(s, d, d.interviews[0], clock=clock)
+
+
 def test_a_finished_attempt_is_not_resumed_and_joins_the_trend(store: Store) -> None:
     clock = Clock()
     d = zdeck(interview())

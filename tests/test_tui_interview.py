@@ -92,11 +92,11 @@ async def test_a_full_interview_on_screen_and_in_the_store(store: Store) -> None
         # The question, its clock from the injected clock.
         assert isinstance(app.screen, QuestionScreen)
         assert "The ZeRO stage key, end to end" in header(app)
-        assert "Question" in header(app) and "2:00 left" in header(app)
+        assert "Question" in header(app) and "4:00 left" in header(app)
         assert "Which key selects the ZeRO stage" in _text(app)
         clock.advance(seconds=45)
         app.tick()
-        assert "1:15 left" in header(app)
+        assert "3:15 left" in header(app)
         # Typed: Ctrl+J makes a new line, Enter hands it in.
         await pilot.press("a", *"stage key", "ctrl+j", *"stage 2 grads", "enter")
         assert isinstance(app.screen, PointsScreen)
@@ -150,7 +150,7 @@ async def test_a_full_interview_on_screen_and_in_the_store(store: Store) -> None
         assert isinstance(app.screen, EndScreen)
         end = shown(app.screen.query_one("#end"))
         assert "2/4 covered; missed 2, 3" in end
-        assert "0:45 of 2:00" in end
+        assert "0:45 of 4:00" in end
         assert "4 good" in end and "2 almost" in end
         assert "1 of 2 said" in end
         assert "first attempt: 2/4 now" in end
@@ -171,7 +171,7 @@ async def test_time_up_says_so_and_moves_on_keeping_what_was_typed(store: Store)
     app = make(store, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("a", *"half an answer")
-        clock.advance(minutes=1, seconds=59)
+        clock.advance(minutes=3, seconds=59)
         app.tick()
         assert isinstance(app.screen, QuestionScreen) and "0:01 left" in header(app)
         clock.advance(seconds=1)
@@ -180,7 +180,7 @@ async def test_time_up_says_so_and_moves_on_keeping_what_was_typed(store: Store)
         assert isinstance(app.screen, PointsScreen)
         assert any("Time's up" in str(n.message) for n in app._notifications)
         assert app.run_.question_typed == "half an answer"
-        assert app.run_.seconds_used == 120
+        assert app.run_.seconds_used == 240
         # Another tick, or a late Enter, hands nothing in twice.
         app.tick()
         await pilot.pause()
@@ -226,7 +226,7 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
         assert again.run_.attempt_id == app.run_.attempt_id
         assert isinstance(again.screen, SCREEN_OF[step])
         if step is Step.QUESTION:
-            assert "2:00 left" in header(again)  # a resumed step's clock starts again
+            assert "4:00 left" in header(again)  # a resumed step's clock starts again
         if step is Step.FOLLOW_UP:
             assert "Follow-up 1/2" in header(again)
         # Finish from there: each step is saved once, nothing given twice.
@@ -240,6 +240,44 @@ async def test_quitting_at_each_step_resumes_there(store: Store, step: Step, qui
     assert len(keys) == len(set(keys))
     summary = history(store, "zero-iv", WALKTHROUGH)
     assert len(summary) == 1 and summary[0].finished
+
+
+@pytest.mark.parametrize("quit_key", ["q", "ctrl+c"])
+@run_async
+async def test_quitting_while_ticking_keeps_every_tick(store: Store, quit_key: str) -> None:
+    """Ticks are saved as they are given: resuming the points (then the red flags) shows
+    them ticked, and Enter hands them in."""
+    clock = Clock()
+    app = make(store, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "1", "3", "down", "space", "3")  # ticks 1, then 4
+        await pilot.click(CheckItem, offset=(2, 0))  # unticks 1: clicks are saved too
+        await pilot.press("2", quit_key)
+    clock.advance(minutes=5)
+    again = make(store, clock)
+    async with again.run_test(size=SIZE) as pilot:
+        assert isinstance(again.screen, PointsScreen)
+        assert [i.checked for i in again.screen.query(CheckItem)] == [False, True, False, True]
+        await pilot.press("4", "q")  # one more unticked, then quit again
+    third = make(store, clock)
+    async with third.run_test(size=SIZE) as pilot:
+        assert [i.checked for i in third.screen.query(CheckItem)] == [False, True, False, False]
+        await pilot.press("enter")
+        assert third.run_.covered == (1,)
+        await pilot.press("enter", "4", "enter", "4")
+        assert isinstance(third.screen, RedFlagsScreen)
+        assert not any(i.checked for i in third.screen.query(CheckItem))
+        await pilot.press("2", quit_key)
+    fourth = make(store, clock)
+    async with fourth.run_test(size=SIZE) as pilot:
+        assert isinstance(fourth.screen, RedFlagsScreen)
+        assert [i.checked for i in fourth.screen.query(CheckItem)] == [False, True]
+        await pilot.press("enter")
+        assert isinstance(fourth.screen, EndScreen)
+        await pilot.press("q")
+    assert reviews(store)[-1] == ("zero-iv/rf-markup", 1, None)
+    (summary,) = history(store, "zero-iv", WALKTHROUGH)
+    assert summary.finished and summary.points_covered == 1 and summary.red_flags_said == 1
 
 
 @run_async
@@ -312,7 +350,7 @@ async def test_a_terminal_too_small_shows_the_drills_notice(
         assert isinstance(app.screen, TooSmallScreen)
         assert "Make the terminal bigger" in _text(app)
         # The time runs on under the notice, and is up once it goes.
-        clock.advance(minutes=3)
+        clock.advance(minutes=5)
         app.tick()
         await pilot.press("enter")
         await pilot.resize_terminal(80, 24)

@@ -70,8 +70,8 @@ def interview(store: Store, clock: Clock) -> InterviewApp:
 
 
 async def time_up(app: InterviewApp, clock: Clock, pilot: Pilot[object]) -> None:
-    """Let the question's two minutes run out: the app says so and shows the points."""
-    clock.advance(minutes=2)
+    """Let the question's four minutes run out: the app says so and shows the points."""
+    clock.advance(minutes=4)
     app.tick()
     await pilot.pause()
     assert isinstance(app.screen, PointsScreen)

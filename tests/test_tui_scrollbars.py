@@ -35,16 +35,19 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture
 def long_points(tmp_path: Path) -> Path:
-    """The interview tests' deck, its walkthrough with 30 points: more than any screen holds."""
+    """The interview tests' deck, its walkthrough with 30 points (the most its 30 minutes
+    allow), each added one two lines long: more than any screen holds."""
     text = (DATA / "interview" / "deck.yaml").read_text()
     first = "      - text: The key is `zero_optimization.stage`, 0 to 3.\n"
-    assert first in text
+    assert first in text and text.count("    minutes: 4\n") == 1
     many = "".join(
-        f"      - text: Point {n}, long enough to be a line of its own.\n"
+        f"      - text: Point {n}, long enough to be a line of its own, and then long enough "
+        "again to wrap onto a second line on the widest screen.\n"
         "        cards: [stage-key]\n"
-        for n in range(1, POINTS)
+        for n in range(1, POINTS - 3)
     )
     deck = tmp_path / "deck.yaml"
+    text = text.replace("    minutes: 4\n", "    minutes: 30\n")
     deck.write_text(text.replace(first, many + first, 1))
     return deck
 

@@ -107,6 +107,13 @@ CASES: dict[str, tuple[str, list[str]]] = {
         INTERVIEW + INTERVIEW.removeprefix("interviews:\n"),
         ["31:5: interview id 'i' is used twice (first at line 24)"],
     ),
+    "more points than minutes": (
+        INTERVIEW.replace("minutes: 4", "minutes: 1") + "      - Another point.\n",
+        [
+            "27:14: an interview's points must fit its time, a minute a point: 2 points "
+            "need 'minutes: 2' or more, not 1 (or fewer points)"
+        ],
+    ),
     "budget of zero minutes": (
         INTERVIEW.replace("minutes: 4", "minutes: 0"),
         ["27:14: an interview's budget is 1 to 30 minutes, not 0"],
@@ -297,7 +304,8 @@ def test_the_zero_deck_rehearses_the_seed_question_and_links_every_line() -> Non
     by_id = {i.id: i for i in deck.interviews}
     assert {"stage-key-walkthrough", "choose-stage-and-offload", "zero3-vs-fsdp"} <= set(by_id)
     seed = by_id["stage-key-walkthrough"]
-    assert seed.minutes == 4  # the seed page's own budget
+    # The seed page gave its question 4 minutes; its strong answer's points take a minute each.
+    assert all(len(i.points) <= i.minutes for i in deck.interviews)
     assert "zero_optimization.stage" in seed.points[0].text
     # The seed page's three follow-ups, in its order.
     assert seed.follow_ups == (

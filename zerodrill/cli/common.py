@@ -13,7 +13,7 @@ from zerodrill.deck.control_chars import shown
 from zerodrill.deck.files import LoadResult
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
-from zerodrill.paths import bundled_decks_dir
+from zerodrill.paths import bundled_decks_dir, user_decks_dir
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
@@ -59,16 +59,17 @@ def run_to_end(app: EndingApp[R], store: Store) -> R | None:
 
 def deck_roots(paths: Sequence[Path]) -> DefaultDecks:
     """``paths``, or the decks a command reads without one (this checkout's, a deck
-    repository's, else the bundled ones: see :mod:`zerodrill.deck.checkout`); when those are not
-    the installed decks, or a ``decks/`` folder is at hand, one line on stderr says which (the
-    returned ``notice``)."""
+    repository's, else the bundled ones with the learner's copies of them from their deck
+    folder: see :mod:`zerodrill.deck.checkout`); when those are not the installed decks alone,
+    or a ``decks/`` folder is at hand, one line on stderr says which (the returned
+    ``notice``)."""
     # Imported here: the drill's start from the parsed-deck cache never needs PyYAML, which
     # telling a deck repository's decks from its other YAML does.
     from zerodrill.deck.checkout import DefaultDecks, default_decks
 
     if paths:
         return DefaultDecks(tuple(paths))
-    found = default_decks(bundled_decks_dir())
+    found = default_decks(bundled_decks_dir(), user=user_decks_dir())
     if found.notice is not None:
         click.echo(shown(found.notice), err=True)
     return found

@@ -9,9 +9,16 @@ work tree it sits in (the current folder alone outside one), the first of these 
 - at the work tree's root, deck files at the top level (a deck repository of one's own; a
   YAML file counts when it looks like a deck, as the pre-commit hook judges it).
 
-Anywhere else the bundled decks are read. Whenever what is read is not the installed copy, or
-a ``decks/`` folder is at hand but not read, :attr:`DefaultDecks.notice` says which, so the
-user is never left guessing which copy a command saw.
+Anywhere else the bundled decks are read, each in the place of the learner's copy of it when
+their deck folder (``user``: see :func:`zerodrill.paths.user_decks_dir`) holds one: a deck
+file there takes the place of the installed file of the same name (the copy key ``e`` makes of
+an installed deck keeps its name), and any other deck file there is read beside them. The
+installed files are replaced by the next install; the copies are the learner's, so every
+sitting and command given no path reads them. In a checkout the checkout's decks still win.
+
+Whenever what is read is not the installed copy, or a ``decks/`` folder is at hand but not
+read, :attr:`DefaultDecks.notice` says which, so the user is never left guessing which copy a
+command saw.
 """
 
 from __future__ import annotations
@@ -21,13 +28,15 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from zerodrill.deck.files import DECK_SUFFIXES, read_deck_bytes
+from zerodrill.deck.files import DECK_SUFFIXES, discover, read_deck_bytes
 
 #: The folder of decks in zerodrill's repository, and in a deck repository laid out like it.
 DECKS_FOLDER = "decks"
 #: Deck files at a work tree's top level looked at, at most: a repository root is no place
 #: for thousands of YAML files, and each is opened to tell a deck from other YAML.
 _MAX_TOP_FILES = 200
+#: The learner's deck files named in the notice, at most; the rest are counted.
+_MAX_NAMED = 3
 
 
 class DefaultDecks(Struct, frozen=True):
@@ -37,20 +46,18 @@ class DefaultDecks(Struct, frozen=True):
     notice: str | None = None
 
 
-def default_decks(bundled: Path, cwd: Path | None = None) -> DefaultDecks:
+def default_decks(bundled: Path, cwd: Path | None = None, user: Path | None = None) -> DefaultDecks:
     """The decks a command reads without a path: see the module's docstring.
 
-    ``bundled`` is the installed decks' folder; ``cwd`` defaults to the current folder.
+    ``bundled`` is the installed decks' folder; ``cwd`` defaults to the current folder;
+    ``user`` is the learner's deck folder (None: not read).
     """
     here = Path.cwd() if cwd is None else cwd
     for folder in _up_to_work_tree_root(here):
         decks = folder / DECKS_FOLDER
         if decks.is_dir():
             if not _holds_deck_files(decks):
-                return DefaultDecks(
-                    (bundled,),
-                    f"decks: the installed ones ({_shown(decks, here)} holds no deck file)",
-                )
+                return _installed(bundled, user, f" ({_shown(decks, here)} holds no deck file)")
             if _same(decks, bundled):
                 return DefaultDecks(
                     (_relative(decks, here),), f"decks: {_shown(decks, here)} (this checkout)"
@@ -66,7 +73,46 @@ def default_decks(bundled: Path, cwd: Path | None = None) -> DefaultDecks:
                     tuple(_relative(f, here) for f in files),
                     f"decks: {_shown(folder, here)} (this deck repository), not the installed ones",
                 )
-    return DefaultDecks((bundled,))
+    return _installed(bundled, user)
+
+
+def _installed(bundled: Path, user: Path | None, why: str = "") -> DefaultDecks:
+    """The installed decks, each replaced by the learner's copy of it (the file of the same
+    name in ``user``), and the learner's other decks there after them. ``why`` the installed
+    ones are read, if it needs saying."""
+    mine = _deck_files(user) if user is not None else {}
+    if user is None or not mine:
+        return DefaultDecks((bundled,), f"decks: the installed ones{why}" if why else None)
+    roots: list[Path] = []
+    copies: list[str] = []
+    for name, path in _deck_files(bundled).items():
+        copy = mine.pop(name, None)
+        roots.append(path if copy is None else copy)
+        if copy is not None:
+            copies.append(name)
+    roots.extend(mine.values())
+    parts = [f"your copy of {_names(copies)}"] if copies else []
+    if mine:
+        parts.append(f"your {_names(list(mine))}")
+    return DefaultDecks(
+        tuple(roots), f"decks: the installed ones{why}, with {' and '.join(parts)} from {user}"
+    )
+
+
+def _deck_files(folder: Path) -> dict[str, Path]:
+    """The deck files a command given ``folder`` reads, by their path in it ('/'-separated);
+    none if it is not a folder."""
+    if not folder.is_dir():
+        return {}
+    files, _ = discover([folder])
+    return {path.relative_to(folder).as_posix(): path for path in files}
+
+
+def _names(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``, ``a, b and 2 more``."""
+    if len(names) > _MAX_NAMED:
+        names = [*names[: _MAX_NAMED - 1], f"{len(names) - _MAX_NAMED + 1} more"]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _up_to_work_tree_root(here: Path) -> list[Path]:

@@ -153,6 +153,14 @@ def _interview(reader: NodeReader, node: yaml.Node, known: _Cards) -> Interview 
         points = _points(reader, fields["points"][1], known)
     follow_ups = _ids(reader, fields, "follow_ups", kinds.FOLLOW_UP, known)
     red_flags = _ids(reader, fields, "red_flags", kinds.RED_FLAG, known)
+    # A minute a point: the learner says each point in their own words against the clock, and
+    # 9 points in 4 minutes was a rehearsal no one could pass.
+    if minutes is not None and len(points) > minutes:
+        reader.report(
+            fields["minutes"][1],
+            f"an interview's points must fit its time, a minute a point: {len(points)} points "
+            f"need 'minutes: {len(points)}' or more, not {minutes} (or fewer points)",
+        )
     if (
         len(reader.problems) > before
         or interview_id is None

@@ -260,7 +260,8 @@ def _interview_fields() -> dict[str, tuple[str, Json]]:
         ),
         "question": ("The opening question, Markdown (no images).", _text()),
         "minutes": (
-            f"The time budget for the answer: {MIN_MINUTES} to {MAX_MINUTES} whole minutes.",
+            f"The time budget for the answer: {MIN_MINUTES} to {MAX_MINUTES} whole minutes, "
+            "at least one a point.",
             {"type": "integer", "minimum": MIN_MINUTES, "maximum": MAX_MINUTES},
         ),
         "points": (

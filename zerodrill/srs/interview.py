@@ -26,9 +26,11 @@ with an injected clock. The API::
         started_at; step_started_at   # datetimes from the clock
         question_typed: str | None; covered: tuple[int, ...]
         follow_up_grades: dict[str, int]; red_flags_said: tuple[str, ...]
+        ticked: tuple[int, ...]     # the checklist step's ticks so far (points, red flags)
         elapsed() -> timedelta      # of the current step
         budget() -> timedelta       # of the current step; timedelta(0): the step has no clock
         finish_question(typed: str | None) -> None
+        tick(ticked: Collection[int]) -> None    # the checklist's ticks now, saved at once
         set_points(covered: Collection[int]) -> None
         follow_up_card() -> Card | None
         follow_up_choices() -> tuple[GradeOutcome, ...]   # what each grade would do now
@@ -44,7 +46,9 @@ with an injected clock. The API::
 Every step is logged the moment it is taken (append-only, :mod:`zerodrill.srs.store.attempts`),
 so a run made again on the same store (after quitting, in another terminal) continues at the
 next step: the latest attempt of the interview, unfinished, started the same study day on the
-interview as it is now. The clock of the step it continues at starts again on resuming.
+interview as it is now. The clock of the step it continues at starts again on resuming. The
+ticks of a checklist step (the points, the red flags) are saved as they are given, before the
+step is handed in, and a resumed run starts that step with them ticked.
 A follow-up's grade and a red flag said are reviews in the review log, given with
 :func:`zerodrill.srs.session.record_grade` in the same transaction as the step, so the same-day
 rules of the drill apply to them.
@@ -98,6 +102,8 @@ __all__ = [
 RED_FLAG_GRADE = 1
 #: The shortest time a follow-up gets.
 MIN_FOLLOW_UP = timedelta(minutes=1)
+#: The steps the learner ticks a list in.
+_CHECKLISTS = (Step.POINTS, Step.RED_FLAGS)
 
 
 class AttemptMovedOn(UserError):
@@ -156,6 +162,12 @@ class InterviewRun:
         self._missed: tuple[str, ...] | None = None
         for step in record.steps:
             self._replay(step)
+        #: The latest ticks saved for each checklist step not handed in yet.
+        self._ticks: dict[Step, tuple[int, ...]] = {}
+        if resumed and self.step in _CHECKLISTS:
+            saved = store.attempts.ticks(record.id).get(self.step.value, ())
+            size = self._checklist_size()
+            self._ticks[self.step] = tuple(i for i in saved if i < size)
         #: Steps of this attempt in the log as this run knows it.
         self._logged = len(record.steps)
         # A new attempt's question started when it did; a resumed step starts again now.
@@ -218,6 +230,17 @@ class InterviewRun:
         return Step.FINISH
 
     @property
+    def ticked(self) -> tuple[int, ...]:
+        """The entries of the checklist on show (points, or red flags) ticked so far: saved
+        with :meth:`tick`, and restored when the attempt is resumed there."""
+        return self._ticks.get(self.step, ())
+
+    def _checklist_size(self) -> int:
+        if self.step is Step.POINTS:
+            return len(self.interview.points)
+        return len(self.interview.red_flags)
+
+    @property
     def follow_up_index(self) -> int:
         """The follow-up on show (or next): how many have been graded."""
         return len(self.follow_up_grades)
@@ -248,14 +271,18 @@ class InterviewRun:
         """One transaction logging the next step (and its reviews): refused, logging nothing,
         if another run has logged a step of this attempt meanwhile."""
         with self.store.transaction():
-            if self.store.attempts.step_count(self.attempt_id) != self._logged:
-                raise AttemptMovedOn(
-                    f"this attempt at the interview '{self.interview.id}' was carried on in "
-                    "another terminal: start the interview again to go on from where it is"
-                )
+            self._check_not_moved_on()
             yield
         self._logged += 1
         self.step_started_at = now
+
+    def _check_not_moved_on(self) -> None:
+        """Inside a transaction: refuse if another run has logged a step of this attempt."""
+        if self.store.attempts.step_count(self.attempt_id) != self._logged:
+            raise AttemptMovedOn(
+                f"this attempt at the interview '{self.interview.id}' was carried on in "
+                "another terminal: start the interview again to go on from where it is"
+            )
 
     # -- the steps ------------------------------------------------------------------------
 
@@ -268,6 +295,23 @@ class InterviewRun:
         with self._logging(now):
             self.store.attempts.add_step(self.attempt_id, step, at=now)
         self._replay(step)
+
+    def tick(self, ticked: Collection[int]) -> None:
+        """Save the checklist's ticks as they are now (indexes into the points, or into the
+        red flags), before its step is handed in: quitting and resuming keeps them. Not a
+        step: the step's clock and what comes next are unchanged."""
+        if self.step not in _CHECKLISTS:
+            raise RuntimeError(f"the interview is at {self.step.value}, not at a checklist")
+        size = self._checklist_size()
+        chosen = tuple(sorted(set(ticked)))
+        if any(not 0 <= i < size for i in chosen):
+            raise ValueError(f"ticks must be 0-{size - 1}, not {list(chosen)}")
+        with self.store.transaction():
+            self._check_not_moved_on()
+            self.store.attempts.add_ticks(
+                self.attempt_id, self.step.value, chosen, at=self._clock()
+            )
+        self._ticks[self.step] = chosen
 
     def set_points(self, covered: Collection[int]) -> None:
         """The points the learner covered: indexes into ``interview.points``."""

@@ -6,6 +6,7 @@ so what the tests drive is what the learner runs.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
@@ -19,8 +20,11 @@ from textual.screen import ModalScreen, Screen
 if TYPE_CHECKING:
     from zerodrill.srs.interview_date import InterviewChoice
     from zerodrill.tui.screens.deck_picker import DeckPick
+    from zerodrill.tui.screens.installed_deck import EditChoice
 
+from zerodrill import paths
 from zerodrill.deck.model import Deck
+from zerodrill.errors import UserError
 from zerodrill.srs.days import local_now
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.session import Session
@@ -271,17 +275,65 @@ class ZeroDrillApp(AppBase[Summary]):
     @user_errors_exit
     async def action_edit_card(self) -> None:
         """Open the card on show at its line in $VISUAL or $EDITOR, the drill suspended; when
-        the editor closes, read the decks again and show the card as the file now has it."""
-        screen = self.screen
+        the editor closes, read the decks again and show the card as the file now has it.
+
+        A card of a deck installed with zerodrill is not edited there (the next install
+        would replace the file): a dialog says so and offers to copy the deck to the
+        learner's deck folder and edit the copy, which this sitting then reads."""
         item = self.session.current
-        if not self._session_on_top() or not isinstance(screen, DrillScreen) or item is None:
+        if not self._session_on_top() or not isinstance(self.screen, DrillScreen) or item is None:
             return
+        pos = item.card.pos
+        path = Path(pos.path)
+        deck = next((d for d in self.decks if d.id == item.card.deck), None)
+        if deck is not None and paths.in_installed_decks(deck.path):
+            from zerodrill.deck.user_copy import copy_path
+            from zerodrill.tui.screens.installed_deck import InstalledDeckScreen
+
+            copy = copy_path(deck.path, paths.installed_decks_dir(), paths.user_decks_dir())
+            self.push_screen(
+                InstalledDeckScreen(deck.path, copy, copy_exists=copy.exists()),
+                functools.partial(self._edit_a_copy, deck, pos.line),
+            )
+            return
+        await self._edit(path, pos.line)
+
+    @user_errors_exit
+    async def _edit_a_copy(self, deck: Deck, line: int, choice: EditChoice | None) -> None:
+        """The learner's answer to the installed deck's dialog: copy the deck to their deck
+        folder (or not), then edit the copy, which this sitting reads from now on."""
+        from zerodrill.deck.user_copy import copy_deck, copy_path
+        from zerodrill.tui.screens.installed_deck import EditChoice
+
+        if choice is None or not isinstance(self.screen, DrillScreen):
+            return
+        installed, folder = paths.installed_decks_dir(), paths.user_decks_dir()
+        copy = copy_path(deck.path, installed, folder)
+        if choice is not EditChoice.EDIT_COPY:
+            try:
+                copy_deck(deck, installed, folder, replace=choice is EditChoice.REPLACE)
+            except UserError as exc:
+                self.notify(str(exc), severity="warning", timeout=8, markup=False)
+                return
+            self.notify(
+                f"Copied to {copy}: this sitting and every later one read your copy.",
+                timeout=8,
+                markup=False,
+            )
+        files = [copy if d is deck else d.path for d in self.decks]
+        await self._edit(copy, line, files)
+
+    async def _edit(self, path: Path, line: int, files: Sequence[Path] | None = None) -> None:
+        """Open ``path`` at ``line`` in the editor, then read the decks again (from ``files``,
+        if given: the deck files this sitting reads from now on) and show the card on show."""
         from textual.app import SuspendNotSupported
 
         from zerodrill.tui.editor import editor_command, run_editor
 
-        pos = item.card.pos
-        command = editor_command(os.environ, Path(pos.path), pos.line)
+        screen = self.screen
+        if not isinstance(screen, DrillScreen):
+            return
+        command = editor_command(os.environ, path, line)
         if isinstance(command, str):
             self.notify(command, severity="warning", timeout=8, markup=False)
             return
@@ -293,18 +345,19 @@ class ZeroDrillApp(AppBase[Summary]):
                 "This terminal cannot be handed to an editor", severity="warning", markup=False
             )
             return
-        problem = self._read_decks_again()
+        problem = self._read_decks_again(files)
         await screen.show_current()
-        for line in (edited.problem, problem):
-            if line is not None:
-                self.notify(line, severity="warning", timeout=8, markup=False)
+        for said in (edited.problem, problem):
+            if said is not None:
+                self.notify(said, severity="warning", timeout=8, markup=False)
 
-    def _read_decks_again(self) -> str | None:
-        """Load the decks' files again into the session; a problem found, as one line (the
-        decks as they were are kept then), or None."""
+    def _read_decks_again(self, files: Sequence[Path] | None = None) -> str | None:
+        """Load the decks' files (or ``files``) again into the session; a problem found, as
+        one line (the decks as they were are kept then), or None."""
         from zerodrill.deck.cache import load_paths_cached
 
-        result = load_paths_cached([deck.path for deck in self.decks])
+        deck_files = [deck.path for deck in self.decks] if files is None else list(files)
+        result = load_paths_cached(deck_files)
         if result.problems:
             more = len(result.problems) - 1
             also = f" (and {more} more; zerodrill validate lists them)" if more else ""

@@ -2,16 +2,28 @@
 
 The editor is ``$VISUAL``, else ``$EDITOR`` (as git and crontab choose), split as a shell would
 split it (``code --wait``, ``emacs -nw``), and given ``+LINE FILE``: vi, vim, nvim, nano, emacs,
-micro, kak and helix all read ``+LINE`` as the line to open at. Everything that can go wrong
-(no editor set, not found, not runnable, a non-zero exit, a terminal that cannot be handed
-over) is one line for a notice, never a traceback.
+micro, kak and helix all read ``+LINE`` as the line to open at. FILE is the deck's absolute path:
+a deck file's name is the deck author's, and given as typed, vim runs one that starts with
+``+`` as a command (``+!touch x``) and every editor reads one that starts with ``-`` as an
+option; an absolute path starts with neither. Everything that can go wrong (no editor set, not
+found, not runnable, a non-zero exit, a terminal that cannot be handed over) is one line for a
+notice, never a traceback.
+
+While the editor runs, Ctrl+C (and Ctrl+\\) are the editor's: the terminal sends SIGINT to the
+whole foreground process group, the drill included, and the drill lets it pass, as ``system()``
+and git do while an editor runs (else KeyboardInterrupt, raised in the middle of the
+drill, killed the editor and ended the drill without its summary).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
 import subprocess
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from msgspec import Struct
@@ -34,18 +46,56 @@ def editor_command(env: Mapping[str, str], path: Path, line: int) -> list[str] |
         except ValueError as exc:
             return f"${name} cannot be read as a command ({exc})"
         if words:
-            return [*words, f"+{max(line, 1)}", str(path)]
+            return [*words, f"+{max(line, 1)}", os.path.abspath(path)]
     return "No editor: set $VISUAL or $EDITOR to the command that opens a file"
 
 
 def run_editor(command: list[str]) -> Edited:
     """Run ``command`` in the terminal (the caller has suspended the app) and wait for it."""
     try:
-        code = subprocess.call(command)
+        with _interrupts_passed_to_the_editor():
+            code = subprocess.call(command)
     except FileNotFoundError:
         return Edited(f"Editor not found: {shlex.join(command[:1])}")
     except OSError as exc:
         return Edited(f"Cannot run the editor {shlex.join(command[:1])}: {exc.strerror or exc}")
+    if code < 0:
+        return Edited(f"The editor was ended by {_signal_name(-code)}")
     if code != 0:
         return Edited(f"The editor exited with status {code}")
     return Edited(None)
+
+
+#: The keys a terminal turns into signals for its foreground group: Ctrl+C and Ctrl+\.
+_KEY_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGQUIT") if hasattr(signal, name)
+)
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """A handler that does nothing: the signal was meant for the editor."""
+
+
+@contextmanager
+def _interrupts_passed_to_the_editor() -> Iterator[None]:
+    """Ctrl+C and Ctrl+\\ do nothing to this process meanwhile; the editor gets them.
+
+    A handler that does nothing, not SIG_IGN: an ignored signal stays ignored in the editor
+    across exec, while a handled one is back to its default there, as the editor expects.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (the drill runs there)
+        return
+    before = [(signum, signal.signal(signum, _ignore)) for signum in _KEY_SIGNALS]
+    try:
+        yield
+    finally:
+        for signum, handler in before:
+            signal.signal(signum, handler)
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"

@@ -2,8 +2,9 @@
 
 An attempt is a row (which interview, when, on which study day) and the steps logged after it,
 each with its data as JSON (:mod:`zerodrill.srs.interview_steps` gives each kind of step its
-value); :mod:`zerodrill.srs.interview` decides what the steps mean. The
-keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
+value); :mod:`zerodrill.srs.interview` decides what the steps mean. The ticks of a checklist
+step not yet handed in are logged beside them as they are given (:meth:`AttemptLog.add_ticks`).
+The keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
 due until they are reviewed again: any grade in effect given after the attempt ended (by the
 time it was given, not the order it reached this log: an older review arriving by sync from
 another machine settles nothing; one given at the very instant it ended settles it if it
@@ -25,7 +26,12 @@ from msgspec import Struct
 
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.rows import IN_EFFECT, date_from
-from zerodrill.srs.store.schema import ATTEMPT_TABLES, has_tables, make_tables
+from zerodrill.srs.store.schema import (
+    ATTEMPT_TABLES,
+    ATTEMPT_TICK_TABLES,
+    has_tables,
+    make_tables,
+)
 
 if TYPE_CHECKING:
     # Imported where steps are read or written: a drill opens this log for what interviews
@@ -77,6 +83,16 @@ def _step_from(text: str, kind: str) -> AttemptStepData:
         return step_from(kind, data)
     except ValueError as exc:
         raise Damaged(f"{exc} in {text[:40]!r}") from exc
+
+
+def _ticked_from(text: str) -> tuple[int, ...]:
+    try:
+        ticked = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise Damaged(f"bad attempt ticks {text[:40]!r}") from exc
+    if not isinstance(ticked, list) or not all(type(i) is int and i >= 0 for i in ticked):
+        raise Damaged(f"bad attempt ticks {text[:40]!r}")
+    return tuple(ticked)
 
 
 #: When the attempt of ``brought_forward b`` ended, as an instant (see ``zd_instant``).
@@ -133,6 +149,30 @@ class AttemptLog:
                 "INSERT INTO attempt_step (attempt, at, step, data) VALUES (?, ?, ?, ?)",
                 (attempt, _stamp(at), step.kind.value, text),
             )
+
+    def add_ticks(self, attempt: int, step: str, ticked: Collection[int], *, at: datetime) -> None:
+        """Log the entries of ``attempt``'s checklist ``step`` ('points' or 'red_flags')
+        ticked now: indexes into its list, the whole state, not a change."""
+        text = json.dumps(sorted(set(ticked)))
+        with self._writing():
+            make_tables(self._conn, ATTEMPT_TICK_TABLES)
+            self._conn.execute(
+                "INSERT INTO attempt_tick (attempt, at, step, ticked) VALUES (?, ?, ?, ?)",
+                (attempt, _stamp(at), step, text),
+            )
+
+    def ticks(self, attempt: int) -> dict[str, tuple[int, ...]]:
+        """The latest ticks logged for each checklist step of ``attempt``, by step."""
+        found: dict[str, tuple[int, ...]] = {}
+        with self._reading():
+            if not has_tables(self._conn, "attempt_tick"):
+                return found
+            rows = self._conn.execute(
+                "SELECT step, ticked FROM attempt_tick WHERE attempt = ? ORDER BY id", (attempt,)
+            )
+            for step, text in rows:
+                found[step] = _ticked_from(text)
+        return found
 
     def step_count(self, attempt: int) -> int:
         """How many steps ``attempt`` has logged, in any terminal (read it inside the

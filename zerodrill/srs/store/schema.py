@@ -245,6 +245,26 @@ CREATE TRIGGER IF NOT EXISTS brought_forward_no_delete BEFORE DELETE ON brought_
     BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
 """
 
+#: The ticks of an attempt's checklist (its points, its red flags) as they are given, before
+#: the step is handed in, so that quitting there and resuming keeps them: one row per change,
+#: the checklist's whole state, the latest row of a step the one that counts. Append-only like
+#: the other attempt tables; made by the first tick (an older database's attempt tables were
+#: made without it, and ``attempt_step``'s kinds are fixed by its CHECK).
+ATTEMPT_TICK_TABLES = """
+CREATE TABLE IF NOT EXISTS attempt_tick (
+    id      INTEGER PRIMARY KEY,
+    attempt INTEGER NOT NULL REFERENCES attempt (id),
+    at      TEXT    NOT NULL,
+    step    TEXT    NOT NULL CHECK (step IN ('points', 'red_flags')),
+    ticked  TEXT    NOT NULL CHECK (json_valid(ticked))  -- the entries ticked: indexes, ascending
+);
+CREATE INDEX IF NOT EXISTS attempt_tick_attempt ON attempt_tick (attempt, id);
+CREATE TRIGGER IF NOT EXISTS attempt_tick_no_update BEFORE UPDATE ON attempt_tick
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS attempt_tick_no_delete BEFORE DELETE ON attempt_tick
+    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
+"""
+
 
 def prepare(conn: sqlite3.Connection, path: Path) -> None:
     """Check that ``conn``'s file is a zerodrill database this version can read, turn on WAL

@@ -11,6 +11,7 @@ from rich.style import Style
 from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -36,14 +37,15 @@ TICK_KEYS = [
 
 
 class ChecklistScreen(InterviewScreen):
-    """A lead line, then entries to tick; Enter saves what is ticked."""
+    """A lead line, then entries to tick, each tick saved as it is given (a resumed attempt
+    shows them ticked again); Enter hands the step in with what is ticked."""
 
     AUTO_FOCUS = ""
     lead = ""
 
     def __init__(self, run: InterviewRun, entries: Sequence[Entry]) -> None:
         super().__init__(run)
-        self.checklist = Checklist(entries, id="checklist")
+        self.checklist = Checklist(entries, checked=run.ticked, id="checklist")
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -63,6 +65,13 @@ class ChecklistScreen(InterviewScreen):
 
     def action_move(self, step: int) -> None:
         self.checklist.move(step)
+
+    @on(Checklist.Changed)
+    @user_errors_exit
+    def _save_ticks(self) -> None:
+        # A tick still on its way once the step is handed in is in what was handed in.
+        if not self.handed_in:
+            self.run.tick(self.checklist.checked)
 
 
 class PointsScreen(ChecklistScreen):

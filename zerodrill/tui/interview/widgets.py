@@ -166,18 +166,26 @@ class Checklist(Prose):
     """Entries to tick: a digit ticks that entry, Space the highlighted one, arrows move.
 
     The keys are the screen's bindings (see :meth:`toggle` and :meth:`move`); a click on an
-    entry ticks it and highlights it.
+    entry ticks it and highlights it. Each tick or untick posts :class:`Checklist.Changed`,
+    so that the screen saves the ticks as they are given.
     """
 
     DEFAULT_CSS = (
         SIDE_CSS.replace("CardView", "Checklist") + "Checklist { height: auto; margin: 1 0; }"
     )
 
-    def __init__(self, entries: Sequence[Entry], *, id: str | None = None) -> None:
+    class Changed(Message):
+        """An entry was ticked or unticked."""
+
+    def __init__(
+        self, entries: Sequence[Entry], *, checked: Sequence[int] = (), id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.entries = tuple(entries)
         self.cursor = 0
         self._items = [CheckItem(n, entry) for n, entry in enumerate(entries)]
+        for item in self._items:
+            item.checked = item.index in checked
 
     def compose(self) -> ComposeResult:
         yield from self._items
@@ -202,6 +210,7 @@ class Checklist(Prose):
         item.set_checked(not item.checked)
         self.cursor = index
         self._show_cursor()
+        self.post_message(self.Changed())
 
     def move(self, step: int) -> None:
         if self._items:
