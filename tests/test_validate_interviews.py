@@ -122,6 +122,10 @@ CASES: dict[str, tuple[str, list[str]]] = {
         INTERVIEW.replace("minutes: 4", "minutes: 45"),
         ["27:14: an interview's budget is 1 to 30 minutes, not 45"],
     ),
+    "budget of five thousand digits": (
+        INTERVIEW.replace("minutes: 4", "minutes: " + "9" * 5000),
+        ["27:14: an interview's budget is 1 to 30 minutes, not 999999999..."],
+    ),
     "budget as text": (
         INTERVIEW.replace("minutes: 4", "minutes: four"),
         ["27:14: field 'minutes' must be a whole number of minutes from 1 to 30, not text"],

@@ -192,11 +192,14 @@ def _minutes(reader: NodeReader, node: yaml.Node) -> int | None:
             f"{MAX_MINUTES}, not {kind_of(node) if node.tag != _INT else repr(value)}",
         )
         return None
-    minutes = int(value)
-    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+    # Digits past the budget's own are out of range whatever they say: Python refuses to
+    # read an int of thousands of digits, and this one was typed by a deck's author.
+    minutes = int(value) if len(value.lstrip("0")) <= len(str(MAX_MINUTES)) else None
+    if minutes is None or not MIN_MINUTES <= minutes <= MAX_MINUTES:
+        shown_value = value if len(value) <= 12 else f"{value[:9]}..."
         reader.report(
             node,
-            f"an interview's budget is {MIN_MINUTES} to {MAX_MINUTES} minutes, not {minutes}",
+            f"an interview's budget is {MIN_MINUTES} to {MAX_MINUTES} minutes, not {shown_value}",
         )
         return None
     return minutes
