@@ -309,8 +309,11 @@ class DrillScreen(ClickGuard):
 
     async def action_type_answer(self) -> None:
         widget = await self.card.typing_ready()
-        if widget is not None:
-            widget.focus()  # Textual refreshes the bindings on a focus change
+        # Focused now, not as Widget.focus() does it (a callback queued behind the keys already
+        # on their way): a quick `@` or Space then moved on to another card first, and the
+        # focus landed in the box hidden with its card, taking Space and the digits as text.
+        if widget is not None and widget is self.card.typing_widget and on_top(self):
+            self.set_focus(widget)  # Textual refreshes the bindings on a focus change
 
     def action_nothing_to_type(self) -> None:
         self.notify("Nothing to type on this card: Space or Enter shows the answer.", timeout=3)
