@@ -50,6 +50,7 @@ KEYS = [
     *("pageup", "pagedown", "home", "end", "backspace", "delete", "ctrl+p", "space"),
     *"0123456789",
     *"adsum?x",  # m: the key bar's second page
+    *"fo",  # the flag menu; the answer's sources unfolded
     *("enter", "enter", "escape", "d", "ctrl+p", "4", "5", "u", "a", "s", "?"),
 ]
 SIZES = [(100, 30), (80, 24), (120, 40), (79, 24), (60, 20), (20, 5)]
