@@ -25,7 +25,7 @@ from zerodrill.tui.widgets.key_bar import KeyBar
 
 SIZE = (80, 24)
 #: The card's actions and the sitting's dialogs, on the second page.
-MORE_PAGE = [" - Bury ", " @ Suspend ", " * Mark ", " ^1-7 Flag ", " d Decks ", " s Stats "]
+MORE_PAGE = [" - Bury ", " @ Suspend ", " * Mark ", " f Flag ", " d Decks ", " s Stats "]
 
 
 @pytest.fixture
@@ -57,7 +57,8 @@ async def test_every_key_is_on_a_page_and_each_page_fits_80_columns(
     app = create_app(tui_decks("zero"), store, clock=Clock(), buttons=buttons)
     async with app.run_test(size=SIZE) as pilot:
         grades = "0-5 Grade" if buttons == 6 else "1-4 Grade"
-        for side, keys in (("question", ["␣⏎ Answer"]), ("answer", ["␣⏎ ", grades])):
+        answer = ["␣⏎ ", grades, " o Sources "]  # its first card has sources
+        for side, keys in (("question", ["␣⏎ Answer"]), ("answer", answer)):
             first, second = on_a_page(app)
             for page in (first, second):
                 assert len(page) <= 80, (side, page)
@@ -125,7 +126,9 @@ async def test_the_help_lists_the_new_keys_each_on_one_line_at_80x24(store: Stor
         said = {line.split(maxsplit=1)[0]: line for line in lines}
         assert "bury the card until tomorrow" in said["-"]
         assert "suspend" in said["@"] and "Unsuspend" in said["@"]
-        assert "mark" in said["*"] and "Ctrl+1-7 flag" in said["*"]
+        assert "mark" in said["*"]
+        assert "flag it" in said["f"] and "Ctrl+1-7" in said["f"]
+        assert "unfold" in said["o"]
         assert "edit the card's YAML" in said["e"]
         assert "key bar's other keys" in said["m"]
 

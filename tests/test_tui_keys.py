@@ -103,7 +103,7 @@ def test_the_key_bar_fits_80_columns_whatever_grade_is_highlighted() -> None:
     widest = max(len(b.name) for b in (*SIX_BUTTONS, *FOUR_BUTTONS))
     # The answer side's other keys, as drawn (see the six-button snapshot's last line); the
     # second page, behind m, is tests/test_tui_key_bar.py's.
-    rest = " 0-5 Grade  u Undo  e Edit  ? Help  q Quit  m More "
+    rest = " 0-5 Grade  o Sources  u Undo  e Edit  ? Help  q Quit  m More "
     assert len(f" ␣⏎ {'x' * widest} ") + len(rest) <= 80
 
 

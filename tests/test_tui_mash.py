@@ -50,6 +50,7 @@ KEYS = [
     *("pageup", "pagedown", "home", "end", "backspace", "delete", "ctrl+p", "space"),
     *"0123456789",
     *"adsum?x",  # m: the key bar's second page
+    *"fo",  # the flag menu; the answer's sources unfolded
     *("enter", "enter", "escape", "d", "ctrl+p", "4", "5", "u", "a", "s", "?"),
 ]
 SIZES = [(100, 30), (80, 24), (120, 40), (79, 24), (60, 20), (20, 5)]
@@ -322,3 +323,33 @@ async def test_a_resize_to_a_size_the_terminal_no_longer_has_lays_no_screen_out(
             await pilot.resize_terminal(90, 28)
             await pilot.pause()
             assert [s.outer_size for s in app.screen_stack] == [Size(90, 28)] * 2
+
+
+@run_async
+async def test_keys_typed_fast_never_leave_the_focus_in_a_hidden_typing_box(tmp_path: Path) -> None:
+    # Issue 36, break 9: `a` asked for the focus, which came only after the `@` behind it had
+    # moved on to the next card, into the typing box hidden with the card it was made for:
+    # Space and the digits were text there, unseen, until Esc.
+    with Store.open(tmp_path / "reviews.db") as store:
+        app = make_app(store, "zero", clock=Clock())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("enter", "5")
+            drill = app.screen
+            assert isinstance(drill, DrillScreen)
+            # Bury this card; `a` on the next one, which has a box to type in; suspend that
+            # one and the one after it.
+            queue(app, "minus", "a", "at", "at")
+            await pilot.pause()
+            await pilot.pause()
+            acted = [(e.action.value, e.key) for e in store.actions.events()]
+            assert acted == [
+                ("bury", "zero-tui/stage-2-shards"),
+                ("suspend", "zero-tui/fsdp"),  # a follow-up: the card `a` was pressed on
+                ("suspend", "zero-tui/stage3-default"),
+            ]
+            assert app.focused is None
+            assert drill.card.item is not None and drill.card.item.key == "zero-tui/offload"
+            await pilot.press("space")
+            assert drill.card.revealed
+            await pilot.press("4")
+            assert in_effect(store)[-1] == ("zero-tui/offload", 4)

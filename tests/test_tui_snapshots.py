@@ -83,7 +83,23 @@ def test_long_answer_scrolled_with_the_more_cue(snap_compare, store: Store) -> N
 
 
 def test_source_list(snap_compare, store: Store, size: tuple[int, int]) -> None:
-    assert snap_compare(screen_app(store), press=["enter", "5", "enter"], terminal_size=size)
+    # Unfolded (key o): one a line, each with the version it names.
+    keys = ["enter", "5", "enter", "o"]
+    assert snap_compare(screen_app(store), press=keys, terminal_size=size)
+
+
+def test_card_flagged_and_marked_with_its_sources_folded(
+    snap_compare, store: Store, size: tuple[int, int]
+) -> None:
+    # Issue 36: the header shows the card's flag and mark; five sources fold to one line.
+    keys = ["enter", "5", "f", "4", "asterisk", "enter"]
+    assert snap_compare(screen_app(store), press=keys, terminal_size=size)
+
+
+def test_flag_menu(snap_compare, store: Store) -> None:
+    # Key f: Anki's seven flags, the card's own (orange, Ctrl+2) named.
+    app = make_app(store, "zero")
+    assert snap_compare(app, press=["ctrl+2", "f"], terminal_size=(80, 24))
 
 
 def test_drill_four_buttons_answer(snap_compare, store: Store, size: tuple[int, int]) -> None:

@@ -92,6 +92,7 @@ def preview(paths: tuple[Path, ...], output: Path) -> None:
 
 def build_page(decks: Sequence[Deck]) -> tuple[str, int]:
     """The page, and how many cards (Anki's: one per cloze deletion) it shows."""
+    from zerodrill.deck.mentions import CardTitles
     from zerodrill.export.html import escape
     from zerodrill.export.notes import note_fields
     from zerodrill.export.notetypes import css, field_names, note_type
@@ -104,8 +105,9 @@ def build_page(decks: Sequence[Deck]) -> tuple[str, int]:
     }
     sections: list[str] = []
     for deck in decks:
+        named = CardTitles(deck.cards)
         for card in deck.cards:
-            values = note_fields(card, inlined[deck.id], math=deck.anki_math)
+            values = note_fields(card, inlined[deck.id], math=deck.anki_math, titles=named)
             fields = dict(zip(field_names(card.kind), values, strict=True))
             template = note_type(card.kind).model.templates[0]
             for ordinal in card.ordinals or (None,):

@@ -44,7 +44,8 @@ def show(card_id: str, paths: tuple[Path, ...], watch: bool) -> None:
     console = Console(highlight=False)
     roots = list(deck_roots(paths).roots)
     if not watch:
-        _print(console, find_items(usable_decks(_load(roots)), card_id))
+        decks = usable_decks(_load(roots))
+        _print(console, find_items(decks, card_id), decks)
         return
     try:
         watch_card(console, roots, card_id, wait=lambda: time.sleep(POLL_SECONDS))
@@ -68,7 +69,8 @@ def watch_card(
             if console.is_terminal:
                 console.clear()
             try:
-                _print(console, find_items(usable_decks(_load(roots), watching=True), card_id))
+                decks = usable_decks(_load(roots), watching=True)
+                _print(console, find_items(decks, card_id), decks)
             except UserError as exc:
                 console.print(
                     f"zerodrill: {shown(str(exc))}", markup=False, style="red", soft_wrap=True
@@ -119,24 +121,31 @@ def find_items(decks: Sequence[Deck], card_id: str) -> list[Item]:
     return items
 
 
-def _print(console: Console, items: Sequence[Item]) -> None:
+def _print(console: Console, items: Sequence[Item], decks: Sequence[Deck] = ()) -> None:
     from rich.rule import Rule
 
-    for item, (question, answer) in zip(items, draw(items, console.width), strict=True):
+    drawn = draw(items, console.width, decks)
+    for item, (question, answer) in zip(items, drawn, strict=True):
         console.print(Rule(f"{item.key}  question", style="dim"))
         console.print(question)
         console.print(Rule(f"{item.key}  answer", style="dim"))
         console.print(answer)
 
 
-def draw(items: Sequence[Item], width: int) -> list[tuple[RenderableType, RenderableType]]:
-    """Each item's question side and answer side, as the drill's card widget draws them."""
+def draw(
+    items: Sequence[Item], width: int, decks: Sequence[Deck] = ()
+) -> list[tuple[RenderableType, RenderableType]]:
+    """Each item's question side and answer side, as the drill's card widget draws them: a
+    card of ``decks`` it names by id as its question, its sources in full (as key o unfolds
+    them: the one reading them here is the one who wrote them)."""
     from textual.app import App, ComposeResult
 
+    from zerodrill.deck.mentions import CardTitles
     from zerodrill.tui.widgets.card_side import CardSide
     from zerodrill.tui.widgets.card_view import CardView
 
     drawn: list[tuple[RenderableType, RenderableType]] = []
+    titles = {deck.id: CardTitles(deck.cards) for deck in decks}
 
     class Draw(App[None]):
         def compose(self) -> ComposeResult:
@@ -145,9 +154,10 @@ def draw(items: Sequence[Item], width: int) -> list[tuple[RenderableType, Render
         async def on_mount(self) -> None:
             view = self.query_one(CardView)
             for item in items:
-                await view.show(item)
+                await view.show(item, titles=titles.get(item.card.deck))
                 question = view.query_one("#question", CardSide).renderable()
                 view.reveal()
+                view.toggle_sources()
                 drawn.append((question, view.query_one("#answer", CardSide).renderable()))
             self.exit()
 

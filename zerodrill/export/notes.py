@@ -37,6 +37,7 @@ from hashlib import sha256
 from typing import NamedTuple
 
 from zerodrill.deck.links import safe_link
+from zerodrill.deck.mentions import CardTitles, name_cards
 from zerodrill.deck.model import Card, Deck
 from zerodrill.deck.source_labels import source
 from zerodrill.export import html
@@ -104,8 +105,9 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
     for deck in decks:
         did = deck_anki_id(deck.id)
         names = media[deck.id]
+        titles = CardTitles(deck.cards)
         for card in deck.cards:
-            fields = note_fields(card, names, math=deck.anki_math)
+            fields = note_fields(card, names, math=deck.anki_math, titles=titles)
             notes.append(
                 Note(
                     key=card.key,
@@ -121,14 +123,25 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
     return notes
 
 
-def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> list[str]:
+def note_fields(
+    card: Card,
+    media: Mapping[str, str],
+    *,
+    math: bool = False,
+    titles: CardTitles | None = None,
+) -> list[str]:
     """The note's fields as HTML, in the note type's order (the kind's own, extra, sources).
+
+    ``titles``: the questions of the cards of the card's deck, shown where it names one by id
+    (:mod:`zerodrill.deck.mentions`), as the drill shows them.
 
     ``math``: the deck opted in to Anki's LaTeX and MathJax, so its Markdown fields keep that
     syntax live and are marked as ones MathJax typesets (the note types mark the rest of the
     card as one it skips).
     """
     given = card.fields
+    if titles is not None:
+        given = {name: name_cards(text, titles) for name, text in given.items()}
     render = html.render
     cloze = card.kind.cloze_field
     out = [
@@ -150,8 +163,8 @@ def note_fields(card: Card, media: Mapping[str, str], *, math: bool = False) -> 
 def sources_html(refs: Iterable[str]) -> str:
     """The card's references as a list of the terminal's short labels, each a link to its
     address where :func:`safe_link` allows one (a raw URL would take a third of a phone's
-    screen)."""
-    items = "".join([_source_item(ref) for ref in refs])
+    screen), each once."""
+    items = "".join(dict.fromkeys([_source_item(ref) for ref in refs]))
     return f"<ul>{items}</ul>" if items else ""
 
 

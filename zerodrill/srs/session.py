@@ -181,6 +181,9 @@ class Session:
         # back whichever of the two came last.
         self._actions: list[tuple[int, CardActionEvent]] = []
         self._current: Item | None = None
+        #: Every card's marks as the log left them when last read (the drill shows the flag
+        #: and mark of each card it puts up); None once an action here may have changed them.
+        self._marks: dict[str, CardMarks] | None = None
         self.select_deck(deck_id)
 
     def select_deck(self, deck_id: str | None) -> None:
@@ -267,7 +270,7 @@ class Session:
 
     def _reload(self) -> None:
         # Suspended cards, and cards buried today, are kept out of every line.
-        marks = self._store.actions.marks()
+        marks = self._marks = self._store.actions.marks()
         self._plan = self._plan_for(self.day, marks)
         by_key = self._by_key.without(k for k, m in marks.items() if m.hidden_on(self.day))
         queue = self._queue(by_key)
@@ -357,6 +360,7 @@ class Session:
         event = self._store.actions.record(
             item.key, action, at=self._clock(), day=self.day, flag=flag
         )
+        self._marks = None
         self._actions.append((len(self._given), event))
         if action in (Action.SUSPEND, Action.BURY):
             self._take(item)
@@ -368,7 +372,10 @@ class Session:
         """The current card's marks (flag, marked)."""
         if self._current is None:
             return NO_MARKS
-        return self._store.actions.marks().get(self._current.key, NO_MARKS)
+        # Read once per change, not per card: replaying the whole log is the cost of a read.
+        if self._marks is None:
+            self._marks = self._store.actions.marks()
+        return self._marks.get(self._current.key, NO_MARKS)
 
     def unsuspend_all(self) -> int:
         """Unsuspend every suspended card of the decks drilled; how many. Each is an event,
@@ -398,6 +405,7 @@ class Session:
     def _undo_action(self) -> Item | None:
         """Take back the sitting's last card action; a suspended or buried card comes back."""
         _, event = self._actions.pop()
+        self._marks = None
         try:
             self._store.actions.undo(event.identity, at=self._clock())
         except NothingToUndo:

@@ -10,6 +10,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -18,6 +19,7 @@ from textual.app import SystemCommand
 from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
+    from zerodrill.deck.mentions import CardTitles
     from zerodrill.srs.interview_date import InterviewChoice
     from zerodrill.tui.screens.deck_picker import DeckPick
     from zerodrill.tui.screens.installed_deck import EditChoice
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 from zerodrill import paths
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
+from zerodrill.srs.card_actions import FLAGS
 from zerodrill.srs.days import local_now
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.session import Session
@@ -42,6 +45,7 @@ from zerodrill.srs.settings import (
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import FileGone, Store, StoreError
 from zerodrill.tui.app_base import AppBase, Clock
+from zerodrill.tui.flags import flag_name
 from zerodrill.tui.screens.drill import DrillScreen
 from zerodrill.tui.session import DrillSession, Summary
 from zerodrill.tui.textual_internals import CommandPalette
@@ -74,6 +78,8 @@ class ZeroDrillApp(AppBase[Summary]):
         self.session = session
         #: The decks drilled, read again from their files after an edit (key e).
         self.decks: Sequence[Deck] = decks
+        #: The questions of each deck's cards as a card naming one shows it, by deck id.
+        self._titles: dict[str, CardTitles] = {}
         #: The grades go to a throwaway database (the header says so on every card).
         self.scratch = False
         #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
@@ -115,7 +121,20 @@ class ZeroDrillApp(AppBase[Summary]):
             warm_up_on_mount=warm_up_on_mount,
             buttons=LAYOUTS[self.buttons],
             mark="SCRATCH" if self.scratch else "",
+            titles=self.card_titles,
         )
+
+    def card_titles(self, deck_id: str) -> CardTitles | None:
+        """The questions of the cards of deck ``deck_id``, as a card naming one shows it."""
+        titles = self._titles.get(deck_id)
+        if titles is None:
+            from zerodrill.deck.mentions import CardTitles
+
+            deck = next((d for d in self.decks if d.id == deck_id), None)
+            if deck is None:
+                return None
+            titles = self._titles[deck_id] = CardTitles(deck.cards)
+        return titles
 
     #: Textual's palette commands the drill keeps. Not Screenshot (a key press writing a file
     #: into the working directory), nor Maximize/Minimize (nothing of the drill's to maximize).
@@ -133,6 +152,8 @@ class ZeroDrillApp(AppBase[Summary]):
             "Bring back every suspended card of the decks drilled (key @ suspends one)",
             self.action_unsuspend_all,
         )
+        if isinstance(screen, DrillScreen) and screen.card.item is not None:
+            yield from self._flag_commands(screen)
         yield SystemCommand(
             "Grade buttons: 4 / 6",
             "Switch between Anki's four grade buttons and SM-2's six (remembered; key b)",
@@ -152,6 +173,22 @@ class ZeroDrillApp(AppBase[Summary]):
                 "Plan the days before your interview: enough new cards a day to see every card "
                 "twice, every card back by the day before (remembered)",
                 self.action_interview_date,
+            )
+
+    def _flag_commands(self, screen: DrillScreen) -> Iterable[SystemCommand]:
+        """A command for each flag the card on show can be given (key f's menu), and one to
+        clear the flag it has."""
+        now = self.session.marks().flag
+        for flag in FLAGS:
+            name = flag_name(flag)
+            if flag == now:
+                said = f"The card is flagged {name.lower()}: this clears it"
+            else:
+                said = f"Flag the card on show {name.lower()} (f {flag}, or Ctrl+{flag})"
+            yield SystemCommand(f"Flag: {name}", said, partial(screen.action_flag, flag))
+        if now:
+            yield SystemCommand(
+                "Flag: none", "Clear the card's flag (f 0)", partial(screen.action_flag, 0)
             )
 
     def action_command_palette(self) -> None:
@@ -363,6 +400,7 @@ class ZeroDrillApp(AppBase[Summary]):
             also = f" (and {more} more; zerodrill validate lists them)" if more else ""
             return f"{result.problems[0]}{also}; the cards as they were are kept"
         self.decks = result.decks
+        self._titles = {}
         self.session.replace_decks(result.decks)
         return None
 

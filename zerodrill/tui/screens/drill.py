@@ -3,6 +3,9 @@ highlighted grade or a digit for any other (0-5, or 1-4 in Anki's layout), u to 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +26,9 @@ from zerodrill.tui.widgets.cued_scroll import CuedScroll
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import MORE, MORE_KEY, KeyBar
 from zerodrill.tui.widgets.session_header import SessionHeader
+
+if TYPE_CHECKING:
+    from zerodrill.deck.mentions import CardTitles
 
 #: Says there is more of the card below, and how to get to it.
 MORE_CUE = "↓ more: j/↓ PgDn End"
@@ -61,6 +67,8 @@ class DrillScreen(ClickGuard):
         # Digit 1 is in both layouts: it stands for them all on the key bar (see key_label).
         Binding("1", "press(1)", "Grade", id="grade"),
         *(Binding(str(d), f"press({d})", f"Grade {d}", show=False) for d in (0, 2, 3, 4, 5)),
+        # On the answer side of a card with sources: their one line unfolds into a list.
+        Binding("o", "toggle_sources", "Sources"),
         Binding("a", "type_answer", "Type"),
         # Where a and u would do nothing, a second binding of the key says why (see check_action).
         Binding("a", "nothing_to_type", show=False),
@@ -75,9 +83,11 @@ class DrillScreen(ClickGuard):
         Binding("minus", "act('bury')", "Bury", key_display="-", group=MORE),
         Binding("at", "act('suspend')", "Suspend", key_display="@", group=MORE),
         Binding("asterisk", "toggle_mark", "Mark", key_display="*", group=MORE),
-        # Ctrl+1 stands for the seven flags on the key bar.
-        Binding("ctrl+1", "flag(1)", "Flag", key_display="^1-7", group=MORE),
-        *(Binding(f"ctrl+{n}", f"flag({n})", f"Flag {n}", show=False) for n in range(2, 8)),
+        # A menu of the seven flags: Anki's Ctrl+1-7 reach no program in tmux or in many a
+        # terminal (Ctrl+2 comes as NUL, Ctrl+6 as 0x1e, the others as nothing), f does. The
+        # Ctrl keys work too where the terminal sends them (kitty's keyboard protocol).
+        Binding("f", "flag_menu", "Flag", group=MORE),
+        *(Binding(f"ctrl+{n}", f"flag({n})", f"Flag {n}", show=False) for n in range(1, 8)),
         Binding("d", "app.pick_deck", "Decks", group=MORE),
         Binding("s", "app.stats", "Stats", group=MORE),
         Binding(MORE_KEY, "more", "More", show=False),
@@ -98,9 +108,12 @@ class DrillScreen(ClickGuard):
         warm_up_on_mount: bool = True,
         buttons: tuple[Button, ...] = SIX_BUTTONS,
         mark: str = "",
+        titles: Callable[[str], CardTitles | None] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        #: The questions of a deck's cards, by the deck's id: a card naming one shows it.
+        self.titles = titles
         #: Shown before the deck's title on every card ("SCRATCH": grades not kept).
         self.mark = mark
         # The app's first screen is warmed up by the app once its first frame is out (a refresh
@@ -149,7 +162,12 @@ class DrillScreen(ClickGuard):
             return
         self.suggested = None
         self._unfocus()
-        await self.card.show(item, repeat=self.session.is_repeat)
+        await self.card.show(
+            item,
+            repeat=self.session.is_repeat,
+            marks=self.session.marks(),
+            titles=self.titles(item.card.deck) if self.titles is not None else None,
+        )
         self._show_side(revealed=False)
         typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
         if item.card.kind.typing is Typing.FREE:
@@ -199,6 +217,9 @@ class DrillScreen(ClickGuard):
             return revealed and button_for_key(self.grades.buttons, int(str(key))) is not None
         if action == "reveal":
             return not revealed and self.session.current is not None
+        if action == "toggle_sources":
+            item = self.card.item
+            return revealed and item is not None and bool(item.card.refs)
         if action == "type_answer":
             return not revealed and not typing and self.card.typing_widget is not None
         if action == "nothing_to_type":
@@ -295,18 +316,44 @@ class DrillScreen(ClickGuard):
         marked = self.session.marks().marked
         self.session.act(Action.UNMARK if marked else Action.MARK)
         self.notify("Card unmarked." if marked else "Card marked.", timeout=2, markup=False)
-        self._refresh_header()
+        self.card.set_marks(self.session.marks())
 
     @user_errors_exit
     def action_flag(self, flag: int) -> None:
-        """Set the card's flag to ``flag``, or clear it if it has that flag already (Anki)."""
+        """Set the card's flag to ``flag``, or clear it if it has that flag already (Anki);
+        0 clears it."""
         if not self._showing_current():
             return
-        same = self.session.marks().flag == flag
+        now = self.session.marks().flag
+        if flag == now == 0:
+            self.notify("The card has no flag to clear.", timeout=2, markup=False)
+            return
+        same = flag in (now, 0)
         self.session.act(Action.FLAG, flag=0 if same else flag)
         said = "Flag cleared." if same else f"Flagged {FLAGS[flag]}."
         self.notify(said, timeout=2, markup=False)
-        self._refresh_header()
+        self.card.set_marks(self.session.marks())
+
+    def action_flag_menu(self) -> None:
+        """The seven flags to choose from (f): a key that reaches the drill in any terminal."""
+        if not self._showing_current():
+            return
+        from zerodrill.tui.screens.flag_menu import FlagMenu
+
+        item = self.card.item
+
+        async def chosen(flag: int | None) -> None:
+            # Chosen for the card the menu was opened on: never another one.
+            if flag is not None and self.card.item is item:
+                await self.action_flag(flag)
+
+        self.app.push_screen(FlagMenu(self.session.marks().flag), chosen)
+
+    def action_toggle_sources(self) -> None:
+        if self.card.toggle_sources():
+            # Unfolded at the foot of the answer: scrolled into sight once laid out.
+            scroll = self.query_one(CardScroll)
+            self.call_after_refresh(scroll.scroll_end, animate=False)
 
     def action_more(self, more: bool | None = None) -> None:
         """Switch the key bar's page (m), or go back to the first one (Esc)."""
@@ -315,8 +362,11 @@ class DrillScreen(ClickGuard):
 
     async def action_type_answer(self) -> None:
         widget = await self.card.typing_ready()
-        if widget is not None:
-            widget.focus()  # Textual refreshes the bindings on a focus change
+        # Focused now, not as Widget.focus() does it (a callback queued behind the keys already
+        # on their way): a quick `@` or Space then moved on to another card first, and the
+        # focus landed in the box hidden with its card, taking Space and the digits as text.
+        if widget is not None and widget is self.card.typing_widget and on_top(self):
+            self.set_focus(widget)  # Textual refreshes the bindings on a focus change
 
     def action_nothing_to_type(self) -> None:
         self.notify("Nothing to type on this card: Space or Enter shows the answer.", timeout=3)

@@ -19,14 +19,17 @@ KEYS = """\
 [b]u[/b]           undo the last grade or card action: that card comes back
 [b]-[/b]           bury the card until tomorrow
 [b]@[/b]           suspend it; [b]Ctrl+P[/b] Unsuspend brings suspended cards back
-[b]*[/b]           mark it           [b]Ctrl+1[/b]-[b]7[/b] flag it (again: no flag)
+[b]*[/b]           mark it (★ on the card's header)
+[b]f[/b]           flag it: Anki's 7 colours, from a menu (or [b]Ctrl+1[/b]-[b]7[/b]
+            where the terminal sends them); its flag again: none
+[b]o[/b]           unfold the answer's sources, one a line (again: fold)
 [b]e[/b]           edit the card's YAML in $VISUAL or $EDITOR
 [b]m[/b]           the key bar's other keys (Anki's More); [b]Esc[/b] goes back
 [b]a[/b], [b]Tab[/b]      type your answer first ([b]Ctrl+J[/b] new line); [b]Esc[/b] stops
 [b]j[/b]/[b]k[/b], [b]End[/b]    scroll a long card (also ↑/↓, PgUp/PgDn, Home)
 [b]d[/b]           choose a deck     [b]s[/b] statistics
 [b]?[/b]           this help         [b]q[/b], [b]Ctrl+C[/b] quit (grades are saved)
-[b]Ctrl+P[/b]      commands (theme, grade buttons, scheduler, unsuspend)"""
+[b]Ctrl+P[/b]      commands (theme, buttons, scheduler, unsuspend, flags)"""
 
 _SIX = [f"[b]{int(g)}[/b] {g.label:<9} {g.description}" for g in reversed(Grade)]
 _ANKI = "Anki's four: " + "   ".join(

@@ -26,6 +26,8 @@ from textual.widget import AwaitMount, MountError
 from zerodrill.deck import cloze
 from zerodrill.deck.kinds import Sides, Typing
 from zerodrill.deck.model import Item
+from zerodrill.srs.card_actions import FLAGS, NO_MARKS, CardMarks
+from zerodrill.tui import flags
 from zerodrill.tui.markdown import parse, quoted, render
 from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
@@ -41,8 +43,10 @@ if TYPE_CHECKING:
 
     from textual.widgets import Input, TextArea
 
+    from zerodrill.deck.mentions import CardTitles
     from zerodrill.srs.answer_check import Check
     from zerodrill.srs.sm2 import Grade
+    from zerodrill.tui.markdown_tree import Document
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each way of typing an answer (``CardKind.typing``) types into, by id.
@@ -77,6 +81,22 @@ class CardView(SideHolder, Vertical):
         self._sides: Sides | None = None
         #: Whether the card on show is back for another go in this sitting.
         self._repeat = False
+        #: The flag and mark of the card on show, as its header shows them.
+        self._marks = NO_MARKS
+        #: The question side of the card on show, parsed: its question, and the quote above it.
+        self._question: tuple[Document | tuple[str, ...], Document | tuple[str, ...] | None] = (
+            (),
+            None,
+        )
+        #: What the answer side on show was drawn with besides the card (see _answer_build),
+        #: to draw it again as a flag is set or the sources unfold.
+        self._answer_with: tuple[Check | None, str | None, Callable[[Grade], str] | None] = (
+            None,
+            None,
+            None,
+        )
+        #: The answer's sources are shown in full, one a line, not folded into one line.
+        self.sources_open = False
         #: The cloze's answers to the active deletion number (for a cloze on show).
         self._cloze_answers: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
@@ -159,12 +179,28 @@ class CardView(SideHolder, Vertical):
             if self.is_attached:
                 raise
 
-    async def show(self, item: Item, *, repeat: bool = False) -> None:
-        """Put ``item`` up, question side."""
+    async def show(
+        self,
+        item: Item,
+        *,
+        repeat: bool = False,
+        marks: CardMarks = NO_MARKS,
+        titles: CardTitles | None = None,
+    ) -> None:
+        """Put ``item`` up, question side, its header showing its flag and mark (``marks``);
+        a card of its deck it names by id shows as its question (``titles``: its deck's)."""
         self.item = item
         self.result = None
         self.revealed = False
-        s = self._sides = item.sides()
+        self._marks = marks
+        self.sources_open = False
+        self._answer_with = (None, None, None)
+        s = item.sides()
+        if titles is not None:
+            from zerodrill.deck.mentions import name_cards_in
+
+            s = name_cards_in(s, titles)
+        self._sides = s
         kind = item.card.kind
         needed = TYPING_IDS[kind.typing] if kind.typing is not None else None
         if needed is not None:
@@ -186,20 +222,11 @@ class CardView(SideHolder, Vertical):
                 if blanks > 1
                 else "a: type the missing text; Enter to check"
             )
-        question = parse(s.question)
-        quote = parse(s.quote) if s.quote else None
-
+        self._question = (parse(s.question), parse(s.quote) if s.quote else None)
         self._repeat = repeat
 
-        def build_question(styles: SideStyles) -> RenderableType:
-            markdown = styles.markdown()
-            parts: list[RenderableType] = [_head(item, repeat, styles), Text()]
-            if quote is not None:
-                parts += [quoted(quote, markdown), Text()]
-            return Group(*parts, render(question, markdown))
-
         question_side = self.query_one("#question", CardSide)
-        question_side.show(build_question)
+        question_side.show(self._question_build(item))
         question_side.display = True
         answer_side = self.query_one("#answer", CardSide)
         answer_side.show(None)
@@ -207,6 +234,52 @@ class CardView(SideHolder, Vertical):
         self._plain_answer = None
         # While the question is read, the answer as it shows when nothing typed changes it.
         self.call_after_refresh(self._prepare_answer, item)
+
+    def _question_build(self, item: Item) -> Build:
+        """What the question side of ``item`` shows, with the flag and mark it has now."""
+        question, quote = self._question
+        repeat, marks = self._repeat, self._marks
+
+        def build_question(styles: SideStyles) -> RenderableType:
+            markdown = styles.markdown()
+            parts: list[RenderableType] = [_head(item, repeat, marks, styles), Text()]
+            if quote is not None:
+                parts += [quoted(quote, markdown), Text()]
+            return Group(*parts, render(question, markdown))
+
+        return build_question
+
+    def set_marks(self, marks: CardMarks) -> None:
+        """Show ``marks`` on the card on show's header: a flag set or cleared, a mark."""
+        if self.item is None or marks == self._marks:
+            return
+        self._marks = marks
+        self.query_one("#question", CardSide).show(self._question_build(self.item))
+        # A cloze's answer side has the header too (it shows in place of the question).
+        if self.item.card.kind.is_cloze:
+            self._answer_again()
+
+    def toggle_sources(self) -> bool:
+        """Unfold the answer's sources into a list, one a line, or fold them again into one
+        line; whether they are unfolded now."""
+        if self.item is None or not self.revealed or not self.item.card.refs:
+            return False
+        self.sources_open = not self.sources_open
+        self._answer_again()
+        return self.sources_open
+
+    def _answer_again(self) -> None:
+        """Draw the answer side again, as it shows now."""
+        item, s = self.item, self._sides
+        if item is None or s is None:
+            return
+        if self.revealed:
+            build = self._answer_build(item, s, *self._answer_with)
+            self.query_one("#answer", CardSide).show(build)
+        else:
+            # What was drawn ahead is drawn ahead again.
+            self._plain_answer = None
+            self.call_after_refresh(self._prepare_answer, item)
 
     def _prepare_answer(self, item: Item) -> None:
         # Run after the next refresh: by then the card may have moved on, or the drill ended.
@@ -249,6 +322,7 @@ class CardView(SideHolder, Vertical):
                 self.result = check_cloze(typed, item.card.fields[field], ordinal)
         result = self.result
         yours = typed if kind.typing is Typing.FREE else None
+        self._answer_with = (result, yours, name)
         if result is None and yours is None and self._plain_answer is not None:
             build_answer = self._plain_answer
         else:
@@ -277,14 +351,14 @@ class CardView(SideHolder, Vertical):
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
         refs = item.card.refs
-        repeat = self._repeat
+        repeat, marks, sources_open = self._repeat, self._marks, self.sources_open
 
         def build_answer(styles: SideStyles) -> RenderableType:
             markdown = styles.markdown()
             parts: list[RenderableType] = []
             if kind.is_cloze:
                 # In place of the question it hides: the same header as every other kind.
-                parts += [_head(item, repeat, styles), Text()]
+                parts += [_head(item, repeat, marks, styles), Text()]
             if result is not None:
                 parts += [_check_lines(result, styles, name), Text()]
             model = render(answer, markdown)
@@ -295,7 +369,7 @@ class CardView(SideHolder, Vertical):
             if extra is not None:
                 parts += [Text(), Styled(render(extra, markdown), styles.muted)]
             if refs:
-                parts += [Text(), _sources(refs, styles)]
+                parts += [Text(), _sources(refs, styles, full=sources_open)]
             return Group(*parts)
 
         return build_answer
@@ -350,10 +424,16 @@ def _clear(widget: Input | TextArea) -> None:
         widget.text = ""
 
 
-def _head(item: Item, repeat: bool, styles: SideStyles) -> Text:
-    """The line above a card: its kind, its id, and whether it is back for another go."""
+def _head(item: Item, repeat: bool, marks: CardMarks, styles: SideStyles) -> Text:
+    """The line above a card: its kind, its id, its flag and mark, and whether it is back for
+    another go."""
     label = item.card.kind.label
     head = Text.assemble((label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted))
+    if marks.flag:
+        colour = Style(color=flags.COLOURS[marks.flag], bold=True)
+        head.append(f"  {flags.GLYPH} flagged {FLAGS[marks.flag]}", colour)
+    if marks.marked:
+        head.append(f"  {flags.MARK_GLYPH} marked", styles.number + Style(bold=True))
     if repeat:
         head.append("  ")
         head.append(" again ", Style(reverse=True))
@@ -374,26 +454,49 @@ def beside(typed: str | None, model: RenderableType, styles: SideStyles) -> Tabl
     return grid
 
 
-def _sources(refs: tuple[str, ...], styles: SideStyles) -> RenderableType:
-    """The card's sources, one a line, each a short label linked to its address.
+#: Heads the card's sources, folded or not.
+SOURCES_TITLE = "Sources"
+#: Between two sources on the folded line.
+SOURCES_APART = " · "
 
-    Wrapped only between words, each line behind its bullet: a word too long for the line
-    is cut short (…), never folded, and the label stays one link however it wraps.
+
+def _sources(refs: tuple[str, ...], styles: SideStyles, *, full: bool) -> RenderableType:
+    """The card's sources, each a short label linked to its address, each once: folded into
+    one line of the places they name, cut short (…) at the side's width; or, ``full``, one a
+    line, each with the version it names.
+
+    A full line is wrapped only between words, behind its bullet: a word too long for the
+    line is cut short (…), never folded, and the label stays one link however it wraps.
     """
     # Imported here: only an answer with sources needs them, never the first question.
-    from zerodrill.deck.source_labels import source
+    from zerodrill.deck.source_labels import sources
+
+    found = sources(refs)
+    title = styles.muted + Style(bold=True)
+    if not full:
+        # One Text, no table: the answer is drawn ahead, but a reveal may still wait for it.
+        places: dict[str, str | None] = {}
+        for one in found:
+            places.setdefault(one.place, one.url)
+        line = Text(SOURCES_TITLE, title, no_wrap=True, overflow="ellipsis")
+        if len(found) > 1:
+            # How many the list holds, however few of them the line has room for.
+            line.append(f" ({len(found)})", title)
+        for n, (place, url) in enumerate(places.items()):
+            line.append(SOURCES_APART if n else "  ", styles.muted)
+            line.append(place, styles.accent + Style(link=url) if url is not None else None)
+        return line
     from zerodrill.tui.bulleted import Bulleted
 
     labels = []
-    for ref in refs:
-        found = source(ref)
-        link = styles.accent + Style(link=found.url) if found.url is not None else None
+    for one in found:
+        link = styles.accent + Style(link=one.url) if one.url is not None else None
         # The link on the label's characters only, not the blank after them.
         label = Text(overflow="ellipsis")
-        label.append(found.label, link)
+        label.append(one.label, link)
         labels.append(label)
     lines = Bulleted(Text("•", styles.muted), labels)
-    return Group(Text("Sources", styles.muted + Style(bold=True)), lines)
+    return Group(Text(SOURCES_TITLE, title), lines)
 
 
 def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str] | None) -> Text:

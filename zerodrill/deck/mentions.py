@@ -1,0 +1,189 @@
+"""A card naming other cards of its deck: their ids in parentheses, in its prose.
+
+A deck writes ``(fu-zeropp-hpz-memory)``, or several at once, ``(multi-rank-allreduce-volume,
+grad-accum-caveat)``. An id tells a learner nothing, so the drill and the Anki export show
+each card's question instead, in a short form and in quotes (:func:`name_cards`); the deck's
+file, its cheat sheet and every other place keep the ids as written.
+
+Only prose, and only a group in which every word is an id of a card of the same deck: an id
+is a plain slug, and "(all-reduce)" is as likely a word as a card. An id in a code span or a
+code block, in a link (its text or its target) or in raw HTML is left as written, whatever it
+is. The question is put in as text, each character Markdown could read as markup escaped, so
+nothing of the card named is read as markup in the card that names it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from zerodrill.deck import cloze
+
+if TYPE_CHECKING:
+    from pyromark.event import Event
+
+    from zerodrill.deck.kinds import Sides
+    from zerodrill.deck.model import Card
+
+#: A card's id: a slug (zerodrill.deck.model.SLUG_PATTERN).
+_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+#: Ids in parentheses, comma-separated (the ids are group 1); not glued to a word, as a call
+#: written in prose is ("f(a-b)").
+_GROUP = re.compile(rf"(?<![\w\\])\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)(?!\w)", re.ASCII)
+_ONE = re.compile(_ID)
+#: Markdown reads any ASCII punctuation after a backslash as the character itself.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_SPACE = re.compile(r"\s+")
+#: The longest a question is shown where a card names it, in characters.
+TITLE_LENGTH = 60
+#: Where the parser's events hold no prose: the text inside is a target or code.
+_OPAQUE = ("Link", "Image", "CodeBlock")
+
+
+class CardTitles:
+    """The question of each card of one deck, as a card naming it shows it: worked out the
+    first time it is asked for (a deck names few of its cards)."""
+
+    def __init__(self, cards: Sequence[Card]) -> None:
+        self._cards = {card.id: card for card in cards}
+        self._titles: dict[str, str] = {}
+
+    def __contains__(self, card_id: str) -> bool:
+        return card_id in self._cards
+
+    def title(self, card_id: str) -> str:
+        """The card's question, on one line, short (see :func:`short`)."""
+        title = self._titles.get(card_id)
+        if title is None:
+            title = self._titles[card_id] = short(question_text(self._cards[card_id]))
+        return title
+
+
+def name_cards(markdown: str, titles: CardTitles) -> str:
+    """``markdown`` with each group of ids of the cards in ``titles`` in its prose shown as
+    their questions, in quotes; as it is when it names none."""
+    if "(" not in markdown:
+        return markdown
+    groups = [m for m in _GROUP.finditer(markdown) if all(i in titles for i in _ONE.findall(m[1]))]
+    if not groups:
+        return markdown
+    prose = _prose(markdown)
+    out: list[str] = []
+    at = 0
+    for group in groups:
+        # The parser counts in UTF-8 bytes.
+        start = len(markdown[: group.start()].encode())
+        end = start + len(group[0].encode())
+        if not any(a <= start and end <= b for a, b in prose):
+            continue
+        out.append(markdown[at : group.start(1)])
+        out.append(_ONE.sub(lambda one: _quoted(titles.title(one[0])), group[1]))
+        at = group.end(1)
+    out.append(markdown[at:])
+    return "".join(out)
+
+
+def name_cards_in(sides: Sides, titles: CardTitles) -> Sides:
+    """``sides`` with each of its texts (question, answer, extra, quote) as
+    :func:`name_cards` shows it."""
+    from msgspec.structs import replace
+
+    named: dict[str, str] = {}
+    for name in ("question", "answer", "extra", "quote"):
+        text = getattr(sides, name)
+        if (new := name_cards(text, titles)) is not text:
+            named[name] = new
+    return replace(sides, **named) if named else sides
+
+
+def _quoted(title: str) -> str:
+    escaped = _PUNCTUATION.sub(r"\\\1", title)
+    return f"“{escaped}”"
+
+
+def _prose(markdown: str) -> list[tuple[int, int]]:
+    """The stretches of ``markdown`` (UTF-8 byte offsets) that are prose: text, and the line
+    breaks inside it, out of code, links, images and raw HTML; touching stretches joined."""
+    from zerodrill.deck.markdown_syntax import parser
+
+    stretches: list[tuple[int, int]] = []
+    inside = 0  # the depth of links, images and code blocks around the event
+    for event, span in parser().events_with_range(markdown, merge_text=True):
+        if _tag(event, "Start") in _OPAQUE:
+            inside += 1
+        elif _tag(event, "End") in _OPAQUE:
+            inside -= 1
+        elif not inside and (event in ("SoftBreak", "HardBreak") or _has(event, "Text")):
+            start, end = span["start"], span["end"]
+            if stretches and stretches[-1][1] >= start:
+                start = stretches.pop()[0]
+            stretches.append((start, end))
+    return stretches
+
+
+def _has(event: Event, kind: str) -> bool:
+    return isinstance(event, dict) and kind in event
+
+
+def _tag(event: Event, kind: str) -> str | None:
+    """The name of the tag a Start or End event (``kind``) opens or closes."""
+    if not isinstance(event, dict) or kind not in event:
+        return None
+    tag: object = event[kind]  # type: ignore[literal-required]
+    return str(next(iter(tag))) if isinstance(tag, dict) else str(tag)
+
+
+def question_text(card: Card) -> str:
+    """What ``card`` asks, as plain text on one line: its question side (a red flag's claim,
+    a cloze's text with every deletion a blank), its Markdown read as a reader sees it."""
+    field = card.kind.cloze_field
+    if field is None:
+        sides = card.items()[0].sides()
+        return _plain(sides.quote or sides.question)
+    text = card.fields[field]
+    parts: list[str] = []
+    last = 0
+    for d in cloze.deletions(text):
+        parts += [text[last : d.start], f"[{d.hint or '...'}]"]
+        last = d.end
+    return _plain("".join([*parts, text[last:]]))
+
+
+def _plain(markdown: str) -> str:
+    """The text of ``markdown``'s first block, its marks dropped."""
+    from zerodrill.deck.markdown_syntax import parser
+
+    words: list[str] = []
+    depth = 0
+    for event in parser().events(markdown):
+        if _has(event, "Text") or _has(event, "Code"):
+            assert isinstance(event, dict)
+            words.append(str(next(iter(event.values()))))
+        elif event in ("SoftBreak", "HardBreak"):
+            words.append(" ")
+        elif _has(event, "Start"):
+            depth += 1
+        elif _has(event, "End"):
+            depth -= 1
+            if depth == 0 and words:
+                break  # the first block is the question; what follows explains it
+    text = _SPACE.sub(" ", "".join(words)).strip()
+    # A red flag's claim is a quotation: the quotes around it are the title's own.
+    if len(text) > 1 and text[0] == text[-1] == '"':
+        text = text[1:-1].strip()
+    return text
+
+
+def short(text: str, length: int = TITLE_LENGTH) -> str:
+    """``text`` in at most ``length`` characters: up to its question mark if that comes in
+    time (what follows sizes or frames the question), else cut at a word, "…" saying so."""
+    if len(text) <= length:
+        return text
+    asked = text.find("?")
+    if 0 < asked < length:
+        return text[: asked + 1]
+    cut = text[: length - 1]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
