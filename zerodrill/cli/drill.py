@@ -3,10 +3,11 @@ database have been checked, so every expected failure is one line and no screen 
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +23,20 @@ from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.tui.session import Summary
+
+
+class _Retention(click.FloatRange):
+    """FSRS's desired retention. click's range lets NaN through (every comparison with it is
+    false, so no bound refuses it), and the scheduler refused it only after the other choices
+    given were saved: an internal error, with the database changed."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(
+                f"{value!r} is not a number in the range {self._describe_range()}.", param, ctx
+            )
+        return number
 
 
 @click.command()
@@ -50,7 +65,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--retention",
-    type=click.FloatRange(MIN_RETENTION, MAX_RETENTION),
+    type=_Retention(MIN_RETENTION, MAX_RETENTION),
     metavar="R",
     help=f"FSRS's desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (FSRS's default "
     f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
