@@ -67,6 +67,8 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
                 files.extend(found)
             elif path.exists():
                 files.append(path)
+            elif os.path.lexists(path):
+                problems.append(Problem(where, _dead_link(path)))
             else:
                 problems.append(Problem(where, "no such file or folder"))
         except OSError as exc:
@@ -76,6 +78,17 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
             problems.append(Problem(where, f"cannot read{what}: {exc.strerror or exc}"))
     # A missing path typed twice is one problem.
     return _once(files), list(dict.fromkeys(problems))
+
+
+def _dead_link(path: Path) -> str:
+    """Why the symlink ``path`` leads to no file: pathlib calls a loop "missing" too."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return f"a symlink to '{os.readlink(path)}', which does not exist"
+    except OSError as exc:  # a loop: "Too many levels of symbolic links"
+        return f"cannot read: {exc.strerror or exc}"
+    return "no such file or folder"  # it was made meanwhile: the next run reads it
 
 
 def _once(files: Iterable[Path]) -> list[Path]:
