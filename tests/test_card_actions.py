@@ -176,6 +176,58 @@ def test_unsuspend_lists_then_brings_back_by_card_id(
         assert len(store.actions.events()) == 6
 
 
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        ((), 0, "No card is suspended.\n"),
+        (("--all",), 0, "No card is suspended.\n"),
+        (("zero-tui/stage-key",), 1, "not suspended: zero-tui/stage-key"),
+    ],
+)
+def test_unsuspend_on_an_empty_file_writes_nothing_into_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...], code: int, said: str
+) -> None:
+    # Issue 36, break 13: listing made an empty file a zerodrill database, tables and all.
+    db = tmp_path / "reviews.db"
+    db.touch()
+    result = run_cli(capsys, "unsuspend", "--db", str(db), *args)
+    assert result[0] == code and said in result[1] + result[2]
+    assert db.read_bytes() == b""
+    assert [p.name for p in tmp_path.iterdir()] == ["reviews.db"]
+
+
+def test_listing_what_is_suspended_changes_no_byte_of_the_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "reviews.db"
+    now = datetime.now().astimezone()
+    with Store.open(db) as store:
+        store.actions.record(FIRST, Action.SUSPEND, at=now, day=now.date())
+    before = db.read_bytes()
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db))
+    assert code == 0 and out.splitlines()[0] == FIRST
+    assert db.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["reviews.db"]
+
+
+def test_listing_leaves_a_database_of_an_earlier_zerodrill_unmigrated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from zerodrill.srs.store.schema import APPLICATION_ID, MIGRATIONS
+
+    db = tmp_path / "reviews.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    before = db.read_bytes()
+    assert run_cli(capsys, "unsuspend", "--db", str(db))[:2] == (0, "No card is suspended.\n")
+    assert db.read_bytes() == before
+
+
 def test_the_action_log_is_append_only(store: Store) -> None:
     import sqlite3
 
