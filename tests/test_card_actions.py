@@ -270,3 +270,36 @@ def test_stats_and_the_deck_picker_count_suspended_and_buried_cards(
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("put aside"))
     assert "suspended 1" in line and "zerodrill unsuspend" in line
+
+
+def test_a_suspended_card_is_due_on_no_day_for_the_quit_line_the_summary_and_stats(
+    tmp_path: Path,
+) -> None:
+    # Issue 36, break 3: a suspended card was counted due tomorrow, every day.
+    from tui_support import tui_decks
+
+    from zerodrill.cli.drill import saved_line
+    from zerodrill.srs.session import Session
+    from zerodrill.srs.stats import compute_stats, render_text
+
+    db = tmp_path / "reviews.db"
+    clock = Clock()
+    decks = tui_decks("zero")
+    with Store.open(db) as store:
+        session = Session(decks, store, clock=clock)
+        graded = []
+        for _ in range(2):
+            assert session.current is not None
+            graded.append(session.current.key)
+            session.grade(4)  # Good on a new card: due tomorrow
+        assert session.summary().due_tomorrow == 2
+        store.actions.record(graded[0], Action.SUSPEND, at=clock(), day=session.day)
+        summary = session.summary()
+        assert summary.due_tomorrow == 1
+        assert saved_line(summary, db).endswith("; 1 due tomorrow.")
+        today = compute_stats(decks, store, session.day)
+        assert (today.due_tomorrow, sum(today.forecast)) == (1, 1)
+        assert "due tomorrow       1" in render_text(today)
+        # Days on, both overdue: only the card not suspended is due, on no day the other.
+        later = compute_stats(decks, store, session.day + timedelta(days=5))
+        assert (later.due_today, later.due_tomorrow, sum(later.forecast)) == (1, 0, 1)
