@@ -303,3 +303,31 @@ def test_a_suspended_card_is_due_on_no_day_for_the_quit_line_the_summary_and_sta
         # Days on, both overdue: only the card not suspended is due, on no day the other.
         later = compute_stats(decks, store, session.day + timedelta(days=5))
         assert (later.due_today, later.due_tomorrow, sum(later.forecast)) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("action", [Action.BURY, Action.SUSPEND])
+def test_a_new_card_put_aside_gives_its_place_in_the_day_to_the_next(
+    store: Store, action: Action
+) -> None:
+    # Issue 36, break 5: burying or suspending a new card used up a new-card slot for the
+    # sitting, while the deck picker (rightly) counted the next new card in.
+    from tui_support import tui_decks
+
+    from zerodrill.srs.session import Session
+
+    session = Session(tui_decks("zero"), store, clock=Clock(), new_limit=2)
+    assert session.remaining().new == 2
+    assert session.current is not None
+    aside = session.current.key
+    session.act(action)
+    assert session.remaining().new == 2 == session.deck_counts()[-1].new
+    # Undone, the card is back first and the day's two new cards are two again.
+    session.undo()
+    assert session.current is not None and session.current.key == aside
+    assert session.remaining().new == 2
+    session.act(action)
+    graded = []
+    while session.current is not None:
+        graded.append(session.current.key)
+        session.grade(4)
+    assert len(graded) == 2 and aside not in graded
