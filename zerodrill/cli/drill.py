@@ -145,26 +145,34 @@ def _run(
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
 
     notice = None
+    decks_notice = chosen.notice
     if scratch or (scratch is None and db is None):
-        from zerodrill.cli.scratch import decks_not_yours, scratch_notice
+        from zerodrill.cli.scratch import decks_not_yours, left_out_notice, scratch_notice
 
-        strangers = [] if scratch else decks_not_yours(decks, default_db_path())
-        if scratch or strangers:
+        # Only the decks drilled decide: with --deck, that one.
+        drilled = [d for d in decks if deck_id is None or d.id == deck_id]
+        strangers = [] if scratch else decks_not_yours(drilled, default_db_path())
+        if scratch or len(strangers) == len(drilled):
             notice = scratch_notice(strangers)
+        elif strangers:
+            # Some decks are the learner's: a real sitting over those, the new ones left out
+            # (not drilled, not in the picker) and named, with the way to try them.
+            decks = tuple(d for d in decks if d.id not in strangers)
+            decks_notice = "\n".join(filter(None, (decks_notice, left_out_notice(strangers))))
     if notice is not None:
         with tempfile.TemporaryDirectory(prefix="zerodrill-scratch-") as tmp:
             # No daily limit: trying a deck means seeing all of it.
             everything = sum(len(card.items()) for deck in decks for card in deck.cards)
             summary, used = _drill(
                 decks, Path(tmp) / "scratch.db", everything, deck_id, buttons, notice,
-                on_first_frame, scheduler, retention, chosen.notice,
+                on_first_frame, scheduler, retention, decks_notice,
             )  # fmt: skip
         return summary, used, True
     if db is None:
         db = default_db_path(create_folder=True)
     summary, used = _drill(
         decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention,
-        chosen.notice,
+        decks_notice,
     )  # fmt: skip
     return summary, used, False
 
