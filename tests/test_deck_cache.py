@@ -533,6 +533,32 @@ def test_a_dot_dot_path_is_judged_as_the_cache_keeps_it(tmp_path: Path) -> None:
     assert fresh.decks[0].cards[0].media == ("img/a.png",)
 
 
+def test_a_percent_escaped_image_is_served_from_the_cache_and_judged_as_a_fresh_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache keeps the file an image names ('img/a%20.png' for 'img/a%2520.png'), and
+    checks that file again, never decoding it a second time (to 'img/a .png')."""
+    deck_file = _image_deck(tmp_path)
+    deck_file.write_text(deck_file.read_text("utf-8").replace("img/a.png", "img/a%2520.png"))
+    image = deck_file.parent / "img" / "a.png"
+    image = image.rename(image.with_name("a%20.png"))
+    cache = tmp_path / "cache"
+    assert load_paths_cached([deck_file], cache).ok
+
+    import zerodrill.deck.load
+
+    def no_parse(*_: object) -> None:
+        raise AssertionError("parsed, not served from the cache")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(zerodrill.deck.load, "parse_bytes", no_parse)
+        hit = load_paths_cached([deck_file], cache)
+    assert hit.ok and hit.decks[0].cards[0].media == ("img/a%20.png",)
+    image.unlink()
+    fresh, cached = load_paths([deck_file]), load_paths_cached([deck_file], cache)
+    assert cached.problems == fresh.problems != ()
+
+
 def test_title_positions_come_back_from_the_cache(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     other = deck_file.with_name("other.yaml")

@@ -46,7 +46,7 @@ from zerodrill.deck.files import (
     LoadResult,
     combine,
     discover,
-    image_problem,
+    image_file_problem,
     read_beside,
     read_deck_bytes,
 )
@@ -228,7 +228,7 @@ def _read(entry: Path) -> Deck | None:
         # folder or by a symlink out of the deck's folder, since, and its facts file may have
         # changed: the loader's own checks again (the facts by their bytes), so a cached deck
         # is accepted exactly when a fresh load would accept it.
-        if any(image_problem(deck.folder, image) for image in images) or _facts_changed(deck):
+        if any(image_file_problem(deck.folder, image) for image in images) or _facts_changed(deck):
             bodies.close()
             return None
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
