@@ -73,8 +73,9 @@ class _Retention(click.FloatRange):
 @click.option(
     "--scratch/--personal",
     default=None,
-    help="--scratch: a throwaway database, no daily limit (the default for a deck that is "
-    "neither bundled nor in your database yet); --personal: your own database, always.",
+    help="--scratch: a throwaway database, no daily limit (the default when no deck drilled "
+    "is bundled or in your database yet; beside one that is, such decks are left out); "
+    "--personal: your own database, always.",
 )
 def drill(
     paths: tuple[Path, ...],
