@@ -34,7 +34,10 @@ class _Retention(click.FloatRange):
         number = super().convert(value, param, ctx)
         if math.isnan(number):
             self.fail(
-                f"{value!r} is not a number in the range {self._describe_range()}.", param, ctx
+                f"{value!r} is not a number: give one from {MIN_RETENTION:.2f} to "
+                f"{MAX_RETENTION:.2f}.",
+                param,
+                ctx,
             )
         return number
 
