@@ -176,6 +176,58 @@ def test_unsuspend_lists_then_brings_back_by_card_id(
         assert len(store.actions.events()) == 6
 
 
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        ((), 0, "No card is suspended.\n"),
+        (("--all",), 0, "No card is suspended.\n"),
+        (("zero-tui/stage-key",), 1, "not suspended: zero-tui/stage-key"),
+    ],
+)
+def test_unsuspend_on_an_empty_file_writes_nothing_into_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...], code: int, said: str
+) -> None:
+    # Issue 36, break 13: listing made an empty file a zerodrill database, tables and all.
+    db = tmp_path / "reviews.db"
+    db.touch()
+    result = run_cli(capsys, "unsuspend", "--db", str(db), *args)
+    assert result[0] == code and said in result[1] + result[2]
+    assert db.read_bytes() == b""
+    assert [p.name for p in tmp_path.iterdir()] == ["reviews.db"]
+
+
+def test_listing_what_is_suspended_changes_no_byte_of_the_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "reviews.db"
+    now = datetime.now().astimezone()
+    with Store.open(db) as store:
+        store.actions.record(FIRST, Action.SUSPEND, at=now, day=now.date())
+    before = db.read_bytes()
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db))
+    assert code == 0 and out.splitlines()[0] == FIRST
+    assert db.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["reviews.db"]
+
+
+def test_listing_leaves_a_database_of_an_earlier_zerodrill_unmigrated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from zerodrill.srs.store.schema import APPLICATION_ID, MIGRATIONS
+
+    db = tmp_path / "reviews.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    before = db.read_bytes()
+    assert run_cli(capsys, "unsuspend", "--db", str(db))[:2] == (0, "No card is suspended.\n")
+    assert db.read_bytes() == before
+
+
 def test_the_action_log_is_append_only(store: Store) -> None:
     import sqlite3
 
@@ -218,3 +270,64 @@ def test_stats_and_the_deck_picker_count_suspended_and_buried_cards(
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("put aside"))
     assert "suspended 1" in line and "zerodrill unsuspend" in line
+
+
+def test_a_suspended_card_is_due_on_no_day_for_the_quit_line_the_summary_and_stats(
+    tmp_path: Path,
+) -> None:
+    # Issue 36, break 3: a suspended card was counted due tomorrow, every day.
+    from tui_support import tui_decks
+
+    from zerodrill.cli.drill import saved_line
+    from zerodrill.srs.session import Session
+    from zerodrill.srs.stats import compute_stats, render_text
+
+    db = tmp_path / "reviews.db"
+    clock = Clock()
+    decks = tui_decks("zero")
+    with Store.open(db) as store:
+        session = Session(decks, store, clock=clock)
+        graded = []
+        for _ in range(2):
+            assert session.current is not None
+            graded.append(session.current.key)
+            session.grade(4)  # Good on a new card: due tomorrow
+        assert session.summary().due_tomorrow == 2
+        store.actions.record(graded[0], Action.SUSPEND, at=clock(), day=session.day)
+        summary = session.summary()
+        assert summary.due_tomorrow == 1
+        assert saved_line(summary, db).endswith("; 1 due tomorrow.")
+        today = compute_stats(decks, store, session.day)
+        assert (today.due_tomorrow, sum(today.forecast)) == (1, 1)
+        assert "due tomorrow       1" in render_text(today)
+        # Days on, both overdue: only the card not suspended is due, on no day the other.
+        later = compute_stats(decks, store, session.day + timedelta(days=5))
+        assert (later.due_today, later.due_tomorrow, sum(later.forecast)) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("action", [Action.BURY, Action.SUSPEND])
+def test_a_new_card_put_aside_gives_its_place_in_the_day_to_the_next(
+    store: Store, action: Action
+) -> None:
+    # Issue 36, break 5: burying or suspending a new card used up a new-card slot for the
+    # sitting, while the deck picker (rightly) counted the next new card in.
+    from tui_support import tui_decks
+
+    from zerodrill.srs.session import Session
+
+    session = Session(tui_decks("zero"), store, clock=Clock(), new_limit=2)
+    assert session.remaining().new == 2
+    assert session.current is not None
+    aside = session.current.key
+    session.act(action)
+    assert session.remaining().new == 2 == session.deck_counts()[-1].new
+    # Undone, the card is back first and the day's two new cards are two again.
+    session.undo()
+    assert session.current is not None and session.current.key == aside
+    assert session.remaining().new == 2
+    session.act(action)
+    graded = []
+    while session.current is not None:
+        graded.append(session.current.key)
+        session.grade(4)
+    assert len(graded) == 2 and aside not in graded

@@ -533,6 +533,32 @@ def test_a_dot_dot_path_is_judged_as_the_cache_keeps_it(tmp_path: Path) -> None:
     assert fresh.decks[0].cards[0].media == ("img/a.png",)
 
 
+def test_a_percent_escaped_image_is_served_from_the_cache_and_judged_as_a_fresh_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache keeps the file an image names ('img/a%20.png' for 'img/a%2520.png'), and
+    checks that file again, never decoding it a second time (to 'img/a .png')."""
+    deck_file = _image_deck(tmp_path)
+    deck_file.write_text(deck_file.read_text("utf-8").replace("img/a.png", "img/a%2520.png"))
+    image = deck_file.parent / "img" / "a.png"
+    image = image.rename(image.with_name("a%20.png"))
+    cache = tmp_path / "cache"
+    assert load_paths_cached([deck_file], cache).ok
+
+    import zerodrill.deck.load
+
+    def no_parse(*_: object) -> None:
+        raise AssertionError("parsed, not served from the cache")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(zerodrill.deck.load, "parse_bytes", no_parse)
+        hit = load_paths_cached([deck_file], cache)
+    assert hit.ok and hit.decks[0].cards[0].media == ("img/a%20.png",)
+    image.unlink()
+    fresh, cached = load_paths([deck_file]), load_paths_cached([deck_file], cache)
+    assert cached.problems == fresh.problems != ()
+
+
 def test_title_positions_come_back_from_the_cache(tmp_path: Path) -> None:
     deck_file = _copy(tmp_path)
     other = deck_file.with_name("other.yaml")
@@ -683,3 +709,72 @@ def test_a_cached_load_agrees_with_a_fresh_one_after_the_facts_file_changes(
     assert not fresh.ok
     assert cached.problems == fresh.problems
     assert cached.decks == fresh.decks == ()
+
+
+# -- issue 36, break 7: what is not a file the cache wrote is a miss, found without waiting --
+
+
+def _cached_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """A deck loaded once through a cache: the deck, its entry and its memo."""
+    # A memo is kept only for a file not modified within RACY_NS: no waiting here for that.
+    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    assert load_paths_cached([deck_file], cache).ok
+    (entry,) = cache.glob("*.pickle")
+    (memo,) = cache.glob("*.stat")
+    return deck_file, entry, memo
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")
+@pytest.mark.parametrize("which", ["entry", "memo"])
+def test_a_fifo_in_the_cache_is_a_miss_and_is_left_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    import stat
+    import threading
+
+    deck_file, entry, memo = _cached_files(tmp_path, monkeypatch)
+    fifo = entry if which == "entry" else memo
+    fifo.unlink()
+    os.mkfifo(fifo)
+    results: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: results.append(load_paths_cached([deck_file], entry.parent)), daemon=True
+    )
+    worker.start()
+    # Not a time limit: the load either returns or waits for a writer for good, so this only
+    # keeps a failing run from hanging. Then a writer that closes at once lets it go.
+    worker.join(timeout=120)
+    hung = worker.is_alive()
+    if hung:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+    assert not hung, f"the load waited on the {which}: a FIFO"
+    (result,) = results
+    assert result.ok and result.decks == load_paths([deck_file]).decks
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # not the cache's, so not replaced
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="POSIX devices")
+def test_a_memo_linked_to_dev_zero_is_a_miss_not_2_gb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import textwrap
+
+    deck_file, entry, memo = _cached_files(tmp_path, monkeypatch)
+    memo.unlink()
+    memo.symlink_to("/dev/zero")
+    # In a process that may take 1 GiB at most: reading /dev/zero whole ends in MemoryError
+    # there, not in this machine's memory.
+    script = textwrap.dedent(f"""
+        import resource, sys
+        from pathlib import Path
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        from zerodrill.deck.cache import load_paths_cached
+        result = load_paths_cached([Path({str(deck_file)!r})], Path({str(entry.parent)!r}))
+        sys.exit(0 if result.ok else 3)
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert memo.is_symlink() and os.readlink(memo) == "/dev/zero"

@@ -332,6 +332,9 @@ def test_notes_carry_tags_for_and_the_fields_digest() -> None:
         ("deck.txt", "deck.txt: name the file FILE.apkg, or a folder DIR/ for one per deck"),
         ("missing/x.apkg", "missing: no such folder"),
         ("missing/deeper/", "missing: no such folder"),
+        # Issue 36, break 12: a file on the way is not a missing folder.
+        ("afile/x.apkg", "afile: not a folder"),
+        ("afile/deeper/", "afile: not a folder"),
     ],
 )
 def test_an_output_that_is_neither_a_package_nor_a_folder_is_refused(
@@ -344,9 +347,12 @@ def test_an_output_that_is_neither_a_package_nor_a_folder_is_refused(
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
+    (work / "afile").write_bytes(b"mine")
     code, _, err = run(["export", str(DATA / "media"), "-o", output], capsys)
     assert (code, err) == (1, f"zerodrill: {message}\n")
-    assert list(work.iterdir()) == []  # no folder made, no package written
+    # No folder made, no package written.
+    assert [p.name for p in work.iterdir()] == ["afile"]
+    assert (work / "afile").read_bytes() == b"mine"
 
 
 def test_a_new_folder_is_made_for_the_packages(

@@ -77,3 +77,47 @@ def test_a_reference_style_image_outside_the_deck_folder_is_refused(tmp_path: Pa
     assert [(p.pos.line, p.pos.col, p.message) for p in result.problems] == [
         (8, 11, "image '../secret.png' is outside the deck's folder")
     ]
+
+
+# -- issue 36, break 4: a '%' in an image's path, one rule for validate and export ----------
+
+
+def shown_by_export(path: Path) -> tuple[tuple[str, ...], str]:
+    """The files the deck's one card packs, and its front as exported HTML."""
+    from zerodrill.export.html import render
+    from zerodrill.export.package import collect_media
+
+    result = load_paths([path])
+    assert not result.problems, result.problems
+    (deck,) = result.decks
+    media = collect_media([deck])
+    return deck.cards[0].media, render(deck.cards[0].fields["front"], media=media.names["d"])
+
+
+def test_a_percent_escape_in_an_image_path_is_read_as_a_url_by_validate_and_export(
+    tmp_path: Path,
+) -> None:
+    # An image path is a URL: export (as Anki and a browser) decodes its escapes. Validate
+    # read "sp%20ace.png" literally and refused it; now it names "sp ace.png" for both.
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "sp ace.png").write_bytes(PNG)
+    media, html = shown_by_export(deck_with(tmp_path, "![x](img/sp%20ace.png)"))
+    assert media == ("img/sp ace.png",)
+    assert '<img src="zerodrill-d-sp-ace-' in html
+    # A file whose name holds a '%' is named with '%25', and shown.
+    (tmp_path / "img" / "pct%20.png").write_bytes(PNG)
+    media, html = shown_by_export(deck_with(tmp_path, "![x](img/pct%2520.png)"))
+    assert media == ("img/pct%20.png",)
+    assert '<img src="zerodrill-d-pct-20-' in html
+
+
+def test_a_literal_percent_name_is_refused_with_how_to_write_it(tmp_path: Path) -> None:
+    # "pct%20.png" validated (the file exists under that name) but the export looked for
+    # "pct .png" and showed the alt text: now validate reads it as export does, and says why.
+    path = deck_with(tmp_path, "![x](img/pct%20.png)")
+    (tmp_path / "img" / "pct%20.png").write_bytes(PNG)
+    result = load_paths([path])
+    assert [p.message for p in result.problems] == [
+        "image 'img/pct%20.png' does not exist (read as a URL, it names 'img/pct .png': "
+        "write %25 for a '%' in a file name)"
+    ]

@@ -140,6 +140,22 @@ def test_an_output_it_cannot_write_is_one_line_and_nothing_is_made(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("output", ["afile/page.html", "afile/deeper/page.html"])
+def test_a_file_where_the_folder_should_be_is_named_as_such(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    output: str,
+) -> None:
+    # Issue 36, break 12: "afile: no such folder", when afile is there and is a file.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_bytes(b"mine")
+    code, _, err = run_cli(capsys, "preview", str(DATA / "kinds"), "-o", output)
+    assert (code, err) == (1, "zerodrill: afile: not a folder\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]
+    assert (tmp_path / "afile").read_bytes() == b"mine"
+
+
 def test_the_four_panes_never_wrap_three_and_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -101,6 +101,12 @@ def test_nothing_unknown_is_saved(store: Store) -> None:
         (["--scheduler", "FSRS5"], "Invalid value for '--scheduler'"),
         (["--retention", "0.5"], "Invalid value for '--retention'"),
         (["--retention", "high"], "Invalid value for '--retention'"),
+        # Not a number, though float() reads it as one: refused before anything is saved (the
+        # scheduler given beside it included), not an internal error after.
+        (["--scheduler", "fsrs", "--retention", "nan"], "'nan' is not a number"),
+        (["--scheduler", "fsrs", "--retention", "inf"], "Invalid value for '--retention'"),
+        (["--scheduler", "fsrs", "--retention", "-1"], "Invalid value for '--retention'"),
+        (["--scheduler", "fsrs", "--retention", "1.5"], "Invalid value for '--retention'"),
     ],
 )
 def test_a_bad_choice_is_a_usage_error(

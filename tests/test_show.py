@@ -7,7 +7,7 @@ import selectors
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -99,8 +99,16 @@ def test_the_bundled_decks_are_the_default(capsys: pytest.CaptureFixture[str]) -
     assert code == 0 and "zero_optimization.stage" in out
 
 
+#: How long a watched process may stay silent before the test gives up on it: a guard that
+#: keeps a broken run from hanging, never a speed limit (on a loaded machine, Textual's first
+#: import alone can take many seconds).
+HANG_GUARD_SECONDS = 600
+
+
 class Watched:
-    """``zerodrill show --watch`` in a child process, read up to each drawing's last line."""
+    """``zerodrill show --watch`` in a child process, read a drawing at a time."""
+
+    END = b"Ctrl+C to stop\n"
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
@@ -113,17 +121,26 @@ class Watched:
         self.stdout = self.proc.stdout
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.stdout, selectors.EVENT_READ)
+        self.pending = b""
 
     def drawing(self) -> str:
-        """Everything printed up to the next "watching" line."""
-        text = b""
-        deadline = time.monotonic() + 60  # a guard against hanging, not a speed limit
-        while not text.endswith(b"Ctrl+C to stop\n"):
-            assert self.selector.select(max(0.0, deadline - time.monotonic())), text
+        """The next drawing: everything printed up to its "watching" line."""
+        while self.END not in self.pending:
+            guard = self.selector.select(HANG_GUARD_SECONDS)
+            assert guard, f"silent for {HANG_GUARD_SECONDS} s after: {self.pending!r}"
             chunk = os.read(self.stdout.fileno(), 65536)
-            assert chunk, text
-            text += chunk
-        return text.decode()
+            assert chunk, f"ended after: {self.pending!r}"
+            self.pending += chunk
+        text, _, self.pending = self.pending.partition(self.END)
+        return (text + self.END).decode()
+
+    def drawing_where(self, shows: Callable[[str], bool]) -> str:
+        """The first drawing from now that ``shows`` accepts. A save may be drawn more than
+        once (a poll landing mid-save, on an editor's or this test's side), so the test
+        waits for what it expects rather than counting drawings."""
+        while not shows(text := self.drawing()):
+            pass
+        return text
 
 
 def test_watch_redraws_on_save_shows_problems_and_ends_quietly_on_ctrl_c(
@@ -136,20 +153,25 @@ def test_watch_redraws_on_save_shows_problems_and_ends_quietly_on_ctrl_c(
         stamp = path.stat().st_mtime_ns
 
         def save(text: str, step: int) -> None:
-            path.write_text(text, encoding="utf-8")
-            os.utime(path, ns=(stamp + step * 10**9, stamp + step * 10**9))
+            # As editors save: the whole file at once, by renaming, so the watcher never
+            # reads it half written. Its time is set apart from the last save's: two saves
+            # within the file system's time granularity would look like one.
+            new = path.with_name(f".{path.name}.{step}")
+            new.write_text(text, encoding="utf-8")
+            os.utime(new, ns=(stamp + step * 10**9, stamp + step * 10**9))
+            os.replace(new, path)
 
         save(path.read_text().replace("stage **2**", "stage **3**"), 1)
-        assert "What does stage 3 shard?" in watched.drawing()
+        watched.drawing_where(lambda text: "What does stage 3 shard?" in text)
         save(path.read_text().replace("    back: Optimizer", "   back: Optimizer"), 2)
-        broken = watched.drawing()
+        broken = watched.drawing_where(lambda text: "YAML syntax error" in text)
         assert f"zerodrill: {path}:8:4: YAML syntax error" in broken
         assert "stage 3 shard" not in broken
         save(path.read_text().replace("   back: Optimizer", "    back: Optimizer"), 3)
-        assert "What does stage 3 shard?" in watched.drawing()
+        watched.drawing_where(lambda text: "What does stage 3 shard?" in text)
         watched.proc.send_signal(signal.SIGINT)
-        assert watched.proc.wait(timeout=60) == 0
-        rest = watched.stdout.read().decode()
+        assert watched.proc.wait(timeout=HANG_GUARD_SECONDS) == 0
+        rest = watched.pending.decode() + watched.stdout.read().decode()
         assert "Traceback" not in rest and "Aborted" not in rest
     finally:
         watched.proc.kill()

@@ -385,6 +385,42 @@ async def test_undo_last_grade_is_not_offered_where_there_is_no_grade(store: Sto
         assert "Undo last grade" in footer_text(app.screen)
 
 
+@run_async
+async def test_after_a_card_action_the_last_screens_name_it_not_a_grade(
+    store: Store, tmp_path: Path
+) -> None:
+    # Issue 36, break 11: after a suspend the summary offered "Undo last grade", and u took
+    # back the suspend.
+    app = make_app(store, "comm")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter", "5", "@")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.pause()
+        footer = footer_text(app.screen)
+        assert "Undo suspend" in footer and "Undo last grade" not in footer
+        await pilot.press("u")
+        assert notices(app)[-1] == "Suspend undone."
+        assert isinstance(app.screen, DrillScreen) and not store.actions.marks()
+        await pilot.press("minus")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.pause()
+        assert "Undo bury" in footer_text(app.screen)
+        await pilot.press("u", "enter", "4")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.pause()
+        assert "Undo last grade" in footer_text(app.screen)
+    assert grades(store) == [5, 4]
+    # Nothing graded, every card suspended: the nothing-due screen says the same.
+    with Store.open(tmp_path / "other.db") as other:
+        app = make_app(other, "comm")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("at", "at")
+            assert isinstance(app.screen, NothingDueScreen)
+            await pilot.pause()
+            footer = footer_text(app.screen)
+            assert "Undo suspend" in footer and "Undo last grade" not in footer
+
+
 def footer_text(screen: Screen[object]) -> str:
     """What the screen's Footer draws: the keys it shows, dimmed ones included."""
     from textual.widgets import Footer

@@ -29,16 +29,24 @@ def personal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return db
 
 
+class Seen(list[str]):
+    """What each drill's header said; and ``notices``, what each said at the start."""
+
+    notices: list[str | None]
+
+
 @pytest.fixture
-def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+def seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[Seen]:
     """Runs the drill app under Pilot in place of the terminal: reveal and grade one card,
     then quit; what the header said is kept."""
-    headers: list[str] = []
+    headers = Seen()
+    headers.notices = []
 
     def run(self: ZeroDrillApp) -> object:
         async def go() -> object:
             async with self.run_test(size=(100, 24)) as pilot:
                 headers.append(str(self.screen.query_one(SessionHeader).render()))
+                headers.notices.append(self.notice)
                 await pilot.press("enter", "4", "q")
             return self.return_value
 
@@ -123,3 +131,35 @@ def test_the_bundled_deck_from_a_checkout_is_the_learners(tmp_path: Path) -> Non
     copy.write_bytes((bundled_decks_dir() / "deepspeed-zero.yaml").read_bytes())
     decks = load_paths([copy, plain_deck(tmp_path / "faults.yaml", 2)]).decks
     assert decks_not_yours(decks, tmp_path / "personal.db") == ["faults"]
+
+
+def fresh_deck(path: Path) -> Path:
+    """A deck of two cards, new to every database: id ``fresh``."""
+    text = plain_deck(path, 2).read_text()
+    path.write_text(text.replace("deck: faults", "deck: fresh").replace("Terminal", "Fresh"))
+    return path
+
+
+def test_one_new_deck_among_the_learners_leaves_the_sitting_theirs(
+    tmp_path: Path, personal: Path, seen: Seen, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 36, break 2: one new deck among the paths made the whole sitting a scratch one,
+    # and the learner's grades on the bundled deck were dropped at the end.
+    fresh = fresh_deck(tmp_path / "fresh.yaml")
+    assert drill(str(bundled_decks_dir()), str(fresh)) == 0
+    assert not seen[0].startswith("SCRATCH")
+    graded = grades_in(personal)
+    assert len(graded) == 1 and graded[0].startswith("deepspeed-zero/")
+    assert "saved to" in capsys.readouterr().out
+    # The new deck is left out, and the notice says how to drill it.
+    notice = seen.notices[0] or ""
+    assert "Left out: fresh (not in your database yet)" in notice
+    assert "--deck fresh tries it in a scratch sitting" in notice
+    # --deck naming the learner's deck: only its standing counts.
+    assert drill(str(bundled_decks_dir()), str(fresh), "--deck", "deepspeed-zero") == 0
+    assert not seen[1].startswith("SCRATCH") and len(grades_in(personal)) == 2
+    # --deck naming the new one: tried in scratch, as ever.
+    assert drill(str(bundled_decks_dir()), str(fresh), "--deck", "fresh") == 0
+    assert seen[2].startswith("SCRATCH Fresh faults")
+    assert len(grades_in(personal)) == 2
+    assert "now dropped" in capsys.readouterr().out

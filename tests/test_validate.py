@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -228,6 +229,23 @@ def test_alias_bomb_is_refused_in_bounded_memory(
     assert peak < 20 * 1024 * 1024
     assert any("anchors and aliases" in line for line in lines)
     assert any(line.startswith(f"{path}:9:1: unknown field 'a0' in the deck") for line in lines)
+
+
+def test_a_symlink_leading_nowhere_says_why_not_that_it_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 36, break 12: pathlib calls a symlink loop missing ("no such file").
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop.name)
+    dangling = tmp_path / "gone.yaml"
+    dangling.symlink_to("elsewhere.yaml")
+    code, out, _ = run(capsys, "validate", str(loop), str(dangling), str(tmp_path / "no.yaml"))
+    assert code == 1
+    assert out.splitlines() == [
+        f"{loop}:1:1: cannot read: {os.strerror(errno.ELOOP)}",
+        f"{dangling}:1:1: a symlink to 'elsewhere.yaml', which does not exist",
+        f"{tmp_path / 'no.yaml'}:1:1: no such file or folder",
+    ]
 
 
 def test_every_problem_in_every_file_in_one_run(

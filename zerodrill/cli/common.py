@@ -3,6 +3,7 @@ running a Textual app to its end (the app itself is imported by the command that
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -113,3 +114,20 @@ def usable_decks(result: LoadResult, *, watching: bool = False) -> tuple[Deck, .
     if not result.decks:
         raise UserError("no decks found")
     return result.decks
+
+
+def no_folder(folder: Path) -> str:
+    """Why ``folder``, which is not a folder, cannot hold the file a command writes: the first
+    thing on its way that is not a folder (``afile/x.html``: ``afile`` is a file), else that it
+    does not exist."""
+    for part in (folder, *folder.parents):
+        try:
+            mode = part.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # on up, to what is there
+        except OSError as exc:  # a symlink loop, a folder that may not be searched
+            return f"{shown(str(part))}: {exc.strerror or exc}"
+        if not stat.S_ISDIR(mode):
+            return f"{shown(str(part))}: not a folder"
+        break
+    return f"{shown(str(folder))}: no such folder"

@@ -3,10 +3,11 @@ database have been checked, so every expected failure is one line and no screen 
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -43,6 +44,23 @@ class InterviewDate(click.ParamType[InterviewChoice]):
             self.fail(str(exc), param, ctx)
 
 
+class _Retention(click.FloatRange):
+    """FSRS's desired retention. click's range lets NaN through (every comparison with it is
+    false, so no bound refuses it), and the scheduler refused it only after the other choices
+    given were saved: an internal error, with the database changed."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(
+                f"{value!r} is not a number: give one from {MIN_RETENTION:.2f} to "
+                f"{MAX_RETENTION:.2f}.",
+                param,
+                ctx,
+            )
+        return number
+
+
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @db_option()
@@ -69,7 +87,7 @@ class InterviewDate(click.ParamType[InterviewChoice]):
 )
 @click.option(
     "--retention",
-    type=click.FloatRange(MIN_RETENTION, MAX_RETENTION),
+    type=_Retention(MIN_RETENTION, MAX_RETENTION),
     metavar="R",
     help=f"FSRS's desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (FSRS's default "
     f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
@@ -85,8 +103,9 @@ class InterviewDate(click.ParamType[InterviewChoice]):
 @click.option(
     "--scratch/--personal",
     default=None,
-    help="--scratch: a throwaway database, no daily limit (the default for a deck that is "
-    "neither bundled nor in your database yet); --personal: your own database, always.",
+    help="--scratch: a throwaway database, no daily limit (the default when no deck drilled "
+    "is bundled or in your database yet; beside one that is, such decks are left out); "
+    "--personal: your own database, always.",
 )
 def drill(
     paths: tuple[Path, ...],
@@ -164,26 +183,34 @@ def _run(
         raise UserError(f"no deck with id '{deck_id}' (decks: {known})")
 
     notice = None
+    decks_notice = chosen.notice
     if scratch or (scratch is None and db is None):
-        from zerodrill.cli.scratch import decks_not_yours, scratch_notice
+        from zerodrill.cli.scratch import decks_not_yours, left_out_notice, scratch_notice
 
-        strangers = [] if scratch else decks_not_yours(decks, default_db_path())
-        if scratch or strangers:
+        # Only the decks drilled decide: with --deck, that one.
+        drilled = [d for d in decks if deck_id is None or d.id == deck_id]
+        strangers = [] if scratch else decks_not_yours(drilled, default_db_path())
+        if scratch or len(strangers) == len(drilled):
             notice = scratch_notice(strangers)
+        elif strangers:
+            # Some decks are the learner's: a real sitting over those, the new ones left out
+            # (not drilled, not in the picker) and named, with the way to try them.
+            decks = tuple(d for d in decks if d.id not in strangers)
+            decks_notice = "\n".join(filter(None, (decks_notice, left_out_notice(strangers))))
     if notice is not None:
         with tempfile.TemporaryDirectory(prefix="zerodrill-scratch-") as tmp:
             # No daily limit: trying a deck means seeing all of it.
             everything = sum(len(card.items()) for deck in decks for card in deck.cards)
             summary, used = _drill(
                 decks, Path(tmp) / "scratch.db", everything, deck_id, buttons, notice,
-                on_first_frame, scheduler, retention, chosen.notice, interview,
+                on_first_frame, scheduler, retention, decks_notice, interview,
             )  # fmt: skip
         return summary, used, True
     if db is None:
         db = default_db_path(create_folder=True)
     summary, used = _drill(
         decks, db, new_limit, deck_id, buttons, None, on_first_frame, scheduler, retention,
-        chosen.notice, interview,
+        decks_notice, interview,
     )  # fmt: skip
     return summary, used, False
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from msgspec import Struct
 
-from zerodrill.cli.common import db_option, load_decks, usable_decks
+from zerodrill.cli.common import db_option, load_decks, no_folder, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
@@ -175,7 +175,7 @@ def _targets(decks: Sequence[Deck], output: str, chosen: Format) -> list[tuple[P
     # The package, or the folder of packages, may be new; the folder it goes in must exist.
     holder = path if as_folder and path.is_dir() else path.parent
     if not holder.is_dir():
-        raise UserError(f"{shown(str(holder))}: no such folder")
+        raise UserError(no_folder(holder))
     if as_folder:
         return [(path / f"{deck.id}{suffix}", [deck]) for deck in decks]
     return [(path, list(decks))]

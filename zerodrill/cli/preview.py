@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import load_decks, no_folder, usable_decks
 from zerodrill.deck import cloze
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Card, Deck
@@ -72,7 +72,7 @@ def preview(paths: tuple[Path, ...], output: Path) -> None:
     if output.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{shown(str(output))}: name the page FILE.html")
     if not output.parent.is_dir():
-        raise UserError(f"{shown(str(output.parent))}: no such folder")
+        raise UserError(no_folder(output.parent))
     if output.is_dir():
         raise UserError(f"{shown(str(output))} is a folder")
     # Shown as Anki shows them: with Anki's rules checked, as export checks them.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,9 @@ from zerodrill.deck.control_chars import shown
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
 from zerodrill.words import plural
+
+if TYPE_CHECKING:
+    from zerodrill.srs.store import Store
 
 
 @click.command()
@@ -32,31 +36,43 @@ def unsuspend(db: Path | None, keys: tuple[str, ...], every: bool) -> None:
     path = db if db is not None else default_db_path()
     if not path.exists():
         raise UserError(f"no review database at {shown(str(path))}: nothing is suspended")
-    with Store.open(path, create=False) as store:
-        suspended = sorted(k for k, m in store.actions.marks().items() if m.suspended)
-        if not keys and not every:
-            if not suspended:
-                click.echo("No card is suspended.")
-                return
-            for key in suspended:
-                click.echo(shown(key))
-            click.echo(
-                f"{plural(len(suspended), 'card')} suspended; "
-                "zerodrill unsuspend CARD-ID (or --all) brings them back."
-            )
+    # Looked at read-only: listing, or naming cards that are not suspended, changes nothing
+    # in the file (an empty one is not made a database, an older one is not migrated).
+    with Store.open(path, create=False, read_only=True) as store:
+        suspended = _suspended(store)
+    if not keys and not every:
+        if not suspended:
+            click.echo("No card is suspended.")
             return
-        chosen = suspended if every else [k for k in suspended if _named(k, keys)]
-        unknown = [k for k in keys if not any(_named(s, (k,)) for s in suspended)]
-        if unknown:
-            raise UserError(
-                f"not suspended: {', '.join(shown(k) for k in unknown)} "
-                "(zerodrill unsuspend lists the suspended cards)"
-            )
+        for key in suspended:
+            click.echo(shown(key))
+        click.echo(
+            f"{plural(len(suspended), 'card')} suspended; "
+            "zerodrill unsuspend CARD-ID (or --all) brings them back."
+        )
+        return
+    unknown = [k for k in keys if not any(_named(s, (k,)) for s in suspended)]
+    if unknown:
+        raise UserError(
+            f"not suspended: {', '.join(shown(k) for k in unknown)} "
+            "(zerodrill unsuspend lists the suspended cards)"
+        )
+    if not suspended:
+        click.echo("No card is suspended.")
+        return
+    with Store.open(path, create=False) as store:
         now = local_now()
         with store.transaction():
+            # Read again under the write lock: another terminal may have unsuspended some.
+            suspended = _suspended(store)
+            chosen = suspended if every else [k for k in suspended if _named(k, keys)]
             for key in chosen:
                 store.actions.record(key, Action.UNSUSPEND, at=now, day=study_day(now))
     click.echo(f"{plural(len(chosen), 'card')} unsuspended.")
+
+
+def _suspended(store: Store) -> list[str]:
+    return sorted(k for k, m in store.actions.marks().items() if m.suspended)
 
 
 def _named(key: str, names: tuple[str, ...]) -> bool:

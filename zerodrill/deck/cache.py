@@ -46,7 +46,7 @@ from zerodrill.deck.files import (
     LoadResult,
     combine,
     discover,
-    image_problem,
+    image_file_problem,
     read_beside,
     read_deck_bytes,
 )
@@ -197,11 +197,50 @@ def _identity(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+#: A memo is five numbers and a key, some 120 bytes; a longer one is none of the cache's.
+MAX_MEMO_BYTES = 512
+#: An entry is about as long as its deck's YAML (at most files.MAX_FILE_BYTES); one far longer
+#: is none of the cache's.
+MAX_ENTRY_BYTES = 8 * files.MAX_FILE_BYTES
+
+
+def _open_cached(path: Path, limit: int) -> int:
+    """A descriptor of the cache's file ``path``, for reading; ``OSError`` unless it is what
+    the cache writes: a regular file (not a link) of at most ``limit`` bytes.
+
+    Whatever else has that name is a miss, found without waiting or reading: opening a FIFO
+    blocked ``drill`` and ``stats`` for good, and a link to ``/dev/zero`` was read without end.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            raise OSError(f"{path}: not a file of the cache's")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _replaceable(path: Path) -> bool:
+    """Whether the cache may write ``path``: nothing is there, or a regular file (the cache's
+    own kind); a FIFO, a link or a device someone put there is left as it is."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
 def _remembered_key(memo: Path, now: os.stat_result) -> str | None:
     """The key remembered for a file that is, by its identity and times, the one hashed; None
     if there is no such memo (or it cannot be read)."""
     try:
-        *identity, key = memo.read_text(encoding="ascii").split()
+        with os.fdopen(_open_cached(memo, MAX_MEMO_BYTES), "rb") as f:
+            *identity, key = f.read(MAX_MEMO_BYTES + 1).decode("ascii").split()
         remembered = tuple(int(n) for n in identity)
     except (OSError, ValueError):
         return None
@@ -210,6 +249,8 @@ def _remembered_key(memo: Path, now: os.stat_result) -> str | None:
 
 def _remember_key(memo: Path, hashed: os.stat_result, key: str) -> None:
     if max(hashed.st_mtime_ns, hashed.st_ctime_ns) > time.time_ns() - RACY_NS:
+        return
+    if not _replaceable(memo):
         return
     try:
         write_atomic(memo, " ".join(map(str, (*_identity(hashed), key))).encode("ascii"))
@@ -228,7 +269,7 @@ def _read(entry: Path) -> Deck | None:
         # folder or by a symlink out of the deck's folder, since, and its facts file may have
         # changed: the loader's own checks again (the facts by their bytes), so a cached deck
         # is accepted exactly when a fresh load would accept it.
-        if any(image_problem(deck.folder, image) for image in images) or _facts_changed(deck):
+        if any(image_file_problem(deck.folder, image) for image in images) or _facts_changed(deck):
             bodies.close()
             return None
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
@@ -261,7 +302,8 @@ class _Bodies:
     __slots__ = ("_file", "_close", "base", "size", "__weakref__")
 
     def __init__(self, entry: Path) -> None:
-        self._file = open(entry, "rb", buffering=0)  # noqa: SIM115 - closed by _close
+        # Closed by _close.
+        self._file = os.fdopen(_open_cached(entry, MAX_ENTRY_BYTES), "rb", buffering=0)
         # Closed with the last card that can still need it, or by close().
         self._close = weakref.finalize(self, self._file.close)
         #: Where the bodies start in the file (set once the index is read).
@@ -321,6 +363,8 @@ def _write(entry: Path, deck: Deck) -> None:
         data = _encode(deck)
     except (pickle.PicklingError, TypeError, AttributeError):
         return  # a value pickle cannot hold
+    if not _replaceable(entry):
+        return
     try:
         write_atomic(entry, data)
     except OSError:
@@ -344,7 +388,7 @@ def _prune(folder: Path) -> None:
         entries = sorted(folder.glob(f"*{SUFFIX}"), key=_used, reverse=True)
         memos = sorted(folder.glob(f"*{MEMO_SUFFIX}"), key=_used, reverse=True)
         for path in stale + entries[KEEP:] + memos[KEEP:]:
-            if path.is_file():
+            if _replaceable(path):  # files the cache wrote, nothing put there by others
                 path.unlink(missing_ok=True)
     except OSError:
         pass

@@ -14,6 +14,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from msgspec import Struct
 
@@ -67,6 +68,8 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
                 files.extend(found)
             elif path.exists():
                 files.append(path)
+            elif os.path.lexists(path):
+                problems.append(Problem(where, _dead_link(path)))
             else:
                 problems.append(Problem(where, "no such file or folder"))
         except OSError as exc:
@@ -76,6 +79,17 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Problem]]:
             problems.append(Problem(where, f"cannot read{what}: {exc.strerror or exc}"))
     # A missing path typed twice is one problem.
     return _once(files), list(dict.fromkeys(problems))
+
+
+def _dead_link(path: Path) -> str:
+    """Why the symlink ``path`` leads to no file: pathlib calls a loop "missing" too."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return f"a symlink to '{os.readlink(path)}', which does not exist"
+    except OSError as exc:  # a loop: "Too many levels of symbolic links"
+        return f"cannot read: {exc.strerror or exc}"
+    return "no such file or folder"  # it was made meanwhile: the next run reads it
 
 
 def _once(files: Iterable[Path]) -> list[Path]:
@@ -184,28 +198,47 @@ def _pipe_speaks(fd: int) -> bool:
     return bool(poller.poll(PIPE_WAIT_SECONDS * 1000))
 
 
+def image_file(target: str) -> str:
+    """The file, in the deck's folder, that an image's ``target`` names, as Anki, a browser and
+    the export all read it: a URL, so its percent-escapes are decoded (``%20`` is a space,
+    ``%25`` a percent sign), and then "." and ".." are taken away textually. A card's
+    :attr:`~zerodrill.deck.model.Card.media` holds this form."""
+    return posixpath.normpath(unquote(target))
+
+
 def image_problem(folder: Path, target: str) -> str | None:
-    """Why the image ``target`` a card names cannot be packed, or None if it can.
+    """Why the image ``target`` a card names cannot be packed, or None if it can."""
+    if _URL_SCHEME.match(target) or target.startswith("//"):
+        return f"image '{target}' must be a file in the deck's folder, not a URL"
+    path = image_file(target)
+    if target.startswith(("/", "\\")) or "\\" in target or "\\" in path:
+        return f"image '{target}' must be a relative path with '/' separators"
+    problem = image_file_problem(folder, path)
+    if problem is None:
+        return None
+    if path != posixpath.normpath(target):
+        # "pct%20.png" for a file of that name: the escape is what keeps it from being found.
+        problem += f" (read as a URL, it names '{path}': write %25 for a '%' in a file name)"
+    return f"image '{target}' {problem}"
+
+
+def image_file_problem(folder: Path, path: str) -> str | None:
+    """Why the file ``path`` (an :func:`image_file`) in ``folder`` cannot be packed, or None.
 
     The answer depends on files outside the deck's YAML (the image, any symlink on the way),
     so a deck from the parsed-deck cache is checked again with this on every load.
     """
-    if _URL_SCHEME.match(target) or target.startswith("//"):
-        return f"image '{target}' must be a file in the deck's folder, not a URL"
-    if target.startswith(("/", "\\")) or "\\" in target:
-        return f"image '{target}' must be a relative path with '/' separators"
     try:
         base = folder.resolve()
-        # The path as cards use it and export reads it: ".." is taken away textually, as a
-        # browser or Anki would, before any symlink on the way is followed. The cache keeps
-        # only this form, so checking it here keeps cached and fresh loads in agreement.
-        resolved = (base / posixpath.normpath(target)).resolve()
+        # ".." was taken away textually, as a browser or Anki would, before any symlink on
+        # the way is followed.
+        resolved = (base / path).resolve()
         if not resolved.is_relative_to(base):
-            return f"image '{target}' is outside the deck's folder"
+            return "is outside the deck's folder"
         if not resolved.is_file():
-            return f"image '{target}' does not exist"
+            return "does not exist"
     except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL in the name
-        return f"image '{target}' cannot be read: {getattr(exc, 'strerror', None) or exc}"
+        return f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
     return None
 
 

@@ -10,7 +10,6 @@ second time (an alias) is refused, so an alias bomb costs no more than its own b
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -27,6 +26,7 @@ from zerodrill.deck.files import (
     LoadResult,
     combine,
     discover,
+    image_file,
     image_problem,
     read_deck_bytes,
 )
@@ -511,8 +511,8 @@ class _Builder(NodeReader):
                     where = self.offset_pos(fields[name][1], text, offset)
                     self.problems.append(Problem(where, problem))
                     continue
-                # Compared as stored: "./a.png" and "a.png" are one image.
-                normal = posixpath.normpath(target)
+                # Compared as stored: "./a.png", "a.png" and "a%2Epng" are one image.
+                normal = image_file(target)
                 if normal not in seen:
                     seen.add(normal)
                     media.append(normal)

@@ -32,18 +32,17 @@ What reaches Anki is only what this module writes, so it is where a deck's text 
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
 from functools import cache
 from html import unescape
-from urllib.parse import unquote
 
 import pyromark
 from pygments.lexer import Lexer
 from pygments.token import STANDARD_TYPES, _TokenType
 
 from zerodrill.deck import cloze, markdown_syntax
+from zerodrill.deck.files import image_file
 from zerodrill.deck.lexers import lexer_for
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.raw_html import without_raw_html
@@ -203,7 +202,8 @@ def _title(attributes: Mapping[str, str]) -> str:
 def _packed_name(src: str, media: Mapping[str, str]) -> str | None:
     if _SCHEME.match(src) or src.startswith(("/", "\\")):
         return None
-    return media.get(posixpath.normpath(unquote(src)))
+    # The file the loader checked for this image: one rule for both (deck.files.image_file).
+    return media.get(image_file(src))
 
 
 def _code_block(lang: str | None, code: str) -> str:

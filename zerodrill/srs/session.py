@@ -363,8 +363,13 @@ class Session:
         self._marks = None
         self._actions.append((len(self._given), event))
         if action in (Action.SUSPEND, Action.BURY):
+            was_new = item.key not in self._graded and self._store.state(item.key).due is None
             self._take(item)
             self._failed.pop(item.key, None)
+            if was_new:
+                # A new card put aside was never introduced: its place in today's limit goes
+                # to the next new card, as the deck picker counts.
+                self._reload()
             self._advance()
         return event
 

@@ -59,7 +59,8 @@ class Stats(Struct, frozen=True):
     #: FSRS's retrievability of the studied cards; None under SM-2, which forecasts none.
     recall: Recall | None = None
     #: Cards suspended (out of the drill until unsuspended), and buried today (back tomorrow):
-    #: neither is in ``due_today`` nor in the forecast's first day.
+    #: neither is in ``due_today`` nor in the forecast's first day, and a suspended card is
+    #: in no day of it.
     suspended: int = 0
     buried: int = 0
     #: The interview date planned for, if one is set (past ones too).
@@ -133,6 +134,8 @@ def compute_stats(
         for key, due in schedule.items():
             if key in keys:
                 known += 1
+                if key in marks and marks[key].suspended:
+                    continue  # due on no day until unsuspended
                 if due <= today:
                     if key not in shown_today:
                         forecast[1] += 1

@@ -279,7 +279,8 @@ class ZeroDrillApp(AppBase[Summary]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo_last":
             if self.session.can_undo:
-                return True
+                # A binding that names what it undoes is allowed only for that (undo_keys).
+                return not parameters or parameters[0] == self.session.next_undo
             # In the drill the key stays on the key bar, dimmed (None), so the bar does not
             # shift under the learner's eyes after the first grade; on the summary and
             # nothing-due screens "Undo last grade" with no grade to undo would mislead, and
@@ -295,8 +296,10 @@ class ZeroDrillApp(AppBase[Summary]):
             self.notify("Nothing to undo.", timeout=2)
 
     @user_errors_exit
-    async def action_undo_last(self) -> None:
-        """Take back the sitting's last grade: its card comes back, question side."""
+    async def action_undo_last(self, what: str | None = None) -> None:
+        """Take back the sitting's last grade or card action (``what``, named by the key that
+        asked, is the one :meth:`check_action` let through): its card comes back, question
+        side."""
         if not self.session.can_undo or not self._session_on_top():
             return
         what = self.session.next_undo

@@ -76,8 +76,9 @@ def translated(path: Path, action: str) -> Iterator[None]:
         raise StoreError(f"cannot {action} {path}: {exc.strerror or exc}", path) from exc
 
 
-def vet(path: Path, create: bool) -> None:
-    """Refuse, with a clear line, what SQLite would report vaguely or only half-way through."""
+def vet(path: Path, create: bool, read_only: bool = False) -> None:
+    """Refuse, with a clear line, what SQLite would report vaguely or only half-way through.
+    ``read_only``: the file is only read, so it need not be writable."""
     folder = path.parent
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a review database", path)
@@ -107,6 +108,8 @@ def vet(path: Path, create: bool) -> None:
             f"{path.name}: move {wal.name} and {shm.name} away to open {path.name} as it is",
             path,
         )
+    if read_only:
+        return
     if not os.access(path, os.W_OK):
         raise StoreError(f"cannot write {path}: it is read-only", path)
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -114,9 +117,11 @@ def vet(path: Path, create: bool) -> None:
         raise StoreError(f"cannot write {path}: its folder {folder} is read-only", path)
 
 
-def connect(path: Path, create: bool) -> sqlite3.Connection:
-    """A connection to the vetted file at ``path``, in autocommit mode, with the busy timeout."""
-    vet(path, create)
+def connect(path: Path, create: bool, read_only: bool = False) -> sqlite3.Connection:
+    """A connection to the vetted file at ``path``, in autocommit mode, with the busy timeout;
+    ``read_only``: one that changes nothing in the file."""
+    create = create and not read_only
+    vet(path, create, read_only)
     # absolute(), not resolve(): a symlink loop must reach SQLite and fail as one line.
     uri = f"{path.absolute().as_uri()}?mode={'rwc' if create else 'rw'}"
     with translated(path, "open"):
@@ -124,6 +129,12 @@ def connect(path: Path, create: bool) -> sqlite3.Connection:
     try:
         with translated(path, "open"):
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if read_only:
+                # Not mode=ro: a read-only connection to a WAL database that nothing else
+                # has open leaves an empty -wal and -shm beside it; this one, like any
+                # other, removes them on closing. (A file the user may not write is opened
+                # read-only by SQLite itself.)
+                conn.execute("PRAGMA query_only = ON")
     except BaseException:
         conn.close()
         raise

@@ -81,6 +81,7 @@ class Store:
         *,
         create: bool = True,
         scheduler: Scheduler[Any] | None = None,
+        read_only: bool = False,
     ) -> Store:
         """Open (or, with ``create``, create) the database at ``path``; migrate it forward.
         Its cards are derived with ``scheduler`` (default: SM-2); a cache built with another
@@ -88,12 +89,16 @@ class Store:
 
         Raises :class:`StoreError` for every state it cannot work with, without writing to it.
         ``create`` makes the file, not its folder: a missing folder is most often a typo.
+
+        ``read_only``: a look that changes nothing (listing what is suspended, say): the file
+        must exist, is neither migrated nor given tables, and every write is refused. Only
+        what any version keeps alike is read so: the card actions.
         """
         path = Path(path).expanduser()
-        conn = connect(path, create)
+        conn = connect(path, create, read_only)
         try:
             with translated(path, "open"):
-                prepare(conn, path)
+                prepare(conn, path, read_only)
         except BaseException:
             conn.close()
             raise

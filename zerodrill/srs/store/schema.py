@@ -266,9 +266,10 @@ CREATE TRIGGER IF NOT EXISTS attempt_tick_no_delete BEFORE DELETE ON attempt_tic
 """
 
 
-def prepare(conn: sqlite3.Connection, path: Path) -> None:
+def prepare(conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
     """Check that ``conn``'s file is a zerodrill database this version can read, turn on WAL
-    and full sync, and migrate it forward. A refused file is left untouched."""
+    and full sync, and migrate it forward. A refused file is left untouched; so is every file
+    with ``read_only``: only checked, an empty file (a database not yet made) included."""
     add_functions(conn)
     # Everything is read and checked before the first write, so a refused file is untouched.
     version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -286,6 +287,8 @@ def prepare(conn: sqlite3.Connection, path: Path) -> None:
     )
     if foreign:
         raise StoreError(f"{path} is an SQLite file but not a zerodrill review database", path)
+    if read_only:
+        return
     # Durability and sharing: a grade is on disk when its transaction commits, and readers in
     # another terminal never wait for a writer.
     conn.execute("PRAGMA journal_mode = WAL")

@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static
 
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT
 from zerodrill.tui import time_labels
+from zerodrill.tui.screens.undo_keys import UNDO_BINDINGS
 from zerodrill.tui.session import Outlook
 from zerodrill.tui.textual_internals import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
@@ -25,8 +26,7 @@ from zerodrill.words import plural
 
 class NothingDueScreen(ClickGuard):
     BINDINGS = [
-        Binding("u", "app.undo_last", "Undo last grade"),
-        Binding("u", "app.nothing_to_undo", show=False),
+        *UNDO_BINDINGS,
         Binding("d", "app.pick_deck", "Decks"),
         Binding("s", "app.stats", "Stats"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
