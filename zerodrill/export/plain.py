@@ -101,7 +101,9 @@ def lines(markdown: str) -> list[str]:
     reader.end_tight()
     while reader.out and not reader.out[-1]:
         reader.out.pop()
-    return reader.out
+    # Again on what the parser gave: a character reference (``&#13;``) is read as the
+    # character it names, which the text cleaned above did not yet hold.
+    return [_clean(line) for line in reader.out]
 
 
 def one_line(value: str, separator: str = " / ") -> str:
