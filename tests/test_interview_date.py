@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from cli_support import run_cli
 from srs_support import card, deck
-from textual.command import CommandList
 from textual.widgets import Input
-from tui_support import START, TUI_DECKS, Clock, run_async, shown, tui_decks
+from tui_support import START, TUI_DECKS, Clock, palette_command, run_async, shown, tui_decks
 
 from zerodrill.cli.drill import saved_line
 from zerodrill.deck.load import load_paths
@@ -464,17 +463,7 @@ def test_a_sittings_summary_counts_tomorrows_new_cards_by_the_plan(store: Store)
 
 
 async def palette_interview(app: ZeroDrillApp, pilot: Any) -> None:
-    """Ctrl+P, "interview date", Enter: once the palette's search has found the command."""
-    await pilot.press("ctrl+p")
-    await pilot.press(*"interview date")
-    for _ in range(100):  # the search runs in a worker: on a busy machine it takes a while
-        await pilot.pause(0.05)
-        found = app.screen.query_one(CommandList)
-        if found.option_count == 1:
-            break
-    assert "Interview date" in str(found.get_option_at_index(0).prompt)
-    await pilot.press("enter")
-    await pilot.pause()
+    await palette_command(app, pilot, "interview date", "Interview date")
 
 
 @run_async

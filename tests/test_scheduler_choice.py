@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from textual.command import CommandList
 from textual.pilot import Pilot
-from tui_support import TUI_DECKS, Clock, run_async, shown, tui_decks
+from tui_support import TUI_DECKS, Clock, palette_command, run_async, shown, tui_decks
 
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
@@ -241,17 +240,7 @@ async def test_sm2s_grade_bar_is_unchanged(store: Store) -> None:
 
 
 async def palette_switch(app: ZeroDrillApp, pilot: Pilot[object]) -> None:
-    """Ctrl+P, "scheduler", Enter: once the palette's search has found the one command."""
-    await pilot.press("ctrl+p")
-    await pilot.press(*"scheduler")
-    for _ in range(100):  # the search runs in a worker: on a busy machine it takes a while
-        await pilot.pause(0.05)
-        found = app.screen.query_one(CommandList)
-        if found.option_count == 1:
-            break
-    assert "Scheduler: SM-2 / FSRS" in str(found.get_option_at_index(0).prompt)
-    await pilot.press("enter")
-    await pilot.pause()
+    await palette_command(app, pilot, "scheduler", "Scheduler: SM-2 / FSRS")
 
 
 @run_async

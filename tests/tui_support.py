@@ -89,3 +89,20 @@ def shown(widget: Widget) -> str:
     console = Console(width=width, file=io.StringIO(), color_system=None, record=True)
     console.print(rendered)
     return "\n".join(line.rstrip() for line in console.export_text().splitlines())
+
+
+async def palette_command(app: ZeroDrillApp, pilot: Any, search: str, title: str) -> None:
+    """Ctrl+P, type ``search``, Enter: once the palette's search has found the one command,
+    whose title holds ``title``."""
+    from textual.command import CommandList
+
+    await pilot.press("ctrl+p")
+    await pilot.press(*search)
+    for _ in range(100):  # the search runs in a worker: on a busy machine it takes a while
+        await pilot.pause(0.05)
+        found = app.screen.query_one(CommandList)
+        if found.option_count == 1:
+            break
+    assert title in str(found.get_option_at_index(0).prompt)
+    await pilot.press("enter")
+    await pilot.pause()
