@@ -81,6 +81,8 @@ def real_deck_text(n: int, deck: str = "bench") -> str:
     source = yaml.safe_load(BUNDLED.read_text(encoding="utf-8"))
     retired = set(source.get("retired") or ())
     cards = [c for c in source["cards"] if c["id"] not in retired]
+    # A card's siblings name the bundled deck's ids, which the copies do not have.
+    cards = [{k: v for k, v in c.items() if k != "siblings"} for c in cards]
     copies = [{**cards[i % len(cards)], "id": f"card-{i}"} for i in range(n)]
     head = {
         "deck": deck,

@@ -105,7 +105,8 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
     for deck in decks:
         did = deck_anki_id(deck.id)
         names = media[deck.id]
-        titles = CardTitles(deck.cards)
+        every = CardTitles(deck.cards)
+        titles = every if every.named_anywhere() else None
         for card in deck.cards:
             fields = note_fields(card, names, math=deck.anki_math, titles=titles)
             notes.append(
@@ -139,9 +140,11 @@ def note_fields(
     syntax live and are marked as ones MathJax typesets (the note types mark the rest of the
     card as one it skips).
     """
-    given = card.fields
+    given: Mapping[str, str] = card.fields
     if titles is not None:
-        given = {name: name_cards(text, titles) for name, text in given.items()}
+        named = {name: name_cards(text, titles) for name, text in given.items() if "(" in text}
+        if any(named[name] is not given[name] for name in named):
+            given = {**given, **named}
     render = html.render
     cloze = card.kind.cloze_field
     out = [
