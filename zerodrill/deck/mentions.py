@@ -32,9 +32,11 @@ _ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 #: written in prose is ("f(a-b)").
 _GROUP = re.compile(rf"(?<![\w\\])\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)(?!\w)", re.ASCII)
 _ONE = re.compile(_ID)
-#: What could be such a group: :data:`_GROUP` without its look-behind, which keeps the regex
-#: engine from leaping to each '(' (the export's benchmark goal, 10,000 cards within 2x
-#: genanki alone, was missed by the full match on every field).
+#: Where such a group may open (a first id, then ',' or ')'), and the group there without
+#: :data:`_GROUP`'s look-behind: the full match on every field, which keeps the regex engine
+#: from leaping to each '(', missed the export's benchmark goal (10,000 cards within 2x
+#: genanki alone).
+_OPENING = re.compile(r"\(\s*[a-z0-9][a-z0-9-]*\s*[,)]", re.ASCII)
 _CANDIDATE = re.compile(rf"\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)", re.ASCII)
 #: Markdown reads any ASCII punctuation after a backslash as the character itself.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -62,8 +64,8 @@ class CardTitles:
         """Whether any card of the deck may name another: one pass over all their text, so a
         whole deck that names none (most) costs one scan, not one a field (the export's
         benchmark goal, 10,000 cards within 2x genanki alone)."""
-        text = "\n".join(v for card in self._cards.values() for v in card.fields.values())
-        return any(_names_known(m, self.ids) for m in _CANDIDATE.finditer(text))
+        text = "\n".join([v for card in self._cards.values() for v in card.fields.values()])
+        return any(_named_at(text, m.start(), self.ids) for m in _OPENING.finditer(text))
 
     def title(self, card_id: str) -> str:
         """The card's question, on one line, short (see :func:`short`)."""
@@ -73,8 +75,10 @@ class CardTitles:
         return title
 
 
-def _names_known(candidate: re.Match[str], ids: Collection[str]) -> bool:
-    return all(part in ids for part in _ONE.findall(candidate[1]))
+def _named_at(text: str, at: int, ids: Collection[str]) -> bool:
+    """Whether a group of ids of ``ids`` opens at ``at`` (look-behind aside)."""
+    candidate = _CANDIDATE.match(text, at)
+    return candidate is not None and all(part in ids for part in _ONE.findall(candidate[1]))
 
 
 def name_cards(markdown: str, titles: CardTitles) -> str:
@@ -83,7 +87,7 @@ def name_cards(markdown: str, titles: CardTitles) -> str:
     if "(" not in markdown:
         return markdown
     ids = titles.ids
-    if not any(_names_known(m, ids) for m in _CANDIDATE.finditer(markdown)):
+    if not any(_named_at(markdown, m.start(), ids) for m in _OPENING.finditer(markdown)):
         return markdown
     groups = [m for m in _GROUP.finditer(markdown) if all(i in titles for i in _ONE.findall(m[1]))]
     if not groups:
