@@ -36,7 +36,7 @@ _ONE = re.compile(_ID)
 #: :data:`_GROUP`'s look-behind: the full match on every field, which keeps the regex engine
 #: from leaping to each '(', missed the export's benchmark goal (10,000 cards within 2x
 #: genanki alone).
-_OPENING = re.compile(r"\(\s*[a-z0-9][a-z0-9-]*\s*[,)]", re.ASCII)
+_OPENING = re.compile(r"\(\s*([a-z0-9][a-z0-9-]*)\s*[,)]", re.ASCII)
 _CANDIDATE = re.compile(rf"\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)", re.ASCII)
 #: Markdown reads any ASCII punctuation after a backslash as the character itself.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -65,7 +65,8 @@ class CardTitles:
         whole deck that names none (most) costs one scan, not one a field (the export's
         benchmark goal, 10,000 cards within 2x genanki alone)."""
         text = "\n".join([v for card in self._cards.values() for v in card.fields.values()])
-        return any(_named_at(text, m.start(), self.ids) for m in _OPENING.finditer(text))
+        ids = self.ids
+        return any(m[1] in ids and _named_at(text, m.start(), ids) for m in _OPENING.finditer(text))
 
     def title(self, card_id: str) -> str:
         """The card's question, on one line, short (see :func:`short`)."""
@@ -87,7 +88,9 @@ def name_cards(markdown: str, titles: CardTitles) -> str:
     if "(" not in markdown:
         return markdown
     ids = titles.ids
-    if not any(_named_at(markdown, m.start(), ids) for m in _OPENING.finditer(markdown)):
+    if not any(
+        m[1] in ids and _named_at(markdown, m.start(), ids) for m in _OPENING.finditer(markdown)
+    ):
         return markdown
     groups = [m for m in _GROUP.finditer(markdown) if all(i in titles for i in _ONE.findall(m[1]))]
     if not groups:
