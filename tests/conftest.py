@@ -9,6 +9,7 @@ import pytest
 from kind_support import DEFINITION, register_for_test
 
 from zerodrill.deck.kinds import CardKind
+from zerodrill.srs.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -101,6 +102,18 @@ def _private_review_db(
     monkeypatch.setenv("ZERODRILL_DECKS_DIR", str(tmp_path / "my-decks"))
     monkeypatch.delenv("ZERODRILL_DEBUG", raising=False)
     return db
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """The review database a test opens itself (where ZERODRILL_DB points, too)."""
+    return tmp_path / "reviews.db"
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[Store]:
+    with Store.open(db) as s:
+        yield s
 
 
 @pytest.fixture

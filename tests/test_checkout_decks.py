@@ -31,6 +31,29 @@ NEW_CARD = """\
 BUNDLED = bundled_decks_dir()
 
 
+@pytest.fixture
+def shown(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """Runs the drill app under Pilot in place of the terminal (one card shown, graded 4,
+    then q); the notice each drill started with is kept."""
+    import asyncio
+
+    from zerodrill.tui.app import ZeroDrillApp
+
+    notices: list[str | None] = []
+
+    def run(self: ZeroDrillApp) -> object:
+        async def go() -> object:
+            async with self.run_test(size=(100, 30)) as pilot:
+                notices.append(self.notice)
+                await pilot.press("enter", "4", "q")
+            return self.return_value
+
+        return asyncio.run(go())
+
+    monkeypatch.setattr(ZeroDrillApp, "run", run)
+    return notices
+
+
 def _work_tree(root: Path) -> Path:
     """``root`` as the top of a git work tree (what makes a folder a repository's root)."""
     (root / ".git").mkdir(parents=True)
@@ -164,30 +187,18 @@ def test_the_repositorys_own_decks_pass_validate_run_in_it(
 
 
 def test_the_drill_in_a_checkout_says_on_screen_which_decks_it_read(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    shown: list[str | None],
 ) -> None:
     """The line printed before the drill is hidden behind its screen: the screen says it too.
     The checkout's copy of a bundled deck is the learner's deck: its grades are kept."""
-    import asyncio
-
     from zerodrill.srs.store import Store
-    from zerodrill.tui.app import ZeroDrillApp
 
     checkout = _work_tree(tmp_path / "zerodrill")
     shutil.copytree(BUNDLED, checkout / "decks")
     monkeypatch.chdir(checkout)
-    shown: list[str | None] = []
-
-    def run(self: ZeroDrillApp) -> object:
-        async def go() -> object:
-            async with self.run_test(size=(100, 30)) as pilot:
-                shown.append(self.notice)
-                await pilot.press("enter", "4", "q")
-            return self.return_value
-
-        return asyncio.run(go())
-
-    monkeypatch.setattr(ZeroDrillApp, "run", run)
     code, out, err = run_cli(capsys, "drill")
     assert code == 0, err
     line = "decks: ./decks (this checkout), not the installed ones"
@@ -279,28 +290,16 @@ def test_an_empty_decks_folder_and_the_learners_copy_are_both_said(
 
 
 def test_a_sitting_on_the_learners_copy_keeps_its_grades(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    shown: list[str | None],
 ) -> None:
     """The copy has the installed deck's id: it is the learner's deck, not one being tried
     (its grades go to the personal database), and the screen names the copy."""
-    import asyncio
-
     from zerodrill.srs.store import Store
-    from zerodrill.tui.app import ZeroDrillApp
 
     mine = _my_copy("In MY copy of a DeepSpeed JSON config")
-    shown: list[str | None] = []
-
-    def run(self: ZeroDrillApp) -> object:
-        async def go() -> object:
-            async with self.run_test(size=(100, 30)) as pilot:
-                shown.append(self.notice)
-                await pilot.press("enter", "4", "q")
-            return self.return_value
-
-        return asyncio.run(go())
-
-    monkeypatch.setattr(ZeroDrillApp, "run", run)
     code, out, err = run_cli(capsys, "drill")
     assert code == 0, err
     line = f"decks: the installed ones, with your copy of deepspeed-zero.yaml from {mine}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -42,17 +41,6 @@ from zerodrill.tui.widgets.session_header import SessionHeader
 #: 9 am, local time: a sitting's grades stay on its study day.
 MORNING = datetime(2026, 5, 11, 9, 0).astimezone()
 TODAY = study_day(MORNING)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "reviews.db"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[Store]:
-    with Store.open(db) as s:
-        yield s
 
 
 def bundled() -> tuple[Deck, ...]:

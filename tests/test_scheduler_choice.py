@@ -8,7 +8,6 @@ import random
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -32,18 +31,6 @@ from zerodrill.srs.settings import (
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.grade_bar import GradeBar
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "reviews.db"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[Store]:
-    with Store.open(db) as s:
-        yield s
-
 
 # -- the settings ----------------------------------------------------------------------------
 

@@ -49,17 +49,6 @@ IS_ROOT = os.geteuid() == 0
 CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "reviews.db"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[Store]:
-    with Store.open(db) as s:
-        yield s
-
-
 def record(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> LoggedEvent:
     return record_grade(store, key, q, day=day, at=NOW, **kw)  # type: ignore[arg-type]
 

@@ -33,16 +33,25 @@ deck.write_text(deck.read_text().replace("Plain question 01", "Edited question 0
 """
 
 
+def use_editor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script_text: str, record: str, *args: str
+) -> Path:
+    """$VISUAL (and no $EDITOR): ``script_text`` run by this Python with the file
+    ``tmp_path/record`` it writes to, and ``args``; returns that file."""
+    script = tmp_path / "editor.py"
+    script.write_text(script_text)
+    written = tmp_path / record
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("VISUAL", " ".join([sys.executable, str(script), str(written), *args]))
+    return written
+
+
 def test_e_opens_the_card_at_its_line_and_the_drill_shows_the_edit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deck = plain_deck(tmp_path / "faults.yaml", 3)
     (card,) = [c for c in load_paths([deck]).decks[0].cards if c.id == "q01"]
-    script = tmp_path / "editor.py"
-    script.write_text(EDITOR)
-    called = tmp_path / "called.txt"
-    monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.setenv("VISUAL", f"{sys.executable} {script} {called}")
+    called = use_editor(tmp_path, monkeypatch, EDITOR, "called.txt")
     drill = PtyDrill(tmp_path, deck, (80, 24))
     try:
         drill.wait_for("Plain question 01")
@@ -127,11 +136,7 @@ def test_ctrl_c_in_the_editor_is_the_editors_and_the_drill_goes_on(
     """Break: Ctrl+C typed while the editor ran ended the drill too (exit 0, no summary). The
     terminal sends SIGINT to the whole foreground group: the editor's, not the drill's."""
     deck = plain_deck(tmp_path / "faults.yaml", 3)
-    script = tmp_path / "editor.py"
-    script.write_text(INTERRUPTED)
-    state = tmp_path / "state.txt"
-    monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.setenv("VISUAL", f"{sys.executable} {script} {state} {TIMEOUT}")
+    state = use_editor(tmp_path, monkeypatch, INTERRUPTED, "state.txt", str(TIMEOUT))
     drill = PtyDrill(tmp_path, deck, (80, 24))
     try:
         drill.wait_for("Plain question 01")
@@ -269,11 +274,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """$VISUAL: the editing script, run without a terminal (Pilot's app cannot be suspended,
     so suspending is a no-op here); returns the file it records its arguments in."""
-    script = tmp_path / "editor.py"
-    script.write_text(EDITOR)
-    called = tmp_path / "called.txt"
-    monkeypatch.delenv("EDITOR", raising=False)
-    monkeypatch.setenv("VISUAL", f"{sys.executable} {script} {called}")
+    called = use_editor(tmp_path, monkeypatch, EDITOR, "called.txt")
     monkeypatch.setattr(ZeroDrillApp, "suspend", lambda self: contextlib.nullcontext())
     return called
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,17 +26,6 @@ from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
 
 SIZE = (80, 24)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "reviews.db"
-
-
-@pytest.fixture
-def store(db: Path) -> Iterator[Store]:
-    with Store.open(db) as s:
-        yield s
 
 
 def app_with(store: Store, buttons: int | None = None) -> ZeroDrillApp:
