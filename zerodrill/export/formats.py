@@ -66,6 +66,17 @@ def card_counts(stats: ExportStats) -> str:
     return counts
 
 
+def write_whole(out: Path, data: bytes) -> None:
+    """A text format's file, written whole or not at all; a failure is one line for the user."""
+    from zerodrill.atomic_write import write_atomic
+    from zerodrill.export.errors import ExportError
+
+    try:
+        write_atomic(out, data)
+    except OSError as exc:
+        raise ExportError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from exc
+
+
 class Format(Struct, frozen=True):
     name: str
     #: The file name's suffix: ``FILE<suffix>`` holds every deck, ``DIR/<deck-id><suffix>`` one.

@@ -25,10 +25,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from zerodrill.atomic_write import write_atomic
 from zerodrill.deck.model import Deck
-from zerodrill.export.errors import ExportError
-from zerodrill.export.formats import ExportStats
+from zerodrill.export.formats import ExportStats, write_whole
 from zerodrill.export.plain import Row, one_line, rows, spreadsheet_safe
 
 # "<" then what CommonMark's raw HTML and an HTML parser take for a tag's start.
@@ -51,14 +49,14 @@ def export_csv(decks: Sequence[Deck], out: Path) -> ExportStats:
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
     writer.writerows(csv_cells(row) for row in found)
-    _write(out, buffer.getvalue())
+    write_whole(out, buffer.getvalue().encode("utf-8"))
     return _stats(decks, found)
 
 
 def export_txt(decks: Sequence[Deck], out: Path) -> ExportStats:
     """Write ``decks`` to ``out`` as a card a line, whole (or leave it as it was)."""
     found = rows(decks)
-    _write(out, "".join(txt_line(row) + "\n" for row in found))
+    write_whole(out, "".join(txt_line(row) + "\n" for row in found).encode("utf-8"))
     return _stats(decks, found)
 
 
@@ -69,13 +67,6 @@ def _csv_cell(value: str) -> str:
 def _txt_cell(value: str) -> str:
     # A tab or a line break would split the card where Quizlet splits cards.
     return spreadsheet_safe(one_line(value.replace("\t", " ")))
-
-
-def _write(out: Path, text: str) -> None:
-    try:
-        write_atomic(out, text.encode("utf-8"))
-    except OSError as exc:
-        raise ExportError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from exc
 
 
 def _stats(decks: Sequence[Deck], found: Sequence[Row]) -> ExportStats:

@@ -34,11 +34,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from zerodrill.atomic_write import write_atomic
 from zerodrill.deck.model import Card, Deck
 from zerodrill.export import html
-from zerodrill.export.errors import ExportError
-from zerodrill.export.formats import ExportStats
+from zerodrill.export.formats import ExportStats, write_whole
 from zerodrill.export.ids import note_guid
 from zerodrill.export.notes import sources_html, tags_for
 
@@ -71,11 +69,7 @@ def rows(decks: Sequence[Deck]) -> list[tuple[str, str, str, str, str]]:
 def export(decks: Sequence[Deck], out: Path) -> ExportStats:
     """Write ``decks`` to ``out`` whole (or leave it as it was)."""
     lines = rows(decks)
-    data = (HEADER + "".join("\t".join(row) + "\n" for row in lines)).encode("utf-8")
-    try:
-        write_atomic(out, data)
-    except OSError as exc:
-        raise ExportError(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from exc
+    write_whole(out, (HEADER + "".join("\t".join(row) + "\n" for row in lines)).encode("utf-8"))
     active = [card for deck in decks for card in deck.cards if not card.retired]
     return ExportStats(
         decks=len(decks),
