@@ -58,6 +58,7 @@ def test_the_id_tag_is_the_one_readme_tells_users_to_search_for() -> None:
 @given(st.text(max_size=40), st.text(max_size=40))
 def test_note_guid_is_the_guid_first_written_for_any_ids(deck_id: str, card_id: str) -> None:
     assert note_guid(deck_id, card_id) == _guid_as_first_written(deck_id, card_id)
+    assert note_guid(deck_id, card_id) == genanki.guid_for(deck_id, card_id)
 
 
 def _dumps_as_first_written(manifest: Manifest) -> str:

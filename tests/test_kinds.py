@@ -158,7 +158,7 @@ def test_a_registered_kind_is_exported_as_its_note_type(
     note, _basic = notes_of([deck], {deck.id: {}})
     assert note.model_id == definition_kind.anki.model_id
     assert note.fields.split("\x1f")[:2] == ["<p>shard</p>", "<p>One rank's slice of a tensor.</p>"]
-    assert "zerodrill::kind::definition" in tags_for(note.card)
+    assert "zerodrill::kind::definition" in tags_for(note.card).split()
     assert field_names(definition_kind) == ("term", "meaning", "extra", "sources")
     model = note_type(definition_kind).model
     assert model.name == "zerodrill test definition"

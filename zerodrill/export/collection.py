@@ -46,6 +46,8 @@ _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
 # Anki card types and queues (the marks' queues: see .anki_marks).
 _NEW, _REVIEW, _SUSPENDED = 0, 2, SUSPENDED_QUEUE
+#: A new card's row from ``ivl`` on: no interval, ease, reps, lapses, steps, flag or data.
+_NEW_TAIL = (0, 0, 0, 0, 0, 0, 0, 0, "")
 
 
 class SchedulingState(Protocol):
@@ -108,43 +110,43 @@ def collection(
         for position, note in enumerate(notes, start=1):
             nid, _digest, mod = records[note.key]
             card, did = note.card, note.deck_id
-            note_rows.append(
-                (nid, note.guid, note.model_id, mod, -1, f" {note.tags} ", note.fields)
-                + (note.sort_field, 0, 0, "")
-            )
+            tags = f" {note.tags} "
             # Anki keeps a card's queue only on an import with scheduling: its default import
             # makes every card it adds new (rslib's ExchangeData::reset_cards).
             new_queue = _SUSPENDED if card.retired else _NEW
-            marked = False
             for ord_, key in _card_keys(card):
                 state = progress.get(key) if progress else None
-                marks = _marks_of(state)
-                flag = marks.flag if marks is not None else 0
-                marked = marked or (marks is not None and marks.marked)
-                if state is None or state.due is None:
+                if state is None:
                     # id nid did ord mod usn type queue due ivl factor reps lapses left odue
                     # odid flags data
                     card_rows.append(
+                        (nid + ord_, nid, did, ord_, mod, -1, _NEW, new_queue, position) + _NEW_TAIL
+                    )
+                    continue
+                marks = _marks_of(state)
+                flag = 0
+                if marks is not None:
+                    flag = marks.flag
+                    if marks.marked:
+                        # Anki's "marked" is a note tag.
+                        tags = f" {note.tags} {MARKED_TAG} "
+                if state.due is None:
+                    card_rows.append(
                         (nid + ord_, nid, did, ord_, mod, -1, _NEW)
-                        + (_queue(new_queue, marks), position)
-                        + (0, 0, 0, 0, 0, 0, 0, flag, "")
+                        + (_queue(new_queue, marks), position, 0, 0, 0, 0, 0, 0, 0, flag, "")
                     )
                 else:
                     reviewed += 1
-                    head = (nid + ord_, nid, did, ord_, mod, -1)
                     row = _review(state, card.retired)
-                    row = (
-                        row[0],
-                        _queue(_SUSPENDED if card.retired else _REVIEW, marks),
-                        *row[2:10],
-                        flag,
-                        row[11],
+                    queue = _queue(_SUSPENDED if card.retired else _REVIEW, marks)
+                    card_rows.append(
+                        (nid + ord_, nid, did, ord_, mod, -1, row[0], queue, *row[2:10], flag)
+                        + (row[11],)
                     )
-                    card_rows.append((*head, *row))
-            if marked:
-                # Anki's "marked" is a note tag; its row was made above.
-                nid_row = note_rows[-1]
-                note_rows[-1] = (*nid_row[:5], f" {note.tags} {MARKED_TAG} ", *nid_row[6:])
+            note_rows.append(
+                (nid, note.guid, note.model_id, mod, -1, tags, note.fields, note.sort_field)
+                + (0, 0, "")
+            )
         conn.executemany("INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", note_rows)
         conn.executemany("INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", card_rows)
         conn.executescript(INDEXES)

@@ -88,12 +88,13 @@ def id_search(key: str) -> str:
     return f"tag:{id_tag(key)}"
 
 
-def tags_for(card: Card) -> list[str]:
-    tags = [f"{TAG_ROOT}::{card.deck}", id_tag(card.key), f"{TAG_ROOT}::kind::{card.kind.name}"]
-    tags += [f"{TAG_ROOT}::{card.deck}::{tag}" for tag in card.tags]
-    if card.retired:
-        tags.append(RETIRED_TAG)
-    return tags
+def tags_for(card: Card) -> str:
+    """The note's tags, space-separated as Anki stores them (see the module docstring)."""
+    deck_tag = f"{TAG_ROOT}::{card.deck}"
+    tags = f"{deck_tag} {ID_TAG_ROOT}::{card.key} {TAG_ROOT}::kind::{card.kind.name}"
+    if card.tags:
+        tags += "".join([f" {deck_tag}::{tag}" for tag in card.tags])
+    return f"{tags} {RETIRED_TAG}" if card.retired else tags
 
 
 def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> list[Note]:
@@ -116,7 +117,7 @@ def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> l
                     deck_id=did,
                     model_id=card.kind.anki.model_id,
                     guid=note_guid(card.deck, card.id),
-                    tags=" ".join(tags_for(card)),
+                    tags=tags_for(card),
                     fields="\x1f".join(fields),
                     sort_field=fields[0],
                 )

@@ -103,7 +103,7 @@ def _row(card: Card, *, math: bool) -> tuple[str, str, str, str, str]:
     return (
         _cell(front),
         _cell("\n".join(back)),
-        _cell(" ".join(tags_for(card))),
+        _cell(tags_for(card)),
         CLOZE if card.kind.is_cloze else BASIC,
         note_guid(card.deck, card.id),
     )
