@@ -4,9 +4,10 @@ Run by hand when the deck moves to a new DeepSpeed commit::
 
     python tests/data/deepspeed/extract.py /path/to/DeepSpeed > decks/deepspeed-zero.facts.json
 
-The checkout must be a git work tree at that commit (its commit is recorded). It reads source
-text only (``ast``; DeepSpeed is never imported, so no torch is needed) and records, with the
-line each fact sits on:
+The checkout must be a git work tree at that commit (its commit is recorded); ``deepspeed/``,
+``docs/`` and ``version.txt`` are all it reads, so a sparse checkout of those will do. It reads
+source text only (``ast``; DeepSpeed is never imported, so no torch is needed) and records,
+with the line each fact sits on:
 
 - ``config_keys``, the section ``zerodrill validate`` reads because the deck names this file in
   its ``config_keys: facts``: the config block (``zero_optimization``), every key path it accepts
@@ -23,7 +24,14 @@ line each fact sits on:
 - which stage-gated engine code reads which ZeRO key (the stage branches of
   ``DeepSpeedEngine._configure_zero_optimizer``, and ``if self.zero_optimization_partition_*()``
   blocks), which is where a key does or does not take effect;
-- the stages ``PipelineEngine`` accepts.
+- the stages ``PipelineEngine`` accepts;
+- ``coverage``, what the deck must teach or list in ``decks/deepspeed-zero.coverage.yaml``
+  with its reason (``tests/test_zero_deck_coverage.py``), besides the ``config_keys`` above:
+  ``methods``, the public ``DeepSpeedEngine`` methods that are refused or branch under a ZeRO
+  stage or setting, or call the ZeRO optimizer's own methods (the rule is
+  :func:`engine_methods`'s); ``api``, what DeepSpeed's ZeRO API page (``zero3.rst``)
+  documents; ``tutorials``, the ``docs/_tutorials`` pages whose title or a heading names ZeRO,
+  or that write a ``zero_optimization`` config, each with its title.
 
 ``validate`` checks the config keys the deck names against the first section;
 ``tests/test_zero_deck_facts.py`` compares the deck's stated defaults and stages with the rest,
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -393,6 +402,253 @@ def enum_values(root: Path) -> dict[str, list[Any]]:
     return out
 
 
+# The optimizers DeepSpeedEngine._configure_zero_optimizer builds (stage 1-2, stage 3, and the
+# parameter-offload-only engine of stage 3 without an optimizer) and their base: a call of one of
+# their public methods on the engine's optimizer is the engine changing ZeRO state.
+ZERO_OPTIMIZERS = {
+    "deepspeed/runtime/base_optimizer.py": "ZeROOptimizer",
+    "deepspeed/runtime/zero/stage_1_and_2.py": "DeepSpeedZeroOptimizer",
+    "deepspeed/runtime/zero/stage3.py": "DeepSpeedZeroOptimizer_Stage3",
+    "deepspeed/runtime/zero/parameter_offload.py": "DeepSpeedZeRoOffload",
+}
+# The ZeRO API's reference page: what it documents with autoclass/autofunction is public API.
+ZERO_API_DOC = "docs/code-docs/source/zero3.rst"
+TUTORIALS = "docs/_tutorials"
+ENGINE_PREFIX = "deepspeed.DeepSpeedEngine."
+
+
+def zero_readers(engine: ast.ClassDef) -> set[str]:
+    """The engine's ZeRO config readers: methods taking only ``self`` whose body only returns,
+    branches and binds locals (no call for effect, no raise), and reads ``self._config``'s ZeRO
+    settings (``zero_config``, ``zero_enabled``, ``zero_optimization_stage``) or another reader.
+    ``zero_optimization_partition_weights`` is one; ``offload_states`` is not."""
+    pure = (ast.Return, ast.If, ast.Assign, ast.Expr)
+    candidates: dict[str, ast.FunctionDef] = {}
+    for node in engine.body:
+        if not isinstance(node, ast.FunctionDef) or [a.arg for a in node.args.args] != ["self"]:
+            continue
+        statements = [s for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node]
+        if all(isinstance(s, pure) for s in statements) and not any(
+            isinstance(s, ast.Expr) and not isinstance(s.value, ast.Constant) for s in statements
+        ):
+            candidates[node.name] = node
+    readers: set[str] = set()
+    while True:
+        found = {
+            name
+            for name, node in candidates.items()
+            if name not in readers
+            and any(
+                (
+                    isinstance(sub, ast.Attribute)
+                    and ast.unparse(sub.value) == "self._config"
+                    and sub.attr.startswith("zero")
+                )
+                or (
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute)
+                    and ast.unparse(sub.func.value) == "self"
+                    and sub.func.attr in readers
+                )
+                for sub in ast.walk(node)
+            )
+        }
+        if not found:
+            return readers
+        readers |= found
+
+
+def zero_optimizer_methods(root: Path) -> set[str]:
+    """The public methods the ZeRO optimizers (``ZERO_OPTIMIZERS``) define."""
+    names: set[str] = set()
+    for rel, class_name in ZERO_OPTIMIZERS.items():
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        cls = next(
+            n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == class_name
+        )
+        names |= {
+            s.name
+            for s in cls.body
+            if isinstance(s, ast.FunctionDef) and not s.name.startswith("_")
+        }
+    return names
+
+
+def engine_methods(root: Path) -> dict[str, dict[str, Any]]:
+    """The public DeepSpeedEngine methods whose behaviour depends on ZeRO, with their lines.
+
+    A public method (its name not starting with ``_``, and not a ZeRO config reader, see
+    :func:`zero_readers`) counts when it, or a private ``self._helper()`` it calls (followed
+    through the class), does one of:
+
+    - ``refused``: an ``assert`` whose test is a ZeRO condition, or a ``raise`` inside an ``if``
+      whose test is one: the call is refused under some stage or ZeRO setting;
+    - ``gated``: any ``if``, ``assert`` or ``x if c else y`` whose test is a ZeRO condition;
+    - ``delegates``: calls a public method of a ZeRO optimizer on the engine's optimizer
+      (``self.optimizer.offload_states(...)``, also through a local bound to it): it changes
+      the optimizer's ZeRO state.
+
+    A ZeRO condition reads a ZeRO reader (``self.zero_optimization_partition_weights()``),
+    ``ZeroStageEnum``, a ZeRO optimizer class (``isinstance(self.optimizer,
+    DeepSpeedZeRoOffload)``) or a local bound to one of these. The engine methods the ZeRO API
+    page documents are added with the line that documents them (``documented``).
+    """
+    tree = ast.parse((root / ENGINE).read_text(encoding="utf-8"))
+    engine = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "DeepSpeedEngine"
+    )
+    methods = {s.name: s for s in engine.body if isinstance(s, ast.FunctionDef)}
+    readers = zero_readers(engine)
+    delegated = zero_optimizer_methods(root)
+    classes = set(ZERO_OPTIMIZERS.values())
+
+    def is_zero(expr: ast.expr, bound: set[str]) -> bool:
+        for sub in ast.walk(expr):
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and ast.unparse(sub.func.value) == "self"
+                and sub.func.attr in readers
+            ):
+                return True
+            if isinstance(sub, ast.Attribute) and ast.unparse(sub.value) == "ZeroStageEnum":
+                return True
+            if isinstance(sub, ast.Name) and (sub.id in classes or sub.id in bound):
+                return True
+        return False
+
+    def scan(function: ast.FunctionDef) -> tuple[set[int], set[int], set[str], set[str]]:
+        bound: set[str] = set()
+        optimizer = {"self.optimizer"}
+        for sub in ast.walk(function):
+            if (
+                isinstance(sub, ast.Assign)
+                and len(sub.targets) == 1
+                and isinstance(sub.targets[0], ast.Name)
+            ):
+                if is_zero(sub.value, set()):
+                    bound.add(sub.targets[0].id)
+                if ast.unparse(sub.value) in ("self.optimizer", "getattr(self, 'optimizer', None)"):
+                    optimizer.add(sub.targets[0].id)
+        refused: set[int] = set()
+        gated: set[int] = set()
+        delegates: set[str] = set()
+        helpers: set[str] = set()
+        for sub in ast.walk(function):
+            if isinstance(sub, ast.If | ast.Assert | ast.IfExp) and is_zero(sub.test, bound):
+                gated.add(sub.lineno)
+                if isinstance(sub, ast.Assert) or (
+                    isinstance(sub, ast.If)
+                    and any(isinstance(x, ast.Raise) for s in sub.body for x in ast.walk(s))
+                ):
+                    refused.add(sub.lineno)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+                owner = ast.unparse(sub.func.value)
+                if owner in optimizer and sub.func.attr in delegated:
+                    delegates.add(sub.func.attr)
+                elif owner == "self" and sub.func.attr.startswith("_") and sub.func.attr in methods:
+                    helpers.add(sub.func.attr)
+        return refused, gated, delegates, helpers
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, function in methods.items():
+        if name.startswith("_") or name in readers:
+            continue
+        refused, gated, delegates = set(), set(), set()
+        seen = {name}
+        todo = [function]
+        while todo:
+            r, g, d, helpers = scan(todo.pop())
+            refused |= r
+            gated |= g
+            delegates |= d
+            todo.extend(methods[h] for h in sorted(helpers - seen))
+            seen |= helpers
+        if gated or delegates:
+            out[name] = {
+                "line": function.lineno,
+                "end_line": function.end_lineno,
+                "refused": sorted(refused),
+                "gated": sorted(gated),
+                "delegates": sorted(delegates),
+            }
+    for name, entry in api_directives(root).items():
+        if name.startswith(ENGINE_PREFIX):
+            method = name.removeprefix(ENGINE_PREFIX)
+            function = methods[method]
+            found = out.setdefault(
+                method,
+                {
+                    "line": function.lineno,
+                    "end_line": function.end_lineno,
+                    "refused": [],
+                    "gated": [],
+                    "delegates": [],
+                },
+            )
+            found["documented"] = entry["line"]
+    return dict(sorted(out.items()))
+
+
+def api_directives(root: Path) -> dict[str, dict[str, Any]]:
+    """What the ZeRO API page documents (``.. autoclass::``, ``.. autofunction::``), each
+    with its line; the config models (``autopydantic_model``) are the config keys'."""
+    out: dict[str, dict[str, Any]] = {}
+    text = (root / ZERO_API_DOC).read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = re.match(r"\.\.\s+auto(class|function|method)::\s*(\S+)", line)
+        if found:
+            out[found.group(2)] = {"line": number, "kind": found.group(1)}
+    return out
+
+
+def zero_api(root: Path) -> dict[str, dict[str, Any]]:
+    """The ZeRO API page's documented names, the engine's methods left to ``engine_methods``."""
+    return {
+        name: entry
+        for name, entry in api_directives(root).items()
+        if not name.startswith(ENGINE_PREFIX)
+    }
+
+
+# A tutorial teaches ZeRO when its title or a heading names it (case as DeepSpeed writes it, so
+# "ZeroQuant" and "zero gradients" do not count) or when it writes a zero_optimization config.
+ZERO_NAMED = re.compile(r"\bZeRO|\bZero Redundancy")
+ZERO_CONFIG_WRITTEN = '"zero_optimization"'
+
+
+def zero_tutorials(root: Path) -> dict[str, dict[str, Any]]:
+    """The tutorials of ``docs/_tutorials`` that teach a ZeRO feature, each with its title and
+    the first line that makes it one (``why``: its ``title``, a ``heading``, or a ``config``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted((root / TUTORIALS).glob("*.md")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        title, body_start = "", 0
+        if lines and lines[0].strip() == "---":
+            end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+            for i in range(1, end):
+                if lines[i].startswith("title:"):
+                    title = lines[i].partition(":")[2].strip().strip("\"'")
+                    title_line = i + 1
+            body_start = end + 1
+        evidence: list[tuple[int, str]] = []
+        if title and ZERO_NAMED.search(title):
+            evidence.append((title_line, "title"))
+        fenced = False
+        for i in range(body_start, len(lines)):
+            line = lines[i]
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            elif not fenced and re.match(r"#{1,6}\s", line) and ZERO_NAMED.search(line):
+                evidence.append((i + 1, "heading"))
+            if ZERO_CONFIG_WRITTEN in line:
+                evidence.append((i + 1, "config"))
+        if evidence:
+            line, why = min(evidence)
+            out[path.name] = {"title": title, "line": line, "why": why}
+    return out
+
+
 class Module:
     """One module of the checkout, read for what it defines and imports at its top level."""
 
@@ -674,6 +930,11 @@ def main(argv: list[str]) -> int:
         "validators": validators(root),
         "engine": engine_reads(root, {k for k in fields if not any(c in k for c in "./:")}),
         "pipeline": pipeline_stages(root),
+        "coverage": {
+            "methods": engine_methods(root),
+            "api": zero_api(root),
+            "tutorials": zero_tutorials(root),
+        },
     }
     json.dump(facts, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
