@@ -127,12 +127,16 @@ def parse_facts(data: bytes) -> Facts | str:
 
 
 class Mention(NamedTuple):
-    """A key a deck's text names: where (an offset in the text), as written, and the problem
-    with it (None if the facts accept it)."""
+    """A key a deck's text names: where (an offset in the text), as written, the problem with
+    it (None if the facts accept it), and the key paths under the block it names, by field name
+    (none for a top-level or ``known`` key, the block itself or a wrong key). A bare name that
+    several paths end in (``pin_memory``) names those whose parent the same text names in code
+    (`offload_param`), if any."""
 
     offset: int
     written: str
     problem: str | None
+    paths: tuple[str, ...] = ()
 
 
 class Checker:
@@ -146,6 +150,12 @@ class Checker:
         self.known = frozenset(known)
         self.facts_name = facts_name
         leaves = {name for level in facts.names.values() for name in level}
+        #: The key paths each name (a field name or alias) ends.
+        self._ends: dict[str, tuple[str, ...]] = {}
+        for level in facts.names.values():
+            for name, path in level.items():
+                if path not in self._ends.get(name, ()):
+                    self._ends[name] = (*self._ends.get(name, ()), path)
         #: What one identifier may be: a key of the block at any level, a top-level key, or known.
         self.accepted = frozenset(leaves | facts.top_level | {facts.block})
         self._bare = self.accepted | self.known
@@ -167,7 +177,19 @@ class Checker:
         plain, where = _shown(text) if cloze_field else (text, None)
         found: list[Mention] = []
         for kind, code in _code(plain):
-            found.extend(self._span(code) if kind == "span" else self._json(code))
+            if kind is None:
+                found.extend(self._span(code))
+            elif kind == _JSON_INFO:
+                found.extend(self._json(code))
+        named = {path for m in found for path in m.paths}
+        found = [
+            m._replace(
+                paths=tuple(p for p in self._ends[m.written] if p.rpartition(".")[0] in named)
+            )
+            if m.problem is None and not m.paths and len(self._ends.get(m.written, ())) > 1
+            else m
+            for m in found
+        ]
         if where is None:
             return found
         return [m._replace(offset=where[m.offset]) for m in found]
@@ -192,15 +214,16 @@ class Checker:
             yield Mention(at, written, None)
         elif segments[0] == block:
             if len(segments) > 1:
-                yield Mention(at, written, self._path(segments[1:], f"{block}."))
+                yield Mention(at, written, *self._path(segments[1:], f"{block}."))
             else:
                 yield Mention(at, written, None)
         elif len(segments) > 1:
             head = self.facts.names[""].get(segments[0])
             if head is not None and head in self.facts.names:
-                yield Mention(at, written, self._path(segments, ""))
+                yield Mention(at, written, *self._path(segments, ""))
         elif written in self._bare:
-            yield Mention(at, written, None)
+            ends = self._ends.get(written, ())
+            yield Mention(at, written, None, ends if len(ends) == 1 else ())
         elif self._looks_like_key(written):
             yield Mention(at, written, self._unknown(written))
 
@@ -224,22 +247,23 @@ class Checker:
             "known with the reason it is right"
         )
 
-    def _path(self, segments: Sequence[str], shown: str) -> str | None:
-        """The problem with key path ``segments`` under the block (written after ``shown``)."""
+    def _path(self, segments: Sequence[str], shown: str) -> tuple[str | None, tuple[str, ...]]:
+        """The problem with key path ``segments`` under the block (written after ``shown``),
+        and the key path it names (down to a key whose keys the file does not list)."""
         parent = ""
         for i, segment in enumerate(segments):
             level = self.facts.names.get(parent)
             if level is None:
-                return None  # the file does not list this key's own keys: any is taken
+                return None, (parent,)  # the file does not list this key's keys: any is taken
             child = level.get(segment)
             if child is None:
                 written = shown + ".".join(segments)
                 meant = difflib.get_close_matches(segment, list(level), n=1, cutoff=0.6)
                 right = shown + ".".join([*segments[:i], meant[0]]) if meant else ""
                 hint = f" (did you mean '{right}'?)" if right else ""
-                return f"'{written}' is not a key in {self.facts_name}{hint}"
+                return f"'{written}' is not a key in {self.facts_name}{hint}", ()
             parent = child
-        return None
+        return None, (parent,)
 
     # -- JSON fences ----------------------------------------------------------------------
 
@@ -260,7 +284,9 @@ class Checker:
         block = self.facts.block
         if isinstance(root, _Object) and any(m.key == block for m in root.members):
             for member in root.members:
-                if member.key not in self.facts.top_level and member.key not in self.known:
+                if member.key in self.facts.top_level or member.key in self.known:
+                    yield Mention(code.source(member.at), member.key, None)
+                else:
                     yield Mention(
                         code.source(member.at),
                         member.key,
@@ -308,7 +334,7 @@ class Checker:
                         f"not {json.dumps(member.value)}",
                     )
                     continue
-            yield Mention(code.source(member.at), member.key, None)
+            yield Mention(code.source(member.at), member.key, None, (child,))
             if isinstance(member.value, _Object):
                 yield from self._members(member.value, child, code)
 
@@ -396,11 +422,20 @@ class _Text(NamedTuple):
         return self.at[min(offset, len(self.at) - 1)] if self.at else 0
 
 
-def _code(text: str) -> Iterator[tuple[str, _Text]]:
-    """Each inline code span ("span") and ``json`` fence ("json") of ``text``, and its code,
-    as the deck's Markdown parser reads them."""
+def code(text: str, cloze_field: bool = False) -> list[tuple[str | None, str]]:
+    """Each inline code span and code block of ``text`` (a Markdown field; ``cloze_field``:
+    read deletions as their answers), in order, with its code: (None, code) for a span, (the
+    block's language, lowercase, "" if none, code) for a block. What a deck names in code
+    beyond its config keys (a method, say) is read from here, as the keys are."""
+    plain = _shown(text)[0] if cloze_field else text
+    return [(kind, found.text) for kind, found in _code(plain)]
+
+
+def _code(text: str) -> Iterator[tuple[str | None, _Text]]:
+    """Each inline code span (None) and code block (its language: "json", "python", "" if
+    none) of ``text``, and its code, as the deck's Markdown parser reads them."""
     char = _char_offsets(text)
-    fence: tuple[int, list[str], list[int]] | None = None
+    fence: tuple[str, int, list[str], list[int]] | None = None
     for event, span in markdown_syntax.parser().events_with_range(text):
         name, payload, edge = event_name(event)
         start, end = char(span["start"]), char(span["end"])
@@ -408,24 +443,23 @@ def _code(text: str) -> Iterator[tuple[str, _Text]]:
             ticks = len(text[start:end]) - len(text[start:end].lstrip("`"))
             inner_start, inner_end = start + ticks, end - ticks
             yield (
-                "span",
+                None,
                 _Text(text[inner_start:inner_end], list(range(inner_start, inner_end + 1))),
             )
         elif name == "CodeBlock" and edge == "Start":
             info = payload.get("Fenced") if isinstance(payload, dict) else None
             words = info.split() if isinstance(info, str) else []
-            if words and words[0].lower() == _JSON_INFO:
-                fence = (start, [], [])
+            fence = (words[0].lower() if words else "", start, [], [])
         elif name == "CodeBlock" and edge == "End" and fence is not None:
-            at, parts, offsets = fence
+            language, at, parts, offsets = fence
             fence = None
-            yield "json", _Text("".join(parts), [*offsets, offsets[-1] if offsets else at])
+            yield language, _Text("".join(parts), [*offsets, offsets[-1] if offsets else at])
         elif name == "Text" and fence is not None and isinstance(payload, str):
-            fence[1].append(payload)
+            fence[2].append(payload)
             if text[start:end] == payload:
-                fence[2].extend(range(start, end))
+                fence[3].extend(range(start, end))
             else:  # the parser changed it (a tab, a line end): its start is near enough
-                fence[2].extend([start] * len(payload))
+                fence[3].extend([start] * len(payload))
 
 
 def _char_offsets(text: str) -> Callable[[int], int]:
