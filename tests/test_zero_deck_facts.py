@@ -432,6 +432,18 @@ DEFAULTS: list[Default] = [
         "/bf16.bf16_optimizer_states",
         "Both switches default to [false]",
     ),
+    # issue 38's coverage cards
+    Default(
+        "zero-untested-optimizer",
+        "const:ZERO_ALLOW_UNTESTED_OPTIMIZER",
+        "`zero_allow_untested_optimizer` (default [false])",
+    ),
+    Default(
+        "nvme-optimizer-pipelining", "offload_optimizer.pipeline_read", "Both default to [false]"
+    ),
+    Default(
+        "nvme-optimizer-pipelining", "offload_optimizer.pipeline_write", "Both default to [false]"
+    ),
 ]
 
 STAGES: list[Stages] = [
