@@ -405,6 +405,9 @@ DEFAULTS: list[Default] = [
     Default("zenflow", "zenflow.topk_ratio", "(`topk_ratio`, code default [0.1])"),
     Default("zenflow", "zenflow.overlap_step", "`overlap_step` (default [false])"),
     Default(
+        "zero-offload-dpu", "zenflow.overlap_step", "`zenflow.overlap_step` on (default [false])"
+    ),
+    Default(
         "model-persistence-threshold",
         "stage3_model_persistence_threshold",
         "its default is {{c3::[sys.maxsize]}}",
