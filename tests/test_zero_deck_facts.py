@@ -173,12 +173,6 @@ DEFAULTS: list[Default] = [
     # communication
     Default(
         "comm-dominates-when",
-        "overlap_comm",
-        "at stage 3 `overlap_comm` defaults to [true]",
-        at_stage=3,
-    ),
-    Default(
-        "comm-dominates-when",
         "stage3_prefetch_bucket_size",
         "(`stage3_prefetch_bucket_size`, default [5e7] elements)",
     ),
@@ -233,13 +227,6 @@ DEFAULTS: list[Default] = [
     Default(
         "overlap-comm-default", "overlap_comm", "and to {{c1::[false]}} at stages 0-2", at_stage=2
     ),
-    Default(
-        "rf-trust-docs-defaults",
-        "overlap_comm",
-        "`overlap_comm` false (code: [true] at stage 3)",
-        at_stage=3,
-    ),
-    Default("fu-stage3-slow", "overlap_comm", "([true] by default at stage 3", at_stage=3),
     Default("bucket-size-units", "reduce_bucket_size", "both default to {{c2::[5e8]}}"),
     Default("bucket-size-units", "allgather_bucket_size", "both default to {{c2::[5e8]}}"),
     Default("rf-overlap-comm-is-free", "reduce_bucket_size", "with both at their default [5e8]"),
@@ -548,13 +535,6 @@ STAGES: list[Stages] = [
         "elastic_checkpoint",
         (1, 2),
         "It is a legacy ZeRO-[1/2] format",
-    ),
-    Stages(
-        "fu-3d-parallel-layout",
-        "stage",
-        (0, 1),
-        "pipeline engine accepts only ZeRO [0 or 1]",
-        via="pipeline",
     ),
 ]
 
