@@ -432,6 +432,21 @@ DEFAULTS: list[Default] = [
         "/bf16.bf16_optimizer_states",
         "Both switches default to [false]",
     ),
+    # issue 38's new cards: optimizers, RLHF
+    Default(
+        "zero-untested-optimizer",
+        "const:ZERO_ALLOW_UNTESTED_OPTIMIZER",
+        "(top level, default [false])",
+    ),
+    Default("muon-under-zero", "reduce_scatter", "while `reduce_scatter` is [true], its default"),
+    Default(
+        "hybrid-engine-pin-parameters", "/hybrid_engine.pin_parameters", "[True] (the default)"
+    ),
+    Default(
+        "fu-rollout-tp-not-zero3",
+        "/hybrid_engine.tp_gather_partition_size",
+        "`tp_gather_partition_size` (default [8])",
+    ),
 ]
 
 STAGES: list[Stages] = [
