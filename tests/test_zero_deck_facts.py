@@ -422,6 +422,21 @@ DEFAULTS: list[Default] = [
         "/bf16.bf16_optimizer_states",
         "Both switches default to [false]",
     ),
+    # issue 38's new cards: optimizers, RLHF
+    Default(
+        "zero-untested-optimizer",
+        "const:ZERO_ALLOW_UNTESTED_OPTIMIZER",
+        "(top level, default [false])",
+    ),
+    Default("muon-under-zero", "reduce_scatter", "while `reduce_scatter` is [true], its default"),
+    Default(
+        "hybrid-engine-pin-parameters", "/hybrid_engine.pin_parameters", "[True] (the default)"
+    ),
+    Default(
+        "fu-rollout-tp-not-zero3",
+        "/hybrid_engine.tp_gather_partition_size",
+        "`tp_gather_partition_size` (default [8])",
+    ),
 ]
 
 STAGES: list[Stages] = [
@@ -632,6 +647,30 @@ FIGURES: list[Figure] = [
     Figure("bf16-master-weights-bytes", "2 + 2 + 2 + 2 + 2", "About [10] instead of 16"),
     Figure("bf16-master-weights-bytes", "10 * 7", "For 7B that is [70] GB"),
     Figure("bf16-master-weights-bytes", "16 * 7", "70 GB against [112] GB"),
+    # issue 38's whiteboard arithmetic: T >= F/B tokens per GPU hides ZeRO-3's gathers (F the
+    # FLOP/s a GPU sustains, B its bytes/s; 6 FLOPs per parameter per token, 16-bit traffic)
+    Figure("wb-zero3-tokens-to-hide-gathers", "400e12 / 50e9", "400e12 / 50e9 = [8,000] tokens"),
+    Figure(
+        "wb-zero3-tokens-to-hide-gathers", "400 / 8", "400 Gb/s NIC per GPU is 400/8 = [50] GB/s"
+    ),
+    Figure("wb-zero3-max-gpus", "2**22", "2²² = [4,194,304] tokens"),
+    Figure("wb-zero3-max-gpus", "400e12 / 50e9", "G/N ≥ F/B = [8,000]"),
+    Figure("wb-zero3-max-gpus", "2**22 / (400e12 / 50e9)", "N ≤ 4,194,304 / 8,000 ≈ [524]"),
+    Figure("wb-zero3-max-gpus", "2**22 / (400e12 / 50e9)", "About [524]. A GPU's traffic"),
+    # offload: compute 6 × 7e9 × tokens / F, then CPU Adam (2 s, given) and the 16-bit weights
+    # back over PCIe; the fp32 gradients go down during backward (2/3 of the compute)
+    Figure(
+        "wb-offload-step-time",
+        "6 * 7e9 * 16384 / 400e12 + 2 + 2 * 7 / 32",
+        "About [4.2] s, of which only 1.7 s",
+    ),
+    Figure("wb-offload-step-time", "6 * 7e9 * 16384 / 400e12", "of which only [1.7] s is GPU"),
+    Figure("wb-offload-step-time", "2 * 7", "over PCIe, [14] GB / 32 GB/s"),
+    Figure("wb-offload-step-time", "2 * 7 / 32", "14 GB / 32 GB/s ≈ [0.44] s"),
+    Figure("wb-offload-step-time", "4 * 7", "fp32 gradients ([28] GB, 0.875 s)"),
+    Figure("wb-offload-step-time", "4 * 7 / 32", "(28 GB, [0.875] s)"),
+    Figure("wb-offload-step-time", "2 / 3 * 6 * 7e9 * 16384 / 400e12", "(about [1.15] s)"),
+    Figure("wb-offload-step-time", "4 + 2", "4 + 2 = [6] bytes per parameter"),
 ]
 
 
@@ -757,6 +796,8 @@ QUOTED_GB = {
     ("fu-pa-worth-it", "33"): "the paper's checkpoint figure for a 100B model (§6.1)",
     ("fu-offload-pcie-bound", "32"): "PCIe 4.0 bandwidth as DeepSpeed's ZenFlow post gives it",
     ("superoffload", "900"): "NVLink-C2C bandwidth as DeepSpeed's SuperOffload post gives it",
+    ("wb-zero3-max-gpus", "50"): "the bandwidth given in the question",
+    ("wb-offload-step-time", "32"): "the PCIe bandwidth given in the question",
 }
 
 
