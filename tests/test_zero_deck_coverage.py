@@ -53,7 +53,6 @@ def test_the_new_cards_teach_what_they_were_written_for() -> None:
     deck, facts, facts_bytes, _ = load()
     found = taught(deck, facts, facts_bytes)
     expected = {
-        ("config_keys", "/zero_allow_untested_optimizer"): "zero-untested-optimizer",
         ("methods", "no_sync"): "rf-no-sync-under-zero",
         ("methods", "coalesce_grad_reduction"): "rf-no-sync-under-zero",
         ("api", "deepspeed.utils.safe_get_full_grad"): "safe-get-full-state",
@@ -63,7 +62,7 @@ def test_the_new_cards_teach_what_they_were_written_for() -> None:
         ("config_keys", "offload_optimizer.pipeline_read"): "nvme-optimizer-pipelining",
         ("config_keys", "offload_param.nvme_path"): "nvme-optimizer-pipelining",
         ("tutorials", "large-models-w-deepspeed.md"): "fu-zero-vs-3d",
-        ("tutorials", "getting-started.md"): "zero-optimization-true",
+        ("tutorials", "getting-started.md"): "legacy-bool-form",
     }
     for (category, item), card in expected.items():
         assert card in found[category].get(item, []), (category, item)
