@@ -1,7 +1,9 @@
-"""How long the ZeRO deck's answers are, in words: shared by the deck test and run by hand.
+"""How long the ZeRO deck's answers and interview talk tracks are, in words: shared by the deck
+tests and run by hand.
 
 ``python tests/deck_words.py [DECK.yaml]`` prints, per field, the median, 90th percentile and
-maximum word count of the active cards' answers (the figures issue 23 asks for).
+maximum word count of the active cards' answers (the figures issue 23 asks for), then each
+interview's talk track in words and in words a minute of its time.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ import re
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from zerodrill.deck.model import Deck, Interview
 
 ROOT = Path(__file__).resolve().parent.parent
 DECK_PATH = ROOT / "decks" / "deepspeed-zero.yaml"
@@ -29,6 +34,20 @@ _WORDY = re.compile(r"[^\W_]")  # a token with a letter or digit: table rules an
 
 def words(text: str | None) -> int:
     return sum(1 for token in (text or "").split() if _WORDY.search(token))
+
+
+#: How fast a person speaks an answer: the slow end of conversational speech (130-150 words a
+#: minute), so a model talk track timed at it can be said by anyone in the interview's minutes.
+SPOKEN_WORDS_PER_MINUTE = 130
+
+
+def talk_track_words(deck: Deck, interview: Interview) -> int:
+    """The words of an interview's model talk track as the rehearsal shows it: every point and
+    what its cards teach (a card backing two points is read twice)."""
+    return sum(
+        words(point) + sum(words(answer) for answer in answers)
+        for point, answers in deck.talk_track(interview)
+    )
 
 
 def active_cards(deck: dict[str, Any]) -> list[dict[str, Any]]:
@@ -74,6 +93,15 @@ def main(argv: list[str]) -> None:
     print(f"{'field':34} {'n':>4} {'median':>7} {'p90':>5} {'max':>5}")
     for name, count, median, p90, most in summary(deck):
         print(f"{name:34} {count:4} {median:7g} {p90:5} {most:5}")
+    from zerodrill.deck.load import load_file
+
+    loaded, _ = load_file(path)
+    for interview in loaded.interviews if loaded is not None else ():
+        said = talk_track_words(loaded, interview)
+        print(
+            f"interview {interview.id}: {len(interview.points)} points in {interview.minutes} "
+            f"minutes, a talk track of {said} words ({said / interview.minutes:.0f} a minute)"
+        )
 
 
 if __name__ == "__main__":

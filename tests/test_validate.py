@@ -571,6 +571,54 @@ def test_the_answer_in_the_extra_is_no_giveaway(
     assert (code, out.strip()) == (0, "1 deck, 1 card: ok")
 
 
+def test_a_figure_worked_out_from_the_rest_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, _cloze("'Each parameter: 2Ψ + 2Ψ + 12Ψ, {{c1::16Ψ}} in all.'"))
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0, "a warning leaves the deck usable"
+    first, last = out.splitlines()
+    assert first.startswith(f"{path}:7:11: warning: card 'c': c1's answer '16Ψ' can be worked out")
+    assert "2Ψ + 2Ψ + 12Ψ" in first
+    assert last.endswith("ok (1 warning)")
+
+
+def test_a_front_that_asks_two_things_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    card = "  - id: q\n    kind: basic\n    front: What is ZeRO++, and what does it claim?\n"
+    path = write(tmp_path, HEADER + card + "    back: A.\n")
+    code, out, _ = run(capsys, "validate", str(path))
+    first, last = out.splitlines()
+    assert code == 0
+    assert first.startswith(f"{path}:7:12: warning: card 'q': its front asks 2 questions")
+    assert "'What is ZeRO++' / 'what does it claim'" in first
+    assert last.endswith("ok (1 warning)")
+
+
+def test_a_list_of_five_in_prose_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    card = "  - id: l\n    kind: follow_up\n    question: Which stages?\n"
+    answer = "    answer: ZeRO-1, ZeRO-2, ZeRO-2 + offload, ZeRO-3, ZeRO-3 + offload.\n"
+    path = write(tmp_path, HEADER + card + answer)
+    code, out, _ = run(capsys, "validate", str(path))
+    first, last = out.splitlines()
+    assert code == 0
+    assert first.startswith(f"{path}:8:13: warning: card 'l': its answer lists 5 items")
+    assert last.endswith("ok (1 warning)")
+
+
+def test_one_question_and_a_short_list_are_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    card = "  - id: l\n    kind: basic\n    front: What do stage 1 and stage 2 shard?\n"
+    answer = "    back: Stage 1 the optimizer states, stage 2 the gradients too, and no more.\n"
+    path = write(tmp_path, HEADER + card + answer)
+    code, out, _ = run(capsys, "validate", str(path))
+    assert (code, out.strip()) == (0, "1 deck, 1 card: ok")
+
+
 # -- refs that name their place (refs: required) ------------------------------------------------
 
 REFS_HEADER = "deck: d\ntitle: T\ndescription: D\nrefs: required\ncards:\n"

@@ -173,12 +173,6 @@ DEFAULTS: list[Default] = [
     # communication
     Default(
         "comm-dominates-when",
-        "overlap_comm",
-        "at stage 3 `overlap_comm` defaults to [true]",
-        at_stage=3,
-    ),
-    Default(
-        "comm-dominates-when",
         "stage3_prefetch_bucket_size",
         "(`stage3_prefetch_bucket_size`, default [5e7] elements)",
     ),
@@ -233,13 +227,6 @@ DEFAULTS: list[Default] = [
     Default(
         "overlap-comm-default", "overlap_comm", "and to {{c1::[false]}} at stages 0-2", at_stage=2
     ),
-    Default(
-        "rf-trust-docs-defaults",
-        "overlap_comm",
-        "`overlap_comm` false (code: [true] at stage 3)",
-        at_stage=3,
-    ),
-    Default("fu-stage3-slow", "overlap_comm", "([true] by default at stage 3", at_stage=3),
     Default("bucket-size-units", "reduce_bucket_size", "both default to {{c2::[5e8]}}"),
     Default("bucket-size-units", "allgather_bucket_size", "both default to {{c2::[5e8]}}"),
     Default("rf-overlap-comm-is-free", "reduce_bucket_size", "with both at their default [5e8]"),
@@ -403,6 +390,9 @@ DEFAULTS: list[Default] = [
     Default("zenflow", "zenflow.topk_ratio", "(`topk_ratio`, code default [0.1])"),
     Default("zenflow", "zenflow.overlap_step", "`overlap_step` (default [false])"),
     Default(
+        "zero-offload-dpu", "zenflow.overlap_step", "`zenflow.overlap_step` on (default [false])"
+    ),
+    Default(
         "model-persistence-threshold",
         "stage3_model_persistence_threshold",
         "The default is [sys.maxsize].",
@@ -431,6 +421,21 @@ DEFAULTS: list[Default] = [
         "bf16-master-weights-bytes",
         "/bf16.bf16_optimizer_states",
         "Both switches default to [false]",
+    ),
+    # issue 38's new cards: optimizers, RLHF
+    Default(
+        "zero-untested-optimizer",
+        "const:ZERO_ALLOW_UNTESTED_OPTIMIZER",
+        "(top level, default [false])",
+    ),
+    Default("muon-under-zero", "reduce_scatter", "while `reduce_scatter` is [true], its default"),
+    Default(
+        "hybrid-engine-pin-parameters", "/hybrid_engine.pin_parameters", "[True] (the default)"
+    ),
+    Default(
+        "fu-rollout-tp-not-zero3",
+        "/hybrid_engine.tp_gather_partition_size",
+        "`tp_gather_partition_size` (default [8])",
     ),
 ]
 
@@ -546,13 +551,6 @@ STAGES: list[Stages] = [
         (1, 2),
         "It is a legacy ZeRO-[1/2] format",
     ),
-    Stages(
-        "fu-3d-parallel-layout",
-        "stage",
-        (0, 1),
-        "pipeline engine accepts only ZeRO [0 or 1]",
-        via="pipeline",
-    ),
 ]
 
 FIGURES: list[Figure] = [
@@ -650,6 +648,30 @@ FIGURES: list[Figure] = [
     Figure("bf16-master-weights-bytes", "2 + 2 + 2 + 2 + 2", "About [10] instead of 16"),
     Figure("bf16-master-weights-bytes", "10 * 7", "For 7B that is [70] GB"),
     Figure("bf16-master-weights-bytes", "16 * 7", "70 GB against [112] GB"),
+    # issue 38's whiteboard arithmetic: T >= F/B tokens per GPU hides ZeRO-3's gathers (F the
+    # FLOP/s a GPU sustains, B its bytes/s; 6 FLOPs per parameter per token, 16-bit traffic)
+    Figure("wb-zero3-tokens-to-hide-gathers", "400e12 / 50e9", "400e12 / 50e9 = [8,000] tokens"),
+    Figure(
+        "wb-zero3-tokens-to-hide-gathers", "400 / 8", "400 Gb/s NIC per GPU is 400/8 = [50] GB/s"
+    ),
+    Figure("wb-zero3-max-gpus", "2**22", "2²² = [4,194,304] tokens"),
+    Figure("wb-zero3-max-gpus", "400e12 / 50e9", "G/N ≥ F/B = [8,000]"),
+    Figure("wb-zero3-max-gpus", "2**22 / (400e12 / 50e9)", "N ≤ 4,194,304 / 8,000 ≈ [524]"),
+    Figure("wb-zero3-max-gpus", "2**22 / (400e12 / 50e9)", "About [524]. A GPU's traffic"),
+    # offload: compute 6 × 7e9 × tokens / F, then CPU Adam (2 s, given) and the 16-bit weights
+    # back over PCIe; the fp32 gradients go down during backward (2/3 of the compute)
+    Figure(
+        "wb-offload-step-time",
+        "6 * 7e9 * 16384 / 400e12 + 2 + 2 * 7 / 32",
+        "About [4.2] s, of which only 1.7 s",
+    ),
+    Figure("wb-offload-step-time", "6 * 7e9 * 16384 / 400e12", "of which only [1.7] s is GPU"),
+    Figure("wb-offload-step-time", "2 * 7", "over PCIe, [14] GB / 32 GB/s"),
+    Figure("wb-offload-step-time", "2 * 7 / 32", "14 GB / 32 GB/s ≈ [0.44] s"),
+    Figure("wb-offload-step-time", "4 * 7", "fp32 gradients ([28] GB, 0.875 s)"),
+    Figure("wb-offload-step-time", "4 * 7 / 32", "(28 GB, [0.875] s)"),
+    Figure("wb-offload-step-time", "2 / 3 * 6 * 7e9 * 16384 / 400e12", "(about [1.15] s)"),
+    Figure("wb-offload-step-time", "4 + 2", "4 + 2 = [6] bytes per parameter"),
 ]
 
 
@@ -775,6 +797,8 @@ QUOTED_GB = {
     ("fu-pa-worth-it", "33"): "the paper's checkpoint figure for a 100B model (§6.1)",
     ("fu-offload-pcie-bound", "32"): "PCIe 4.0 bandwidth as DeepSpeed's ZenFlow post gives it",
     ("superoffload", "900"): "NVLink-C2C bandwidth as DeepSpeed's SuperOffload post gives it",
+    ("wb-zero3-max-gpus", "50"): "the bandwidth given in the question",
+    ("wb-offload-step-time", "32"): "the PCIe bandwidth given in the question",
 }
 
 

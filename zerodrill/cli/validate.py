@@ -9,6 +9,9 @@ import click
 from zerodrill.cli.common import deck_roots
 from zerodrill.deck.giveaways import deck_giveaways
 from zerodrill.deck.load import load_paths
+from zerodrill.deck.model import Deck, Problem
+from zerodrill.deck.questions import deck_compound_questions
+from zerodrill.deck.recall_lists import deck_long_lists
 from zerodrill.export.formats import all_rules
 from zerodrill.words import plural
 
@@ -29,8 +32,9 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
     cloze markers, say), so that a deck that passes can be exported to any of them.
 
     Every problem in every file is printed as FILE:LINE:COL: MESSAGE. Exit status 1 if there
-    is any problem; warnings (a cloze deletion whose answer can be read elsewhere on its card)
-    are printed the same way but leave the status 0.
+    is any problem; warnings (a cloze deletion whose answer can be read or worked out from
+    the rest of its card, a question that asks more than one thing, a list of more than four
+    items to recall) are printed the same way but leave the status 0.
     """
     if skip_non_decks and paths:
         kept = [p for p in paths if not _not_a_deck(p)]
@@ -41,7 +45,7 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
     result = load_paths(list(deck_roots(paths).roots), all_rules())
     for problem in result.problems:
         click.echo(str(problem))
-    warnings = [w for deck in result.decks for w in deck_giveaways(deck)]
+    warnings = [w for deck in result.decks for w in _warnings(deck)]
     for warning in warnings:
         click.echo(str(warning))
     decks = plural(len(result.decks), "deck")
@@ -60,6 +64,12 @@ def validate(paths: tuple[Path, ...], skip_non_decks: bool) -> None:
         raise SystemExit(1)
     noted = f" ({plural(len(warnings), 'warning')})" if warnings else ""
     click.echo(f"{decks}, {cards}: ok{noted}")
+
+
+def _warnings(deck: Deck) -> list[Problem]:
+    """How the deck's cards teach, checked: each warning once, in the file's order."""
+    found = deck_giveaways(deck) + deck_compound_questions(deck) + deck_long_lists(deck)
+    return sorted(found, key=lambda w: (w.pos.line, w.pos.col))
 
 
 def _not_a_deck(path: Path) -> bool:

@@ -4,6 +4,9 @@ A deletion tests recall only if its answer is nowhere else in sight when it is b
 other deletions are filled in and any hint is shown while one is asked, so an answer that also
 sits in the surrounding text, in another deletion or in a hint is read, not recalled. These are
 warnings, not problems: the card still works, it only tests less than it seems to.
+
+A figure the learner can work out from figures in sight gives itself away as surely: those
+deletions are found by :mod:`zerodrill.deck.derived_figures` and warned about here too.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import re
 
 from zerodrill.deck import cloze
+from zerodrill.deck.derived_figures import card_derived
 from zerodrill.deck.model import Card, Deck, Problem
 
 
@@ -42,17 +46,28 @@ def card_giveaways(card: Card) -> list[tuple[int, str]]:
 
 
 def deck_giveaways(deck: Deck) -> list[Problem]:
-    """One warning per give-away deletion, at the card's text."""
+    """One warning per give-away deletion, read or worked out, at the card's text."""
     warnings: list[Problem] = []
     for card in deck.cards:
+        pos = card.field_pos.get(card.kind.cloze_field or "", card.pos)
         for ordinal, answer in card_giveaways(card):
             shown = answer.strip()
             warnings.append(
                 Problem(
-                    card.field_pos.get(card.kind.cloze_field or "", card.pos),
+                    pos,
                     f"warning: card '{card.id}': c{ordinal}'s answer '{shown}' can be read "
                     f"elsewhere on the card while c{ordinal} is asked (reword it, or blank both "
                     "places under one number)",
+                )
+            )
+        for found in card_derived(card):
+            n = found.ordinal
+            warnings.append(
+                Problem(
+                    pos,
+                    f"warning: card '{card.id}': c{n}'s answer '{found.answer.strip()}' can be "
+                    f"worked out from what the card shows while c{n} is asked: {found.how} "
+                    "(ask for what the figure means, or blank what it comes from as well)",
                 )
             )
     return warnings

@@ -102,6 +102,14 @@ class CardKind(Struct, frozen=True, eq=False, dict=True):
     #: What the card says a strong interview answer says, as Markdown; by default, what its
     #: first item's answer side says.
     teaches_as: Callable[[Card], str] | None = None
+    #: The field holding the question the learner answers, if the card writes one (a red
+    #: flag's question is always the same): validate warns when it asks more than one thing
+    #: (:mod:`zerodrill.deck.questions`).
+    question_field: str | None = None
+    #: The fields the learner recalls as the answer (a cloze field aside: its deletions are
+    #: what is recalled): validate warns about a list of more than four items in one
+    #: (:mod:`zerodrill.deck.recall_lists`).
+    recall_fields: tuple[str, ...] = ()
 
     # Cached: the loader asks for both on every card.
     @cached_property
@@ -165,6 +173,10 @@ def register(kind: CardKind) -> CardKind:
         problems.append("an alias may point to one field only")
     if kind.cloze_field is not None and kind.cloze_field not in names:
         problems.append(f"cloze field '{kind.cloze_field}' is not one of its fields")
+    named_fields = [kind.question_field] if kind.question_field is not None else []
+    for name in (*named_fields, *kind.recall_fields):
+        if name not in names:
+            problems.append(f"field '{name}' is named as its question or answer but not declared")
     if kind.typing is Typing.BLANKS and kind.cloze_field is None:
         problems.append("typing the blanks needs a cloze field")
     if problems:
@@ -237,6 +249,8 @@ BASIC = register(
             KindField("back", "The answer, in Markdown.", aliases=("answer",)),
         ),
         read=_basic,
+        question_field="front",
+        recall_fields=("back",),
         anki=AnkiNoteType(
             1273273555,
             "zerodrill basic",
@@ -284,6 +298,8 @@ FOLLOW_UP = register(
             ),
         ),
         read=_follow_up,
+        question_field="question",
+        recall_fields=("answer",),
         anki=AnkiNoteType(
             1774410834,
             "zerodrill follow-up",
@@ -329,5 +345,6 @@ RED_FLAG = register(
             '<div class="zd-a zd-instead">{{instead}}</div>\n',
         ),
         teaches_as=_red_flag_teaches,
+        recall_fields=("why", "instead"),
     )
 )

@@ -257,6 +257,16 @@ class Deck:
     def folder(self) -> Path:
         return self.path.parent
 
+    def talk_track(self, interview: Interview) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """An interview's model talk track: each point's text, with what each of its cards
+        teaches (as its kind says: ``CardKind.teaches``). The rehearsal shows it, and the ZeRO
+        deck's test checks that it can be said in the interview's minutes."""
+        by_id = {card.id: card for card in self.cards}
+        return tuple(
+            (point.text, tuple(by_id[c].kind.teaches(by_id[c]) for c in point.cards if c in by_id))
+            for point in interview.points
+        )
+
     def items(self) -> tuple[Item, ...]:
         """The items to study: retired cards stay in the file only so exports can tag them."""
         # A plain loop rather than a nested generator: a drill builds every item at start.

@@ -16,8 +16,9 @@ line each fact sits on:
   ``zero_allow_untested_optimizer`` is known from the source, not from a list;
 - every field of the ``zero_optimization`` config classes, its alias and its default, and the
   defaults of the other sections cards talk about (``/fp16.*``, ``/bf16.*``, ``/aio.*``,
-  ``/activation_checkpointing.*``, ``/compile.*``, ``zenflow.*``, and ``const:NAME`` for the
-  NAME_DEFAULT constants of ``runtime/constants.py`` such as ``const:GRADIENT_CLIPPING``);
+  ``/activation_checkpointing.*``, ``/compile.*``, ``/hybrid_engine.*``, ``zenflow.*``, and
+  ``const:NAME`` for the NAME_DEFAULT constants of ``runtime/constants.py`` such as
+  ``const:GRADIENT_CLIPPING``);
 - the config validators that tie a key to a stage (``overlap_comm``'s stage-dependent default,
   partial offload);
 - which stage-gated engine code reads which ZeRO key (the stage branches of
@@ -62,6 +63,8 @@ CLASSES = {
         "DeepSpeedFP16Config": "/fp16.",
         "DeepSpeedBF16Config": "/bf16.",
     },
+    # The RLHF hybrid engine's switches (how ZeRO-3 weights are gathered for generation).
+    CONFIG_READER: {"HybridEngineConfig": "/hybrid_engine."},
 }
 # Modules of plain NAME = "key" / NAME_DEFAULT = value constants. Where every NAME carries its
 # section's prefix the key path is /section.key; runtime/constants.py mixes sections under

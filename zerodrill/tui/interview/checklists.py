@@ -164,15 +164,10 @@ class TalkTrackScreen(Dialog[None]):
 
 def talk_track(deck: Deck, run: InterviewRun) -> Callable[[SideStyles], RenderableType]:
     """A build (see CardSide) drawing every point, and under it what its cards teach
-    (as each card's kind says: ``CardKind.teaches``)."""
-    by_id = {card.id: card for card in deck.cards}
+    (:meth:`Deck.talk_track`)."""
     parts = [
-        (
-            n,
-            parse(point.text),
-            [parse(by_id[c].kind.teaches(by_id[c])) for c in point.cards if c in by_id],
-        )
-        for n, point in enumerate(run.interview.points, start=1)
+        (n, parse(point), [parse(answer) for answer in answers])
+        for n, (point, answers) in enumerate(deck.talk_track(run.interview), start=1)
     ]
 
     def build(styles: SideStyles) -> RenderableType:
