@@ -131,15 +131,13 @@ def test_lists_tables_and_quotes_read_as_plain_lines(tmp_path: Path, zero: Deck)
     out = tmp_path / "zero.csv"
     plain_files.export_csv([zero], out)
     rows = by_key(zero, read_csv(out))
-    _front, back = rows["deepspeed-zero/estimate-7b-8gpu"]
+    _front, back = rows["deepspeed-zero/fsdp-strategy-map"]
     assert back.startswith(
-        "stage | formula | GB per GPU\n"
-        "0 | 16Ψ | 112\n"
-        "1 | 4Ψ + 12Ψ/8 | 28 + 10.5 = 38.5\n"
-        "2 | 2Ψ + 14Ψ/8 | 14 + 12.25 = 26.25\n"
-        "3 | 16Ψ/8 | 14\n\n"
-        "Stage 0 cannot fit on 80 GB cards."
+        "FSDP strategy | closest DeepSpeed setup\n"
+        "FULL_SHARD | stage 3\n"
+        "SHARD_GRAD_OP | between stages 2 and 3: "
     )
+    assert "\nNO_SHARD | stage 0, i.e. DDP\nHYBRID_SHARD | full shard in a node" in back
     _front, back = rows["deepspeed-zero/fu-resume-different-dp"]
     assert "Options, best first:\n\n1. Convert with ds_to_universal.py and load with " in back
     assert "\n2. Load weights only (load_optimizer_states=False): Adam restarts empty.\n" in back

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -332,12 +333,15 @@ def test_the_shipped_decks_siblings_never_share_a_study_day(store: Store) -> Non
         now = start + timedelta(days=n)
         s = Session([d], store, clock=lambda now=now: now)  # type: ignore[misc]
         shown: set[str] = set()
-        graded = 0
+        repeats: dict[str, int] = {}
         while (item := s.current) is not None:
             shown.add(item.card.key)
-            # Some fails and hards too: their repeats come back the same day.
-            s.grade((4, 4, 4, 1, 3)[graded % 5])
-            graded += 1
+            # Some fails and hards too: their repeats come back the same day. Each grade is drawn
+            # from the item, the day and the repeat, not from its place in the day's queue, so
+            # adding a card to the deck does not reshuffle every other card's grades.
+            repeats[item.key] = repeats.get(item.key, 0) + 1
+            draw = zlib.crc32(f"{item.key} {n} {repeats[item.key]}".encode())
+            s.grade((4, 4, 4, 1, 3)[draw % 5])
         for key in shown:
             assert not shown & set(siblings.get(key, ())), (n, key)
         met |= shown

@@ -169,7 +169,7 @@ def figure_matches(value: float, written: str) -> bool:
 
 DEFAULTS: list[Default] = [
     # the key and the stages
-    Default("stage0-meaning", "stage", "or without its `stage` key, runs at stage [0]"),
+    Default("stage-default", "stage", "or without its `stage` key, runs at stage [0]"),
     # communication
     Default(
         "comm-dominates-when",
@@ -215,7 +215,7 @@ DEFAULTS: list[Default] = [
         "zero_hpz_partition_size",
         "`zero_hpz_partition_size` defaults to [1] (hpZ off)",
     ),
-    Default("mics", "mics_shard_size", "(the default [-1] means off)"),
+    Default("mics-enable", "mics_shard_size", "(the default [-1] means off)"),
     # keys people tune
     Default(
         "overlap-comm-default",
@@ -249,6 +249,8 @@ DEFAULTS: list[Default] = [
     Default("residual-memory", "contiguous_gradients", "`contiguous_gradients` (default [true])"),
     Default("stage3-live-and-reuse", "stage3_max_live_parameters", "and both default to [1e9]"),
     Default("stage3-live-and-reuse", "stage3_max_reuse_distance", "and both default to [1e9]"),
+    Default("stage3-max-live-parameters", "stage3_max_live_parameters", "Default [1e9] elements"),
+    Default("stage3-max-reuse-distance", "stage3_max_reuse_distance", "Default [1e9] elements"),
     Default(
         "fu-activation-oom",
         "stage3_max_live_parameters",
@@ -263,6 +265,12 @@ DEFAULTS: list[Default] = [
         "stage3-prefetch-and-persistence",
         "stage3_param_persistence_threshold",
         "this many elements (default [1e5])",
+    ),
+    Default(
+        "stage3-prefetch-bucket-size", "stage3_prefetch_bucket_size", "Default [5e7] in the code"
+    ),
+    Default(
+        "stage3-param-persistence", "stage3_param_persistence_threshold", "Default [1e5] elements"
     ),
     Default(
         "rf-trust-docs-defaults",
@@ -402,7 +410,7 @@ DEFAULTS: list[Default] = [
     ),
     # issue 23's new cards
     Default(
-        "multi-rank-allreduce-volume",
+        "multi-rank-bucket-allreduce",
         "use_multi_rank_bucket_allreduce",
         "`use_multi_rank_bucket_allreduce` (default [true])",
     ),
@@ -441,7 +449,7 @@ DEFAULTS: list[Default] = [
 
 STAGES: list[Stages] = [
     Stages(
-        "multi-rank-allreduce-volume",
+        "multi-rank-bucket-allreduce",
         "use_multi_rank_bucket_allreduce",
         (1, 2),
         "makes stages [1 and 2] all-reduce every gradient bucket",
@@ -469,7 +477,7 @@ STAGES: list[Stages] = [
         "offload-param-what",
         "offload_param",
         (3,),
-        "at which stage does it work? Only at stage [3]",
+        "At stage [3] it keeps each rank's parameter partitions",
     ),
     Stages(
         "rf-offload-param-below-stage3",
@@ -518,14 +526,14 @@ STAGES: list[Stages] = [
     ),
     Stages("zeropp-keys", "zero_quantized_weights", (3,), "All three are read only at stage [3]"),
     Stages("zeropp-keys", "zero_hpz_partition_size", (3,), "All three are read only at stage [3]"),
-    Stages(
-        "mics", "mics_shard_size", (3,), "In DeepSpeed: stage [3] with `mics_shard_size` above 0"
-    ),
+    Stages("mics-enable", "mics_shard_size", (3,), "Stage [3] with `mics_shard_size` above 0"),
     Stages("sub-group-size", "sub_group_size", (3,), "A stage-[3] knob"),
     Stages(
         "stage3-live-and-reuse", "stage3_max_live_parameters", (3,), "Both are stage-[3] limits"
     ),
     Stages("stage3-live-and-reuse", "stage3_max_reuse_distance", (3,), "Both are stage-[3] limits"),
+    Stages("stage3-max-live-parameters", "stage3_max_live_parameters", (3,), "A stage-[3] limit"),
+    Stages("stage3-max-reuse-distance", "stage3_max_reuse_distance", (3,), "A stage-[3] limit"),
     Stages(
         "save-16bit-key",
         "stage3_gather_16bit_weights_on_model_save",
@@ -556,7 +564,6 @@ STAGES: list[Stages] = [
 FIGURES: list[Figure] = [
     # memory: the paper's formulas, GB = 1e9 bytes
     Figure("model-state-bytes", "2 + 2 + 12", "2 + 2 + 12 = [16] bytes of model state"),
-    Figure("stage1-shards", "4 + 4 + 4", "Adam momentum and variance: [12] bytes per parameter"),
     Figure("gpt2-1-5b-example", "2 * 1.5", "has only [3] GB of fp16 weights"),
     Figure("gpt2-1-5b-example", "16 * 1.5", "16 × 1.5B = [24] GB"),
     Figure("gpt2-1-5b-example", "100 * 24 / 32", "already [75]% of the card"),
@@ -575,6 +582,24 @@ FIGURES: list[Figure] = [
     Figure("estimate-7b-8gpu", "80 - (4 * 7 + 12 * 7 / 8)", "leave about [41.5], 53.75 and 66 GB"),
     Figure("estimate-7b-8gpu", "80 - (2 * 7 + 14 * 7 / 8)", "leave about 41.5, [53.75] and 66 GB"),
     Figure("estimate-7b-8gpu", "80 - 16 * 7 / 8", "leave about 41.5, 53.75 and [66] GB"),
+    Figure("paper-7-5b-stage3", "16 * 7.5 / 64", "16 × 7.5 / 64 ≈ [1.9] GB"),
+    Figure("paper-7-5b-stage3", "16 * 7.5 / 64", "Table 1 prints [1.88])"),
+    Figure("paper-7-5b-stage3", "16 * 7.5", "16 × 7.5 = [120] GB"),
+    Figure("paper-7-5b-stage3", "4 * 7.5 + 12 * 7.5 / 64", "come to [31.4] and 16.6 GB"),
+    Figure("paper-7-5b-stage3", "2 * 7.5 + 14 * 7.5 / 64", "come to 31.4 and [16.6] GB"),
+    Figure("paper-7-5b-stage3", "4 * 7.5", "16-bit copies they keep are [30] and 15 GB"),
+    Figure("paper-7-5b-stage3", "2 * 7.5", "16-bit copies they keep are 30 and [15] GB"),
+    Figure("estimate-7b-8gpu-stage1", "4 * 7 + 12 * 7 / 8", "28 + 10.5 = [38.5] GB"),
+    Figure("estimate-7b-8gpu-stage1", "4 * 7", "fp16 weights and gradients ([28] GB)"),
+    Figure("estimate-7b-8gpu-stage1", "12 * 7", "an eighth of the [84] GB"),
+    Figure("estimate-7b-8gpu-stage1", "16 * 7", "16Ψ = [112] GB per GPU"),
+    Figure("estimate-7b-8gpu-stage1", "80 - (4 * 7 + 12 * 7 / 8)", "leaves about [41.5] GB"),
+    Figure("estimate-7b-8gpu-stage2", "2 * 7 + 14 * 7 / 8", "14 + 12.25 = [26.25] GB"),
+    Figure("estimate-7b-8gpu-stage2", "2 * 7", "the whole fp16 weights ([14] GB)"),
+    Figure("estimate-7b-8gpu-stage2", "14 * 7", "gradients and optimizer state ([98] GB)"),
+    Figure("estimate-7b-8gpu-stage2", "80 - (2 * 7 + 14 * 7 / 8)", "leaves about [53.75] GB"),
+    Figure("estimate-7b-8gpu-stage2", "16 * 7 / 8", "16Ψ/8 = [14] GB"),
+    Figure("estimate-7b-8gpu-stage2", "80 - 16 * 7 / 8", "would leave [66] GB"),
     Figure(
         "memory-estimator-functions", "2 + 4 + 4 + 4 + 4", "ZeRO-2 budgets 2Ψ + [18]Ψ/N per GPU"
     ),
@@ -790,6 +815,8 @@ QUOTED_GB = {
     ("offload-param-what", "32"): "DeepSpeed's ZeRO-3 Offload post: one 32 GB V100",
     ("bloom-real-config", "80"): "BLOOM's A100 80 GB GPUs",
     ("estimate-7b-8gpu", "80"): "the GPU size in the question",
+    ("estimate-7b-8gpu-stage1", "80"): "the GPU size the extra assumes",
+    ("estimate-7b-8gpu-stage2", "80"): "the GPU size the extra assumes",
     ("fu-estimate-13b-node", "80"): "the GPU size in the question",
     ("zero-to-fp32-ram", "5"): "the script's --max_shard_size default, 5GB",
     ("activation-memory-figures", "60"): "the paper's activation figures (§3.2)",
