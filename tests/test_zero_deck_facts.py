@@ -383,9 +383,7 @@ DEFAULTS: list[Default] = [
     # offload, ZeRO-3 fetching (new cards)
     Default("nvme-param-buffers", "offload_param.buffer_count", "by default [5] × 1e8"),
     Default("nvme-param-buffers", "offload_param.buffer_size", "by default 5 × [1e8]"),
-    Default(
-        "nvme-param-buffers", "offload_param.max_in_cpu", "`max_in_cpu` (default [1e9] elements)"
-    ),
+    Default("nvme-max-in-cpu", "offload_param.max_in_cpu", "(default [1e9] elements, 2 GB"),
     Default("round-robin-gradients", "round_robin_gradients", "Default [false]"),
     Default(
         "superoffload",
@@ -405,7 +403,7 @@ DEFAULTS: list[Default] = [
     Default(
         "model-persistence-threshold",
         "stage3_model_persistence_threshold",
-        "its default is {{c3::[sys.maxsize]}}",
+        "The default is [sys.maxsize].",
     ),
     Default(
         "module-granularity-threshold", "stage3_module_granularity_threshold", "Default [0] (off)"
@@ -416,9 +414,11 @@ DEFAULTS: list[Default] = [
         "use_multi_rank_bucket_allreduce",
         "`use_multi_rank_bucket_allreduce` (default [true])",
     ),
-    Default("deepcompile", "/compile.deepcompile", "`compile.deepcompile` defaults to [false]"),
+    Default("deepcompile-compile-call", "/compile.deepcompile", "The key (default [false])"),
     Default(
-        "fu-zero3-oom-diagnosis", "const:MEMORY_BREAKDOWN", "`memory_breakdown` (default [false])"
+        "memory-breakdown-key",
+        "const:MEMORY_BREAKDOWN",
+        "`memory_breakdown` to true (default [false])",
     ),
     Default(
         "bf16-master-weights-bytes",
@@ -646,17 +646,17 @@ FIGURES: list[Figure] = [
     Figure("bloom-real-config", "384 / (4 * 12)", "and data parallel [8]"),
     # ZeRO++ cross-node volume, in model sizes M
     # new cards
-    Figure("zero-checkpoint-size", "2 + 12", "stores about {{c1::[14]}} bytes per parameter"),
+    Figure("zero-checkpoint-size", "2 + 12", "takes about {{c1::[14]}} bytes per"),
+    Figure("zero-checkpoint-size", "12 / 2", "hold about {{c5::[6]}}x as much"),
     Figure("zero-checkpoint-size", "176e9 * 14 / 2**30", "176e9 × 14 B ≈ [2,295] GiB"),
     Figure("zero-checkpoint-size", "176e9 * 2 / 2**30", "176e9 × 2 B ≈ [328] GiB"),
-    Figure("zero-checkpoint-size", "14 / 2", "(`du`: 329G), [7]x less"),
     Figure("zero-to-fp32-ram", "4 * 70", "[280] GB for 70B"),
     Figure("zero-to-fp32-ram", "2 * 4 * 70", "about twice that in RAM ([560] GB)"),
     Figure("activation-memory-figures", "16 * 1.5", "16 × 1.5 = [24] GB (§3.1)"),
     Figure("zero-r-parts", "4 * 3", "for a 3B model would be [12] GB"),
     Figure("fu-pa-worth-it", "33 / 16", "P_a brings that to about [2] GB (33/16)"),
-    Figure("bf16-optimizer-when", "(2 + 4 + 12 / 8) * 7", "(2 + 4 + 1.5) × 7 = [52.5] GB"),
-    Figure("bf16-optimizer-when", "(4 + 12 / 8) * 7", "(4 + 1.5) × 7 = [38.5] GB"),
+    Figure("bf16-optimizer-memory", "(2 + 2 + 4 + 12 / 8) * 7", "(8 + 1.5) × 7 = [66.5] GB"),
+    Figure("bf16-optimizer-memory", "(4 + 12 / 8) * 7", "(4 + 1.5) × 7 = [38.5] GB"),
     Figure("fp16-loss-scale-keys", "2**16", "{{c2::[65536]}} by default"),
     Figure("zero-nd-parallel-groups", "64 / (8 * 2)", "TP 8 and PP 2 give N_d = [4]"),
     Figure("zero-nd-parallel-groups", "70 / 16", "70/16 = [4.375]B parameters"),
@@ -667,11 +667,12 @@ FIGURES: list[Figure] = [
     Figure("fu-zeropp-hpz-memory", "2 * 70 / 64", "140 GB / 64 ≈ [2.2] GB"),
     Figure("fu-zeropp-hpz-memory", "2 * 70 / 8", "140 GB / 8 = [17.5] GB per GPU"),
     Figure("fu-zeropp-hpz-memory", "(2 * 70 / 8) / (2 * 70 / 64)", "[8]x more weight memory"),
-    Figure("fu-mics-vs-zero3", "16 * 13 / 8", "e.g. [26] GB for a 13B model with S = 8"),
-    Figure("fu-mics-vs-zero3", "16 * 13 / 64", "against [3.25] GB under ZeRO-3 on 64 GPUs"),
+    Figure("fu-mics-memory-cost", "16 * 13 / 8", "16 × 13B / 8 = [26] GB"),
+    Figure("fu-mics-memory-cost", "16 * 13 / 64", "16 × 13B / 64 = [3.25] GB"),
+    Figure("fu-mics-memory-cost", "(16 * 13 / 8) / (16 * 13 / 64)", "3.25 GB, [8]x more"),
     Figure("nvme-param-buffers", "5 * 1e8 * 2 / 1e9", "about [1] GB per rank for 16-bit weights"),
+    Figure("nvme-max-in-cpu", "1e9 * 2 / 1e9", "[2] GB in 16-bit"),
     Figure("zero-offload-data-flow", "2 + 2", "2M + 2M = [4]M bytes"),
-    Figure("zero-offload-data-flow", "16 / 2", "from 16M to 2M bytes ([8]x)"),
     Figure("zeropp-volume-breakdown", "0.5 + 0 + 0.25", "0.5 + 0 + 0.25 = [0.75]M"),
     Figure("zeropp-volume-breakdown", "3 / 0.75", "and 3 / 0.75 = [4]"),
     Figure("fu-moe-expert-state-memory", "8 / 2", "each GPU hosts [4] experts"),
