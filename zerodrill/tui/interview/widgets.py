@@ -28,7 +28,6 @@ from zerodrill.tui.widgets.card_side import (
     SIDE_COMPONENT_CLASSES,
     SIDE_CSS,
     CardSide,
-    SideHolder,
     SideStyles,
 )
 
@@ -89,7 +88,7 @@ class InterviewHeader(Widget):
         return left + Content(" " * gap) + right
 
 
-class Prose(SideHolder, Vertical):
+class Prose(Vertical):
     """Deck Markdown in the drill's colours: holds :class:`CardSide` widgets and the
     component classes they draw with (see zerodrill.tui.widgets.card_side)."""
 

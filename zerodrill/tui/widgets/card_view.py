@@ -34,7 +34,6 @@ from zerodrill.tui.widgets.card_side import (
     SIDE_CSS,
     Build,
     CardSide,
-    SideHolder,
     SideStyles,
 )
 
@@ -53,7 +52,7 @@ if TYPE_CHECKING:
 TYPING_IDS = {Typing.BLANKS: "typed-cloze", Typing.FREE: "typed-text"}
 
 
-class CardView(SideHolder, Vertical):
+class CardView(Vertical):
     """The card being drilled. The screen decides when to reveal; the view only shows."""
 
     DEFAULT_CSS = SIDE_CSS
@@ -101,9 +100,6 @@ class CardView(SideHolder, Vertical):
         self._cloze_answers: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
-        #: The answer side of the card on show as it is when nothing typed changes it, drawn
-        #: ahead while the question is read (see CardSide.prepare).
-        self._plain_answer: Build | None = None
 
     def compose(self) -> ComposeResult:
         yield CardSide(id="question")
@@ -231,9 +227,6 @@ class CardView(SideHolder, Vertical):
         answer_side = self.query_one("#answer", CardSide)
         answer_side.show(None)
         answer_side.display = False
-        self._plain_answer = None
-        # While the question is read, the answer as it shows when nothing typed changes it.
-        self.call_after_refresh(self._prepare_answer, item)
 
     def _question_build(self, item: Item) -> Build:
         """What the question side of ``item`` shows, with the flag and mark it has now."""
@@ -269,37 +262,11 @@ class CardView(SideHolder, Vertical):
         return self.sources_open
 
     def _answer_again(self) -> None:
-        """Draw the answer side again, as it shows now."""
+        """Draw the revealed answer side again, as it shows now."""
         item, s = self.item, self._sides
-        if item is None or s is None:
-            return
-        if self.revealed:
+        if item is not None and s is not None and self.revealed:
             build = self._answer_build(item, s, *self._answer_with)
             self.query_one("#answer", CardSide).show(build)
-        else:
-            # What was drawn ahead is drawn ahead again.
-            self._plain_answer = None
-            self.call_after_refresh(self._prepare_answer, item)
-
-    def _prepare_answer(self, item: Item) -> None:
-        # Run after the next refresh: by then the card may have moved on, or the drill ended.
-        if item is not self.item or self.revealed or self._sides is None or not self.is_attached:
-            return
-        self._plain_answer = self._answer_build(item, self._sides, None, None, None)
-        self._draw_ahead()
-
-    def on_resize(self) -> None:
-        # The width it was drawn ahead at is gone (the terminal was resized, or the first
-        # layout of the card was not its last): drawn again, the widths drawn already kept.
-        if not self.revealed and self._plain_answer is not None:
-            self._draw_ahead()
-
-    def _draw_ahead(self) -> None:
-        """Draw the answer side at the width it will show at: the question's, as the scrolling
-        area keeps room for its scrollbar (a long answer narrows nothing)."""
-        width = self.query_one("#question", CardSide).content_region.width
-        if self._plain_answer is not None:
-            self.query_one("#answer", CardSide).prepare(self._plain_answer, (width,))
 
     def reveal(self, name: Callable[[Grade], str] | None = None) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it, whose verdict
@@ -323,10 +290,7 @@ class CardView(SideHolder, Vertical):
         result = self.result
         yours = typed if kind.typing is Typing.FREE else None
         self._answer_with = (result, yours, name)
-        if result is None and yours is None and self._plain_answer is not None:
-            build_answer = self._plain_answer
-        else:
-            build_answer = self._answer_build(item, s, result, yours, name)
+        build_answer = self._answer_build(item, s, result, yours, name)
 
         for widget in self._typing.values():
             widget.display = False
@@ -474,7 +438,6 @@ def _sources(refs: tuple[str, ...], styles: SideStyles, *, full: bool) -> Render
     found = sources(refs)
     title = styles.muted + Style(bold=True)
     if not full:
-        # One Text, no table: the answer is drawn ahead, but a reveal may still wait for it.
         places: dict[str, str | None] = {}
         for one in found:
             places.setdefault(one.place, one.url)
@@ -486,16 +449,15 @@ def _sources(refs: tuple[str, ...], styles: SideStyles, *, full: bool) -> Render
             line.append(SOURCES_APART if n else "  ", styles.muted)
             line.append(place, styles.accent + Style(link=url) if url is not None else None)
         return line
-    from zerodrill.tui.bulleted import Bulleted
-
-    labels = []
+    lines = Table.grid(padding=(0, 1, 0, 0))
+    lines.add_column(no_wrap=True)
+    lines.add_column(ratio=1, overflow="ellipsis")
     for one in found:
         link = styles.accent + Style(link=one.url) if one.url is not None else None
         # The link on the label's characters only, not the blank after them.
-        label = Text(overflow="ellipsis")
+        label = Text()
         label.append(one.label, link)
-        labels.append(label)
-    lines = Bulleted(Text("•", styles.muted), labels)
+        lines.add_row(Text("•", styles.muted), label)
     return Group(Text(SOURCES_TITLE, title), lines)
 
 

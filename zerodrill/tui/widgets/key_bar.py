@@ -17,14 +17,9 @@ from __future__ import annotations
 
 from textual.binding import Binding
 from textual.content import Content, Span
-from textual.css.styles import RulesMap
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.style import Style
-from textual.visual import RenderOptions
 from textual.widgets import Static
-
-from zerodrill.tui.widgets.card_side import KeptStrips
 
 #: A key's own style; a disabled key's whole entry is dimmed as well.
 KEY_STYLE = "bold $footer-key-foreground"
@@ -51,18 +46,9 @@ class KeyBar(Static):
     _shown: tuple[KeyEntry, ...] | None = None
     #: Whether the keys of the MORE group are shown (on a screen that has some).
     more = False
-    #: Each set of keys shown so far, drawn once: the bar goes back and forth between a few.
-    _lines: dict[tuple[KeyEntry, ...], DrawnLine] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-        self._show_keys()
-
-    def _theme_changed(self, _theme: object) -> None:
-        # The keys' colours are the theme's: the lines drawn in the last one are of no use.
-        self._lines = None
-        self._shown = None
         self._show_keys()
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
@@ -101,13 +87,8 @@ class KeyBar(Static):
         # Bindings are refreshed after many a key press that changes none of them.
         if shown != self._shown:
             self._shown = shown
-            if self._lines is None:
-                self._lines = {}
-            line = self._lines.get(shown)
-            if line is None:
-                line = self._lines[shown] = DrawnLine(_key_line(shown))
             # One line, docked: its size never changes, so no layout pass of the screen.
-            self.update(line, layout=False)
+            self.update(_key_line(shown), layout=False)
 
 
 def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
@@ -130,36 +111,3 @@ def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
         spans.append(Span(at + 1, at + 1 + len(display), KEY_STYLE))
         at += len(part)
     return Content("".join(text), spans)
-
-
-class DrawnLine(KeptStrips):
-    """A line of keys drawn once for each width and style it is shown at.
-
-    Textual draws a line anew each time it is shown, and its keys carry the click that
-    presses them in each character's style: on every reveal and grade the bar changed, and
-    its one line cost about as much to draw as the card's answer.
-    """
-
-    def __init__(self, content: Content) -> None:
-        super().__init__()
-        #: The line, as the keys and their styles make it.
-        self.content = content
-
-    def __str__(self) -> str:
-        return str(self.content)
-
-    def _draw(
-        self, width: int, height: int | None, style: Style, options: RenderOptions | None
-    ) -> list[Strip]:
-        # Textual always asks with options; only a side drawn ahead asks without (card_side).
-        assert options is not None
-        return self.content.render_strips(width, height, style, options)
-
-    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
-        return self.content.get_optimal_width(rules, container_width)
-
-    def get_minimal_width(self, rules: RulesMap) -> int:
-        return self.content.get_minimal_width(rules)
-
-    def get_height(self, rules: RulesMap, width: int) -> int:
-        return self.content.get_height(rules, width)
