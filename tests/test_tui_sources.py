@@ -109,7 +109,7 @@ def links_in(side: CardSide, width: int) -> dict[str, str]:
     """Each link the side draws at ``width``: its address, and the text that links to it."""
     console = Console(width=width, color_system="truecolor")
     links: dict[str, str] = {}
-    for seg in console.render(side.render(), console.options.update(width=width)):
+    for seg in console.render(side.renderable(), console.options.update(width=width)):
         if seg.style is not None and seg.style.link:
             links[seg.style.link] = links.get(seg.style.link, "") + seg.text
     return links

@@ -36,7 +36,7 @@ cards:
 
 def segments(side: CardSide) -> list[Segment]:
     console = Console(width=100, color_system="truecolor")
-    return list(console.render(side.render(), console.options.update(width=100)))
+    return list(console.render(side.renderable(), console.options.update(width=100)))
 
 
 @run_async

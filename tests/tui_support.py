@@ -19,6 +19,7 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.widgets.card_side import CardSide
 
 TUI_DECKS = Path(__file__).resolve().parent / "data" / "tui"
 #: Monday 11 May 2026, 10:00 local time: mid-morning of a study day, far from the rollover.
@@ -75,7 +76,8 @@ def next_frame(widget: Widget) -> list[Strip]:
 
 def shown(widget: Widget) -> str:
     """The text ``widget`` draws at its current width, as the learner reads it."""
-    rendered = widget.render()
+    # A card side gives Textual a Visual of its own; its Rich renderable is what it draws.
+    rendered = widget.renderable() if isinstance(widget, CardSide) else widget.render()
     if isinstance(rendered, Content):
         return rendered.plain
     width = widget.content_size.width or 80

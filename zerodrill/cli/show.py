@@ -155,10 +155,10 @@ def draw(
             view = self.query_one(CardView)
             for item in items:
                 await view.show(item, titles=titles.get(item.card.deck))
-                question = view.query_one("#question", CardSide).render()
+                question = view.query_one("#question", CardSide).renderable()
                 view.reveal()
                 view.toggle_sources()
-                drawn.append((question, view.query_one("#answer", CardSide).render()))
+                drawn.append((question, view.query_one("#answer", CardSide).renderable()))
             self.exit()
 
     Draw().run(headless=True, size=(width, 50))

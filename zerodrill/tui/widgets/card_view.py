@@ -100,6 +100,9 @@ class CardView(Vertical):
         self._cloze_answers: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
+        #: The answer side of the card on show as it is when nothing typed changes it, drawn
+        #: ahead while the question is read (see CardSide.prepare).
+        self._plain_answer: Build | None = None
 
     def compose(self) -> ComposeResult:
         yield CardSide(id="question")
@@ -227,6 +230,9 @@ class CardView(Vertical):
         answer_side = self.query_one("#answer", CardSide)
         answer_side.show(None)
         answer_side.display = False
+        self._plain_answer = None
+        # While the question is read, the answer as it shows when nothing typed changes it.
+        self.call_after_refresh(self._prepare_answer, item)
 
     def _question_build(self, item: Item) -> Build:
         """What the question side of ``item`` shows, with the flag and mark it has now."""
@@ -262,11 +268,37 @@ class CardView(Vertical):
         return self.sources_open
 
     def _answer_again(self) -> None:
-        """Draw the revealed answer side again, as it shows now."""
+        """Draw the answer side again, as it shows now."""
         item, s = self.item, self._sides
-        if item is not None and s is not None and self.revealed:
+        if item is None or s is None:
+            return
+        if self.revealed:
             build = self._answer_build(item, s, *self._answer_with)
             self.query_one("#answer", CardSide).show(build)
+        else:
+            # What was drawn ahead is drawn ahead again.
+            self._plain_answer = None
+            self.call_after_refresh(self._prepare_answer, item)
+
+    def _prepare_answer(self, item: Item) -> None:
+        # Run after the next refresh: by then the card may have moved on, or the drill ended.
+        if item is not self.item or self.revealed or self._sides is None or not self.is_attached:
+            return
+        self._plain_answer = self._answer_build(item, self._sides, None, None, None)
+        self._draw_ahead()
+
+    def on_resize(self) -> None:
+        # The width it was drawn ahead at is gone (the terminal was resized, or the first
+        # layout of the card was not its last): drawn again at the width of now.
+        if not self.revealed and self._plain_answer is not None:
+            self._draw_ahead()
+
+    def _draw_ahead(self) -> None:
+        """Draw the answer side at the width it will show at: the question's, as the scrolling
+        area keeps room for its scrollbar (a long answer narrows nothing)."""
+        width = self.query_one("#question", CardSide).content_region.width
+        if self._plain_answer is not None:
+            self.query_one("#answer", CardSide).prepare(self._plain_answer, width)
 
     def reveal(self, name: Callable[[Grade], str] | None = None) -> Check | None:
         """Show the answer side; for a typed cloze answer, the check of it, whose verdict
@@ -290,7 +322,10 @@ class CardView(Vertical):
         result = self.result
         yours = typed if kind.typing is Typing.FREE else None
         self._answer_with = (result, yours, name)
-        build_answer = self._answer_build(item, s, result, yours, name)
+        if result is None and yours is None and self._plain_answer is not None:
+            build_answer = self._plain_answer
+        else:
+            build_answer = self._answer_build(item, s, result, yours, name)
 
         for widget in self._typing.values():
             widget.display = False
