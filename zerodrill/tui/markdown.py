@@ -29,7 +29,6 @@ from rich.console import (
     RenderableType,
     RenderResult,
 )
-from rich.measure import Measurement
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.segment import Segment
@@ -64,7 +63,8 @@ class MarkdownStyles(Struct, frozen=True):
     muted: Style = field(default_factory=lambda: Style(dim=True))
     table_border: Style = field(default_factory=lambda: Style(dim=True))
     table_header: Style = field(default_factory=lambda: Style(bold=True))
-    #: Pygments token type (as in ``Token.Literal.String``'s ``str``) prefix -> style.
+    #: Pygments token type (as ``str(Token.Literal.String)`` writes it) -> style: a token of
+    #: no type here takes its nearest parent's style.
     syntax: tuple[tuple[str, Style], ...] = ()
 
 
@@ -129,7 +129,6 @@ class _Renderer:
             "code": styles.code,
             "image": styles.muted,
         }
-        self.styles: dict[tuple[tuple[Mark, ...], str], Style | None] = {}
 
     # -- blocks ------------------------------------------------------------------------
 
@@ -172,11 +171,19 @@ class _Renderer:
         for n, item in enumerate(block.items):
             marker = f"{start + n}." if ordered else "•"
             grid.add_row(Text(marker, self.s.bullet), self.blocks(item, tight=block.tight))
-        return _Measured(grid)
+        return grid
 
     def code(self, code: str, language: str) -> RenderableType:
-        text = _highlight(code.rstrip("\n"), language, self.s.syntax)
-        text.no_wrap = False
+        code = code.rstrip("\n")
+        lexer = lexer_for(language) if language and self.s.syntax else None
+        if lexer is None:  # unknown languages stay plain
+            text = Text(code, end="")
+        else:
+            from pygments.token import string_to_tokentype
+            from rich.syntax import ANSISyntaxTheme, Syntax
+
+            theme = ANSISyntaxTheme({string_to_tokentype(t): s for t, s in self.s.syntax})
+            text = Syntax(code, lexer, theme=theme, tab_size=8, word_wrap=True).highlight(code)
         return Padding(text, (0, 1), style=self.s.fence, expand=True)
 
     def table(self, block: TableBlock) -> RenderableType:
@@ -202,51 +209,13 @@ class _Renderer:
         return text
 
     def style(self, marks: tuple[Mark, ...], href: str) -> Style | None:
-        key = (marks, href)
-        if key not in self.styles:
-            style = Style()
-            for mark in marks:
-                if mark == "link":
-                    style += self.s.link + Style(link=href) if safe_link(href) else self.s.link
-                else:
-                    style += self.marks[mark]
-            self.styles[key] = style or None
-        return self.styles[key]
-
-
-def _highlight(code: str, language: str, styles: tuple[tuple[str, Style], ...]) -> Text:
-    """Code coloured by Pygments' tokens; unknown languages stay plain."""
-    text = Text(end="")
-    if not language or not styles:
-        text.append(code)
-        return text
-    lexer = lexer_for(language)
-    if lexer is None:
-        text.append(code)
-        return text
-    for token_type, value in lexer.get_tokens(code):
-        name = str(token_type)
-        style = next((s for prefix, s in styles if name.startswith(prefix)), None)
-        text.append(value, style)
-    return text
-
-
-class _Measured:
-    """A renderable that Rich measures once per width: a table measures its cells afresh each
-    time it is measured or drawn, which grew as a power of the depth for nested lists."""
-
-    def __init__(self, renderable: RenderableType) -> None:
-        self.renderable = renderable
-        self.measured: dict[int, Measurement] = {}
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        width = options.max_width
-        if width not in self.measured:
-            self.measured[width] = Measurement.get(console, options, self.renderable)
-        return self.measured[width]
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.renderable
+        style = Style()
+        for mark in marks:
+            if mark == "link":
+                style += self.s.link + Style(link=href) if safe_link(href) else self.s.link
+            else:
+                style += self.marks[mark]
+        return style or None
 
 
 class _Quote:

@@ -55,7 +55,7 @@ class SideStyles(Struct, frozen=True):
             muted=self.muted,
             table_border=self.muted,
             table_header=self.accent + Style(bold=True),
-            # Pygments token types, most specific first, and their colours.
+            # Pygments token types and their colours.
             syntax=(
                 ("Token.Keyword.Constant", self.number),
                 ("Token.Keyword", self.accent),
