@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import events
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -24,6 +24,13 @@ NEW_LINE_NAME = "Ctrl+J"
 class AnswerArea(TextArea):
     """Where the learner types an answer: Enter hands it in, Ctrl+J starts a new line."""
 
+    # Priority bindings come before TextArea's own handling of the key, which would make
+    # Enter a new line.
+    BINDINGS = [
+        Binding("enter", "submit", show=False, priority=True),
+        Binding(",".join(NEW_LINE_KEYS), "new_line", show=False, priority=True),
+    ]
+
     @dataclass
     class Submitted(Message):
         """Enter was pressed: the answer is done."""
@@ -34,19 +41,12 @@ class AnswerArea(TextArea):
         def control(self) -> AnswerArea:
             return self.area
 
-    async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Submitted(self))
-            return
-        if event.key in NEW_LINE_KEYS:
-            event.stop()
-            event.prevent_default()
-            start, end = self.selection
-            self._replace_via_keyboard("\n", start, end)
-            return
-        await super()._on_key(event)
+    def action_submit(self) -> None:
+        self.post_message(self.Submitted(self))
+
+    def action_new_line(self) -> None:
+        if not self.read_only:
+            self.replace("\n", *self.selection, maintain_selection_offset=False)
 
     @property
     def answer(self) -> str | None:
