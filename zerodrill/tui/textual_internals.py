@@ -5,7 +5,7 @@ first one's result has taken it off the stack), and a mouse press can land on a 
 closing screen has just removed. Textual handles neither everywhere; the overrides below do,
 in the few places the drill met them. Each reaches into a part of Textual that is not its
 public API, so it is held to what is tested: ``textual`` is pinned in pyproject.toml, and
-tests/test_textual_internals.py checks that every name overridden here is still there with
+tests/test_pinned_internals.py checks that every name overridden here is still there with
 the arguments used (CI runs it, with the tests that drive these paths, on the lowest Textual
 the pin allows too). When one goes, look for the upstream fix and drop the override.
 
