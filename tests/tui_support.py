@@ -19,7 +19,8 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.widgets.card_side import CardSide
+from zerodrill.tui.widgets.card_side import CardSide, DrawnOnce
+from zerodrill.tui.widgets.key_bar import DrawnLine
 
 TUI_DECKS = Path(__file__).resolve().parent / "data" / "tui"
 #: Monday 11 May 2026, 10:00 local time: mid-morning of a study day, far from the rollover.
@@ -78,6 +79,10 @@ def shown(widget: Widget) -> str:
     """The text ``widget`` draws at its current width, as the learner reads it."""
     # A card side gives Textual a Visual of its own; its Rich renderable is what it draws.
     rendered = widget.renderable() if isinstance(widget, CardSide) else widget.render()
+    if isinstance(rendered, DrawnLine):
+        rendered = rendered.content
+    if isinstance(rendered, DrawnOnce):
+        rendered = rendered.renderable
     if isinstance(rendered, Content):
         return rendered.plain
     width = widget.content_size.width or 80

@@ -109,6 +109,10 @@ class CardSide(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        # Kept for the reveal key (see KeyBar.DrawnLine for the figures): Textual's link
+        # highlighting is for actions (``@click``) in a widget's text, and that pass rebuilt
+        # every line a side drew; a side's links are the terminal's own hyperlinks.
+        self.auto_links = False
         self._build: Build | None = None
         self._drawn: DrawnOnce | None = None
 

@@ -19,6 +19,7 @@ from textual.widget import Widget
 from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui import time_labels
+from zerodrill.tui.widgets.card_side import DrawnOnce
 
 #: Columns between two buttons.
 GAP = 1
@@ -48,6 +49,8 @@ class GradeBar(Widget):
         #: The grade the typed-answer check suggests, if it suggested one.
         self.suggested: int | None = None
         self._hover: int | None = None
+        #: The bar drawn last, and what it shows (see :meth:`render`).
+        self._drawn: tuple[tuple[object, ...], DrawnOnce] | None = None
 
     @property
     def highlighted(self) -> Button:
@@ -77,14 +80,26 @@ class GradeBar(Widget):
         bounds = [share * n // count for n in range(count + 1)]
         return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in range(count)]
 
-    def render(self) -> Text:
+    def render(self) -> DrawnOnce:
+        # Drawn once, measured and painted from one drawing, and kept while what it shows is
+        # the same: Textual asks again on every layout of the screen, and a reveal is one.
+        # Kept for the reveal key (see KeyBar.DrawnLine for the figures).
+        width = self.content_size.width
+        styles = tuple(self._style(int(b.grade)) for b in self.buttons)
+        labels = tuple(describe(self.outcomes.get(int(b.grade))) for b in self.buttons)
+        key = (width, self.buttons, labels, styles)
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = (key, DrawnOnce(self, None, None, self._text(width, styles, labels)))
+        return self._drawn[1]
+
+    def _text(self, width: int, styles: tuple[Style, ...], labels: tuple[str, ...]) -> Text:
         lines = [Text(), Text()]
-        for button, (_, share) in zip(
-            self.buttons, self._spans(self.content_size.width), strict=True
+        spans = self._spans(width)
+        for button, (_, share), style, label in zip(
+            self.buttons, spans, styles, labels, strict=True
         ):
-            style = self._style(int(button.grade))
             head = Text.assemble((str(button.key), Style(bold=True)), f" {button.name}")
-            effect = Text(describe(self.outcomes.get(int(button.grade))))
+            effect = Text(label)
             for line, text in zip(lines, (head, effect), strict=True):
                 text.truncate(share)
                 text.pad_left((share - text.cell_len) // 2)

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from textual.binding import Binding
 from textual.content import Content, Span
+from textual.css.styles import RulesMap
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import Static
 
 #: A key's own style; a disabled key's whole entry is dimmed as well.
@@ -46,9 +49,18 @@ class KeyBar(Static):
     _shown: tuple[KeyEntry, ...] | None = None
     #: Whether the keys of the MORE group are shown (on a screen that has some).
     more = False
+    #: Each set of keys shown so far, drawn once: the bar goes back and forth between a few.
+    _lines: dict[tuple[KeyEntry, ...], DrawnLine] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._show_keys()
+
+    def _theme_changed(self, _theme: object) -> None:
+        # The keys' colours are the theme's: the lines drawn in the last one are of no use.
+        self._lines = None
+        self._shown = None
         self._show_keys()
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
@@ -87,8 +99,13 @@ class KeyBar(Static):
         # Bindings are refreshed after many a key press that changes none of them.
         if shown != self._shown:
             self._shown = shown
+            if self._lines is None:
+                self._lines = {}
+            line = self._lines.get(shown)
+            if line is None:
+                line = self._lines[shown] = DrawnLine(_key_line(shown))
             # One line, docked: its size never changes, so no layout pass of the screen.
-            self.update(_key_line(shown), layout=False)
+            self.update(line, layout=False)
 
 
 def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
@@ -111,3 +128,44 @@ def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
         spans.append(Span(at + 1, at + 1 + len(display), KEY_STYLE))
         at += len(part)
     return Content("".join(text), spans)
+
+
+class DrawnLine(Visual):
+    """A line of keys, its strips kept for the width and style it was drawn at last.
+
+    Textual draws a line anew each time it is shown, and its keys carry the click that
+    presses them in each character's style: on every reveal and grade the bar changed, and
+    its one line cost about as much to draw as the card's answer. Kept for the reveal key,
+    with the grade bar's kept drawing and the card sides' ``auto_links`` off (issue 34): with
+    the three, the reveal's CPU a key (tests/bench/profile_keys.py --cpu-only, real cards,
+    medians of 4 runs) was 8.5-8.6 ms as on the base (8.4-8.9), 9.9-10.5 ms without them, and
+    the bench's reveal missed its goal of 1.5x the bare app's key without them (1.53-1.82x).
+    """
+
+    def __init__(self, content: Content) -> None:
+        #: The line, as the keys and their styles make it.
+        self.content = content
+        self._strips: tuple[tuple[int, int | None, Style], list[Strip]] | None = None
+
+    def __str__(self) -> str:
+        return str(self.content)
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        if options.selection is not None:  # a selection is drawn as it goes
+            return self.content.render_strips(width, height, style, options)
+        key = (width, height, style)
+        if self._strips is None or self._strips[0] != key:
+            self._strips = (key, self.content.render_strips(width, height, style, options))
+        # A copy: the list is Textual's to change, the strips in it are not.
+        return list(self._strips[1])
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self.content.get_optimal_width(rules, container_width)
+
+    def get_minimal_width(self, rules: RulesMap) -> int:
+        return self.content.get_minimal_width(rules)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self.content.get_height(rules, width)
