@@ -11,7 +11,10 @@ as text, the way the export shows it); links follow the export's rule
 
 Colours come in as :class:`MarkdownStyles`, resolved by the widget from the app's theme, so
 this module needs no Textual. Text with nothing Markdown could read as markup (a third of the
-ZeRO deck's questions) skips the parser.
+ZeRO deck's questions) skips the parser: kept for the first card's goal (within 1.5x the bare
+app's first paint in tmux), which every text through the parser missed (issue 34: medians of
+3 runs 1.54x on real cards all due and 1.52x on generated cards all new, against 1.44x and
+1.36x with it).
 """
 
 from __future__ import annotations

@@ -136,10 +136,11 @@ class DrawnLine(Visual):
     Textual draws a line anew each time it is shown, and its keys carry the click that
     presses them in each character's style: on every reveal and grade the bar changed, and
     its one line cost about as much to draw as the card's answer. Kept for the reveal key,
-    with the grade bar's kept drawing and the card sides' ``auto_links`` off (issue 34): with
-    the three, the reveal's CPU a key (tests/bench/profile_keys.py --cpu-only, real cards,
-    medians of 4 runs) was 8.5-8.6 ms as on the base (8.4-8.9), 9.9-10.5 ms without them, and
-    the bench's reveal missed its goal of 1.5x the bare app's key without them (1.53-1.82x).
+    with the grade bar's kept drawing and the card sides' ``auto_links`` off (issue 34):
+    without the three, the reveal missed its goal of 1.5x the bare app's key in tmux (medians
+    of 3 runs, all new: 1.82x on real cards, 1.53x on generated ones), and its CPU a key
+    (tests/bench/profile_keys.py --cpu-only, real cards, medians of 4 runs) was 9.9-10.5 ms
+    against 8.5-8.6 ms with them.
     """
 
     def __init__(self, content: Content) -> None:
