@@ -109,8 +109,9 @@ def _load(path: Path, folder: Path) -> tuple[Deck | None, list[Problem]]:
         if deck is None or problems:
             return deck, problems
     if entry is not None and stamp is not None:
-        # The file may have changed while it was read; or may yet, within its times.
-        if _stamp(path) != stamp or max(stamp[3:]) > time.time_ns() - RACY_NS:
+        # Taken before the read, the stamp differs from a file changed since, unless it
+        # changes again within its times' granularity (RACY_NS).
+        if max(stamp[3:]) > time.time_ns() - RACY_NS:
             stamp = None
         if cached is None or cached[:2] != (stamp, digest):
             _write(entry, (stamp, digest, deck))
