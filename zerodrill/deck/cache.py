@@ -28,6 +28,7 @@ import dataclasses
 import functools
 import hashlib
 import io
+import mmap
 import os
 import pickle
 import stat
@@ -173,12 +174,16 @@ def _read(entry: Path) -> tuple[_Stamp | None, bytes, Deck] | None:
         # to /dev/zero was read without end. Only a regular file of the cache's size is read.
         with os.fdopen(os.open(entry, flags | getattr(os, "O_CLOEXEC", 0)), "rb") as f:
             st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+            if not stat.S_ISREG(st.st_mode) or not 4 <= st.st_size <= MAX_ENTRY_BYTES:
                 return None
-            data = memoryview(f.read(st.st_size + 1))  # more: it grew, and fails its check
-        if len(data) < 4 or zlib.crc32(data[4:]) != int.from_bytes(data[:4], "little"):
-            return None
-        stamp, digest, deck = pickle.loads(data[4:])
+            # Mapped, not read: reading it whole into fresh memory cost 9 ms on 16 MB. Only
+            # truncating the file in place while it is read here could end this with SIGBUS;
+            # the cache replaces entries by renaming, and nothing is read from the mapping later.
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                with memoryview(mapped) as data:
+                    if zlib.crc32(data[4:]) != int.from_bytes(data[:4], "little"):
+                        return None
+                    stamp, digest, deck = pickle.loads(data[4:])
         if not isinstance(deck, Deck):
             return None
         # The YAML is unchanged, but an image it names may have gone, or been replaced by a
