@@ -260,7 +260,15 @@ def test_a_file_with_new_times_and_the_same_bytes_is_served(
     deck_file, cache = _loaded_once(tmp_path, monkeypatch)
     before = deck_file.stat()
     os.utime(deck_file, ns=(before.st_atime_ns, before.st_mtime_ns - 10**10))
-    assert served([deck_file], cache, monkeypatch).decks == load_paths([deck_file]).decks
+    parsed = load_paths([deck_file]).decks
+    assert served([deck_file], cache, monkeypatch).decks == parsed
+
+    # ... and vouched for by its new times from then on.
+    def unread(path: Path) -> Any:
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(deck_cache, "read_deck_bytes", unread)
+    assert served([deck_file], cache, monkeypatch).decks == parsed
 
 
 def test_a_file_changed_to_the_same_size_and_time_is_parsed_again(

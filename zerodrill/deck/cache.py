@@ -34,11 +34,12 @@ import pickle
 import stat
 import sys
 import time
+import weakref
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, BinaryIO
 
 from zerodrill.atomic_write import write_atomic
 from zerodrill.deck import files, kinds
@@ -168,24 +169,15 @@ def _entry(path: Path, folder: Path) -> Path | None:
 def _read(entry: Path) -> tuple[_Stamp | None, bytes, Deck] | None:
     """What ``entry`` holds: the file's stamp and digest, and the deck; None if it holds
     nothing usable, or the deck's images or facts file no longer pass the loader's checks."""
+    # Without waiting or following: a FIFO there blocked ``drill`` for good, and a link to
+    # /dev/zero was read without end.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-        # Without waiting or following: a FIFO there blocked ``drill`` for good, and a link
-        # to /dev/zero was read without end. Only a regular file of the cache's size is read.
-        with os.fdopen(os.open(entry, flags | getattr(os, "O_CLOEXEC", 0)), "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or not 4 <= st.st_size <= MAX_ENTRY_BYTES:
-                return None
-            # Mapped, not read: reading it whole into fresh memory cost 9 ms on 16 MB. Only
-            # truncating the file in place while it is read here could end this with SIGBUS;
-            # the cache replaces entries by renaming, and nothing is read from the mapping later.
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                with memoryview(mapped) as data:
-                    if zlib.crc32(data[4:]) != int.from_bytes(data[:4], "little"):
-                        return None
-                    stamp, digest, deck = pickle.loads(data[4:])
-        if not isinstance(deck, Deck):
-            return None
+        file = os.fdopen(os.open(entry, flags | getattr(os, "O_CLOEXEC", 0)), "rb", buffering=0)
+    except OSError:
+        return None
+    try:
+        stamp, digest, deck = _decode(file)
         # The YAML is unchanged, but an image it names may have gone, or been replaced by a
         # folder or by a symlink out of the deck's folder, since, and its facts file may have
         # changed: the loader's own checks again (the facts by their bytes), so a cached deck
@@ -196,11 +188,32 @@ def _read(entry: Path) -> tuple[_Stamp | None, bytes, Deck] | None:
         if _facts_changed(deck):
             return None
     except Exception:  # whatever is wrong with an entry, the deck is parsed instead
+        file.close()
         return None
     try:
         os.utime(entry)  # used now: pruning keeps the entries in use rather than the newest
     except OSError:
         pass  # a read-only cache still serves hits
+    return stamp, digest, deck
+
+
+def _decode(file: BinaryIO) -> tuple[_Stamp | None, bytes, Deck]:
+    """The stamp, digest and deck of the entry open as ``file``, whose bodies are read from
+    ``file`` from now on (it is closed with the last card that may need it)."""
+    st = os.fstat(file.fileno())
+    if not stat.S_ISREG(st.st_mode) or not 4 <= st.st_size <= MAX_ENTRY_BYTES:
+        raise ValueError("not an entry of the cache's")
+    # Mapped for the check and the index alone: nothing is read from the mapping later, so
+    # only truncating the file in place in these milliseconds could end it with SIGBUS.
+    with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with memoryview(mapped) as view:
+            if zlib.crc32(view[4:]) != int.from_bytes(view[:4], "little"):
+                raise ValueError("damaged entry")
+        mapped.seek(4)
+        stamp, digest, deck, bodies = pickle.load(mapped)  # the bodies follow the index
+        if not isinstance(deck, Deck) or not isinstance(bodies, _Bodies):
+            raise ValueError("not a deck")
+        bodies.hold(file, mapped.tell())
     return stamp, digest, deck
 
 
@@ -218,7 +231,10 @@ def _write(entry: Path, value: tuple[_Stamp | None, bytes, Deck]) -> None:
     # A cache that cannot be written only costs speed.
     _ = value[2].study_items  # worked out now, and kept: the first card need not wait for it
     try:
-        data = _dumps(value)
+        out = io.BytesIO()
+        pickler = _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump((*value, pickler.source))
+        data = b"".join([out.getvalue(), *pickler.bodies])
     except (pickle.PicklingError, TypeError, AttributeError):
         return  # a value pickle cannot hold
     if not _replaceable(entry):
@@ -267,13 +283,23 @@ def _dumps(value: object) -> bytes:
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles a deck's cards as :class:`_CachedCard`, and kinds by name."""
+    """Pickles a deck's cards as :class:`_CachedCard`, their bodies apart (:attr:`bodies`, to
+    follow the pickle in the entry), and kinds by name."""
+
+    def __init__(self, file: BinaryIO, protocol: int) -> None:
+        super().__init__(file, protocol)
+        self.source = _Bodies()
+        self.bodies: list[bytes] = []
+        self.size = 0
 
     def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Card:
+        if isinstance(obj, Card):  # a cached one too, when an entry is written again
             # Fields at their default are left to the class: fewer to set on each card.
             state = {n: getattr(obj, n) for n in _INDEXED if getattr(obj, n) != _DEFAULTS.get(n)}
-            state["_body"] = _dumps(tuple(getattr(obj, name) for name in BODY))
+            body = _dumps(tuple(getattr(obj, name) for name in BODY))
+            state["_body"] = (self.source, self.size, self.size + len(body))
+            self.bodies.append(body)
+            self.size += len(body)
             # Made again by setting the instance's dict in C (pickle's BUILD), with no call
             # into Python for each of ten thousand cards.
             return object.__new__, (_CachedCard,), state
@@ -284,6 +310,32 @@ class _Pickler(pickle.Pickler):
         if type(obj) is MappingProxyType:
             return _frozen, (dict(obj),)
         return NotImplemented
+
+
+class _Bodies:
+    """The file of a cached deck's entry, where its cards' bodies are read from, each when first
+    needed: a drill reads every card's key, kind and tags, but shows one card, and reading the
+    bodies with the rest cost its first card 14 ms on 10,000 real cards.
+
+    The file is held open, not mapped (a mapped file cut short would end the drill with
+    SIGBUS), and closed with the last card that can still need it. Entries are replaced by
+    renaming, never written in place, so it keeps the bytes that were checked.
+    """
+
+    def hold(self, file: BinaryIO, base: int) -> None:
+        self.file, self.base = file, base
+        weakref.finalize(self, file.close)
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of the bodies, exactly."""
+        if hasattr(os, "pread"):
+            data = os.pread(self.file.fileno(), end - start, self.base + start)
+        else:  # pragma: no cover - Windows has no pread; a drill reads on one thread
+            self.file.seek(self.base + start)
+            data = self.file.read(end - start)
+        if len(data) != end - start:
+            raise EOFError("cache entry cut short")
+        return data
 
 
 def _kind(name: str) -> kinds.CardKind:
@@ -302,7 +354,7 @@ class _CachedCard(Card):
     """A :class:`Card` from the cache, whose :data:`BODY` fields are unpickled when first
     read. It equals the ``Card`` the loader would build from the same file."""
 
-    _body: bytes
+    _body: tuple[_Bodies, int, int]
 
     # The dataclass's own comparison holds only between instances of one class.
     def __eq__(self, other: object) -> bool:
@@ -328,7 +380,8 @@ class _BodyField:
         if card is None:
             return self
         state = card.__dict__
-        state.update(zip(BODY, pickle.loads(state["_body"]), strict=True))
+        bodies, start, end = state["_body"]
+        state.update(zip(BODY, pickle.loads(bodies.read(start, end)), strict=True))
         return state[self.name]
 
 
