@@ -5,21 +5,21 @@ time is a small part of that. A deck file's entry is named for its path, the sou
 code that builds decks (:data:`LOADER_CODE`) and the Python running it, so an upgraded
 zerodrill or a changed loader looks for another entry and no format number needs bumping by
 hand. The entry holds the deck, the SHA-1 of the bytes it was parsed from and the file's
-identity and times then (:func:`_stamp`): a file with other times is hashed again, and parsed
-again unless its bytes are the same (a checkout, a ``touch``), so an edited deck is never
-served stale.
+identity and times when they were read (:func:`_stamp`): a file with other times is hashed
+again, and parsed again unless its bytes are the same (a checkout, a ``touch``), so an edited
+deck is never served stale.
 
 Entries are pickles of the model itself. Unpickling can run code, which is safe here because
 the cache folder is the user's own: whoever can write there can already change the user's
 files. The cache holds only decks that loaded without problems, so every problem is still
 reported from the source; any trouble with it (unwritable, damaged, missing, not a regular
-file, too large) falls back to parsing. A CRC-32 of the pickle heads each entry and is checked
-before pickle reads a byte: card bodies are unpickled long after the entry was accepted, when
-falling back is no longer possible.
+file, too large) falls back to parsing. Entries are written whole (``write_atomic``), and the
+:data:`KEEP` used last are kept.
 
-Each card's Markdown, refs and positions (:data:`BODY`) are pickled apart, inside the entry,
-and unpickled when first read: starting a drill reads every card's key, kind and tags, but
-shows one card, and unpickling every body cost the first card on 10,000 cards 60-130 ms.
+An entry is a CRC-32 of the rest; the deck's pickle; and each card's Markdown, refs and
+positions (:data:`BODY`), pickled apart, which the card reads from the entry's file when it
+first needs them (:class:`_Bodies`). The CRC is checked before pickle reads a byte: bodies
+are read long after the entry was accepted, when falling back is no longer possible.
 """
 
 from __future__ import annotations
@@ -314,8 +314,9 @@ class _Pickler(pickle.Pickler):
 
 class _Bodies:
     """The file of a cached deck's entry, where its cards' bodies are read from, each when first
-    needed: a drill reads every card's key, kind and tags, but shows one card, and reading the
-    bodies with the rest cost its first card 14 ms on 10,000 real cards.
+    needed. A drill reads every card's key, kind and tags, but shows one card: on 10,000 cards,
+    unpickling every body at start made its first card 60-125 ms later, and reading them into
+    memory with the rest, 14 ms of CPU on the real cards' 15 MB.
 
     The file is held open, not mapped (a mapped file cut short would end the drill with
     SIGBUS), and closed with the last card that can still need it. Entries are replaced by
