@@ -114,7 +114,7 @@ def sm2_cards(draw: st.DrawFn) -> tuple[Sm2Card, When]:
         return Sm2Card(), when(DAY)
     interval = draw(st.one_of(st.integers(1, 60), st.integers(1, MAX_INTERVAL)))
     last = DAY + timedelta(days=draw(st.integers(0, 30)))
-    state = Sm2State.from_hundredths(
+    state = Sm2State(
         draw(st.integers(0, 60)),
         interval,
         draw(st.integers(130, 400)),
