@@ -47,9 +47,9 @@ of :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, `
 ``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
 ``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
-``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (SM-2 if none), and re-derives every
-card when its fingerprint differs from the one the cache was built with, so a switch loses
-nothing and switching back gives the old schedule exactly.
+``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (the learner's saved one if none),
+and re-derives every card when its fingerprint differs from the one the cache was built with,
+so a switch loses nothing and switching back gives the old schedule exactly.
 """
 
 from __future__ import annotations
