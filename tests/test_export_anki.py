@@ -432,8 +432,12 @@ def test_retiring_a_card_anki_already_has_leaves_it_in_review(
     deck_file.write_text(deck_file.read_text().replace("[old-card]", "[old-card, stage-2]"))
     second = build_to(tmp_path, [load(deck_file)], clock=lambda: T0 + 60)
     if legacy:
+        import anki.lang
         from anki.importing import AnkiPackageImporter  # type: ignore[attr-defined]
 
+        # Its log strips HTML through the interface language, which Anki's window sets at
+        # start and Anki before 26 does not set on opening a collection.
+        anki.lang.set_lang("en")
         AnkiPackageImporter(col, str(second)).run()
     else:
         import_package(col, second, scheduling=True)

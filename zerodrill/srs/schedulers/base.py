@@ -46,9 +46,9 @@ for every scheduler alike; the daily new-card limit and the retention figure cou
 of :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
 ``review``, ``next_states``, ``state_from_dict``; an entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
-``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (SM-2 if none), and re-derives every
-card when its fingerprint differs from the one the cache was built with, so a switch loses
-nothing and switching back gives the old schedule exactly.
+``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (the learner's saved one if none),
+and re-derives every card when its fingerprint differs from the one the cache was built with,
+so a switch loses nothing and switching back gives the old schedule exactly.
 """
 
 from __future__ import annotations
