@@ -84,8 +84,10 @@ class Store:
         read_only: bool = False,
     ) -> Store:
         """Open (or, with ``create``, create) the database at ``path``; migrate it forward.
-        Its cards are derived with ``scheduler`` (default: SM-2); a cache built with another
-        is rebuilt at the first read or write.
+        Its cards are derived with ``scheduler``, by default the learner's: the one the file's
+        settings name, with their desired retention and interview date
+        (:func:`zerodrill.srs.settings.chosen_scheduler`), so that every command schedules as
+        the drill does. A cache built with another is rebuilt at the first read or write.
 
         Raises :class:`StoreError` for every state it cannot work with, without writing to it.
         ``create`` makes the file, not its folder: a missing folder is most often a typo.
@@ -102,7 +104,18 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, scheduler)
+        store = cls(conn, path, scheduler)
+        if scheduler is None:
+            # The settings are read through the store, so they come after it opens (and the
+            # module imports the store): deriving is lazy, so nothing was built with another.
+            from zerodrill.srs.settings import chosen_scheduler
+
+            try:
+                store.scheduler = chosen_scheduler(store)
+            except BaseException:
+                store.close()
+                raise
+        return store
 
     def close(self) -> None:
         self._watch.close(self._conn)
