@@ -235,8 +235,8 @@ def _write(entry: Path, value: tuple[_Stamp | None, bytes, Deck]) -> None:
         pickler = _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
         pickler.dump((*value, pickler.source))
         data = b"".join([out.getvalue(), *pickler.bodies])
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return  # a value pickle cannot hold
+    except Exception:  # a value pickle cannot hold; a cached card's body no longer readable
+        return
     if not _replaceable(entry):
         return
     try:
@@ -261,19 +261,13 @@ def _prune(folder: Path) -> None:
     """Keep the :data:`KEEP` most recently used entries; drop older versions' files."""
     try:
         stale = [p for pattern in ("*.stat", "*.json", "*.marshal") for p in folder.glob(pattern)]
-        entries = sorted(folder.glob(f"*{SUFFIX}"), key=_used, reverse=True)
+        # An entry gone meanwhile (another drill's pruning) ends this one: the next write prunes.
+        entries = sorted(folder.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
         for path in stale + entries[KEEP:]:
             if _replaceable(path):  # files the cache wrote, nothing put there by others
                 path.unlink(missing_ok=True)
     except OSError:
         pass
-
-
-def _used(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def _dumps(value: object) -> bytes:
