@@ -45,6 +45,7 @@ from zerodrill.srs.store.rows import (
     logged_from,
 )
 from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
+from zerodrill.srs.store.sync_state import SyncState
 from zerodrill.srs.store.watch import Watch
 
 _KEYS_PER_QUERY = derive.KEYS_PER_QUERY
@@ -71,6 +72,7 @@ class Store:
         self._attempts = AttemptLog(conn, self._reading, self._writing)
         # The origin read when an action is logged: the machine id can be renewed.
         self._actions = ActionLog(conn, self._reading, self._writing, lambda: self.machine)
+        self._sync = SyncState(conn, self._reading, self._writing)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -242,6 +244,12 @@ class Store:
         """The card actions (suspend, bury, flag, mark), through this connection's
         transactions."""
         return self._actions
+
+    @property
+    def sync(self) -> SyncState:
+        """Where syncs stopped reading, and the events looked up by identity, through this
+        connection's transactions."""
+        return self._sync
 
     # -- the schedule (the derived cache) ---------------------------------------------------
 

@@ -28,11 +28,12 @@ times within the calendar a schedule can reach, numbers SQLite can hold.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,11 @@ from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
 from zerodrill.srs.card_actions import WIRE_KIND, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, from_wire
 from zerodrill.srs.sm2 import DEFAULT_LAYOUT, MAX_INTERVAL, check_layout
+
+try:
+    import fcntl
+except ImportError:  # Windows: a machine's syncs there do not take turns
+    fcntl = None  # type: ignore[assignment]
 
 #: The version this zerodrill writes and reads; a file with a higher one is skipped.
 FORMAT_VERSION = 1
@@ -285,21 +291,65 @@ def action_unfit(event: CardActionEvent) -> str | None:
     return _key_or_time_unfit(event.key, event.at, event.day)
 
 
-def _take(result: LogFile, event: LogEntry | CardActionEvent) -> None:
-    if isinstance(event, CardActionEvent):
-        result.actions.append(event)
-    else:
-        result.entries.append(event)
+# -- reading: the whole file, or what was added since a cursor --------------------------------
+
+#: Bytes at each end of what was read that a :class:`Cursor` keeps a digest of: a line or two.
+EDGE = 512
+#: Lines are parsed about this many bytes at a time: what one page's events hold in memory.
+PAGE_BYTES = 1 << 20
+
+
+class Cursor(Struct, frozen=True):
+    """Where a read of a log file stopped: its first ``offset`` bytes, ``lines`` complete lines
+    of which the first is the header naming ``machine``, were read.
+
+    ``head`` and ``tail`` are digests of the first and of the last :data:`EDGE` bytes read. A
+    file that still has them is the one read, grown: a zerodrill only ever adds lines, and a
+    sync tool that delivers a file anew delivers the same bytes. One that has not was replaced,
+    rewritten or cut, and is read again from its start. Its inode and times tell nothing, as a
+    sync tool gives every copy new ones.
+    """
+
+    offset: int
+    lines: int
+    machine: str
+    head: str
+    tail: str
+
+
+class LogPage(Struct):
+    """A run of complete lines read from a log file, and where the read then stood."""
+
+    #: The reviews and card actions, in file order.
+    events: list[LogEntry | CardActionEvent] = field(default_factory=list)
+    #: The damaged lines skipped, as (line number, what is wrong).
+    damaged: list[tuple[int, str]] = field(default_factory=list)
+    #: Where to go on from after these lines; None while the file has no complete header.
+    cursor: Cursor | None = None
+    #: Read from the start although a cursor was given: the file is not the one it read.
+    restarted: bool = False
+    #: Why the file cannot be taken at all (the page is then its only one, and empty).
+    problem: str | None = None
+
+
+def damaged_warning(path: Path, damaged: list[tuple[int, str]]) -> str | None:
+    """One line for the user about the damaged lines of a file skipped; None if there were none."""
+    if not damaged:
+        return None
+    number, why = damaged[0]
+    more = len(damaged) - 1
+    others = f" (and {more} more damaged {'line' if more == 1 else 'lines'})" if more else ""
+    return f"{path}:{number}: damaged review line ({why}); skipped{others}"
 
 
 class LogFile(Struct):
-    """What could be read of one log file."""
+    """What could be read of one log file, whole (:func:`read_log`)."""
 
     path: Path
     #: The writer the header names; None if the header has not arrived yet.
     origin: str | None = None
     entries: list[LogEntry] = field(default_factory=list)
-    #: The complete lines, header included, as they are in the file (to be kept as they are).
+    #: The complete lines, header included, as they are in the file.
     text: str = ""
     #: Why the file could not be taken at all; None if it was read.
     problem: str | None = None
@@ -313,76 +363,191 @@ class LogFile(Struct):
         """One line for the user when the file, or some of its lines, were skipped."""
         if self.problem is not None:
             return f"{self.path}{self.problem}; skipped"
-        if not self.damaged:
-            return None
-        number, why = self.damaged[0]
-        more = len(self.damaged) - 1
-        others = f" (and {more} more damaged {'line' if more == 1 else 'lines'})" if more else ""
-        return f"{self.path}:{number}: damaged review line ({why}); skipped{others}"
+        return damaged_warning(self.path, self.damaged)
 
 
 def read_log(path: Path) -> LogFile:
-    """Read ``path`` up to its last complete line; never raises for what the file holds.
-
-    A file that vanished since it was listed (renamed over, deleted) reads as empty. Anything
-    but a regular file (a link, even to a file, a FIFO, a device, a folder) is not read.
-    """
+    """The whole of ``path`` up to its last complete line, at once (:func:`read_pages` from
+    the start); never raises for what the file holds."""
     result = LogFile(path)
     try:
         data = read_regular(path, MAX_FILE_BYTES)
+    except OSError:
+        data = b""  # read_pages says why, as a problem
+    for page in read_pages(path):
+        if page.problem is not None:
+            result.problem = page.problem
+            return result
+        result.origin = page.cursor.machine if page.cursor is not None else None
+        for event in page.events:
+            if isinstance(event, CardActionEvent):
+                result.actions.append(event)
+            else:
+                result.entries.append(event)
+        result.damaged += page.damaged
+    if result.origin is not None:
+        result.text = data[: data.rfind(b"\n") + 1].decode("utf-8", "surrogateescape")
+    return result
+
+
+def read_pages(path: Path, since: Cursor | None = None) -> Iterator[LogPage]:
+    """The complete lines of ``path`` after ``since`` (all of them without it, or if the file
+    is no longer the one ``since`` read), about :data:`PAGE_BYTES` of them a page; at least one
+    page. Never raises for what the file holds.
+
+    Only the :data:`EDGE` bytes at each end of what ``since`` read are read again, to tell the
+    file is the same; the lines after it are read from the file once, and parsed a page at a
+    time. A file that vanished since it was listed reads as empty; anything but a regular file
+    (a link, even to a file, a FIFO, a device, a folder) is not read.
+    """
+    try:
+        data, base, head, restarted = _read_after(path, since)
     except FileNotFoundError:
-        return result
+        yield LogPage(restarted=since is not None)
+        return
     except NotRegular as exc:
-        result.problem = f": cannot read it ({exc})"
-        return result
+        yield LogPage(problem=f": cannot read it ({exc})")
+        return
     except TooLarge:
-        result.problem = f": larger than {MAX_FILE_BYTES // 2**20} MiB, not a zerodrill review log"
-        return result
+        cap = MAX_FILE_BYTES // 2**20
+        yield LogPage(problem=f": larger than {cap} MiB, not a zerodrill review log")
+        return
     except OSError as exc:
-        result.problem = f": cannot read it ({exc.strerror or exc})"
-        return result
-    complete = data[: data.rfind(b"\n") + 1]
+        yield LogPage(problem=f": cannot read it ({exc.strerror or exc})")
+        return
+    end = data.rfind(b"\n") + 1
+    if since is None or restarted:
+        first = data.find(b"\n")
+        if first < 0:
+            yield LogPage(restarted=restarted)  # empty, or its header still on its way
+            return
+        try:
+            machine = _header_machine(data[:first])
+        except BadLine as exc:
+            yield LogPage(problem=str(exc))
+            return
+        pos, number = first + 1, 1
+    else:
+        pos, number, machine = since.offset - base, since.lines, since.machine
+
+    def cursor(stop: int) -> Cursor:
+        offset, tail = base + stop, data[max(0, stop - EDGE) : stop]
+        return Cursor(offset, number, machine, _digest(head[: min(offset, EDGE)]), _digest(tail))
+
+    page = LogPage(cursor=cursor(pos), restarted=restarted)
+    while pos < end:
+        stop = data.find(b"\n", pos + PAGE_BYTES - 1) + 1 or end
+        for line in _decoded(data[pos : min(stop, end)]):
+            number += 1
+            try:
+                if isinstance(line, BadLine):
+                    raise line
+                if len(line) > MAX_LINE_CHARS:
+                    raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
+                page.events.append(parse_line(line))
+            except BadLine as exc:
+                page.damaged.append((number, str(exc)))
+        pos = min(stop, end)
+        page.cursor = cursor(pos)
+        if pos < end:
+            yield page
+            page = LogPage(cursor=page.cursor)
+    yield page
+
+
+def _header_machine(line: bytes) -> str:
+    """The machine id a header line names; :class:`BadLine` saying why the file is no log."""
     try:
-        text = complete.decode("utf-8")
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
-        result.problem = ": not a zerodrill review log (not UTF-8)"
-        return result
-    # Split on newlines only: str.splitlines also splits inside a line, at \x1c or \u2028.
-    lines = text.split("\n")[:-1]
-    if not lines:
-        return result  # empty, or its header still on its way
+        raise BadLine(": not a zerodrill review log (not UTF-8)") from None
     try:
-        head = json.loads(lines[0]) if len(lines[0]) <= MAX_LINE_CHARS else None
+        head = json.loads(text) if len(text) <= MAX_LINE_CHARS else None
     except ValueError:
         head = None
     if not isinstance(head, dict) or head.get("zerodrill") != MAGIC:
-        result.problem = ": not a zerodrill review log"
-        return result
+        raise BadLine(": not a zerodrill review log")
     version = head.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        result.problem = ": not a zerodrill review log (no format version)"
-        return result
+        raise BadLine(": not a zerodrill review log (no format version)")
     if version > FORMAT_VERSION:
-        result.problem = (
+        raise BadLine(
             f": written by a newer zerodrill (log format {version}; this zerodrill reads up "
             f"to {FORMAT_VERSION}): upgrade zerodrill to merge it"
         )
-        return result
     try:
-        result.origin = _origin(head.get("origin"))
+        return _origin(head.get("origin"))
     except BadLine:
-        result.problem = ": not a zerodrill review log (no machine id)"
-        return result
-    for number, line in enumerate(lines[1:], start=2):
+        raise BadLine(": not a zerodrill review log (no machine id)") from None
+
+
+def _decoded(chunk: bytes) -> list[str | BadLine]:
+    """The lines of ``chunk`` (complete ones, each ending in a newline), as text; a line that
+    is not UTF-8 as the :class:`BadLine` it is."""
+    # Split on newlines only: str.splitlines also splits inside a line, at \x1c or \u2028.
+    try:
+        return list(chunk.decode("utf-8").split("\n")[:-1])
+    except UnicodeDecodeError:
+        pass
+    lines: list[str | BadLine] = []
+    for raw in chunk.split(b"\n")[:-1]:
         try:
-            if len(line) > MAX_LINE_CHARS:
-                raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
-            _take(result, parse_line(line))
-        except BadLine as exc:
-            result.damaged.append((number, str(exc)))
-    # Every complete line, damaged ones too, as it is: a file is written on, never rewritten.
-    result.text = text
-    return result
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            lines.append(BadLine("not UTF-8"))
+    return lines
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _read_after(path: Path, since: Cursor | None) -> tuple[bytes, int, bytes, bool]:
+    """``(data, base, head, restarted)``: the bytes of ``path`` from ``base`` on (the
+    :data:`EDGE` bytes before ``since``'s offset, to check them, and what follows), its first
+    :data:`EDGE` bytes, and whether it was read from the start because it is not the file
+    ``since`` read."""
+    fd = _open_regular(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > MAX_FILE_BYTES:
+            raise TooLarge(str(path))
+        if since is not None and size >= since.offset:
+            base = max(0, since.offset - EDGE)
+            head = _read_at(fd, 0, EDGE)
+            data = _read_from(fd, base, MAX_FILE_BYTES - base)
+            if (
+                len(data) >= since.offset - base
+                and _digest(head[: min(since.offset, EDGE)]) == since.head
+                and _digest(data[: since.offset - base]) == since.tail
+            ):
+                return data, base, head, False
+        data = _read_from(fd, 0, MAX_FILE_BYTES)
+        return data, 0, data[:EDGE], since is not None
+    finally:
+        os.close(fd)
+
+
+def _read_from(fd: int, start: int, limit: int) -> bytes:
+    """The bytes of ``fd`` from ``start`` on, at most ``limit`` of them (:class:`TooLarge`
+    past that: the file grew while it was read)."""
+    data = _read_at(fd, start, limit + 1)
+    if len(data) > limit:
+        raise TooLarge(f"more than {limit} bytes")
+    return data
+
+
+def _read_at(fd: int, start: int, count: int) -> bytes:
+    """Up to ``count`` bytes of ``fd`` from ``start`` on (fewer at its end)."""
+    os.lseek(fd, start, os.SEEK_SET)
+    chunks = []
+    while count > 0:
+        chunk = os.read(fd, min(1 << 20, count))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
 
 
 class NotRegular(OSError):
@@ -405,48 +570,120 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+def _open_regular(path: Path, flags: int) -> int:
+    """A descriptor of the regular file at ``path``, opened with ``flags``.
 
     :class:`NotRegular` for anything else, looked at without following a link or opening a
-    FIFO (which would wait for a writer); :class:`TooLarge` past ``limit``; other ``OSError``
-    as it comes. The check is made again on the file opened, in case the name was swapped.
+    FIFO (which would wait for a writer); the check is made again on the file opened, in case
+    the name was swapped. Other ``OSError`` as it comes.
     """
     mode = os.lstat(path).st_mode
     if not stat.S_ISREG(mode):
         raise NotRegular(_kind(mode))
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotRegular(_kind(mode))
+    return fd
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them: :class:`NotRegular`
+    for anything else (see :func:`_open_regular`), :class:`TooLarge` past ``limit``."""
+    fd = _open_regular(path, os.O_RDONLY)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegular(_kind(mode))
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise TooLarge(str(path))
-        return b"".join(chunks)
+        return _read_from(fd, 0, limit)
     finally:
         os.close(fd)
 
 
-def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry | CardActionEvent]) -> int:
-    """Write ``path`` as ``kept`` (the file's complete lines as read, or "" for a new file)
-    followed by the lines of ``new``; returns how many were added.
+# -- writing: only this machine's own file, only by adding lines ------------------------------
 
-    The file is written by :func:`~zerodrill.atomic_write.write_atomic`: whole beside its final
-    name, flushed to disk, then renamed into place, so a reader, or a crash, sees the old file
-    or the new one. ``OSError`` if it cannot be done; the old file is then as it was.
+
+def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry | CardActionEvent]) -> int:
+    """Write ``path`` whole as ``kept`` (complete lines, or "" for a new file, which gets its
+    header) followed by the lines of ``new``; how many were added.
+
+    Written by :func:`~zerodrill.atomic_write.write_atomic`: whole beside its final name,
+    flushed to disk, then renamed into place, so a reader, or a crash, sees the old file or
+    the new one. ``OSError`` if it cannot be done; the old file is then as it was.
     """
     lines = [entry.to_json() + "\n" for entry in new]
-    body = (kept or header(origin) + "\n") + "".join(lines)
-    write_atomic(path, body.encode("utf-8"), make_folder=False)
+    _write_whole(path, origin, kept.encode("utf-8", "surrogateescape"), "".join(lines).encode())
     return len(lines)
+
+
+def _write_whole(path: Path, origin: str, kept: bytes, lines: bytes) -> bytes:
+    body = (kept or (header(origin) + "\n").encode()) + lines
+    write_atomic(path, body, make_folder=False)
+    return body
+
+
+def append_log(
+    path: Path, origin: str, new: Sequence[LogEntry | CardActionEvent], after: Cursor | None
+) -> Cursor | None:
+    """Add the lines of ``new`` to this machine's file at ``path``, which was read up to
+    ``after`` (None: not read, or not there); where to read it from next: past the lines if
+    the file was just what ``after`` read, else ``after``. A file not there is written whole,
+    with its header, even with no lines to add (the other machines then count this one).
+
+    The lines go at the end in one write, flushed to disk (``fsync``) before this returns: no
+    line there is ever written again. A crash half-way leaves a cut last line, which readers
+    leave for later and the next append cuts off first (its events, in no file, are sent
+    again). This machine's syncs take turns at it (an exclusive lock). A file that is no
+    more than a cut header, or that is linked elsewhere (a hard link planted in the folder,
+    which adding to would write through to the other name), is written anew instead, beside
+    it, and renamed in.
+    """
+    lines = "".join(event.to_json() + "\n" for event in new).encode("utf-8")
+    try:
+        fd = _open_regular(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        body = _write_whole(path, origin, b"", lines)
+        return Cursor(len(body), 1 + len(new), origin, _digest(body[:EDGE]), _digest(body[-EDGE:]))
+    try:
+        if not lines:
+            return after
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        end = _complete_end(fd, size)
+        if os.fstat(fd).st_nlink != 1 or end == 0:
+            _write_whole(path, origin, _read_from(fd, 0, MAX_FILE_BYTES)[:end], lines)
+            return after
+        if end < size:
+            os.ftruncate(fd, end)
+        written = 0
+        while written < len(lines):
+            written += os.write(fd, lines[written:])
+        os.fsync(fd)
+        if after is None or after.offset != end:
+            return after
+        offset = end + len(lines)
+        head, tail = _read_at(fd, 0, EDGE), _read_at(fd, max(0, offset - EDGE), EDGE)
+        return Cursor(
+            offset,
+            after.lines + len(new),
+            after.machine,
+            _digest(head[: min(offset, EDGE)]),
+            _digest(tail),
+        )
+    finally:
+        os.close(fd)
+
+
+def _complete_end(fd: int, size: int) -> int:
+    """Where the last complete line of ``fd`` (``size`` bytes) ends; 0 if it has none."""
+    stop = size
+    while stop > 0:
+        start = max(0, stop - 8 * EDGE)
+        newline = _read_at(fd, start, stop - start).rfind(b"\n")
+        if newline >= 0:
+            return start + newline + 1
+        stop = start
+    return 0
 
 
 def temp_path(path: Path, pid: int, tag: str = "00000000") -> Path:
