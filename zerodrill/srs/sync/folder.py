@@ -70,8 +70,11 @@ class FolderTransport:
     def read(self, origin: str, position: str | None) -> Iterator[Page]:
         path = self.folder / file_name(origin)
         damaged: list[tuple[int, str]] = []
-        pages = read_pages(path, _cursor(position))
+        cursor = _cursor(position)
+        pages = read_pages(path, cursor)
         page: LogPage | None = next(pages)
+        # A position that names no cursor is read from the start, as one that no longer fits.
+        restarted = position is not None and cursor is None
         # One warning for all the damaged lines of the file, with the last page.
         for following in chain(pages, [None]):
             assert page is not None
@@ -81,11 +84,11 @@ class FolderTransport:
                 page.cursor.machine if page.cursor is not None else None,
                 page.events,
                 _position(page.cursor),
-                page.restarted,
+                page.restarted or restarted,
                 f"{path}{page.problem}" if page.problem is not None else None,
                 [warning] if warning is not None else [],
             )
-            page = following
+            page, restarted = following, False
 
     def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
         try:
