@@ -98,6 +98,10 @@ def test_a_sync_with_nothing_new_reads_no_old_line(
     assert len(sizes) == 2 and min(sizes.values()) > 10 * EDGE
     # Nor is the local log read whole to know what to send.
     monkeypatch.setattr(Store, "events", lambda _: pytest.fail("the whole log was read"))
+    # The databases and their logs (-wal), not SQLite's index of the log (-shm), which
+    # readers mark too.
+    databases = sorted({*folder.parent.glob("*.db"), *folder.parent.glob("*.db-wal")})
+    written = [path.read_bytes() for path in databases]
     for store in (a, b):
         reads.reset()
         report = sync_folder(store, folder)
@@ -106,6 +110,8 @@ def test_a_sync_with_nothing_new_reads_no_old_line(
         # file read before.
         assert reads.lines == 0 and reads.bytes <= 2 * 2 * EDGE
     assert {path.name: path.stat().st_size for path in folder.iterdir()} == sizes
+    # Nor is anything written: the positions kept are where they were.
+    assert [path.read_bytes() for path in databases] == written
 
 
 def test_a_sync_reads_only_what_was_added_since(

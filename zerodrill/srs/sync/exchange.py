@@ -44,8 +44,8 @@ from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent
 from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
-from zerodrill.srs.sync.logfile import action_unfit, unfit
 from zerodrill.srs.sync.transport import Event, SyncError, Transport
+from zerodrill.srs.sync.wire import action_unfit, unfit
 from zerodrill.words import plural
 
 #: Runs of sequence numbers, each ``(first, last)``, ascending and apart.
@@ -120,6 +120,8 @@ class Plan(Struct):
     reached: dict[str, Reached] = field(default_factory=dict)
     #: Origins kept from an earlier sync that are there no more.
     gone: list[str] = field(default_factory=list)
+    #: What the store kept of each origin before: only what changed is written back.
+    saved: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 class SyncReport(Struct, frozen=True):
@@ -158,7 +160,7 @@ def survey(store: Store, transport: Transport, *, now: datetime | None = None) -
     """
     origins = transport.origins()
     plan = Plan(transport, store.machine, now or datetime.now(UTC))
-    saved = store.sync.saved(transport.name, plan.machine)
+    plan.saved = saved = store.sync.saved(transport.name, plan.machine)
     reading = _Reading(store, plan)
     try:
         for origin in sorted(origins, key=lambda name: name != plan.machine):  # its own first
@@ -413,8 +415,10 @@ def receive(store: Store, plan: Plan) -> tuple[Merged, Merged]:
         for origin, (position, carried) in plan.reached.items()
         if position is not None
     }
-    gone = [*plan.gone, *(origin for origin in plan.reached if origin not in reached)]
-    store.sync.save(plan.transport.name, plan.machine, reached, gone)
+    gone = [*plan.gone, *(o for o in plan.reached if o not in reached and o in plan.saved)]
+    changed = {o: kept for o, kept in reached.items() if plan.saved.get(o) != kept}
+    if changed or gone:  # a sync with nothing new writes nothing either
+        store.sync.save(plan.transport.name, plan.machine, changed, gone)
     return merged, actions
 
 
