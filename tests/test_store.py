@@ -301,6 +301,43 @@ def test_the_cache_is_the_log_replayed(tmp_path: Path, seed: int) -> None:
         assert s.states() == cached
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_events_added_in_batches_give_what_replaying_them_all_gives(
+    tmp_path: Path, seed: int
+) -> None:
+    # What syncs bring: another machine's grades, mostly after the card's others (taken on
+    # the cached state), some before them or undoing one (the card replayed), in batches.
+    # (An undo that arrives before its grade is skipped, as ever.)
+    rng = random.Random(seed)
+    keys = ["d/a", "d/b", "d/c#c1", "d/c#c2"]
+    made: list[ReviewEvent] = []
+    at = datetime(2025, 1, 1, 8, tzinfo=UTC)
+    for n in range(1, 90):
+        at += timedelta(hours=rng.choice((1, 5, 20, 30, 60)))
+        grades = [e for e in made if e.grade is not None]
+        if grades and rng.random() < 0.1:
+            target = rng.choice(grades)
+            made.append(ReviewEvent("m1", n, target.key, at, target.day, None, target.identity))
+        else:
+            q = Grade(rng.randint(0, 5))
+            made.append(ReviewEvent("m1", n, rng.choice(keys), at, at.date(), q, None, 900))
+    # A few come late: after others of their card made since.
+    arriving = sorted(
+        made, key=lambda e: e.seq + (rng.randint(5, 40) if rng.random() < 0.15 else 0)
+    )
+    with Store.open(tmp_path / "a.db") as s:
+        start = 0
+        while start < len(arriving):
+            size = rng.randint(1, 15)
+            s.add_events(arriving[start : start + size], now=at, batch=rng.randint(1, 8))
+            start += size
+        states, effects = s.states(), {r.identity: r.effect for r in s.log()}
+        assert reference_states(s.events()) == sm2_states(s)
+        s.rederive()
+        assert s.states() == states
+        assert {r.identity: r.effect for r in s.log()} == effects
+
+
 def test_a_lost_cache_is_in_the_log(db: Path) -> None:
     with Store.open(db) as s:
         for i in range(20):
