@@ -246,7 +246,7 @@ def test_preview_of_a_new_card() -> None:
 
 
 def test_preview_matches_what_grading_does() -> None:
-    state = Sm2State.from_hundredths(2, 6, 270, DAY, 0)
+    state = Sm2State(2, 6, 270, DAY, 0)
     last = DAY - timedelta(days=6)
     outcomes = preview(Sm2Card(state, last - timedelta(days=1), last, Grade.PERFECT, NOW), DAY)
     assert [o.interval for o in outcomes] == [1, 1, 1, 17, 17, 17]

@@ -382,7 +382,7 @@ def test_a_database_written_before_the_store_was_split_migrates(tmp_path: Path) 
         "zero/stage-key#c1",
         "zero/stage-key#c2",
     }
-    assert states["zero/stage-key#c1"] == Sm2State.from_hundredths(2, 6, 260, date(2025, 1, 8), 0)
+    assert states["zero/stage-key#c1"] == Sm2State(2, 6, 260, date(2025, 1, 8), 0)
     # The same schema, statement for statement, as a database made now ...
     made_now = tmp_path / "new.db"
     Store.open(made_now).close()
@@ -408,9 +408,7 @@ def test_a_database_of_the_last_log_with_states_migrates_without_losing_a_thing(
         assert events_of(db) == as_events(held, machine)
         # ... and the same schedule the old store had in its state table.
         assert sm2_states(s) == old_schedule(held)
-        assert sm2_states(s)["zero/stage-1"] == Sm2State.from_hundredths(
-            1, 1, 214, date(2025, 1, 4), 1
-        )
+        assert sm2_states(s)["zero/stage-1"] == Sm2State(1, 1, 214, date(2025, 1, 4), 1)
         # The Anki answer and the other machine's reviews keep their identities.
         origins = {r.identity[0] for r in s.log()}
         assert origins == {machine, "0123456789abcdef", "anki"}
@@ -425,7 +423,7 @@ def test_a_database_of_the_last_log_with_states_migrates_without_losing_a_thing(
 def old_schedule(rows: list[tuple[object, ...]]) -> dict[str, Sm2State]:
     """The old state table's rows (the last rows of :func:`rows_of`) as states."""
     return {
-        str(r[1]): Sm2State.from_hundredths(
+        str(r[1]): Sm2State(
             int(r[2]),
             int(r[3]),
             int(r[4]),
@@ -1131,7 +1129,7 @@ class _Doubling:
         if after.sm2 == state.sm2:
             return after
         s, longer = after.sm2, after.sm2.interval * 2
-        state = Sm2State.from_hundredths(
+        state = Sm2State(
             s.repetitions, longer, s.ef_hundredths, when.day + timedelta(longer), s.lapses
         )
         return Sm2Card(state, after.first_day, after.last_day, after.last_grade, after.last_at)

@@ -14,15 +14,14 @@ on the calendar.
 Step 5 of the published algorithm (same-day repeats of grades below 4) moves no schedule, so it
 lives in the queue, not here.
 
-EF is held as a :class:`~fractions.Fraction` of whole hundredths. EF only ever moves in steps
-of 0.02 (and Anki's ``factor`` is permille), so nothing is lost, and ⌈I × EF⌉ is computed in
-integers: with floats, 55 × 2.2 is 121.00000000000001 and the ceiling a day too long.
+EF is held in whole hundredths. EF only ever moves in steps of 0.02 (and Anki's ``factor`` is
+permille), so nothing is lost, and ⌈I × EF⌉ is computed in integers: with floats, 55 × 2.2 is
+121.00000000000001 and the ceiling a day too long.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import IntEnum
 from fractions import Fraction
@@ -133,17 +132,13 @@ def to_grade(quality: object) -> Grade:
     return Grade(quality)
 
 
-#: EF values by hundredths, made once: a replay builds hundreds of thousands of states.
-_EASINESS: dict[int, Fraction] = {}
-
-
-@dataclass(frozen=True, slots=True)
-class Sm2State:
+class Sm2State(Struct, frozen=True):
     """What SM-2 knows about one study item.
 
-    ``easiness`` is exact (a Fraction in whole hundredths): ``state.easiness == 2.5`` holds for
-    a new card, ``float(state.easiness)`` is for display, and :attr:`ef_hundredths` and
-    :attr:`ease_permille` (Anki's ``factor``) are exact integers.
+    EF is kept exact, in whole hundredths (:attr:`ef_hundredths`, 250 for 2.5): it only ever
+    moves in steps of 0.02. :attr:`easiness` is it as an exact number (``state.easiness ==
+    2.5`` holds for a new card; ``float(state.easiness)`` is for display) and
+    :attr:`ease_permille` as Anki's ``factor``.
 
     A card never reviewed has ``due = None`` and ``interval = 0``: it is not scheduled until
     its first grade, which is what tells "new" from "due".
@@ -151,24 +146,16 @@ class Sm2State:
 
     repetitions: int = 0
     interval: int = 0
-    easiness: Fraction = Fraction(INITIAL_EF_HUNDREDTHS, 100)
+    ef_hundredths: int = INITIAL_EF_HUNDREDTHS
     due: date | None = None
     lapses: int = 0
 
     def __post_init__(self) -> None:
-        ef = self.easiness
-        if isinstance(ef, float):
-            # Let Sm2State(easiness=2.3) mean 2.30, not the binary float nearest to it.
-            ef = Fraction(repr(ef))
-        elif not isinstance(ef, Fraction):
-            ef = Fraction(ef)
-        # Integer arithmetic on the fraction's parts: a replay of 100,000 reviews builds
-        # hundreds of thousands of states, and Fraction arithmetic was most of its time.
-        if ef.numerator * 100 % ef.denominator:
-            raise ValueError(f"easiness must be in whole hundredths, not {ef}")
-        if ef.numerator * 100 < MIN_EF_HUNDREDTHS * ef.denominator:
-            raise ValueError(f"easiness must be at least 1.3, not {float(ef)}")
-        object.__setattr__(self, "easiness", ef)
+        ef = self.ef_hundredths
+        if isinstance(ef, bool) or not isinstance(ef, int):
+            raise ValueError(f"EF must be a whole number of hundredths, not {ef!r}")
+        if ef < MIN_EF_HUNDREDTHS:
+            raise ValueError(f"EF must be at least 1.3, not {ef / 100}")
         if self.repetitions < 0 or self.interval < 0 or self.lapses < 0:
             raise ValueError(f"negative count in {self!r}")
 
@@ -177,24 +164,14 @@ class Sm2State:
         """A card never reviewed."""
         return cls()
 
-    @classmethod
-    def from_hundredths(
-        cls, repetitions: int, interval: int, ef_hundredths: int, due: date | None, lapses: int
-    ) -> Sm2State:
-        ef = _EASINESS.get(ef_hundredths)
-        if ef is None:
-            ef = Fraction(ef_hundredths, 100)
-            if len(_EASINESS) < 1000:
-                _EASINESS[ef_hundredths] = ef
-        return cls(repetitions, interval, ef, due, lapses)
-
     @property
     def is_new(self) -> bool:
         return self.due is None
 
     @property
-    def ef_hundredths(self) -> int:
-        return self.easiness.numerator * 100 // self.easiness.denominator
+    def easiness(self) -> Fraction:
+        """EF, exactly."""
+        return Fraction(self.ef_hundredths, 100)
 
     @property
     def ease_permille(self) -> int:
@@ -202,54 +179,26 @@ class Sm2State:
         return self.ef_hundredths * 10
 
 
-def next_interval(state: Sm2State, quality: int) -> int:
-    """The interval (days) a grade would give, without the rest of the review."""
+def review(state: Sm2State, quality: int, day: date) -> Sm2State:
+    """The state after grading ``state`` with ``quality`` (0..5) on study day ``day``: steps 1-4
+    of the module's docstring, in integers."""
     q = to_grade(quality)
-    return step(state.repetitions, state.interval, state.ef_hundredths, state.lapses, q)[1]
-
-
-#: What :func:`step` gave for each input it was given: SM-2's steps are few (a card's
-#: repetitions, interval, EF and lapses, by grade), and a replay takes the same ones again.
-_STEPS: dict[tuple[int, int, int, int, int], tuple[int, int, int, int]] = {}
-_STEPS_KEPT = 200_000
-
-
-def step(reps: int, interval: int, ef: int, lapses: int, q: int) -> tuple[int, int, int, int]:
-    """Steps 1-3 in integers: (repetitions, interval, EF in hundredths, lapses) after grade
-    ``q`` (0..5, checked by the caller) given to a card with these. :func:`review` is this
-    with the due day added; a replay of many grades calls it directly."""
-    args = (reps, interval, ef, lapses, q)
-    done = _STEPS.get(args)
-    if done is not None:
-        return done
-    if q >= Grade.HARD:
+    reps, interval, lapses = state.repetitions, state.interval, state.lapses
+    if q.passed:
         if reps == 0:
-            next_ = 1
+            interval = 1
         elif reps == 1:
-            next_ = 6
+            interval = 6
         else:
             # ⌈I × EF⌉ in integers: -(-a // b) is the ceiling of a / b.
-            next_ = min(MAX_INTERVAL, -(-interval * ef // 100))
-        done = (reps + 1, next_, _next_ef(ef, q), lapses)
+            interval = min(MAX_INTERVAL, -(-interval * state.ef_hundredths // 100))
+        reps += 1
     else:
-        done = (0, 1, _next_ef(ef, q), lapses + (1 if reps > 0 else 0))
-    if len(_STEPS) < _STEPS_KEPT:
-        _STEPS[args] = done
-    return done
-
-
-def _next_ef(ef: int, q: int) -> int:
+        lapses += reps > 0
+        reps, interval = 0, 1
     d = 5 - q
-    return max(MIN_EF_HUNDREDTHS, ef + 10 - d * (8 + 2 * d))
-
-
-def review(state: Sm2State, quality: int, day: date) -> Sm2State:
-    """The state after grading ``state`` with ``quality`` (0..5) on study day ``day``."""
-    q = to_grade(quality)
-    reps, interval, ef, lapses = step(
-        state.repetitions, state.interval, state.ef_hundredths, state.lapses, q
-    )
-    return Sm2State.from_hundredths(reps, interval, ef, day + timedelta(days=interval), lapses)
+    ef = max(MIN_EF_HUNDREDTHS, state.ef_hundredths + 10 - d * (8 + 2 * d))
+    return Sm2State(reps, interval, ef, day + timedelta(days=interval), lapses)
 
 
 #: Anki's answer buttons (the revlog's ``ease``: Again 1, Hard 2, Good 3, Easy 4, as the v2

@@ -44,8 +44,7 @@ for every scheduler alike; the daily new-card limit and the retention figure cou
 
 **Implementing one** (FSRS, say): a frozen msgspec Struct for the state with the properties
 of :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
-``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
-``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
+``review``, ``next_states``, ``state_from_dict``; an entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
 ``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (the learner's saved one if none),
 and re-derives every card when its fingerprint differs from the one the cache was built with,
@@ -219,22 +218,8 @@ def layout_of(given: Given) -> int:
 
 
 def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
-    """One card's state after ``grades`` (its grades in effect, in time order), from new, and
-    what each grade was.
-
-    A scheduler may define ``replay_many(grades: Sequence[Given]) -> (state, effects)``, the
-    same computed faster (the store derives every card of a long log at once); it must give
-    exactly what :func:`replay_by_review` gives, which a test holds it to.
-    """
-    fast = getattr(scheduler, "replay_many", None)
-    if fast is not None:
-        state, effects = fast(list(grades))
-        return state, effects
-    return replay_by_review(scheduler, grades)
-
-
-def replay_by_review(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
-    """:func:`replay`, one :meth:`Scheduler.review` at a time: the definition."""
+    """One card's state after ``grades`` (its grades in effect, in time order), from new, one
+    :meth:`Scheduler.review` at a time, and what each grade was."""
     state = scheduler.new_state()
     effects = []
     for given in grades:
