@@ -148,7 +148,7 @@ def read_log(path: Path) -> LogFile:
     the start); never raises for what the file holds."""
     result = LogFile(path)
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
+        data = _read_after(path, None)[0]
     except OSError:
         data = b""  # read_pages says why, as a problem
     for page in read_pages(path):
@@ -359,21 +359,14 @@ def _open_regular(path: Path, flags: int) -> int:
         raise NotRegular(_kind(mode))
     flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise NotRegular(_kind(mode))
-    return fd
-
-
-def read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``limit`` of them: :class:`NotRegular`
-    for anything else (see :func:`_open_regular`), :class:`TooLarge` past ``limit``."""
-    fd = _open_regular(path, os.O_RDONLY)
     try:
-        return _read_from(fd, 0, limit)
-    finally:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(_kind(mode))
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
 
 
 # -- writing: only this machine's own file, only by adding lines ------------------------------
