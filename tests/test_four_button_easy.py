@@ -31,7 +31,8 @@ from zerodrill.srs.session import record_grade
 from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
-from zerodrill.srs.sync.logfile import BadLine, file_name, parse_entry, read_log
+from zerodrill.srs.sync.logfile import file_name, read_log
+from zerodrill.srs.sync.wire import BadLine, parse_entry
 from zerodrill.tui.app import create_app
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar

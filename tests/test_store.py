@@ -20,7 +20,7 @@ import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2
-from zerodrill.srs.events import LoggedEvent
+from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
@@ -301,6 +301,43 @@ def test_the_cache_is_the_log_replayed(tmp_path: Path, seed: int) -> None:
         assert s.states() == cached
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_events_added_in_batches_give_what_replaying_them_all_gives(
+    tmp_path: Path, seed: int
+) -> None:
+    # What syncs bring: another machine's grades, mostly after the card's others (taken on
+    # the cached state), some before them or undoing one (the card replayed), in batches.
+    # (An undo that arrives before its grade is skipped, as ever.)
+    rng = random.Random(seed)
+    keys = ["d/a", "d/b", "d/c#c1", "d/c#c2"]
+    made: list[ReviewEvent] = []
+    at = datetime(2025, 1, 1, 8, tzinfo=UTC)
+    for n in range(1, 90):
+        at += timedelta(hours=rng.choice((1, 5, 20, 30, 60)))
+        grades = [e for e in made if e.grade is not None]
+        if grades and rng.random() < 0.1:
+            target = rng.choice(grades)
+            made.append(ReviewEvent("m1", n, target.key, at, target.day, None, target.identity))
+        else:
+            q = Grade(rng.randint(0, 5))
+            made.append(ReviewEvent("m1", n, rng.choice(keys), at, at.date(), q, None, 900))
+    # A few come late: after others of their card made since.
+    arriving = sorted(
+        made, key=lambda e: e.seq + (rng.randint(5, 40) if rng.random() < 0.15 else 0)
+    )
+    with Store.open(tmp_path / "a.db") as s:
+        start = 0
+        while start < len(arriving):
+            size = rng.randint(1, 15)
+            s.add_events(arriving[start : start + size], now=at, batch=rng.randint(1, 8))
+            start += size
+        states, effects = s.states(), {r.identity: r.effect for r in s.log()}
+        assert reference_states(s.events()) == sm2_states(s)
+        s.rederive()
+        assert s.states() == states
+        assert {r.identity: r.effect for r in s.log()} == effects
+
+
 def test_a_lost_cache_is_in_the_log(db: Path) -> None:
     with Store.open(db) as s:
         for i in range(20):
@@ -495,6 +532,56 @@ def test_settings_are_kept_and_a_database_gains_their_table_only_when_one_is_sav
     with Store.open(db) as s:
         assert s.setting("buttons") == "6"
         assert [r.key for r in s.log()] == ["d/a"]
+
+
+def test_sync_positions_are_kept_and_a_database_gains_their_table_only_when_one_is_saved(
+    db: Path,
+) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        assert s.sync.saved("folder:/x", s.machine) == {}
+    # Opening and reading leave the file as an older zerodrill wrote and reads it.
+    assert "sync_position" not in {name for _, name, _ in schema_of(db)}
+    with Store.open(db) as s:
+        s.sync.save("folder:/x", s.machine, {"m1": ("p1", "c1"), "m2": ("p2", "c2")}, [])
+        s.sync.save("folder:/y", s.machine, {"m1": ("q1", "d1")}, [])
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+    with Store.open(db) as s:
+        s.sync.save("folder:/x", s.machine, {"m1": ("p3", "c3")}, ["m2"])
+        assert s.sync.saved("folder:/x", s.machine) == {"m1": ("p3", "c3")}
+        assert s.sync.saved("folder:/y", s.machine) == {"m1": ("q1", "d1")}
+        assert [r.key for r in s.log()] == ["d/a"]
+        # Read under a machine id the database no longer has: void, and dropped at the next
+        # save; a save under it (a sync that began before the renewal) keeps nothing.
+        old = s.machine
+        new = s.renew_machine([1])
+        assert s.sync.saved("folder:/x", new) == {}
+        s.sync.save("folder:/x", old, {"m1": ("p4", "c4")}, [])
+        s.sync.save("folder:/z", new, {"m1": ("r1", "e1")}, [])
+        assert s.sync.saved("folder:/x", old) == s.sync.saved("folder:/y", old) == {}
+        assert s.sync.saved("folder:/z", new) == {"m1": ("r1", "e1")}
+
+
+def test_the_events_outside_the_runs_a_transport_carries_are_found_by_range(
+    store: Store,
+) -> None:
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    made = [
+        *(ReviewEvent("m1", n, "d/a", at, DAY, Grade.GOOD) for n in range(1, 8)),
+        # Anki's numbers are its revlog ids: far apart, a run each.
+        *(ReviewEvent("anki", n, "d/b", at, DAY, Grade.GOOD) for n in range(1000, 1200, 2)),
+    ]
+    store.add_events(made)
+    ordered = [e.identity for e in store.events()]
+    anki = [(n, n) for n in range(1000, 1200, 2) if n != 1100]
+    outside = store.sync.reviews_outside({"m1": [(2, 3), (5, 5)], "anki": anki})
+    assert [e.identity for e in outside] == [
+        i for i in ordered if i in {("m1", 1), ("m1", 4), ("m1", 6), ("m1", 7), ("anki", 1100)}
+    ]
+    assert store.sync.reviews_outside({"m1": [(1, 7)], "anki": [(1000, 1198)]}) == []
+    assert store.sync.actions_outside({}) == [] == list(store.sync.actions([("m1", 1)]))
+    found = store.sync.reviews([("m1", 3), ("m1", 99), ("zz", 1)])
+    assert list(found) == [("m1", 3)] and found[("m1", 3)] == made[2]
 
 
 def test_two_processes_creating_it_at_once(db: Path) -> None:

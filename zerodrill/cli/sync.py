@@ -36,7 +36,7 @@ def sync(folder: Path, db: Path | None) -> None:
     for warning in report.warnings:
         click.echo(f"zerodrill: warning: {shown(warning)}", err=True)
     click.echo(
-        f"Sent {plural(report.sent, 'review')} to {shown(str(report.own_file))}; received "
+        f"Sent {plural(report.sent, 'review')} to {shown(report.sent_to)}; received "
         f"{plural(report.received, 'review')} from {plural(report.machines, 'other machine')}; "
         f"{plural(report.cards, 'card')} rescheduled."
     )
