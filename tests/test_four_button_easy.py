@@ -24,11 +24,12 @@ from zerodrill.anki_sync.events import derive as anki_derive
 from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import EASY_INTERVAL, Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State
+from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import file_name, read_log

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerodrill.srs import sm2
+from zerodrill.srs.grades import FOUR_BUTTONS, Grade
 from zerodrill.srs.schedulers import (
     DEFAULT_SCHEDULER,
     Effect,
@@ -28,7 +29,7 @@ from zerodrill.srs.schedulers import (
 )
 from zerodrill.srs.schedulers.base import Given
 from zerodrill.srs.schedulers.sm2 import LEARNING_STEP, Sm2Card, Sm2Scheduler
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.sm2 import Sm2State
 
 START = date(2025, 1, 1)
 NOON = datetime(2025, 1, 1, 12, tzinfo=UTC)
@@ -49,7 +50,7 @@ def test_grades_map_to_anki_ratings_in_one_place() -> None:
         Rating.AGAIN, Rating.AGAIN, Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY,
     ]  # fmt: skip
     # Anki's four buttons, read as grades, come back to the same rating.
-    assert [rating_of(b.grade) for b in sm2.FOUR_BUTTONS] == list(Rating)
+    assert [rating_of(b.grade) for b in FOUR_BUTTONS] == list(Rating)
     with pytest.raises(ValueError):
         rating_of(6)
 

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State, review
+from zerodrill.srs.grades import Grade
+from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State, review
 
 START = date(2025, 1, 1)
 

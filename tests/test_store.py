@@ -21,10 +21,11 @@ from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,

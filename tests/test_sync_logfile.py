@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerodrill.srs.events import from_wire
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.sync.logfile import (
     FORMAT_VERSION,
     file_name,

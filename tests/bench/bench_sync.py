@@ -46,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_queue import NOW, TODAY, fill, items_of, make_decks  # noqa: E402
 
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
+from zerodrill.srs.grades import Grade  # noqa: E402
 from zerodrill.srs.session import record_grade  # noqa: E402
-from zerodrill.srs.sm2 import Grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import SyncReport, sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402

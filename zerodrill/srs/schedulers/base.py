@@ -20,8 +20,8 @@ study day, a card in a learning or relearning step gives the moment it comes bac
 (:attr:`CardState.step_due`).
 
 **Grades and ratings, in one place.** The log keeps the learner's grade, 0-5, as SM-2 defines it
-(:class:`~zerodrill.srs.sm2.Grade`): the six-button layout gives all six, Anki's four buttons
-give 1, 3, 4, 5 (:data:`~zerodrill.srs.sm2.FOUR_BUTTONS`), and an answer imported from Anki is
+(:class:`~zerodrill.srs.grades.Grade`): the six-button layout gives all six, Anki's four buttons
+give 1, 3, 4, 5 (:data:`~zerodrill.srs.grades.FOUR_BUTTONS`), and an answer imported from Anki is
 logged as the grade of its button. A scheduler with Anki's four ratings (FSRS) reads a grade
 through :func:`rating_of`, and nowhere else: 0, 1 and 2 (fails) are Again, 3 Hard, 4 Good,
 5 Easy. So Good in the drill, Good in Anki and Good in FSRS are one answer.
@@ -60,7 +60,7 @@ from typing import Any, Protocol, TypeVar
 
 from msgspec import Struct
 
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, to_grade
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, to_grade
 
 #: What :meth:`CardState.to_dict` gives: JSON-safe values only (str, int, float, bool, None,
 #: lists and dicts of them), so the cache can keep it as text.

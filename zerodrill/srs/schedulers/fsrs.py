@@ -27,9 +27,9 @@ from typing import Any
 import fsrs
 from msgspec import Struct
 
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers.base import Phase, StateDict, When, rating_of
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade
 
 #: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers.base import CardState, Phase, Scheduler, StateDict, When
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade
 
 
 def last_study_day(interview: date) -> date:

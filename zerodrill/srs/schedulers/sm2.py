@@ -31,16 +31,9 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field, structs
 
 from zerodrill.srs import sm2
+from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.base import Phase, Scheduler, StateDict, When
-from zerodrill.srs.sm2 import (
-    ANKI_LAYOUT,
-    DEFAULT_LAYOUT,
-    MAX_INTERVAL,
-    REPEAT_BELOW,
-    Grade,
-    Sm2State,
-    check_layout,
-)
+from zerodrill.srs.sm2 import MAX_INTERVAL, REPEAT_BELOW, Sm2State
 
 #: How long after a fail the card comes back at the latest, the same study day.
 LEARNING_STEP = timedelta(minutes=10)
@@ -136,7 +129,7 @@ class Sm2Scheduler:
     def review(
         self, state: Sm2Card, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> Sm2Card:
-        grade = sm2.to_grade(grade)
+        grade = to_grade(grade)
         check_layout(buttons)
         if state.last_day is not None and when.day <= state.last_day:
             # A same-day repeat: logged, the schedule unchanged.
@@ -163,7 +156,7 @@ class Sm2Scheduler:
                 ),
                 _day(data["first_day"]),
                 _day(data["last_day"]),
-                sm2.to_grade(grade) if grade is not None else None,
+                to_grade(grade) if grade is not None else None,
                 datetime.fromisoformat(at) if at is not None else None,
             )
         except (KeyError, TypeError, AttributeError) as exc:

@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any
 
 from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import to_grade
 from zerodrill.srs.schedulers.base import (
     CardState,
     Effect,
@@ -36,7 +37,6 @@ from zerodrill.srs.schedulers.base import (
     effect_of,
     replay,
 )
-from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store.file import Damaged
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.

@@ -27,9 +27,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
+from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.store import derive, eventlog, machine_id
 from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog

@@ -20,7 +20,8 @@ from zerodrill.deck.cloze import MAX_ORDINAL
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
 from zerodrill.srs.card_actions import WIRE_KIND, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, from_wire
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, MAX_INTERVAL, check_layout
+from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout
+from zerodrill.srs.sm2 import MAX_INTERVAL
 
 #: Machine ids and ``anki``: short, and safe in a file name on every system.
 ORIGIN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
