@@ -813,7 +813,9 @@ def open_unprivileged(path: Path) -> str:
         f"""
         import os, sys
         from zerodrill.srs.store import Store, StoreError
-        import zerodrill.srs.schedulers.sm2  # before the switch: nobody may not read its folder
+        # Imported before the switch: nobody may not read the package's folder.
+        import zerodrill.srs.schedulers.sm2
+        import zerodrill.srs.settings  # Store.open reads the learner's scheduler
         os.setgid({NOBODY})
         os.setuid({NOBODY})
         try:
