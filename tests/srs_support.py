@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
+
+from msgspec import structs
 
 from zerodrill.deck.kinds import BASIC, CLOZE
 from zerodrill.deck.model import Card, Deck, Item, Pos
@@ -95,7 +96,7 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
                     easy = min(
                         sm2.MAX_INTERVAL, max(4, math.ceil(Fraction(13, 10) * state.interval))
                     )
-                    state = replace(state, interval=easy, due=e.day + timedelta(days=easy))
+                    state = structs.replace(state, interval=easy, due=e.day + timedelta(days=easy))
         states[key] = state
     return states
 

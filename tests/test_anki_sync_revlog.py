@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from zerodrill.anki_sync.events import Answer
 from zerodrill.anki_sync.revlog import MARK, is_marked, rows_to_write
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 
 NOON = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)
 

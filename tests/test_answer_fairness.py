@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from zerodrill.srs.answer_check import check, check_cloze
 from zerodrill.srs.answer_marks import Mark, judge, mark
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 
 R, S, A, W = Mark.RIGHT, Mark.SLIP, Mark.ALMOST, Mark.WRONG
 

@@ -1,9 +1,12 @@
-"""The parsed-deck cache gives the same decks as parsing, and never hides a change."""
+"""The parsed-deck cache gives the same decks as parsing, and never hides a change.
+
+Whether a load was served or parsed is told by behaviour (:mod:`cache_support`: did the
+loader's builder run), never by what the cache keeps inside.
+"""
 
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import subprocess
 import sys
@@ -12,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cache_support import count_parses, served
 
+import zerodrill.deck.load
 from zerodrill.deck import cache as deck_cache
-from zerodrill.deck.cache import DIGEST_SIZE, HEAD_SIZE, load_paths_cached
+from zerodrill.deck.cache import load_paths_cached
 from zerodrill.deck.load import load_paths
 from zerodrill.export.anki_rules import APKG
 
@@ -27,59 +32,58 @@ def _copy(tmp_path: Path) -> Path:
     return folder / "sample.yaml"
 
 
-def test_cached_load_equals_parse(tmp_path: Path) -> None:
+def _entry(cache: Path) -> Path:
+    """The one file the cache holds, whatever it names it."""
+    (entry,) = cache.iterdir()
+    return entry
+
+
+def test_cached_load_equals_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     first = load_paths_cached([deck_file], cache)
-    assert len(list(cache.glob("*.pickle"))) == 1
-    second = load_paths_cached([deck_file], cache)
+    second = served([deck_file], cache, monkeypatch)
     parsed = load_paths([deck_file])
     assert first.decks == second.decks == parsed.decks
     # What the entry carries besides the cards, as the parse works it out.
     cached, fresh = second.decks[0], parsed.decks[0]
-    assert "study_items" in vars(cached) and "study_order" in vars(cached)
     assert cached.study_order == fresh.study_order
     assert cached.study_items == fresh.study_items
-    for a, b in zip(second.decks[0].cards, parsed.decks[0].cards, strict=True):
-        assert type(a) is not type(b)  # the second load did come from the cache
+    assert (cached.title_pos, cached.facts) == (fresh.title_pos, fresh.facts)
+    for a, b in zip(cached.cards, fresh.cards, strict=True):
         assert a.field_pos == b.field_pos
         assert a.items() == b.items()
         assert (a.key, a.pos, a.fields, a.tags, a.refs) == (b.key, b.pos, b.fields, b.tags, b.refs)
         assert (a.kind, a.ordinals, a.media, a.retired) == (b.kind, b.ordinals, b.media, b.retired)
         assert a.kind is b.kind
         assert type(a.tags) is type(a.refs) is type(a.ordinals) is type(a.media) is tuple
+        assert type(a.fields) is type(b.fields) and type(a.field_pos) is type(b.field_pos)
 
 
-def test_edited_file_is_parsed_again(tmp_path: Path) -> None:
+def test_edited_file_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
     text = deck_file.read_text(encoding="utf-8")
     deck_file.write_text(text.replace("Optimizer states **and** gradients.", "Changed."), "utf-8")
+    parses = count_parses(monkeypatch)
     result = load_paths_cached([deck_file], cache)
     back = {c.id: c for c in result.decks[0].cards}["stage-2-shards"].fields["back"]
-    assert back == "Changed."
+    assert back == "Changed." and parses == [deck_file]
+    assert served([deck_file], cache, monkeypatch).decks == result.decks
 
 
-def test_problems_are_never_cached(tmp_path: Path) -> None:
+def test_problems_are_never_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     deck_file.write_text(deck_file.read_text("utf-8").replace("back:", "bakc:"), "utf-8")
+    parses = count_parses(monkeypatch)
     for _ in range(2):
         result = load_paths_cached([deck_file], cache)
         assert not result.decks
         assert any("did you mean 'back'" in p.message for p in result.problems)
-    assert not cache.exists() or not list(cache.glob("*.pickle"))
-
-
-def test_corrupt_cache_entry_falls_back_to_parsing(tmp_path: Path) -> None:
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    entry.write_text('{"format": 1, "deck": ["x"]', encoding="utf-8")
-    result = load_paths_cached([deck_file], cache)
-    assert result.decks == load_paths([deck_file]).decks
+    assert parses == [deck_file, deck_file]
+    assert not cache.exists() or not list(cache.iterdir())
 
 
 def test_unwritable_cache_only_costs_speed(tmp_path: Path) -> None:
@@ -107,21 +111,6 @@ def test_missing_image_invalidates_the_entry(tmp_path: Path) -> None:
     assert [p.message for p in result.problems] == ["image 'img/a.png' does not exist"]
 
 
-def test_damaged_card_body_falls_back_to_parsing(tmp_path: Path) -> None:
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    data = bytearray(entry.read_bytes())
-    markdown = data.index(b"Optimizer states **and** gradients.")
-    data[markdown] ^= 0x20  # one flipped bit inside a card's Markdown: 'optimizer'
-    entry.write_bytes(bytes(data))
-    result = load_paths_cached([deck_file], cache)
-    parsed = load_paths([deck_file])
-    assert result.decks == parsed.decks
-    assert [c.fields for c in result.decks[0].cards] == [c.fields for c in parsed.decks[0].cards]
-
-
 def test_size_limit_holds_on_the_cached_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -134,127 +123,158 @@ def test_size_limit_holds_on_the_cached_path(
     assert [p.message for p in result.problems] == ["file is larger than the 100 bytes limit"]
 
 
-def _rewrite(entry: Path, index: Any) -> None:
-    """Replace an entry's index (and drop its card bodies), with a digest that matches."""
-    packed = pickle.dumps(index)
-    rest = len(packed).to_bytes(8, "little") + packed
-    entry.write_bytes(deck_cache._digest(rest) + deck_cache._digest(b"") + rest)
+def _flip(offset: int) -> Any:
+    def damage(data: bytes) -> bytes:
+        damaged = bytearray(data)
+        damaged[offset] ^= 0x01
+        return bytes(damaged)
 
-
-def _shell() -> Any:
-    (deck,) = load_paths([DATA / "sample.yaml"]).decks
-    return replace(deck, cards=())
+    return damage
 
 
 @pytest.mark.parametrize(
-    "index",
+    "damage",
     [
-        lambda shell: "not a tuple",
-        lambda shell: (shell, (), ()),
-        lambda shell: ("not a deck", (), (), ()),
-        lambda shell: (shell, (), (), (("a", "basic"),)),
-        lambda shell: (shell, (), (7,), ()),
+        lambda data: b"",
+        lambda data: data[:3],
+        lambda data: data[:10],
+        lambda data: data[: len(data) // 2],
+        lambda data: data[:-1],
+        lambda data: data + b"\0",
+        lambda data: b'{"format": 1, "deck": ["x"]',
+        _flip(0),
+        _flip(4),
+        _flip(40),
+        _flip(-1),
     ],
-    ids=["not-a-tuple", "short-index", "not-a-deck", "short-card", "bad-image"],
+    ids=[
+        "empty",
+        "cut-3",
+        "cut-10",
+        "cut-half",
+        "cut-last",
+        "grown",
+        "other-text",
+        "flip-0",
+        "flip-4",
+        "flip-40",
+        "flip-last",
+    ],
 )
-def test_entry_of_the_wrong_shape_falls_back_to_parsing(tmp_path: Path, index: Any) -> None:
-    # A matching digest only says the bytes are the ones written; what they hold is checked too.
+def test_a_damaged_entry_falls_back_to_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Any
+) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    _rewrite(entry, index(_shell()))
+    entry = _entry(cache)
+    entry.write_bytes(damage(entry.read_bytes()))
+    parsed = load_paths([deck_file])
+    parses = count_parses(monkeypatch)
     result = load_paths_cached([deck_file], cache)
-    assert result.ok
-    assert result.decks == load_paths([deck_file]).decks
-    assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not from the entry
+    assert parses == [deck_file]
+    assert result.decks == parsed.decks
+    assert [c.fields for c in result.decks[0].cards] == [c.fields for c in parsed.decks[0].cards]
+    # Written again whole: the next load is served.
+    assert served([deck_file], cache, monkeypatch).decks == parsed.decks
 
 
-@pytest.mark.parametrize("cut", [DIGEST_SIZE - 1, 2 * DIGEST_SIZE, HEAD_SIZE + 3])
-def test_truncated_entry_falls_back_to_parsing(tmp_path: Path, cut: int) -> None:
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    entry.write_bytes(entry.read_bytes()[:cut])
-    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
-
-
-def test_truncated_index_with_a_matching_digest_falls_back(tmp_path: Path) -> None:
-    # pickle itself then meets the end of its data.
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    rest = entry.read_bytes()[2 * DIGEST_SIZE :]
-    length = int.from_bytes(rest[:8], "little")
-    cut = length.to_bytes(8, "little") + rest[8 : 8 + length - 5]
-    entry.write_bytes(deck_cache._digest(cut) + deck_cache._digest(b"") + cut)
-    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
-
-
-def test_a_deck_pickle_cannot_hold_is_not_cached(tmp_path: Path) -> None:
-    class Text(str):
-        pass
-
-    (deck,) = load_paths([_copy(tmp_path)]).decks
-    card = replace(deck.cards[0], fields={k: Text(v) for k, v in deck.cards[0].fields.items()})
-    folder = tmp_path / "cache"
-    folder.mkdir()
-    deck_cache._write(folder / "entry.pickle", replace(deck, cards=(card, *deck.cards[1:])))
-    assert list(folder.iterdir()) == []
-
-
-def test_a_file_hashed_in_many_chunks_finds_its_entry(
+def test_a_flipped_bit_in_a_card_body_is_never_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The entry is named from the whole bytes when written, and from chunks when looked up.
-    monkeypatch.setattr(deck_cache, "_CHUNK_SIZE", 7)
+    # A card's Markdown is read from the entry when the card is first shown, long after the
+    # entry was accepted: damage there must be caught when the entry is read.
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    assert entry.stem == deck_cache._file_key(deck_file, cache)
-    card = load_paths_cached([deck_file], cache).decks[0].cards[0]
-    assert type(card).__name__ == "_CachedCard"
+    entry = _entry(cache)
+    data = bytearray(entry.read_bytes())
+    data[data.index(b"Optimizer states **and** gradients.")] ^= 0x20  # 'optimizer'
+    entry.write_bytes(bytes(data))
+    parsed = load_paths([deck_file])
+    parses = count_parses(monkeypatch)
+    result = load_paths_cached([deck_file], cache)
+    assert parses == [deck_file]
+    assert [c.fields for c in result.decks[0].cards] == [c.fields for c in parsed.decks[0].cards]
 
 
-def _loaded_twice(tmp_path: Path) -> tuple[Path, Path]:
-    """A deck file and a cache folder that has loaded it twice: parsed, then found by hashing
-    (which writes its memo unless the file is racy)."""
+def test_an_entry_over_the_size_cap_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
+    monkeypatch.setattr(deck_cache, "MAX_ENTRY_BYTES", _entry(cache).stat().st_size - 1)
+    parses = count_parses(monkeypatch)
+    assert load_paths_cached([deck_file], cache).ok
+    assert parses == [deck_file]
+
+
+def test_a_deck_pickle_cannot_hold_is_served_and_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Text(str):  # a local class: pickle cannot name it
+        pass
+
+    parse = zerodrill.deck.load.parse_bytes
+
+    def unpicklable(data: bytes, path: Path) -> Any:
+        deck, problems = parse(data, path)
+        card = replace(deck.cards[0], fields={k: Text(v) for k, v in deck.cards[0].fields.items()})
+        return replace(deck, cards=(card, *deck.cards[1:])), problems
+
+    monkeypatch.setattr(zerodrill.deck.load, "parse_bytes", unpicklable)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    result = load_paths_cached([deck_file], cache)
+    assert result.ok and result.decks[0].cards[0].fields["text"].startswith("The ZeRO stage")
+    assert not cache.exists() or not list(cache.iterdir())
+
+
+def _loaded_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A deck file and a cache folder that has loaded it, the deck's times vouched for."""
+    # The file was written just now: within RACY_NS its times would vouch for nothing.
+    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
     return deck_file, cache
 
 
-def test_an_unchanged_file_is_not_hashed_again(
+def test_an_unchanged_file_is_not_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The file was written just now: its times would make it racy (see RACY_NS).
-    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
-    deck_file, cache = _loaded_twice(tmp_path)
-    assert len(list(cache.glob(f"*{deck_cache.MEMO_SUFFIX}"))) == 1
+    deck_file, cache = _loaded_once(tmp_path, monkeypatch)
 
-    # Hashing now would fail and miss: the memo names the entry without reading the file.
-    opened = Path.open
+    def unread(path: Path) -> Any:
+        raise AssertionError("read again")
 
-    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == deck_file:
-            raise PermissionError("hashed again")
-        return opened(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
-    card = load_paths_cached([deck_file], cache).decks[0].cards[0]
-    assert type(card).__name__ == "_CachedCard"
+    monkeypatch.setattr(deck_cache, "read_deck_bytes", unread)
+    assert served([deck_file], cache, monkeypatch).decks == load_paths([deck_file]).decks
 
 
-def test_a_file_changed_to_the_same_size_and_time_is_hashed_again(
+def test_a_file_with_new_times_and_the_same_bytes_is_served(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
-    deck_file, cache = _loaded_twice(tmp_path)
+    # A checkout or a `touch` changes the times, not the deck: hashed, not parsed.
+    deck_file, cache = _loaded_once(tmp_path, monkeypatch)
+    before = deck_file.stat()
+    os.utime(deck_file, ns=(before.st_atime_ns, before.st_mtime_ns - 10**10))
+    parsed = load_paths([deck_file]).decks
+    assert served([deck_file], cache, monkeypatch).decks == parsed
+
+    # ... and vouched for by its new times from then on.
+    def unread(path: Path) -> Any:
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(deck_cache, "read_deck_bytes", unread)
+    assert served([deck_file], cache, monkeypatch).decks == parsed
+
+
+def test_a_file_changed_to_the_same_size_and_time_is_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deck_file, cache = _loaded_once(tmp_path, monkeypatch)
     before = deck_file.stat()
     text = deck_file.read_text(encoding="utf-8")
     assert "Optimizer states **and** gradients." in text
@@ -265,13 +285,29 @@ def test_a_file_changed_to_the_same_size_and_time_is_hashed_again(
     assert any("Optimizer STATES" in field for c in deck.cards for field in c.fields.values())
 
 
-def test_no_memo_vouches_for_a_file_modified_just_before_it_was_hashed(tmp_path: Path) -> None:
-    # Modified again within its times' granularity, it could keep them.
-    deck_file, cache = _loaded_twice(tmp_path)
-    assert list(cache.glob(f"*{deck_cache.MEMO_SUFFIX}")) == []
+def test_a_file_modified_just_before_it_was_read_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Modified again within its times' granularity, it could keep them: its times vouch for
+    # nothing, and each load reads it (and is still served while its bytes are the same).
+    deck_file = _copy(tmp_path)
+    cache = tmp_path / "cache"
+    load_paths_cached([deck_file], cache)
+    reads: list[Path] = []
+    read = deck_cache.read_deck_bytes
+
+    def counted(path: Path) -> Any:
+        reads.append(path)
+        return read(path)
+
+    monkeypatch.setattr(deck_cache, "read_deck_bytes", counted)
+    assert served([deck_file], cache, monkeypatch).ok
+    assert reads == [deck_file]
 
 
-def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path) -> None:
+def test_images_clozes_and_retired_cards_come_back_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "d"
     (folder / "img").mkdir(parents=True)
     (folder / "img" / "a.png").write_bytes(b"\x89PNG")
@@ -285,81 +321,29 @@ def test_images_clozes_and_retired_cards_come_back_from_the_cache(tmp_path: Path
     )
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (cached,) = load_paths_cached([deck_file], cache).decks
+    (cached,) = served([deck_file], cache, monkeypatch).decks
     (parsed,) = load_paths([deck_file]).decks
     assert cached == parsed
-    assert [type(c).__name__ for c in cached.cards] == ["_CachedCard"] * 3
     got = [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in cached.cards]
     assert got == [(c.key, c.kind, c.ordinals, c.media, c.retired) for c in parsed.cards]
     assert got[0][3] == ("img/a.png",) and got[1][2] == (1, 2) and got[2][4] is True
     assert cached.items() == parsed.items()
 
 
-def test_card_bodies_come_from_the_entry_read_even_if_it_is_pruned_meanwhile(
-    tmp_path: Path,
+def test_cards_stay_whole_when_their_entry_is_removed_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Bodies are read when a card first needs its own, from the entry as it was checked: the
-    # file stays open, so an entry pruned (or replaced) by another drill is no matter.
+    # Another drill may prune or replace the entry while this one shows its cards.
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
-    (cached,) = load_paths_cached([deck_file], cache).decks
-    assert type(cached.cards[0]).__name__ == "_CachedCard"
-    (entry,) = cache.glob("*.pickle")
-    entry.unlink()
+    (cached,) = served([deck_file], cache, monkeypatch).decks
+    _entry(cache).unlink()
     (parsed,) = load_paths([deck_file]).decks
     assert [c.fields for c in cached.cards] == [c.fields for c in parsed.cards]
     assert [(c.key, c.pos, c.refs) for c in cached.cards] == [
         (c.key, c.pos, c.refs) for c in parsed.cards
     ]
-
-
-@pytest.mark.parametrize(
-    "where", ["index-digest", "bodies-digest", "index-length", "index", "last-body"]
-)
-def test_any_damaged_byte_falls_back_to_parsing(tmp_path: Path, where: str) -> None:
-    # The checksums cover the whole entry: the index, and the bodies read only much later.
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    data = bytearray(entry.read_bytes())
-    offset = {
-        "index-digest": 0,
-        "bodies-digest": DIGEST_SIZE,
-        "index-length": 2 * DIGEST_SIZE,
-        "index": HEAD_SIZE + 20,
-        "last-body": -1,
-    }[where]
-    data[offset] ^= 0x01
-    entry.write_bytes(bytes(data))
-    result = load_paths_cached([deck_file], cache)
-    assert result.decks == load_paths([deck_file]).decks
-    assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not from the entry
-
-
-def test_an_index_length_beyond_the_entry_is_never_read(tmp_path: Path) -> None:
-    # The index is read before the bodies' checksum is known: a damaged length must not
-    # make that read ask for exabytes.
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    data = bytearray(entry.read_bytes())
-    data[HEAD_SIZE - 1] = 0x7F
-    entry.write_bytes(bytes(data))
-    result = load_paths_cached([deck_file], cache)
-    assert result.decks == load_paths([deck_file]).decks
-    assert type(result.decks[0].cards[0]).__name__ == "Card"
-
-
-def test_empty_entry_falls_back_to_parsing(tmp_path: Path) -> None:
-    deck_file = _copy(tmp_path)
-    cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (entry,) = cache.glob("*.pickle")
-    entry.write_bytes(b"")
-    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
 
 
 def test_a_cache_hit_never_imports_the_yaml_loader(tmp_path: Path) -> None:
@@ -384,24 +368,28 @@ def test_the_cache_keeps_the_entries_in_use_and_drops_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(deck_cache, "KEEP", 3)
-    deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
-    load_paths_cached([deck_file], cache)
-    (in_use,) = cache.glob("*.pickle")
-    old = [cache / f"{n:040x}.pickle" for n in range(4)]
-    for n, path in enumerate(old):
-        path.write_bytes(b"an older entry")
-        os.utime(path, (1_000 + n, 1_000 + n))
-    os.utime(in_use, (10, 10))  # written long ago ...
-    (cache / "older-format.json").write_text("{}")
-    load_paths_cached([deck_file], cache)  # ... and used now
-    # The next write prunes: a deck edited makes a new entry.
-    deck_file.write_text(deck_file.read_text() + "\n# edited\n")
-    load_paths_cached([deck_file], cache)
-    left = set(cache.iterdir())
-    assert in_use in left and old[3] in left
-    assert len(left) == 3 and not (cache / "older-format.json").exists()
-    assert load_paths_cached([deck_file], cache).decks == load_paths([deck_file]).decks
+    cache.mkdir()
+    (cache / "0123.stat").write_text("a memo of an older version")
+    decks = []
+    for n in range(4):
+        deck_file = _copy(tmp_path / str(n))
+        deck_file.write_text(deck_file.read_text().replace("deck: sample", f"deck: s{n}"))
+        decks.append(deck_file)
+    for n, deck_file in enumerate(decks[:3]):
+        load_paths_cached([deck_file], cache)
+        os.utime(_newest(cache), (1_000 + n, 1_000 + n))  # used long ago, in this order
+    served([decks[0]], cache, monkeypatch)  # the oldest, used now
+    load_paths_cached([decks[3]], cache)  # a fourth entry: the least recently used goes
+    assert len(list(cache.iterdir())) == 3
+    served([decks[0], decks[2], decks[3]], cache, monkeypatch)
+    parses = count_parses(monkeypatch)
+    load_paths_cached([decks[1]], cache)
+    assert parses == [decks[1]]
+
+
+def _newest(folder: Path) -> Path:
+    return max(folder.iterdir(), key=lambda p: p.stat().st_mtime_ns)
 
 
 @pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="needs /dev/fd")
@@ -609,9 +597,10 @@ def test_an_entry_of_other_loader_code_is_never_served(
     cache = tmp_path / "cache"
     load_paths_cached([deck_file], cache)
     monkeypatch.setattr(deck_cache, "code_key", lambda: b"another loader")
-    result = load_paths_cached([deck_file], cache)
-    assert type(result.decks[0].cards[0]).__name__ == "Card"  # parsed, not served
-    assert len(list(cache.glob("*.pickle"))) == 2
+    parses = count_parses(monkeypatch)
+    assert load_paths_cached([deck_file], cache).ok
+    assert parses == [deck_file]
+    assert len(list(cache.iterdir())) == 2
 
 
 def test_the_code_digest_follows_every_loader_source_file(tmp_path: Path) -> None:
@@ -694,15 +683,14 @@ def _facts_out_of_the_folder(facts: Path) -> None:
     ],
 )
 def test_a_cached_load_agrees_with_a_fresh_one_after_the_facts_file_changes(
-    tmp_path: Path, change: Any
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: Any
 ) -> None:
     deck_file = _facts_deck(tmp_path)
     cache = tmp_path / "cache"
     first = load_paths_cached([deck_file], cache)
     assert first.ok and first.decks[0].facts is not None
     assert first.decks[0].facts.path == "facts.json"
-    (card,) = load_paths_cached([deck_file], cache).decks[0].cards
-    assert type(card) is not type(load_paths([deck_file]).decks[0].cards[0])  # a hit
+    assert served([deck_file], cache, monkeypatch).ok
     change(deck_file.parent / "facts.json")
     fresh = load_paths([deck_file])
     cached = load_paths_cached([deck_file], cache)
@@ -714,33 +702,25 @@ def test_a_cached_load_agrees_with_a_fresh_one_after_the_facts_file_changes(
 # -- issue 36, break 7: what is not a file the cache wrote is a miss, found without waiting --
 
 
-def _cached_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
-    """A deck loaded once through a cache: the deck, its entry and its memo."""
-    # A memo is kept only for a file not modified within RACY_NS: no waiting here for that.
-    monkeypatch.setattr(deck_cache, "RACY_NS", 0)
+def _cached(tmp_path: Path) -> tuple[Path, Path]:
+    """A deck loaded once through a cache: the deck and its entry."""
     deck_file = _copy(tmp_path)
     cache = tmp_path / "cache"
     assert load_paths_cached([deck_file], cache).ok
-    (entry,) = cache.glob("*.pickle")
-    (memo,) = cache.glob("*.stat")
-    return deck_file, entry, memo
+    return deck_file, _entry(cache)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")
-@pytest.mark.parametrize("which", ["entry", "memo"])
-def test_a_fifo_in_the_cache_is_a_miss_and_is_left_as_it_is(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
-) -> None:
+def test_a_fifo_in_the_cache_is_a_miss_and_is_left_as_it_is(tmp_path: Path) -> None:
     import stat
     import threading
 
-    deck_file, entry, memo = _cached_files(tmp_path, monkeypatch)
-    fifo = entry if which == "entry" else memo
+    deck_file, fifo = _cached(tmp_path)
     fifo.unlink()
     os.mkfifo(fifo)
     results: list[Any] = []
     worker = threading.Thread(
-        target=lambda: results.append(load_paths_cached([deck_file], entry.parent)), daemon=True
+        target=lambda: results.append(load_paths_cached([deck_file], fifo.parent)), daemon=True
     )
     worker.start()
     # Not a time limit: the load either returns or waits for a writer for good, so this only
@@ -750,21 +730,19 @@ def test_a_fifo_in_the_cache_is_a_miss_and_is_left_as_it_is(
     if hung:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         worker.join()
-    assert not hung, f"the load waited on the {which}: a FIFO"
+    assert not hung, "the load waited on a FIFO"
     (result,) = results
     assert result.ok and result.decks == load_paths([deck_file]).decks
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # not the cache's, so not replaced
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="POSIX devices")
-def test_a_memo_linked_to_dev_zero_is_a_miss_not_2_gb(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_entry_linked_to_dev_zero_is_a_miss_not_2_gb(tmp_path: Path) -> None:
     import textwrap
 
-    deck_file, entry, memo = _cached_files(tmp_path, monkeypatch)
-    memo.unlink()
-    memo.symlink_to("/dev/zero")
+    deck_file, entry = _cached(tmp_path)
+    entry.unlink()
+    entry.symlink_to("/dev/zero")
     # In a process that may take 1 GiB at most: reading /dev/zero whole ends in MemoryError
     # there, not in this machine's memory.
     script = textwrap.dedent(f"""
@@ -777,4 +755,4 @@ def test_a_memo_linked_to_dev_zero_is_a_miss_not_2_gb(
         """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert memo.is_symlink() and os.readlink(memo) == "/dev/zero"
+    assert entry.is_symlink() and os.readlink(entry) == "/dev/zero"

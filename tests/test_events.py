@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from zerodrill.srs.events import ReviewEvent, from_wire, time_order
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 
 AT = datetime(2025, 1, 1, 9, 30, tzinfo=UTC)
 DAY = date(2025, 1, 1)

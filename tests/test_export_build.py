@@ -145,14 +145,13 @@ def test_new_notes_never_take_an_existing_id() -> None:
 
 
 def test_progress_becomes_review_cards_counted_from_the_collection_day() -> None:
-    state = Sm2State(3, 15, 2.36, date(2026, 3, 1), 1)
+    state = Sm2State(3, 15, 236, date(2026, 3, 1), 1)
     package = apkg.build(decks("kinds"), clock=lambda: T0, progress={"export-kinds/stage-2": state})
     conn = collection_of(package.data)
     rows = conn.execute("SELECT type, queue, due, ivl, factor, reps, lapses FROM cards").fetchall()
     assert (2, 2, (date(2026, 3, 1) - collection.CREATED).days, 15, 2360, 3, 1) in rows
     assert package.stats.reviewed_cards == 1
-    assert Sm2State(easiness=2.36).ease_permille == 2360
-    assert Sm2State(easiness=1.3).ease_permille == 1300
+    assert Sm2State(ef_hundredths=130).ease_permille == 1300
 
 
 def test_reserved_deck_id_is_refused(tmp_path: Path) -> None:

@@ -24,14 +24,16 @@ from zerodrill.anki_sync.events import derive as anki_derive
 from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.schedulers.base import When, replay, replay_by_review
+from zerodrill.srs.grades import Grade
+from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import EASY_INTERVAL, Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import MAX_INTERVAL, Grade, Sm2State
+from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
-from zerodrill.srs.sync.logfile import BadLine, file_name, parse_entry, read_log
+from zerodrill.srs.sync.logfile import file_name, read_log
+from zerodrill.srs.sync.wire import BadLine, parse_entry
 from zerodrill.tui.app import create_app
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
@@ -114,7 +116,7 @@ def sm2_cards(draw: st.DrawFn) -> tuple[Sm2Card, When]:
         return Sm2Card(), when(DAY)
     interval = draw(st.one_of(st.integers(1, 60), st.integers(1, MAX_INTERVAL)))
     last = DAY + timedelta(days=draw(st.integers(0, 30)))
-    state = Sm2State.from_hundredths(
+    state = Sm2State(
         draw(st.integers(0, 60)),
         interval,
         draw(st.integers(130, 400)),
@@ -168,27 +170,6 @@ def test_on_the_day_of_a_cards_last_grade_no_button_moves_it(drawn: tuple[Sm2Car
     now = when(card.last_day, 720)
     four, six = SM2.next_states(card, now, 4), SM2.next_states(card, now, 6)
     assert four == six and {s.sm2 for s in four.values()} == {card.sm2}
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(0, 5), st.integers(0, 10), st.integers(0, 600), st.sampled_from([4, 6])
-        ),
-        max_size=12,
-    )
-)
-def test_the_fast_replay_keeps_the_layout_as_one_review_at_a_time_does(
-    presses: list[tuple[int, int, int, int]],
-) -> None:
-    day, given_ = DAY, []
-    for q, gap, minutes, buttons in presses:
-        day += timedelta(days=gap)
-        given_.append((Grade(q), day, when(day, minutes).at, buttons))
-    assert replay(SM2, given_) == replay_by_review(SM2, given_)
-    fsrs = FsrsScheduler()
-    assert replay(fsrs, given_) == replay_by_review(fsrs, given_)
 
 
 def test_fsrs_reads_no_layout_and_its_easy_is_beyond_good_on_a_new_card() -> None:

@@ -26,8 +26,8 @@ from zerodrill.export import ids
 from zerodrill.srs.anki_package import copy_collection
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import time_order
+from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, Grade
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, Grade
 from zerodrill.srs.store import Store
 
 DECK = Path(__file__).parent / "data" / "export" / "kinds"

@@ -25,6 +25,7 @@ from zerodrill.deck.model import Deck
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.days import study_day
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.interview_date import Plan, parse_interview, plan_for, plan_text
 from zerodrill.srs.queue import items_of
 from zerodrill.srs.schedulers import scheduler_named
@@ -32,7 +33,6 @@ from zerodrill.srs.schedulers.base import When, outcomes
 from zerodrill.srs.schedulers.interview_cap import CappedCard, InterviewCap
 from zerodrill.srs.session import Session, Summary
 from zerodrill.srs.settings import INTERVIEW, chosen_scheduler, save_interview, saved_interview
-from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.stats import compute_stats, render_text
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app

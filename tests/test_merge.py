@@ -19,8 +19,9 @@ from srs_support import reference_states, sm2_states
 
 from zerodrill.srs import sm2
 from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import Store, StoreError
 
 DAY = date(2025, 5, 1)

@@ -15,12 +15,12 @@ from tui_support import TUI_DECKS, Clock, run_async, shown, tui_decks
 from zerodrill.deck.kinds import BASIC
 from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.recall import Recall, recall_of
 from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
 from zerodrill.srs.settings import chosen_scheduler, save_scheduler_name
-from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.stats import Stats, compute_stats, render_text
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import create_app

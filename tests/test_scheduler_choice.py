@@ -16,6 +16,7 @@ from cli_support import run_cli
 from textual.pilot import Pilot
 from tui_support import TUI_DECKS, Clock, palette_command, run_async, shown, tui_decks
 
+from zerodrill.srs.card_actions import Action
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
 from zerodrill.srs.session import Session
@@ -23,6 +24,7 @@ from zerodrill.srs.settings import (
     RETENTION,
     SCHEDULER,
     chosen_scheduler,
+    save_interview,
     save_retention,
     save_scheduler_name,
     saved_retention,
@@ -405,3 +407,48 @@ async def test_a_switch_the_database_refuses_leaves_the_drill_as_it_was(
         assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 4d"
         await pilot.press("4")
     assert len(store.events()) == 2
+
+
+def _learner_on_fsrs(db: Path) -> None:
+    """A learner who chose FSRS at 0.85 and an interview date, with a history and a suspend."""
+    with Store.open(db) as store:
+        history(store, cards=3, days=30)
+        save_scheduler_name(store, "fsrs")
+        save_retention(store, 0.85)
+        save_interview(store, date.today() + timedelta(days=20))
+    with Store.open(db) as store:
+        now = datetime.now().astimezone()
+        store.actions.record("d/k0", Action.SUSPEND, at=now, day=now.date())
+
+
+def test_the_store_opens_with_the_learners_scheduler(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    _learner_on_fsrs(db)
+    with Store.open(db) as store:
+        assert store.scheduler.fingerprint == chosen_scheduler(store).fingerprint
+        assert "fsrs" in store.scheduler.fingerprint and "0.85" in store.scheduler.fingerprint
+        assert "interview=" in store.scheduler.fingerprint
+    # A scheduler given on opening is the one used (a scratch sitting, a test).
+    with Store.open(db, scheduler=Sm2Scheduler()) as store:
+        assert store.scheduler.fingerprint == Sm2Scheduler().fingerprint
+
+
+@pytest.mark.parametrize(
+    "command", [("unsuspend", "--all"), ("unsuspend",), ("stats",)], ids=" ".join
+)
+def test_commands_keep_the_cache_the_learners_scheduler_built(
+    command: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before the store opened with the learner's profile, `unsuspend --all` rebuilt every card
+    # under SM-2 (and the next drill rebuilt them all again under FSRS).
+    db = tmp_path / "r.db"
+    _learner_on_fsrs(db)
+    with Store.open(db) as store:
+        # The cache, built as the drill builds it.
+        store.scheduler = chosen_scheduler(store)
+        learners = store.scheduler.fingerprint
+        store.states()
+    assert built_with(db) == learners
+    code, _, _ = run_cli(capsys, *command, "--db", str(db))
+    assert code == 0
+    assert built_with(db) == learners

@@ -11,11 +11,12 @@ from srs_support import DAY, NOW, ReviewKind, card, deck, drain, kind, record, s
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs import sm2
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.schedulers.base import GradeOutcome, When, outcomes
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import Session
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import Store, StoreError, UndoConflict
 
 
@@ -246,7 +247,7 @@ def test_preview_of_a_new_card() -> None:
 
 
 def test_preview_matches_what_grading_does() -> None:
-    state = Sm2State.from_hundredths(2, 6, 270, DAY, 0)
+    state = Sm2State(2, 6, 270, DAY, 0)
     last = DAY - timedelta(days=6)
     outcomes = preview(Sm2Card(state, last - timedelta(days=1), last, Grade.PERFECT, NOW), DAY)
     assert [o.interval for o in outcomes] == [1, 1, 1, 17, 17, 17]

@@ -20,11 +20,12 @@ import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2
-from zerodrill.srs.events import LoggedEvent
+from zerodrill.srs.events import LoggedEvent, ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -301,6 +302,43 @@ def test_the_cache_is_the_log_replayed(tmp_path: Path, seed: int) -> None:
         assert s.states() == cached
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_events_added_in_batches_give_what_replaying_them_all_gives(
+    tmp_path: Path, seed: int
+) -> None:
+    # What syncs bring: another machine's grades, mostly after the card's others (taken on
+    # the cached state), some before them or undoing one (the card replayed), in batches.
+    # (An undo that arrives before its grade is skipped, as ever.)
+    rng = random.Random(seed)
+    keys = ["d/a", "d/b", "d/c#c1", "d/c#c2"]
+    made: list[ReviewEvent] = []
+    at = datetime(2025, 1, 1, 8, tzinfo=UTC)
+    for n in range(1, 90):
+        at += timedelta(hours=rng.choice((1, 5, 20, 30, 60)))
+        grades = [e for e in made if e.grade is not None]
+        if grades and rng.random() < 0.1:
+            target = rng.choice(grades)
+            made.append(ReviewEvent("m1", n, target.key, at, target.day, None, target.identity))
+        else:
+            q = Grade(rng.randint(0, 5))
+            made.append(ReviewEvent("m1", n, rng.choice(keys), at, at.date(), q, None, 900))
+    # A few come late: after others of their card made since.
+    arriving = sorted(
+        made, key=lambda e: e.seq + (rng.randint(5, 40) if rng.random() < 0.15 else 0)
+    )
+    with Store.open(tmp_path / "a.db") as s:
+        start = 0
+        while start < len(arriving):
+            size = rng.randint(1, 15)
+            s.add_events(arriving[start : start + size], now=at, batch=rng.randint(1, 8))
+            start += size
+        states, effects = s.states(), {r.identity: r.effect for r in s.log()}
+        assert reference_states(s.events()) == sm2_states(s)
+        s.rederive()
+        assert s.states() == states
+        assert {r.identity: r.effect for r in s.log()} == effects
+
+
 def test_a_lost_cache_is_in_the_log(db: Path) -> None:
     with Store.open(db) as s:
         for i in range(20):
@@ -345,7 +383,7 @@ def test_a_database_written_before_the_store_was_split_migrates(tmp_path: Path) 
         "zero/stage-key#c1",
         "zero/stage-key#c2",
     }
-    assert states["zero/stage-key#c1"] == Sm2State.from_hundredths(2, 6, 260, date(2025, 1, 8), 0)
+    assert states["zero/stage-key#c1"] == Sm2State(2, 6, 260, date(2025, 1, 8), 0)
     # The same schema, statement for statement, as a database made now ...
     made_now = tmp_path / "new.db"
     Store.open(made_now).close()
@@ -371,9 +409,7 @@ def test_a_database_of_the_last_log_with_states_migrates_without_losing_a_thing(
         assert events_of(db) == as_events(held, machine)
         # ... and the same schedule the old store had in its state table.
         assert sm2_states(s) == old_schedule(held)
-        assert sm2_states(s)["zero/stage-1"] == Sm2State.from_hundredths(
-            1, 1, 214, date(2025, 1, 4), 1
-        )
+        assert sm2_states(s)["zero/stage-1"] == Sm2State(1, 1, 214, date(2025, 1, 4), 1)
         # The Anki answer and the other machine's reviews keep their identities.
         origins = {r.identity[0] for r in s.log()}
         assert origins == {machine, "0123456789abcdef", "anki"}
@@ -388,7 +424,7 @@ def test_a_database_of_the_last_log_with_states_migrates_without_losing_a_thing(
 def old_schedule(rows: list[tuple[object, ...]]) -> dict[str, Sm2State]:
     """The old state table's rows (the last rows of :func:`rows_of`) as states."""
     return {
-        str(r[1]): Sm2State.from_hundredths(
+        str(r[1]): Sm2State(
             int(r[2]),
             int(r[3]),
             int(r[4]),
@@ -497,6 +533,56 @@ def test_settings_are_kept_and_a_database_gains_their_table_only_when_one_is_sav
     with Store.open(db) as s:
         assert s.setting("buttons") == "6"
         assert [r.key for r in s.log()] == ["d/a"]
+
+
+def test_sync_positions_are_kept_and_a_database_gains_their_table_only_when_one_is_saved(
+    db: Path,
+) -> None:
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+        assert s.sync.saved("folder:/x", s.machine) == {}
+    # Opening and reading leave the file as an older zerodrill wrote and reads it.
+    assert "sync_position" not in {name for _, name, _ in schema_of(db)}
+    with Store.open(db) as s:
+        s.sync.save("folder:/x", s.machine, {"m1": ("p1", "c1"), "m2": ("p2", "c2")}, [])
+        s.sync.save("folder:/y", s.machine, {"m1": ("q1", "d1")}, [])
+    assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
+    with Store.open(db) as s:
+        s.sync.save("folder:/x", s.machine, {"m1": ("p3", "c3")}, ["m2"])
+        assert s.sync.saved("folder:/x", s.machine) == {"m1": ("p3", "c3")}
+        assert s.sync.saved("folder:/y", s.machine) == {"m1": ("q1", "d1")}
+        assert [r.key for r in s.log()] == ["d/a"]
+        # Read under a machine id the database no longer has: void, and dropped at the next
+        # save; a save under it (a sync that began before the renewal) keeps nothing.
+        old = s.machine
+        new = s.renew_machine([1])
+        assert s.sync.saved("folder:/x", new) == {}
+        s.sync.save("folder:/x", old, {"m1": ("p4", "c4")}, [])
+        s.sync.save("folder:/z", new, {"m1": ("r1", "e1")}, [])
+        assert s.sync.saved("folder:/x", old) == s.sync.saved("folder:/y", old) == {}
+        assert s.sync.saved("folder:/z", new) == {"m1": ("r1", "e1")}
+
+
+def test_the_events_outside_the_runs_a_transport_carries_are_found_by_range(
+    store: Store,
+) -> None:
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    made = [
+        *(ReviewEvent("m1", n, "d/a", at, DAY, Grade.GOOD) for n in range(1, 8)),
+        # Anki's numbers are its revlog ids: far apart, a run each.
+        *(ReviewEvent("anki", n, "d/b", at, DAY, Grade.GOOD) for n in range(1000, 1200, 2)),
+    ]
+    store.add_events(made)
+    ordered = [e.identity for e in store.events()]
+    anki = [(n, n) for n in range(1000, 1200, 2) if n != 1100]
+    outside = store.sync.reviews_outside({"m1": [(2, 3), (5, 5)], "anki": anki})
+    assert [e.identity for e in outside] == [
+        i for i in ordered if i in {("m1", 1), ("m1", 4), ("m1", 6), ("m1", 7), ("anki", 1100)}
+    ]
+    assert store.sync.reviews_outside({"m1": [(1, 7)], "anki": [(1000, 1198)]}) == []
+    assert store.sync.actions_outside({}) == [] == list(store.sync.actions([("m1", 1)]))
+    found = store.sync.reviews([("m1", 3), ("m1", 99), ("zz", 1)])
+    assert list(found) == [("m1", 3)] and found[("m1", 3)] == made[2]
 
 
 def test_two_processes_creating_it_at_once(db: Path) -> None:
@@ -727,7 +813,9 @@ def open_unprivileged(path: Path) -> str:
         f"""
         import os, sys
         from zerodrill.srs.store import Store, StoreError
-        import zerodrill.srs.schedulers.sm2  # before the switch: nobody may not read its folder
+        # Imported before the switch: nobody may not read the package's folder.
+        import zerodrill.srs.schedulers.sm2
+        import zerodrill.srs.settings  # Store.open reads the learner's scheduler
         os.setgid({NOBODY})
         os.setuid({NOBODY})
         try:
@@ -1044,7 +1132,7 @@ class _Doubling:
         if after.sm2 == state.sm2:
             return after
         s, longer = after.sm2, after.sm2.interval * 2
-        state = Sm2State.from_hundredths(
+        state = Sm2State(
             s.repetitions, longer, s.ef_hundredths, when.day + timedelta(longer), s.lapses
         )
         return Sm2Card(state, after.first_day, after.last_day, after.last_grade, after.last_at)

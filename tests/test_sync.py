@@ -21,7 +21,8 @@ from zerodrill import atomic_write
 from zerodrill.srs import sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.grades import Grade
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import FORMAT_VERSION, file_name, read_log

@@ -22,7 +22,8 @@ from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.actions import NothingToUndo
 from zerodrill.srs.sync.folder import sync_folder
-from zerodrill.srs.sync.logfile import action_unfit, file_name, header, parse_line, read_log
+from zerodrill.srs.sync.logfile import file_name, header, read_log
+from zerodrill.srs.sync.wire import action_unfit, parse_line
 
 #: The first card a sitting over the test deck shows.
 FIRST = "zero-tui/stage-key#c1"

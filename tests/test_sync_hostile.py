@@ -16,7 +16,7 @@ from cli_support import run_cli
 from srs_support import grade, identities, reference_states, sm2_states
 
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync import logfile
 from zerodrill.srs.sync.folder import sync_folder

@@ -12,17 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerodrill.srs.events import from_wire
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.sync.logfile import (
     FORMAT_VERSION,
-    LogEntry,
     file_name,
     header,
     log_files,
-    parse_entry,
     read_log,
     write_log,
 )
+from zerodrill.srs.sync.wire import LogEntry, parse_entry
 
 AT = datetime(2025, 3, 10, 12, 0, tzinfo=timezone(timedelta(hours=1)))
 

@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 from srs_support import reference_states, sm2_states
 
 from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store import NotInEffect, Store, UndoConflict
-from zerodrill.srs.sync.folder import Plan, receive, send, survey, sync_folder
+from zerodrill.srs.sync.exchange import Plan, receive, send, survey
+from zerodrill.srs.sync.folder import FolderTransport, sync_folder
 from zerodrill.srs.sync.logfile import file_name
 
 HEAVY = bool(os.environ.get("ZERODRILL_HEAVY"))
@@ -124,7 +125,7 @@ class World:
         elif what == "begin":
             if len(m.pending) == 2:
                 self.finish(m)
-            m.pending.append(survey(m.store, m.folder))
+            m.pending.append(survey(m.store, FolderTransport(m.folder)))
         elif what == "finish" and m.pending:
             self.finish(m)
         elif what == "deliver" and not self.shared:
@@ -138,7 +139,7 @@ class World:
     def finish(self, m: Machine) -> None:
         plan = m.pending.pop(0)
         send(plan)
-        receive(m.store, plan.incoming)
+        receive(m.store, plan)
 
     def deliver(self, owner: Machine, dst: Machine, fraction: float) -> None:
         if owner is dst:

@@ -13,8 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Input
 from tui_support import Clock, make_app, run_async, shown, tui_decks
 
+from zerodrill.srs.grades import FOUR_BUTTONS, SIX_BUTTONS, Grade, nearest_button
 from zerodrill.srs.settings import BUTTONS
-from zerodrill.srs.sm2 import FOUR_BUTTONS, SIX_BUTTONS, Grade, nearest_button
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
 from zerodrill.tui.screens.drill import DrillScreen

@@ -398,7 +398,9 @@ DEFAULTS: list[Default] = [
     Default("zenflow", "zenflow.topk_ratio", "(`topk_ratio`, code default [0.1])"),
     Default("zenflow", "zenflow.overlap_step", "`overlap_step` (default [false])"),
     Default(
-        "zero-offload-dpu-shipped", "zenflow.overlap_step", "`zenflow.overlap_step` on (default [false])"
+        "zero-offload-dpu-shipped",
+        "zenflow.overlap_step",
+        "`zenflow.overlap_step` on (default [false])",
     ),
     Default(
         "model-persistence-threshold",

@@ -42,7 +42,7 @@ from zerodrill.cli.common import load_decks, usable_decks  # noqa: E402
 from zerodrill.cli.import_progress import note_keys  # noqa: E402
 from zerodrill.srs.days import study_day  # noqa: E402
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
-from zerodrill.srs.sm2 import Grade  # noqa: E402
+from zerodrill.srs.grades import Grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 
 

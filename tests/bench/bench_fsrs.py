@@ -31,10 +31,7 @@ from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.schedulers.base import When, outcomes  # noqa: E402
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler  # noqa: E402
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler  # noqa: E402
-from zerodrill.srs.sm2 import (
-    Sm2State,  # noqa: E402
-    review,  # noqa: E402
-)
+from zerodrill.srs.sm2 import Sm2State, review  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402

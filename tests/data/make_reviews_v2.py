@@ -14,7 +14,8 @@ from pathlib import Path
 
 from zerodrill.srs.scheduler import Review, ReviewKind
 from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Grade, Sm2State
+from zerodrill.srs.grades import Grade
+from zerodrill.srs.sm2 import Sm2State
 from zerodrill.srs.store import Store
 
 out = Path(sys.argv[1])

@@ -28,8 +28,9 @@ from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
-from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Grade, Sm2State
+from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Sm2State
 from zerodrill.srs.store import Store
 
 #: An event as the store gives it (its type is the store's business).

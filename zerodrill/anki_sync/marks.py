@@ -42,7 +42,7 @@ from zerodrill.anki_sync.notes import NoteKeys
 from zerodrill.export.anki_marks import MARKED_TAG, NO_ANKI_MARKS, AnkiMarks
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
-from zerodrill.srs.sync.logfile import action_unfit
+from zerodrill.srs.sync.wire import action_unfit
 
 if TYPE_CHECKING:
     from anki.collection import Collection

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from zerodrill.srs.sm2 import FOUR_BUTTONS, Grade, nearest_button
+from zerodrill.srs.grades import FOUR_BUTTONS, Grade, nearest_button
 
 if TYPE_CHECKING:
     from zerodrill.anki_sync.events import Answer

@@ -26,15 +26,12 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     reviews again adds nothing.
     """
     from zerodrill.srs.anki_import import read_reviews, withdrawals
-    from zerodrill.srs.settings import chosen_scheduler
     from zerodrill.srs.store import Store
 
     decks = usable_decks(load_decks(paths))
     found = read_reviews(file, note_keys(decks))
     # Made only now that FILE was read: a file that is not Anki's creates nothing of ours.
     with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
-        # Cards re-derived with the drill's scheduler: no whole rebuild at the next drill.
-        store.scheduler = chosen_scheduler(store)
         undos = withdrawals(found, store.events())
         merged = store.add_events([*found.reviews, *undos])
     added = merged.added - len(undos)

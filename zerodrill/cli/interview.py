@@ -63,7 +63,6 @@ def _run(
 ) -> tuple[AttemptResult | None, Path, str]:
     """The interview from the command line's arguments: its result (None if quit before the
     end), the database it used and the interview's title."""
-    from zerodrill.srs.settings import chosen_scheduler
     from zerodrill.srs.store import Store
 
     decks = usable_decks(load_decks(paths))
@@ -71,9 +70,6 @@ def _run(
         db = default_db_path(create_folder=True)
     with Store.open(db) as store:
         from zerodrill.tui.interview.app import create_interview_app
-
-        # The follow-ups' grades are scheduled as the drill schedules them.
-        store.scheduler = chosen_scheduler(store)
 
         app = create_interview_app(decks, store, deck_id=deck_id, interview_id=interview_id)
         result = run_to_end(app, store)

@@ -25,7 +25,6 @@ def sync(folder: Path, db: Path | None) -> None:
     given on one machine, in time order. Suspended, buried, flagged and marked cards travel
     the same way. Run it before and after a drill, or from cron.
     """
-    from zerodrill.srs.settings import chosen_scheduler
     from zerodrill.srs.sync.folder import check_folder, sync_folder
 
     folder = folder.expanduser()
@@ -33,13 +32,11 @@ def sync(folder: Path, db: Path | None) -> None:
     if db is None:
         db = default_db_path(create_folder=True)
     with Store.open(db) as store:
-        # Cards re-derived with the drill's scheduler: no whole rebuild at the next drill.
-        store.scheduler = chosen_scheduler(store)
         report = sync_folder(store, folder)
     for warning in report.warnings:
         click.echo(f"zerodrill: warning: {shown(warning)}", err=True)
     click.echo(
-        f"Sent {plural(report.sent, 'review')} to {shown(str(report.own_file))}; received "
+        f"Sent {plural(report.sent, 'review')} to {shown(report.sent_to)}; received "
         f"{plural(report.received, 'review')} from {plural(report.machines, 'other machine')}; "
         f"{plural(report.cards, 'card')} rescheduled."
     )

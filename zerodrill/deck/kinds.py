@@ -136,17 +136,6 @@ class CardKind(Struct, frozen=True, eq=False, dict=True):
     def __repr__(self) -> str:
         return f"CardKind({self.name!r})"
 
-    def __reduce__(self) -> tuple[Callable[[str], CardKind], tuple[str]]:
-        # Copied or pickled, a kind comes back as the registered value, so `is` still holds.
-        return _registered, (self.name,)
-
-    # A Struct copies itself field by field, before __reduce__ is asked.
-    def __copy__(self) -> CardKind:
-        return self
-
-    def __deepcopy__(self, memo: object) -> CardKind:
-        return self
-
 
 _REGISTRY: dict[str, CardKind] = {}
 #: Field names no kind may take: the fields every card has, and the two every note type adds.
@@ -193,13 +182,6 @@ def named(name: str) -> CardKind | None:
 def registered() -> tuple[CardKind, ...]:
     """Every registered kind, in the order registered."""
     return tuple(_REGISTRY.values())
-
-
-def _registered(name: str) -> CardKind:
-    kind = _REGISTRY.get(name)
-    if kind is None:
-        raise ValueError(f"no card kind named '{name}' is registered")
-    return kind
 
 
 # -- the kinds zerodrill ships ----------------------------------------------------------------

@@ -6,7 +6,7 @@ package within a fixed memory and disk budget).
 
 Of the review log (``revlog``) it keeps the answers given to cards of notes whose GUIDs are
 zerodrill's, as events from origin ``"anki"`` numbered by the revlog id (so importing the same
-file again adds nothing), graded by :data:`~zerodrill.srs.sm2.ANKI_EASE_TO_GRADE` and pressed
+file again adds nothing), graded by :data:`~zerodrill.srs.grades.ANKI_EASE_TO_GRADE` and pressed
 on Anki's four buttons (so Easy schedules as the drill's four-button Easy does). Rows that
 record no grade are skipped and counted: manual changes (revlog type 4, such as *Set due date*
 or *Forget*, and type 5, rescheduled by FSRS or by a deck-options change), answers in a
@@ -43,7 +43,7 @@ from zerodrill.deck.model import MAX_DECK_ID_CHARS, RESERVED_DECK_IDS, SLUG_PATT
 from zerodrill.srs.anki_package import AnkiImportError, copy_collection
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.sm2 import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
+from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
 
 __all__ = ["AnkiImportError", "AnkiReviews", "read_reviews", "withdrawals"]
 

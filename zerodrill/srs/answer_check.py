@@ -24,7 +24,7 @@ from msgspec import Struct
 
 from zerodrill.deck import cloze
 from zerodrill.srs.answer_marks import Mark, judge
-from zerodrill.srs.sm2 import Grade
+from zerodrill.srs.grades import Grade
 
 _SEPARATORS = re.compile(r"\s*[,;]\s*")
 _SPACE = re.compile(r"\s+")

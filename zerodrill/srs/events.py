@@ -21,8 +21,8 @@ from typing import Any
 
 from msgspec import Struct
 
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.base import Effect
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 
 #: A review's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]

@@ -65,6 +65,7 @@ from msgspec import Struct
 from zerodrill.deck.model import Card, Deck, Interview
 from zerodrill.errors import UserError
 from zerodrill.srs.days import study_day
+from zerodrill.srs.grades import to_grade
 from zerodrill.srs.interview_log import (
     AttemptSummary,
     choose,
@@ -83,7 +84,6 @@ from zerodrill.srs.interview_steps import (
 )
 from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.session import answer_ms, choices, record_grade
-from zerodrill.srs.sm2 import to_grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
 

@@ -28,6 +28,7 @@ from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import NO_MARKS, Action, CardActionEvent, CardMarks
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR, local_now, study_day
 from zerodrill.srs.events import LoggedEvent
+from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.queue import (
     DEFAULT_NEW_LIMIT,
     Apart,
@@ -37,7 +38,6 @@ from zerodrill.srs.queue import (
     items_of,
 )
 from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.store import NotInEffect, Store
 from zerodrill.srs.store.actions import NothingToUndo
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
+from zerodrill.srs.grades import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS, Scheduler, scheduler_named
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import FileGone, Store, StoreError
 
 #: The setting's name in the database; its value is "4" or "6".

@@ -29,6 +29,7 @@ from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.srs.card_actions import FLAGS
 from zerodrill.srs.days import local_now
+from zerodrill.srs.grades import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
 from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
@@ -42,7 +43,6 @@ from zerodrill.srs.settings import (
     saved_layout,
     saved_scheduler_name,
 )
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.store import FileGone, Store, StoreError
 from zerodrill.tui.app_base import AppBase, Clock
 from zerodrill.tui.flags import flag_name

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
+from zerodrill.srs.grades import DEFAULT_LAYOUT
 from zerodrill.srs.queue import Counts
 from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.srs.session import DeckCount, Outlook, Summary
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT
 
 if TYPE_CHECKING:
     from zerodrill.srs.interview_date import Plan

@@ -20,8 +20,8 @@ study day, a card in a learning or relearning step gives the moment it comes bac
 (:attr:`CardState.step_due`).
 
 **Grades and ratings, in one place.** The log keeps the learner's grade, 0-5, as SM-2 defines it
-(:class:`~zerodrill.srs.sm2.Grade`): the six-button layout gives all six, Anki's four buttons
-give 1, 3, 4, 5 (:data:`~zerodrill.srs.sm2.FOUR_BUTTONS`), and an answer imported from Anki is
+(:class:`~zerodrill.srs.grades.Grade`): the six-button layout gives all six, Anki's four buttons
+give 1, 3, 4, 5 (:data:`~zerodrill.srs.grades.FOUR_BUTTONS`), and an answer imported from Anki is
 logged as the grade of its button. A scheduler with Anki's four ratings (FSRS) reads a grade
 through :func:`rating_of`, and nowhere else: 0, 1 and 2 (fails) are Again, 3 Hard, 4 Good,
 5 Easy. So Good in the drill, Good in Anki and Good in FSRS are one answer.
@@ -44,12 +44,11 @@ for every scheduler alike; the daily new-card limit and the retention figure cou
 
 **Implementing one** (FSRS, say): a frozen msgspec Struct for the state with the properties
 of :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
-``review``, ``next_states``, ``state_from_dict`` (and, if replaying a long log one
-``review`` at a time is slow, ``replay_many``: see :func:`replay`); an entry in
+``review``, ``next_states``, ``state_from_dict``; an entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
-``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (SM-2 if none), and re-derives every
-card when its fingerprint differs from the one the cache was built with, so a switch loses
-nothing and switching back gives the old schedule exactly.
+``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (the learner's saved one if none),
+and re-derives every card when its fingerprint differs from the one the cache was built with,
+so a switch loses nothing and switching back gives the old schedule exactly.
 """
 
 from __future__ import annotations
@@ -61,7 +60,7 @@ from typing import Any, Protocol, TypeVar
 
 from msgspec import Struct
 
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade, to_grade
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, to_grade
 
 #: What :meth:`CardState.to_dict` gives: JSON-safe values only (str, int, float, bool, None,
 #: lists and dicts of them), so the cache can keep it as text.
@@ -219,22 +218,8 @@ def layout_of(given: Given) -> int:
 
 
 def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
-    """One card's state after ``grades`` (its grades in effect, in time order), from new, and
-    what each grade was.
-
-    A scheduler may define ``replay_many(grades: Sequence[Given]) -> (state, effects)``, the
-    same computed faster (the store derives every card of a long log at once); it must give
-    exactly what :func:`replay_by_review` gives, which a test holds it to.
-    """
-    fast = getattr(scheduler, "replay_many", None)
-    if fast is not None:
-        state, effects = fast(list(grades))
-        return state, effects
-    return replay_by_review(scheduler, grades)
-
-
-def replay_by_review(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
-    """:func:`replay`, one :meth:`Scheduler.review` at a time: the definition."""
+    """One card's state after ``grades`` (its grades in effect, in time order), from new, one
+    :meth:`Scheduler.review` at a time, and what each grade was."""
     state = scheduler.new_state()
     effects = []
     for given in grades:

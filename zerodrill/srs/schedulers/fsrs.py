@@ -20,17 +20,16 @@ zerodrill does not install: the parameters are FSRS-6's defaults.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import fsrs
 from msgspec import Struct
 
-from zerodrill.srs.schedulers import fsrs_replay
-from zerodrill.srs.schedulers.base import Effect, Given, Phase, StateDict, When, rating_of
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
+from zerodrill.srs.schedulers.base import Phase, StateDict, When, rating_of
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade
 
 #: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500
@@ -42,8 +41,6 @@ _TO_FSRS = {
 }
 _FROM_FSRS = {v: k for k, v in _TO_FSRS.items()}
 _STEPPING = (Phase.LEARNING, Phase.RELEARNING)
-#: Each grade's rating, by rating_of (the one table of them), as the fast replay takes it.
-_RATING_NUMBERS = {int(grade): int(rating_of(grade)) for grade in Grade}
 
 
 class FsrsCard(Struct, frozen=True):
@@ -150,29 +147,6 @@ class FsrsScheduler:
             last_day=day,
             lapses=lapses,
         )
-
-    def replay_many(self, grades: Sequence[Given]) -> tuple[FsrsCard, list[Effect]]:
-        """:func:`~zerodrill.srs.schedulers.base.replay` in one loop over plain floats
-        (:mod:`.fsrs_replay`): py-fsrs's formulas without a card copied and a log made around
-        each review. The same result as one :meth:`review` at a time, which a test holds it to."""
-        if not grades:
-            return FsrsCard(), []
-        card, effects, last_day = fsrs_replay.replay(self._fsrs, _RATING_NUMBERS, grades)
-        phase = _FROM_FSRS[fsrs.State(card.state)]
-        interval = (card.due - card.last_review).days if phase is Phase.REVIEW else 0
-        state = FsrsCard(
-            phase=phase,
-            step=card.step,
-            stability=card.stability,
-            difficulty=card.difficulty,
-            last_review=card.last_review,
-            due_at=card.due,
-            due=last_day + timedelta(days=interval),
-            interval=interval,
-            last_day=last_day,
-            lapses=card.lapses,
-        )
-        return state, effects
 
     def next_states(
         self, state: FsrsCard, when: When, buttons: int = DEFAULT_LAYOUT

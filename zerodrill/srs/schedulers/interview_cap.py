@@ -26,23 +26,14 @@ scheduler has it, every grade counted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from zerodrill.srs.schedulers.base import (
-    CardState,
-    Effect,
-    Given,
-    Phase,
-    Scheduler,
-    StateDict,
-    When,
-    replay,
-)
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, Grade
+from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
+from zerodrill.srs.schedulers.base import CardState, Phase, Scheduler, StateDict, When
 
 
 def last_study_day(interview: date) -> date:
@@ -129,12 +120,6 @@ class InterviewCap:
     ) -> Mapping[Grade, CappedCard]:
         after = self.inner.next_states(state.inner, when, buttons)
         return {grade: self.cap(inner) for grade, inner in after.items()}
-
-    def replay_many(self, grades: Sequence[Given]) -> tuple[CappedCard, list[Effect]]:
-        # The inner scheduler's replay (its fast one, if it has one), capped once at the end:
-        # a cap never feeds the next grade.
-        state, effects = replay(self.inner, grades)
-        return self.cap(state), effects
 
     def state_from_dict(self, data: Mapping[str, Any]) -> CappedCard:
         return self.cap(self.inner.state_from_dict(data))

@@ -23,32 +23,17 @@ Everything else is SM-2 exactly, day-based: only :attr:`When.day` moves a schedu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from zerodrill.srs import sm2
-from zerodrill.srs.schedulers.base import (
-    Effect,
-    Given,
-    Phase,
-    Scheduler,
-    StateDict,
-    When,
-    layout_of,
-)
-from zerodrill.srs.sm2 import (
-    ANKI_LAYOUT,
-    DEFAULT_LAYOUT,
-    MAX_INTERVAL,
-    REPEAT_BELOW,
-    Grade,
-    Sm2State,
-    check_layout,
-)
+from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
+from zerodrill.srs.schedulers.base import Phase, Scheduler, StateDict, When
+from zerodrill.srs.sm2 import MAX_INTERVAL, REPEAT_BELOW, Sm2State
 
 #: How long after a fail the card comes back at the latest, the same study day.
 LEARNING_STEP = timedelta(minutes=10)
@@ -144,7 +129,7 @@ class Sm2Scheduler:
     def review(
         self, state: Sm2Card, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> Sm2Card:
-        grade = sm2.to_grade(grade)
+        grade = to_grade(grade)
         check_layout(buttons)
         if state.last_day is not None and when.day <= state.last_day:
             # A same-day repeat: logged, the schedule unchanged.
@@ -153,13 +138,7 @@ class Sm2Scheduler:
         after = sm2.review(state.sm2, grade, when.day)
         if grade == Grade.PERFECT and buttons == ANKI_LAYOUT:
             easy = easy_interval(after.interval)
-            after = Sm2State.from_hundredths(
-                after.repetitions,
-                easy,
-                after.ef_hundredths,
-                when.day + timedelta(days=easy),
-                after.lapses,
-            )
+            after = structs.replace(after, interval=easy, due=when.day + timedelta(days=easy))
         return Sm2Card(after, first, when.day, grade, when.at)
 
     def next_states(
@@ -167,46 +146,17 @@ class Sm2Scheduler:
     ) -> Mapping[Grade, Sm2Card]:
         return {grade: self.review(state, grade, when, buttons) for grade in Grade}
 
-    def replay_many(self, grades: Sequence[Given]) -> tuple[Sm2Card, list[Effect]]:
-        """:func:`~zerodrill.srs.schedulers.base.replay` in integers: :meth:`review`'s rules
-        with :func:`zerodrill.srs.sm2.step`, one state built at the end."""
-        reps = interval = lapses = 0
-        ef = sm2.INITIAL_EF_HUNDREDTHS
-        first: date | None = None
-        last = date.min
-        effects: list[Effect] = []
-        for given in grades:
-            grade, day = given[0], given[1]
-            if first is None:
-                effects.append(Effect.FIRST)
-                first = day
-            elif day <= last:
-                effects.append(Effect.REPEAT)  # a same-day repeat: the schedule stays
-                continue
-            else:
-                effects.append(Effect.RECALL)
-            reps, interval, ef, lapses = sm2.step(reps, interval, ef, lapses, grade)
-            if grade == Grade.PERFECT and layout_of(given) == ANKI_LAYOUT:
-                interval = easy_interval(interval)
-            last = day
-        if first is None:
-            return Sm2Card(), effects
-        grade, _, at = grades[-1][:3]
-        due = last + timedelta(days=interval)
-        state = Sm2State.from_hundredths(reps, interval, ef, due, lapses)
-        return Sm2Card(state, first, last, sm2.to_grade(grade), at), effects
-
     def state_from_dict(self, data: Mapping[str, Any]) -> Sm2Card:
         try:
             grade = data["last_grade"]
             at = data["last_at"]
             return Sm2Card(
-                Sm2State.from_hundredths(
+                Sm2State(
                     data["reps"], data["interval"], data["ef"], _day(data["due"]), data["lapses"]
                 ),
                 _day(data["first_day"]),
                 _day(data["last_day"]),
-                sm2.to_grade(grade) if grade is not None else None,
+                to_grade(grade) if grade is not None else None,
                 datetime.fromisoformat(at) if at is not None else None,
             )
         except (KeyError, TypeError, AttributeError) as exc:

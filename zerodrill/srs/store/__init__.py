@@ -11,6 +11,8 @@
   as a set union by identity, in short transactions.
 - :mod:`.derive`: the cache derived from the events by the scheduler: each card's state and
   what each grade was; dropped and rebuilt at will.
+- :mod:`.sync_state`: what a sync keeps (where it stopped reading each origin) and looks up
+  (events by identity, and those a transport does not carry), so it never reads the log whole.
 - :mod:`.repository`: :class:`Store`, which logs events and reads the log and the cache
   back, as domain values (:mod:`.rows` converts), never rows.
 """

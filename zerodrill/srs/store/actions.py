@@ -29,10 +29,12 @@ from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.schema import CARD_ACTION_TABLE, has_tables, make_tables
 from zerodrill.words import plural
 
-_COLUMNS = "id, origin, seq, key, at, day, action, flag, undoes_origin, undoes_seq"
+#: The ``card_action`` columns :func:`action_from` reads, in its order.
+ACTION_COLUMNS = "id, origin, seq, key, at, day, action, flag, undoes_origin, undoes_seq"
 
 
-def _event_from(row: tuple[Any, ...]) -> CardActionEvent:
+def action_from(row: tuple[Any, ...]) -> CardActionEvent:
+    """A row of :data:`ACTION_COLUMNS` as its event."""
     try:
         undoes = (row[8], row[9]) if row[8] is not None else None
         return CardActionEvent(
@@ -79,8 +81,8 @@ class ActionLog:
         with self._reading():
             if not self._exist():
                 return []
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM card_action ORDER BY id")
-            return [_event_from(row) for row in rows]
+            rows = self._conn.execute(f"SELECT {ACTION_COLUMNS} FROM card_action ORDER BY id")
+            return [action_from(row) for row in rows]
 
     def marks(self) -> dict[str, CardMarks]:
         """Each card's marks (cards with none absent)."""

@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any
 
 from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import to_grade
 from zerodrill.srs.schedulers.base import (
     CardState,
     Effect,
@@ -36,7 +37,6 @@ from zerodrill.srs.schedulers.base import (
     effect_of,
     replay,
 )
-from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store.file import Damaged
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
@@ -44,7 +44,6 @@ KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
 _GRADE_ROWS = "SELECT id, key, day, at, grade, buttons FROM event WHERE grade IS NOT NULL"
-_GRADES = tuple(Grade)
 
 Row = tuple[Any, ...]
 
@@ -113,27 +112,19 @@ def replay_card(
     ``withdrawn`` ones, and each grade in effect's (event id, effect)."""
     ids: list[int] = []
     grades: list[Given] = []
-    days, by_number, moment = _DAYS, _GRADES, datetime.fromisoformat
-    # The loop is run once for each of a long log's events: names bound locally, rows unpacked.
-    for row in rows:
-        event_id, _, day_text, at, grade, buttons = row
+    for event_id, _, day, at, grade, buttons in rows:
         if event_id in withdrawn:
             continue
         try:
-            day = days.get(day_text)
-            if day is None:
-                day = days[day_text] = date.fromisoformat(day_text)
             # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
-            grades.append((by_number[grade], day, moment(at), buttons))
-        except (TypeError, ValueError, IndexError) as exc:
+            grades.append(
+                (to_grade(grade), date.fromisoformat(day), datetime.fromisoformat(at), buttons)
+            )
+        except (TypeError, ValueError) as exc:
             raise Damaged(f"review {event_id}: {exc}") from exc
         ids.append(event_id)
     state, effects = replay(scheduler, grades)
     return state, list(zip(ids, effects, strict=True))
-
-
-#: Study days read back, by their text: a log has far fewer days than events.
-_DAYS: dict[str, date] = {}
 
 
 def _text(day: date | None) -> str | None:

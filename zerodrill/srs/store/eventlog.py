@@ -7,9 +7,11 @@ events hold the same log, whatever order they came in; their cards are then re-d
 
 Events made elsewhere come in batches of whole cards (:func:`batches`), each batch its own
 short transaction (:meth:`zerodrill.srs.store.Store.add_events`): a drill in another terminal
-waits for one batch at most, never for the whole sync. An event dated more than
-:data:`HOLD_AHEAD` after now (a machine with its clock years ahead) would freeze its card
-until then: it is held back, with a warning, and taken once its time has come.
+waits for one batch at most, never for the whole sync. A card that only gains grades after
+all it had (:func:`appended`: what a sync mostly brings) takes them on its cached state.
+An event dated more than :data:`HOLD_AHEAD` after now (a machine with its clock years ahead)
+would freeze its card until then: it is held back, with a warning, and taken once its time
+has come.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from msgspec import Struct
 
 from zerodrill.srs.events import Identity, ReviewEvent
 from zerodrill.srs.store.rows import INSERT_EVENT, event_params
+from zerodrill.srs.store.schema import instant_us
 from zerodrill.words import plural
 
 #: An event dated later than this after now is held back until its time.
@@ -164,6 +167,44 @@ def add_batch(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> Merged:
         added += 1
         keys.add(event.key)
     return Merged(added, present, frozenset(keys), skipped=skipped)
+
+
+def appended(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> dict[str, list[ReviewEvent]]:
+    """The cards of ``batch`` that have events already, and whose events in it are all grades
+    the log lacks that come after those, in the replay's order (study day, instant, origin,
+    sequence): by key, those grades in that order. Call it before adding them: such a card's
+    state is its cached one with each reviewed on it in turn, as a grade given here is, which
+    costs a review each where replaying the card costs one for every grade it has."""
+    by_key: dict[str, list[ReviewEvent]] = {}
+    for event in batch:
+        by_key.setdefault(event.key, []).append(event)
+    logged = _logged(conn, batch)
+    found = {}
+    for key, events in by_key.items():
+        if any(e.undoes is not None or e.identity in logged for e in events):
+            continue
+        last = conn.execute(
+            "SELECT day, at_us, origin, seq FROM event WHERE key = ? "
+            "ORDER BY day DESC, at_us DESC, origin DESC, seq DESC LIMIT 1",
+            (key,),
+        ).fetchone()
+        events.sort(key=_order)
+        # A new card is replayed with the rest: in one pass, cheaper than a review at a time.
+        if last is not None and tuple(last) < _order(events[0]):
+            found[key] = events
+    return found
+
+
+def _order(event: ReviewEvent) -> tuple[str, int, str, int]:
+    return (event.day.isoformat(), instant_us(event.at), event.origin, event.seq)
+
+
+def row_id(conn: sqlite3.Connection, identity: Identity) -> int:
+    """The row id of the event with this identity, which the log holds."""
+    (found,) = conn.execute(
+        "SELECT id FROM event WHERE origin = ? AND seq = ?", identity
+    ).fetchone()
+    return int(found)
 
 
 def _logged(conn: sqlite3.Connection, events: list[ReviewEvent]) -> set[Identity]:

@@ -27,9 +27,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
+from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.store import derive, eventlog, machine_id
 from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog
@@ -45,6 +45,7 @@ from zerodrill.srs.store.rows import (
     logged_from,
 )
 from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
+from zerodrill.srs.store.sync_state import SyncState
 from zerodrill.srs.store.watch import Watch
 
 _KEYS_PER_QUERY = derive.KEYS_PER_QUERY
@@ -71,6 +72,7 @@ class Store:
         self._attempts = AttemptLog(conn, self._reading, self._writing)
         # The origin read when an action is logged: the machine id can be renewed.
         self._actions = ActionLog(conn, self._reading, self._writing, lambda: self.machine)
+        self._sync = SyncState(conn, self._reading, self._writing)
 
     # -- opening and closing ---------------------------------------------------------------
 
@@ -84,8 +86,10 @@ class Store:
         read_only: bool = False,
     ) -> Store:
         """Open (or, with ``create``, create) the database at ``path``; migrate it forward.
-        Its cards are derived with ``scheduler`` (default: SM-2); a cache built with another
-        is rebuilt at the first read or write.
+        Its cards are derived with ``scheduler``, by default the learner's: the one the file's
+        settings name, with their desired retention and interview date
+        (:func:`zerodrill.srs.settings.chosen_scheduler`), so that every command schedules as
+        the drill does. A cache built with another is rebuilt at the first read or write.
 
         Raises :class:`StoreError` for every state it cannot work with, without writing to it.
         ``create`` makes the file, not its folder: a missing folder is most often a typo.
@@ -102,7 +106,18 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, scheduler)
+        store = cls(conn, path, scheduler)
+        if scheduler is None:
+            # The settings are read through the store, so they come after it opens (and the
+            # module imports the store): deriving is lazy, so nothing was built with another.
+            from zerodrill.srs.settings import chosen_scheduler
+
+            try:
+                store.scheduler = chosen_scheduler(store)
+            except BaseException:
+                store.close()
+                raise
+        return store
 
     def close(self) -> None:
         self._watch.close(self._conn)
@@ -229,6 +244,12 @@ class Store:
         """The card actions (suspend, bury, flag, mark), through this connection's
         transactions."""
         return self._actions
+
+    @property
+    def sync(self) -> SyncState:
+        """Where syncs stopped reading, and the events looked up by identity, through this
+        connection's transactions."""
+        return self._sync
 
     # -- the schedule (the derived cache) ---------------------------------------------------
 
@@ -511,8 +532,9 @@ class Store:
         cut, merged = eventlog.batches(events, now, batch)
         for events_of_cards in cut:
             with self._writing():
+                appended = eventlog.appended(self._conn, events_of_cards)
                 done = eventlog.add_batch(self._conn, events_of_cards)
-                derive.derive(self._conn, self.scheduler, done.keys)
+                self._derive_added(done.keys, appended)
             merged += done
             if after_batch is not None:
                 after_batch(done)
@@ -520,6 +542,17 @@ class Store:
         return Merged(
             merged.added, merged.present, merged.keys, merged.held, merged.skipped, warnings
         )
+
+    def _derive_added(self, keys: frozenset[str], appended: dict[str, list[ReviewEvent]]) -> None:
+        """Re-derive the cards ``keys`` that events were added to: those whose added grades all
+        come after the rest of their card (``appended``: a sync's reviews made since) take
+        them on the cached state one by one, as :meth:`grade` does; the others are replayed.
+        The 10,000 new events of bench_sync.py's folder row need it to stay within 2 s."""
+        derive.derive(self._conn, self.scheduler, keys - appended.keys())
+        for key, events in appended.items():
+            for event in events:
+                row_id = eventlog.row_id(self._conn, event.identity)
+                derive.apply(self._conn, self.scheduler, row_id, self._state_of(key), event)
 
     def _logged(self, row_id: int) -> LoggedEvent:
         row = self._conn.execute(f"{_LOGGED} WHERE e.id = ?", (row_id,)).fetchone()

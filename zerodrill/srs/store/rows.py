@@ -11,8 +11,8 @@ from datetime import date, datetime
 from typing import Any
 
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.base import Effect
-from zerodrill.srs.sm2 import Grade
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.schema import instant_us
 

@@ -374,3 +374,21 @@ CREATE TRIGGER IF NOT EXISTS card_action_no_update BEFORE UPDATE ON card_action
 CREATE TRIGGER IF NOT EXISTS card_action_no_delete BEFORE DELETE ON card_action
     BEGIN SELECT RAISE(ABORT, 'the card action log is append-only'); END;
 """
+
+
+#: Where each sync last stopped reading each origin of a transport (a log file in a sync
+#: folder: :mod:`zerodrill.srs.sync.transport`), and what the origin carried up to there, so
+#: that the next sync reads only what was added since. Void under another machine id (the
+#: origins' events were read as another machine's). Not a migration: made by the first sync
+#: (:func:`make_tables`), so that opening a database changes none of its bytes and an older
+#: zerodrill still reads it; one that syncs reads every file whole, as it always did.
+SYNC_POSITION_TABLE = """
+CREATE TABLE IF NOT EXISTS sync_position (
+    transport TEXT NOT NULL,  -- which: 'folder:' and the folder's path
+    origin    TEXT NOT NULL,  -- one origin it holds: a log file, by the machine id it names
+    machine   TEXT NOT NULL,  -- this database's machine id when it was read
+    position  TEXT NOT NULL,  -- where the read stopped, in the transport's terms (JSON)
+    carried   TEXT NOT NULL,  -- the identities read before it, as runs of numbers (JSON)
+    PRIMARY KEY (transport, origin)
+) WITHOUT ROWID;
+"""

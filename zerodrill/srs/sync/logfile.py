@@ -2,84 +2,61 @@
 
 A log file is ``zerodrill-<origin>.jsonl``: UTF-8 JSON Lines. Its first line is a header,
 ``{"zerodrill": "review-log", "version": 1, "origin": "<machine id>"}``; every other line is
-one event, as :meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undoes`` as
-``[origin, seq]``), or a card action (suspend, bury, flag, mark), ``"kind": "action"``, as
-:meth:`~zerodrill.srs.card_actions.CardActionEvent.to_wire` gives it: the format's version is
-unchanged, since a reader from before card actions skips those lines alone (as damaged, with
+one event, a review or a card action (:mod:`.wire`): the format's version is unchanged since
+card actions joined, as a reader from before them skips those lines alone (as damaged, with
 its one warning for the file) and reads every review.
 
-Only the machine named in the file name writes it, and only by adding lines: it writes the
-whole file anew beside it and renames it into place, so a reader on the same disk sees the
-old file or the new one, never a mix.
+Only the machine named in the file name writes it, and only by adding lines at its end
+(:func:`append_log`; a new file is written whole beside its name and renamed in). A reader
+takes complete lines only, so it never sees half of one being added; it reads a file from
+where it last stopped (:func:`read_pages` from a :class:`Cursor`), and again from its start
+when the file is no longer the one it read.
 
 A sync tool may still deliver a file half-way (Syncthing, Dropbox and network shares copy
-byte ranges): whatever follows the last newline is a line still on its way, and is left for
-the next sync. A file that is not what zerodrill writes, or from a newer zerodrill, is
-skipped with one warning; a damaged line is skipped alone, the lines after it read as usual,
-with one warning for the file. None of these stop the other files being read.
+byte ranges), and a crash may cut the line being added: whatever follows the last newline
+is a line still on its way, and is left for the next sync. A file that is not what zerodrill
+writes, or from a newer zerodrill, is skipped with one warning; a damaged line is skipped
+alone, the lines after it read as usual, with one warning for the file. None of these stop
+the other files being read.
 
 The folder is other people's ground (anyone who can write to it, or a broken sync tool): only
 regular files are read, never through a link, FIFO or device, each within :data:`MAX_FILE_BYTES`
 and each line within :data:`MAX_LINE_CHARS`; the temporary file is created anew
-(``O_EXCL|O_NOFOLLOW``), so a link planted at its name is never written through. A line is
-taken if it could be a review: a card key a deck that ``zerodrill validate`` accepts can have,
-times within the calendar a schedule can reach, numbers SQLite can hold.
+(``O_EXCL|O_NOFOLLOW``), so a link planted at its name is never written through.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import stat
-from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from msgspec import Struct, field
 
 from zerodrill.atomic_write import TEMP_SUFFIX, write_atomic
-from zerodrill.deck.cloze import MAX_ORDINAL
-from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
-from zerodrill.srs.card_actions import WIRE_KIND, Action, CardActionEvent
-from zerodrill.srs.events import Identity, ReviewEvent, from_wire
-from zerodrill.srs.sm2 import DEFAULT_LAYOUT, MAX_INTERVAL, check_layout
+from zerodrill.srs.card_actions import CardActionEvent
+from zerodrill.srs.sync.wire import BadLine, LogEntry, origin_id, parse_line
+
+try:
+    import fcntl
+except ImportError:  # Windows: a machine's syncs there do not take turns
+    fcntl = None  # type: ignore[assignment]
 
 #: The version this zerodrill writes and reads; a file with a higher one is skipped.
 FORMAT_VERSION = 1
 MAGIC = "review-log"
 PREFIX = "zerodrill-"
 SUFFIX = ".jsonl"
-#: Machine ids and ``anki``: short, and safe in a file name on every system.
-ORIGIN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-_SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
-#: An item key as decks make them: ``<deck id>/<card id>``, and ``#c<n>`` for a cloze
-#: deletion (see :meth:`zerodrill.deck.model.Card.items`).
-KEY_RE = re.compile(rf"{_SLUG}/{_SLUG}(?:#c[1-9][0-9]*)?")
-#: The longest key a deck that validates can give: its longest deck id, a card id as long as a
-#: field may be, and the highest cloze number.
-MAX_KEY_CHARS = MAX_DECK_ID_CHARS + 1 + MAX_FIELD_CHARS + len(f"#c{MAX_ORDINAL}")
-#: SQLite's integers are signed 64-bit: a number past this cannot be stored.
-MAX_SQLITE_INT = 2**63 - 1
-#: The times a review may carry: none before Anki's revlog ids begin, and none so late that a
-#: card's next due day (at most :data:`~zerodrill.srs.sm2.MAX_INTERVAL` days on) leaves the
-#: calendar Python can count.
-EARLIEST_DAY = date(1970, 1, 1)
-LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)
 #: A review line is under 200 bytes but for its key: a million of them fit, and a file past
 #: this is not a log zerodrill wrote.
 MAX_FILE_BYTES = 256 * 1024 * 1024
-#: Three times the longest line a review with the longest key (:data:`MAX_KEY_CHARS`) makes.
+#: Three times the longest line a review with the longest key
+#: (:data:`~.wire.MAX_KEY_CHARS`) makes.
 MAX_LINE_CHARS = 64 * 1024
-KINDS = frozenset({"grade", "repeat", "undo"})
-
-#: One line of a log file is one event (the wire format is :meth:`ReviewEvent.to_wire`'s).
-LogEntry = ReviewEvent
-
-
-class BadLine(ValueError):
-    """A complete line that is not a review zerodrill wrote."""
 
 
 def file_name(origin: str) -> str:
@@ -91,215 +68,65 @@ def header(origin: str) -> str:
     return json.dumps(record, separators=(",", ":"))
 
 
-def _int(value: Any, name: str, *, low: int) -> int:
-    # bool is an int subclass: true is no sequence number.
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_SQLITE_INT:
-        raise BadLine(f"{name} must be a whole number from {low} to {MAX_SQLITE_INT}")
-    return value
+# -- reading: the whole file, or what was added since a cursor --------------------------------
+
+#: Bytes at each end of what was read that a :class:`Cursor` keeps a digest of: a line or two.
+EDGE = 512
+#: Lines are parsed about this many bytes at a time: what one page's events hold in memory.
+PAGE_BYTES = 1 << 20
 
 
-def _origin(value: Any) -> str:
-    if not isinstance(value, str) or not ORIGIN_RE.fullmatch(value):
-        raise BadLine("origin must be a machine id")
-    return value
+class Cursor(Struct, frozen=True):
+    """Where a read of a log file stopped: its first ``offset`` bytes, ``lines`` complete lines
+    of which the first is the header naming ``machine``, were read.
 
-
-def parse_entry(line: str) -> LogEntry:
-    """One review line; :class:`BadLine` saying what is wrong with it."""
-    try:
-        record = json.loads(line)
-    except ValueError as exc:
-        raise BadLine("not JSON") from exc
-    if not isinstance(record, dict):
-        raise BadLine("not a JSON object")
-    kind = record.get("kind")
-    if kind not in KINDS:
-        raise BadLine("kind must be grade, repeat or undo")
-    key = record.get("key")
-    if not isinstance(key, str):
-        raise BadLine("key must be a card key")
-    try:
-        at = datetime.fromisoformat(record.get("at"))  # type: ignore[arg-type]
-        day = date.fromisoformat(record.get("day"))  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise BadLine("at and day must be an ISO time and date") from exc
-    if at.tzinfo is None:
-        raise BadLine("at must carry its UTC offset")
-    grade, undoes = record.get("grade"), record.get("undoes")
-    if kind == "undo":
-        if grade is not None:
-            raise BadLine("an undo has no grade")
-        if not isinstance(undoes, list) or len(undoes) != 2:
-            raise BadLine("an undo names the review it undoes as [origin, seq]")
-        target: Identity | None = (_origin(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
-    else:
-        grade = _int(grade, "grade", low=0)
-        if grade > 5:
-            raise BadLine("grade must be 0-5")
-        if undoes is not None:
-            raise BadLine("only an undo undoes")
-        target = None
-    answer_ms = record.get("answer_ms")
-    # Absent on six-grade lines and on every line from before it was written.
-    buttons = record.get("buttons", DEFAULT_LAYOUT)
-    try:
-        check_layout(buttons)
-        event = from_wire(
-            origin=_origin(record.get("origin")),
-            seq=_int(record.get("seq"), "seq", low=1),
-            key=key,
-            kind=kind,
-            at=at,
-            day=day,
-            grade=grade,
-            undoes=target,
-            answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
-            buttons=buttons,
-        )
-    except ValueError as exc:
-        raise BadLine(str(exc)) from exc
-    problem = unfit(event)
-    if problem is not None:
-        raise BadLine(problem)
-    return event
-
-
-def unfit(event: ReviewEvent) -> str | None:
-    """What keeps ``event`` from being a review on the wire, or None: the rules a line read
-    is held to, so that a machine never writes a line it, or another, would skip."""
-    for name, number in (("seq", event.seq), ("answer_ms", event.answer_ms)):
-        if number is not None and not 0 <= number <= MAX_SQLITE_INT:
-            return f"{name} must be a whole number from 0 to {MAX_SQLITE_INT}"
-    return _key_or_time_unfit(event.key, event.at, event.day)
-
-
-def _key_or_time_unfit(key: str, at: datetime, day: date) -> str | None:
-    """What keeps a line's card key or time from the wire, or None (reviews' and actions')."""
-    if len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
-        return "key must be a card key"
-    try:
-        _check_time(at, day)
-    except BadLine as exc:
-        return str(exc)
-    return None
-
-
-def _check_time(at: datetime, day: date) -> None:
-    """A time and study day a review can have: within the schedulable calendar, and never
-    after the day its time falls on where it was given (time zones differ by up to 26 hours
-    from the offset ``at`` carries): a day ahead of its time would hold the card back until
-    then, past the check on times ahead. (A day before its time is an undo's, which carries
-    the day of the grade it withdraws, or a review logged late.)
+    ``head`` and ``tail`` are digests of the first and of the last :data:`EDGE` bytes read. A
+    file that still has them is the one read, grown: a zerodrill only ever adds lines, and a
+    sync tool that delivers a file anew delivers the same bytes. One that has not was replaced,
+    rewritten or cut, and is read again from its start. Its inode and times tell nothing, as a
+    sync tool gives every copy new ones.
     """
-    if not EARLIEST_DAY <= day <= LATEST_DAY:
-        raise BadLine(f"day must be from {EARLIEST_DAY} to {LATEST_DAY}")
-    try:
-        at.astimezone(UTC)
-    except OverflowError as exc:
-        raise BadLine("at is outside the calendar") from exc
-    if not EARLIEST_DAY <= at.date() <= LATEST_DAY:
-        raise BadLine(f"at must be from {EARLIEST_DAY} to {LATEST_DAY}")
-    if (day - at.date()).days > 2:
-        raise BadLine("day must not be after the day of at")
+
+    offset: int
+    lines: int
+    machine: str
+    head: str
+    tail: str
 
 
-# -- card actions (suspend, bury, flag, mark): lines of their own kind -----------------------
-#
-# A card action's line is ``{"kind": "action", "action": ..., "flag": ..., ...}`` (see
-# :meth:`CardActionEvent.to_wire`). Its identity (origin, seq) is numbered apart from the
-# reviews' (the two are told apart by kind); its checks are a review's: a key a deck can have,
-# times within the calendar, numbers SQLite can hold. A zerodrill from before card actions
-# synced reads such a line as a damaged review line: skipped alone, with the file's one warning.
+class LogPage(Struct):
+    """A run of complete lines read from a log file, and where the read then stood."""
 
-_ACTIONS = ", ".join(a.value for a in Action)
-
-
-def parse_line(line: str) -> LogEntry | CardActionEvent:
-    """One event line, a review or a card action; :class:`BadLine` saying what is wrong."""
-    try:
-        return parse_entry(line)
-    except BadLine:
-        action = parse_action(line)
-        if action is None:
-            raise
-        return action
+    #: The reviews and card actions, in file order.
+    events: list[LogEntry | CardActionEvent] = field(default_factory=list)
+    #: The damaged lines skipped, as (line number, what is wrong).
+    damaged: list[tuple[int, str]] = field(default_factory=list)
+    #: Where to go on from after these lines; None while the file has no complete header.
+    cursor: Cursor | None = None
+    #: Read from the start although a cursor was given: the file is not the one it read.
+    restarted: bool = False
+    #: Why the file cannot be taken at all (the page is then its only one, and empty).
+    problem: str | None = None
 
 
-def parse_action(line: str) -> CardActionEvent | None:
-    """A card action's line; None if ``line`` is no card action at all (not of its kind),
-    :class:`BadLine` if it is one that is damaged."""
-    try:
-        record = json.loads(line)
-    except ValueError:
+def damaged_warning(path: Path, damaged: list[tuple[int, str]]) -> str | None:
+    """One line for the user about the damaged lines of a file skipped; None if there were none."""
+    if not damaged:
         return None
-    if not isinstance(record, dict) or record.get("kind") != WIRE_KIND:
-        return None
-    key = record.get("key")
-    if not isinstance(key, str):
-        raise BadLine("key must be a card key")
-    try:
-        action = Action(str(record.get("action")))
-    except ValueError as exc:
-        raise BadLine(f"action must be one of {_ACTIONS}") from exc
-    try:
-        at = datetime.fromisoformat(record.get("at"))  # type: ignore[arg-type]
-        day = date.fromisoformat(record.get("day"))  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise BadLine("at and day must be an ISO time and date") from exc
-    if at.tzinfo is None:
-        raise BadLine("at must carry its UTC offset")
-    flag, undoes = record.get("flag", 0), record.get("undoes")
-    if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
-        raise BadLine("flag must be 0-7")
-    target: Identity | None = None
-    if undoes is not None:
-        if not isinstance(undoes, list) or len(undoes) != 2:
-            raise BadLine("an undo names the action it undoes as [origin, seq]")
-        target = (_origin(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
-    try:
-        event = CardActionEvent(
-            _origin(record.get("origin")),
-            _int(record.get("seq"), "seq", low=1),
-            key,
-            at,
-            day,
-            action,
-            flag,
-            target,
-        )
-    except ValueError as exc:
-        raise BadLine(str(exc)) from exc
-    problem = action_unfit(event)
-    if problem is not None:
-        raise BadLine(problem)
-    return event
-
-
-def action_unfit(event: CardActionEvent) -> str | None:
-    """What keeps ``event`` from being a card action on the wire, or None: the rules a line
-    read is held to (a review's, :func:`unfit`), so no machine writes a line others skip."""
-    if not ORIGIN_RE.fullmatch(event.origin):
-        return "origin must be a machine id"
-    if not 1 <= event.seq <= MAX_SQLITE_INT:
-        return f"seq must be a whole number from 1 to {MAX_SQLITE_INT}"
-    return _key_or_time_unfit(event.key, event.at, event.day)
-
-
-def _take(result: LogFile, event: LogEntry | CardActionEvent) -> None:
-    if isinstance(event, CardActionEvent):
-        result.actions.append(event)
-    else:
-        result.entries.append(event)
+    number, why = damaged[0]
+    more = len(damaged) - 1
+    others = f" (and {more} more damaged {'line' if more == 1 else 'lines'})" if more else ""
+    return f"{path}:{number}: damaged review line ({why}); skipped{others}"
 
 
 class LogFile(Struct):
-    """What could be read of one log file."""
+    """What could be read of one log file, whole (:func:`read_log`)."""
 
     path: Path
     #: The writer the header names; None if the header has not arrived yet.
     origin: str | None = None
     entries: list[LogEntry] = field(default_factory=list)
-    #: The complete lines, header included, as they are in the file (to be kept as they are).
+    #: The complete lines, header included, as they are in the file.
     text: str = ""
     #: Why the file could not be taken at all; None if it was read.
     problem: str | None = None
@@ -313,76 +140,191 @@ class LogFile(Struct):
         """One line for the user when the file, or some of its lines, were skipped."""
         if self.problem is not None:
             return f"{self.path}{self.problem}; skipped"
-        if not self.damaged:
-            return None
-        number, why = self.damaged[0]
-        more = len(self.damaged) - 1
-        others = f" (and {more} more damaged {'line' if more == 1 else 'lines'})" if more else ""
-        return f"{self.path}:{number}: damaged review line ({why}); skipped{others}"
+        return damaged_warning(self.path, self.damaged)
 
 
 def read_log(path: Path) -> LogFile:
-    """Read ``path`` up to its last complete line; never raises for what the file holds.
-
-    A file that vanished since it was listed (renamed over, deleted) reads as empty. Anything
-    but a regular file (a link, even to a file, a FIFO, a device, a folder) is not read.
-    """
+    """The whole of ``path`` up to its last complete line, at once (:func:`read_pages` from
+    the start); never raises for what the file holds."""
     result = LogFile(path)
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
+        data = _read_after(path, None)[0]
+    except OSError:
+        data = b""  # read_pages says why, as a problem
+    for page in read_pages(path):
+        if page.problem is not None:
+            result.problem = page.problem
+            return result
+        result.origin = page.cursor.machine if page.cursor is not None else None
+        for event in page.events:
+            if isinstance(event, CardActionEvent):
+                result.actions.append(event)
+            else:
+                result.entries.append(event)
+        result.damaged += page.damaged
+    if result.origin is not None:
+        result.text = data[: data.rfind(b"\n") + 1].decode("utf-8", "surrogateescape")
+    return result
+
+
+def read_pages(path: Path, since: Cursor | None = None) -> Iterator[LogPage]:
+    """The complete lines of ``path`` after ``since`` (all of them without it, or if the file
+    is no longer the one ``since`` read), about :data:`PAGE_BYTES` of them a page; at least one
+    page. Never raises for what the file holds.
+
+    Only the :data:`EDGE` bytes at each end of what ``since`` read are read again, to tell the
+    file is the same; the lines after it are read from the file once, and parsed a page at a
+    time. A file that vanished since it was listed reads as empty; anything but a regular file
+    (a link, even to a file, a FIFO, a device, a folder) is not read.
+    """
+    try:
+        data, base, head, restarted = _read_after(path, since)
     except FileNotFoundError:
-        return result
+        yield LogPage(restarted=since is not None)
+        return
     except NotRegular as exc:
-        result.problem = f": cannot read it ({exc})"
-        return result
+        yield LogPage(problem=f": cannot read it ({exc})")
+        return
     except TooLarge:
-        result.problem = f": larger than {MAX_FILE_BYTES // 2**20} MiB, not a zerodrill review log"
-        return result
+        cap = MAX_FILE_BYTES // 2**20
+        yield LogPage(problem=f": larger than {cap} MiB, not a zerodrill review log")
+        return
     except OSError as exc:
-        result.problem = f": cannot read it ({exc.strerror or exc})"
-        return result
-    complete = data[: data.rfind(b"\n") + 1]
+        yield LogPage(problem=f": cannot read it ({exc.strerror or exc})")
+        return
+    end = data.rfind(b"\n") + 1
+    if since is None or restarted:
+        first = data.find(b"\n")
+        if first < 0:
+            yield LogPage(restarted=restarted)  # empty, or its header still on its way
+            return
+        try:
+            machine = _header_machine(data[:first])
+        except BadLine as exc:
+            yield LogPage(problem=str(exc))
+            return
+        pos, number = first + 1, 1
+    else:
+        pos, number, machine = since.offset - base, since.lines, since.machine
+
+    def cursor(stop: int) -> Cursor:
+        offset, tail = base + stop, data[max(0, stop - EDGE) : stop]
+        return Cursor(offset, number, machine, _digest(head[: min(offset, EDGE)]), _digest(tail))
+
+    page = LogPage(cursor=cursor(pos), restarted=restarted)
+    while pos < end:
+        stop = data.find(b"\n", pos + PAGE_BYTES - 1) + 1 or end
+        for line in _decoded(data[pos : min(stop, end)]):
+            number += 1
+            try:
+                if isinstance(line, BadLine):
+                    raise line
+                if len(line) > MAX_LINE_CHARS:
+                    raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
+                page.events.append(parse_line(line))
+            except BadLine as exc:
+                page.damaged.append((number, str(exc)))
+        pos = min(stop, end)
+        page.cursor = cursor(pos)
+        if pos < end:
+            yield page
+            page = LogPage(cursor=page.cursor)
+    yield page
+
+
+def _header_machine(line: bytes) -> str:
+    """The machine id a header line names; :class:`BadLine` saying why the file is no log."""
     try:
-        text = complete.decode("utf-8")
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
-        result.problem = ": not a zerodrill review log (not UTF-8)"
-        return result
-    # Split on newlines only: str.splitlines also splits inside a line, at \x1c or \u2028.
-    lines = text.split("\n")[:-1]
-    if not lines:
-        return result  # empty, or its header still on its way
+        raise BadLine(": not a zerodrill review log (not UTF-8)") from None
     try:
-        head = json.loads(lines[0]) if len(lines[0]) <= MAX_LINE_CHARS else None
+        head = json.loads(text) if len(text) <= MAX_LINE_CHARS else None
     except ValueError:
         head = None
     if not isinstance(head, dict) or head.get("zerodrill") != MAGIC:
-        result.problem = ": not a zerodrill review log"
-        return result
+        raise BadLine(": not a zerodrill review log")
     version = head.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        result.problem = ": not a zerodrill review log (no format version)"
-        return result
+        raise BadLine(": not a zerodrill review log (no format version)")
     if version > FORMAT_VERSION:
-        result.problem = (
+        raise BadLine(
             f": written by a newer zerodrill (log format {version}; this zerodrill reads up "
             f"to {FORMAT_VERSION}): upgrade zerodrill to merge it"
         )
-        return result
     try:
-        result.origin = _origin(head.get("origin"))
+        return origin_id(head.get("origin"))
     except BadLine:
-        result.problem = ": not a zerodrill review log (no machine id)"
-        return result
-    for number, line in enumerate(lines[1:], start=2):
+        raise BadLine(": not a zerodrill review log (no machine id)") from None
+
+
+def _decoded(chunk: bytes) -> list[str | BadLine]:
+    """The lines of ``chunk`` (complete ones, each ending in a newline), as text; a line that
+    is not UTF-8 as the :class:`BadLine` it is."""
+    # Split on newlines only: str.splitlines also splits inside a line, at \x1c or \u2028.
+    try:
+        return list(chunk.decode("utf-8").split("\n")[:-1])
+    except UnicodeDecodeError:
+        pass
+    lines: list[str | BadLine] = []
+    for raw in chunk.split(b"\n")[:-1]:
         try:
-            if len(line) > MAX_LINE_CHARS:
-                raise BadLine(f"longer than {MAX_LINE_CHARS:,} characters")
-            _take(result, parse_line(line))
-        except BadLine as exc:
-            result.damaged.append((number, str(exc)))
-    # Every complete line, damaged ones too, as it is: a file is written on, never rewritten.
-    result.text = text
-    return result
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            lines.append(BadLine("not UTF-8"))
+    return lines
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _read_after(path: Path, since: Cursor | None) -> tuple[bytes, int, bytes, bool]:
+    """``(data, base, head, restarted)``: the bytes of ``path`` from ``base`` on (the
+    :data:`EDGE` bytes before ``since``'s offset, to check them, and what follows), its first
+    :data:`EDGE` bytes, and whether it was read from the start because it is not the file
+    ``since`` read."""
+    fd = _open_regular(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > MAX_FILE_BYTES:
+            raise TooLarge(str(path))
+        if since is not None and size >= since.offset:
+            base = max(0, since.offset - EDGE)
+            head = _read_at(fd, 0, EDGE)
+            data = _read_from(fd, base, MAX_FILE_BYTES - base)
+            if (
+                len(data) >= since.offset - base
+                and _digest(head[: min(since.offset, EDGE)]) == since.head
+                and _digest(data[: since.offset - base]) == since.tail
+            ):
+                return data, base, head, False
+        data = _read_from(fd, 0, MAX_FILE_BYTES)
+        return data, 0, data[:EDGE], since is not None
+    finally:
+        os.close(fd)
+
+
+def _read_from(fd: int, start: int, limit: int) -> bytes:
+    """The bytes of ``fd`` from ``start`` on, at most ``limit`` of them (:class:`TooLarge`
+    past that: the file grew while it was read)."""
+    data = _read_at(fd, start, limit + 1)
+    if len(data) > limit:
+        raise TooLarge(f"more than {limit} bytes")
+    return data
+
+
+def _read_at(fd: int, start: int, count: int) -> bytes:
+    """Up to ``count`` bytes of ``fd`` from ``start`` on (fewer at its end)."""
+    os.lseek(fd, start, os.SEEK_SET)
+    chunks = []
+    while count > 0:
+        chunk = os.read(fd, min(1 << 20, count))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
 
 
 class NotRegular(OSError):
@@ -405,48 +347,113 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+def _open_regular(path: Path, flags: int) -> int:
+    """A descriptor of the regular file at ``path``, opened with ``flags``.
 
     :class:`NotRegular` for anything else, looked at without following a link or opening a
-    FIFO (which would wait for a writer); :class:`TooLarge` past ``limit``; other ``OSError``
-    as it comes. The check is made again on the file opened, in case the name was swapped.
+    FIFO (which would wait for a writer); the check is made again on the file opened, in case
+    the name was swapped. Other ``OSError`` as it comes.
     """
     mode = os.lstat(path).st_mode
     if not stat.S_ISREG(mode):
         raise NotRegular(_kind(mode))
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegular(_kind(mode))
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise TooLarge(str(path))
-        return b"".join(chunks)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+# -- writing: only this machine's own file, only by adding lines ------------------------------
+
+
+def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry | CardActionEvent]) -> int:
+    """Write ``path`` whole as ``kept`` (complete lines, or "" for a new file, which gets its
+    header) followed by the lines of ``new``; how many were added.
+
+    Written by :func:`~zerodrill.atomic_write.write_atomic`: whole beside its final name,
+    flushed to disk, then renamed into place, so a reader, or a crash, sees the old file or
+    the new one. ``OSError`` if it cannot be done; the old file is then as it was.
+    """
+    lines = [entry.to_json() + "\n" for entry in new]
+    _write_whole(path, origin, kept.encode("utf-8", "surrogateescape"), "".join(lines).encode())
+    return len(lines)
+
+
+def _write_whole(path: Path, origin: str, kept: bytes, lines: bytes) -> bytes:
+    body = (kept or (header(origin) + "\n").encode()) + lines
+    write_atomic(path, body, make_folder=False)
+    return body
+
+
+def append_log(
+    path: Path, origin: str, new: Sequence[LogEntry | CardActionEvent], after: Cursor | None
+) -> Cursor | None:
+    """Add the lines of ``new`` to this machine's file at ``path``, which was read up to
+    ``after`` (None: not read, or not there); where to read it from next: past the lines if
+    the file was just what ``after`` read, else ``after``. A file not there is written whole,
+    with its header, even with no lines to add (the other machines then count this one).
+
+    The lines go at the end in one write, flushed to disk (``fsync``) before this returns: no
+    line there is ever written again. A crash half-way leaves a cut last line, which readers
+    leave for later and the next append cuts off first (its events, in no file, are sent
+    again). This machine's syncs take turns at it (an exclusive lock). A file that is no
+    more than a cut header, or that is linked elsewhere (a hard link planted in the folder,
+    which adding to would write through to the other name), is written anew instead, beside
+    it, and renamed in.
+    """
+    lines = "".join(event.to_json() + "\n" for event in new).encode("utf-8")
+    try:
+        fd = _open_regular(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        body = _write_whole(path, origin, b"", lines)
+        return Cursor(len(body), 1 + len(new), origin, _digest(body[:EDGE]), _digest(body[-EDGE:]))
+    try:
+        if not lines:
+            return after
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        end = _complete_end(fd, size)
+        if os.fstat(fd).st_nlink != 1 or end == 0:
+            _write_whole(path, origin, _read_from(fd, 0, MAX_FILE_BYTES)[:end], lines)
+            return after
+        if end < size:
+            os.ftruncate(fd, end)
+        written = 0
+        while written < len(lines):
+            written += os.write(fd, lines[written:])
+        os.fsync(fd)
+        if after is None or after.offset != end:
+            return after
+        offset = end + len(lines)
+        head, tail = _read_at(fd, 0, EDGE), _read_at(fd, max(0, offset - EDGE), EDGE)
+        return Cursor(
+            offset,
+            after.lines + len(new),
+            after.machine,
+            _digest(head[: min(offset, EDGE)]),
+            _digest(tail),
+        )
     finally:
         os.close(fd)
 
 
-def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry | CardActionEvent]) -> int:
-    """Write ``path`` as ``kept`` (the file's complete lines as read, or "" for a new file)
-    followed by the lines of ``new``; returns how many were added.
-
-    The file is written by :func:`~zerodrill.atomic_write.write_atomic`: whole beside its final
-    name, flushed to disk, then renamed into place, so a reader, or a crash, sees the old file
-    or the new one. ``OSError`` if it cannot be done; the old file is then as it was.
-    """
-    lines = [entry.to_json() + "\n" for entry in new]
-    body = (kept or header(origin) + "\n") + "".join(lines)
-    write_atomic(path, body.encode("utf-8"), make_folder=False)
-    return len(lines)
+def _complete_end(fd: int, size: int) -> int:
+    """Where the last complete line of ``fd`` (``size`` bytes) ends; 0 if it has none."""
+    stop = size
+    while stop > 0:
+        start = max(0, stop - 8 * EDGE)
+        newline = _read_at(fd, start, stop - start).rfind(b"\n")
+        if newline >= 0:
+            return start + newline + 1
+        stop = start
+    return 0
 
 
 def temp_path(path: Path, pid: int, tag: str = "00000000") -> Path:

@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widget import Widget
 
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.interview import AttemptResult, AttemptSummary, InterviewRun
-from zerodrill.srs.sm2 import Grade
 from zerodrill.tui import time_labels
 from zerodrill.tui.interview.base import SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.widgets.key_bar import KeyBar

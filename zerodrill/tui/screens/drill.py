@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from zerodrill.deck.kinds import Typing
 from zerodrill.srs.card_actions import FLAGS, Action
-from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
+from zerodrill.srs.grades import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
 from zerodrill.tui import markdown
 from zerodrill.tui.session import DrillSession
 from zerodrill.tui.textual_internals import ClickGuard, on_top

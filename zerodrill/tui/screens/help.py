@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Label, Static
 
+from zerodrill.srs.grades import FOUR_BUTTONS, SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.srs.schedulers import Rating, rating_of
-from zerodrill.srs.sm2 import FOUR_BUTTONS, SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 

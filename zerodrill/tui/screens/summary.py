@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Center, Middle
 from textual.widgets import Footer, Static
 
-from zerodrill.srs.sm2 import SIX_BUTTONS, Button, nearest_button
+from zerodrill.srs.grades import SIX_BUTTONS, Button, nearest_button
 from zerodrill.tui import time_labels
 from zerodrill.tui.screens.undo_keys import UNDO_BINDINGS
 from zerodrill.tui.session import Summary

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from zerodrill.deck.mentions import CardTitles
     from zerodrill.srs.answer_check import Check
-    from zerodrill.srs.sm2 import Grade
+    from zerodrill.srs.grades import Grade
     from zerodrill.tui.markdown_tree import Document
     from zerodrill.tui.widgets.answer_area import AnswerArea
 

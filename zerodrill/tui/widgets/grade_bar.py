@@ -16,8 +16,8 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
+from zerodrill.srs.grades import SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.srs.schedulers.base import GradeOutcome
-from zerodrill.srs.sm2 import SIX_BUTTONS, Button, Grade, nearest_button
 from zerodrill.tui import time_labels
 from zerodrill.tui.widgets.card_side import DrawnOnce
 

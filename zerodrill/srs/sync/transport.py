@@ -1,0 +1,82 @@
+"""The transport seam: what a sync (:mod:`.exchange`) needs of whatever carries events between
+machines. The shared folder is one transport (:mod:`.folder`); Anki's sync is to be another.
+
+A transport holds *origins*, each named by the machine id whose events it carries first-hand
+(the folder's ``zerodrill-<id>.jsonl``; Anki's collection would be ``anki``), and is asked:
+
+- :meth:`Transport.origins`: the origins it holds now;
+- :meth:`Transport.read`: an origin's events after a position an earlier read gave (all of
+  them without one), in pages, each with the position after it. An origin that is no longer
+  what the position was read from (replaced, rewritten, cut) is read from its start, and its
+  first page says so;
+- :meth:`Transport.write`: this machine's events, added to its own origin.
+
+A position is the transport's own text, opaque to the rest. The store keeps it for each origin
+(:class:`~zerodrill.srs.store.sync_state.SyncState`), with what the origin was seen to carry,
+once the events read before it are in the local log: a sync with nothing new reads nothing
+old, and one stopped half-way reads again what it did not finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from msgspec import Struct, field
+
+from zerodrill.errors import UserError
+from zerodrill.srs.card_actions import CardActionEvent
+from zerodrill.srs.events import ReviewEvent
+
+#: What an origin carries: reviews (and their undos) and card actions, numbered apart.
+Event = ReviewEvent | CardActionEvent
+
+
+class SyncError(UserError):
+    """The transport cannot be used (a folder missing or not writable, this machine's own
+    origin not its own): one line."""
+
+
+class Page(Struct):
+    """Events read from one origin, and where the read then stood."""
+
+    #: By its own account, the machine whose events the origin carries first-hand; None
+    #: until it says (a file whose header has not arrived).
+    machine: str | None = None
+    #: Complete, well-formed events, in the origin's order.
+    events: list[Event] = field(default_factory=list)
+    #: ``read(origin, position)`` goes on after this page; None: from the start.
+    position: str | None = None
+    #: Read from the start although a position was given: what was known of it is void.
+    restarted: bool = False
+    #: The origin cannot be read at all, and why (the page is then its only one, and empty).
+    problem: str | None = None
+    #: For the user: what was skipped (one line each).
+    warnings: list[str] = field(default_factory=list)
+
+
+class Transport(Protocol):
+    #: Tells this transport's positions, in the store, from another's.
+    name: str
+    #: The transport as the user knows it (the folder as given), for messages.
+    title: str
+
+    def origins(self) -> list[str]:
+        """The origins there are now; :class:`SyncError` if the transport cannot be used."""
+        ...
+
+    def where(self, origin: str) -> str:
+        """``origin`` as the user knows it (a file's path), for messages."""
+        ...
+
+    def read(self, origin: str, position: str | None) -> Iterator[Page]:
+        """``origin``'s events after ``position`` (from its start if None, or if it is no
+        longer what ``position`` was read from), at least one page; never raises for what the
+        origin holds (a page says what could not be read)."""
+        ...
+
+    def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
+        """Add ``events`` to this machine's own ``origin``, read up to ``position``; where to
+        read it from next: after them if the origin was just what was read, else
+        ``position`` (they are read back then). ``OSError`` if it cannot be written."""
+        ...
