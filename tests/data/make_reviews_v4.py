@@ -52,14 +52,17 @@ with Store.open(out) as s:
     s.actions.undo(unsusp.identity, at=at(D, 10, 8))
     other = "0123456789abcdef"
     s.add_events(
-        [ReviewEvent(other, 1, "zero/stage-5", at(D, 8), D, 4)], now=at(D, 12)  # type: ignore[arg-type]
+        [ReviewEvent(other, 1, "zero/stage-5", at(D, 8), D, 4)],
+        now=at(D, 12),  # type: ignore[arg-type]
     )
     s.actions.add_events(
         [
             CardActionEvent(other, 1, "zero/stage-5", at(D, 8, 1), D, Action.MARK),
             CardActionEvent(other, 2, "zero/stage-5", at(D, 8, 2), D, Action.FLAG, 5),
             CardActionEvent(other, 3, "zero/stage-5", at(D, 8, 3), D, Action.UNDO, 0, (other, 1)),
-            CardActionEvent("anki", 4611686018427387904, "zero/stage-6", at(D, 8, 4), D, Action.FLAG, 2),
+            CardActionEvent(
+                "anki", 4611686018427387904, "zero/stage-6", at(D, 8, 4), D, Action.FLAG, 2
+            ),
         ],
         now=at(D, 12),
     )

@@ -1,4 +1,6 @@
-"""What the learner did, as one value: :class:`ReviewEvent`, the review log's only kind of entry.
+"""What the learner did, as one value: :class:`ReviewEvent`, a grade or its undo; the log's other
+events are card actions (:class:`~zerodrill.srs.card_actions.CardActionEvent`), one stream
+with them (:data:`StreamEvent`).
 
 An event is a grade given to a card (or the withdrawal of one, an *undo*), with when it was
 given and who gave it. It holds no scheduler state: every card's state, due day, same-day
@@ -21,6 +23,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.base import Effect
 
@@ -168,7 +171,10 @@ class LoggedEvent(Struct, frozen=True):
         return self.effect is Effect.REPEAT
 
 
-#: What a sync line's ``kind`` may be.
+#: Any event of the log: a review (a grade, or an undo), or a card action.
+StreamEvent = ReviewEvent | CardActionEvent
+
+#: What a review's sync line's ``kind`` may be.
 WIRE_KINDS = frozenset({"grade", "repeat", "undo"})
 
 
