@@ -108,7 +108,8 @@ def parse_line(line: str) -> LogEntry:
         if legacy:
             seq = legacy_seq(seq)
             target = (target[0], legacy_seq(target[1])) if target is not None else None
-        event = _event(record, origin, seq, key, kind, at, day, target, legacy)
+        common = {"origin": origin, "seq": seq, "key": key, "at": at, "day": day}
+        event = _event(record, common, kind, target, legacy)
     except ValueError as exc:
         raise BadLine(str(exc)) from exc
     problem = unfit(event)
@@ -119,22 +120,19 @@ def parse_line(line: str) -> LogEntry:
 
 def _event(
     record: dict[str, Any],
-    origin: str,
-    seq: int,
-    key: str,
+    common: dict[str, Any],
     kind: str,
-    at: datetime,
-    day: date,
     target: Identity | None,
     legacy: bool,
 ) -> LogEntry:
-    """The event a line's checked common fields and its own describe."""
+    """The event a line's checked ``common`` fields (origin, seq, key, at, day) and its own
+    describe."""
     if kind in _ACTIONS or legacy:
         flag = record.get("flag", 0)
         if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
             raise BadLine("flag must be 0-7")
         action = _ACTIONS.get(kind, Action.UNDO)
-        return CardActionEvent(origin, seq, key, at, day, action, flag, target)
+        return CardActionEvent(**common, action=action, flag=flag, undoes=target)
     grade = record.get("grade")
     if kind != "undo":
         grade = _int(grade, "grade", low=0)
@@ -147,12 +145,8 @@ def _event(
     buttons = record.get("buttons", DEFAULT_LAYOUT)
     check_layout(buttons)
     return from_wire(
-        origin=origin,
-        seq=seq,
-        key=key,
+        **common,
         kind=kind,
-        at=at,
-        day=day,
         grade=grade,
         undoes=target,
         answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
