@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, Identity, replay
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, Identity
+from zerodrill.srs.projections import MARKS
 from zerodrill.srs.store import eventlog
 from zerodrill.srs.store.one_stream import LEGACY
 from zerodrill.srs.store.part import StorePart
-from zerodrill.srs.store.rows import EVENT_COLUMNS, event_from
+from zerodrill.srs.store.rows import event_from
 from zerodrill.srs.store.schema import SCHEMA_VERSION, has_tables
 
-#: The card actions that are marks (not an interview's bringing a card forward), undos included.
-_MARKS = f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IS NOT NULL "
-_MARKS += "AND e.action != 'bring_forward' ORDER BY e.id"
-#: The same of a file an earlier zerodrill wrote, read without migrating it (see
+#: The card actions of a file an earlier zerodrill wrote, read without migrating it (see
 #: :meth:`zerodrill.srs.store.Store.open`'s ``read_only``): its own table, numbered as
 #: :mod:`.one_stream` numbers them.
 _EARLIER_MARKS = (
@@ -38,19 +36,20 @@ class ActionLog(StorePart):
     """The store's card actions, through the store's own connection and transactions."""
 
     def events(self) -> list[CardActionEvent]:
-        """Every card action (of a mark) logged here, in the order logged."""
+        """Every card action of a mark logged here (what :data:`MARKS` folds), in the order
+        logged."""
         with self._reading():
-            select = _MARKS
             if self._conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                 if not has_tables(self._conn, "card_action"):
                     return []
-                select = _EARLIER_MARKS
-            rows = self._conn.execute(select)
-            return [e for e in map(event_from, rows) if isinstance(e, CardActionEvent)]
+                found = list(map(event_from, self._conn.execute(_EARLIER_MARKS)))
+            else:
+                found = eventlog.of_kinds(self._conn, MARKS.actions, MARKS.grades)
+            return [e for e in found if isinstance(e, CardActionEvent)]
 
     def marks(self) -> dict[str, CardMarks]:
-        """Each card's marks (cards with none absent)."""
-        return replay(self.events())
+        """Each card's marks (cards with none absent): :data:`MARKS`, folded."""
+        return MARKS.fold(self.events())
 
     def record(
         self, key: str, action: Action, *, at: datetime, day: date, flag: int = 0

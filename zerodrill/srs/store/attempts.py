@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 
 from zerodrill.srs.card_actions import Action, CardActionEvent
+from zerodrill.srs.projections import BROUGHT_FORWARD, BroughtForward, as_of
 from zerodrill.srs.store import eventlog
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.part import StorePart
-from zerodrill.srs.store.rows import IN_EFFECT, date_from
+from zerodrill.srs.store.rows import date_from
 from zerodrill.srs.store.schema import (
     ATTEMPT_TABLES,
     ATTEMPT_TICK_TABLES,
@@ -51,15 +52,6 @@ class AttemptRecord(Struct, frozen=True):
     started_at: datetime
     day: date
     steps: tuple[AttemptStepData, ...] = ()
-
-
-class BroughtForward(Struct, frozen=True):
-    """What attempts brought forward, as of one study day."""
-
-    #: Keys brought forward on or before the day and not reviewed since, earliest first.
-    pending: tuple[str, ...] = ()
-    #: Keys brought forward on the day itself (settled or not).
-    on_day: frozenset[str] = frozenset()
 
 
 def _stamp(at: datetime) -> str:
@@ -95,13 +87,6 @@ def _ticked_from(text: str) -> tuple[int, ...]:
     if not isinstance(ticked, list) or not all(type(i) is int and i >= 0 for i in ticked):
         raise Damaged(f"bad attempt ticks {text[:40]!r}")
     return tuple(ticked)
-
-
-#: A ``bring_forward`` event ``b`` in effect (no undo names it).
-_FORWARD = (
-    "b.action = 'bring_forward' AND NOT EXISTS (SELECT 1 FROM event u "
-    "WHERE u.undoes_origin = b.origin AND u.undoes_seq = b.seq)"
-)
 
 
 class AttemptLog(StorePart):
@@ -194,30 +179,11 @@ class AttemptLog(StorePart):
                 eventlog.insert(self._conn, event)
 
     def brought_forward(self, day: date) -> BroughtForward:
-        """The keys brought forward as of study day ``day`` (see :class:`BroughtForward`)."""
+        """The keys brought forward as of study day ``day``: :data:`BROUGHT_FORWARD`, folded
+        (see :class:`~zerodrill.srs.projections.BroughtForward`)."""
         with self._reading():
-            pending = [
-                key
-                for (key,) in self._conn.execute(
-                    f"""
-                    SELECT b.key FROM event b
-                    WHERE {_FORWARD} AND b.day <= :day AND NOT EXISTS (
-                        SELECT 1 FROM event e
-                        WHERE e.key = b.key AND {IN_EFFECT} AND (e.at_us > b.at_us
-                            OR e.at_us = b.at_us AND e.id > b.id))
-                    GROUP BY b.key ORDER BY min(b.id)
-                    """,
-                    {"day": day.isoformat()},
-                )
-            ]
-            on_day = {
-                key
-                for (key,) in self._conn.execute(
-                    f"SELECT b.key FROM event b WHERE {_FORWARD} AND b.day = ?",
-                    (day.isoformat(),),
-                )
-            }
-        return BroughtForward(tuple(pending), frozenset(on_day))
+            events = eventlog.of_kinds(self._conn, BROUGHT_FORWARD.actions, BROUGHT_FORWARD.grades)
+        return as_of(BROUGHT_FORWARD.fold(events), day)
 
     def attempts(
         self, deck: str | None = None, interview: str | None = None

@@ -19,14 +19,14 @@ has come.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
 
 from msgspec import Struct
 
-from zerodrill.srs.card_actions import LEGACY_SEQ_TOP, CardActionEvent
+from zerodrill.srs.card_actions import LEGACY_SEQ_TOP, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
-from zerodrill.srs.store.rows import INSERT_EVENT, event_params, undo_of
+from zerodrill.srs.store.rows import EVENT_COLUMNS, INSERT_EVENT, event_from, event_params, undo_of
 from zerodrill.srs.store.schema import instant_us
 from zerodrill.words import plural
 
@@ -220,6 +220,28 @@ def appended(conn: sqlite3.Connection, batch: list[StreamEvent]) -> dict[str, li
 
 def _order(event: ReviewEvent) -> tuple[str, int, str, int]:
     return (event.day.isoformat(), instant_us(event.at), event.origin, event.seq)
+
+
+def of_kinds(
+    conn: sqlite3.Connection, actions: Collection[Action], grades: bool
+) -> list[StreamEvent]:
+    """The events of the card actions ``actions`` and the undos of actions, and with
+    ``grades`` the reviews of the cards those name, in the order logged (a projection's:
+    :mod:`zerodrill.srs.projections`)."""
+    kinds = sorted({a.value for a in actions} | {Action.UNDO.value})
+    marks = ",".join("?" * len(kinds))
+    rows = conn.execute(
+        f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IN ({marks})", kinds
+    ).fetchall()
+    if grades:
+        named = [k for k in kinds if k != Action.UNDO.value]
+        rows += conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IS NULL AND e.key IN "
+            f"(SELECT key FROM event WHERE action IN ({','.join('?' * len(named))}))",
+            named,
+        )
+    rows.sort(key=lambda row: int(row[0]))
+    return [event_from(row) for row in rows]
 
 
 def row_id(conn: sqlite3.Connection, identity: Identity) -> int:

@@ -24,10 +24,11 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
+from zerodrill.srs.projections import Projection
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
 from zerodrill.srs.store import derive, eventlog, machine_id
@@ -50,6 +51,7 @@ from zerodrill.srs.store.sync_state import SyncState
 from zerodrill.srs.store.watch import Watch
 
 _KEYS_PER_QUERY = derive.KEYS_PER_QUERY
+T = TypeVar("T")
 _LOGGED = f"SELECT {LOGGED_COLUMNS} FROM event e LEFT JOIN effect f ON f.id = e.id"
 
 
@@ -398,6 +400,13 @@ class Store:
                 f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} ORDER BY e.id"
             )
             return [review_from(row) for row in cursor]
+
+    def project(self, projection: Projection[T]) -> T:
+        """``projection``'s value now: the events it reads, folded (see
+        :mod:`zerodrill.srs.projections`)."""
+        with self._reading():
+            events = eventlog.of_kinds(self._conn, projection.actions, projection.grades)
+        return projection.fold(events)
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
         """Per deck id (the part of a key before '/'): review figures as of study day ``day``,
