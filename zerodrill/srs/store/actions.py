@@ -55,15 +55,15 @@ class ActionLog(StorePart):
         self, key: str, action: Action, *, at: datetime, day: date, flag: int = 0
     ) -> CardActionEvent:
         """Log ``action`` on card ``key`` as this machine's; the event logged."""
-        if action is Action.UNDO:
-            raise ValueError("an undo is logged by undo()")
+        if action not in MARKS.actions or action is Action.UNDO:
+            raise ValueError(f"{action.value} is not logged by record()")
         return self._log(key, action, at, day, flag, None)
 
     def undo(self, target: Identity, *, at: datetime) -> CardActionEvent:
         """Withdraw exactly the action ``target`` names; :class:`NothingToUndo` if it is not
         in effect (withdrawn already, here or by a sync), or is no card action."""
         with self._writing():
-            found = eventlog.withdrawable(self._conn, target)
+            found = eventlog.withdrawable(self._conn, [target]).get(target)
             if found is None or found[1] is None:
                 raise NothingToUndo(target)
             (day,) = self._conn.execute(

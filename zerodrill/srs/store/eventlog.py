@@ -21,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 from msgspec import Struct
 
@@ -163,32 +164,34 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
     present = sum(1 for e in batch if e.identity in logged)
     # Events first, so that an undo finds the event it withdraws among them.
     conn.executemany(INSERT_EVENT, [event_params(e) for e in done])
-    skipped = 0
-    for event in batch:
-        if event.undoes is None or event.identity in logged:
-            continue
-        target = withdrawable(conn, event.undoes)
-        if target is None or target[0] != event.key:
-            skipped += 1
-            continue
-        undo = undo_of(event, action=target[1] is not None)
-        insert(conn, undo)
-        done.append(undo)
+    undos = [(e, e.undoes) for e in batch if e.undoes is not None and e.identity not in logged]
+    targets = withdrawable(conn, [named for _, named in undos])
+    undone: list[StreamEvent] = []
+    for event, named in undos:
+        target = targets.get(named)
+        if target is not None and target[0] == event.key:
+            del targets[named]  # withdrawn once: a second undo of it is skipped
+            undone.append(undo_of(event, action=target[1] is not None))
+    conn.executemany(INSERT_EVENT, [event_params(e) for e in undone])
+    done += undone
     keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent))
     actions = sum(1 for e in done if isinstance(e, CardActionEvent))
-    return Merged(len(done), present, keys, skipped=skipped, actions=actions)
+    return Merged(len(done), present, keys, skipped=len(undos) - len(undone), actions=actions)
 
 
-def withdrawable(conn: sqlite3.Connection, identity: Identity) -> tuple[str, str | None] | None:
-    """The card and action (None: a grade) of the event ``identity`` names, if an undo may
-    withdraw it: it is logged, is no undo, and no undo names it yet."""
-    row = conn.execute(
-        "SELECT e.key, e.action FROM event e WHERE e.origin = ? AND e.seq = ? "
-        "AND e.undoes_origin IS NULL AND NOT EXISTS (SELECT 1 FROM event u "
-        "WHERE u.undoes_origin = e.origin AND u.undoes_seq = e.seq)",
-        identity,
-    ).fetchone()
-    return (row[0], row[1]) if row is not None else None
+def withdrawable(
+    conn: sqlite3.Connection, identities: Collection[Identity]
+) -> dict[Identity, tuple[str, str | None]]:
+    """The card and action (None: a grade) of each event ``identities`` names that an undo
+    may withdraw: it is logged, is no undo, and no undo names it yet."""
+    rows = by_identity(conn, identities, "e.key, e.action", _WITHDRAWABLE)
+    return {identity: (row[0], row[1]) for identity, row in rows.items()}
+
+
+_WITHDRAWABLE = (
+    "e.undoes_origin IS NULL AND NOT EXISTS (SELECT 1 FROM event u "
+    "WHERE u.undoes_origin = e.origin AND u.undoes_seq = e.seq)"
+)
 
 
 def appended(conn: sqlite3.Connection, batch: list[StreamEvent]) -> dict[str, list[ReviewEvent]]:
@@ -253,19 +256,29 @@ def row_id(conn: sqlite3.Connection, identity: Identity) -> int:
 
 
 def _logged(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Identity]:
-    """The identities among ``events`` that the log holds (looked up in the identity index)."""
+    """The identities among ``events`` that the log holds."""
+    return set(by_identity(conn, [e.identity for e in events], "1"))
+
+
+def by_identity(
+    conn: sqlite3.Connection, identities: Iterable[Identity], columns: str, where: str = "1"
+) -> dict[Identity, tuple[Any, ...]]:
+    """``columns`` of each event ``e`` among ``identities`` that the log holds (and that
+    ``where`` says of), by identity: looked up in the identity index, a chunk at a time."""
     seqs: dict[str, list[int]] = {}
-    for event in events:
-        seqs.setdefault(event.origin, []).append(event.seq)
-    found: set[Identity] = set()
+    for origin, seq in identities:
+        seqs.setdefault(origin, []).append(seq)
+    found: dict[Identity, tuple[Any, ...]] = {}
     for origin, numbers in seqs.items():
         for start in range(0, len(numbers), _SEQS_PER_QUERY):
             chunk = numbers[start : start + _SEQS_PER_QUERY]
             marks = ",".join("?" * len(chunk))
             rows = conn.execute(
-                f"SELECT seq FROM event WHERE origin = ? AND seq IN ({marks})", (origin, *chunk)
+                f"SELECT e.seq, {columns} FROM event e WHERE {where} AND e.origin = ? "
+                f"AND e.seq IN ({marks})",
+                (origin, *chunk),
             )
-            found.update((origin, seq) for (seq,) in rows)
+            found.update(((origin, row[0]), tuple(row[1:])) for row in rows)
     return found
 
 

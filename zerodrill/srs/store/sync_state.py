@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from zerodrill.srs.events import Identity, StreamEvent
-from zerodrill.srs.store.eventlog import machine_origin
+from zerodrill.srs.store.eventlog import by_identity, machine_origin
 from zerodrill.srs.store.part import StorePart
 from zerodrill.srs.store.rows import EVENT_COLUMNS, event_from
 from zerodrill.srs.store.schema import SYNC_POSITION_TABLE, has_tables, make_tables
@@ -30,7 +30,6 @@ from zerodrill.srs.store.schema import SYNC_POSITION_TABLE, has_tables, make_tab
 Runs = Sequence[tuple[int, int]]
 Row = tuple[Any, ...]
 
-_SEQS_PER_QUERY = 500
 #: Up to this many runs, the numbers between them are looked up range by range; past it (the
 #: sparse numbers of reviews imported from Anki, say), the origin's numbers are read and
 #: checked against them.
@@ -94,19 +93,7 @@ class SyncState(StorePart):
 
 def _among(conn: sqlite3.Connection, identities: Iterable[Identity]) -> list[Row]:
     """The rows (:data:`EVENT_COLUMNS`) of the events with those identities."""
-    seqs: dict[str, list[int]] = {}
-    for origin, seq in identities:
-        seqs.setdefault(origin, []).append(seq)
-    rows: list[Row] = []
-    for origin, numbers in seqs.items():
-        for start in range(0, len(numbers), _SEQS_PER_QUERY):
-            chunk = numbers[start : start + _SEQS_PER_QUERY]
-            marks = ",".join("?" * len(chunk))
-            rows += conn.execute(
-                f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.origin = ? AND e.seq IN ({marks})",
-                (origin, *chunk),
-            )
-    return rows
+    return list(by_identity(conn, identities, EVENT_COLUMNS).values())
 
 
 def _outside(conn: sqlite3.Connection, runs: Mapping[str, Runs]) -> list[Row]:
