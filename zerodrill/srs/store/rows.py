@@ -49,29 +49,12 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
     """A row of :data:`EVENT_COLUMNS` as its event: a review, or a card action."""
     undoes = (row[7], row[8]) if row[7] is not None else None
     try:
+        origin, seq, key = row[1], row[2], row[3]
+        at, day = datetime.fromisoformat(row[4]), date.fromisoformat(row[5])
         if row[12] is not None:
-            return CardActionEvent(
-                row[1],
-                row[2],
-                row[3],
-                datetime.fromisoformat(row[4]),
-                date.fromisoformat(row[5]),
-                Action(row[12]),
-                row[13],
-                undoes,
-            )
-        return ReviewEvent(
-            row[1],
-            row[2],
-            row[3],
-            datetime.fromisoformat(row[4]),
-            date.fromisoformat(row[5]),
-            Grade(row[6]) if row[6] is not None else None,
-            undoes,
-            row[9],
-            row[10],
-            row[11],
-        )
+            return CardActionEvent(origin, seq, key, at, day, Action(row[12]), row[13], undoes)
+        grade = Grade(row[6]) if row[6] is not None else None
+        return ReviewEvent(origin, seq, key, at, day, grade, undoes, row[9], row[10], row[11])
     except (TypeError, ValueError) as exc:
         raise Damaged(f"event {row[0]}: {exc}") from exc
 
