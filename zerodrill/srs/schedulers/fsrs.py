@@ -28,8 +28,20 @@ import fsrs
 from msgspec import Struct
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
-from zerodrill.srs.schedulers.base import Phase, StateDict, When, rating_of
-from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
+from zerodrill.srs.schedulers.base import (
+    DEFAULT_EASE_PERMILLE,
+    AnkiCard,
+    Phase,
+    StateDict,
+    When,
+    rating_of,
+    ratings_text,
+)
+from zerodrill.srs.schedulers.retention import (
+    DEFAULT_RETENTION,
+    DESIRED_RETENTION,
+    check_retention,
+)
 
 #: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500
@@ -98,6 +110,16 @@ class FsrsScheduler:
     """FSRS-6 with its default parameters, fuzz off, aiming at ``desired_retention``."""
 
     name = "fsrs"
+    title = "FSRS"
+    options = (DESIRED_RETENTION,)
+    grades_help = "\n".join(
+        [
+            f"FSRS reads them as ratings: {ratings_text()}.",
+            "Each button shows when the card comes back: a new or failed",
+            "card first takes FSRS's steps (1 and 10 minutes), then whole",
+            "days, timed for the desired retention (90% unless --retention).",
+        ]
+    )
 
     def __init__(self, desired_retention: float = DEFAULT_RETENTION) -> None:
         self.desired_retention = check_retention(desired_retention)
@@ -159,6 +181,19 @@ class FsrsScheduler:
             return None
         now = at.astimezone(UTC)
         return float(self._fsrs.get_card_retrievability(_card(state, now), now))
+
+    def anki(self, state: FsrsCard) -> AnkiCard:
+        # FSRS keeps no ease: Anki's default stands in, and the memory state goes with it.
+        graded = state.phase is not Phase.NEW
+        return AnkiCard(
+            state.due,
+            state.interval,
+            DEFAULT_EASE_PERMILLE,
+            int(graded),
+            state.lapses,
+            state.stability,
+            state.difficulty,
+        )
 
     def state_from_dict(self, data: Mapping[str, Any]) -> FsrsCard:
         try:
