@@ -44,6 +44,21 @@ class InterviewDate(click.ParamType[InterviewChoice]):
             self.fail(str(exc), param, ctx)
 
 
+class _SchedulerName(click.Choice[str]):
+    """A scheduler's name, among those registered when the command runs (the registry's)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(SCHEDULERS)
+
+    @choices.setter
+    def choices(self, _: tuple[str, ...]) -> None:
+        pass  # the registry's, always
+
+
 class _Retention(click.FloatRange):
     """A desired retention. click's range lets NaN through (every comparison with it is
     false, so no bound refuses it), and the scheduler refused it only after the other choices
@@ -81,7 +96,7 @@ class _Retention(click.FloatRange):
 )
 @click.option(
     "--scheduler",
-    type=click.Choice(list(SCHEDULERS)),
+    type=_SchedulerName(),
     help=f"The scheduler ({DEFAULT_SCHEDULER} unless another was chosen). Every card is "
     "scheduled again from its reviews: switching back gives the old schedule. Remembered.",
 )

@@ -54,8 +54,8 @@ class Stats(Struct, frozen=True):
     forecast: tuple[int, ...]
     #: Each interview of the decks, with its attempts.
     interviews: tuple[InterviewStats, ...] = ()
-    #: The scheduler in use ("sm2" or "fsrs").
-    scheduler: str = "sm2"
+    #: The scheduler in use, by name.
+    scheduler: str = DEFAULT_SCHEDULER
     #: FSRS's retrievability of the studied cards; None under SM-2, which forecasts none.
     recall: Recall | None = None
     #: Cards suspended (out of the drill until unsuspended), and buried today (back tomorrow):
