@@ -10,18 +10,20 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from fsrs.scheduler import DEFAULT_PARAMETERS
 from tui_support import Clock, tui_decks
 
 from zerodrill.export.collection import CREATED
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.schedulers.fsrs import FsrsScheduler
+from zerodrill.srs.schedulers.fsrs import PARAMETERS, FsrsScheduler
 from zerodrill.srs.schedulers.interview_cap import InterviewCap
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
 from zerodrill.srs.settings import (
     chosen_scheduler,
     save_interview,
     save_layout,
+    save_option,
     save_retention,
     save_scheduler_name,
 )
@@ -165,3 +167,19 @@ def test_anki_sync_works_under_the_learners_scheduler(
         col.close()
     now = study_day(datetime.now().astimezone())
     assert sorted(now + timedelta(days=due - today) for (due,) in rows) == sorted(dues.values())
+
+
+def test_fsrs_parameters_saved_are_the_ones_it_schedules_with(db: Path) -> None:
+    fitted = (0.4, *DEFAULT_PARAMETERS[1:])
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+        assert save_option(store, PARAMETERS, fitted) is None
+        with pytest.raises(ValueError):
+            save_option(store, PARAMETERS, (100.0,) * len(fitted))  # out of FSRS's bounds
+    with Store.open(db) as store:
+        assert store.scheduler.fingerprint == FsrsScheduler(parameters=fitted).fingerprint
+        assert store.scheduler.fingerprint != FsrsScheduler().fingerprint
+        # Weights no zerodrill wrote (too few, not numbers): FSRS-6's defaults.
+        for text in ("1,2,3", "a,b", "nan," * 20 + "nan"):
+            store.save_setting(PARAMETERS.setting, text)
+            assert chosen_scheduler(store).fingerprint == FsrsScheduler().fingerprint
