@@ -340,7 +340,7 @@ class Store:
         self, scheduler: Scheduler[Any], keys: Collection[str] | None = None
     ) -> dict[str, CardState]:
         """Each known key's state (among ``keys``) as ``scheduler`` derives it, replayed in
-        memory: the cache is neither read nor changed (an export in SM-2's terms, say)."""
+        memory: the cache is neither read nor changed (a look under another scheduler, say)."""
         with self._reading():
             return derive.derive_states(self._conn, scheduler, keys)
 
