@@ -116,6 +116,19 @@ def usable_decks(result: LoadResult, *, watching: bool = False) -> tuple[Deck, .
     return result.decks
 
 
+def write_output(path: Path, data: bytes) -> None:
+    """Write a command's output file whole, or raise one line for the user; a missing folder
+    is more likely a typo than a wish, so none is made."""
+    from zerodrill.atomic_write import write_atomic
+
+    if not path.parent.is_dir():
+        raise UserError(f"cannot write {path}: no folder {path.parent}")
+    try:
+        write_atomic(path, data, make_folder=False)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
 def no_folder(folder: Path) -> str:
     """Why ``folder``, which is not a folder, cannot hold the file a command writes: the first
     thing on its way that is not a folder (``afile/x.html``: ``afile`` is a file), else that it

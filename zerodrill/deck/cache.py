@@ -137,7 +137,6 @@ def _stamp(path: Path) -> _Stamp | None:
 
 @functools.cache
 def code_key() -> bytes | None:
-    """:func:`code_digest` of this zerodrill, worked out once per process."""
     return code_digest(Path(__file__).resolve().parent.parent)
 
 
@@ -322,7 +321,6 @@ class _Bodies:
         weakref.finalize(self, file.close)
 
     def read(self, start: int, end: int) -> bytes:
-        """Bytes ``start`` to ``end`` of the bodies, exactly."""
         if hasattr(os, "pread"):
             data = os.pread(self.file.fileno(), end - start, self.base + start)
         else:  # pragma: no cover - Windows has no pread; a drill reads on one thread

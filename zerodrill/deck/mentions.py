@@ -1,15 +1,10 @@
 """A card naming other cards of its deck: their ids in parentheses, in its prose.
 
-A deck writes ``(fu-zeropp-hpz-memory)``, or several at once, ``(multi-rank-allreduce-volume,
-grad-accum-caveat)``. An id tells a learner nothing, so the drill and the Anki export show
-each card's question instead, in a short form and in quotes (:func:`name_cards`); the deck's
-file, its cheat sheet and every other place keep the ids as written.
-
-Only prose, and only a group in which every word is an id of a card of the same deck: an id
-is a plain slug, and "(all-reduce)" is as likely a word as a card. An id in a code span or a
-code block, in a link (its text or its target) or in raw HTML is left as written, whatever it
-is. The question is put in as text, each character Markdown could read as markup escaped, so
-nothing of the card named is read as markup in the card that names it.
+How a deck writes it: decks/README.md. An id tells a learner nothing, so the drill and the Anki
+export show each card's question instead (:func:`name_cards`); the deck's file and its sheet
+keep the ids. Only a group in which every word is an id of the deck counts: an id is a plain
+slug, and "(all-reduce)" is as likely a word as a card. The question is put in as text, markup
+escaped, so nothing of the card named is read as markup in the card that names it.
 """
 
 from __future__ import annotations

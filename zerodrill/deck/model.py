@@ -106,7 +106,6 @@ class Item(Struct, frozen=True):
     ordinal: int | None = None
 
     def sides(self) -> Sides:
-        """What the item shows on its question and answer side, as its kind reads it."""
         return self.card.kind.sides(self)
 
 

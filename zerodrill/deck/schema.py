@@ -92,7 +92,6 @@ _SECOND_PARAGRAPH = r"\n[ \t]*\n(?![ \t\n]*(?![\s\S]))"
 
 
 def _text(description: str | None = None, *, pattern: str = r"\S") -> Json:
-    """A required Markdown text field."""
     shape: Json = {"type": "string", "pattern": pattern}
     if description is not None:
         shape["description"] = description
@@ -102,7 +101,6 @@ def _text(description: str | None = None, *, pattern: str = r"\S") -> Json:
 
 
 def _ids() -> Json:
-    """A list of card ids, each once."""
     return {
         "type": ["array", "null"],
         "items": {"type": "string", "pattern": SLUG},
@@ -111,7 +109,6 @@ def _ids() -> Json:
 
 
 def _deck_fields() -> dict[str, tuple[str, Json]]:
-    """Each top-level field: what it holds, and its shape."""
     return {
         "deck": (
             "Stable deck id: never changes once published.",
@@ -196,7 +193,6 @@ def _deck_fields() -> dict[str, tuple[str, Json]]:
 
 
 def _common_fields() -> dict[str, tuple[str, Json]]:
-    """The fields every card may have besides its kind's own."""
     names = ", ".join(f"`{k.name}`" for k in kinds.registered())
     return {
         "id": (
@@ -396,7 +392,6 @@ def schema() -> Json:
 
 
 def schema_text() -> str:
-    """The schema as the committed file holds it."""
     return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -467,7 +462,6 @@ def readme_tables() -> str:
 
 
 def readme_with_tables(readme: str) -> str:
-    """``readme`` with its generated section replaced by the current tables."""
     start = readme.index(README_START)
     end = readme.index(README_END) + len(README_END) + 1
     return readme[:start] + readme_tables() + readme[end:]

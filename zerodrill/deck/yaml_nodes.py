@@ -85,7 +85,6 @@ def _code(match: re.Match[str]) -> int:
 
 
 def _control_reference(text: str) -> re.Match[str] | None:
-    """The first numeric character reference in ``text`` to a :data:`CONTROL` character."""
     if "&#" not in text:
         return None
     for match in _REFERENCE.finditer(text):

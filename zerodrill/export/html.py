@@ -207,7 +207,6 @@ def _packed_name(src: str, media: Mapping[str, str]) -> str | None:
 
 
 def _code_block(lang: str | None, code: str) -> str:
-    """A code block's HTML: highlighted when Pygments knows its language, else escaped."""
     lexer = lexer_for(lang) if lang else None
     body = _highlight(code, lexer) if lexer else _escape(code)
     cls = f' class="{CODE_CLASS}"' if lexer else ""

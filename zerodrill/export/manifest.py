@@ -45,7 +45,6 @@ class NoteTypeRecord(NamedTuple):
 
 
 def manifest_path(package_path: Path) -> Path:
-    """Where a package's manifest lives: beside it, ``<name>.manifest.json``."""
     return package_path.with_name(package_path.stem + ".manifest.json")
 
 
@@ -197,7 +196,6 @@ def _notetype_record(value: object) -> NoteTypeRecord:
 
 
 def _entries(items: Iterable[tuple[str, dict[str, object]]]) -> list[str]:
-    """``"key": {...}`` lines, all but the last ending in a comma."""
     return _rows(f"  {quoted_key}: {json.dumps(value)}" for quoted_key, value in items)
 
 
@@ -206,7 +204,6 @@ def _quoted(text: str) -> str:
 
 
 def _rows(lines: Iterable[str]) -> list[str]:
-    """``lines`` with all but the last ending in a comma."""
     rows = list(lines)
     return [row + "," for row in rows[:-1]] + rows[-1:]
 

@@ -67,7 +67,6 @@ def rows(decks: Sequence[Deck]) -> list[tuple[str, str, str, str, str]]:
 
 
 def export(decks: Sequence[Deck], out: Path) -> ExportStats:
-    """Write ``decks`` to ``out`` whole (or leave it as it was)."""
     lines = rows(decks)
     write_whole(out, (HEADER + "".join("\t".join(row) + "\n" for row in lines)).encode("utf-8"))
     active = [card for deck in decks for card in deck.cards if not card.retired]
