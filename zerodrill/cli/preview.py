@@ -162,23 +162,19 @@ def fill(
 
 def cloze_html(text: str, ordinal: int, *, reveal: bool) -> str:
     """A cloze field as Anki's ``{{cloze:...}}`` shows deletion ``ordinal`` (rslib cloze.rs)."""
-    out: list[str] = []
-    last = 0
-    for d in cloze.deletions(text):
-        out.append(text[last : d.start])
+
+    def shown(d: cloze.Deletion) -> str:
         if d.ordinal != ordinal:
-            out.append(f'<span class="cloze-inactive" data-ordinal="{d.ordinal}">{d.answer}</span>')
-        elif reveal:
-            out.append(f'<span class="cloze" data-ordinal="{d.ordinal}">{d.answer}</span>')
-        else:
-            blank = f"[{d.hint if d.hint is not None else '...'}]"
-            out.append(
-                f'<span class="cloze" data-cloze="{_attribute(d.answer)}" '
-                f'data-ordinal="{d.ordinal}">{blank}</span>'
-            )
-        last = d.end
-    out.append(text[last:])
-    return "".join(out)
+            return f'<span class="cloze-inactive" data-ordinal="{d.ordinal}">{d.answer}</span>'
+        if reveal:
+            return f'<span class="cloze" data-ordinal="{d.ordinal}">{d.answer}</span>'
+        blank = f"[{d.hint if d.hint is not None else '...'}]"
+        return (
+            f'<span class="cloze" data-cloze="{_attribute(d.answer)}" '
+            f'data-ordinal="{d.ordinal}">{blank}</span>'
+        )
+
+    return cloze.rewrite(text, shown)
 
 
 _NAMED = {"<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&#x27;", '"': "&quot;"}
