@@ -124,9 +124,6 @@ class CardKind(Struct, frozen=True, eq=False, dict=True):
     def is_cloze(self) -> bool:
         return self.cloze_field is not None
 
-    def sides(self, item: Item) -> Sides:
-        return self.read(item)
-
     def teaches(self, card: Card) -> str:
         if self.teaches_as is not None:
             return self.teaches_as(card)

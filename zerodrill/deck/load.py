@@ -38,7 +38,6 @@ from zerodrill.deck.model import (
     MIN_LEVEL,
     REQUIRED_DECK_FIELDS,
     SLUG_PATTERN,
-    SLUG_RULE,
     TAG_PATTERN,
     TAG_RULE,
     Card,
@@ -196,18 +195,6 @@ class _Builder(NodeReader):
         #: Each card's 'siblings' node, with the card's id if it has a good one: read once
         #: every card is known, since a card may name one written below it.
         self._siblings: list[tuple[str | None, yaml.Node]] = []
-
-    def slug(
-        self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
-    ) -> str | None:
-        if name not in fields:
-            return None
-        node = fields[name][1]
-        value = self.text(node, name)
-        if value is not None and not _SLUG.fullmatch(value):
-            self.report(node, f"{what} must be {SLUG_RULE}")
-            return None
-        return value
 
     def deck_id(self, fields: dict[str, tuple[yaml.Node, yaml.Node]]) -> str | None:
         """The deck id: a slug that can name the exported files and is not one of our tags."""

@@ -106,7 +106,7 @@ class Item(Struct, frozen=True):
     ordinal: int | None = None
 
     def sides(self) -> Sides:
-        return self.card.kind.sides(self)
+        return self.card.kind.read(self)
 
 
 @dataclass(frozen=True)

@@ -91,12 +91,15 @@ _FACTS_PATH = r"^(?!/)(?![a-zA-Z][a-zA-Z0-9+.-]*:)(?!.*\\)(?!(?:.*/)?\.\.(?:/|$)
 _SECOND_PARAGRAPH = r"\n[ \t]*\n(?![ \t\n]*(?![\s\S]))"
 
 
-def _text(description: str | None = None, *, pattern: str = r"\S") -> Json:
+def _text(
+    description: str | None = None, *, pattern: str = r"\S", refuse: str = NO_CONTROL
+) -> Json:
+    """A required Markdown text field; ``refuse``: what it may not hold."""
     shape: Json = {"type": "string", "pattern": pattern}
     if description is not None:
         shape["description"] = description
     shape["maxLength"] = MAX_FIELD_CHARS
-    shape["not"] = {"pattern": NO_CONTROL}
+    shape["not"] = {"pattern": refuse}
     return shape
 
 
@@ -122,12 +125,7 @@ def _deck_fields() -> dict[str, tuple[str, Json]]:
         "title": (
             "One line, without '::' (Anki makes nested decks of it), not 'Default' (Anki's own "
             "deck); unique across decks.",
-            {
-                "type": "string",
-                "pattern": r"\S",
-                "maxLength": MAX_FIELD_CHARS,
-                "not": {"pattern": f"{_BAD_TITLE}|{NO_CONTROL}"},
-            },
+            _text(refuse=f"{_BAD_TITLE}|{NO_CONTROL}"),
         ),
         "description": ("Markdown", _text()),
         "cards": ("The cards: at least one (see the tables of card fields).", _cards()),
@@ -214,15 +212,7 @@ def _common_fields() -> dict[str, tuple[str, Json]]:
         ),
         "refs": (
             "Sources: URLs, paper sections, source paths.",
-            {
-                "type": ["array", "null"],
-                "items": {
-                    "type": "string",
-                    "pattern": r"\S",
-                    "maxLength": MAX_FIELD_CHARS,
-                    "not": {"pattern": NO_CONTROL},
-                },
-            },
+            {"type": ["array", "null"], "items": _text()},
         ),
         "level": (
             f"Which new cards come first: {MIN_LEVEL} (foundations) to {MAX_LEVEL}. New cards "
@@ -247,12 +237,7 @@ def _interview_fields() -> dict[str, tuple[str, Json]]:
         ),
         "title": (
             "One line.",
-            {
-                "type": "string",
-                "pattern": r"\S",
-                "maxLength": MAX_FIELD_CHARS,
-                "not": {"pattern": f"{_SECOND_LINE}|{NO_CONTROL}"},
-            },
+            _text(refuse=f"{_SECOND_LINE}|{NO_CONTROL}"),
         ),
         "question": ("The opening question, Markdown (no images).", _text()),
         "minutes": (
