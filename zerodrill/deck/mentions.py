@@ -14,10 +14,9 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
+from zerodrill.deck.markdown_checks import event_name
 
 if TYPE_CHECKING:
-    from pyromark.event import Event
-
     from zerodrill.deck.kinds import Sides
     from zerodrill.deck.model import Card
 
@@ -132,28 +131,15 @@ def _prose(markdown: str) -> list[tuple[int, int]]:
     stretches: list[tuple[int, int]] = []
     inside = 0  # the depth of links, images and code blocks around the event
     for event, span in parser().events_with_range(markdown, merge_text=True):
-        if _tag(event, "Start") in _OPAQUE:
-            inside += 1
-        elif _tag(event, "End") in _OPAQUE:
-            inside -= 1
-        elif not inside and (event in ("SoftBreak", "HardBreak") or _has(event, "Text")):
+        name, _, edge = event_name(event)
+        if name in _OPAQUE and edge is not None:
+            inside += 1 if edge == "Start" else -1
+        elif not inside and edge is None and name in ("SoftBreak", "HardBreak", "Text"):
             start, end = span["start"], span["end"]
             if stretches and stretches[-1][1] >= start:
                 start = stretches.pop()[0]
             stretches.append((start, end))
     return stretches
-
-
-def _has(event: Event, kind: str) -> bool:
-    return isinstance(event, dict) and kind in event
-
-
-def _tag(event: Event, kind: str) -> str | None:
-    """The name of the tag a Start or End event (``kind``) opens or closes."""
-    if not isinstance(event, dict) or kind not in event:
-        return None
-    tag: object = event[kind]  # type: ignore[literal-required]
-    return str(next(iter(tag))) if isinstance(tag, dict) else str(tag)
 
 
 def question_text(card: Card) -> str:
@@ -163,13 +149,7 @@ def question_text(card: Card) -> str:
     if field is None:
         sides = card.items()[0].sides()
         return _plain(sides.quote or sides.question)
-    text = card.fields[field]
-    parts: list[str] = []
-    last = 0
-    for d in cloze.deletions(text):
-        parts += [text[last : d.start], f"[{d.hint or '...'}]"]
-        last = d.end
-    return _plain("".join([*parts, text[last:]]))
+    return _plain(cloze.rewrite(card.fields[field], lambda d: f"[{d.hint or '...'}]"))
 
 
 def _plain(markdown: str) -> str:
@@ -179,14 +159,14 @@ def _plain(markdown: str) -> str:
     words: list[str] = []
     depth = 0
     for event in parser().events(markdown):
-        if _has(event, "Text") or _has(event, "Code"):
-            assert isinstance(event, dict)
-            words.append(str(next(iter(event.values()))))
-        elif event in ("SoftBreak", "HardBreak"):
+        name, payload, edge = event_name(event)
+        if edge is None and name in ("Text", "Code"):
+            words.append(str(payload))
+        elif name in ("SoftBreak", "HardBreak"):
             words.append(" ")
-        elif _has(event, "Start"):
+        elif edge == "Start":
             depth += 1
-        elif _has(event, "End"):
+        elif edge == "End":
             depth -= 1
             if depth == 0 and words:
                 break  # the first block is the question; what follows explains it
