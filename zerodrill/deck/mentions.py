@@ -28,8 +28,7 @@ _GROUP = re.compile(rf"(?<![\w\\])\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)(?!\w)", re.
 _ONE = re.compile(_ID)
 #: Where such a group may open (a first id, then ',' or ')'), and the group there without
 #: :data:`_GROUP`'s look-behind: the full match on every field, which keeps the regex engine
-#: from leaping to each '(', missed the export's benchmark goal (10,000 cards within 2x
-#: genanki alone).
+#: from leaping to each '(', missed the export's benchmark goal.
 _OPENING = re.compile(r"\(\s*([a-z0-9][a-z0-9-]*)\s*[,)]", re.ASCII)
 _CANDIDATE = re.compile(rf"\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)", re.ASCII)
 #: Markdown reads any ASCII punctuation after a backslash as the character itself.
@@ -57,7 +56,7 @@ class CardTitles:
     def named_anywhere(self) -> bool:
         """Whether any card of the deck may name another: one pass over all their text, so a
         whole deck that names none (most) costs one scan, not one a field (the export's
-        benchmark goal, 10,000 cards within 2x genanki alone)."""
+        benchmark goal)."""
         text = "\n".join([v for card in self._cards.values() for v in card.fields.values()])
         ids = self.ids
         return any(m[1] in ids and _named_at(text, m.start(), ids) for m in _OPENING.finditer(text))

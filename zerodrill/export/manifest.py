@@ -118,8 +118,7 @@ class Manifest(Struct, frozen=True):
         # One line per note, written as json.dumps writes the record: its values are two ints
         # and a digest this build computed (hex), which need no escaping, and so do the keys
         # (slugs) unless one holds a quote, a backslash or a control character. A json.dumps
-        # per line took a twentieth of the export's time, past its benchmark goal (10,000
-        # cards within 2x genanki alone).
+        # per line missed the export's benchmark goal.
         plain = _JSON_ESCAPED.search("".join(self.notes)) is None
         lines += _rows(
             f"  {_quoted(key) if plain else json.dumps(key, ensure_ascii=False)}: "
