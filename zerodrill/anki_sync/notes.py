@@ -9,7 +9,6 @@ so the cards of retired notes are suspended here.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -116,7 +115,3 @@ def suspend_retired(col: Collection, cards: Mapping[str, CardRow], retired: set[
 
 def retired_keys(decks: Sequence[Deck]) -> set[str]:
     return {item.key for d in decks for card in d.cards if card.retired for item in card.items()}
-
-
-def now() -> float:
-    return time.time()

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import (
@@ -99,19 +101,16 @@ def sync(
     *,
     dry_run: bool = False,
     full_upload: bool = False,
-    clock: Callable[[], float] = notes.now,
+    clock: Callable[[], float] = time.time,
     now: Callable[[], datetime] = local_now,
 ) -> Moved:
     """Sync ``decks``' cards in ``target`` with ``store`` (None: an empty store, dry runs
     only). Raises :class:`~zerodrill.anki_sync.backend.AnkiSyncError` with one line for each
     failure a user can meet, having changed nothing it would leave half done."""
     require_anki()
-    if not target.collection.parent.is_dir():
-        # A dry run before the first sync: there is nothing to hold yet.
-        return _run(
-            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
-        )
-    with workcopy.one_run(target.collection):
+    # A dry run before the first sync has no folder, so nothing to hold yet.
+    held = target.collection.parent.is_dir()
+    with workcopy.one_run(target.collection) if held else nullcontext():
         return _run(
             target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
         )
@@ -207,19 +206,8 @@ def _sync_with_server(
 def _with(
     moved: Moved, full: server.FullSync, cleaned: bool, warnings: tuple[str, ...] = ()
 ) -> Moved:
-    return Moved(
-        moved.notes_added,
-        moved.notes_updated,
-        moved.retired_suspended,
-        moved.to_zerodrill,
-        moved.to_anki,
-        moved.rescheduled,
-        moved.marks_to_anki,
-        moved.marks_to_zerodrill,
-        full,
-        cleaned,
-        moved.synced_before,
-        moved.remarks + warnings,
+    return structs.replace(
+        moved, full_sync=full, cleaned_up=cleaned, remarks=moved.remarks + warnings
     )
 
 

@@ -149,21 +149,17 @@ def choose(
                 f"(interviews: {', '.join(sorted(set(ids)))})"
             )
         return found[0]
-    records = store.attempts.attempts()
-    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
-    for record in records:
-        by_interview.setdefault((record.deck, record.interview), []).append(record)
+    by_interview = _by_interview(store)
 
     def order(place: int) -> tuple[int, date, float, int]:
         deck, interview = candidates[place]
         mine = by_interview.get((deck.id, interview.id), [])
         summaries = [summarize(r) for r in mine]
-        last = mine[-1] if mine else None
         resumable = (
-            last is not None
+            bool(mine)
             and not summaries[-1].finished
-            and (today is None or last.day == today)
-            and last.shape == shape_of(interview)
+            and (today is None or mine[-1].day == today)
+            and mine[-1].shape == shape_of(interview)
         )
         done = [s for s in summaries if s.finished]
         last_day = done[-1].day if done else date.min
@@ -221,10 +217,7 @@ def interview_stats(
 ) -> tuple[InterviewStats, ...]:
     """Each interview of ``decks``, in deck order, with its attempts as of study day
     ``today``; ``store`` None means none was ever taken."""
-    records = store.attempts.attempts() if store is not None else []
-    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
-    for record in records:
-        by_interview.setdefault((record.deck, record.interview), []).append(record)
+    by_interview = _by_interview(store) if store is not None else {}
     figures = []
     for deck in decks:
         for interview in deck.interviews:
@@ -237,3 +230,11 @@ def interview_stats(
                 InterviewStats(deck.id, interview.id, len(done), unfinished - open_now, done)
             )
     return tuple(figures)
+
+
+def _by_interview(store: Store) -> dict[tuple[str, str], list[AttemptRecord]]:
+    """Every attempt logged, by (deck, interview), oldest first."""
+    out: dict[tuple[str, str], list[AttemptRecord]] = {}
+    for record in store.attempts.attempts():
+        out.setdefault((record.deck, record.interview), []).append(record)
+    return out
