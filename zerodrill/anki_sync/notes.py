@@ -1,10 +1,7 @@
-"""The decks' notes brought up to date in a collection, as ``zerodrill export`` does it.
-
-The export's own package (:func:`zerodrill.export.apkg.build`, with a manifest of its own in
-the sync folder for note IDs and modification times) is imported by Anki's importer: a note
-Anki has by GUID is updated in place when the deck's copy is newer, a new one is added, and
-no other note, card or deck is touched. Anki's import never suspends a card it has already,
-so the cards of retired notes are suspended here.
+"""The decks' notes brought up to date in a collection: the export's own package (with a
+manifest of its own in the sync folder) imported by Anki's importer, which updates a note it
+has by GUID when the deck's copy is newer, adds a new one and touches nothing else. It never
+suspends a card it has already, so the cards of retired notes are suspended here.
 """
 
 from __future__ import annotations
@@ -29,8 +26,6 @@ NoteKeys = Mapping[str, Mapping[int, str]]
 
 
 class CardRow(Struct, frozen=True):
-    """One of zerodrill's cards in the collection: its key and Anki's scheduling columns."""
-
     key: str
     cid: int
     type: int
@@ -68,7 +63,7 @@ def keep_manifest(manifest: Manifest, manifest_file: Path) -> None:
 
 
 def import_package(col: Collection, package: Path) -> tuple[int, int]:
-    """Import the package's notes (no scheduling); (notes added, notes updated)."""
+    """Import the package's notes (no scheduling); (added, updated)."""
     from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.errors import BackendError
     from anki.import_export_pb2 import IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER as IF_NEWER
@@ -90,7 +85,6 @@ def import_package(col: Collection, package: Path) -> tuple[int, int]:
 
 
 def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
-    """Each of zerodrill's cards in the collection by its item key."""
     out: dict[str, CardRow] = {}
     rows = db(col).all(
         "SELECT n.guid, c.ord, c.id, c.type, c.queue, c.due, c.ivl, c.factor, c.reps, "
@@ -104,7 +98,7 @@ def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
 
 
 def suspend_retired(col: Collection, cards: Mapping[str, CardRow], retired: set[str]) -> int:
-    """Suspend the cards of retired notes that are not suspended yet; how many."""
+    """Suspend the cards of retired notes not suspended yet; how many."""
     ids = [row.cid for key, row in cards.items() if key in retired and row.queue != -1]
     if ids:
         from anki.cards import CardId

@@ -1,15 +1,12 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
-1. With a server: an ordinary sync of zerodrill's copy of the collection (a full download
-   the first time, or when the server asks).
-2. On a work copy (:mod:`.workcopy`): the decks' notes brought up to date (:mod:`.notes`);
-   Anki's reviews of zerodrill's cards read (``import-progress``'s reader) leaving out the
-   rows zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's
-   answers Anki lacks written to its revlog and its schedule set to what all its events
-   derive (:mod:`.schedule`). The copy then replaces the collection.
-   Last on the copy, the cards' marks (suspended, buried, flagged, marked: :mod:`.marks`):
-   those changed in Anki only read back as card actions, then every card given the marks
-   zerodrill's actions (those included) make.
+1. With a server: an ordinary sync of zerodrill's copy of the collection.
+2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); Anki's
+   reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
+   something moved for, zerodrill's answers Anki lacks written to its revlog and its
+   schedule set (:mod:`.schedule`); last, the marks changed in Anki read back as card
+   actions and every card given the marks zerodrill's actions make (:mod:`.marks`). The
+   copy then replaces the collection.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
@@ -61,8 +58,6 @@ PACKAGE_NAME = "zerodrill-decks.apkg"
 
 
 class Moved(Struct, frozen=True):
-    """What a sync moved (or, in a dry run, would move) each way."""
-
     notes_added: int = 0
     notes_updated: int = 0
     retired_suspended: int = 0
@@ -189,8 +184,7 @@ def _run(
 def _sync_with_server(
     target: Target, key: HostKey, *, first: bool, full_upload: bool
 ) -> server.FullSync:
-    """One ordinary sync of the kept collection with the server (the last one of a run also
-    moves the media): the collection opened for it alone."""
+    """One ordinary sync with the server (the last of a run also moves the media)."""
     col = open_collection(target.collection)
     try:
         full = server.sync(
@@ -224,9 +218,9 @@ def _apply(
     actions: tuple[str | None, Sequence[CardActionEvent]],
 ) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
-    manifest to keep once the copy is the collection, and the marks (``actions``: the record
-    of the last run's, and the store's card actions): the card actions read back from Anki,
-    and the record of the marks this run leaves."""
+    manifest to keep once the copy is the collection, and (given the record of the last
+    run's marks and the store's card actions) the card actions read back from Anki and the
+    record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package, clock)
     added, updated = notes.import_package(col, package)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, to_builtins
 
 from zerodrill.deck.model import Deck, Interview
 from zerodrill.deck.yaml_nodes import did_you_mean
@@ -68,7 +68,6 @@ def shape_of(interview: Interview) -> str:
 
 
 def summarize(record: AttemptRecord) -> AttemptSummary:
-    """``record`` summed up, from its steps."""
     seconds: float | None = None
     covered = total = said = budget = 0
     grades: list[int] = []
@@ -170,6 +169,10 @@ def choose(
     return candidates[best]
 
 
+#: What the trend of ``stats --json`` leaves out of each attempt.
+_NOT_IN_TREND = {"attempt", "started_at", "finished"}
+
+
 class InterviewStats(Struct, frozen=True):
     """The attempts of one interview, for ``zerodrill stats``."""
 
@@ -198,15 +201,7 @@ class InterviewStats(Struct, frozen=True):
             "last_points_covered": last.points_covered if last is not None else None,
             "points_total": last.points_total if last is not None else None,
             "trend": [
-                {
-                    "day": s.day.isoformat(),
-                    "points_covered": s.points_covered,
-                    "points_total": s.points_total,
-                    "seconds_used": s.seconds_used,
-                    "budget_seconds": s.budget_seconds,
-                    "follow_up_grades": list(s.follow_up_grades),
-                    "red_flags_said": s.red_flags_said,
-                }
+                {k: v for k, v in to_builtins(s).items() if k not in _NOT_IN_TREND}
                 for s in self.trend
             ],
         }
