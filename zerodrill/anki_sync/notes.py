@@ -17,12 +17,10 @@ from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
 from zerodrill.export.manifest import Manifest
+from zerodrill.srs.anki_import import NoteKeys as NoteKeys
 
 if TYPE_CHECKING:
     from anki.collection import Collection
-
-#: A note GUID -> its template ordinals -> the item key of each card (as import-progress).
-NoteKeys = Mapping[str, Mapping[int, str]]
 
 
 class CardRow(Struct, frozen=True):

@@ -221,22 +221,17 @@ def _config(conn: sqlite3.Connection, has_config_table: bool) -> dict[str, Any]:
     """The collection's settings read here: ``config`` rows (schema 14 and later), else the
     JSON in ``col.conf``. What does not parse reads as unset."""
     names = ("rollover", "localOffset", "creationOffset")
-    found: dict[str, Any] = {}
     try:
         if has_config_table:
-            marks = ", ".join("?" * len(names))
-            for name, value in conn.execute(
-                f"SELECT key, val FROM config WHERE key IN ({marks})", names
-            ):
-                found[name] = json.loads(value)
-        else:
-            (text,) = conn.execute("SELECT conf FROM col").fetchone() or ("{}",)
-            conf = json.loads(text or "{}")
-            if isinstance(conf, dict):
-                found = {name: conf[name] for name in names if name in conf}
+            rows = conn.execute("SELECT key, val FROM config WHERE key IN (?, ?, ?)", names)
+            return {name: json.loads(value) for name, value in rows}
+        (text,) = conn.execute("SELECT conf FROM col").fetchone() or ("{}",)
+        conf = json.loads(text or "{}")
+        return (
+            {name: conf[name] for name in names if name in conf} if isinstance(conf, dict) else {}
+        )
     except (ValueError, TypeError, sqlite3.Error):
         return {}
-    return found
 
 
 def withdrawals(found: AnkiReviews, logged: Iterable[ReviewEvent]) -> list[ReviewEvent]:

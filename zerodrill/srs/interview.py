@@ -26,7 +26,6 @@ from zerodrill.srs.grades import to_grade
 from zerodrill.srs.interview_log import (
     AttemptSummary,
     choose,
-    finished_summaries,
     history,
     shape_of,
 )
@@ -108,7 +107,6 @@ class InterviewRun:
         self.interview = interview
         self.attempt_id = record.id
         self.day = record.day
-        self.started_at = record.started_at
         self._clock = clock
         self._cards = {card.id: card for card in deck.cards}
         self.question_typed: str | None = None
@@ -354,9 +352,8 @@ class InterviewRun:
                 self.store.attempts.add_step(self.attempt_id, FinishStep(missed), at=now)
                 self.store.attempts.bring_forward(self.attempt_id, keys, day=self.day)
             self._missed = missed
-        earlier = finished_summaries(
-            self.store, self.deck.id, self.interview.id, before=self.attempt_id
-        )
+        attempts = history(self.store, self.deck.id, self.interview.id)
+        earlier = tuple(s for s in attempts if s.finished and s.attempt < self.attempt_id)
         self._result = AttemptResult(
             points_covered=tuple(covered),
             points_total=len(self.interview.points),

@@ -103,18 +103,6 @@ def history(store: Store, deck_id: str, interview_id: str) -> tuple[AttemptSumma
     return tuple(summarize(record) for record in store.attempts.attempts(deck_id, interview_id))
 
 
-def finished_summaries(
-    store: Store, deck_id: str, interview_id: str, *, before: int | None = None
-) -> tuple[AttemptSummary, ...]:
-    """The finished attempts of the interview (logged before attempt ``before``), oldest
-    first: the trend an attempt's end shows."""
-    return tuple(
-        summary
-        for summary in history(store, deck_id, interview_id)
-        if summary.finished and (before is None or summary.attempt < before)
-    )
-
-
 def choose(
     store: Store,
     decks: Sequence[Deck],
