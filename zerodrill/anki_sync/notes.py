@@ -6,7 +6,7 @@ suspends a card it has already, so the cards of retired notes are suspended here
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,12 +38,10 @@ class CardRow(Struct, frozen=True):
     odue: int
 
 
-def build_package(
-    decks: Sequence[Deck], manifest_file: Path, out: Path, clock: Callable[[], float]
-) -> Manifest:
+def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Manifest:
     """Write the decks' package to ``out``; the manifest to keep once it is imported."""
     try:
-        package = apkg.build(decks, manifest=Manifest.load(manifest_file), clock=clock)
+        package = apkg.build(decks, manifest=Manifest.load(manifest_file))
     except apkg.ExportError as exc:
         raise AnkiSyncError(str(exc)) from None
     try:

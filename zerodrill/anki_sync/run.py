@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import date, datetime
@@ -96,8 +95,6 @@ def sync(
     *,
     dry_run: bool = False,
     full_upload: bool = False,
-    clock: Callable[[], float] = time.time,
-    now: Callable[[], datetime] = local_now,
 ) -> Moved:
     """Sync ``decks``' cards in ``target`` with ``store`` (None: an empty store, dry runs
     only). Raises :class:`~zerodrill.anki_sync.backend.AnkiSyncError` with one line for each
@@ -106,9 +103,7 @@ def sync(
     # A dry run before the first sync has no folder, so nothing to hold yet.
     held = target.collection.parent.is_dir()
     with workcopy.one_run(target.collection) if held else nullcontext():
-        return _run(
-            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
-        )
+        return _run(target, decks, note_keys, store, manifest_file, dry_run, full_upload)
 
 
 def _run(
@@ -119,8 +114,6 @@ def _run(
     manifest_file: Path,
     dry_run: bool,
     full_upload: bool,
-    clock: Callable[[], float],
-    now: Callable[[], datetime],
 ) -> Moved:
     collection = target.collection
     cleaned = workcopy.clear_leftovers(collection)
@@ -158,8 +151,6 @@ def _run(
                 store_events,
                 scheduler,
                 manifest_file,
-                clock,
-                now,
                 (record, store_actions),
             )
         finally:
@@ -213,8 +204,6 @@ def _apply(
     store_events: Sequence[events.Event],
     scheduler: Scheduler[Any],
     manifest_file: Path,
-    clock: Callable[[], float],
-    now: Callable[[], datetime],
     actions: tuple[str | None, Sequence[CardActionEvent]],
 ) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
@@ -222,7 +211,7 @@ def _apply(
     run's marks and the store's card actions) the card actions read back from Anki and the
     record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
-    manifest = notes.build_package(decks, manifest_file, package, clock)
+    manifest = notes.build_package(decks, manifest_file, package)
     added, updated = notes.import_package(col, package)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
@@ -253,7 +242,7 @@ def _apply(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
         cards = notes.our_cards(col, note_keys)
-    at = now()
+    at = local_now()
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())

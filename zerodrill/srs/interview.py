@@ -56,8 +56,6 @@ __all__ = [
 
 #: A red flag said counts as that card's lapse: the grade it is given.
 RED_FLAG_GRADE = 1
-#: The shortest time a follow-up gets.
-MIN_FOLLOW_UP = timedelta(minutes=1)
 #: The steps the learner ticks a list in.
 _CHECKLISTS = (Step.POINTS, Step.RED_FLAGS)
 
@@ -80,7 +78,7 @@ class AttemptResult(Struct, frozen=True):
 
 def follow_up_budget(interview: Interview) -> timedelta:
     """A follow-up is a quarter of the opening question's time, and at least a minute."""
-    return max(MIN_FOLLOW_UP, timedelta(minutes=interview.minutes) / 4)
+    return max(timedelta(minutes=1), timedelta(minutes=interview.minutes) / 4)
 
 
 class InterviewRun:
