@@ -156,7 +156,7 @@ def _run(
         finally:
             col.close()
         if dry_run:
-            return _with(moved, full, cleaned)
+            return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
         workcopy.put_back(copy, collection)
@@ -169,7 +169,8 @@ def _run(
             full = last
     if store is not None:
         warnings += events.add_anki_reviews(store, anki, store_events)
-    return _with(moved, full, cleaned, warnings)
+    remarks = moved.remarks + warnings
+    return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
 
 def _sync_with_server(
@@ -186,14 +187,6 @@ def _sync_with_server(
     finally:
         col.close()
     return full
-
-
-def _with(
-    moved: Moved, full: server.FullSync, cleaned: bool, warnings: tuple[str, ...] = ()
-) -> Moved:
-    return structs.replace(
-        moved, full_sync=full, cleaned_up=cleaned, remarks=moved.remarks + warnings
-    )
 
 
 def _apply(

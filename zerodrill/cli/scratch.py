@@ -20,7 +20,11 @@ def decks_not_yours(decks: Sequence[Deck], personal_db: Path) -> list[str]:
     bundled = bundled_decks_dir().resolve()
     candidates = [d for d in decks if not d.path.resolve().is_relative_to(bundled)]
     if candidates:
-        candidates = [d for d in candidates if d.id not in _bundled_ids(bundled)]
+        # Through the parsed-deck cache, as the drill reads decks: a hit costs little.
+        from zerodrill.deck.cache import load_paths_cached
+
+        bundled_ids = {deck.id for deck in load_paths_cached([bundled]).decks}
+        candidates = [d for d in candidates if d.id not in bundled_ids]
     if not candidates:
         return []
     reviewed: set[str] = set()
@@ -30,13 +34,6 @@ def decks_not_yours(decks: Sequence[Deck], personal_db: Path) -> list[str]:
         with Store.open(personal_db, create=False) as store:
             reviewed = {key.partition("/")[0] for key in store.states()}
     return sorted(d.id for d in candidates if d.id not in reviewed)
-
-
-def _bundled_ids(bundled: Path) -> set[str]:
-    # Through the parsed-deck cache, as the drill reads decks: a hit costs little.
-    from zerodrill.deck.cache import load_paths_cached
-
-    return {deck.id for deck in load_paths_cached([bundled]).decks}
 
 
 def left_out_notice(deck_ids: Sequence[str]) -> str:
