@@ -1,11 +1,9 @@
 """The attempts of interviews read back: each one summed up, and which interview to take next.
 
-:func:`history` sums up each attempt logged for one interview; :func:`choose` picks the
-interview to take: the one asked for, or the least recently taken (never taken first), the
-weakest (lowest share of its points covered last time) first among those taken on the same
-day, deck order after that. An attempt left unfinished today is picked before all, so that
-running the command again resumes it. :func:`interview_stats` is what ``zerodrill stats``
-shows of them.
+:func:`choose` picks the one asked for, or else the least recently taken (never taken first),
+the weakest (lowest share of its points covered last time) first among those taken on the
+same day, deck order after that; an attempt left unfinished today before all, so that running
+the command again resumes it.
 """
 
 from __future__ import annotations
