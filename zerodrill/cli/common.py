@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from zerodrill.deck.checkout import DefaultDecks
     from zerodrill.deck.target_rules import TargetRules
     from zerodrill.srs.store import Store
+    from zerodrill.tui.app_base import AppBase
 
-R = TypeVar("R", covariant=True)
+R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DB_HELP = "Review database (default: ZERODRILL_DB, else reviews.db in the user data folder)."
@@ -31,17 +32,7 @@ def db_option(help: str = DB_HELP) -> Callable[[F], F]:
     return click.option("--db", type=click.Path(path_type=Path, dir_okay=False), help=help)
 
 
-class EndingApp(Protocol, Generic[R]):
-    @property
-    def error(self) -> UserError | None: ...
-
-    @property
-    def return_code(self) -> int | None: ...
-
-    def run(self) -> R | None: ...
-
-
-def run_to_end(app: EndingApp[R], store: Store) -> R | None:
+def run_to_end(app: AppBase[R], store: Store) -> R | None:
     """Run ``app`` on ``store``; its result, once the file is checked to still be the one the
     results are said to be saved in."""
     result = app.run()

@@ -118,7 +118,7 @@ def _extract(package: Path, out: Path) -> datetime | None:
                 if member.endswith("b"):
                     _unzstd(src, dst, package)
                 else:
-                    copy_collection_bytes(src.read, dst, package)
+                    _copy_collection_bytes(src.read, dst, package)
             try:
                 return datetime(*z.getinfo(member).date_time)
             except ValueError:
@@ -144,14 +144,14 @@ def _unzstd(src: IO[bytes], dst: IO[bytes], package: Path) -> None:
     try:
         decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
         with decompressor.stream_reader(src, read_size=CHUNK, read_across_frames=True) as reader:
-            copy_collection_bytes(reader.read, dst, package)
+            _copy_collection_bytes(reader.read, dst, package)
     except zstandard.ZstdError as exc:
         raise zlib.error(f"its collection does not decompress ({exc})") from None
 
 
-def copy_collection_bytes(read: Callable[[int], bytes], dst: IO[bytes], package: Path) -> int:
+def _copy_collection_bytes(read: Callable[[int], bytes], dst: IO[bytes], package: Path) -> None:
     """Copy a collection from ``read`` to ``dst``, as far as its SQLite header says it runs
-    and never past :data:`MAX_COLLECTION_BYTES`; the bytes written."""
+    and never past :data:`MAX_COLLECTION_BYTES`."""
     head = b""
     while len(head) < _HEADER_BYTES and (chunk := read(_HEADER_BYTES - len(head))):
         head += chunk
@@ -174,7 +174,6 @@ def copy_collection_bytes(read: Callable[[int], bytes], dst: IO[bytes], package:
                 "(a damaged or hostile package): refused"
             )
         dst.write(chunk)
-    return written
 
 
 def declared_size(header: bytes) -> int | None:
