@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from anki.sync import SyncAuth
 
 ANKIWEB = ""
-_LOGIN_AGAIN = "run 'zerodrill anki login' again"
 _MEDIA_POLL_S = 0.05
 
 
@@ -64,7 +63,7 @@ def translated(endpoint: str, doing: str, *, logging_in: bool = False) -> Iterat
                 ) from None
             raise AnkiSyncError(
                 f"{server} no longer accepts zerodrill's login (it expired or the password "
-                f"changed): {_LOGIN_AGAIN}"
+                "changed): run 'zerodrill anki login' again"
             ) from None
         raise AnkiSyncError(
             f"the sync server {server} failed while {doing} ({_one_line(exc)}); nothing "

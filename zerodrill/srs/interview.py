@@ -198,10 +198,6 @@ class InterviewRun:
         """The follow-up on show (or next): how many have been graded."""
         return len(self.follow_up_grades)
 
-    @property
-    def finished(self) -> bool:
-        return self._missed is not None
-
     def elapsed(self) -> timedelta:
         return self._clock() - self.step_started_at
 
