@@ -45,17 +45,16 @@ _COVER_STEPS = 5000
 
 
 class Mark(Enum):
-    RIGHT = "right"
-    SLIP = "slip"
-    ALMOST = "almost"
-    WRONG = "wrong"
+    """Valued by how far from right: the worst mark of a part's tokens is the part's."""
+
+    RIGHT = 0
+    SLIP = 1
+    ALMOST = 2
+    WRONG = 3
 
     @property
     def rank(self) -> int:
-        return _RANKS[self]
-
-
-_RANKS = {Mark.RIGHT: 0, Mark.SLIP: 1, Mark.ALMOST: 2, Mark.WRONG: 3}
+        return int(self.value)
 
 
 class Judged(Struct, frozen=True):

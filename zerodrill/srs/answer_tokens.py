@@ -171,30 +171,19 @@ def _is_code(raw: str) -> bool:
 
 
 def _spelt_numbers(found: list[Token]) -> list[Token]:
+    # Any other token is "", which no number reads on past.
+    words = [t.fold if t.kind is Kind.WORD else "" for t in found]
     out: list[Token] = []
-    i = 0
-    while i < len(found):
-        j = i
-        while j < len(found) and found[j].kind is Kind.WORD:
-            j += 1
-        if j == i:
-            out.append(found[i])
-            i += 1
-            continue
-        words = [t.fold for t in found[i:j]]
-        k = 0
-        while k < len(words):
-            read = number_words.read(words, k)
-            if read is None:
-                out.append(found[i + k])
-                k += 1
-            else:
-                value, end = read
-                out.append(
-                    Token(Kind.NUMBER, " ".join(t.text for t in found[i + k : i + end]), value)
-                )
-                k = end
-        i = j
+    k = 0
+    while k < len(found):
+        read = number_words.read(words, k)
+        if read is None:
+            out.append(found[k])
+            k += 1
+        else:
+            value, end = read
+            out.append(Token(Kind.NUMBER, " ".join(t.text for t in found[k:end]), value))
+            k = end
     return out
 
 

@@ -9,7 +9,6 @@ as markup, which skips the parser.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
@@ -209,12 +208,8 @@ class _Quote:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(options.max_width - 2, 1)
         lines = console.render_lines(self.content, options.update(width=width), style=self.style)
-        yield from _prefixed(lines, Segment("▌ ", self.bar))
-
-
-def _prefixed(lines: list[list[Segment]], prefix: Segment) -> Iterator[Segment]:
-    new_line = Segment.line()
-    for line in lines:
-        yield prefix
-        yield from line
-        yield new_line
+        bar, new_line = Segment("▌ ", self.bar), Segment.line()
+        for line in lines:
+            yield bar
+            yield from line
+            yield new_line

@@ -118,11 +118,6 @@ class CheckItem(Widget):
         self.checked = False
         self._parsed = parse(entry.markdown)
 
-    def set_checked(self, checked: bool) -> None:
-        if checked != self.checked:
-            self.checked = checked
-            self.refresh(layout=False)
-
     def render(self) -> RenderableType:
         holder = self.parent
         styles = SideStyles.of(holder) if isinstance(holder, Widget) else None
@@ -159,7 +154,6 @@ class Checklist(Prose):
         self, entries: Sequence[Entry], *, checked: Sequence[int] = (), id: str | None = None
     ) -> None:
         super().__init__(id=id)
-        self.entries = tuple(entries)
         self.cursor = 0
         self._items = [CheckItem(n, entry) for n, entry in enumerate(entries)]
         for item in self._items:
@@ -175,16 +169,13 @@ class Checklist(Prose):
     def checked(self) -> tuple[int, ...]:
         return tuple(item.index for item in self._items if item.checked)
 
-    def set_checked(self, indexes: Sequence[int]) -> None:
-        for item in self._items:
-            item.set_checked(item.index in indexes)
-
     def toggle(self, index: int | None = None) -> None:
         index = self.cursor if index is None else index
         if not 0 <= index < len(self._items):
             return
         item = self._items[index]
-        item.set_checked(not item.checked)
+        item.checked = not item.checked
+        item.refresh(layout=False)
         self.cursor = index
         self._show_cursor()
         self.post_message(self.Changed())
