@@ -86,9 +86,7 @@ class Prose(Vertical):
 
 def markdown_side(markdown: str, *, id: str | None = None) -> CardSide:
     parsed = parse(markdown)
-    side = CardSide(id=id)
-    side.show(lambda styles: render(parsed, styles.markdown()))
-    return side
+    return built_side(lambda styles: render(parsed, styles.markdown()), id=id)
 
 
 def built_side(build: Callable[[SideStyles], RenderableType], *, id: str | None = None) -> CardSide:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from zerodrill.tui.markdown_tree import Document
 
     Parsed = Document | tuple[str, ...]
+    AnswerWith = tuple[Check | None, str | None, Callable[[Grade], str] | None]
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each way of typing an answer (``CardKind.typing``) types into, by id.
@@ -76,11 +77,7 @@ class CardView(Vertical):
         #: The question and the quote above it, parsed.
         self._question: tuple[Parsed, Parsed | None] = ((), None)
         #: What the answer side was last drawn with besides the card (see _answer_build).
-        self._answer_with: tuple[Check | None, str | None, Callable[[Grade], str] | None] = (
-            None,
-            None,
-            None,
-        )
+        self._answer_with: AnswerWith = (None, None, None)
         self.sources_open = False
         self._cloze_answers: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
@@ -100,17 +97,13 @@ class CardView(Vertical):
     @property
     def typed(self) -> str | None:
         widget = self._typing_for(self.item)
-        if widget is None:
-            return None
-        text = _text_in(widget)
+        text = _text_in(widget) if widget is not None else ""
         return text if text.strip() else None
 
     @property
     def typing_widget(self) -> Input | TextArea | None:
         """Where the learner may type before the reveal; None for kinds without one."""
-        if self.revealed:
-            return None
-        return self._typing_for(self.item)
+        return None if self.revealed else self._typing_for(self.item)
 
     @property
     def typing_has_focus(self) -> bool:
@@ -243,21 +236,19 @@ class CardView(Vertical):
         return self.sources_open
 
     def _answer_again(self) -> None:
-        item, s = self.item, self._sides
-        if item is None or s is None:
+        if self.item is None or self._sides is None:
             return
         if self.revealed:
-            build = self._answer_build(item, s, *self._answer_with)
-            self.query_one("#answer", CardSide).show(build)
+            self.query_one("#answer", CardSide).show(self._answer_build(*self._answer_with))
         else:
             self._plain_answer = None
-            self.call_after_refresh(self._prepare_answer, item)
+            self.call_after_refresh(self._prepare_answer, self.item)
 
     def _prepare_answer(self, item: Item) -> None:
         # Run after the next refresh: by then the card may have moved on, or the drill ended.
         if item is not self.item or self.revealed or self._sides is None or not self.is_attached:
             return
-        self._plain_answer = self._answer_build(item, self._sides, None, None, None)
+        self._plain_answer = self._answer_build()
         self._draw_ahead()
 
     def on_resize(self) -> None:
@@ -277,10 +268,8 @@ class CardView(Vertical):
         if self.item is None or self._sides is None or self.revealed:
             return self.result
         self.revealed = True
-        typed = self.typed
-        item = self.item
+        typed, item = self.typed, self.item
         kind = item.card.kind
-        s = self._sides
         if kind.is_cloze:
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
@@ -296,7 +285,7 @@ class CardView(Vertical):
         if result is None and yours is None and self._plain_answer is not None:
             build_answer = self._plain_answer
         else:
-            build_answer = self._answer_build(item, s, result, yours, name)
+            build_answer = self._answer_build(result, yours, name)
 
         for widget in self._typing.values():
             widget.display = False
@@ -309,12 +298,14 @@ class CardView(Vertical):
 
     def _answer_build(
         self,
-        item: Item,
-        s: Sides,
-        result: Check | None,
-        yours: str | None,
-        name: Callable[[Grade], str] | None,
+        result: Check | None = None,
+        yours: str | None = None,
+        name: Callable[[Grade], str] | None = None,
     ) -> Build:
+        """The answer side of the card on show, with the check of a typed answer (``result``)
+        or what was typed beside the model answer (``yours``)."""
+        item, s = self.item, self._sides
+        assert item is not None and s is not None
         kind = item.card.kind
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
