@@ -186,9 +186,7 @@ def _in_turn(got: list[Token], want: list[Token]) -> Judged:
     # same numbers and code, only the spacing differs.
     facts_got = [t for t in got if t.kind is not Kind.WORD]
     facts_want = [t for t in want if t.kind is not Kind.WORD]
-    if len(facts_got) == len(facts_want) and all(
-        _token(g, w).mark is Mark.RIGHT for g, w in zip(facts_got, facts_want, strict=True)
-    ):
+    if len(facts_got) == len(facts_want) and _same(facts_got, facts_want):
         joined = "".join(t.fold for t in got if t.kind is Kind.WORD)
         target = "".join(t.fold for t in want if t.kind is Kind.WORD)
         if joined == target:
@@ -315,8 +313,7 @@ def _cover(flat: list[Token], want: list[list[Token]]) -> list[int] | None:
             steps[0] -= 1
             if steps[0] < 0:
                 return None
-            head = flat[at : at + len(item)]
-            if all(_token(g, w).mark is Mark.RIGHT for g, w in zip(head, item, strict=True)):
+            if _same(flat[at : at + len(item)], item):
                 found = search(at + len(item), (*used, j))
                 if found is not None:
                     return found
@@ -327,10 +324,12 @@ def _cover(flat: list[Token], want: list[list[Token]]) -> list[int] | None:
 
 
 def _occurs(item: list[Token], flat: list[Token]) -> bool:
-    return any(
-        all(_token(g, w).mark is Mark.RIGHT for g, w in zip(flat[k:], item, strict=False))
-        for k in range(len(flat) - len(item) + 1)
-    )
+    return any(_same(flat[k : k + len(item)], item) for k in range(len(flat) - len(item) + 1))
+
+
+def _same(got: Sequence[Token], want: Sequence[Token]) -> bool:
+    """Each of ``got`` right for its token of ``want`` (as many of each)."""
+    return all(_token(g, w).mark is Mark.RIGHT for g, w in zip(got, want, strict=True))
 
 
 def _any_order(order: list[int]) -> str:

@@ -33,13 +33,13 @@ class AnsweringScreen(InterviewScreen):
     timed = True
     AUTO_FOCUS = ""  # Enter, q and the digits stay the screen's until the learner types
 
-    BINDINGS = [
-        Binding("enter", "hand_in", "Done", key_display="⏎"),
+    TYPING_KEYS = [
         Binding("a,tab", "type_answer", "Type", key_display="a"),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         QUIT,
         *SCROLL_KEYS,
     ]
+    BINDINGS = [Binding("enter", "hand_in", "Done", key_display="⏎"), *TYPING_KEYS]
 
     def __init__(self, run: InterviewRun) -> None:
         super().__init__(run)
@@ -104,10 +104,7 @@ class FollowUpScreen(AnsweringScreen):
         Binding("enter", "hand_in", "Model answer", key_display="⏎"),
         Binding("0", "grade(0)", "Grade", key_display="0-5"),
         *(Binding(str(g), f"grade({g})", f"Grade {g}", show=False) for g in range(1, 6)),
-        Binding("a,tab", "type_answer", "Type", key_display="a"),
-        Binding("escape", "stop_typing", "Done typing", key_display="esc"),
-        QUIT,
-        *SCROLL_KEYS,
+        *AnsweringScreen.TYPING_KEYS,
     ]
 
     def __init__(self, run: InterviewRun) -> None:
