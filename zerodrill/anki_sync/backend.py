@@ -1,8 +1,5 @@
-"""The ``anki`` package (the ``anki`` extra), imported here and only when a command needs it.
-
-Each failure a user can cause in opening a collection is one :class:`AnkiSyncError` line:
-the package missing, the collection open in Anki desktop, a file that is not a collection.
-"""
+"""The ``anki`` package (the ``anki`` extra), imported only when a command needs it, and its
+collection opened with each failure a user can cause as one :class:`AnkiSyncError` line."""
 
 from __future__ import annotations
 
@@ -16,16 +13,14 @@ if TYPE_CHECKING:
     from anki.collection import Collection
     from anki.dbproxy import DBProxy
 
-#: What the user installs for ``zerodrill anki``.
 INSTALL_HINT = "zerodrill anki needs the anki package: pip install 'zerodrill[anki]'"
 
 
 class AnkiSyncError(UserError):
-    """A sync that cannot go on; the message says why and what to do, in one line."""
+    """A sync that cannot go on; the message says why and what to do."""
 
 
 def require_anki() -> None:
-    """Raise :class:`AnkiSyncError` naming what to install when ``anki`` is missing."""
     try:
         import anki.collection  # noqa: F401  (its modules import in this order only)
     except ImportError:
@@ -33,10 +28,7 @@ def require_anki() -> None:
 
 
 def open_collection(path: Path) -> Collection:
-    """The collection at ``path`` (created if missing, as Anki does), opened by Anki's backend.
-
-    Anki desktop holds its collection locked while it runs: that is one line saying so.
-    """
+    """The collection at ``path``, created if missing (as Anki does)."""
     require_anki()
     from anki.collection import Collection
     from anki.errors import BackendError, DBError
@@ -45,7 +37,7 @@ def open_collection(path: Path) -> Collection:
         return Collection(str(path))
     except DBError as exc:
         text = str(exc)
-        # Anki's own words for a collection another process holds.
+        # Anki's own words for a collection another process (Anki desktop) holds.
         if "already open" in text or "locked" in text.lower():
             raise AnkiSyncError(
                 f"{path} is open in Anki (it is locked): close Anki and run again"
@@ -61,16 +53,14 @@ def db(col: Collection) -> DBProxy:
     return col.db
 
 
-#: What a column of Anki's collection holds.
 Value = str | int | float | None
 #: Rows per statement in :func:`insert_rows`: SQLite allows 32,766 parameters in one.
 _ROWS_PER_STATEMENT = 2000
 
 
 def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> None:
-    """``head`` (``INSERT INTO t`` or ``WITH v(...) AS``-style text ending before
-    ``VALUES``) run over ``rows``, many rows to a statement: Anki's ``executemany`` sends the
-    backend one command per row, a hundred times slower for a sync's thousands."""
+    """``head`` (SQL with ``{values}`` where the ``VALUES`` go) run over ``rows``, many to a
+    statement: Anki's ``executemany`` sends the backend one command per row, far slower."""
     if not rows:
         return
     width = len(rows[0])

@@ -1,25 +1,20 @@
-"""The host key a sync server hands back at login, kept so no password ever is.
-
-``zerodrill anki login`` trades the user name and password for Anki's host key ("hkey"), as
-Anki desktop does, and keeps only that and the server's address, in ``anki-login.json`` in
-the user config folder, mode 0600 from the moment the file exists (by the one atomic writer,
-asked for that mode).
+"""The host key a sync server hands back at login, kept so no password ever is: only it and
+the server's address, in the user config folder, mode 0600 from the moment the file exists.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
+from typing import Annotated
 
-from msgspec import Struct
+import msgspec
+from msgspec import Meta, Struct
 
 from zerodrill.anki_sync.backend import AnkiSyncError
 from zerodrill.atomic_write import write_atomic
 
 FILE_NAME = "anki-login.json"
-#: Who runs the file's name through ``zerodrill anki login`` again.
-_LOGIN_AGAIN = "run 'zerodrill anki login' again"
 #: A host key is a hex digest; anything longer is not one.
 _MAX_FILE = 4096
 
@@ -28,7 +23,7 @@ class HostKey(Struct, frozen=True):
     """What a login leaves: the server's address ("" for AnkiWeb) and the host key."""
 
     endpoint: str
-    hkey: str
+    hkey: Annotated[str, Meta(min_length=1)]
 
 
 def login_path() -> Path:
@@ -42,11 +37,9 @@ def login_path() -> Path:
 
 
 def save(key: HostKey, path: Path | None = None) -> Path:
-    """Keep ``key`` at ``path`` (default :func:`login_path`), readable by the user alone."""
     path = path or login_path()
-    data = json.dumps({"endpoint": key.endpoint, "hkey": key.hkey}).encode()
     try:
-        write_atomic(path, data, mode=0o600)
+        write_atomic(path, msgspec.json.encode(key), mode=0o600)
     except OSError as exc:
         why = exc.strerror or exc
         raise AnkiSyncError(f"cannot save the Anki login in {path}: {why}") from None
@@ -66,14 +59,8 @@ def load(path: Path | None = None) -> HostKey:
     except OSError as exc:
         raise AnkiSyncError(f"cannot read the Anki login {path}: {exc.strerror or exc}") from None
     try:
-        value = json.loads(raw.decode()) if len(raw) <= _MAX_FILE else None
-    except ValueError:
-        value = None
-    if (
-        not isinstance(value, dict)
-        or not isinstance(value.get("endpoint"), str)
-        or not isinstance(value.get("hkey"), str)
-        or not value["hkey"]
-    ):
-        raise AnkiSyncError(f"the Anki login {path} is damaged: {_LOGIN_AGAIN}")
-    return HostKey(value["endpoint"], value["hkey"])
+        if len(raw) <= _MAX_FILE:
+            return msgspec.json.decode(raw, type=HostKey)
+    except msgspec.DecodeError:
+        pass
+    raise AnkiSyncError(f"the Anki login {path} is damaged: run 'zerodrill anki login' again")

@@ -1,16 +1,12 @@
-"""The decks' notes brought up to date in a collection, as ``zerodrill export`` does it.
-
-The export's own package (:func:`zerodrill.export.apkg.build`, with a manifest of its own in
-the sync folder for note IDs and modification times) is imported by Anki's importer: a note
-Anki has by GUID is updated in place when the deck's copy is newer, a new one is added, and
-no other note, card or deck is touched. Anki's import never suspends a card it has already,
-so the cards of retired notes are suspended here.
+"""The decks' notes brought up to date in a collection: the export's own package (with a
+manifest of its own in the sync folder) imported by Anki's importer, which updates a note it
+has by GUID when the deck's copy is newer, adds a new one and touches nothing else. It never
+suspends a card it has already, so the cards of retired notes are suspended here.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,17 +17,13 @@ from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
 from zerodrill.export.manifest import Manifest
+from zerodrill.srs.anki_import import NoteKeys as NoteKeys
 
 if TYPE_CHECKING:
     from anki.collection import Collection
 
-#: A note GUID -> its template ordinals -> the item key of each card (as import-progress).
-NoteKeys = Mapping[str, Mapping[int, str]]
-
 
 class CardRow(Struct, frozen=True):
-    """One of zerodrill's cards in the collection: its key and Anki's scheduling columns."""
-
     key: str
     cid: int
     type: int
@@ -46,12 +38,10 @@ class CardRow(Struct, frozen=True):
     odue: int
 
 
-def build_package(
-    decks: Sequence[Deck], manifest_file: Path, out: Path, clock: Callable[[], float]
-) -> Manifest:
+def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Manifest:
     """Write the decks' package to ``out``; the manifest to keep once it is imported."""
     try:
-        package = apkg.build(decks, manifest=Manifest.load(manifest_file), clock=clock)
+        package = apkg.build(decks, manifest=Manifest.load(manifest_file))
     except apkg.ExportError as exc:
         raise AnkiSyncError(str(exc)) from None
     try:
@@ -69,7 +59,7 @@ def keep_manifest(manifest: Manifest, manifest_file: Path) -> None:
 
 
 def import_package(col: Collection, package: Path) -> tuple[int, int]:
-    """Import the package's notes (no scheduling); (notes added, notes updated)."""
+    """Import the package's notes (no scheduling); (added, updated)."""
     from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.errors import BackendError
     from anki.import_export_pb2 import IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER as IF_NEWER
@@ -91,7 +81,6 @@ def import_package(col: Collection, package: Path) -> tuple[int, int]:
 
 
 def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
-    """Each of zerodrill's cards in the collection by its item key."""
     out: dict[str, CardRow] = {}
     rows = db(col).all(
         "SELECT n.guid, c.ord, c.id, c.type, c.queue, c.due, c.ivl, c.factor, c.reps, "
@@ -105,7 +94,7 @@ def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
 
 
 def suspend_retired(col: Collection, cards: Mapping[str, CardRow], retired: set[str]) -> int:
-    """Suspend the cards of retired notes that are not suspended yet; how many."""
+    """Suspend the cards of retired notes not suspended yet; how many."""
     ids = [row.cid for key, row in cards.items() if key in retired and row.queue != -1]
     if ids:
         from anki.cards import CardId
@@ -116,7 +105,3 @@ def suspend_retired(col: Collection, cards: Mapping[str, CardRow], retired: set[
 
 def retired_keys(decks: Sequence[Deck]) -> set[str]:
     return {item.key for d in decks for card in d.cards if card.retired for item in card.items()}
-
-
-def now() -> float:
-    return time.time()

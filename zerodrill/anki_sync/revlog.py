@@ -58,45 +58,34 @@ def is_marked(rid: int, taken_ms: int | None) -> bool:
     return rid % 1000 == MARK and taken_ms is not None and taken_ms % 1000 == MARK
 
 
-def anki_ease(answer: Answer) -> int:
+def _ease(grade: Grade) -> int:
     """The Anki button (1-4) of a zerodrill grade: the four-button layout's nearest."""
-    return nearest_button(FOUR_BUTTONS, answer.grade).key
+    return nearest_button(FOUR_BUTTONS, grade).key
 
 
-def _marked_time(answer_ms: int | None) -> int:
-    taken = min(max(answer_ms or 0, 0), _MAX_TAKEN_MS)
-    return taken // 1000 * 1000 + MARK
-
-
-def _second_ms(answer: Answer) -> int:
-    return int(answer.at.timestamp()) * 1000
-
-
-def _windows(starts: Sequence[int]) -> list[tuple[int, int]]:
-    """Where each answer's row may be: from its second to the card's next answer (a row
-    moved on from its second stays before that), a day at most, a second at least."""
-    out = []
-    for n, start in enumerate(starts):
-        end = start + _SLACK_MS
-        if n + 1 < len(starts):
-            end = max(min(end, starts[n + 1]), start + 1000)
-        out.append((start, end))
-    return out
-
-
-def _match(
-    windows: Sequence[tuple[int, int]], eases: Sequence[int], written: Iterable[tuple[int, int]]
-) -> tuple[list[int], list[tuple[int, int]]]:
-    """The answers (by index) without a marked row, and the marked rows no answer claims."""
+def _compare(
+    answers: Sequence[tuple[datetime, Grade]], written: Iterable[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
+    """Where each answer's row may be (from its second to the card's next answer, a day at
+    most, a second at least); the answers (by index) without a marked row there with their
+    button; and the marked rows no answer claims."""
+    starts = [int(at.timestamp()) * 1000 for at, _ in answers]
+    windows = [
+        (start, max(min(start + _SLACK_MS, starts[n + 1]), start + 1000))
+        if n + 1 < len(starts)
+        else (start, start + _SLACK_MS)
+        for n, start in enumerate(starts)
+    ]
     left = sorted(written)
     missing = []
-    for n, ((start, end), ease) in enumerate(zip(windows, eases, strict=True)):
+    for n, ((start, end), (_, grade)) in enumerate(zip(windows, answers, strict=True)):
+        ease = _ease(grade)
         match = next((w for w in left if w[1] == ease and start <= w[0] < end), None)
         if match is None:
             missing.append(n)
         else:
             left.remove(match)
-    return missing, left
+    return windows, missing, left
 
 
 def all_written(
@@ -104,9 +93,7 @@ def all_written(
 ) -> bool:
     """Whether Anki's marked rows of a card are exactly its zerodrill answers in effect (at,
     grade; in time order): no answer missing, and none withdrawn since it was written."""
-    starts = [int(at.timestamp()) * 1000 for at, _ in answers]
-    eases = [nearest_button(FOUR_BUTTONS, grade).key for _, grade in answers]
-    missing, left = _match(_windows(starts), eases, written)
+    _, missing, left = _compare(answers, written)
     return not missing and not left
 
 
@@ -121,8 +108,7 @@ def rows_to_write(
     ``written`` holds (id, ease) of the card's marked rows; ``taken_ids`` every revlog id in
     the collection, and gains the ids given here.
     """
-    windows = _windows([_second_ms(answer) for answer in answers])
-    missing, _ = _match(windows, [anki_ease(a) for a in answers], written)
+    windows, missing, _ = _compare([(a.at, a.grade) for a in answers], written)
     rows = []
     for n in missing:
         answer, (start, end) = answers[n], windows[n]
@@ -134,21 +120,16 @@ def rows_to_write(
             # again each run. The card's schedule is set all the same.
             continue
         taken_ids.add(rid)
-        if answer.first:
-            kind = _LEARN
-        elif not answer.grade.passed:
-            kind = _RELEARN
-        else:
-            kind = _REVIEW
+        kind = _LEARN if answer.first else _REVIEW if answer.grade.passed else _RELEARN
         rows.append(
             RevlogRow(
                 id=rid,
                 cid=cid,
-                ease=anki_ease(answer),
+                ease=_ease(answer.grade),
                 ivl=min(max(answer.ivl, 1), _MAX_IVL),
                 last_ivl=min(answer.last_ivl, _MAX_IVL),
                 factor=min(answer.factor, _MAX_FACTOR),
-                time=_marked_time(answer.answer_ms),
+                time=min(max(answer.answer_ms or 0, 0), _MAX_TAKEN_MS) // 1000 * 1000 + MARK,
                 type=kind,
             )
         )

@@ -1,15 +1,12 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
-1. With a server: an ordinary sync of zerodrill's copy of the collection (a full download
-   the first time, or when the server asks).
-2. On a work copy (:mod:`.workcopy`): the decks' notes brought up to date (:mod:`.notes`);
-   Anki's reviews of zerodrill's cards read (``import-progress``'s reader) leaving out the
-   rows zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's
-   answers Anki lacks written to its revlog and its schedule set to what all its events
-   derive (:mod:`.schedule`). The copy then replaces the collection.
-   Last on the copy, the cards' marks (suspended, buried, flagged, marked: :mod:`.marks`):
-   those changed in Anki only read back as card actions, then every card given the marks
-   zerodrill's actions (those included) make.
+1. With a server: an ordinary sync of zerodrill's copy of the collection.
+2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); Anki's
+   reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
+   something moved for, zerodrill's answers Anki lacks written to its revlog and its
+   schedule set (:mod:`.schedule`); last, the marks changed in Anki read back as card
+   actions and every card given the marks zerodrill's actions make (:mod:`.marks`). The
+   copy then replaces the collection.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
@@ -27,11 +24,12 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import (
@@ -59,8 +57,6 @@ PACKAGE_NAME = "zerodrill-decks.apkg"
 
 
 class Moved(Struct, frozen=True):
-    """What a sync moved (or, in a dry run, would move) each way."""
-
     notes_added: int = 0
     notes_updated: int = 0
     retired_suspended: int = 0
@@ -99,22 +95,15 @@ def sync(
     *,
     dry_run: bool = False,
     full_upload: bool = False,
-    clock: Callable[[], float] = notes.now,
-    now: Callable[[], datetime] = local_now,
 ) -> Moved:
     """Sync ``decks``' cards in ``target`` with ``store`` (None: an empty store, dry runs
     only). Raises :class:`~zerodrill.anki_sync.backend.AnkiSyncError` with one line for each
     failure a user can meet, having changed nothing it would leave half done."""
     require_anki()
-    if not target.collection.parent.is_dir():
-        # A dry run before the first sync: there is nothing to hold yet.
-        return _run(
-            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
-        )
-    with workcopy.one_run(target.collection):
-        return _run(
-            target, decks, note_keys, store, manifest_file, dry_run, full_upload, clock, now
-        )
+    # A dry run before the first sync has no folder, so nothing to hold yet.
+    held = target.collection.parent.is_dir()
+    with workcopy.one_run(target.collection) if held else nullcontext():
+        return _run(target, decks, note_keys, store, manifest_file, dry_run, full_upload)
 
 
 def _run(
@@ -125,8 +114,6 @@ def _run(
     manifest_file: Path,
     dry_run: bool,
     full_upload: bool,
-    clock: Callable[[], float],
-    now: Callable[[], datetime],
 ) -> Moved:
     collection = target.collection
     cleaned = workcopy.clear_leftovers(collection)
@@ -164,14 +151,12 @@ def _run(
                 store_events,
                 scheduler,
                 manifest_file,
-                clock,
-                now,
                 (record, store_actions),
             )
         finally:
             col.close()
         if dry_run:
-            return _with(moved, full, cleaned)
+            return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
         workcopy.put_back(copy, collection)
@@ -184,14 +169,14 @@ def _run(
             full = last
     if store is not None:
         warnings += events.add_anki_reviews(store, anki, store_events)
-    return _with(moved, full, cleaned, warnings)
+    remarks = moved.remarks + warnings
+    return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
 
 def _sync_with_server(
     target: Target, key: HostKey, *, first: bool, full_upload: bool
 ) -> server.FullSync:
-    """One ordinary sync of the kept collection with the server (the last one of a run also
-    moves the media): the collection opened for it alone."""
+    """One ordinary sync with the server (the last of a run also moves the media)."""
     col = open_collection(target.collection)
     try:
         full = server.sync(
@@ -204,25 +189,6 @@ def _sync_with_server(
     return full
 
 
-def _with(
-    moved: Moved, full: server.FullSync, cleaned: bool, warnings: tuple[str, ...] = ()
-) -> Moved:
-    return Moved(
-        moved.notes_added,
-        moved.notes_updated,
-        moved.retired_suspended,
-        moved.to_zerodrill,
-        moved.to_anki,
-        moved.rescheduled,
-        moved.marks_to_anki,
-        moved.marks_to_zerodrill,
-        full,
-        cleaned,
-        moved.synced_before,
-        moved.remarks + warnings,
-    )
-
-
 def _apply(
     col: Collection,
     copy: Path,
@@ -231,16 +197,14 @@ def _apply(
     store_events: Sequence[events.Event],
     scheduler: Scheduler[Any],
     manifest_file: Path,
-    clock: Callable[[], float],
-    now: Callable[[], datetime],
     actions: tuple[str | None, Sequence[CardActionEvent]],
 ) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
-    manifest to keep once the copy is the collection, and the marks (``actions``: the record
-    of the last run's, and the store's card actions): the card actions read back from Anki,
-    and the record of the marks this run leaves."""
+    manifest to keep once the copy is the collection, and (given the record of the last
+    run's marks and the store's card actions) the card actions read back from Anki and the
+    record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
-    manifest = notes.build_package(decks, manifest_file, package, clock)
+    manifest = notes.build_package(decks, manifest_file, package)
     added, updated = notes.import_package(col, package)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
@@ -271,7 +235,7 @@ def _apply(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
         cards = notes.our_cards(col, note_keys)
-    at = now()
+    at = local_now()
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())

@@ -1,10 +1,8 @@
 """An ordinary sync with Anki's sync server (AnkiWeb, or ``python -m anki.syncserver``).
 
-Anki's backend does the protocol; this module decides what a full sync may do and turns each
-failure into one line. A full *download* is always safe here: the collection synced is
-zerodrill's own copy, and everything zerodrill writes into it is derived again from the review
-store on every run. A full *upload* replaces the collection on the server, and with it every
-device's: only with ``--full-upload``, and the refusal says why one is needed.
+A full *download* is always safe: the collection synced is zerodrill's own copy, and all that
+zerodrill writes into it is derived again from the review store on every run. A full *upload*
+replaces the collection on the server, and every device's: only with ``--full-upload``.
 """
 
 from __future__ import annotations
@@ -22,15 +20,11 @@ if TYPE_CHECKING:
     from anki.collection import Collection
     from anki.sync import SyncAuth
 
-#: What a login with no ``--server`` names: Anki's own default, AnkiWeb.
 ANKIWEB = ""
-_LOGIN_AGAIN = "run 'zerodrill anki login' again"
 _MEDIA_POLL_S = 0.05
 
 
 class FullSync(Enum):
-    """What the server asked for, when an ordinary sync could not do."""
-
     NONE = "none"
     #: The first sync of zerodrill's copy: the server's collection, whole.
     FIRST_DOWNLOAD = "first download"
@@ -51,7 +45,6 @@ def _one_line(exc: BaseException) -> str:
 
 @contextmanager
 def translated(endpoint: str, doing: str, *, logging_in: bool = False) -> Iterator[None]:
-    """Anki's sync errors as :class:`AnkiSyncError` lines naming the server."""
     from anki.errors import BackendError, Interrupted, NetworkError, SyncError, SyncErrorKind
 
     server = where(endpoint)
@@ -70,7 +63,7 @@ def translated(endpoint: str, doing: str, *, logging_in: bool = False) -> Iterat
                 ) from None
             raise AnkiSyncError(
                 f"{server} no longer accepts zerodrill's login (it expired or the password "
-                f"changed): {_LOGIN_AGAIN}"
+                "changed): run 'zerodrill anki login' again"
             ) from None
         raise AnkiSyncError(
             f"the sync server {server} failed while {doing} ({_one_line(exc)}); nothing "
@@ -85,7 +78,6 @@ def translated(endpoint: str, doing: str, *, logging_in: bool = False) -> Iterat
 
 
 def log_in(col: Collection, user: str, password: str, endpoint: str) -> HostKey:
-    """Trade the user name and password for the server's host key."""
     with translated(endpoint, "logging in", logging_in=True):
         auth = col.sync_login(user, password, endpoint or None)
     return HostKey(endpoint, auth.hkey)
@@ -99,13 +91,11 @@ def sync(
     full_upload: bool,
     on_new_endpoint: Callable[[str], None],
 ) -> FullSync:
-    """One ordinary sync of ``col``; returns what full sync ran, if one did.
+    """One ordinary sync of ``col`` (reopened after a full sync); what full sync ran.
 
-    The ``first`` sync of a run takes the server's collection whole when the server asks
-    (zerodrill's changes are made again on it) and leaves an upload for the last; the last
-    sync uploads whole only with ``full_upload``, and otherwise says why one is needed.
-    ``col`` is reopened after a full sync. The server may move an AnkiWeb account to another
-    address: ``on_new_endpoint`` keeps it for next time.
+    The ``first`` sync of a run takes the server's collection whole when asked (zerodrill's
+    changes are made again on it) and leaves an upload for the last. ``on_new_endpoint``
+    keeps the address AnkiWeb may move an account to.
     """
     from anki.sync import SyncAuth, SyncOutput
 
@@ -152,8 +142,8 @@ def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endp
 
 
 def sync_media(col: Collection, key: HostKey) -> None:
-    """Send the decks' images (and fetch the server's), as Anki does after a sync, and wait
-    for it: Anki runs it in the background, holding the collection until it ends."""
+    """Send the decks' images (and fetch the server's), waiting for it: Anki runs it in the
+    background, holding the collection until it ends."""
     from anki.sync import SyncAuth
 
     with translated(key.endpoint, "syncing media"):

@@ -1,12 +1,10 @@
-"""The collection changed on a copy that replaces it only when every change is made.
+"""The collection changed on a copy that replaces it only when every change is made, so a
+run killed in the middle leaves it as it was, not half changed for the phone to receive.
 
-A sync brings notes up to date, writes revlog rows and reschedules cards: a run killed in the
-middle must leave the collection as it was, not half changed (for the phone to receive half
-of it). The changes are made on a copy in a folder beside the collection (same file system,
-so the replacement is one rename); its media folder's new files are moved into the
-collection's own first (an extra image harms nothing, a missing one would). A folder left by
-a killed run is removed by the next; :func:`one_run` keeps a second run from taking a live
-run's folder for a leftover.
+The copy is in a folder beside the collection (same file system: the replacement is one
+rename); its new media go into the collection's first (an extra image harms nothing, a
+missing one would). :func:`one_run` keeps a second run from taking a live run's folder for a
+killed run's leftover.
 """
 
 from __future__ import annotations
@@ -26,14 +24,13 @@ _PREFIX = ".zerodrill-sync-"
 
 
 def media_folder(collection: Path) -> Path:
-    """Where Anki keeps a collection's media: ``NAME.media`` beside ``NAME.anki2``."""
     return collection.with_name(collection.stem + ".media")
 
 
 @contextmanager
 def one_run(collection: Path) -> Iterator[None]:
-    """Hold the sync of ``collection`` for this process; :class:`AnkiSyncError` if another
-    holds it. A lock on a file beside it (released by the system if the process dies)."""
+    """Hold the sync of ``collection`` for this process (a lock the system releases if the
+    process dies); :class:`AnkiSyncError` if another holds it."""
     lock = collection.parent / f"{_PREFIX}{collection.name}.lock"
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
@@ -62,7 +59,7 @@ def one_run(collection: Path) -> Iterator[None]:
 
 
 def clear_leftovers(collection: Path) -> bool:
-    """Remove work folders a killed run left beside ``collection``; whether there were any."""
+    """Remove a killed run's work folders; whether there were any."""
     found = False
     for leftover in collection.parent.glob(f"{_PREFIX}{collection.name}-*"):
         if leftover.is_dir() and not leftover.is_symlink():
@@ -73,8 +70,7 @@ def clear_leftovers(collection: Path) -> bool:
 
 @contextmanager
 def work_copy(collection: Path) -> Iterator[Path]:
-    """A copy of ``collection`` (closed) to change; removed on the way out, whatever
-    happened. :func:`put_back` makes it the collection."""
+    """A copy of ``collection`` to change, removed on the way out whatever happened."""
     folder = collection.parent / f"{_PREFIX}{collection.name}-{os.getpid()}"
     try:
         shutil.rmtree(folder, ignore_errors=True)
@@ -97,7 +93,6 @@ def work_copy(collection: Path) -> Iterator[Path]:
 
 
 def put_back(copy: Path, collection: Path) -> None:
-    """Make the changed ``copy`` (closed) the collection: its new media first, then the file."""
     try:
         source, target = media_folder(copy), media_folder(collection)
         if source.is_dir():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +19,9 @@ from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.words import plural
+
+if TYPE_CHECKING:
+    from zerodrill.anki_sync.run import Moved
 
 USER_ENV, PASSWORD_ENV = "ZERODRILL_ANKI_USER", "ZERODRILL_ANKI_PASSWORD"
 
@@ -141,11 +145,9 @@ def sync_command(
     _report(moved, dry_run)
 
 
-def _report(moved: object, dry_run: bool) -> None:
-    from zerodrill.anki_sync.run import Moved
+def _report(moved: Moved, dry_run: bool) -> None:
     from zerodrill.anki_sync.server import FullSync
 
-    assert isinstance(moved, Moved)
     if moved.cleaned_up:
         click.echo("An interrupted sync had left a work copy: removed; nothing of it was kept.")
     if not moved.synced_before:

@@ -1,12 +1,11 @@
-"""What several commands share: loading the decks they work on, the ``--db`` option, and
-running a Textual app to its end (the app itself is imported by the command that runs it)."""
+"""What several commands share: loading the decks, ``--db``, running a Textual app to its end."""
 
 from __future__ import annotations
 
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -21,33 +20,21 @@ if TYPE_CHECKING:
     from zerodrill.deck.checkout import DefaultDecks
     from zerodrill.deck.target_rules import TargetRules
     from zerodrill.srs.store import Store
+    from zerodrill.tui.app_base import AppBase
 
-R = TypeVar("R", covariant=True)
+R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DB_HELP = "Review database (default: ZERODRILL_DB, else reviews.db in the user data folder)."
 
 
 def db_option(help: str = DB_HELP) -> Callable[[F], F]:
-    """``--db FILE``, as every command that reads or writes the review database takes it."""
     return click.option("--db", type=click.Path(path_type=Path, dir_okay=False), help=help)
 
 
-class EndingApp(Protocol, Generic[R]):
-    """A zerodrill Textual app: its result, and the user error that ended it, if one did."""
-
-    @property
-    def error(self) -> UserError | None: ...
-
-    @property
-    def return_code(self) -> int | None: ...
-
-    def run(self) -> R | None: ...
-
-
-def run_to_end(app: EndingApp[R], store: Store) -> R | None:
+def run_to_end(app: AppBase[R], store: Store) -> R | None:
     """Run ``app`` on ``store``; its result, once the file is checked to still be the one the
-    results are said to be saved in. A user error that ended the app is raised here."""
+    results are said to be saved in."""
     result = app.run()
     if app.error is not None:
         raise app.error
@@ -59,11 +46,8 @@ def run_to_end(app: EndingApp[R], store: Store) -> R | None:
 
 
 def deck_roots(paths: Sequence[Path]) -> DefaultDecks:
-    """``paths``, or the decks a command reads without one (this checkout's, a deck
-    repository's, else the bundled ones with the learner's copies of them from their deck
-    folder: see :mod:`zerodrill.deck.checkout`); when those are not the installed decks alone,
-    or a ``decks/`` folder is at hand, one line on stderr says which (the returned
-    ``notice``)."""
+    """``paths``, or the decks a command reads without one (:mod:`zerodrill.deck.checkout`),
+    with their ``notice`` on stderr."""
     # Imported here: the drill's start from the parsed-deck cache never needs PyYAML, which
     # telling a deck repository's decks from its other YAML does.
     from zerodrill.deck.checkout import DefaultDecks, default_decks
@@ -77,11 +61,9 @@ def deck_roots(paths: Sequence[Path]) -> DefaultDecks:
 
 
 def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
-    """The decks under ``paths`` (default: :func:`deck_roots`), through the parsed-deck cache.
-
-    With an export target's ``rules`` the decks are parsed afresh instead: the cache keeps
-    decks, not what a target's rules would find in their text (each at its line and column).
-    """
+    """The decks under ``paths`` (default: :func:`deck_roots`), through the parsed-deck cache;
+    with an export target's ``rules``, parsed afresh: the cache keeps decks, not what a
+    target's rules would find in their text."""
     roots = list(deck_roots(paths).roots)
     if rules:
         from zerodrill.deck.load import load_paths
@@ -94,12 +76,9 @@ def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> Load
 
 
 def usable_decks(result: LoadResult, *, watching: bool = False) -> tuple[Deck, ...]:
-    """``result``'s decks, or a UserError if any deck has a problem (or there is none).
-
-    Every problem is printed, as ``validate`` prints it, then a line counting them; a single
-    problem is the error line itself. ``watching``: the command draws again by itself on the
-    next change, so the line does not tell the user to run it again.
-    """
+    """``result``'s decks, or a UserError if any deck has a problem (or there is none):
+    every problem printed as ``validate`` prints it, then a line counting them. ``watching``:
+    the command draws again by itself, so the line does not say to run it again."""
     problems = result.problems
     if len(problems) == 1:
         raise UserError(str(problems[0]))
@@ -116,10 +95,22 @@ def usable_decks(result: LoadResult, *, watching: bool = False) -> tuple[Deck, .
     return result.decks
 
 
+def write_output(path: Path, data: bytes) -> None:
+    """Write a command's output file whole, or raise one line for the user; a missing folder
+    is more likely a typo than a wish, so none is made."""
+    from zerodrill.atomic_write import write_atomic
+
+    if not path.parent.is_dir():
+        raise UserError(f"cannot write {path}: no folder {path.parent}")
+    try:
+        write_atomic(path, data, make_folder=False)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
 def no_folder(folder: Path) -> str:
-    """Why ``folder``, which is not a folder, cannot hold the file a command writes: the first
-    thing on its way that is not a folder (``afile/x.html``: ``afile`` is a file), else that it
-    does not exist."""
+    """Why ``folder`` cannot hold the file a command writes: the first thing on its way that
+    is not a folder, else that it does not exist."""
     for part in (folder, *folder.parents):
         try:
             mode = part.stat().st_mode

@@ -4,7 +4,6 @@ the decks, the database and the interview have been checked, as ``zerodrill dril
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -13,9 +12,6 @@ from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.tui import time_labels
 from zerodrill.words import plural
-
-if TYPE_CHECKING:
-    from zerodrill.srs.interview import AttemptResult
 
 
 @click.command()
@@ -38,31 +34,6 @@ def interview(
     the model talk track), answer and grade each follow-up 0-5, tick the red flags you said.
     q quits at any step; running the command again the same day resumes there.
     """
-    result, db, title = _run(paths, db, deck_id, interview_id)
-    if result is not None:
-        click.echo(result_line(result, db))
-    else:
-        click.echo(
-            f"'{shown(title)}' saved where you stopped in {shown(str(db))}; "
-            "run the same command again today to go on."
-        )
-
-
-def result_line(result: AttemptResult, db: Path) -> str:
-    """The line printed once an attempt is finished."""
-    return (
-        f"{len(result.points_covered)}/{result.points_total} points in "
-        f"{time_labels.duration(result.seconds_used)}, "
-        f"{plural(len(result.follow_up_grades), 'follow-up')} graded, saved to "
-        f"{shown(str(db))}; {plural(len(result.missed_cards), 'card')} brought due."
-    )
-
-
-def _run(
-    paths: tuple[Path, ...], db: Path | None, deck_id: str | None, interview_id: str | None
-) -> tuple[AttemptResult | None, Path, str]:
-    """The interview from the command line's arguments: its result (None if quit before the
-    end), the database it used and the interview's title."""
     from zerodrill.srs.store import Store
 
     decks = usable_decks(load_decks(paths))
@@ -73,4 +44,15 @@ def _run(
 
         app = create_interview_app(decks, store, deck_id=deck_id, interview_id=interview_id)
         result = run_to_end(app, store)
-    return result, db, app.run_.interview.title
+    if result is None:
+        click.echo(
+            f"'{shown(app.run_.interview.title)}' saved where you stopped in {shown(str(db))}; "
+            "run the same command again today to go on."
+        )
+        return
+    click.echo(
+        f"{len(result.points_covered)}/{result.points_total} points in "
+        f"{time_labels.duration(result.seconds_used)}, "
+        f"{plural(len(result.follow_up_grades), 'follow-up')} graded, saved to "
+        f"{shown(str(db))}; {plural(len(result.missed_cards), 'card')} brought due."
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from zerodrill.cli.common import load_decks, no_folder, usable_decks
+from zerodrill.cli.common import load_decks, no_folder, usable_decks, write_output
 from zerodrill.deck import cloze
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Card, Deck
@@ -66,7 +66,6 @@ def preview(paths: tuple[Path, ...], output: Path) -> None:
     """Write every card of PATH... (default: a checkout's decks/, else the bundled decks) to one
     HTML page, as Anki will show it: question and answer, light and night, each cloze deletion on
     its own."""
-    from zerodrill.atomic_write import write_atomic
     from zerodrill.export.errors import ExportError
 
     if output.suffix.lower() not in (".html", ".htm"):
@@ -81,10 +80,7 @@ def preview(paths: tuple[Path, ...], output: Path) -> None:
         page, cards = build_page(decks)
     except ExportError as exc:
         raise UserError(str(exc)) from exc
-    try:
-        write_atomic(output, page.encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    write_output(output, page.encode("utf-8"))
     click.echo(
         f"wrote {shown(str(output))}: {plural(cards, 'card')} from {plural(len(decks), 'deck')}"
     )
@@ -166,23 +162,19 @@ def fill(
 
 def cloze_html(text: str, ordinal: int, *, reveal: bool) -> str:
     """A cloze field as Anki's ``{{cloze:...}}`` shows deletion ``ordinal`` (rslib cloze.rs)."""
-    out: list[str] = []
-    last = 0
-    for d in cloze.deletions(text):
-        out.append(text[last : d.start])
+
+    def shown(d: cloze.Deletion) -> str:
         if d.ordinal != ordinal:
-            out.append(f'<span class="cloze-inactive" data-ordinal="{d.ordinal}">{d.answer}</span>')
-        elif reveal:
-            out.append(f'<span class="cloze" data-ordinal="{d.ordinal}">{d.answer}</span>')
-        else:
-            blank = f"[{d.hint if d.hint is not None else '...'}]"
-            out.append(
-                f'<span class="cloze" data-cloze="{_attribute(d.answer)}" '
-                f'data-ordinal="{d.ordinal}">{blank}</span>'
-            )
-        last = d.end
-    out.append(text[last:])
-    return "".join(out)
+            return f'<span class="cloze-inactive" data-ordinal="{d.ordinal}">{d.answer}</span>'
+        if reveal:
+            return f'<span class="cloze" data-ordinal="{d.ordinal}">{d.answer}</span>'
+        blank = f"[{d.hint if d.hint is not None else '...'}]"
+        return (
+            f'<span class="cloze" data-cloze="{_attribute(d.answer)}" '
+            f'data-ordinal="{d.ordinal}">{blank}</span>'
+        )
+
+    return cloze.rewrite(text, shown)
 
 
 _NAMED = {"<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&#x27;", '"': "&quot;"}

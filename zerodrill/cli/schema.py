@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from zerodrill.cli.common import write_output
 from zerodrill.deck.control_chars import shown
 from zerodrill.errors import UserError
 
@@ -49,18 +50,11 @@ def schema(output: Path | None) -> None:
         )
         return
     path = output / DEFAULT_NAME if output.is_dir() else output
-    if not path.parent.is_dir():
-        raise UserError(f"cannot write {path}: no folder {path.parent}")
     if path.is_symlink() or (path.exists() and not _ours(path)):
         raise UserError(
             f"{path} exists and is not a schema zerodrill wrote: left as it is; choose another name"
         )
-    from zerodrill.atomic_write import write_atomic
-
-    try:
-        write_atomic(path, text.encode("utf-8"), make_folder=False)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    write_output(path, text.encode("utf-8"))
     click.echo(f"wrote {shown(str(path))}")
     click.echo(
         f"name it on each deck's first line: # yaml-language-server: $schema={shown(path.name)}"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from zerodrill.cli.common import load_decks, usable_decks
+from zerodrill.cli.common import load_decks, usable_decks, write_output
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
@@ -47,16 +47,8 @@ def sheet(paths: tuple[Path, ...], deck_id: str | None, output: Path | None) -> 
         _print(decks)
         return
     text = rendered.page(decks) if kind == "html" else rendered.markdown(decks)
-    from zerodrill.atomic_write import write_atomic
-
     assert output is not None
-    # A missing folder is more likely a typo than a wish: made by nobody, as with export.
-    if not output.parent.is_dir():
-        raise UserError(f"cannot write {output}: no folder {output.parent}")
-    try:
-        write_atomic(output, text.encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    write_output(output, text.encode("utf-8"))
     click.echo(f"wrote {shown(str(output))}")
 
 

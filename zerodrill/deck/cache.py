@@ -137,7 +137,6 @@ def _stamp(path: Path) -> _Stamp | None:
 
 @functools.cache
 def code_key() -> bytes | None:
-    """:func:`code_digest` of this zerodrill, worked out once per process."""
     return code_digest(Path(__file__).resolve().parent.parent)
 
 
@@ -308,9 +307,8 @@ class _Pickler(pickle.Pickler):
 
 class _Bodies:
     """The file of a cached deck's entry, where its cards' bodies are read from, each when first
-    needed. A drill reads every card's key, kind and tags, but shows one card: on 10,000 cards,
-    unpickling every body at start made its first card 60-125 ms later, and reading them into
-    memory with the rest, 14 ms of CPU on the real cards' 15 MB.
+    needed. A drill reads every card's key, kind and tags, but shows one card: unpickling every
+    body at start, or reading them all into memory, delayed the first card (tests/bench).
 
     The file is held open, not mapped (a mapped file cut short would end the drill with
     SIGBUS), and closed with the last card that can still need it. Entries are replaced by
@@ -322,7 +320,6 @@ class _Bodies:
         weakref.finalize(self, file.close)
 
     def read(self, start: int, end: int) -> bytes:
-        """Bytes ``start`` to ``end`` of the bodies, exactly."""
         if hasattr(os, "pread"):
             data = os.pread(self.file.fileno(), end - start, self.base + start)
         else:  # pragma: no cover - Windows has no pread; a drill reads on one thread

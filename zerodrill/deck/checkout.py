@@ -1,24 +1,11 @@
-"""Which decks a command reads when it is given no path.
+"""Which decks a command reads when it is given no path (the rule: README.md, "Commands").
 
 A contributor runs zerodrill inside a clone of its repository, or of a deck repository of their
-own, and means the decks in front of them, not the copy installed with the package (which
-``pip install .`` froze at install time). So, from the current folder up to the root of the git
-work tree it sits in (the current folder alone outside one), the first of these is read:
-
-- a ``decks/`` folder holding deck files (zerodrill's own layout);
-- at the work tree's root, deck files at the top level (a deck repository of one's own; a
-  YAML file counts when it looks like a deck, as the pre-commit hook judges it).
-
-Anywhere else the bundled decks are read, each in the place of the learner's copy of it when
-their deck folder (``user``: see :func:`zerodrill.paths.user_decks_dir`) holds one: a deck
-file there takes the place of the installed file of the same name (the copy key ``e`` makes of
-an installed deck keeps its name), and any other deck file there is read beside them. The
-installed files are replaced by the next install; the copies are the learner's, so every
-sitting and command given no path reads them. In a checkout the checkout's decks still win.
-
-Whenever what is read is not the installed copy, or a ``decks/`` folder is at hand but not
-read, :attr:`DefaultDecks.notice` says which, so the user is never left guessing which copy a
-command saw.
+own, and means the decks in front of them, not the copy ``pip install .`` froze at install
+time; a learner means their copy of an installed deck (:mod:`zerodrill.deck.user_copy`), not
+the installed file the next install replaces. Whenever what is read is not the installed copy,
+or a ``decks/`` folder is at hand but not read, :attr:`DefaultDecks.notice` says which, so the
+user is never left guessing which copy a command saw.
 """
 
 from __future__ import annotations

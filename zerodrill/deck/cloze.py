@@ -279,6 +279,17 @@ def _run_start(text: str, at: int) -> int:
     return at
 
 
+def rewrite(text: str, each: Callable[[Deletion], str]) -> str:
+    """``text`` with each deletion, markers and all, replaced by ``each(deletion)``."""
+    out: list[str] = []
+    last = 0
+    for d in deletions(text):
+        out += (text[last : d.start], each(d))
+        last = d.end
+    out.append(text[last:])
+    return "".join(out)
+
+
 def render(
     text: str,
     ordinal: int,
@@ -288,17 +299,8 @@ def render(
     shown: Callable[[Deletion], str] = lambda d: d.answer,
 ) -> str:
     """``text`` with deletion ``ordinal`` hidden (or marked when revealed), others filled in."""
-    out: list[str] = []
-    last = 0
-    for d in deletions(text):
-        out.append(text[last : d.start])
-        if d.ordinal == ordinal:
-            out.append(shown(d) if reveal else hidden(d))
-        else:
-            out.append(d.answer)
-        last = d.end
-    out.append(text[last:])
-    return "".join(out)
+    mine = shown if reveal else hidden
+    return rewrite(text, lambda d: mine(d) if d.ordinal == ordinal else d.answer)
 
 
 def answers(text: str, ordinal: int) -> list[str]:
@@ -311,12 +313,9 @@ def markdown(text: str, ordinal: int, *, reveal: bool) -> str:
     # Inside a code span Markdown shows characters as they are, so markup must stay out; in
     # prose the blank is escaped (so "[...]" is never read as a link) and the answer is bold.
     spans = code_spans(text) if "`" in text else []
-    # Found by bisection: the spans are in order and apart, and a large field has thousands.
-    starts = [start for start, _ in spans]
 
     def in_code(d: Deletion) -> bool:
-        at = bisect_right(starts, d.start) - 1
-        return at >= 0 and d.start < spans[at][1]
+        return span_at(spans, d.start) is not None
 
     def hidden(d: Deletion) -> str:
         blank = f"[{d.hint or '...'}]"

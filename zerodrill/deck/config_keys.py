@@ -1,17 +1,8 @@
 """The config keys a deck names, checked against the facts file the deck declares.
 
-A deck about a program's configuration names its keys in code spans (`zero_optimization.stage`)
-and shows them in ```` ```json ```` fences. A misspelt key there teaches a key the program
-rejects, or ignores. A deck that says so at its top::
-
-    config_keys:
-      facts: deepspeed-zero.facts.json   # in the deck's folder
-      prefixes: [stage3_, zero_]         # what makes an identifier look like a key
-      known:
-        - zero_stage                     # Accelerate's field, not DeepSpeed's: its reason here
-
-has every such key checked against the ``config_keys`` section of that file, which a script
-reads out of the program's source (``tests/data/deepspeed/extract.py`` for the ZeRO deck)::
+What a deck writes and what is checked: decks/README.md, "Config keys". The facts file's
+``config_keys`` section, which a script reads out of the program's source
+(``tests/data/deepspeed/extract.py`` for the ZeRO deck)::
 
     {"config_keys": {
       "block": "zero_optimization",                  # the config's block the keys are under
@@ -19,20 +10,6 @@ reads out of the program's source (``tests/data/deepspeed/extract.py`` for the Z
                "max_live_parameters": {"aliases": ["stage3_max_live_parameters"]},
                "offload_param": {}, "offload_param.device": {"values": ["none", "cpu"]}},
       "top_level": ["train_batch_size", "zero_optimization"]}}   # the config's top-level keys
-
-What is checked, in the text as shown (a cloze deletion reads as its answer):
-
-- a code span holding a key path under the block (`zero_optimization.overlap_comm`,
-  `offload_param.pin_memory`, also as `"key": value`) names a key of the file, by its name or
-  an alias, down to a key whose keys the file does not list;
-- a code span holding one identifier that looks like a key (it starts with one of the
-  ``prefixes``, or is a near miss of a known key) is a key of the file, at any level, a
-  top-level key, or one of ``known``;
-- a ``json`` fence parses; where its top level holds the block, each top-level key is one of the
-  file's; under the block, at any depth, each key is one of the file's, and a key the file lists
-  values for has one of them.
-
-Every problem is reported at its line and column, with the nearest right spelling.
 """
 
 from __future__ import annotations
@@ -162,7 +139,6 @@ class Checker:
         self._judged: dict[str, str | None] = {}
 
     def redundant(self, identifier: str) -> bool:
-        """Whether a ``known`` identifier is one the facts file accepts anyway."""
         return identifier in self.accepted
 
     def check(self, text: str, *, cloze_field: bool) -> list[tuple[int, str]]:
@@ -463,7 +439,6 @@ def _code(text: str) -> Iterator[tuple[str | None, _Text]]:
 
 
 def _char_offsets(text: str) -> Callable[[int], int]:
-    """A function from a byte offset in ``text``'s UTF-8 to the character offset there."""
     if text.isascii():
         return lambda byte: byte
     starts = list(itertools.accumulate((len(c.encode()) for c in text), initial=0))
@@ -490,7 +465,6 @@ _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true
 
 
 def _skip(text: str, i: int) -> int:
-    """``i`` moved past any white space."""
     space = _SPACE.match(text, i)
     return space.end() if space is not None else i
 

@@ -21,7 +21,6 @@ _ON_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 
 
 def first_control(text: str) -> int | None:
-    """The offset of the first character of :data:`CONTROL` in ``text``, or None."""
     match = CONTROL.search(text)
     return match.start() if match else None
 

@@ -21,8 +21,6 @@ from zerodrill.deck.card_ids import written_card_ids
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.links import safe_link
 from zerodrill.deck.model import (
-    SLUG_PATTERN,
-    SLUG_RULE,
     Bullet,
     Card,
     Interview,
@@ -48,7 +46,6 @@ INTERVIEW_FIELDS = ("id", "title", "question", "minutes", "points", "follow_ups"
 REQUIRED_INTERVIEW_FIELDS = ("id", "title", "question", "minutes", "points")
 LINE_FIELDS = ("text", "cards")
 
-_SLUG = re.compile(SLUG_PATTERN)
 _INT = "tag:yaml.org,2002:int"
 _DIGITS = re.compile(r"[0-9]+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -128,11 +125,7 @@ def _interview(reader: NodeReader, node: yaml.Node, known: _Cards) -> Interview 
     if fields is None:
         return None
     reader.missing(node, "an interview", [f for f in REQUIRED_INTERVIEW_FIELDS if f not in fields])
-    interview_id = None
-    if "id" in fields:
-        interview_id = reader.text(fields["id"][1], "id")
-        if interview_id is not None and not _SLUG.fullmatch(interview_id):
-            reader.report(fields["id"][1], f"interview id must be {SLUG_RULE}")
+    interview_id = reader.slug(fields, "id", "interview id")
     title = reader.text(fields["title"][1], "title") if "title" in fields else None
     if title is not None and "\n" in title.rstrip("\n"):
         reader.problems.append(

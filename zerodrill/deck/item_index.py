@@ -79,7 +79,6 @@ class ItemIndex(Mapping[str, Item]):
         *,
         deletions_apart: bool = True,
     ) -> list[Item]:
-        """The items of :meth:`one_key_per_card`, made."""
         taken = self.one_key_per_card(keys, busy_cards, limit, deletions_apart=deletions_apart)
         return [self[key] for key in taken]
 

@@ -118,15 +118,11 @@ class CardKind(Struct, frozen=True, eq=False, dict=True):
 
     @cached_property
     def hints(self) -> Mapping[str, str]:
-        """Each alias of a field, mapped to the field's name."""
         return MappingProxyType({alias: f.name for f in self.fields for alias in f.aliases})
 
     @property
     def is_cloze(self) -> bool:
         return self.cloze_field is not None
-
-    def sides(self, item: Item) -> Sides:
-        return self.read(item)
 
     def teaches(self, card: Card) -> str:
         if self.teaches_as is not None:
@@ -175,12 +171,10 @@ def register(kind: CardKind) -> CardKind:
 
 
 def named(name: str) -> CardKind | None:
-    """The registered kind called ``name``, or None."""
     return _REGISTRY.get(name)
 
 
 def registered() -> tuple[CardKind, ...]:
-    """Every registered kind, in the order registered."""
     return tuple(_REGISTRY.values())
 
 

@@ -38,7 +38,6 @@ from zerodrill.deck.model import (
     MIN_LEVEL,
     REQUIRED_DECK_FIELDS,
     SLUG_PATTERN,
-    SLUG_RULE,
     TAG_PATTERN,
     TAG_RULE,
     Card,
@@ -81,7 +80,6 @@ def load_paths(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> Load
 
 
 def load_file(path: Path, rules: Sequence[TargetRules] = ()) -> tuple[Deck | None, list[Problem]]:
-    """One deck file → (the deck, or None if it has problems; the problems)."""
     data = read_deck_bytes(path)
     if isinstance(data, Problem):
         return None, [data]
@@ -198,19 +196,6 @@ class _Builder(NodeReader):
         #: every card is known, since a card may name one written below it.
         self._siblings: list[tuple[str | None, yaml.Node]] = []
 
-    def slug(
-        self, fields: dict[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
-    ) -> str | None:
-        """The id in field ``name``, if present, text and a slug (else reported)."""
-        if name not in fields:
-            return None
-        node = fields[name][1]
-        value = self.text(node, name)
-        if value is not None and not _SLUG.fullmatch(value):
-            self.report(node, f"{what} must be {SLUG_RULE}")
-            return None
-        return value
-
     def deck_id(self, fields: dict[str, tuple[yaml.Node, yaml.Node]]) -> str | None:
         """The deck id: a slug that can name the exported files and is not one of our tags."""
         deck_id = self.slug(fields, "deck", "deck id")
@@ -316,7 +301,6 @@ class _Builder(NodeReader):
         return facts
 
     def refs_required(self, node: yaml.Node) -> bool:
-        """The deck's ``refs:`` rule: ``required`` (every card cites sources) or ``optional``."""
         if self.visit(node) and (node.tag != STR or node.value not in ("required", "optional")):
             self.report(node, "deck field 'refs' must be 'required' or 'optional'")
         return node.tag == STR and node.value == "required"
@@ -342,7 +326,6 @@ class _Builder(NodeReader):
         return [replace(c, siblings=declared[c.id]) if declared.get(c.id) else c for c in cards]
 
     def level(self, node: yaml.Node) -> int | None:
-        """A card's ``level``: a whole number from :data:`MIN_LEVEL` to :data:`MAX_LEVEL`."""
         if not self.visit(node):
             return None
         value = str(node.value)

@@ -1,15 +1,10 @@
 """A card naming other cards of its deck: their ids in parentheses, in its prose.
 
-A deck writes ``(fu-zeropp-hpz-memory)``, or several at once, ``(multi-rank-allreduce-volume,
-grad-accum-caveat)``. An id tells a learner nothing, so the drill and the Anki export show
-each card's question instead, in a short form and in quotes (:func:`name_cards`); the deck's
-file, its cheat sheet and every other place keep the ids as written.
-
-Only prose, and only a group in which every word is an id of a card of the same deck: an id
-is a plain slug, and "(all-reduce)" is as likely a word as a card. An id in a code span or a
-code block, in a link (its text or its target) or in raw HTML is left as written, whatever it
-is. The question is put in as text, each character Markdown could read as markup escaped, so
-nothing of the card named is read as markup in the card that names it.
+How a deck writes it: decks/README.md. An id tells a learner nothing, so the drill and the Anki
+export show each card's question instead (:func:`name_cards`); the deck's file and its sheet
+keep the ids. Only a group in which every word is an id of the deck counts: an id is a plain
+slug, and "(all-reduce)" is as likely a word as a card. The question is put in as text, markup
+escaped, so nothing of the card named is read as markup in the card that names it.
 """
 
 from __future__ import annotations
@@ -19,10 +14,9 @@ from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.deck import cloze
+from zerodrill.deck.markdown_checks import event_name
 
 if TYPE_CHECKING:
-    from pyromark.event import Event
-
     from zerodrill.deck.kinds import Sides
     from zerodrill.deck.model import Card
 
@@ -34,8 +28,7 @@ _GROUP = re.compile(rf"(?<![\w\\])\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)(?!\w)", re.
 _ONE = re.compile(_ID)
 #: Where such a group may open (a first id, then ',' or ')'), and the group there without
 #: :data:`_GROUP`'s look-behind: the full match on every field, which keeps the regex engine
-#: from leaping to each '(', missed the export's benchmark goal (10,000 cards within 2x
-#: genanki alone).
+#: from leaping to each '(', missed the export's benchmark goal.
 _OPENING = re.compile(r"\(\s*([a-z0-9][a-z0-9-]*)\s*[,)]", re.ASCII)
 _CANDIDATE = re.compile(rf"\((\s*{_ID}(?:\s*,\s*{_ID})*\s*)\)", re.ASCII)
 #: Markdown reads any ASCII punctuation after a backslash as the character itself.
@@ -63,7 +56,7 @@ class CardTitles:
     def named_anywhere(self) -> bool:
         """Whether any card of the deck may name another: one pass over all their text, so a
         whole deck that names none (most) costs one scan, not one a field (the export's
-        benchmark goal, 10,000 cards within 2x genanki alone)."""
+        benchmark goal)."""
         text = "\n".join([v for card in self._cards.values() for v in card.fields.values()])
         ids = self.ids
         return any(m[1] in ids and _named_at(text, m.start(), ids) for m in _OPENING.finditer(text))
@@ -137,28 +130,15 @@ def _prose(markdown: str) -> list[tuple[int, int]]:
     stretches: list[tuple[int, int]] = []
     inside = 0  # the depth of links, images and code blocks around the event
     for event, span in parser().events_with_range(markdown, merge_text=True):
-        if _tag(event, "Start") in _OPAQUE:
-            inside += 1
-        elif _tag(event, "End") in _OPAQUE:
-            inside -= 1
-        elif not inside and (event in ("SoftBreak", "HardBreak") or _has(event, "Text")):
+        name, _, edge = event_name(event)
+        if name in _OPAQUE and edge is not None:
+            inside += 1 if edge == "Start" else -1
+        elif not inside and edge is None and name in ("SoftBreak", "HardBreak", "Text"):
             start, end = span["start"], span["end"]
             if stretches and stretches[-1][1] >= start:
                 start = stretches.pop()[0]
             stretches.append((start, end))
     return stretches
-
-
-def _has(event: Event, kind: str) -> bool:
-    return isinstance(event, dict) and kind in event
-
-
-def _tag(event: Event, kind: str) -> str | None:
-    """The name of the tag a Start or End event (``kind``) opens or closes."""
-    if not isinstance(event, dict) or kind not in event:
-        return None
-    tag: object = event[kind]  # type: ignore[literal-required]
-    return str(next(iter(tag))) if isinstance(tag, dict) else str(tag)
 
 
 def question_text(card: Card) -> str:
@@ -168,13 +148,7 @@ def question_text(card: Card) -> str:
     if field is None:
         sides = card.items()[0].sides()
         return _plain(sides.quote or sides.question)
-    text = card.fields[field]
-    parts: list[str] = []
-    last = 0
-    for d in cloze.deletions(text):
-        parts += [text[last : d.start], f"[{d.hint or '...'}]"]
-        last = d.end
-    return _plain("".join([*parts, text[last:]]))
+    return _plain(cloze.rewrite(card.fields[field], lambda d: f"[{d.hint or '...'}]"))
 
 
 def _plain(markdown: str) -> str:
@@ -184,14 +158,14 @@ def _plain(markdown: str) -> str:
     words: list[str] = []
     depth = 0
     for event in parser().events(markdown):
-        if _has(event, "Text") or _has(event, "Code"):
-            assert isinstance(event, dict)
-            words.append(str(next(iter(event.values()))))
-        elif event in ("SoftBreak", "HardBreak"):
+        name, payload, edge = event_name(event)
+        if edge is None and name in ("Text", "Code"):
+            words.append(str(payload))
+        elif name in ("SoftBreak", "HardBreak"):
             words.append(" ")
-        elif _has(event, "Start"):
+        elif edge == "Start":
             depth += 1
-        elif _has(event, "End"):
+        elif edge == "End":
             depth -= 1
             if depth == 0 and words:
                 break  # the first block is the question; what follows explains it

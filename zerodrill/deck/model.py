@@ -106,8 +106,7 @@ class Item(Struct, frozen=True):
     ordinal: int | None = None
 
     def sides(self) -> Sides:
-        """What the item shows on its question and answer side, as its kind reads it."""
-        return self.card.kind.sides(self)
+        return self.card.kind.read(self)
 
 
 @dataclass(frozen=True)

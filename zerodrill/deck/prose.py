@@ -76,7 +76,6 @@ def plain_and_code(markdown: str) -> tuple[str, dict[str, str]]:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of plain prose (lines of one paragraph joined), in order."""
     out: list[str] = []
     for paragraph in re.split(r"\n\s*\n", text):
         joined = " ".join(paragraph.split())

@@ -97,7 +97,6 @@ def _first(n: int, clause: str) -> bool:
 
 
 def card_compound_questions(card: Card) -> list[str]:
-    """The questions a card's question field asks, when it asks more than one."""
     field = card.kind.question_field
     if field is None or card.retired:
         return []

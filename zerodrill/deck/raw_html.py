@@ -51,7 +51,6 @@ def without_raw_html(text: str) -> str:
 
 
 def raw_html_spans(text: str) -> list[tuple[int, int]]:
-    """The byte ranges of the HTML blocks and inline HTML the parser finds in ``text``."""
     spans: list[tuple[int, int]] = []
     for event, span in markdown_syntax.parser().events_with_range(text):
         if isinstance(event, dict) and ("InlineHtml" in event or event.get("Start") == "HtmlBlock"):

@@ -115,12 +115,6 @@ def clause_items(clause: str) -> int:
     return best
 
 
-def sentence_items(sentence: str) -> int:
-    """Items listed in a sentence of plain prose, per colon part: three or more ";"-parts are
-    a list whose parts' items add up ("A; B, C or D; E"); two are two clauses, counted apart."""
-    return _busiest_part(sentence)[0]
-
-
 def _busiest_part(sentence: str) -> tuple[int, str]:
     best = (0, sentence)
     for part in sentence.split(":"):

@@ -1,19 +1,8 @@
 """What a ref must say in a deck that declares ``refs: required``: the place a reader checks.
 
-A ref is read as one of a few kinds (:func:`kind`). Under ``refs: required``:
-
-- a link to code on a forge (``/OWNER/REPO/blob/...``, GitLab's ``/-/blob/...``, Gitea's and
-  Forgejo's ``/src/commit/...``, Bitbucket's ``/src/...``) is pinned to a commit (all of its
-  hex digits) or a version tag (``v4.57.1``) and names lines (``#L10``, ``#L10-L20``): a branch
-  moves, and a whole file is no place to check one claim;
-- a paper cited by its arXiv id names the section, table, figure or abstract it means (``ZeRO
-  paper, arXiv:1910.02054v3, §7.2.1``); a link to a whole paper names none;
-- a pull request or an issue says why something changed, not what is so: it may back a card
-  but never alone (:func:`only_threads`);
-- any other ref (a docs page, a book, a talk) is taken as written: no rule tells its place
-  from its title.
-
-Refs of a deck without ``refs: required`` are not checked: there, a ref is a pointer.
+The rules, by the kind of ref (:func:`kind`), are decks/README.md's, under "Rules that keep
+learners' history safe". Refs of a deck without ``refs: required`` are not checked: there, a
+ref is a pointer.
 """
 
 from __future__ import annotations
@@ -91,7 +80,6 @@ def _code(host: str, parts: list[str], fragment: str) -> _Code | None:
 
 
 def _split(ref: str) -> tuple[str, list[str], str] | None:
-    """A web address's host, path parts and fragment; None if it is not one."""
     if not ref[:8].lower().startswith(_HTTP):
         return None
     try:
@@ -103,7 +91,6 @@ def _split(ref: str) -> tuple[str, list[str], str] | None:
 
 
 def kind(ref: str) -> RefKind:
-    """What ``ref`` (as written in a card's ``refs``) points at."""
     ref = ref.strip()
     split = _split(ref)
     if split is None:

@@ -91,18 +91,19 @@ _FACTS_PATH = r"^(?!/)(?![a-zA-Z][a-zA-Z0-9+.-]*:)(?!.*\\)(?!(?:.*/)?\.\.(?:/|$)
 _SECOND_PARAGRAPH = r"\n[ \t]*\n(?![ \t\n]*(?![\s\S]))"
 
 
-def _text(description: str | None = None, *, pattern: str = r"\S") -> Json:
-    """A required Markdown text field."""
+def _text(
+    description: str | None = None, *, pattern: str = r"\S", refuse: str = NO_CONTROL
+) -> Json:
+    """A required Markdown text field; ``refuse``: what it may not hold."""
     shape: Json = {"type": "string", "pattern": pattern}
     if description is not None:
         shape["description"] = description
     shape["maxLength"] = MAX_FIELD_CHARS
-    shape["not"] = {"pattern": NO_CONTROL}
+    shape["not"] = {"pattern": refuse}
     return shape
 
 
 def _ids() -> Json:
-    """A list of card ids, each once."""
     return {
         "type": ["array", "null"],
         "items": {"type": "string", "pattern": SLUG},
@@ -111,7 +112,6 @@ def _ids() -> Json:
 
 
 def _deck_fields() -> dict[str, tuple[str, Json]]:
-    """Each top-level field: what it holds, and its shape."""
     return {
         "deck": (
             "Stable deck id: never changes once published.",
@@ -125,12 +125,7 @@ def _deck_fields() -> dict[str, tuple[str, Json]]:
         "title": (
             "One line, without '::' (Anki makes nested decks of it), not 'Default' (Anki's own "
             "deck); unique across decks.",
-            {
-                "type": "string",
-                "pattern": r"\S",
-                "maxLength": MAX_FIELD_CHARS,
-                "not": {"pattern": f"{_BAD_TITLE}|{NO_CONTROL}"},
-            },
+            _text(refuse=f"{_BAD_TITLE}|{NO_CONTROL}"),
         ),
         "description": ("Markdown", _text()),
         "cards": ("The cards: at least one (see the tables of card fields).", _cards()),
@@ -196,7 +191,6 @@ def _deck_fields() -> dict[str, tuple[str, Json]]:
 
 
 def _common_fields() -> dict[str, tuple[str, Json]]:
-    """The fields every card may have besides its kind's own."""
     names = ", ".join(f"`{k.name}`" for k in kinds.registered())
     return {
         "id": (
@@ -218,15 +212,7 @@ def _common_fields() -> dict[str, tuple[str, Json]]:
         ),
         "refs": (
             "Sources: URLs, paper sections, source paths.",
-            {
-                "type": ["array", "null"],
-                "items": {
-                    "type": "string",
-                    "pattern": r"\S",
-                    "maxLength": MAX_FIELD_CHARS,
-                    "not": {"pattern": NO_CONTROL},
-                },
-            },
+            {"type": ["array", "null"], "items": _text()},
         ),
         "level": (
             f"Which new cards come first: {MIN_LEVEL} (foundations) to {MAX_LEVEL}. New cards "
@@ -251,12 +237,7 @@ def _interview_fields() -> dict[str, tuple[str, Json]]:
         ),
         "title": (
             "One line.",
-            {
-                "type": "string",
-                "pattern": r"\S",
-                "maxLength": MAX_FIELD_CHARS,
-                "not": {"pattern": f"{_SECOND_LINE}|{NO_CONTROL}"},
-            },
+            _text(refuse=f"{_SECOND_LINE}|{NO_CONTROL}"),
         ),
         "question": ("The opening question, Markdown (no images).", _text()),
         "minutes": (
@@ -396,7 +377,6 @@ def schema() -> Json:
 
 
 def schema_text() -> str:
-    """The schema as the committed file holds it."""
     return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -467,7 +447,6 @@ def readme_tables() -> str:
 
 
 def readme_with_tables(readme: str) -> str:
-    """``readme`` with its generated section replaced by the current tables."""
     start = readme.index(README_START)
     end = readme.index(README_END) + len(README_END) + 1
     return readme[:start] + readme_tables() + readme[end:]

@@ -1,17 +1,9 @@
 """The order a deck's new cards are introduced in: level by level, kinds and topics spread.
 
-A card's ``level`` says which cards come first: every level-1 card (the foundations) before any
-level-2 card, and so on; cards without a level come after every card that has one, so a deck
-that gives none keeps one order for all. Within a level the kinds are spread evenly over the
-level (the first card of each kind comes first, then each kind at its own pace), and within a
-kind so are the topics (a card's first tag). The order depends on the deck file only, never on
-the day or on what was studied, so every terminal and every day agrees on it. It is a property
-of the deck's content, kept with the parsed deck (:attr:`zerodrill.deck.model.Deck.
-study_order`, cached with it by :mod:`zerodrill.deck.cache`), so the drill's first card does not
-wait for it.
-
-What the order does not do is keep apart cards that teach the same thing: a card's
-``siblings`` (:func:`sibling_keys`) are held for another study day by the queue
+The rule is decks/README.md's "Which new cards come first". It depends on the deck file only,
+never on the day or on what was studied, so every terminal and every day agrees on it; it is
+kept with the parsed deck (:attr:`zerodrill.deck.model.Deck.study_order`, cached with it), so
+the drill's first card does not wait for it. Siblings are kept apart by the queue
 (:mod:`zerodrill.srs.queue`), the one rule that also keeps a cloze card's deletions apart.
 """
 

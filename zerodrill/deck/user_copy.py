@@ -1,14 +1,9 @@
-"""The learner's copy of an installed deck, in their deck folder.
+"""The learner's copy of an installed deck, in their deck folder (README.md, "Editing a card").
 
-Key ``e`` on a card of an installed deck would edit a file inside the installed package, which
-the next install replaces. It offers this copy instead: the deck file under the same name in
-the learner's deck folder (:func:`zerodrill.paths.user_decks_dir`), with the files it names
-beside it (its facts file, its images), so that it loads there as it loaded where it was.
-Every later sitting and command given no path reads the copy in the installed file's place
-(:mod:`zerodrill.deck.checkout`).
-
-A copy already there is the learner's work: it is replaced only when they say so, and a file
-beside it that is already there is kept.
+Key ``e`` on an installed deck would edit a file the next install replaces, so it offers this
+copy instead, with the files the deck names beside it (its facts file, its images), so that it
+loads there as it loaded where it was. A copy already there is the learner's work: it is
+replaced only when they say so, and a file beside it that is already there is kept.
 """
 
 from __future__ import annotations

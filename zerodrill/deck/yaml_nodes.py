@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from zerodrill.deck import yaml_hints
 from zerodrill.deck.control_chars import CONTROL, describe, first_control
-from zerodrill.deck.model import MAX_FIELD_CHARS, SLUG_RULE, Pos, Problem
+from zerodrill.deck.model import MAX_FIELD_CHARS, SLUG_PATTERN, SLUG_RULE, Pos, Problem
 from zerodrill.deck.scalar_pos import source_offsets
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ STR = "tag:yaml.org,2002:str"
 SEQ = "tag:yaml.org,2002:seq"
 MAP = "tag:yaml.org,2002:map"
 NULL = "tag:yaml.org,2002:null"
+_SLUG = re.compile(SLUG_PATTERN)
 _SAFE_TAGS = frozenset(
     {STR, SEQ, MAP, NULL}
     | {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "timestamp")}
@@ -85,7 +86,6 @@ def _code(match: re.Match[str]) -> int:
 
 
 def _control_reference(text: str) -> re.Match[str] | None:
-    """The first numeric character reference in ``text`` to a :data:`CONTROL` character."""
     if "&#" not in text:
         return None
     for match in _REFERENCE.finditer(text):
@@ -192,6 +192,19 @@ class NodeReader:
         elif node.tag == SEQ:
             for child in node.value:
                 self._skip(child)
+
+    def slug(
+        self, fields: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, what: str
+    ) -> str | None:
+        """The id in field ``name``, if given, text and a slug (else reported)."""
+        if name not in fields:
+            return None
+        node = fields[name][1]
+        value = self.text(node, name)
+        if value is not None and not _SLUG.fullmatch(value):
+            self.report(node, f"{what} must be {SLUG_RULE}")
+            return None
+        return value
 
     def text(self, node: yaml.Node, name: str, *, required: bool = True) -> str | None:
         if not self.visit(node):

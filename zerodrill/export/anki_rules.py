@@ -1,18 +1,7 @@
-"""Anki's rules for a deck: what the Anki exporter needs of it beyond the deck format.
-
-Declared as :class:`~zerodrill.deck.target_rules.TargetRules`, so that the loader reports each
-problem at its line and column when ``validate`` or ``export`` asks (the drill never does):
-
-- the deck ids zerodrill's Anki tags use for themselves (``zerodrill::kind::cloze``,
-  ``zerodrill::retired``, ``zerodrill::id::<deck>/<card>``): a deck with one of them would
-  have its tags confused with them;
-- deck names as Anki reads them: ``A::B`` is deck B inside deck A, ``Default`` is the deck every
-  collection already has, and two titles Anki compares as equal would merge into one deck;
-- cloze markers as Anki reads them in the HTML the export renders
-  (:mod:`~zerodrill.export.anki_cloze`).
-
-:data:`TAGS_AND_CLOZE` holds the rules a TSV for Anki's text import shares: its tags and its
-cloze text are Anki's, but it names no deck.
+"""Anki's rules for a deck: what the Anki exporter needs of it beyond the deck format (reserved
+deck ids, deck names as Anki reads them, cloze markers as :mod:`~zerodrill.export.anki_cloze`
+checks them), declared as :class:`~zerodrill.deck.target_rules.TargetRules` so that the loader
+reports each problem at its line and column when ``validate`` or ``export`` asks.
 """
 
 from __future__ import annotations

@@ -13,20 +13,6 @@ which remembers each note's ID and time and gives a new time only to what change
 time is the build's, or ``SOURCE_DATE_EPOCH`` when it is set (the reproducible-builds
 convention, which a release sets to its commit's time), so that two builds of one release
 commit from the same manifest are the same bytes, new notes' IDs included.
-
-The build is put together from one module per job:
-
-* :mod:`~zerodrill.export.ids`: the identities Anki recognises (deck IDs, note GUIDs, note IDs,
-  media file names);
-* :mod:`~zerodrill.export.notes`: cards as notes (fields rendered by
-  :mod:`~zerodrill.export.html`, tags), with note types from :mod:`~zerodrill.export.notetypes`;
-* :mod:`~zerodrill.export.manifest`: the memory between builds;
-* :mod:`~zerodrill.export.collection`: the SQLite collection, with review progress if asked;
-* :mod:`~zerodrill.export.package`: the media and the zip around it all;
-* :mod:`~zerodrill.export.anki_rules`: what Anki needs of a deck, checked when it is loaded
-  for ``validate`` or ``export`` (:mod:`~zerodrill.export.formats` registers this format).
-
-:func:`build` gives the package's bytes and its new manifest; :func:`export` writes both.
 """
 
 from __future__ import annotations
@@ -61,7 +47,6 @@ __all__ = [
     "ExportError",
     "Manifest",
     "Package",
-    "PackageStats",
     "SchedulingState",
     "build",
     "export",
@@ -69,16 +54,12 @@ __all__ = [
 ]
 
 
-#: What a package holds: the counts ``zerodrill export`` reports.
-PackageStats = ExportStats
-
-
 class Package(Struct, frozen=True):
     """A built package: its bytes, the manifest to keep beside it, and what it holds."""
 
     data: bytes
     manifest: Manifest
-    stats: PackageStats
+    stats: ExportStats
 
 
 def build(
@@ -117,7 +98,7 @@ def build(
     return Package(
         data=package_zip(db, media.files()),
         manifest=Manifest({**records, **gone}, notetypes),
-        stats=PackageStats(
+        stats=ExportStats(
             decks=len(decks),
             notes=len(notes),
             cards=cards,
@@ -148,7 +129,7 @@ def export(
     *,
     clock: Callable[[], float] | None = None,
     progress: Mapping[str, SchedulingState] | None = None,
-) -> PackageStats:
+) -> ExportStats:
     """Build ``decks`` into ``out`` and update the manifest beside it, together.
 
     Both are written in full before either replaces its file, so a failed write (a full disk)

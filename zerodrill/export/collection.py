@@ -46,8 +46,6 @@ _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
 # Anki card types and queues (the marks' queues: see .anki_marks).
 _NEW, _REVIEW, _SUSPENDED = 0, 2, SUSPENDED_QUEUE
-#: A new card's row from ``ivl`` on: no interval, ease, reps, lapses, steps, flag or data.
-_NEW_TAIL = (0, 0, 0, 0, 0, 0, 0, 0, "")
 
 
 class SchedulingState(Protocol):
@@ -106,6 +104,7 @@ def collection(
         conn.executescript(COLLECTION_ROW)
         note_rows: list[tuple[object, ...]] = []
         card_rows: list[tuple[object, ...]] = []
+        tail: tuple[object, ...]  # a card's row from its type on
         reviewed = 0
         for position, note in enumerate(notes, start=1):
             nid, _digest, mod = records[note.key]
@@ -116,33 +115,19 @@ def collection(
             new_queue = _SUSPENDED if card.retired else _NEW
             for ord_, key in _card_keys(card):
                 state = progress.get(key) if progress else None
-                if state is None:
-                    # id nid did ord mod usn type queue due ivl factor reps lapses left odue
-                    # odid flags data
-                    card_rows.append(
-                        (nid + ord_, nid, did, ord_, mod, -1, _NEW, new_queue, position) + _NEW_TAIL
-                    )
-                    continue
                 marks = _marks_of(state)
-                flag = 0
-                if marks is not None:
-                    flag = marks.flag
-                    if marks.marked:
-                        # Anki's "marked" is a note tag.
-                        tags = f" {note.tags} {MARKED_TAG} "
-                if state.due is None:
-                    card_rows.append(
-                        (nid + ord_, nid, did, ord_, mod, -1, _NEW)
-                        + (_queue(new_queue, marks), position, 0, 0, 0, 0, 0, 0, 0, flag, "")
-                    )
+                flag = marks.flag if marks is not None else 0
+                if marks is not None and marks.marked:
+                    tags = f" {note.tags} {MARKED_TAG} "  # Anki's "marked" is a note tag
+                if state is None or state.due is None:
+                    # type queue due ivl factor reps lapses left odue odid flags data
+                    tail = (_NEW, _queue(new_queue, marks), position, 0, 0, 0, 0, 0, 0, 0, flag, "")
                 else:
                     reviewed += 1
-                    row = _review(state, card.retired)
                     queue = _queue(_SUSPENDED if card.retired else _REVIEW, marks)
-                    card_rows.append(
-                        (nid + ord_, nid, did, ord_, mod, -1, row[0], queue, *row[2:10], flag)
-                        + (row[11],)
-                    )
+                    tail = _review(state, queue, flag)
+                # id nid did ord mod usn, then the tail
+                card_rows.append((nid + ord_, nid, did, ord_, mod, -1, *tail))
             note_rows.append(
                 (nid, note.guid, note.model_id, mod, -1, tags, note.fields, note.sort_field)
                 + (0, 0, "")
@@ -182,10 +167,9 @@ def _card_keys(card: Card) -> list[tuple[int, str]]:
     return [(ordinal - 1, f"{card.key}#c{ordinal}") for ordinal in card.ordinals]
 
 
-def _review(state: SchedulingState, retired: bool) -> tuple[object, ...]:
+def _review(state: SchedulingState, queue: int, flag: int) -> tuple[object, ...]:
     """A review card's row from its type on: type queue due ivl factor reps lapses ... data."""
     assert state.due is not None
-    queue = _SUSPENDED if retired else _REVIEW
     due = (state.due - CREATED).days
     # Anki refuses a whole package holding a value its card columns cannot store (factor is a
     # u16: SM-2's EF has no ceiling, and past 65.5 after some 630 perfect grades it would not
@@ -193,7 +177,7 @@ def _review(state: SchedulingState, retired: bool) -> tuple[object, ...]:
     ivl = min(max(1, int(state.interval)), _MAX_COUNT)
     factor = min(int(state.ease_permille), _MAX_FACTOR)
     reps, lapses = min(int(state.repetitions), _MAX_COUNT), min(int(state.lapses), _MAX_COUNT)
-    return (_REVIEW, queue, due, ivl, factor, reps, lapses, 0, 0, 0, 0, "")
+    return (_REVIEW, queue, due, ivl, factor, reps, lapses, 0, 0, 0, flag, "")
 
 
 def _conf(note_count: int) -> dict[str, object]:

@@ -159,5 +159,4 @@ DEFAULT = "apkg"
 
 
 def all_rules() -> list[TargetRules]:
-    """Every format's rules: what ``validate`` checks."""
     return [f.rules for f in FORMATS.values()]

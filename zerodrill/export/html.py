@@ -139,17 +139,12 @@ def _defuse(html: str, *, math: bool = False) -> str:
 
 def _protect_cloze(text: str) -> str:
     """``text`` with the markers of each deletion Anki finds swapped for placeholders."""
-    out: list[str] = []
-    last = 0
-    for d in cloze.deletions(text):
-        out.append(text[last : d.start])
-        out.append(f"{_OPEN}{d.ordinal}{_OPEN_END}{d.answer}")
-        if d.hint is not None:
-            out.append(f"{_HINT}{d.hint}")
-        out.append(_CLOSE)
-        last = d.end
-    out.append(text[last:])
-    return "".join(out)
+
+    def protected(d: cloze.Deletion) -> str:
+        hint = f"{_HINT}{d.hint}" if d.hint is not None else ""
+        return f"{_OPEN}{d.ordinal}{_OPEN_END}{d.answer}{hint}{_CLOSE}"
+
+    return cloze.rewrite(text, protected)
 
 
 def _restore(match: re.Match[str]) -> str:
@@ -207,7 +202,6 @@ def _packed_name(src: str, media: Mapping[str, str]) -> str | None:
 
 
 def _code_block(lang: str | None, code: str) -> str:
-    """A code block's HTML: highlighted when Pygments knows its language, else escaped."""
     lexer = lexer_for(lang) if lang else None
     body = _highlight(code, lexer) if lexer else _escape(code)
     cls = f' class="{CODE_CLASS}"' if lexer else ""

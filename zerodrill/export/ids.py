@@ -35,9 +35,8 @@ def note_guid(deck_id: str, card_id: str) -> str:
     """The note's GUID: genanki's ``guid_for(deck_id, card_id)``, as every export has used
     (the first 8 bytes of the SHA-256 of ``deck__card`` in Anki's base 91).
 
-    Written out rather than called because genanki's byte-at-a-time loop took a tenth of the
-    export's time over genanki alone, the margin its benchmark goal (10,000 cards within 2x
-    genanki alone) was missed by; a test holds it to ``genanki.guid_for`` for any ids.
+    Written out because genanki's byte-at-a-time loop missed the export's benchmark goal; a
+    test holds it to ``genanki.guid_for`` for any ids.
     """
     n = int.from_bytes(hashlib.sha256(f"{deck_id}__{card_id}".encode()).digest()[:8], "big")
     digits: list[str] = []

@@ -45,7 +45,6 @@ class NoteTypeRecord(NamedTuple):
 
 
 def manifest_path(package_path: Path) -> Path:
-    """Where a package's manifest lives: beside it, ``<name>.manifest.json``."""
     return package_path.with_name(package_path.stem + ".manifest.json")
 
 
@@ -119,8 +118,7 @@ class Manifest(Struct, frozen=True):
         # One line per note, written as json.dumps writes the record: its values are two ints
         # and a digest this build computed (hex), which need no escaping, and so do the keys
         # (slugs) unless one holds a quote, a backslash or a control character. A json.dumps
-        # per line took a twentieth of the export's time, past its benchmark goal (10,000
-        # cards within 2x genanki alone).
+        # per line missed the export's benchmark goal.
         plain = _JSON_ESCAPED.search("".join(self.notes)) is None
         lines += _rows(
             f"  {_quoted(key) if plain else json.dumps(key, ensure_ascii=False)}: "
@@ -197,7 +195,6 @@ def _notetype_record(value: object) -> NoteTypeRecord:
 
 
 def _entries(items: Iterable[tuple[str, dict[str, object]]]) -> list[str]:
-    """``"key": {...}`` lines, all but the last ending in a comma."""
     return _rows(f"  {quoted_key}: {json.dumps(value)}" for quoted_key, value in items)
 
 
@@ -206,7 +203,6 @@ def _quoted(text: str) -> str:
 
 
 def _rows(lines: Iterable[str]) -> list[str]:
-    """``lines`` with all but the last ending in a comma."""
     rows = list(lines)
     return [row + "," for row in rows[:-1]] + rows[-1:]
 

@@ -7,26 +7,21 @@ Tags (Anki's ``::`` makes them a tree under "zerodrill" in the browser's sidebar
                                     the card's own id, as zerodrill names it everywhere
     zerodrill::<deck-id>::<tag>     the card's own tags, kept apart from the user's own tags
     zerodrill::kind::<kind>         the card's kind: basic, cloze, follow_up, red_flag...
-    zerodrill::retired              cards the deck has retired (find them: tag:zerodrill::retired)
+    zerodrill::retired              cards the deck has retired
 
-A card is found in Anki's browser by its id: ``tag:zerodrill::id::deepspeed-zero/stage-key``
-(:func:`id_search`) finds that card's note, and with it each card of a cloze. Deck and card ids
-are slugs (no space, no ``::``, no ``*`` or ``_``, which Anki's search reads as wildcards), so
-the tag is one leaf under the ``zerodrill::id`` node (collapsed in the sidebar until opened),
-and ``deck-id/card-id`` names one card across every deck; ``id`` is therefore a reserved deck
-id, as ``kind`` and ``retired`` are. Anki matches a tag search case-insensitively, and the tag
-or its children only, so ``.../stage-key`` never finds ``.../stage-key-2``.
+Deck and card ids are slugs (no space, no ``::``, no ``*`` or ``_``, which Anki's search reads
+as wildcards), so an id tag is one leaf and ``deck-id/card-id`` names one card across every
+deck; ``id`` is therefore a reserved deck id, as ``kind`` and ``retired`` are. Anki matches a
+tag search case-insensitively, and the tag or its children only, so ``.../stage-key`` never
+finds ``.../stage-key-2``.
 
 The id is a tag, not a field: Anki's importer compares an incoming note type's fields with the
 user's copy (``equal_schema`` in rslib's apkg importer), and one more field makes it a new,
-duplicate note type whose notes are "conflicting" and never update the user's notes. Tags
-travel with every note update instead: the tag changed every note's digest, so the first build
-with it gave each note a newer time, and Anki's next import updates each one in place.
+duplicate note type whose notes are "conflicting" and never update the user's notes.
 
-Retired cards: a package can only ask for them to be suspended (their cards are in Anki's
-suspended queue). Anki keeps that only on an import with "Import any learning progress" on;
-its default import makes every card it adds new, and no import changes a card the user
-already has. So a retired card's first field also says so (:data:`RETIRED_NOTICE`).
+Retired cards: a package can only ask for them to be suspended, which Anki keeps only on an
+import with "Import any learning progress" on into a collection new to the card. So a retired
+card's first field also says so (:data:`RETIRED_NOTICE`).
 """
 
 from __future__ import annotations
@@ -79,17 +74,14 @@ class Note(NamedTuple):
 
 
 def id_tag(key: str) -> str:
-    """The tag that names the card ``key`` (``deck-id/card-id``) in Anki."""
     return f"{ID_TAG_ROOT}::{key}"
 
 
 def id_search(key: str) -> str:
-    """What finds the card ``key`` (``deck-id/card-id``) in Anki's browser."""
     return f"tag:{id_tag(key)}"
 
 
 def tags_for(card: Card) -> str:
-    """The note's tags, space-separated as Anki stores them (see the module docstring)."""
     deck_tag = f"{TAG_ROOT}::{card.deck}"
     tags = f"{deck_tag} {ID_TAG_ROOT}::{card.key} {TAG_ROOT}::kind::{card.kind.name}"
     if card.tags:
@@ -98,10 +90,8 @@ def tags_for(card: Card) -> str:
 
 
 def notes_of(decks: Sequence[Deck], media: Mapping[str, Mapping[str, str]]) -> list[Note]:
-    """Every card of ``decks`` (retired ones too) as a note, in deck order.
-
-    ``media`` maps each deck id to its image paths (as the deck wrote them) -> packed names.
-    """
+    """Every card of ``decks`` (retired ones too) as a note; ``media``: deck id -> image path
+    -> packed name."""
     notes: list[Note] = []
     for deck in decks:
         did = deck_anki_id(deck.id)

@@ -29,7 +29,6 @@ class Media(Struct):
     by_name: dict[str, bytes] = field(default_factory=dict)
 
     def files(self) -> list[tuple[str, bytes]]:
-        """(packed name, content) of every file, in the order they are packed."""
         return sorted(self.by_name.items())
 
 

@@ -84,7 +84,6 @@ def sources(card: Card) -> str:
 
 
 def text(markdown: str) -> str:
-    """``markdown`` as plain text: its blocks' lines, a blank line between blocks."""
     return "\n".join(lines(markdown))
 
 
@@ -107,7 +106,6 @@ def lines(markdown: str) -> list[str]:
 
 
 def one_line(value: str, separator: str = " / ") -> str:
-    """``value``'s lines on one line, ``separator`` between them (empty lines dropped)."""
     return separator.join(line.strip() for line in value.split("\n") if line.strip())
 
 
@@ -118,7 +116,6 @@ def spreadsheet_safe(cell: str) -> str:
 
 
 def _clean(value: str) -> str:
-    """``value`` with every control character but tab and newline as U+FFFD."""
     return CONTROL.sub("\ufffd", value)
 
 

@@ -34,17 +34,14 @@ _TAG_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def csv_cells(row: Row) -> tuple[str, str]:
-    """``row`` as the CSV's two cells."""
     return _csv_cell(row.front), _csv_cell(row.back)
 
 
 def txt_line(row: Row) -> str:
-    """``row`` as the text file's line: front, a tab, back (no newline)."""
     return f"{_txt_cell(row.front)}\t{_txt_cell(row.back)}"
 
 
 def export_csv(decks: Sequence[Deck], out: Path) -> ExportStats:
-    """Write ``decks`` to ``out`` as RFC 4180 CSV, whole (or leave it as it was)."""
     found = rows(decks)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
@@ -54,7 +51,6 @@ def export_csv(decks: Sequence[Deck], out: Path) -> ExportStats:
 
 
 def export_txt(decks: Sequence[Deck], out: Path) -> ExportStats:
-    """Write ``decks`` to ``out`` as a card a line, whole (or leave it as it was)."""
     found = rows(decks)
     write_whole(out, "".join(txt_line(row) + "\n" for row in found).encode("utf-8"))
     return _stats(decks, found)

@@ -56,7 +56,6 @@ a { color: var(--link); }
 
 
 def markdown(decks: Sequence[Deck]) -> str:
-    """The sheets of ``decks`` (each must have one) as one Markdown document."""
     parts: list[str] = []
     for deck in decks:
         sheet = _sheet(deck)
@@ -73,7 +72,6 @@ def markdown(decks: Sequence[Deck]) -> str:
 
 
 def page(decks: Sequence[Deck]) -> str:
-    """The sheets of ``decks`` (each must have one) as one self-contained HTML page."""
     titles = " · ".join(deck.title for deck in decks)
     sections = "\n".join(_section(deck) for deck in decks)
     return (

@@ -1,32 +1,18 @@
-"""Decks → one TSV file for Anki's text import (Anki 2.1.55 or later).
+"""Decks → one TSV file for Anki's text import (Anki 2.1.55 or later); README.md, "Into Anki",
+says what it holds. Retired cards are left out: a text import cannot suspend them.
 
-One line a card, in deck order, after the header lines Anki reads to map the columns without
-asking (``#separator``, ``#html``, ``#columns``, ``#tags column``, ``#notetype column``,
-``#guid column``): five tab-separated columns, the card's front, its back, its tags
-(space-separated, zerodrill's Anki tags), its note type and its GUID. Retired cards are left
-out: a text import cannot suspend them.
-
-- The note type is Anki's stock ``Basic`` for a card of one side (its two fields are front
-  and back) and ``Cloze`` for a cloze card (``Text`` and ``Back Extra``), named on each line,
-  so one import makes both kinds of note, each cloze deletion a card. A collection whose stock
-  note types are named otherwise (another language, renamed) has the lines refused as
-  "missing note type": the import dialog's Note Type then picks one for every line, and the
-  ``#columns`` names (``Front``, ``Back``) map a Basic note's fields.
-- The GUID is the one the card's note has in the Anki package (:func:`~zerodrill.export.ids.
-  note_guid`), so importing the file again updates the notes in place, and a collection that
-  has the package's notes gets no second copy (Anki refuses a GUID held by a note of another
-  note type). A GUID may start with ``#``, which would make Anki's reader skip the line as a
-  comment, so it is the last column, never the first.
-
-The front and back are the HTML the Anki package's fields hold (:func:`zerodrill.export.html.
-render`: raw HTML in a deck shown as text, only safe links, Anki's field syntax defused), so a
-deck, which is untrusted, can no more reach an importer as live markup here than in the
-package. A cloze card's front is Anki's cloze text (``{{c1::answer}}``). Images have no place
-in a text file: each shows as its alt text. What would split a line or a column (a tab, a line
-break) is written as its character reference, which reads the same in HTML, code blocks
-included. No column starts with a quote, which would open a quoted field, or with ``#``: the
-front and back are HTML starting with a tag, the tags start with ``zerodrill``, and the note
-type is a name.
+- A collection whose stock note types are named otherwise (another language, renamed) has the
+  lines refused as "missing note type": the import dialog's Note Type then picks one for every
+  line, and the ``#columns`` names (``Front``, ``Back``) map a Basic note's fields.
+- The GUID is the package's (:func:`~zerodrill.export.ids.note_guid`), so the notes update in
+  place and a collection with the package's notes gets no second copy. It is the last column,
+  never the first: a GUID may start with ``#``, which Anki's reader takes for a comment.
+- The front and back are the package's HTML (:func:`zerodrill.export.html.render`), so a deck,
+  which is untrusted, can no more reach an importer as live markup here than in the package.
+  Images have no place in a text file: each shows as its alt text. A tab or line break is
+  written as its character reference, which reads the same in HTML, code blocks included. No
+  column starts with a quote (which would open a quoted field) or ``#``: the front and back
+  start with a tag, the tags with ``zerodrill``, and the note type is a name.
 """
 
 from __future__ import annotations
@@ -67,7 +53,6 @@ def rows(decks: Sequence[Deck]) -> list[tuple[str, str, str, str, str]]:
 
 
 def export(decks: Sequence[Deck], out: Path) -> ExportStats:
-    """Write ``decks`` to ``out`` whole (or leave it as it was)."""
     lines = rows(decks)
     write_whole(out, (HEADER + "".join("\t".join(row) + "\n" for row in lines)).encode("utf-8"))
     active = [card for deck in decks for card in deck.cards if not card.retired]

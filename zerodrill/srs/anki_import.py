@@ -1,29 +1,19 @@
-"""Anki's reviews of zerodrill's notes, read from what Anki exports or keeps.
+"""Anki's reviews of zerodrill's notes, read from a ``.colpkg``, an ``.apkg`` or a collection
+file, always through a copy (:mod:`.anki_package`), never writing the user's file.
 
-:func:`read_reviews` takes a ``.colpkg`` or ``.apkg``, or a collection file itself; it never
-writes to the user's file, but reads a copy (:mod:`.anki_package`, which also keeps a hostile
-package within a fixed memory and disk budget).
+The answers to cards of zerodrill's notes (by GUID) become events of origin ``"anki"``
+numbered by the revlog id, so importing the same file again adds nothing. Rows that record no
+grade are skipped and counted: manual changes (revlog types 4 and 5), answers in a filtered
+deck with rescheduling off (type 3 with no ease factor: Anki's own test for "cramming", which
+moves no schedule in Anki either), and any row whose ease is not a button.
 
-Of the review log (``revlog``) it keeps the answers given to cards of notes whose GUIDs are
-zerodrill's, as events from origin ``"anki"`` numbered by the revlog id (so importing the same
-file again adds nothing), graded by :data:`~zerodrill.srs.grades.ANKI_EASE_TO_GRADE` and pressed
-on Anki's four buttons (so Easy schedules as the drill's four-button Easy does). Rows that
-record no grade are skipped and counted: manual changes (revlog type 4, such as *Set due date*
-or *Forget*, and type 5, rescheduled by FSRS or by a deck-options change), answers in a
-filtered deck with rescheduling off (type 3 with no ease factor: Anki's own test for
-"cramming", which moves no schedule in Anki either), and any row whose ease is not a button.
+Study days are the collection's (its rollover hour and UTC offset), not this machine's, so one
+package gives the same events in Tokyo and in New York.
 
-Study days are the collection's, not this machine's: its rollover hour and its UTC offset
-(``localOffset``, else ``creationOffset``; a collection with neither counts days from its
-creation time, as Anki's first scheduler did). One package so gives the same events on a
-machine in Tokyo and one in New York.
-
-An answer undone in Anki after an import is gone from its revlog, and Anki's undo puts the
-collection back as it was, its modification time too: only when the file or package was
-written tells an undone answer from one a package is too old to hold. :func:`withdrawals`
-finds the answers imported before that the collection no longer holds, though it holds their
-card and was written after them, and gives an undo for each (origin :data:`UNDO_ORIGIN`, numbered
-by the revlog id it withdraws, so every machine importing the package makes the same one).
+Anki's undo removes an answer from the revlog and puts the collection's modification time
+back, so only when the file was written tells an undone answer from one a package is too old
+to hold: :func:`withdrawals` gives an undo (origin :data:`UNDO_ORIGIN`, numbered by the revlog
+id, the same on every machine) for each answer imported before that is gone since.
 """
 
 from __future__ import annotations
@@ -86,10 +76,7 @@ class AnkiReviews(Struct, frozen=True):
 
 
 def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
-    """The reviews of ``notes`` in the Anki collection or package at ``path``.
-
-    :class:`AnkiImportError` (one line) for anything that is not a collection this reads.
-    """
+    """The reviews of ``notes`` at ``path``; :class:`AnkiImportError` for anything else."""
     with tempfile.TemporaryDirectory(prefix="zerodrill-import-") as tmp:
         copied = copy_collection(path, Path(tmp))
         try:
@@ -234,22 +221,17 @@ def _config(conn: sqlite3.Connection, has_config_table: bool) -> dict[str, Any]:
     """The collection's settings read here: ``config`` rows (schema 14 and later), else the
     JSON in ``col.conf``. What does not parse reads as unset."""
     names = ("rollover", "localOffset", "creationOffset")
-    found: dict[str, Any] = {}
     try:
         if has_config_table:
-            marks = ", ".join("?" * len(names))
-            for name, value in conn.execute(
-                f"SELECT key, val FROM config WHERE key IN ({marks})", names
-            ):
-                found[name] = json.loads(value)
-        else:
-            (text,) = conn.execute("SELECT conf FROM col").fetchone() or ("{}",)
-            conf = json.loads(text or "{}")
-            if isinstance(conf, dict):
-                found = {name: conf[name] for name in names if name in conf}
+            rows = conn.execute("SELECT key, val FROM config WHERE key IN (?, ?, ?)", names)
+            return {name: json.loads(value) for name, value in rows}
+        (text,) = conn.execute("SELECT conf FROM col").fetchone() or ("{}",)
+        conf = json.loads(text or "{}")
+        return (
+            {name: conf[name] for name in names if name in conf} if isinstance(conf, dict) else {}
+        )
     except (ValueError, TypeError, sqlite3.Error):
         return {}
-    return found
 
 
 def withdrawals(found: AnkiReviews, logged: Iterable[ReviewEvent]) -> list[ReviewEvent]:

@@ -1,18 +1,15 @@
-"""An Anki collection copied out of what the user gives (a package or a collection file) into a
-temporary folder, within a fixed memory and disk budget.
+"""An Anki collection copied out of a package or a collection file into a temporary folder,
+within a fixed memory and disk budget.
 
-A package is a zip: ``collection.anki21b`` (zstd-compressed, Anki 2.1.50 and later),
-``collection.anki21`` or ``collection.anki2`` before; newer packages also hold a
-``collection.anki2`` that only tells old Ankis to update, so the newest member present is
-the one read. A collection file (``collection.anki2`` in Anki's profile folder) is copied
-with its ``-wal``, so one that Anki has open (and locked) reads as Anki last wrote it.
+Newer packages hold a ``collection.anki2`` that only tells old Ankis to update, so the newest
+member present is the one read. A collection file is copied with its ``-wal``, so one that
+Anki has open reads as Anki last wrote it.
 
 A package is someone else's file: a few kilobytes can claim, or decompress to, gigabytes. So
-nothing is read whole into memory (:data:`CHUNK` at a time, the zstd window held to
-:data:`MAX_WINDOW`), the ``meta`` member and its varint have a length limit, and a collection
-is written out only as far as its own SQLite header says it runs (never past
-:data:`MAX_COLLECTION_BYTES`): a stream of zeros is refused at its first bytes, a header that
-lies at the first byte past it. Each refusal is one :class:`AnkiImportError` line.
+nothing is read whole (the zstd window held to :data:`MAX_WINDOW`), ``meta`` has a length
+limit, and a collection is written out only as far as its SQLite header says it runs (never
+past :data:`MAX_COLLECTION_BYTES`): a stream of zeros is refused at its first bytes, a header
+that lies at the first byte past it.
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ MAX_COLLECTION_BYTES = 2 << 30
 #: zstd's default limit (libzstd's ``ZSTD_WINDOWLOG_LIMIT_DEFAULT``), set here on purpose:
 #: a frame may ask for a 2 GiB window, which is memory.
 MAX_WINDOW = 1 << 27
-#: Bytes read and written at a time.
 CHUNK = 1 << 20
 #: A package's ``meta`` is a few bytes (a version, a flag); a longer one is not Anki's.
 _MAX_META_BYTES = 1024
@@ -46,12 +42,11 @@ _MAX_META_BYTES = 1024
 _MEMBERS = ("collection.anki21b", "collection.anki21", "collection.anki2")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _ZIP_MAGIC = b"PK\x03\x04"
-#: An SQLite file's header: its first 100 bytes.
 _HEADER_BYTES = 100
 
 
 class AnkiImportError(UserError):
-    """A file that cannot be read as an Anki collection; the message says which and why."""
+    """A file that is not an Anki collection this reads."""
 
 
 class Copied(Struct, frozen=True):
@@ -64,7 +59,6 @@ class Copied(Struct, frozen=True):
 
 
 def copy_collection(path: Path, folder: Path) -> Copied:
-    """A copy of the collection at ``path`` (taken out of a package) in ``folder``."""
     copy = folder / "collection.anki2"
     written: datetime | None = None
     try:
@@ -106,7 +100,7 @@ def _copy_file(source: Path, target: Path) -> None:
 
 
 def _extract(package: Path, out: Path) -> datetime | None:
-    """Take the collection out of ``package`` into ``out``; the member's zip time."""
+    """Take the collection out of ``package``; the member's zip time."""
     try:
         with zipfile.ZipFile(package) as z:
             names = set(z.namelist())
@@ -124,7 +118,7 @@ def _extract(package: Path, out: Path) -> datetime | None:
                 if member.endswith("b"):
                     _unzstd(src, dst, package)
                 else:
-                    copy_collection_bytes(src.read, dst, package)
+                    _copy_collection_bytes(src.read, dst, package)
             try:
                 return datetime(*z.getinfo(member).date_time)
             except ValueError:
@@ -150,17 +144,14 @@ def _unzstd(src: IO[bytes], dst: IO[bytes], package: Path) -> None:
     try:
         decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
         with decompressor.stream_reader(src, read_size=CHUNK, read_across_frames=True) as reader:
-            copy_collection_bytes(reader.read, dst, package)
+            _copy_collection_bytes(reader.read, dst, package)
     except zstandard.ZstdError as exc:
         raise zlib.error(f"its collection does not decompress ({exc})") from None
 
 
-def copy_collection_bytes(read: Callable[[int], bytes], dst: IO[bytes], package: Path) -> int:
+def _copy_collection_bytes(read: Callable[[int], bytes], dst: IO[bytes], package: Path) -> None:
     """Copy a collection from ``read`` to ``dst``, as far as its SQLite header says it runs
-    and never past :data:`MAX_COLLECTION_BYTES`; the bytes written.
-
-    :class:`AnkiImportError` if it does not begin as an SQLite file, or runs on past its size.
-    """
+    and never past :data:`MAX_COLLECTION_BYTES`."""
     head = b""
     while len(head) < _HEADER_BYTES and (chunk := read(_HEADER_BYTES - len(head))):
         head += chunk
@@ -183,7 +174,6 @@ def copy_collection_bytes(read: Callable[[int], bytes], dst: IO[bytes], package:
                 "(a damaged or hostile package): refused"
             )
         dst.write(chunk)
-    return written
 
 
 def declared_size(header: bytes) -> int | None:

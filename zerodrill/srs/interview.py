@@ -2,56 +2,13 @@
 follow-up graded as that card's review, the red flags said, and what was missed brought due.
 
 No Textual here: the interview's screens drive an :class:`InterviewRun`, and tests drive it
-with an injected clock. The API::
-
-    class Step(StrEnum): QUESTION, POINTS, FOLLOW_UP, RED_FLAGS, FINISH   # interview_steps
-    class AttemptSummary(Struct, frozen=True)   # zerodrill.srs.interview_log
-        attempt: int; day: date; started_at: datetime; finished: bool
-        points_covered: int; points_total: int; seconds_used: float | None
-        budget_seconds: int; follow_up_grades: tuple[int, ...]; red_flags_said: int
-        share -> float | None                      # points_covered / points_total
-    class AttemptResult(Struct, frozen=True):
-        points_covered: tuple[int, ...]  # indexes into interview.points, ascending
-        points_total: int
-        seconds_used: float              # answering the opening question
-        budget_seconds: int              # interview.minutes * 60
-        follow_up_grades: Mapping[str, int]   # card id -> grade, in the interview's order
-        red_flags_said: tuple[str, ...]       # card ids
-        missed_cards: tuple[str, ...]         # card ids of the missed points, brought due
-        trend: tuple[AttemptSummary, ...]     # earlier finished attempts, oldest first
-    class InterviewRun:
-        @classmethod start_or_resume(store, deck, interview, *, clock, day=None) -> InterviewRun
-        store; deck; interview; day; attempt_id
-        step: Step; follow_up_index: int
-        started_at; step_started_at   # datetimes from the clock
-        question_typed: str | None; covered: tuple[int, ...]
-        follow_up_grades: dict[str, int]; red_flags_said: tuple[str, ...]
-        ticked: tuple[int, ...]     # the checklist step's ticks so far (points, red flags)
-        elapsed() -> timedelta      # of the current step
-        budget() -> timedelta       # of the current step; timedelta(0): the step has no clock
-        finish_question(typed: str | None) -> None
-        tick(ticked: Collection[int]) -> None    # the checklist's ticks now, saved at once
-        set_points(covered: Collection[int]) -> None
-        follow_up_card() -> Card | None
-        follow_up_choices() -> tuple[GradeOutcome, ...]   # what each grade would do now
-        grade_follow_up(grade: int, typed: str | None) -> None
-        set_red_flags(said: Collection[str]) -> None
-        red_flag_cards() -> tuple[Card, ...]
-        finish() -> AttemptResult
-        # each step method raises AttemptMovedOn (a UserError) if another terminal logged a
-        # step of this attempt since: nothing is logged; a new run goes on from the log
-    choose(store, decks, *, deck_id=None, interview_id=None, today=None) -> (Deck, Interview)
-    history(store, deck_id, interview_id) -> tuple[AttemptSummary, ...]   # all, oldest first
-
-Every step is logged the moment it is taken (append-only, :mod:`zerodrill.srs.store.attempts`),
-so a run made again on the same store (after quitting, in another terminal) continues at the
-next step: the latest attempt of the interview, unfinished, started the same study day on the
-interview as it is now. The clock of the step it continues at starts again on resuming. The
-ticks of a checklist step (the points, the red flags) are saved as they are given, before the
-step is handed in, and a resumed run starts that step with them ticked.
-A follow-up's grade and a red flag said are reviews in the review log, given with
-:func:`zerodrill.srs.session.record_grade` in the same transaction as the step, so the same-day
-rules of the drill apply to them.
+with an injected clock. Every step is logged the moment it is taken (append-only,
+:mod:`zerodrill.srs.store.attempts`), so a run made again on the same store (after quitting,
+in another terminal) continues at the next step: the latest attempt of the interview,
+unfinished, started the same study day on the interview as it is now. A checklist's ticks are
+saved as they are given, so a resumed run starts that step with them ticked. A follow-up's
+grade and a red flag said are reviews given with :func:`zerodrill.srs.session.record_grade`
+in the same transaction as the step, so the drill's same-day rules apply to them.
 """
 
 from __future__ import annotations
@@ -69,7 +26,6 @@ from zerodrill.srs.grades import to_grade
 from zerodrill.srs.interview_log import (
     AttemptSummary,
     choose,
-    finished_summaries,
     history,
     shape_of,
 )
@@ -100,8 +56,6 @@ __all__ = [
 
 #: A red flag said counts as that card's lapse: the grade it is given.
 RED_FLAG_GRADE = 1
-#: The shortest time a follow-up gets.
-MIN_FOLLOW_UP = timedelta(minutes=1)
 #: The steps the learner ticks a list in.
 _CHECKLISTS = (Step.POINTS, Step.RED_FLAGS)
 
@@ -124,7 +78,7 @@ class AttemptResult(Struct, frozen=True):
 
 def follow_up_budget(interview: Interview) -> timedelta:
     """A follow-up is a quarter of the opening question's time, and at least a minute."""
-    return max(MIN_FOLLOW_UP, timedelta(minutes=interview.minutes) / 4)
+    return max(timedelta(minutes=1), timedelta(minutes=interview.minutes) / 4)
 
 
 class InterviewRun:
@@ -132,7 +86,8 @@ class InterviewRun:
 
     Make one with :meth:`start_or_resume`. The steps come in order; each method raises
     :class:`RuntimeError` when called at another step, and :class:`ValueError` for a point
-    index, card id or grade the interview does not have.
+    index, card id or grade the interview does not have; and :class:`AttemptMovedOn`, logging
+    nothing, if another terminal logged a step of this attempt since.
     """
 
     def __init__(
@@ -150,7 +105,6 @@ class InterviewRun:
         self.interview = interview
         self.attempt_id = record.id
         self.day = record.day
-        self.started_at = record.started_at
         self._clock = clock
         self._cards = {card.id: card for card in deck.cards}
         self.question_typed: str | None = None
@@ -231,8 +185,7 @@ class InterviewRun:
 
     @property
     def ticked(self) -> tuple[int, ...]:
-        """The entries of the checklist on show (points, or red flags) ticked so far: saved
-        with :meth:`tick`, and restored when the attempt is resumed there."""
+        """The entries of the checklist on show ticked so far (restored on resuming)."""
         return self._ticks.get(self.step, ())
 
     def _checklist_size(self) -> int:
@@ -245,17 +198,11 @@ class InterviewRun:
         """The follow-up on show (or next): how many have been graded."""
         return len(self.follow_up_grades)
 
-    @property
-    def finished(self) -> bool:
-        return self._missed is not None
-
     def elapsed(self) -> timedelta:
-        """Time on the current step, from the injected clock."""
         return self._clock() - self.step_started_at
 
     def budget(self) -> timedelta:
-        """The current step's time: the interview's minutes for the question, a quarter of
-        them (at least a minute) for each follow-up; ``timedelta(0)`` for untimed steps."""
+        """The current step's time; ``timedelta(0)`` for untimed steps."""
         if self.step is Step.QUESTION:
             return timedelta(minutes=self.interview.minutes)
         if self.step is Step.FOLLOW_UP:
@@ -268,44 +215,46 @@ class InterviewRun:
 
     @contextmanager
     def _logging(self, now: datetime) -> Iterator[None]:
-        """One transaction logging the next step (and its reviews): refused, logging nothing,
-        if another run has logged a step of this attempt meanwhile."""
+        """One transaction logging the next step (and its reviews), refused if another run
+        has logged a step of this attempt meanwhile."""
         with self.store.transaction():
             self._check_not_moved_on()
             yield
         self._logged += 1
         self.step_started_at = now
 
+    def _log(self, make: Callable[[datetime], AttemptStepData]) -> None:
+        """Log the step ``make`` gives (making it, and its reviews, in the transaction)."""
+        now = self._clock()
+        with self._logging(now):
+            step = make(now)
+            self.store.attempts.add_step(self.attempt_id, step, at=now)
+        self._replay(step)
+
     def _check_not_moved_on(self) -> None:
-        """Inside a transaction: refuse if another run has logged a step of this attempt."""
         if self.store.attempts.step_count(self.attempt_id) != self._logged:
             raise AttemptMovedOn(
                 f"this attempt at the interview '{self.interview.id}' was carried on in "
                 "another terminal: start the interview again to go on from where it is"
             )
 
+    def _seconds(self, now: datetime) -> float:
+        return max(0.0, (now - self.step_started_at).total_seconds())
+
     # -- the steps ------------------------------------------------------------------------
 
     def finish_question(self, typed: str | None) -> None:
         """The opening question answered (``typed``: what the learner typed, if anything)."""
         self._expect(Step.QUESTION)
-        now = self._clock()
-        seconds = max(0.0, (now - self.step_started_at).total_seconds())
-        step = QuestionStep(seconds=seconds, budget=self.interview.minutes * 60, typed=typed)
-        with self._logging(now):
-            self.store.attempts.add_step(self.attempt_id, step, at=now)
-        self._replay(step)
+        budget = self.interview.minutes * 60
+        self._log(lambda now: QuestionStep(self._seconds(now), budget, typed))
 
     def tick(self, ticked: Collection[int]) -> None:
-        """Save the checklist's ticks as they are now (indexes into the points, or into the
-        red flags), before its step is handed in: quitting and resuming keeps them. Not a
+        """Save the checklist's ticks as they are now, before its step is handed in. Not a
         step: the step's clock and what comes next are unchanged."""
         if self.step not in _CHECKLISTS:
             raise RuntimeError(f"the interview is at {self.step.value}, not at a checklist")
-        size = self._checklist_size()
-        chosen = tuple(sorted(set(ticked)))
-        if any(not 0 <= i < size for i in chosen):
-            raise ValueError(f"ticks must be 0-{size - 1}, not {list(chosen)}")
+        chosen = _indexes(ticked, self._checklist_size(), "ticks")
         with self.store.transaction():
             self._check_not_moved_on()
             self.store.attempts.add_ticks(
@@ -317,14 +266,8 @@ class InterviewRun:
         """The points the learner covered: indexes into ``interview.points``."""
         self._expect(Step.POINTS)
         total = len(self.interview.points)
-        chosen = sorted(set(covered))
-        if any(not 0 <= i < total for i in chosen):
-            raise ValueError(f"point indexes must be 0-{total - 1}, not {chosen}")
-        now = self._clock()
-        step = PointsStep(covered=tuple(chosen), total=total)
-        with self._logging(now):
-            self.store.attempts.add_step(self.attempt_id, step, at=now)
-        self._replay(step)
+        chosen = _indexes(covered, total, "point indexes")
+        self._log(lambda now: PointsStep(covered=chosen, total=total))
 
     def follow_up_card(self) -> Card | None:
         """The current follow-up's card; None past the follow-ups."""
@@ -335,11 +278,11 @@ class InterviewRun:
     def grade_follow_up(self, grade: int, typed: str | None) -> None:
         """Grade the current follow-up 0-5: that card's review, logged with the step."""
         self._expect(Step.FOLLOW_UP)
-        card = self._card(self.interview.follow_ups[self.follow_up_index])
+        card = self.follow_up_card()
+        assert card is not None
         quality = int(to_grade(grade))
-        now = self._clock()
-        spent = max(0.0, (now - self.step_started_at).total_seconds())
-        with self._logging(now):
+
+        def step(now: datetime) -> FollowUpStep:
             review = record_grade(
                 self.store,
                 card.key,
@@ -349,11 +292,9 @@ class InterviewRun:
                 answer_ms=answer_ms(self.step_started_at, now),
                 typed=typed,
             )
-            step = FollowUpStep(
-                card=card.id, grade=quality, typed=typed, seconds=spent, review=review.id
-            )
-            self.store.attempts.add_step(self.attempt_id, step, at=now)
-        self._replay(step)
+            return FollowUpStep(card.id, quality, typed, self._seconds(now), review.id)
+
+        self._log(step)
 
     def follow_up_choices(self) -> tuple[GradeOutcome, ...]:
         """What each grade would do to the current follow-up's card now (for its buttons)."""
@@ -372,16 +313,15 @@ class InterviewRun:
         unknown = set(said) - set(self.interview.red_flags)
         if unknown:
             raise ValueError(f"not red flags of this interview: {sorted(unknown)}")
-        ordered = [c for c in self.interview.red_flags if c in set(said)]
-        now = self._clock()
-        with self._logging(now):
-            reviews = [
-                record_grade(self.store, self._card(c).key, RED_FLAG_GRADE, day=self.day, at=now).id
-                for c in ordered
-            ]
-            step = RedFlagsStep(said=tuple(ordered), reviews=tuple(reviews))
-            self.store.attempts.add_step(self.attempt_id, step, at=now)
-        self._replay(step)
+        ordered = tuple(c for c in self.interview.red_flags if c in set(said))
+
+        def step(now: datetime) -> RedFlagsStep:
+            keys = [self._card(c).key for c in ordered]
+            grade = RED_FLAG_GRADE
+            reviews = [record_grade(self.store, k, grade, day=self.day, at=now).id for k in keys]
+            return RedFlagsStep(said=ordered, reviews=tuple(reviews))
+
+        self._log(step)
 
     def finish(self) -> AttemptResult:
         """End the attempt: the cards of the points missed come due in the drill today.
@@ -406,9 +346,8 @@ class InterviewRun:
                 self.store.attempts.add_step(self.attempt_id, FinishStep(missed), at=now)
                 self.store.attempts.bring_forward(self.attempt_id, keys, day=self.day)
             self._missed = missed
-        earlier = finished_summaries(
-            self.store, self.deck.id, self.interview.id, before=self.attempt_id
-        )
+        attempts = history(self.store, self.deck.id, self.interview.id)
+        earlier = tuple(s for s in attempts if s.finished and s.attempt < self.attempt_id)
         self._result = AttemptResult(
             points_covered=tuple(covered),
             points_total=len(self.interview.points),
@@ -426,3 +365,10 @@ class InterviewRun:
         if card is None:
             raise ValueError(f"no card '{card_id}' in deck '{self.deck.id}'")
         return card
+
+
+def _indexes(given: Collection[int], size: int, what: str) -> tuple[int, ...]:
+    chosen = tuple(sorted(set(given)))
+    if any(not 0 <= i < size for i in chosen):
+        raise ValueError(f"{what} must be 0-{size - 1}, not {list(chosen)}")
+    return chosen

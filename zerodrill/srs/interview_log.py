@@ -1,11 +1,9 @@
 """The attempts of interviews read back: each one summed up, and which interview to take next.
 
-:func:`history` sums up each attempt logged for one interview; :func:`choose` picks the
-interview to take: the one asked for, or the least recently taken (never taken first), the
-weakest (lowest share of its points covered last time) first among those taken on the same
-day, deck order after that. An attempt left unfinished today is picked before all, so that
-running the command again resumes it. :func:`interview_stats` is what ``zerodrill stats``
-shows of them.
+:func:`choose` picks the one asked for, or else the least recently taken (never taken first),
+the weakest (lowest share of its points covered last time) first among those taken on the
+same day, deck order after that; an attempt left unfinished today before all, so that running
+the command again resumes it.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, to_builtins
 
 from zerodrill.deck.model import Deck, Interview
 from zerodrill.deck.yaml_nodes import did_you_mean
@@ -68,7 +66,6 @@ def shape_of(interview: Interview) -> str:
 
 
 def summarize(record: AttemptRecord) -> AttemptSummary:
-    """``record`` summed up, from its steps."""
     seconds: float | None = None
     covered = total = said = budget = 0
     grades: list[int] = []
@@ -104,18 +101,6 @@ def history(store: Store, deck_id: str, interview_id: str) -> tuple[AttemptSumma
     return tuple(summarize(record) for record in store.attempts.attempts(deck_id, interview_id))
 
 
-def finished_summaries(
-    store: Store, deck_id: str, interview_id: str, *, before: int | None = None
-) -> tuple[AttemptSummary, ...]:
-    """The finished attempts of the interview (logged before attempt ``before``), oldest
-    first: the trend an attempt's end shows."""
-    return tuple(
-        summary
-        for summary in history(store, deck_id, interview_id)
-        if summary.finished and (before is None or summary.attempt < before)
-    )
-
-
 def choose(
     store: Store,
     decks: Sequence[Deck],
@@ -149,21 +134,17 @@ def choose(
                 f"(interviews: {', '.join(sorted(set(ids)))})"
             )
         return found[0]
-    records = store.attempts.attempts()
-    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
-    for record in records:
-        by_interview.setdefault((record.deck, record.interview), []).append(record)
+    by_interview = _by_interview(store)
 
     def order(place: int) -> tuple[int, date, float, int]:
         deck, interview = candidates[place]
         mine = by_interview.get((deck.id, interview.id), [])
         summaries = [summarize(r) for r in mine]
-        last = mine[-1] if mine else None
         resumable = (
-            last is not None
+            bool(mine)
             and not summaries[-1].finished
-            and (today is None or last.day == today)
-            and last.shape == shape_of(interview)
+            and (today is None or mine[-1].day == today)
+            and mine[-1].shape == shape_of(interview)
         )
         done = [s for s in summaries if s.finished]
         last_day = done[-1].day if done else date.min
@@ -172,6 +153,10 @@ def choose(
 
     best = min(range(len(candidates)), key=order)
     return candidates[best]
+
+
+#: What the trend of ``stats --json`` leaves out of each attempt.
+_NOT_IN_TREND = {"attempt", "started_at", "finished"}
 
 
 class InterviewStats(Struct, frozen=True):
@@ -202,15 +187,7 @@ class InterviewStats(Struct, frozen=True):
             "last_points_covered": last.points_covered if last is not None else None,
             "points_total": last.points_total if last is not None else None,
             "trend": [
-                {
-                    "day": s.day.isoformat(),
-                    "points_covered": s.points_covered,
-                    "points_total": s.points_total,
-                    "seconds_used": s.seconds_used,
-                    "budget_seconds": s.budget_seconds,
-                    "follow_up_grades": list(s.follow_up_grades),
-                    "red_flags_said": s.red_flags_said,
-                }
+                {k: v for k, v in to_builtins(s).items() if k not in _NOT_IN_TREND}
                 for s in self.trend
             ],
         }
@@ -221,10 +198,7 @@ def interview_stats(
 ) -> tuple[InterviewStats, ...]:
     """Each interview of ``decks``, in deck order, with its attempts as of study day
     ``today``; ``store`` None means none was ever taken."""
-    records = store.attempts.attempts() if store is not None else []
-    by_interview: dict[tuple[str, str], list[AttemptRecord]] = {}
-    for record in records:
-        by_interview.setdefault((record.deck, record.interview), []).append(record)
+    by_interview = _by_interview(store) if store is not None else {}
     figures = []
     for deck in decks:
         for interview in deck.interviews:
@@ -237,3 +211,11 @@ def interview_stats(
                 InterviewStats(deck.id, interview.id, len(done), unfinished - open_now, done)
             )
     return tuple(figures)
+
+
+def _by_interview(store: Store) -> dict[tuple[str, str], list[AttemptRecord]]:
+    """Every attempt logged, by (deck, interview), oldest first."""
+    out: dict[tuple[str, str], list[AttemptRecord]] = {}
+    for record in store.attempts.attempts():
+        out.setdefault((record.deck, record.interview), []).append(record)
+    return out
