@@ -63,7 +63,6 @@ class Judged(Struct, frozen=True):
 
 
 def plain(text: str) -> str:
-    """``text`` without backticks and with its runs of spaces one space."""
     return _SPACE.sub(" ", text.replace("`", "").strip())
 
 
@@ -328,7 +327,6 @@ def _occurs(item: list[Token], flat: list[Token]) -> bool:
 
 
 def _same(got: Sequence[Token], want: Sequence[Token]) -> bool:
-    """Each of ``got`` right for its token of ``want`` (as many of each)."""
     return all(_token(g, w).mark is Mark.RIGHT for g, w in zip(got, want, strict=True))
 
 

@@ -59,7 +59,6 @@ class SessionHeader(Widget):
 
 
 def spread(left: Content, right: Content, width: int) -> Content:
-    """``left`` and ``right`` at the two ends of a line ``width`` wide."""
     gap = max(width - left.cell_length - right.cell_length, 1)
     return left + Content(" " * gap) + right
 
