@@ -16,6 +16,7 @@ from msgspec import Struct, structs
 @runtime_checkable
 class ForecastsRecall(Protocol):
     desired_retention: float
+    title: str
 
     def retrievability(self, state: Any, at: datetime) -> float | None: ...
 
@@ -30,6 +31,8 @@ class Recall(Struct, frozen=True):
     average: float | None
     #: How many of them are below the desired retention: FSRS's overdue cards.
     below: int
+    #: The scheduler's title, which the figure is from.
+    by: str
 
     def as_json(self) -> dict[str, Any]:
         return {**structs.asdict(self), "at": self.at.isoformat()}
@@ -47,4 +50,5 @@ def recall_of(scheduler: object, states: Iterable[Any], at: datetime) -> Recall 
         cards=len(chances),
         average=sum(chances) / len(chances) if chances else None,
         below=sum(1 for r in chances if r < desired),
+        by=scheduler.title,
     )
