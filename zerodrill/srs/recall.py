@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from msgspec import Struct, structs
+from msgspec import Struct
 
 
 @runtime_checkable
@@ -35,7 +35,13 @@ class Recall(Struct, frozen=True):
     by: str
 
     def as_json(self) -> dict[str, Any]:
-        return {**structs.asdict(self), "at": self.at.isoformat()}
+        return {
+            "at": self.at.isoformat(),
+            "desired": self.desired,
+            "cards": self.cards,
+            "average": self.average,
+            "below": self.below,
+        }
 
 
 def recall_of(scheduler: object, states: Iterable[Any], at: datetime) -> Recall | None:
