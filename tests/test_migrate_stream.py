@@ -9,6 +9,9 @@ import sqlite3
 from datetime import date
 from pathlib import Path
 
+import pytest
+from cli_support import run_cli
+
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.store import SCHEMA_VERSION, Store
 from zerodrill.srs.sync.folder import sync_folder
@@ -131,3 +134,14 @@ def test_a_new_machine_reads_the_old_folder_as_the_old_store_had_it(tmp_path: Pa
         assert report.warnings == ()
         assert (report.received, report.actions_received) == (7, len(ACTIONS))
         assert b.actions.marks() == MARKS
+
+
+def test_listing_what_is_suspended_reads_a_schema_4_database_without_migrating_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "reviews.db"
+    shutil.copyfile(V4_DATABASE, db)
+    before = db.read_bytes()
+    code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db))
+    assert code == 0 and out.splitlines()[:2] == ["zero/stage-1", "zero/stage-4"]
+    assert db.read_bytes() == before
