@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.srs.events import ReviewEvent, from_wire
+from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.sync.logfile import (
     FORMAT_VERSION,
@@ -28,17 +28,9 @@ AT = datetime(2025, 3, 10, 12, 0, tzinfo=timezone(timedelta(hours=1)))
 
 def entry(seq: int, *, kind: str = "grade", grade: int | None = 4, origin: str = "m1") -> LogEntry:
     undoes = (origin, seq - 1) if kind == "undo" else None
-    return from_wire(
-        origin=origin,
-        seq=seq,
-        key="zero/stage-1",
-        kind=kind,
-        at=AT + timedelta(seconds=seq),
-        day=date(2025, 3, 10),
-        grade=None if kind == "undo" else grade,
-        undoes=undoes,
-        answer_ms=1200 if kind != "undo" else None,
-    )
+    grade, answer_ms = (None, None) if kind == "undo" else (grade, 1200)
+    at = AT + timedelta(seconds=seq)
+    return ReviewEvent(origin, seq, "zero/stage-1", at, date(2025, 3, 10), grade, undoes, answer_ms)  # type: ignore[arg-type]
 
 
 def test_written_file_reads_back_the_same_entries(tmp_path: Path) -> None:

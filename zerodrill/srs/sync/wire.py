@@ -25,8 +25,8 @@ from typing import Any
 from zerodrill.deck.cloze import MAX_ORDINAL
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
 from zerodrill.srs.card_actions import LEGACY_WIRE_KIND, Action, CardActionEvent, legacy_seq
-from zerodrill.srs.events import WIRE_KINDS, Identity, ReviewEvent, StreamEvent, from_wire
-from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout
+from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
+from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout, to_grade
 from zerodrill.srs.sm2 import MAX_INTERVAL
 
 #: Machine ids and ``anki``: short, and safe in a file name on every system.
@@ -47,7 +47,7 @@ EARLIEST_DAY = date(1970, 1, 1)
 LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)
 #: What a line's ``kind`` may be: a review's, or a card action's.
 _ACTIONS = {a.value: a for a in Action if a is not Action.UNDO}
-KINDS = WIRE_KINDS | _ACTIONS.keys()
+KINDS = {"grade", "repeat", "undo"} | _ACTIONS.keys()
 
 #: One line of a log file is one event.
 LogEntry = StreamEvent
@@ -144,14 +144,10 @@ def _event(
     # Absent on six-grade lines and on every line from before it was written.
     buttons = record.get("buttons", DEFAULT_LAYOUT)
     check_layout(buttons)
-    return from_wire(
-        **common,
-        kind=kind,
-        grade=grade,
-        undoes=target,
-        answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
-        buttons=buttons,
-    )
+    answer_ms = _int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None
+    # A "repeat" (files from before the log held events) is a grade: the replay says which.
+    given = to_grade(grade) if grade is not None else None
+    return ReviewEvent(**common, grade=given, undoes=target, answer_ms=answer_ms, buttons=buttons)
 
 
 def unfit(event: LogEntry) -> str | None:
