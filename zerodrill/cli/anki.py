@@ -122,7 +122,8 @@ def sync_command(
     if collection is not None:
         if full_upload:
             raise click.UsageError("--full-upload is for a sync server, not --collection")
-        collection = collection.expanduser()
+        # A link is followed: its file is synced and replaced, the link kept.
+        collection = collection.expanduser().resolve()
         if not collection.is_file():
             raise AnkiSyncError(f"{collection}: no such collection file")
         target = run.Target(collection)
@@ -132,13 +133,17 @@ def sync_command(
         def moved_to(endpoint: str) -> None:
             kept.save(kept.HostKey(endpoint, key.hkey))
 
-        target = run.Target(run.cache_for(folder, key), key, moved_to)
+        cache = run.cache_for(folder, key, dry_run=dry_run)
+        if cache is None:
+            _report(run.Moved(synced_before=False), dry_run)
+            return
+        target = run.Target(cache, key, moved_to)
     manifest = folder / "decks.manifest.json"
     notes = note_keys(decks)
     if dry_run and not db_path.exists():
         moved = run.sync(target, decks, notes, None, manifest, dry_run=True)
     else:
-        with Store.open(db_path) as store:
+        with Store.open(db_path, read_only=dry_run) as store:
             moved = run.sync(
                 target, decks, notes, store, manifest, dry_run=dry_run, full_upload=full_upload
             )
