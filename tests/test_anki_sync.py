@@ -494,6 +494,30 @@ def test_a_symlinked_collection_is_written_through_and_stays_a_link(
         col.close()
 
 
+def test_a_second_terminals_first_sync_rewrites_no_note(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A note is written to Anki only when its content changed: another terminal's first
+    sync builds the decks' notes afresh (newer, to Anki's importer) but they are the same,
+    so no device downloads them again."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    ours = "SELECT id, mod, usn FROM notes WHERE id != ? ORDER BY id"
+    notes_before = phone.rows(ours, phone.own)  # type: ignore[attr-defined]
+    assert len(notes_before) == 4
+    # A build in a later second than the notes' own time: newer, as Anki's importer sees it.
+    while int(time.time()) <= max(int(mod) for _, mod, _ in notes_before):  # type: ignore[call-overload]
+        time.sleep(0.05)
+    other = home / "second-terminal" / "reviews.db"
+    other.parent.mkdir()
+    code, out, err = sync(capsys, home, "--db", str(other))
+    assert code == 0, err
+    assert "First sync: your collection was downloaded from the server." in out
+    assert "Notes: 0 added, 0 updated" in out
+    phone.sync()
+    assert phone.rows(ours, phone.own) == notes_before  # type: ignore[attr-defined]
+
+
 # -- failures: each one line, and nothing half done ----------------------------------------
 
 

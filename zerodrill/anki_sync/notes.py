@@ -2,17 +2,22 @@
 manifest of its own in the sync folder) imported by Anki's importer, which updates a note it
 has by GUID when the deck's copy is newer, adds a new one and touches nothing else. It never
 suspends a card it has already, so the cards of retired notes are suspended here.
+
+"Newer" is by time alone: a terminal's first build of the same notes is newer than the
+collection's, and the importer would rewrite them all, their times only, for every device to
+download again. So a note whose content the import left as it was gets its time and sync
+number back: a note is written only when its content changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from zerodrill.anki_sync.backend import AnkiSyncError, db
+from zerodrill.anki_sync.backend import AnkiSyncError, db, insert_rows
 from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
@@ -58,8 +63,8 @@ def keep_manifest(manifest: Manifest, manifest_file: Path) -> None:
         raise AnkiSyncError(f"cannot write {manifest_file}: {exc.strerror or exc}") from None
 
 
-def import_package(col: Collection, package: Path) -> tuple[int, int]:
-    """Import the package's notes (no scheduling); (added, updated)."""
+def import_package(col: Collection, package: Path, guids: Container[str]) -> tuple[int, int]:
+    """Import the package's notes (no scheduling), those of ``guids``; (added, updated)."""
     from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.errors import BackendError
     from anki.import_export_pb2 import IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER as IF_NEWER
@@ -71,13 +76,38 @@ def import_package(col: Collection, package: Path) -> tuple[int, int]:
         with_scheduling=False,
         with_deck_configs=False,
     )
+    before = _notes(col, guids)
     try:
         done = col.import_anki_package(
             ImportAnkiPackageRequest(package_path=str(package), options=options)
         )
     except BackendError as exc:
         raise AnkiSyncError(f"Anki could not import the decks' notes: {exc}") from None
-    return len(done.log.new), len(done.log.updated)
+    after = _notes(col, guids)
+    same = [
+        (nid, *before[nid][1])
+        for nid, (content, stamp) in after.items()
+        if nid in before and before[nid][0] == content and before[nid][1] != stamp
+    ]
+    insert_rows(
+        col,
+        "WITH v(id, mod, usn) AS ({values}) "
+        "UPDATE notes SET mod = v.mod, usn = v.usn FROM v WHERE notes.id = v.id",
+        same,
+    )
+    return len(done.log.new), len(done.log.updated) - len(same)
+
+
+def _notes(
+    col: Collection, guids: Container[str]
+) -> dict[int, tuple[tuple[object, ...], tuple[int, int]]]:
+    """The notes of ``guids``: id -> (what Anki shows of it, (its time, its sync number))."""
+    rows = db(col).all("SELECT id, guid, mid, flds, tags, mod, usn FROM notes")
+    return {
+        nid: ((mid, flds, tags), (mod, usn))
+        for nid, guid, mid, flds, tags, mod, usn in rows
+        if guid in guids
+    }
 
 
 def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:

@@ -209,7 +209,7 @@ def _apply(
     record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package)
-    added, updated = notes.import_package(col, package)
+    added, updated = notes.import_package(col, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     cards = notes.our_cards(col, note_keys)
