@@ -423,6 +423,25 @@ def test_a_collection_of_the_users_in_an_anki_folder_beside_the_database_is_left
         assert folder_state(data) == before
 
 
+def test_a_dry_run_on_a_database_of_an_earlier_zerodrill_migrates_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dry run reads a migrated copy: the file stays as the earlier version left it."""
+    from anki.collection import Collection
+
+    db = home / "data" / "reviews.db"
+    db.parent.mkdir()
+    shutil.copyfile(Path(__file__).parent / "data" / "reviews-v2.db", db)
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    Collection(str(path)).close()
+    before = folder_state(db.parent)
+    code, out, err = sync(capsys, home, "--collection", str(path), "--db", str(db), "--dry-run")
+    assert code == 0, err
+    assert "Dry run: nothing was changed" in out
+    assert folder_state(db.parent) == before
+
+
 def test_an_answer_given_in_anki_while_the_sync_runs_is_kept(
     home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
     _private_review_db: Path,

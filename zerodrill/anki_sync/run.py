@@ -16,7 +16,9 @@ actions read back from Anki are logged just before the copy replaces the collect
 record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
 marks the collection or the store lacks (a failure between the two leaves the older record,
 and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
-(the work copy is thrown away) and the server as Anki's protocol leaves it.
+(the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
+changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
+copies only, in a temporary folder, and writes nothing.
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ and the decks, and reports what moved.
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +25,7 @@ from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.anki_sync.run import Moved
+    from zerodrill.srs.store import Store
 
 USER_ENV, PASSWORD_ENV = "ZERODRILL_ANKI_USER", "ZERODRILL_ANKI_PASSWORD"
 
@@ -109,7 +113,6 @@ def sync_command(
     from zerodrill.anki_sync import login as kept
     from zerodrill.anki_sync import run
     from zerodrill.cli.import_progress import note_keys
-    from zerodrill.srs.store import Store
 
     decks = usable_decks(load_decks(paths))
     db_path = db if db is not None else default_db_path(create_folder=not dry_run)
@@ -143,11 +146,38 @@ def sync_command(
     if dry_run and not db_path.exists():
         moved = run.sync(target, decks, notes, None, manifest, dry_run=True)
     else:
-        with Store.open(db_path, read_only=dry_run) as store:
+        with _review_store(db_path, dry_run) as store:
             moved = run.sync(
                 target, decks, notes, store, manifest, dry_run=dry_run, full_upload=full_upload
             )
     _report(moved, dry_run)
+
+
+@contextmanager
+def _review_store(db_path: Path, dry_run: bool) -> Iterator[Store]:
+    """The review store; for a dry run, a copy of it in a temporary folder (migrated there if
+    an earlier zerodrill wrote it), so that nothing is written beside the database."""
+    from zerodrill.srs.store import Store
+
+    if not dry_run:
+        with Store.open(db_path) as store:
+            yield store
+        return
+    from zerodrill.srs.store.file import connect
+
+    Store.open(db_path, read_only=True).close()  # refuses, in one line, what it cannot read
+    with tempfile.TemporaryDirectory(prefix="zerodrill-dry-run-") as tmp:
+        copy = Path(tmp) / db_path.name
+        source = connect(db_path, create=False, read_only=True)
+        try:
+            with closing(sqlite3.connect(copy)) as target:
+                source.backup(target)
+        except sqlite3.Error as exc:
+            raise AnkiSyncError(f"cannot read {db_path}: {exc}") from None
+        finally:
+            source.close()
+        with Store.open(copy) as store:
+            yield store
 
 
 def _report(moved: Moved, dry_run: bool) -> None:
