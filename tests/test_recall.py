@@ -61,7 +61,7 @@ def test_the_average_chance_of_recall_and_the_cards_below_the_desired_retention(
 
 def test_no_studied_cards_is_no_average() -> None:
     recall = recall_of(FSRS, [FSRS.new_state()], T0)
-    assert recall == Recall(T0, 0.9, 0, None, 0)
+    assert recall == Recall(T0, 0.9, 0, None, 0, "FSRS")
 
 
 def test_the_desired_retention_moves_the_line() -> None:
@@ -89,19 +89,19 @@ def stats_with(recall: Recall | None, scheduler: str) -> Stats:
 
 
 def test_stats_text_has_a_recall_line_under_fsrs_only() -> None:
-    recall = Recall(T0, 0.9, 42, 0.8712, 3)
+    recall = Recall(T0, 0.9, 42, 0.8712, 3, "FSRS")
     lines = render_text(stats_with(recall, "fsrs")).splitlines()
     assert lines[5] == "recall now       87%  (FSRS, average of 42 cards; 3 below the desired 90%)"
     # The figure ends in the column every other figure ends in.
     assert len(lines[5].split("  (")[0]) == len(lines[4].split("  (")[0])
     sm2 = render_text(stats_with(None, "sm2")).splitlines()
     assert not any("recall" in line for line in sm2)
-    empty = render_text(stats_with(Recall(T0, 0.9, 0, None, 0), "fsrs"))
+    empty = render_text(stats_with(Recall(T0, 0.9, 0, None, 0, "FSRS"), "fsrs"))
     assert "recall now         –  (FSRS; no studied cards)" in empty
 
 
 def test_stats_json_names_the_scheduler_and_its_recall() -> None:
-    recall = Recall(T0, 0.9, 42, 0.8712, 3)
+    recall = Recall(T0, 0.9, 42, 0.8712, 3, "FSRS")
     data = stats_with(recall, "fsrs").as_json()
     assert data["scheduler"] == "fsrs"
     assert data["recall"] == {
@@ -116,7 +116,7 @@ def test_stats_json_names_the_scheduler_and_its_recall() -> None:
 
 def test_the_stats_dialog_says_the_recall_under_fsrs_only() -> None:
     assert recall_text(None) == ""
-    text = recall_text(Recall(T0, 0.9, 42, 0.8712, 3))
+    text = recall_text(Recall(T0, 0.9, 42, 0.8712, 3, "FSRS"))
     assert text == "\n[b]87%[/b] average recall now (FSRS; 3 of 42 below the desired 90%)"
 
 

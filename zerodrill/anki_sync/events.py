@@ -30,13 +30,10 @@ from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
-from zerodrill.srs.sm2 import INITIAL_EF_HUNDREDTHS, Sm2State
 from zerodrill.srs.store import Store
 
 #: An event as the store gives it (its type is the store's business).
 Event = ReviewEvent
-#: Anki's factor for a card whose scheduler keeps no SM-2 ease (FSRS): Anki's default.
-_DEFAULT_FACTOR = INITIAL_EF_HUNDREDTHS * 10
 
 
 class Answer(Struct, frozen=True):
@@ -211,23 +208,12 @@ def derive(
                     first=before.phase is Phase.NEW,
                     last_ivl=before.interval,
                     ivl=state.interval,
-                    factor=_factor(state),
+                    factor=scheduler.anki(state).ease_permille,
                 )
             )
-        sm2 = _sm2(state)
-        lapses = sm2.lapses if sm2 is not None else 0
+        # How the state reads in Anki is the scheduler's to say (its module declares it).
+        card = scheduler.anki(state)
         out[key] = CardHistory(
-            key, state.due, state.interval, _factor(state), lapses, tuple(answers)
+            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers)
         )
     return out
-
-
-def _factor(state: CardState) -> int:
-    sm2 = _sm2(state)
-    return sm2.ease_permille if sm2 is not None else _DEFAULT_FACTOR
-
-
-def _sm2(state: CardState) -> Sm2State | None:
-    """The SM-2 numbers of an SM-2 card state (ease, lapses); None for another scheduler's."""
-    inner = getattr(state, "sm2", None)
-    return inner if isinstance(inner, Sm2State) else None

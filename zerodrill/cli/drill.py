@@ -19,7 +19,7 @@ from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.interview_date import InterviewChoice, parse_interview
-from zerodrill.srs.schedulers import SCHEDULERS
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
 from zerodrill.words import plural
 
@@ -44,8 +44,23 @@ class InterviewDate(click.ParamType[InterviewChoice]):
             self.fail(str(exc), param, ctx)
 
 
+class _SchedulerName(click.Choice[str]):
+    """A scheduler's name, among those registered when the command runs (the registry's)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(SCHEDULERS)
+
+    @choices.setter
+    def choices(self, _: tuple[str, ...]) -> None:
+        pass  # the registry's, always
+
+
 class _Retention(click.FloatRange):
-    """FSRS's desired retention. click's range lets NaN through (every comparison with it is
+    """A desired retention. click's range lets NaN through (every comparison with it is
     false, so no bound refuses it), and the scheduler refused it only after the other choices
     given were saved: an internal error, with the database changed."""
 
@@ -81,16 +96,17 @@ class _Retention(click.FloatRange):
 )
 @click.option(
     "--scheduler",
-    type=click.Choice(list(SCHEDULERS)),
-    help="sm2 (the default) or fsrs (FSRS-6; Anki has offered FSRS since 23.10). Every card "
-    "is scheduled again from its reviews: switching back gives the old schedule. Remembered.",
+    type=_SchedulerName(),
+    help=f"The scheduler ({DEFAULT_SCHEDULER} unless another was chosen). Every card is "
+    "scheduled again from its reviews: switching back gives the old schedule. Remembered.",
 )
 @click.option(
     "--retention",
     type=_Retention(MIN_RETENTION, MAX_RETENTION),
     metavar="R",
-    help=f"FSRS's desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (FSRS's default "
-    f"{DEFAULT_RETENTION}): higher means more reviews, fewer forgotten. Remembered.",
+    help=f"The desired retention, {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f} (default "
+    f"{DEFAULT_RETENTION}), for a scheduler that aims at one (fsrs): higher means more "
+    "reviews, fewer forgotten. Remembered.",
 )
 @click.option(
     "--interview",
@@ -119,7 +135,7 @@ def drill(
     interview: InterviewChoice | None,
 ) -> None:
     """Drill the cards due in PATH... (default: a checkout's decks/, else the bundled decks),
-    scheduled by SM-2 or FSRS.
+    scheduled by the scheduler you choose (--scheduler).
 
     Space or Enter shows the answer, then gives the highlighted grade; a digit gives any
     other. u undoes, d picks a deck, s shows statistics, ? lists every key, q quits. Every

@@ -182,7 +182,6 @@ def _targets(decks: Sequence[Deck], output: str, chosen: Format) -> list[tuple[P
 
 
 def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingState]:
-    from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
     from zerodrill.srs.store import Store
 
     db_path = db if db is not None else default_db_path()
@@ -190,23 +189,23 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
         raise UserError(f"no review progress to export (no database at {db_path})")
     keys = [item.key for deck in decks for card in deck.cards for item in card.items()]
     with Store.open(db_path, create=False) as store:
-        # Anki's scheduling fields are SM-2's, whichever scheduler the drill uses.
-        sm2_states = store.states_by(Sm2Scheduler(), keys)
+        # The learner's scheduler, as the drill shows it, read as Anki's columns by it.
+        scheduler = store.scheduler
+        derived = store.states(keys)
         marks = store.actions.marks()
     states: dict[str, SchedulingState] = {
-        key: state.sm2 for key, state in sm2_states.items() if isinstance(state, Sm2Card)
+        key: scheduler.anki(state) for key, state in derived.items()
     }
     if marks:
         from zerodrill.export.anki_marks import AnkiMarks
         from zerodrill.srs.card_actions import NO_MARKS
         from zerodrill.srs.days import local_now, study_day
-        from zerodrill.srs.sm2 import Sm2State
 
         today = study_day(local_now())
         for key in keys:
             m = marks.get(key, NO_MARKS)
             if m != NO_MARKS:
-                base = states.get(key, Sm2State.new())
+                base = states.get(key, scheduler.anki(scheduler.new_state()))
                 states[key] = WithMarks(base, AnkiMarks.of(m, today))
     return states
 

@@ -11,7 +11,6 @@ from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.settings import saved_interview
 from zerodrill.srs.stats import compute_stats, render_text
 from zerodrill.srs.store import Store
 
@@ -34,9 +33,9 @@ def stats(db: Path | None, as_json: bool, paths: tuple[Path, ...]) -> None:
         store = Store.open(db_path, create=False)
     try:
         if store is not None:
-            # The store opens with the learner's scheduler: the schedule the drill shows
-            # (capped before an interview date), and FSRS's recall where FSRS is chosen.
-            interview = saved_interview(store)
+            # The store opens with the learner's profile: the schedule the drill shows (capped
+            # before an interview date), and the forecast of recall where the scheduler has one.
+            interview = store.profile.interview
         decks = usable_decks(load_decks(paths))
         figures = compute_stats(decks, store, today, at=now, interview=interview)
     finally:

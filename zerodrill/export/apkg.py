@@ -74,7 +74,7 @@ def build(
 
     ``manifest`` is the one kept beside the previous build; ``clock`` gives the time taken by
     notes and note types that are new or changed. ``progress`` maps item keys (``deck/card``,
-    ``deck/card#cN``) to SM-2 states; cards without one arrive new.
+    ``deck/card#cN``) to their schedules; cards without one arrive new.
     """
     manifest = manifest or Manifest()
     for deck in decks:

@@ -7,7 +7,7 @@ IDs (note ID + template ordinal), and the SQLite header's writer-version field.
 Scheduling (``--with-progress``): the collection is created on :data:`CREATED` with a UTC
 creation offset and a 4 am rollover, so that Anki's "days elapsed" for it is the user's local
 calendar day counted from that date. A review card's ``due`` is written as days from
-:data:`CREATED` to its SM-2 due date. On import with scheduling, Anki shifts review due days by
+:data:`CREATED` to its due date. On import with scheduling, Anki shifts review due days by
 (package's today - collection's today), which lands the card on the same calendar day.
 """
 
@@ -49,7 +49,8 @@ _NEW, _REVIEW, _SUSPENDED = 0, 2, SUSPENDED_QUEUE
 
 
 class SchedulingState(Protocol):
-    """An SM-2 state as the review store keeps it (see ``zerodrill.srs``)."""
+    """A card's schedule as Anki's columns read it: the scheduler in use says how
+    (:class:`zerodrill.srs.schedulers.AnkiCard`)."""
 
     @property
     def repetitions(self) -> int: ...
@@ -92,7 +93,7 @@ def collection(
 
     ``records`` gives each note's ID and modification time (by note key), ``notetypes`` each
     note type's modification time (by model ID); ``progress`` maps item keys (``deck/card``,
-    ``deck/card#cN``) to SM-2 states, and a card without one arrives new. An entry with
+    ``deck/card#cN``) to their schedules, and a card without one arrives new. An entry with
     ``marks`` (:class:`MarkedState`) puts the card in Anki's suspended or buried queue, gives
     it its flag, and tags its note ``marked``.
     """

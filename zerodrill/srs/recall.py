@@ -21,6 +21,7 @@ class ForecastsRecall(Protocol):
     """A scheduler that can say how likely a card is to be recalled (FSRS can, SM-2 cannot)."""
 
     desired_retention: float
+    title: str
 
     def retrievability(self, state: Any, at: datetime) -> float | None: ...
 
@@ -37,6 +38,8 @@ class Recall(Struct, frozen=True):
     average: float | None
     #: How many of them are below the desired retention: FSRS's overdue cards.
     below: int
+    #: The scheduler's title, which the figure is from.
+    by: str
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -61,4 +64,5 @@ def recall_of(scheduler: object, states: Iterable[Any], at: datetime) -> Recall 
         cards=len(chances),
         average=sum(chances) / len(chances) if chances else None,
         below=sum(1 for r in chances if r < desired),
+        by=scheduler.title,
     )

@@ -54,8 +54,8 @@ class Stats(Struct, frozen=True):
     forecast: tuple[int, ...]
     #: Each interview of the decks, with its attempts.
     interviews: tuple[InterviewStats, ...] = ()
-    #: The scheduler in use ("sm2" or "fsrs").
-    scheduler: str = "sm2"
+    #: The scheduler in use, by name.
+    scheduler: str = DEFAULT_SCHEDULER
     #: FSRS's retrievability of the studied cards; None under SM-2, which forecasts none.
     recall: Recall | None = None
     #: Cards suspended (out of the drill until unsuspended), and buried today (back tomorrow):
@@ -258,14 +258,15 @@ def render_text(stats: Stats) -> str:
 
 
 def recall_lines(recall: Recall | None) -> list[str]:
-    """FSRS's line of the stats: the studied cards' average chance of recall now, and how many
-    have fallen below the desired retention. None under SM-2."""
+    """The line of the stats for a scheduler that forecasts recall: the studied cards' average
+    chance of recall now, and how many have fallen below the desired retention."""
     if recall is None:
         return []
     if recall.average is None:
-        return [f"recall now    {'–':>6}  (FSRS; no studied cards)"]
+        return [f"recall now    {'–':>6}  ({recall.by}; no studied cards)"]
     return [
-        f"recall now    {recall.average:>6.0%}  (FSRS, average of {plural(recall.cards, 'card')}; "
+        f"recall now    {recall.average:>6.0%}  ({recall.by}, average of "
+        f"{plural(recall.cards, 'card')}; "
         f"{recall.below} below the desired {recall.desired:.0%})"
     ]
 

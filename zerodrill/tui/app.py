@@ -30,18 +30,16 @@ from zerodrill.errors import UserError
 from zerodrill.srs.card_actions import FLAGS
 from zerodrill.srs.days import local_now
 from zerodrill.srs.grades import DEFAULT_LAYOUT, LAYOUTS
-from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS, title_of
+from zerodrill.srs.schedulers.retention import DESIRED_RETENTION
 from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
-    SCHEDULER_TITLES,
     chosen_scheduler,
     save_interview,
     save_layout,
     save_retention,
     save_scheduler_name,
-    saved_interview,
-    saved_layout,
-    saved_scheduler_name,
+    taking,
 )
 from zerodrill.srs.store import FileGone, Store, StoreError
 from zerodrill.tui.app_base import AppBase, Clock
@@ -82,11 +80,11 @@ class ZeroDrillApp(AppBase[Summary]):
         self._titles: dict[str, CardTitles] = {}
         #: The grades go to a throwaway database (the header says so on every card).
         self.scratch = False
-        #: The grade layout: 6 (SM-2's grades) or 4 (Anki's buttons); see zerodrill.srs.sm2.
+        #: The grade layout: 6 grades or Anki's 4 buttons; see zerodrill.srs.grades.
         self.buttons = buttons
         #: Saves a layout chosen in the drill; returns why it could not, if it could not.
         self.remember_buttons = remember_buttons
-        #: The scheduler's name: "sm2" or "fsrs" (see zerodrill.srs.schedulers).
+        #: The scheduler's name (one of zerodrill.srs.schedulers.SCHEDULERS).
         self.scheduler = scheduler
         #: Schedules the sitting with the scheduler named and remembers it; returns why it
         #: could not be remembered, if it could not.
@@ -160,9 +158,9 @@ class ZeroDrillApp(AppBase[Summary]):
             self.action_toggle_buttons,
         )
         if self.switch_scheduler is not None:
-            other = SCHEDULER_TITLES[self._other_scheduler()]
+            other = title_of(self._other_scheduler())
             yield SystemCommand(
-                "Scheduler: SM-2 / FSRS",
+                "Scheduler: " + " / ".join(title_of(name) for name in SCHEDULERS),
                 f"Schedule with {other} from now on: every card again from its reviews, nothing "
                 "lost, and switching back gives the old schedule (remembered)",
                 self.action_toggle_scheduler,
@@ -417,7 +415,7 @@ class ZeroDrillApp(AppBase[Summary]):
 
     @user_errors_exit
     def action_toggle_buttons(self) -> None:
-        """Switch between the six SM-2 grades and Anki's four buttons, and remember it."""
+        """Switch between the six grades and Anki's four buttons, and remember it."""
         self.buttons = 4 if self.buttons == 6 else 6
         for screen in self.screen_stack:
             if isinstance(screen, DrillScreen):
@@ -430,11 +428,14 @@ class ZeroDrillApp(AppBase[Summary]):
         self.notify(f"{self.buttons} grade buttons, {keys}.", timeout=3, markup=False)
 
     def _other_scheduler(self) -> str:
-        return "fsrs" if self.scheduler == "sm2" else "sm2"
+        """The scheduler after the one in use, in the registry's order (round to the first)."""
+        names = list(SCHEDULERS)
+        at = names.index(self.scheduler) if self.scheduler in names else -1
+        return names[(at + 1) % len(names)]
 
     @user_errors_exit
     def action_toggle_scheduler(self) -> None:
-        """Switch between SM-2 and FSRS, and remember it: every card is derived again from its
+        """Switch to the next scheduler, and remember it: every card is derived again from its
         reviews, and the sitting goes on with the queue the new scheduler gives."""
         if self.switch_scheduler is None or not self._session_on_top():
             return
@@ -445,7 +446,7 @@ class ZeroDrillApp(AppBase[Summary]):
             raise
         except StoreError as exc:
             # Nothing changed (a locked database, say): the drill goes on as it was.
-            still = SCHEDULER_TITLES[self.scheduler]
+            still = title_of(self.scheduler)
             self.notify(f"{still} still schedules: {exc}", severity="warning", markup=False)
             return
         self.scheduler = other
@@ -453,7 +454,7 @@ class ZeroDrillApp(AppBase[Summary]):
         if problem is not None:
             self.notify(problem, severity="warning", timeout=8, markup=False)
             return
-        title = SCHEDULER_TITLES[self.scheduler]
+        title = title_of(self.scheduler)
         self.notify(f"{title} schedules every card now.", timeout=3, markup=False)
 
     @user_errors_exit
@@ -511,33 +512,39 @@ def create_app(
 ) -> ZeroDrillApp:
     """The drill app over ``decks``, keeping every grade in ``store``; ``on_first_frame`` is
     called once the first frame is on screen. ``buttons`` (4 or 6) is the grade layout,
-    ``scheduler`` ("sm2" or "fsrs") the scheduler, ``retention`` FSRS's desired retention and
+    ``scheduler`` the scheduler's name, ``retention`` the desired retention (for a scheduler
+    that aims at one) and
     ``interview`` the interview date planned for (None: none): each is remembered in
     ``store``, and without it the one remembered there is used.
     ``scratch`` says on screen that ``store`` is a throwaway one (see zerodrill.cli.scratch);
     ``notice`` is shown with it at the start (which decks were read, in a checkout)."""
     notices: list[str | None] = []
+    # Each choice not given is the learner's, as the store opened with it.
+    profile = store.profile
     if buttons is None:
-        buttons = saved_layout(store)
+        buttons = profile.buttons
     else:
         notices.append(save_layout(store, buttons))
     if scheduler is None:
-        scheduler = saved_scheduler_name(store)
+        scheduler = profile.scheduler_name
     else:
         notices.append(save_scheduler_name(store, scheduler))
+    options = {DESIRED_RETENTION.name: retention} if retention is not None else {}
     if retention is not None:
         notices.append(save_retention(store, retention))
-        if scheduler != "fsrs":
-            # SM-2 has no retention to aim at: say so, or the option seems to do nothing.
+        aims = taking(DESIRED_RETENTION)
+        if scheduler not in aims and aims:
+            # This one has no retention to aim at: say so, or the option seems to do nothing.
+            whose = " or ".join(title_of(name) for name in aims)
             notices.append(
-                "The desired retention is FSRS's: kept for when FSRS schedules "
-                "(--scheduler fsrs, or Ctrl+P Scheduler)."
+                f"The desired retention is {whose}'s: kept for when {whose} schedules "
+                f"(--scheduler {aims[0]}, or Ctrl+P Scheduler)."
             )
     if interview == "saved":
-        interview = saved_interview(store)
+        interview = profile.interview
     else:
         notices.append(save_interview(store, interview))
-    store.scheduler = chosen_scheduler(store, scheduler, retention=retention, interview=interview)
+    store.scheduler = chosen_scheduler(store, scheduler, options=options, interview=interview)
     session = Session(
         decks, store, clock=clock, new_limit=new_limit, deck_id=deck_id, interview=interview
     )
@@ -545,16 +552,14 @@ def create_app(
     def switch(name: str) -> str | None:
         # Used first, then saved: a switch the database refuses leaves the old choice whole.
         session.use_scheduler(
-            chosen_scheduler(store, name, retention=retention, interview=session.interview)
+            chosen_scheduler(store, name, options=options, interview=session.interview)
         )
         return save_scheduler_name(store, name)
 
     def plan(day: date | None) -> str | None:
         # As a switch of scheduler: used first, then saved.
         name = store.scheduler.name
-        session.use_interview(
-            day, chosen_scheduler(store, name, retention=retention, interview=day)
-        )
+        session.use_interview(day, chosen_scheduler(store, name, options=options, interview=day))
         return save_interview(store, day)
 
     # Each choice that could not be saved says so (they share a cause), in one notice.

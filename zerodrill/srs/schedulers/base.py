@@ -42,10 +42,15 @@ that rule. What a review *was* (a first sight, a recall of a scheduled card, a s
 repeat) follows from the card's state before it and when it was given, by :func:`effect_of`,
 for every scheduler alike; the daily new-card limit and the retention figure count those.
 
-**Implementing one** (FSRS, say): a frozen msgspec Struct for the state with the properties
-of :class:`CardState` and ``to_dict``; a class with ``name``, ``fingerprint``, ``new_state``,
-``review``, ``next_states``, ``state_from_dict``; an entry in
-:data:`zerodrill.srs.schedulers.SCHEDULERS`. A store derives with the scheduler given to
+**Implementing one** (FSRS, say), in a module of its own: a frozen msgspec Struct for the
+state with the properties of :class:`CardState` and ``to_dict``; a class with what
+:class:`Scheduler` lists: its ``name``, ``title``, ``options`` (:class:`Option`: what the
+learner may set, kept in the settings), ``grades_help`` (the help's lines on what its grades
+do), ``fingerprint``, ``new_state``, ``review``, ``next_states``, ``state_from_dict`` and
+``anki`` (how a state reads in Anki's card columns: :class:`AnkiCard`); and one entry in
+:data:`zerodrill.srs.schedulers.SCHEDULERS` (or :func:`zerodrill.srs.schedulers.register`).
+The palette, the help, the settings, stats, the export and the Anki sync read those, so
+nothing else changes. A store derives with the scheduler given to
 ``Store.open(path, scheduler=...)`` or ``Store.use(...)`` (the learner's saved one if none),
 and re-derives every card when its fingerprint differs from the one the cache was built with,
 so a switch loses nothing and switching back gives the old schedule exactly.
@@ -53,7 +58,8 @@ so a switch loses nothing and switching back gives the old schedule exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import IntEnum, StrEnum
 from typing import Any, Protocol, TypeVar
@@ -98,6 +104,54 @@ _RATINGS = {
 def rating_of(grade: int) -> Rating:
     """The four-button rating of a 0-5 grade: the one mapping between the two (see above)."""
     return _RATINGS[to_grade(grade)]
+
+
+def ratings_text() -> str:
+    """ "0-2 Again, 3 Hard, 4 Good, 5 Easy", from the one table of them (:func:`rating_of`)."""
+    grades: dict[Rating, list[int]] = {}
+    for grade in Grade:
+        grades.setdefault(rating_of(grade), []).append(int(grade))
+    spans = (f"{g[0]}-{g[-1]}" if len(g) > 1 else f"{g[0]}" for g in grades.values())
+    return ", ".join(f"{span} {r.name.title()}" for span, r in zip(spans, grades, strict=True))
+
+
+@dataclass(frozen=True)
+class Option:
+    """Something the learner sets for a scheduler (FSRS's desired retention): the keyword its
+    class takes, the setting it is kept under, and how that setting's text reads back."""
+
+    #: The keyword the scheduler's class takes it as.
+    name: str
+    #: Its name in the learner's saved settings.
+    setting: str
+    #: As the learner reads it ("desired retention").
+    title: str
+    #: The setting's text as a value; ``ValueError`` for text no zerodrill wrote.
+    read: Callable[[str], Any]
+    #: The value as the setting's text.
+    write: Callable[[Any], str] = repr
+
+
+class AnkiCard(Struct, frozen=True):
+    """How a card's state reads in Anki's card columns (an export with progress, the Anki sync)."""
+
+    #: The study day it is next due on; None for a card never graded (Anki's new queue).
+    due: date | None
+    #: Days from its last review to :attr:`due`.
+    interval: int
+    #: Anki's ease (permille): SM-2's EF, else Anki's default 2500.
+    ease_permille: int
+    #: Passes in a row (SM-2's n), else every grade in effect.
+    repetitions: int
+    #: Times a known card was failed.
+    lapses: int
+    #: FSRS's memory state where the scheduler keeps one: stability (days) and difficulty.
+    stability: float | None = None
+    difficulty: float | None = None
+
+
+#: Anki's ease for a card whose scheduler keeps none (FSRS): Anki's default starting ease.
+DEFAULT_EASE_PERMILLE = 2500
 
 
 class When(Struct, frozen=True):
@@ -161,6 +215,13 @@ class Scheduler(Protocol[S]):
 
     #: Its name on the command line and in the settings: "sm2", "fsrs".
     name: str
+    #: Its name as the learner reads it: "SM-2", "FSRS".
+    title: str
+    #: What the learner may set for it, kept in the settings (:class:`Option`): each one a
+    #: keyword its class takes.
+    options: tuple[Option, ...]
+    #: The help's lines on what its grades do (between the six grades and Anki's four).
+    grades_help: str
 
     @property
     def fingerprint(self) -> str:
@@ -186,6 +247,10 @@ class Scheduler(Protocol[S]):
 
     def state_from_dict(self, data: Mapping[str, Any]) -> S:
         """The state :meth:`CardState.to_dict` gave; ``ValueError`` for anything else."""
+        ...
+
+    def anki(self, state: S) -> AnkiCard:
+        """How ``state`` reads in Anki's card columns."""
         ...
 
 

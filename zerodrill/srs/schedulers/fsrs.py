@@ -1,5 +1,6 @@
 """FSRS-6 behind the scheduler protocol, through the ``fsrs`` package (py-fsrs): FSRS-6's
-default parameters, no fuzz, and a desired retention (0.9 unless the learner chose another).
+parameters (the defaults unless the learner saved their own), no fuzz, and a desired retention
+(0.9 unless the learner chose another).
 
 py-fsrs is already pure in the way the protocol asks (``review_card(card, rating, when)`` gives
 a new card), but two things of it must not reach a replay: fuzzing draws from :mod:`random`,
@@ -15,21 +16,37 @@ minutes) is due on the review's own study day, at :attr:`FsrsCard.step_due`. A s
 study day is FSRS's own short-term review, not a repeat that moves nothing as in SM-2.
 
 Fitting the parameters to the learner's own log (py-fsrs's ``Optimizer``) needs torch, which
-zerodrill does not install: the parameters are FSRS-6's defaults.
+zerodrill does not install: the parameters are FSRS-6's defaults, or those saved in the
+setting :data:`PARAMETERS` names (fitted in Anki, say).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import fsrs
+from fsrs.scheduler import DEFAULT_PARAMETERS
 from msgspec import Struct
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
-from zerodrill.srs.schedulers.base import Phase, StateDict, When, rating_of
-from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, check_retention
+from zerodrill.srs.schedulers.base import (
+    DEFAULT_EASE_PERMILLE,
+    AnkiCard,
+    Option,
+    Phase,
+    StateDict,
+    When,
+    rating_of,
+    ratings_text,
+)
+from zerodrill.srs.schedulers.retention import (
+    DEFAULT_RETENTION,
+    DESIRED_RETENTION,
+    check_retention,
+)
 
 #: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500
@@ -41,6 +58,28 @@ _TO_FSRS = {
 }
 _FROM_FSRS = {v: k for k, v in _TO_FSRS.items()}
 _STEPPING = (Phase.LEARNING, Phase.RELEARNING)
+
+
+def read_parameters(text: str) -> tuple[float, ...]:
+    """FSRS-6's 21 weights as the setting keeps them, comma-separated (Anki's "FSRS
+    parameters" box gives them so); ``ValueError`` for any other text or a weight out of
+    py-fsrs's bounds."""
+    weights = tuple(float(w) for w in text.split(","))
+    if not all(math.isfinite(w) for w in weights):
+        raise ValueError(f"FSRS parameters must be numbers, not {text!r}")
+    fsrs.Scheduler(parameters=weights)  # py-fsrs's own check of their count and bounds
+    return weights
+
+
+#: The weights FSRS schedules with (FSRS-6's defaults unless the learner saved their own,
+#: fitted in Anki, say).
+PARAMETERS = Option(
+    "parameters",
+    "fsrs_parameters",
+    "set of FSRS parameters",
+    read_parameters,
+    lambda weights: ",".join(repr(float(w)) for w in weights),
+)
 
 
 class FsrsCard(Struct, frozen=True):
@@ -95,13 +134,29 @@ def _text(value: date | None) -> str | None:
 
 
 class FsrsScheduler:
-    """FSRS-6 with its default parameters, fuzz off, aiming at ``desired_retention``."""
+    """FSRS-6 with ``parameters`` (its defaults without), fuzz off, aiming at
+    ``desired_retention``."""
 
     name = "fsrs"
+    title = "FSRS"
+    options = (DESIRED_RETENTION, PARAMETERS)
+    grades_help = "\n".join(
+        [
+            f"FSRS reads them as ratings: {ratings_text()}.",
+            "Each button shows when the card comes back: a new or failed",
+            "card first takes FSRS's steps (1 and 10 minutes), then whole",
+            "days, timed for the desired retention (90% unless --retention).",
+        ]
+    )
 
-    def __init__(self, desired_retention: float = DEFAULT_RETENTION) -> None:
+    def __init__(
+        self,
+        desired_retention: float = DEFAULT_RETENTION,
+        parameters: Sequence[float] | None = None,
+    ) -> None:
         self.desired_retention = check_retention(desired_retention)
         self._fsrs = fsrs.Scheduler(
+            parameters=DEFAULT_PARAMETERS if parameters is None else tuple(parameters),
             desired_retention=self.desired_retention,
             maximum_interval=MAX_INTERVAL,
             enable_fuzzing=False,
@@ -159,6 +214,19 @@ class FsrsScheduler:
             return None
         now = at.astimezone(UTC)
         return float(self._fsrs.get_card_retrievability(_card(state, now), now))
+
+    def anki(self, state: FsrsCard) -> AnkiCard:
+        # FSRS keeps no ease: Anki's default stands in, and the memory state goes with it.
+        graded = state.phase is not Phase.NEW
+        return AnkiCard(
+            state.due,
+            state.interval,
+            DEFAULT_EASE_PERMILLE,
+            int(graded),
+            state.lapses,
+            state.stability,
+            state.difficulty,
+        )
 
     def state_from_dict(self, data: Mapping[str, Any]) -> FsrsCard:
         try:

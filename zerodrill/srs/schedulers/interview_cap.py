@@ -30,10 +30,10 @@ from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
-from zerodrill.srs.schedulers.base import CardState, Phase, Scheduler, StateDict, When
+from zerodrill.srs.schedulers.base import AnkiCard, CardState, Phase, Scheduler, StateDict, When
 
 
 def last_study_day(interview: date) -> date:
@@ -84,8 +84,8 @@ class CappedCard(Struct, frozen=True):
         return data
 
     def __getattr__(self, name: str) -> Any:
-        # What a scheduler's state has beyond the protocol (SM-2's numbers, which the Anki
-        # sync reads as ``state.sm2``) is the inner state's.
+        # What a scheduler's state has beyond the protocol (SM-2's numbers) is the inner
+        # state's, as an uncapped state would have it.
         return getattr(self.inner, name)
 
 
@@ -96,6 +96,9 @@ class InterviewCap:
         self.inner = inner
         self.interview = interview
         self.name = inner.name
+        self.title = inner.title
+        self.options = inner.options
+        self.grades_help = inner.grades_help
 
     @property
     def fingerprint(self) -> str:
@@ -123,6 +126,11 @@ class InterviewCap:
 
     def state_from_dict(self, data: Mapping[str, Any]) -> CappedCard:
         return self.cap(self.inner.state_from_dict(data))
+
+    def anki(self, state: CappedCard) -> AnkiCard:
+        # The scheduler's own numbers, due on the capped day.
+        own = self.inner.anki(state.inner)
+        return structs.replace(own, due=state.due, interval=state.interval)
 
     # FSRS's forecast of recall (zerodrill.srs.recall), where the inner scheduler makes one:
     # without it these raise AttributeError, so the scheduler reads as forecasting none.

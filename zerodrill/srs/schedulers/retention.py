@@ -4,6 +4,8 @@ loads FSRS)."""
 
 from __future__ import annotations
 
+from zerodrill.srs.schedulers.base import Option
+
 #: FSRS's and Anki's default: nine answers in ten right when a card falls due.
 DEFAULT_RETENTION = 0.9
 #: The range Anki's FSRS settings accept: below it, too much is forgotten to be worth the time
@@ -21,3 +23,12 @@ def check_retention(value: object) -> float:
             f"desired retention must be {MIN_RETENTION:.2f}-{MAX_RETENTION:.2f}, not {value}"
         )
     return float(value)
+
+
+def _read(text: str) -> float:
+    return check_retention(float(text))
+
+
+#: The desired retention as an option a scheduler declares (FSRS does). Its setting keeps the
+#: name it had when FSRS alone aimed at one, so that a learner's saved choice stays.
+DESIRED_RETENTION = Option("desired_retention", "fsrs_retention", "desired retention", _read)

@@ -32,7 +32,7 @@ from msgspec import Struct, field, structs
 
 from zerodrill.srs import sm2
 from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
-from zerodrill.srs.schedulers.base import Phase, Scheduler, StateDict, When
+from zerodrill.srs.schedulers.base import AnkiCard, Option, Phase, Scheduler, StateDict, When
 from zerodrill.srs.sm2 import MAX_INTERVAL, REPEAT_BELOW, Sm2State
 
 #: How long after a fail the card comes back at the latest, the same study day.
@@ -118,6 +118,16 @@ class Sm2Scheduler:
     Anki's Easy on the four buttons."""
 
     name = "sm2"
+    title = "SM-2"
+    options: tuple[Option, ...] = ()
+    grades_help = "\n".join(
+        [
+            "Each button shows the interval the grade gives. Below 4, the",
+            "card also comes back later in this session ([b]↻[/b]) until you grade",
+            "it 4 or 5: after a fail (0-2), once 3 other cards or 10 minutes",
+            "have passed; after a 3, once the rest of today's cards are done.",
+        ]
+    )
 
     @property
     def fingerprint(self) -> str:
@@ -161,6 +171,11 @@ class Sm2Scheduler:
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not an SM-2 card state: {exc}") from exc
+
+    def anki(self, state: Sm2Card) -> AnkiCard:
+        # Anki's own scheduler is SM-2's kin: its columns are SM-2's numbers.
+        s = state.sm2
+        return AnkiCard(s.due, s.interval, s.ease_permille, s.repetitions, s.lapses)
 
 
 if TYPE_CHECKING:

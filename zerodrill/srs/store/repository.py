@@ -26,8 +26,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from msgspec import structs
+
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
+from zerodrill.srs.profile import Profile
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
 from zerodrill.srs.store import derive, eventlog, machine_id
@@ -62,8 +65,8 @@ class Store:
         self, conn: sqlite3.Connection, path: Path, scheduler: Scheduler[Any] | None = None
     ) -> None:
         self._conn = conn
-        #: What derives every card's state from its events.
-        self.scheduler: Scheduler[Any] = scheduler or scheduler_named()
+        #: The learner's choices; :meth:`open` reads them from the file's settings.
+        self.profile = Profile(scheduler or scheduler_named())
         self._path = path
         self._watch = Watch(path)
         # Transactions open through _writing(): inner ones join the outer one.
@@ -86,10 +89,11 @@ class Store:
         read_only: bool = False,
     ) -> Store:
         """Open (or, with ``create``, create) the database at ``path``; migrate it forward.
-        Its cards are derived with ``scheduler``, by default the learner's: the one the file's
-        settings name, with their desired retention and interview date
-        (:func:`zerodrill.srs.settings.chosen_scheduler`), so that every command schedules as
-        the drill does. A cache built with another is rebuilt at the first read or write.
+        It opens with the learner's :attr:`profile`, read from the file's settings
+        (:func:`zerodrill.srs.settings.read_profile`): its cards are derived with the learner's
+        scheduler, options and interview date, so that every command schedules as the drill
+        does; ``scheduler`` stands in for the learner's (a scratch sitting's, a test's). A
+        cache built with another is rebuilt at the first read or write.
 
         Raises :class:`StoreError` for every state it cannot work with, without writing to it.
         ``create`` makes the file, not its folder: a missing folder is most often a typo.
@@ -107,17 +111,25 @@ class Store:
             conn.close()
             raise
         store = cls(conn, path, scheduler)
-        if scheduler is None:
-            # The settings are read through the store, so they come after it opens (and the
-            # module imports the store): deriving is lazy, so nothing was built with another.
-            from zerodrill.srs.settings import chosen_scheduler
+        # The settings are read through the store, so they come after it opens (and the
+        # module imports the store): deriving is lazy, so nothing was built with another.
+        from zerodrill.srs.settings import read_profile
 
-            try:
-                store.scheduler = chosen_scheduler(store)
-            except BaseException:
-                store.close()
-                raise
+        try:
+            store.profile = read_profile(store, scheduler)
+        except BaseException:
+            store.close()
+            raise
         return store
+
+    @property
+    def scheduler(self) -> Scheduler[Any]:
+        """What derives every card's state from its events: the profile's."""
+        return self.profile.scheduler
+
+    @scheduler.setter
+    def scheduler(self, scheduler: Scheduler[Any]) -> None:
+        self.profile = structs.replace(self.profile, scheduler=scheduler)
 
     def close(self) -> None:
         self._watch.close(self._conn)
@@ -328,7 +340,7 @@ class Store:
         self, scheduler: Scheduler[Any], keys: Collection[str] | None = None
     ) -> dict[str, CardState]:
         """Each known key's state (among ``keys``) as ``scheduler`` derives it, replayed in
-        memory: the cache is neither read nor changed (an export in SM-2's terms, say)."""
+        memory: the cache is neither read nor changed (a look under another scheduler, say)."""
         with self._reading():
             return derive.derive_states(self._conn, scheduler, keys)
 

@@ -1,5 +1,5 @@
-"""Every key, what the six SM-2 grades mean (and, under FSRS, the ratings they are), and Anki's
-four buttons as SM-2 grades."""
+"""Every key, what the six grades mean (and what the scheduler in use makes of them), and
+Anki's four buttons as grades."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Label, Static
 
 from zerodrill.srs.grades import FOUR_BUTTONS, SIX_BUTTONS, Button, Grade, nearest_button
-from zerodrill.srs.schedulers import Rating, rating_of
+from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, scheduler_class, title_of
 from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
@@ -36,38 +36,11 @@ _ANKI = "Anki's four: " + "   ".join(
     f"[b]{b.key}[/b] {b.name} → {int(b.grade)}" for b in FOUR_BUTTONS
 )
 
-GRADES = "\n".join(
-    [
-        *_SIX,
-        "Each button shows the interval the grade gives. Below 4, the",
-        "card also comes back later in this session ([b]↻[/b]) until you grade",
-        "it 4 or 5: after a fail (0-2), once 3 other cards or 10 minutes",
-        "have passed; after a 3, once the rest of today's cards are done.",
-        _ANKI,
-    ]
-)
 
-
-def _ratings() -> str:
-    """ "0-2 Again, 3 Hard, 4 Good, 5 Easy", from the one table of them (``rating_of``)."""
-    grades: dict[Rating, list[int]] = {}
-    for grade in Grade:
-        grades.setdefault(rating_of(grade), []).append(int(grade))
-    spans = (f"{g[0]}-{g[-1]}" if len(g) > 1 else f"{g[0]}" for g in grades.values())
-    return ", ".join(f"{span} {r.name.title()}" for span, r in zip(spans, grades, strict=True))
-
-
-#: The same six grades as FSRS reads them: Anki's four ratings, and FSRS's steps.
-FSRS_GRADES = "\n".join(
-    [
-        *_SIX,
-        f"FSRS reads them as ratings: {_ratings()}.",
-        "Each button shows when the card comes back: a new or failed",
-        "card first takes FSRS's steps (1 and 10 minutes), then whole",
-        "days, timed for the desired retention (90% unless --retention).",
-        _ANKI,
-    ]
-)
+def grades_text(scheduler: str) -> str:
+    """The six grades, what scheduler ``scheduler`` makes of them (its module says), and
+    Anki's four buttons as grades."""
+    return "\n".join([*_SIX, scheduler_class(scheduler).grades_help, _ANKI])
 
 
 def keys_text(buttons: tuple[Button, ...]) -> str:
@@ -81,7 +54,9 @@ class HelpScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", key_display="esc")]
 
-    def __init__(self, scheduler: str = "sm2", buttons: tuple[Button, ...] = SIX_BUTTONS) -> None:
+    def __init__(
+        self, scheduler: str = DEFAULT_SCHEDULER, buttons: tuple[Button, ...] = SIX_BUTTONS
+    ) -> None:
         super().__init__()
         #: The scheduler in use: its grades are explained.
         self.scheduler = scheduler
@@ -89,10 +64,10 @@ class HelpScreen(Dialog[None]):
         self.buttons = buttons
 
     def compose(self) -> ComposeResult:
-        fsrs = self.scheduler == "fsrs"
         with CuedScroll(id="dialog"):
             yield Label("[b]Keys[/b]", classes="dialog-title")
             yield Static(keys_text(self.buttons), classes="section")
-            yield Label(f"[b]Grades ({'FSRS' if fsrs else 'SM-2'})[/b]", classes="dialog-title")
-            yield Static(FSRS_GRADES if fsrs else GRADES, classes="section", id="grades")
+            title = title_of(self.scheduler)
+            yield Label(f"[b]Grades ({title})[/b]", classes="dialog-title")
+            yield Static(grades_text(self.scheduler), classes="section", id="grades")
         yield Footer()

@@ -61,12 +61,13 @@ class StatsScreen(Dialog[None]):
 
 
 def recall_text(recall: Recall | None) -> str:
-    """FSRS's line of the dialog (nothing under SM-2): the average chance of recall now."""
+    """The dialog's line for a scheduler that forecasts recall: the average chance of recall
+    now (nothing for one that forecasts none)."""
     if recall is None:
         return ""
     if recall.average is None:
-        return "\nFSRS: no studied cards to forecast"
+        return f"\n{recall.by}: no studied cards to forecast"
     return (
-        f"\n[b]{recall.average:.0%}[/b] average recall now (FSRS; {recall.below} of "
+        f"\n[b]{recall.average:.0%}[/b] average recall now ({recall.by}; {recall.below} of "
         f"{recall.cards} below the desired {recall.desired:.0%})"
     )
