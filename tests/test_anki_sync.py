@@ -506,6 +506,10 @@ def test_a_symlinked_collection_is_written_through_and_stays_a_link(
     assert link.is_symlink() and link.resolve() == path
     assert lookalike.read_text() == "mine"
     assert "interrupted sync" not in out
+    loop = home / "loop.anki2"
+    loop.symlink_to(loop)
+    code, out, err = sync(capsys, home, "--collection", str(loop))
+    assert code == 1 and "not a collection file" in one_line(err)
     col = Collection(str(path))
     try:
         assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]

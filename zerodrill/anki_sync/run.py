@@ -104,7 +104,7 @@ def sync(
     failure a user can meet, having changed nothing it would leave half done."""
     require_anki()
     # A symlinked collection is written through: the link stays, its file is replaced.
-    target = structs.replace(target, collection=target.collection.resolve())
+    target = structs.replace(target, collection=workcopy.real_path(target.collection))
     # A dry run writes nothing beside the collection, a lock included (it removes nothing).
     held = not dry_run and target.collection.parent.is_dir()
     with workcopy.one_run(target.collection) if held else nullcontext():

@@ -33,6 +33,15 @@ _PREFIX = ".zerodrill-sync-"
 _OWNED = ".zerodrill-work-folder"
 
 
+def real_path(collection: Path) -> Path:
+    """The file ``collection`` names, through any links: a symlinked collection is written
+    through, its link kept."""
+    try:
+        return collection.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop, before 3.13
+        raise AnkiSyncError(f"{collection}: not a collection file ({exc})") from None
+
+
 def media_folder(collection: Path) -> Path:
     return collection.with_name(collection.stem + ".media")
 

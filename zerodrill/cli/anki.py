@@ -125,8 +125,9 @@ def sync_command(
     if collection is not None:
         if full_upload:
             raise click.UsageError("--full-upload is for a sync server, not --collection")
-        # A link is followed: its file is synced and replaced, the link kept.
-        collection = collection.expanduser().resolve()
+        from zerodrill.anki_sync.workcopy import real_path
+
+        collection = real_path(collection)
         if not collection.is_file():
             raise AnkiSyncError(f"{collection}: no such collection file")
         target = run.Target(collection)
