@@ -528,6 +528,8 @@ def test_a_second_terminals_first_sync_rewrites_no_note(
     ours = "SELECT id, mod, usn FROM notes WHERE id != ? ORDER BY id"
     notes_before = phone.rows(ours, phone.own)  # type: ignore[attr-defined]
     assert len(notes_before) == 4
+    kinds = "SELECT id, mtime_secs, usn FROM notetypes ORDER BY id"
+    kinds_before = phone.rows(kinds)
     # A build in a later second than the notes' own time: newer, as Anki's importer sees it.
     while int(time.time()) <= max(int(mod) for _, mod, _ in notes_before):  # type: ignore[call-overload]
         time.sleep(0.05)
@@ -539,6 +541,7 @@ def test_a_second_terminals_first_sync_rewrites_no_note(
     assert "Notes: 0 added, 0 updated" in out
     phone.sync()
     assert phone.rows(ours, phone.own) == notes_before  # type: ignore[attr-defined]
+    assert phone.rows(kinds) == kinds_before
 
 
 # -- failures: each one line, and nothing half done ----------------------------------------

@@ -11,9 +11,10 @@ number back: a note is written only when its content changed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
@@ -76,7 +77,7 @@ def import_package(col: Collection, package: Path, guids: Container[str]) -> tup
         with_scheduling=False,
         with_deck_configs=False,
     )
-    before = _notes(col, guids)
+    before, kinds_before = _notes(col, guids), _notetypes(col)
     try:
         done = col.import_anki_package(
             ImportAnkiPackageRequest(package_path=str(package), options=options)
@@ -95,6 +96,18 @@ def import_package(col: Collection, package: Path, guids: Container[str]) -> tup
         "UPDATE notes SET mod = v.mod, usn = v.usn FROM v WHERE notes.id = v.id",
         same,
     )
+    # Their note types alike (the importer rewrites one whole, its templates included).
+    for ntid, (content, stamps) in _notetypes(col).items():
+        if ntid in kinds_before and kinds_before[ntid][0] == content:
+            (mtime, usn), templates = kinds_before[ntid][1]
+            if stamps != kinds_before[ntid][1]:
+                sql = db(col).execute
+                sql("UPDATE notetypes SET mtime_secs = ?, usn = ? WHERE id = ?", mtime, usn, ntid)
+                for ord_, (t_mtime, t_usn) in templates:
+                    sql(
+                        "UPDATE templates SET mtime_secs = ?, usn = ? WHERE ntid = ? AND ord = ?",
+                        t_mtime, t_usn, ntid, ord_,
+                    )  # fmt: skip
     return len(done.log.new), len(done.log.updated) - len(same)
 
 
@@ -108,6 +121,56 @@ def _notes(
         for nid, guid, mid, flds, tags, mod, usn in rows
         if guid in guids
     }
+
+
+_Stamps = tuple[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]
+
+
+def _notetypes(col: Collection) -> dict[int, tuple[tuple[object, ...], _Stamps]]:
+    """Every note type: id -> (what it holds, (its time and sync number, and each template's
+    by ordinal))."""
+    from anki.notetypes_pb2 import Notetype
+
+    fields: dict[int, list[object]] = {}
+    for ntid, ord_, name, config in db(col).all(
+        "SELECT ntid, ord, name, config FROM fields ORDER BY ord"
+    ):
+        fields.setdefault(ntid, []).append((ord_, name, _config(Notetype.Field.Config, config)))
+    templates: dict[int, list[object]] = {}
+    template_stamps: dict[int, list[tuple[int, tuple[int, int]]]] = {}
+    for ntid, ord_, name, config, mtime, usn in db(col).all(
+        "SELECT ntid, ord, name, config, mtime_secs, usn FROM templates ORDER BY ord"
+    ):
+        content = (ord_, name, _config(Notetype.Template.Config, config))
+        templates.setdefault(ntid, []).append(content)
+        template_stamps.setdefault(ntid, []).append((ord_, (mtime, usn)))
+    return {
+        ntid: (
+            (
+                name,
+                _config(Notetype.Config, config),
+                tuple(fields.get(ntid, ())),
+                tuple(templates.get(ntid, ())),
+            ),
+            ((mtime, usn), tuple(template_stamps.get(ntid, ()))),
+        )
+        for ntid, name, config, mtime, usn in db(col).all(
+            "SELECT id, name, config, mtime_secs, usn FROM notetypes"
+        )
+    }
+
+
+def _config(kind: Any, blob: bytes | list[int]) -> tuple[bytes, object]:
+    """A note type's (or its field's, or template's) config as compared: Anki writes the JSON
+    of its ``other`` part with its keys in any order."""
+    config = kind()
+    config.ParseFromString(bytes(blob))
+    try:
+        other = json.loads(config.other) if config.other else None
+    except ValueError:
+        other = config.other
+    config.other = b""
+    return config.SerializeToString(deterministic=True), json.dumps(other, sort_keys=True)
 
 
 def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
