@@ -426,7 +426,8 @@ def test_a_collection_of_the_users_in_an_anki_folder_beside_the_database_is_left
 def test_a_dry_run_on_a_database_of_an_earlier_zerodrill_migrates_nothing(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The dry run reads a migrated copy: the file stays as the earlier version left it."""
+    """The dry run reads a migrated copy: the file stays as the earlier version left it, and
+    nothing is written anywhere."""
     from anki.collection import Collection
 
     db = home / "data" / "reviews.db"
@@ -440,6 +441,7 @@ def test_a_dry_run_on_a_database_of_an_earlier_zerodrill_migrates_nothing(
     assert code == 0, err
     assert "Dry run: nothing was changed" in out
     assert folder_state(db.parent) == before
+    assert not (home / "deck-cache").exists()  # the parsed-deck cache is not written either
 
 
 def test_an_answer_given_in_anki_while_the_sync_runs_is_kept(

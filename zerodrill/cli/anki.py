@@ -114,7 +114,7 @@ def sync_command(
     from zerodrill.anki_sync import run
     from zerodrill.cli.import_progress import note_keys
 
-    decks = usable_decks(load_decks(paths))
+    decks = usable_decks(load_decks(paths, cached=not dry_run))
     db_path = db if db is not None else default_db_path(create_folder=not dry_run)
     folder = db_path.parent / "anki"
     if not dry_run:
