@@ -13,7 +13,7 @@ from tui_support import Clock, run_async, shown
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
 from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.screens.drill import MORE_CUE, CardScroll
+from zerodrill.tui.screens.drill import CardScroll
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.widgets.card_side import CardSide
 from zerodrill.tui.widgets.card_view import CardView
@@ -37,7 +37,7 @@ def app_on(store: Store, path: Path) -> ZeroDrillApp:
 
 def cue_shown(app: ZeroDrillApp) -> bool:
     cue = app.screen.query_one("#more")
-    return cue.display and cue.visible and shown(cue).strip() == MORE_CUE
+    return cue.display and cue.visible and shown(cue).strip() == CardScroll.CUE
 
 
 @run_async

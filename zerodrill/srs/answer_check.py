@@ -1,17 +1,10 @@
 """Checking a typed cloze answer: its parts, their marks, the verdict and the grade it suggests.
 
-Pure text work, in the core, so it is tested on its own; how one part is marked is
-:mod:`answer_marks`'s.
-
-A deletion number used several times in one card asks for several answers; they are typed in
-order, separated by commas or semicolons (the blanks are places on the card, never a set).
-Blanks the card shows side by side (``[...].[...]``, only punctuation between them) may also
-be typed as the one text the card shows there, punctuation included
-(``zero_optimization.stage``). A blank in a code span on the card is code: its names are exact.
-
-The verdict and the suggested grade come from the marks, in SM-2's own words, so they never
-disagree: every part right is right (4, good); every part right or a slip is a slip (3,
-hard); an identifier almost right and nothing wrong is almost (2); any part wrong is wrong (1).
+A deletion number used several times asks for several answers, typed in order, separated by
+commas or semicolons. Blanks the card shows side by side (``[...].[...]``) may also be typed as
+the one text the card shows there (``zero_optimization.stage``). How one part is marked is
+:mod:`answer_marks`'s; the verdict and the suggested grade both come from the worst mark, so
+they never disagree.
 """
 
 from __future__ import annotations
@@ -23,11 +16,10 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 
 from zerodrill.deck import cloze
-from zerodrill.srs.answer_marks import Mark, judge
+from zerodrill.srs.answer_marks import Mark, judge, plain
 from zerodrill.srs.grades import Grade
 
 _SEPARATORS = re.compile(r"\s*[,;]\s*")
-_SPACE = re.compile(r"\s+")
 #: What may stand between two blanks for the card to show them as one piece of text: a
 #: little punctuation (``.``, ``::``, ``/``), a single space, or nothing; never a word.
 _JOINER = re.compile(r"[^\w\s]{0,3}| ?")
@@ -38,14 +30,12 @@ _IN_ORDER = re.compile(
 
 
 class Part(Struct, frozen=True):
-    """One expected answer next to what was typed for it."""
-
     expected: str
     typed: str
-    #: (is_right, text) runs over ``typed``: what to colour green and red.
+    #: (is_right, text) runs over ``typed``.
     runs: tuple[tuple[bool, str], ...]
     mark: Mark
-    #: How alike the typed text is to the answer, 0..1 (for the whole answer's figure).
+    #: How alike the typed text is to the answer, 0..1.
     ratio: float
     #: Why the mark: what differs, or for a right answer written another way, how it was read.
     reason: str = ""
@@ -56,18 +46,15 @@ class Part(Struct, frozen=True):
 
     @property
     def close(self) -> bool:
-        """Not right, but a slip (a letter or two off) rather than another answer."""
         return self.mark is Mark.SLIP
 
     @property
     def almost(self) -> bool:
-        """An identifier with its letter case or one character off: a fail, but a near one."""
         return self.mark is Mark.ALMOST
 
 
 class Check(Struct, frozen=True):
     parts: tuple[Part, ...]
-    #: How close the whole answer came, 0..1.
     ratio: float
 
     @property
@@ -76,10 +63,8 @@ class Check(Struct, frozen=True):
 
     @property
     def suggested_grade(self) -> int:
-        """SM-2's own wording: 4 "correct after hesitation" for a right answer (the learner
-        raises it to 5 if it was instant), 3 "correct with serious difficulty" when every part
-        is right or a slip, 2 "incorrect, but the correct one seemed easy to recall" for an
-        identifier almost right, 1 "incorrect, but remembered once seen" otherwise."""
+        """SM-2's own wording: 4 for right (5 if it was instant), 3 for slips, 2 for an
+        identifier almost right, 1 otherwise."""
         worst = max((p.mark for p in self.parts), key=lambda m: m.rank)
         return {
             Mark.RIGHT: Grade.GOOD,
@@ -89,11 +74,8 @@ class Check(Struct, frozen=True):
         }[worst]
 
     def verdict(self, name: Callable[[Grade], str] = lambda g: f"{int(g)} {g.label}") -> str:
-        """One line: what the marks add up to and the grade suggested (each part's line gives
-        its reason).
-
-        ``name`` says how a grade is called on the grade bar (its key and label).
-        """
+        """One line: what the marks add up to and the grade suggested, each grade called by
+        ``name`` (the grade bar's key and label)."""
         grade = Grade(self.suggested_grade)
         why = f"{name(grade)} suggested ({grade.description})"
         if grade is Grade.GOOD:
@@ -127,12 +109,9 @@ def check(
     code: Sequence[bool] = (),
     ordered: bool = False,
 ) -> Check:
-    """Compare ``typed`` with the ``expected`` answers of one deletion number.
-
-    ``between[i]`` is the text the card shows between ``expected[i]`` and ``expected[i+1]``
-    (left out, the blanks count as apart); ``code[i]`` says ``expected[i]`` is in a code span
-    on the card; ``ordered``, that the card says a list's order.
-    """
+    """Compare ``typed`` with the ``expected`` answers of one deletion number. ``between[i]``
+    is the card's text between ``expected[i]`` and the next; ``code[i]``, that ``expected[i]``
+    is in a code span; ``ordered``, that the card says a list's order."""
     pieces = [typed]
     wanted = [(answer, n < len(code) and code[n]) for n, answer in enumerate(expected)]
     in_order = ordered
@@ -158,7 +137,6 @@ def check(
 def _side_by_side(
     expected: Sequence[tuple[str, bool]], between: Sequence[str]
 ) -> list[tuple[str, bool]]:
-    """``expected`` with the answers the card shows side by side joined as it shows them."""
     groups = [expected[0]]
     for n, (answer, code) in enumerate(expected[1:]):
         gap = between[n] if n < len(between) else None
@@ -172,8 +150,7 @@ def _side_by_side(
 
 def _part(typed: str, expected: str, *, code: bool, ordered: bool) -> Part:
     judged = judge(typed, expected, code=code, ordered=ordered)
-    shown = _SPACE.sub(" ", typed.replace("`", "").strip())
-    want = _SPACE.sub(" ", expected.replace("`", "").strip())
+    shown, want = plain(typed), plain(expected)
     # Letter case is marked only where it made the answer almost: a name in code.
     a, b = (shown, want) if judged.mark is Mark.ALMOST else (shown.casefold(), want.casefold())
     runs: list[tuple[bool, str]] = []

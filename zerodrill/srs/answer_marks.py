@@ -1,29 +1,12 @@
 """Marking one typed answer against one expected answer, with the reason for the mark.
 
-What a learner types is compared with the answer as tokens (:mod:`answer_tokens`), so that
-only what the card tests can make an answer wrong:
-
-- letter case in prose, spacing, punctuation and Markdown never matter (``all-gather`` and
-  ``All gather``); nor do "the", "a" and "an";
-- a number is its value, however written: ``two`` for 2, ``500M``, ``500 million`` or ``5e8``
-  for 500,000,000 (a scale letter such as ``M`` only where the answer is a plain number, as
-  ``0.5M`` may be half a model size M); a range is its numbers (``1 to 3`` for ``1, 2 and 3``);
-  the value must be exactly right: ``1e8`` for ``1e9`` is wrong, never a slip;
-- a list is a set: its items in any order (``3, 1, 2`` for ``1, 2 and 3``), unless the answer
-  says the order ("then", ``->``, "followed by", "before", "after") or the card does ("in
-  that order" or "respectively" right after it); a product's factors too, in any order;
-- a formula is its symbols: ``psi`` for ``Ψ``, ``Nd`` or ``N_{d}`` for ``N_d``, any
-  multiplication sign or none;
-- an identifier (a config key, a dotted name, a call, anything in a code span) must be exact,
-  letter case included, as DeepSpeed reads its keys: ``ZERO_OPTIMIZATION`` or one character
-  off (``zero_optimisation``) is "almost", a fail, since the key would be ignored silently;
-  a CamelCase name outside code (``ZeRO``, ``ValueError``) is exact but for its case;
-- a slip (a letter or two off in a word of prose) is "nearly right"; a missing or extra item
-  (``2 and 3`` for ``1, 2 and 3``) is wrong, as it leaves out the very fact the card tests.
-
-Every mark comes with its reason ("expected `N_d`, not `N`", "missing `1`", "one character
-off in `zero_optimization`: `s` for `z`"); a right answer read another way says how it was
-read ("`500M` is 500,000,000").
+Compared as tokens (:mod:`answer_tokens`), so that only what the card tests can make an answer
+wrong: case, spacing, punctuation and "the" never matter in prose; a number is its value
+however written, and must be exact (``1e8`` for ``1e9`` is wrong, never a slip); a list is a
+set unless the answer or the card says its order; a product's factors come in any order; an
+identifier must be exact, case included, as DeepSpeed reads its keys (one character or the
+case off is "almost", a fail: the key would be ignored silently); a letter or two off in a
+word of prose is a slip; a missing or extra item is wrong, as it leaves out the fact tested.
 """
 
 from __future__ import annotations
@@ -38,7 +21,7 @@ from msgspec import Struct
 from zerodrill.srs.answer_tokens import Kind, Token, has_suffixes, tokens, with_suffixes
 
 _SPACE = re.compile(r"\s+")
-#: What a number's writing may differ by and still be written the same (500,000 and 500000).
+#: What a number's writing may differ by and still be the same writing (500,000 and 500000).
 _UNGROUPED = re.compile(r"[\s,_]")
 #: Words of an answer that say an order, without joining its steps as "then" does.
 _ORDER_WORDS = frozenset({"before", "after", "<-"})
@@ -46,7 +29,6 @@ _ORDER_WORDS = frozenset({"before", "after", "<-"})
 _PRODUCT_SIGN = re.compile(r"\s*(?:[×·∙⋅*]|(?<![\w.])x(?![\w.])|\btimes\b)\s*")
 #: What makes a text with a multiplication sign more than a product (W / (TP × PP)).
 _OTHER_OPERATOR = re.compile(r"[+/=<>()^,;]|\s-\s")
-#: Stands between a sequence's steps.
 _STEP = Token(Kind.SEP, "then")
 #: How alike (0..1) a mistyped word must be to its answer to count as a slip, not a miss.
 CLOSE = 0.8
@@ -63,29 +45,29 @@ _COVER_STEPS = 5000
 
 
 class Mark(Enum):
-    RIGHT = "right"
-    SLIP = "slip"
-    ALMOST = "almost"
-    WRONG = "wrong"
+    """Valued by how far from right: the worst mark of a part's tokens is the part's."""
+
+    RIGHT = 0
+    SLIP = 1
+    ALMOST = 2
+    WRONG = 3
 
     @property
     def rank(self) -> int:
-        """How far from right: the worst mark of a part's tokens is the part's."""
-        return _RANKS[self]
-
-
-_RANKS = {Mark.RIGHT: 0, Mark.SLIP: 1, Mark.ALMOST: 2, Mark.WRONG: 3}
+        return int(self.value)
 
 
 class Judged(Struct, frozen=True):
-    """A mark and why: for a right answer, what was read another way (or nothing)."""
-
     mark: Mark
     reason: str = ""
 
 
+def plain(text: str) -> str:
+    return _SPACE.sub(" ", text.replace("`", "").strip())
+
+
 def normalize(text: str) -> str:
-    return _SPACE.sub(" ", text.replace("`", "").strip()).casefold()
+    return plain(text).casefold()
 
 
 def mark(typed: str, expected: str) -> Mark:
@@ -138,7 +120,6 @@ def judge(typed: str, expected: str, *, code: bool = False, ordered: bool = Fals
 
 
 def _is_step(found: Sequence[Token], n: int) -> bool:
-    """Whether ``found[n]`` joins two steps of a sequence: "then", "->", "followed by"."""
     t = found[n]
     if t.kind is Kind.EXACT:
         return t.text == "->"
@@ -150,7 +131,6 @@ def _is_step(found: Sequence[Token], n: int) -> bool:
 
 
 def _steps(found: tuple[Token, ...]) -> tuple[Token, ...]:
-    """``found`` with the words joining a sequence's steps as separators."""
     out: list[Token] = []
     for n, t in enumerate(found):
         if n and found[n - 1].fold == "followed" and t.fold == "by" and out and out[-1] is _STEP:
@@ -175,7 +155,6 @@ def _content(found: Sequence[Token]) -> list[Token]:
 
 
 def _items(found: Sequence[Token]) -> list[list[Token]]:
-    """``found`` split into a list's items at its separators."""
     items: list[list[Token]] = [[]]
     for t in found:
         if t.kind is Kind.SEP:
@@ -190,7 +169,6 @@ def _shown(found: Sequence[Token]) -> str:
 
 
 def _in_turn(got: list[Token], want: list[Token]) -> Judged:
-    """``got`` against ``want`` token by token, in order."""
     if len(got) == len(want):
         worst = Judged(Mark.RIGHT)
         notes: list[str] = []
@@ -207,20 +185,17 @@ def _in_turn(got: list[Token], want: list[Token]) -> Judged:
     # same numbers and code, only the spacing differs.
     facts_got = [t for t in got if t.kind is not Kind.WORD]
     facts_want = [t for t in want if t.kind is not Kind.WORD]
-    if len(facts_got) == len(facts_want) and all(
-        _token(g, w).mark is Mark.RIGHT for g, w in zip(facts_got, facts_want, strict=True)
-    ):
+    if len(facts_got) == len(facts_want) and _same(facts_got, facts_want):
         joined = "".join(t.fold for t in got if t.kind is Kind.WORD)
         target = "".join(t.fold for t in want if t.kind is Kind.WORD)
         if joined == target:
             return Judged(Mark.RIGHT)
-        if _edits(joined, target) <= SLIP_EDITS and _similar(joined, target) >= CLOSE:
+        if _close(joined, target):
             return Judged(Mark.SLIP, "a letter or two off")
     return Judged(Mark.WRONG, _difference(got, want))
 
 
 def _token(got: Token, want: Token) -> Judged:
-    """One typed token against the one it stands for."""
     if want.kind is Kind.NUMBER:
         if got.kind is Kind.NUMBER and got.value == want.value:
             if _UNGROUPED.sub("", got.fold) != _UNGROUPED.sub("", want.fold):
@@ -270,7 +245,6 @@ def _expected(got: Token, want: Token) -> Judged:
 
 
 def _difference(got: list[Token], want: list[Token]) -> str:
-    """The first place ``got`` differs from ``want``, in words."""
     a, b = [_key(t) for t in got], [_key(t) for t in want]
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -290,7 +264,6 @@ def _key(t: Token) -> str:
 
 
 def _as_set(got: list[list[Token]], want: list[list[Token]]) -> Judged:
-    """``got`` against the items of a list ``want`` in any order."""
     if len(got) == len(want):
         return _matched(got, want)
     # Typed without separators ("3 2 1"): the items, one after another, in any order.
@@ -323,12 +296,8 @@ def _matched(got: list[list[Token]], want: list[list[Token]]) -> Judged:
 
 
 def _cover(flat: list[Token], want: list[list[Token]]) -> list[int] | None:
-    """The order in which ``want``'s items, each once, make up ``flat``, or None.
-
-    A search over which item comes next; items alike are tried once, and the search gives up
-    (None) after a bounded number of steps, so that no answer, however long, keeps the
-    reveal waiting.
-    """
+    """The order in which ``want``'s items, each once, make up ``flat``, or None: a search
+    that gives up after a bounded number of steps, so that no answer keeps the reveal waiting."""
     keys = [tuple(_key(t) for t in item) for item in want]
     steps = [_COVER_STEPS]
 
@@ -343,8 +312,7 @@ def _cover(flat: list[Token], want: list[list[Token]]) -> list[int] | None:
             steps[0] -= 1
             if steps[0] < 0:
                 return None
-            head = flat[at : at + len(item)]
-            if all(_token(g, w).mark is Mark.RIGHT for g, w in zip(head, item, strict=True)):
+            if _same(flat[at : at + len(item)], item):
                 found = search(at + len(item), (*used, j))
                 if found is not None:
                     return found
@@ -355,10 +323,11 @@ def _cover(flat: list[Token], want: list[list[Token]]) -> list[int] | None:
 
 
 def _occurs(item: list[Token], flat: list[Token]) -> bool:
-    return any(
-        all(_token(g, w).mark is Mark.RIGHT for g, w in zip(flat[k:], item, strict=False))
-        for k in range(len(flat) - len(item) + 1)
-    )
+    return any(_same(flat[k : k + len(item)], item) for k in range(len(flat) - len(item) + 1))
+
+
+def _same(got: Sequence[Token], want: Sequence[Token]) -> bool:
+    return all(_token(g, w).mark is Mark.RIGHT for g, w in zip(got, want, strict=True))
 
 
 def _any_order(order: list[int]) -> str:
@@ -368,10 +337,11 @@ def _any_order(order: list[int]) -> str:
 
 
 def _slip(got: str, want: str) -> bool:
-    # Only prose forgives a letter off; a short word is the fact (true and false differ by
-    # little).
-    if len(want) < 4:
-        return False
+    # A short word is the fact (true and false differ by little).
+    return len(want) >= 4 and _close(got, want)
+
+
+def _close(got: str, want: str) -> bool:
     return _edits(got, want) <= SLIP_EDITS and _similar(got, want) >= CLOSE
 
 

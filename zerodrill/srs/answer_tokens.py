@@ -1,22 +1,11 @@
 """An answer read as tokens, the way the typed-answer check (:mod:`answer_check`) compares them.
 
-The reading, in order:
-
-- text in a code span (between backticks) is code: every name in it is an identifier whose
-  letter case matters;
-- symbols are spelt as a learner types them: Greek letters by name (``Ψ`` is ``psi``), ``≤``
-  as ``<=``, ``→`` as ``->``; multiplication signs (``×``, ``·``, ``*``, a lone ``x`` or
-  ``times``) are left out, as ``2 × 3``, ``2*3`` and ``2 x 3`` are one product;
-  ``5 × 10^8`` is ``5e8``, ``10^9`` and ``10⁹`` are 1000000000, ``h²`` is ``h^2``;
-- one token per version (``v0.19.5``), identifier (``zero_optimization.stage``, ``step()``,
-  ``ValueError``), formula variable with a subscript (``N_d``, ``N_{d}``), number, operator or
-  word; commas, semicolons, "and" and "or" separate the items of a list; other punctuation
-  separates tokens and is dropped;
-- a number is its value, its thousands grouped or not (``500,000,000``, ``500_000_000``),
-  in words (``two``, ``five hundred million``) or with a scale word (``500 million``);
-- a range of whole numbers (``1 to 3``, ``1-3``, ``1–3``, ``1..3``) is the list of the
-  numbers it spans;
-- "the", "a" and "an" are left out, and "percent" after a number, as ``%`` is.
+Names in a code span are identifiers whose case matters. Symbols are spelt as a learner types
+them (``Ψ`` is ``psi``, ``≤`` is ``<=``); multiplication signs are left out; ``5 × 10^8`` is
+``5e8``. One token per version, identifier, subscripted variable (``N_d``), number, operator or
+word; commas, semicolons, "and" and "or" separate a list's items. A number is its value, in
+digits or words; a range of whole numbers (``1 to 3``) is the list of its numbers; "the", "a",
+"an" and "percent" after a number are left out.
 """
 
 from __future__ import annotations
@@ -44,9 +33,8 @@ class Token(Struct, frozen=True):
     kind: Kind
     #: As written (a number's words or digits; an identifier's letter case).
     text: str
-    #: A number's value, so that 5e8, 500,000,000 and "five hundred million" are one number.
     value: Decimal | None = None
-    #: An identifier whose letter case matters (snake_case, dotted, a call, or in code).
+    #: An identifier whose letter case matters.
     exact: bool = False
 
     @property
@@ -54,7 +42,6 @@ class Token(Struct, frozen=True):
         return self.text.casefold()
 
 
-#: Symbols written as the learner would type them. Greek letters are spelt by name below.
 _SYMBOLS = {
     "≤": " <= ", "≥": " >= ", "≠": " != ", "→": " -> ", "⇒": " -> ", "←": " <- ",
     "×": " ", "·": " ", "∙": " ", "⋅": " ", "*": " ", "−": "-", "–": "-", "—": " ",
@@ -66,13 +53,10 @@ _SUPERSCRIPT_RUN = re.compile(f"[{_SUPERSCRIPTS}]+")
 #: Thousands grouped by an underscore or a narrow or no-break space (before NFKC makes those
 #: plain spaces, which also part a list's numbers).
 _GROUPED = re.compile(r"(?<![\d.])\d{1,3}(?:[_\u00a0\u2009\u202f]\d{3})+(?!\d)")
-#: ``5 × 10^8``, ``5x10**8``: scientific notation written out.
 _SCIENTIFIC = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:[x×*·]|\\times)\s*10\s*(?:\^|\*\*)\s*([+-]?\d{1,3})(?![\d.])"
 )
-#: A whole number to a power: ``10^9``, ``2**16``.
 _POWER = re.compile(r"(?<![\w.^])(\d{1,4})\s*(?:\^|\*\*)\s*(\d{1,3})(?![\d.^])")
-#: Subscripts in braces, as TeX writes them: ``N_{d}`` is ``N_d``.
 _BRACED = re.compile(r"_\{(\w{1,3})\}")
 _BACKTICKED = re.compile(r"`+([^`]*)`+")
 
@@ -94,13 +78,10 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-#: Words that carry no fact the card tests.
 _FILLER = frozenset({"the", "a", "an"})
-#: Words that join a list's last item to the others.
 _CONJUNCTIONS = frozenset({"and", "or"})
 #: A multiplication sign written as a word or letter (2 x 3, TP x PP, 1.5x, 1.5 times).
 _TIMES = frozenset({"x", "times"})
-#: Words that join the ends of a range (1 to 3), besides a dash.
 _RANGE_WORDS = frozenset({"to", "through", "thru"})
 #: The longest range read as the list of its numbers.
 _LONGEST_RANGE = 64
@@ -109,8 +90,7 @@ _SEP = Token(Kind.SEP, ",")
 
 
 def tokens(text: str, *, code: bool = False) -> tuple[Token, ...]:
-    """``text`` as the check compares it (see the module's docstring), list separators
-    included. With ``code``, all of it is read as in a code span."""
+    """``text`` as the check compares it; with ``code``, all of it as in a code span."""
     found: list[Token] = []
     last = 0
     for m in _BACKTICKED.finditer(text):
@@ -191,31 +171,19 @@ def _is_code(raw: str) -> bool:
 
 
 def _spelt_numbers(found: list[Token]) -> list[Token]:
-    """Runs of number words read as the numbers they spell."""
+    # Any other token is "", which no number reads on past.
+    words = [t.fold if t.kind is Kind.WORD else "" for t in found]
     out: list[Token] = []
-    i = 0
-    while i < len(found):
-        j = i
-        while j < len(found) and found[j].kind is Kind.WORD:
-            j += 1
-        if j == i:
-            out.append(found[i])
-            i += 1
-            continue
-        words = [t.fold for t in found[i:j]]
-        k = 0
-        while k < len(words):
-            read = number_words.read(words, k)
-            if read is None:
-                out.append(found[i + k])
-                k += 1
-            else:
-                value, end = read
-                out.append(
-                    Token(Kind.NUMBER, " ".join(t.text for t in found[i + k : i + end]), value)
-                )
-                k = end
-        i = j
+    k = 0
+    while k < len(found):
+        read = number_words.read(words, k)
+        if read is None:
+            out.append(found[k])
+            k += 1
+        else:
+            value, end = read
+            out.append(Token(Kind.NUMBER, " ".join(t.text for t in found[k:end]), value))
+            k = end
     return out
 
 
@@ -242,7 +210,6 @@ def _scaled(found: list[Token]) -> list[Token]:
 
 
 def _ranges(found: list[Token]) -> list[Token]:
-    """Ranges of whole numbers ("1 to 3", "1-3") as the lists of their numbers."""
     out: list[Token] = []
     i = 0
     while i < len(found):
@@ -279,7 +246,6 @@ def _span(a: Token, b: Token) -> range | None:
 
 
 def with_suffixes(found: tuple[Token, ...]) -> tuple[Token, ...]:
-    """``found`` with a scale letter after a number read as a multiplier (500M, 0.5B)."""
     out: list[Token] = []
     for t in found:
         prev = out[-1] if out else None
@@ -297,7 +263,6 @@ def with_suffixes(found: tuple[Token, ...]) -> tuple[Token, ...]:
 
 
 def has_suffixes(found: tuple[Token, ...]) -> bool:
-    """Whether ``found`` writes a number with a letter after it (``0.5M``, ``7B``)."""
     return any(
         a.kind is Kind.NUMBER and b.kind is Kind.WORD and b.fold in number_words.SCALE_SUFFIXES
         for a, b in zip(found, found[1:], strict=False)

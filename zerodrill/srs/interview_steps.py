@@ -10,12 +10,15 @@ first release have defaults, so every attempt ever logged still reads.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from msgspec import Struct, structs
+from msgspec import Meta, Struct, ValidationError, convert, to_builtins
+
+#: As zerodrill writes them: anything else read back is damage.
+Count = Annotated[int, Meta(ge=0)]
+Seconds = Annotated[float, Meta(ge=0)]
 
 
 class Step(StrEnum):
@@ -31,8 +34,8 @@ class QuestionStep(Struct, frozen=True):
 
     kind: ClassVar[Step] = Step.QUESTION
     #: Time answering, and the time the interview gave (its minutes).
-    seconds: float
-    budget: int
+    seconds: Seconds
+    budget: Count
     #: What the learner typed, if anything.
     typed: str | None = None
 
@@ -41,8 +44,8 @@ class PointsStep(Struct, frozen=True):
     """The points the learner covered: indexes into the interview's points, ascending."""
 
     kind: ClassVar[Step] = Step.POINTS
-    covered: tuple[int, ...]
-    total: int
+    covered: tuple[Count, ...]
+    total: Count
 
 
 class FollowUpStep(Struct, frozen=True):
@@ -50,11 +53,11 @@ class FollowUpStep(Struct, frozen=True):
 
     kind: ClassVar[Step] = Step.FOLLOW_UP
     card: str
-    grade: int
+    grade: Annotated[int, Meta(ge=0, le=5)]
     typed: str | None = None
-    seconds: float = 0.0
+    seconds: Seconds = 0.0
     #: The review's id in the review log.
-    review: int | None = None
+    review: Count | None = None
 
 
 class RedFlagsStep(Struct, frozen=True):
@@ -63,7 +66,7 @@ class RedFlagsStep(Struct, frozen=True):
     kind: ClassVar[Step] = Step.RED_FLAGS
     said: tuple[str, ...]
     #: The lapses' ids in the review log.
-    reviews: tuple[int, ...] = ()
+    reviews: tuple[Count, ...] = ()
 
 
 class FinishStep(Struct, frozen=True):
@@ -81,56 +84,9 @@ _TYPES: Mapping[Step, type[AttemptStepData]] = {
 
 
 def step_data(step: AttemptStepData) -> dict[str, Any]:
-    """``step`` as the JSON object the log keeps (tuples as lists)."""
-    return {
-        f.name: list(value) if isinstance(value, tuple) else value
-        for f in _fields(type(step))
-        for value in (getattr(step, f.name),)
-    }
-
-
-# msgspec works a class's fields out again, annotations and all, on every call.
-_fields = functools.cache(structs.fields)
-
-
-def _count(value: object) -> bool:
-    return type(value) is int and value >= 0
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-
-
-def _text(value: object) -> bool:
-    return isinstance(value, str)
-
-
-def _maybe_text(value: object) -> bool:
-    return value is None or isinstance(value, str)
-
-
-def _counts(value: object) -> bool:
-    return isinstance(value, list) and all(_count(v) for v in value)
-
-
-def _texts(value: object) -> bool:
-    return isinstance(value, list) and all(_text(v) for v in value)
-
-
-#: Each field's check, as zerodrill writes it: anything else is damage.
-_CHECKS: Mapping[str, Any] = {
-    "seconds": _number,
-    "budget": _number,
-    "typed": _maybe_text,
-    "covered": _counts,
-    "total": _count,
-    "card": _text,
-    "grade": lambda v: type(v) is int and 0 <= v <= 5,
-    "review": lambda v: v is None or _count(v),
-    "said": _texts,
-    "reviews": _counts,
-    "missed": _texts,
-}
+    """``step`` as the JSON object the log keeps."""
+    data: dict[str, Any] = to_builtins(step)
+    return data
 
 
 def step_from(kind: str, data: object) -> AttemptStepData:
@@ -140,20 +96,7 @@ def step_from(kind: str, data: object) -> AttemptStepData:
         cls = _TYPES[Step(kind)]
     except ValueError:
         raise ValueError(f"unknown attempt step {kind!r}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"bad {kind} step data")
-    values: dict[str, Any] = {}
-    for f in _fields(cls):
-        if f.name not in data:
-            if f.required:
-                raise ValueError(f"bad {kind} step data: no {f.name}")
-            continue
-        value = data[f.name]
-        if not _CHECKS[f.name](value):
-            raise ValueError(f"bad {kind} step data: {f.name} {value!r}")
-        if f.name == "seconds":
-            value = float(value)
-        elif f.name == "budget":
-            value = int(value)
-        values[f.name] = tuple(value) if isinstance(value, list) else value
-    return cls(**values)
+    try:
+        return convert(data, cls)
+    except ValidationError as exc:
+        raise ValueError(f"bad {kind} step data: {exc}") from None

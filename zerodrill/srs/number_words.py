@@ -21,7 +21,6 @@ _TENS = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90,
 }  # fmt: skip
-#: Words that multiply what comes before them.
 SCALE_WORDS = {
     "thousand": 10**3,
     "million": 10**6,
@@ -40,10 +39,6 @@ SCALE_SUFFIXES = {
     "t": 10**12,
 }
 _HUNDRED = "hundred"
-
-
-def is_number_word(word: str) -> bool:
-    return word in _UNITS or word in _TENS or word in SCALE_WORDS or word == _HUNDRED
 
 
 def read(words: Sequence[str], start: int) -> tuple[Decimal, int] | None:

@@ -1,10 +1,7 @@
-"""FSRS's forecast of recall for some cards, at one moment: the figure ``stats`` shows where
-FSRS schedules (SM-2 makes no such forecast, so there is none under SM-2).
+"""FSRS's forecast of recall for some cards, at one moment, for ``stats`` (SM-2 makes none).
 
-FSRS models each card's chance of being recalled now (its *retrievability*) from the time since
-its last review and its stability; a card falls due when that chance drops to the desired
-retention. The average over the studied cards is what Anki's statistics call "average
-retrievability"; the cards below the desired retention are the ones FSRS holds overdue.
+The average chance of recall is what Anki's statistics call "average retrievability"; the
+cards below the desired retention are the ones FSRS holds overdue.
 """
 
 from __future__ import annotations
@@ -18,8 +15,6 @@ from msgspec import Struct
 
 @runtime_checkable
 class ForecastsRecall(Protocol):
-    """A scheduler that can say how likely a card is to be recalled (FSRS can, SM-2 cannot)."""
-
     desired_retention: float
     title: str
 
@@ -27,8 +22,6 @@ class ForecastsRecall(Protocol):
 
 
 class Recall(Struct, frozen=True):
-    """FSRS's retrievability over the studied cards of some decks, at :attr:`at`."""
-
     at: datetime
     #: The retention FSRS schedules for.
     desired: float
@@ -52,8 +45,7 @@ class Recall(Struct, frozen=True):
 
 
 def recall_of(scheduler: object, states: Iterable[Any], at: datetime) -> Recall | None:
-    """The retrievability of cards in ``states`` under ``scheduler`` at ``at``; None when the
-    scheduler makes no forecast of recall (SM-2)."""
+    """The retrievability of cards in ``states`` under ``scheduler`` at ``at``, if it has one."""
     if not isinstance(scheduler, ForecastsRecall):
         return None
     chances = [r for s in states if (r := scheduler.retrievability(s, at)) is not None]

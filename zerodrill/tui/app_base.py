@@ -1,9 +1,5 @@
-"""What the drill and the interview apps share: their first screen, how one screen takes the
-place of another, quitting, the terminal's size and hang-up, and a user error ending the app.
-
-An app gives :meth:`AppBase.first_screen` and :meth:`AppBase.result_so_far` (what quitting
-now returns: everything is saved as it is given, so quitting loses nothing).
-"""
+"""What the drill and the interview apps share: the first screen, switching screens,
+quitting, the terminal's size and hang-up, and a user error ending the app."""
 
 from __future__ import annotations
 
@@ -28,24 +24,20 @@ R = TypeVar("R")
 
 
 class AppBase(App[R]):
-    """A zerodrill app: screens tell it what happened by messages; it decides what shows next."""
-
-    # Ctrl+C and Ctrl+Q end the app as q does, over any screen or dialog and while typing
-    # (priority: a TextArea would otherwise take Ctrl+C as copy; and Textual's own Ctrl+C only
-    # says to press Ctrl+Q, in a notice that piles up).
+    # Priority: a TextArea would take Ctrl+C as copy, and Textual's own only says to press
+    # Ctrl+Q, in a notice that piles up.
     BINDINGS = [Binding("ctrl+q,ctrl+c", "finish", "Quit", show=False, priority=True, system=True)]
 
     def __init__(self, *, clock: Clock = local_now) -> None:
         super().__init__()
         self.clock = clock
-        #: The user error that ended the app, for the CLI to print as its one line.
         self.error: UserError | None = None
 
     def first_screen(self) -> Screen[None]:
         raise NotImplementedError
 
     def result_so_far(self) -> R | None:
-        """What the app returns if it ends now."""
+        """What the app returns if it ends now (everything is saved as it is given)."""
         raise NotImplementedError
 
     def get_default_screen(self) -> Screen[None]:
@@ -67,16 +59,11 @@ class AppBase(App[R]):
 
     def show(self, screen: Screen[None]) -> None:
         """Put ``screen`` in the place of the one on show, under the too-small notice if it
-        is up.
-
-        A plain switch_screen would replace whatever is on top: after a resize, that can be
-        the notice, leaving the new screen on show in a terminal too small for it.
-        """
+        is up (which switch_screen would replace)."""
         if isinstance(self.screen_stack[-1], TooSmallScreen):
             self.pop_screen()
         if len(self.screen_stack) == 1:
-            # Textual cannot switch away from the first screen, so the next one goes over it
-            # and the first stays hidden below for the rest of the app.
+            # Textual cannot switch away from the first screen: it stays hidden below.
             self.push_screen(screen)
         else:
             self.switch_screen(screen)
@@ -87,5 +74,4 @@ class AppBase(App[R]):
         self.exit(self.result_so_far())
 
     async def action_quit(self) -> None:
-        # Ctrl+Q and the palette's Quit end the app as q does.
         await self.action_finish()

@@ -1,18 +1,10 @@
 """Open a card's YAML at its line in the learner's editor, the drill suspended meanwhile.
 
-The editor is ``$VISUAL``, else ``$EDITOR`` (as git and crontab choose), split as a shell would
-split it (``code --wait``, ``emacs -nw``), and given ``+LINE FILE``: vi, vim, nvim, nano, emacs,
-micro, kak and helix all read ``+LINE`` as the line to open at. FILE is the deck's absolute path:
-a deck file's name is the deck author's, and given as typed, vim runs one that starts with
-``+`` as a command (``+!touch x``) and every editor reads one that starts with ``-`` as an
-option; an absolute path starts with neither. Everything that can go wrong (no editor set, not
-found, not runnable, a non-zero exit, a terminal that cannot be handed over) is one line for a
-notice, never a traceback.
-
-While the editor runs, Ctrl+C (and Ctrl+\\) are the editor's: the terminal sends SIGINT to the
-whole foreground process group, the drill included, and the drill lets it pass, as ``system()``
-and git do while an editor runs (else KeyboardInterrupt, raised in the middle of the
-drill, killed the editor and ended the drill without its summary).
+The editor is ``$VISUAL``, else ``$EDITOR`` (as git chooses), given ``+LINE FILE``, which the
+common editors all read. FILE is absolute: a deck file's name is the deck author's, and vim runs
+one starting with ``+`` as a command, and editors read one starting with ``-`` as an option.
+While the editor runs, Ctrl+C is the editor's: the terminal sends SIGINT to the drill too, which
+lets it pass, as ``system()`` and git do.
 """
 
 from __future__ import annotations
@@ -30,13 +22,10 @@ from msgspec import Struct
 
 
 class Edited(Struct, frozen=True):
-    """How an edit went: ``problem`` is one line to show, or None if the editor exited 0."""
-
     problem: str | None
 
 
 def editor_command(env: Mapping[str, str], path: Path, line: int) -> list[str] | str:
-    """The command that opens ``path`` at ``line``, or why there is none (one line)."""
     for name in ("VISUAL", "EDITOR"):
         value = env.get(name, "").strip()
         if not value:
@@ -66,7 +55,7 @@ def run_editor(command: list[str]) -> Edited:
     return Edited(None)
 
 
-#: The keys a terminal turns into signals for its foreground group: Ctrl+C and Ctrl+\.
+#: Ctrl+C and Ctrl+\.
 _KEY_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGQUIT") if hasattr(signal, name)
 )
@@ -78,11 +67,8 @@ def _ignore(signum: int, frame: object) -> None:
 
 @contextmanager
 def _interrupts_passed_to_the_editor() -> Iterator[None]:
-    """Ctrl+C and Ctrl+\\ do nothing to this process meanwhile; the editor gets them.
-
-    A handler that does nothing, not SIG_IGN: an ignored signal stays ignored in the editor
-    across exec, while a handled one is back to its default there, as the editor expects.
-    """
+    """Ctrl+C and Ctrl+\\ do nothing to this process meanwhile. A handler that does nothing,
+    not SIG_IGN: an ignored signal would stay ignored in the editor across exec."""
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set handlers (the drill runs there)
         return

@@ -1,26 +1,14 @@
 """Card Markdown as one Rich renderable, for a single widget to show.
 
-Textual's ``Markdown`` widget mounts a widget per block (and per table cell) and styles each
-one: on the drill that was most of the time to the first card and between a key press and the
-next card. Cards are short, so one renderable per side does the same work in a fraction of the
-time.
-
-The text is read by :mod:`zerodrill.tui.markdown_tree`, as the deck's one syntax (raw HTML
-as text, the way the export shows it); links follow the export's rule
-(:mod:`zerodrill.deck.links`).
-
-Colours come in as :class:`MarkdownStyles`, resolved by the widget from the app's theme, so
-this module needs no Textual. Text with nothing Markdown could read as markup (a third of the
-ZeRO deck's questions) skips the parser: kept for the first card's goal (within 1.5x the bare
-app's first paint in tmux), which every text through the parser missed (issue 34: medians of
-3 runs 1.54x on real cards all due and 1.52x on generated cards all new, against 1.44x and
-1.36x with it).
+Textual's ``Markdown`` widget mounts and styles a widget per block (and per table cell): on
+the drill that was most of the time to the first card and between key presses. Kept for the
+first card's goal (issue 34), as is the shortcut for text with nothing Markdown could read
+as markup, which skips the parser.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
@@ -45,10 +33,8 @@ from zerodrill.deck.links import safe_link
 if TYPE_CHECKING:
     from zerodrill.tui.markdown_tree import Block, Document, ItemList, Mark, Run, TableBlock
 
-#: Anything CommonMark (with tables) might read as markup: inline markup
-#: characters, entities and escapes; block starts (quotes, lists, headings, setext and
-#: thematic-break lines, indented code); hard breaks (two trailing spaces); and whitespace
-#: other than spaces and newlines, which the parser treats in ways of its own.
+#: Anything CommonMark (with tables) might read as markup: inline markup characters, entities
+#: and escapes, block starts, hard breaks, and whitespace other than spaces and newlines.
 _MAYBE_MARKUP = re.compile(
     r"[*_`\[\]<>#|~!&\\]|[^\S \n]|^ *(?:[-+=>]|\d{1,9}[.)])|^ {4}| {2,}$", re.M
 )
@@ -66,20 +52,18 @@ class MarkdownStyles(Struct, frozen=True):
     muted: Style = field(default_factory=lambda: Style(dim=True))
     table_border: Style = field(default_factory=lambda: Style(dim=True))
     table_header: Style = field(default_factory=lambda: Style(bold=True))
-    #: Pygments token type (as ``str(Token.Literal.String)`` writes it) -> style: a token of
-    #: no type here takes its nearest parent's style.
+    #: Pygments token type (``str(Token.Literal.String)``) -> style; a type not here takes its
+    #: nearest parent's.
     syntax: tuple[tuple[str, Style], ...] = ()
 
 
 def warm_up() -> None:
-    """Import and build the parser now (when nothing waits), not on the first card needing it;
-    likewise Pygments with its JSON lexer, the language of DeepSpeed's configs."""
+    """Import the parser and Pygments' JSON lexer (DeepSpeed's configs') while nothing waits."""
     parse_markdown("*x*")
     lexer_for("json")
 
 
 def parse(text: str) -> Document | tuple[str, ...]:
-    """``text`` parsed once, to render as often as the theme changes."""
     if _MAYBE_MARKUP.search(text):
         return parse_markdown(text)
     # What CommonMark makes of plain text: paragraphs at blank lines, each line's outer
@@ -92,7 +76,6 @@ def parse(text: str) -> Document | tuple[str, ...]:
 
 
 def parse_markdown(text: str) -> Document:
-    """``text`` through the Markdown parser, plain or not."""
     # Imported here: text with no markup, as many a question is, is drawn without it.
     from zerodrill.tui.markdown_tree import read
 
@@ -100,19 +83,16 @@ def parse_markdown(text: str) -> Document:
 
 
 def render(parsed: Document | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
-    """``parsed`` (from :func:`parse`) as one renderable: blocks apart by a blank line."""
     if isinstance(parsed, tuple):
         return _apart([Text(paragraph) for paragraph in parsed])
     return _Renderer(styles).blocks(parsed.blocks)
 
 
 def quoted(parsed: Document | tuple[str, ...], styles: MarkdownStyles) -> RenderableType:
-    """``parsed`` as a block quote."""
     return _Quote(render(parsed, styles), styles.quote_bar, styles.quote)
 
 
 def _apart(blocks: list[RenderableType], *, tight: bool = False) -> RenderableType:
-    """``blocks`` one under another, a blank line apart unless ``tight``."""
     if len(blocks) <= 1:
         return blocks[0] if blocks else Text()
     parts = blocks[:1]
@@ -132,8 +112,6 @@ class _Renderer:
             "code": styles.code,
             "image": styles.muted,
         }
-
-    # -- blocks ------------------------------------------------------------------------
 
     def blocks(self, blocks: tuple[Block, ...], *, tight: bool = False) -> RenderableType:
         return _apart([self.block(block) for block in blocks], tight=tight)
@@ -203,8 +181,6 @@ class _Renderer:
             table.add_row(*(self.inline(cell) for cell in row[: len(block.head)]))
         return table
 
-    # -- inline ------------------------------------------------------------------------
-
     def inline(self, runs: tuple[Run, ...]) -> Text:
         text = Text()
         for run in runs:
@@ -222,7 +198,7 @@ class _Renderer:
 
 
 class _Quote:
-    """A block quote: its content indented behind a bar, the way Markdown readers draw it."""
+    """A block quote: its content indented behind a bar."""
 
     def __init__(self, content: RenderableType, bar: Style, style: Style) -> None:
         self.content = content
@@ -232,12 +208,8 @@ class _Quote:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(options.max_width - 2, 1)
         lines = console.render_lines(self.content, options.update(width=width), style=self.style)
-        yield from _prefixed(lines, Segment("▌ ", self.bar))
-
-
-def _prefixed(lines: list[list[Segment]], prefix: Segment) -> Iterator[Segment]:
-    new_line = Segment.line()
-    for line in lines:
-        yield prefix
-        yield from line
-        yield new_line
+        bar, new_line = Segment("▌ ", self.bar), Segment.line()
+        for line in lines:
+            yield bar
+            yield from line
+            yield new_line

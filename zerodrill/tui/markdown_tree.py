@@ -1,11 +1,8 @@
 """Card Markdown read into the tree the terminal draws: blocks, holding runs of marked text.
 
-The text is read as the deck's one syntax, by the parser validate and the export read it with
-(:mod:`zerodrill.deck.markdown_syntax`); pulldown-cmark gives a flat stream of events, gathered
-here with stacks, never recursion, so no field can exhaust Python's stack while it is read.
-Raw HTML is never interpreted: the text goes through the export's own rewrite first
-(:mod:`zerodrill.deck.raw_html`), so ``<script>`` reads as the text it is, as in Anki.
-:mod:`zerodrill.tui.markdown` draws the tree.
+Read by the deck's one parser (:mod:`zerodrill.deck.markdown_syntax`), whose flat stream of
+events is gathered with stacks, never recursion, so no field can exhaust Python's stack. Raw
+HTML goes through the export's rewrite first, so ``<script>`` reads as the text it is.
 """
 
 from __future__ import annotations
@@ -19,10 +16,8 @@ if TYPE_CHECKING:
     from pyromark.event import Event, Range
     from rich.console import JustifyMethod
 
-#: Quotes, lists and list items nested deeper than this give their blocks to the one at this
-#: depth: Rich draws nesting by recursion, and a field of ``>`` or ``- `` hundreds deep, which
-#: validate accepts, would exhaust Python's stack. (Inline marks nest as deep as they like:
-#: they are drawn as one flat list of runs.)
+#: Quotes and lists nested deeper than this give their blocks to the one at this depth: Rich
+#: draws nesting by recursion, and a field of ``>`` hundreds deep would exhaust the stack.
 MAX_BLOCK_NESTING = 20
 
 
@@ -78,7 +73,6 @@ class Document(Struct, frozen=True):
 
 
 def read(text: str) -> Document:
-    """``text`` through the deck's Markdown parser."""
     from zerodrill.deck.markdown_syntax import parser
     from zerodrill.deck.raw_html import without_raw_html
 
@@ -90,21 +84,17 @@ def read(text: str) -> Document:
     return Document(tuple(reader.frames[0].blocks))
 
 
-# Where the drill differs from the export, and why: a link to a script (or to a local file or
-# inline data) is shown as the source its author typed, where the export shows its text alone,
-# so that whoever reads the card sees what it holds; other links the one rule refuses are
-# drawn as links that lead nowhere; an image, which a terminal cannot show, is its alt text.
+# Unlike the export, a link to a script, a local file or inline data shows as the source its
+# author typed, so that whoever reads the card sees what it holds; an image is its alt text.
 _SCRIPT_LINK = re.compile(r"\s*(?:javascript|vbscript|file|data):", re.IGNORECASE)
 _ALIGN: dict[str, JustifyMethod] = {"Right": "right", "Center": "center"}
 
 
 class _Frame(Struct):
-    """A block container being read: the document, a quote, a list or a list item."""
-
     blocks: list[Block] = field(default_factory=list)
     items: list[tuple[Block, ...]] = field(default_factory=list)
     start: int | None = None
-    #: Whether a paragraph of its own (as a loose list's items have) was read into it.
+    #: A paragraph of its own (as a loose list's items have) was read into it.
     loose: bool = False
 
 
@@ -120,18 +110,15 @@ class _Opaque(Struct):
 
 
 class _Reader:
-    """pulldown-cmark's events gathered into blocks and runs, with stacks, never recursion."""
-
     def __init__(self, source: str) -> None:
         self.source = source
         self.frames = [_Frame()]
         #: Containers opened past MAX_BLOCK_NESTING, read into the innermost frame.
         self.flattened = 0
-        #: The text of the paragraph, heading or table cell being read: runs as marks, link
-        #: target and parts. ``tight`` when it is a tight list item's text, in no paragraph.
+        #: The text being read as (marks, link target, parts); ``tight`` for a tight list
+        #: item's text, in no paragraph.
         self.runs: list[tuple[tuple[Mark, ...], str, list[str]]] | None = None
         self.tight = False
-        #: The marks around the text being read, with the target of the link among them.
         self.marks: list[tuple[tuple[Mark, ...], str]] = [((), "")]
         self.opaque: _Opaque | None = None
         self.code: list[str] | None = None
@@ -264,7 +251,6 @@ class _Reader:
             self.add(typed.replace("&lt;", "<"), marks, href)
 
     def add(self, text: str, marks: tuple[Mark, ...], href: str) -> None:
-        """``text`` at the end of the text being read (a tight list item's, if none is)."""
         if self.runs is None:
             self.runs = []
             self.tight = True
@@ -279,7 +265,6 @@ class _Reader:
         return tuple(Run("".join(parts), marks, href) for marks, href, parts in runs)
 
     def end_tight(self) -> None:
-        """End a tight list item's text, at the start or end of a block."""
         if self.tight:
             self.frames[-1].blocks.append(Paragraph(self.end_runs()))
 

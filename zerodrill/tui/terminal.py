@@ -12,7 +12,6 @@ from textual.app import App
 
 
 def controlling_tty() -> int | None:
-    """The file descriptor of the terminal the app reads keys from, if it is one."""
     stdin = sys.__stdin__
     try:
         fd = stdin.fileno() if stdin is not None else -1
@@ -22,7 +21,7 @@ def controlling_tty() -> int | None:
 
 
 def terminal_hung_up(fd: int) -> bool:
-    """True once the terminal behind ``fd`` is gone (its ioctls then fail with EIO)."""
+    # Once the terminal is gone, its ioctls fail with EIO.
     try:
         import termios
     except ImportError:  # pragma: no cover - not a POSIX system
@@ -35,12 +34,8 @@ def terminal_hung_up(fd: int) -> bool:
 
 
 def end_on_hang_up(app: App[Any], result: Callable[[], Any]) -> None:
-    """From ``app``'s mount on: once its terminal is gone, exit with ``result()``.
-
-    A closed terminal normally ends the app by SIGHUP. Where SIGHUP is ignored (a parent's
-    `trap '' HUP`), Textual's input thread spins on end-of-file forever; noticing the hang-up
-    ends the app instead. Callers save everything as it is given, so there is nothing to lose.
-    """
+    """Once ``app``'s terminal is gone, exit with ``result()``: where SIGHUP is ignored (a
+    parent's `trap '' HUP`), Textual's input thread spins on end-of-file forever."""
     tty = None if app.is_headless else controlling_tty()
     if tty is None:
         return
@@ -48,8 +43,7 @@ def end_on_hang_up(app: App[Any], result: Callable[[], Any]) -> None:
     def check() -> None:
         if terminal_hung_up(tty):
             app.exit(result())
-            # Textual's shutdown can stall on the dead terminal; with everything saved, end
-            # as a hang-up would have (128 + SIGHUP).
+            # Textual's shutdown can stall on the dead terminal: end as a hang-up would.
             stall = threading.Timer(2.0, os._exit, (129,))
             stall.daemon = True
             stall.start()

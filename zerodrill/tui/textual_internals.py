@@ -1,16 +1,9 @@
 """Every override of Textual's private API, each with the crash it prevents.
 
-Keys arrive faster than screens change (two Enters 15 ms apart both reach a screen before the
-first one's result has taken it off the stack), and a mouse press can land on a widget that a
-closing screen has just removed. Textual handles neither everywhere; the overrides below do,
-in the few places the drill met them. Each reaches into a part of Textual that is not its
-public API, so it is held to what is tested: ``textual`` is pinned in pyproject.toml, and
-tests/test_pinned_internals.py checks that every name overridden here is still there with
-the arguments used (CI runs it, with the tests that drive these paths, on the lowest Textual
-the pin allows too). When one goes, look for the upstream fix and drop the override.
-
-The dialogs' own guard (:class:`zerodrill.tui.screens.dialog.Dialog`) overrides public API
-only (``dismiss``) and lives with them.
+Keys arrive faster than screens change, and a mouse press can land on a widget a closing
+screen has just removed; Textual handles neither everywhere. ``textual`` is pinned in
+pyproject.toml and tests/test_pinned_internals.py checks every name overridden here: when
+one goes, look for the upstream fix and drop the override.
 """
 
 from __future__ import annotations
@@ -33,20 +26,13 @@ def on_top(screen: Screen[Any]) -> bool:
     return screen.is_attached and screen.is_active
 
 
-# -- Screen._on_resize --------------------------------------------------------------------
-
-
 class ResizeGuard(Screen[Any]):
     """A screen that lays itself out only at the terminal's size of now.
 
-    Textual hands each screen a Resize event for the terminal's size, and the screen lays
-    out itself and every screen showing through under it at that size. Resized twice while
-    busy (a dialog open, keys queued), a screen can hold two such events of different sizes;
-    the drill's key-mashing test then saw two screens laid out at one size and the other,
-    over and over, without end (100% CPU, the keys never answered). The terminal's size of now
-    is the app's (Textual sets it as the terminal reports it, before the screens hear of it),
-    and a newer event for it is on its way: an event of any other size is stale and is
-    dropped. Upstream: no Textual issue found.
+    Resized twice while busy, a screen can hold two Resize events of different sizes, and the
+    key-mashing test saw screens laid out at one size and the other without end (100% CPU).
+    The app's size is the terminal's of now, set before the screens hear of it: an event of
+    any other size is stale. Upstream: no Textual issue found.
     """
 
     async def _on_resize(self, event: events.Resize) -> None:
@@ -54,26 +40,18 @@ class ResizeGuard(Screen[Any]):
 
 
 def drop_stale_resize(screen: Screen[Any], event: events.Resize) -> None:
-    """Stop ``event`` before Screen's own handler if it is not for the terminal's size of now
-    (see :class:`ResizeGuard`). Textual calls each class's handler in turn, Screen's after
-    those of its subclasses: ``prevent_default`` ends the walk."""
+    # Textual calls each class's handler in turn, Screen's last: prevent_default ends the walk.
     if event.size != screen.app.size:
         event.prevent_default()
         event.stop()
 
 
-# -- Screen._forward_event ----------------------------------------------------------------
-
-
 class ClickGuard(ResizeGuard):
     """A screen that drops a mouse press landing on a widget already taken off the screen.
 
-    Right after a dialog closes, the screen's map of what is where can still name one of the
-    dialog's widgets; Textual's text selection then starts on a widget with no parent
-    (AttributeError in ``Screen._forward_event``). Such a press has nothing to act on.
-    Upstream: no Textual issue found; the same crash is reported downstream, e.g.
-    https://github.com/agentscope-ai/QwenPaw/issues/6008 and worked around the same way in
-    https://github.com/arrase/ollama-agent/pull/171.
+    Right after a dialog closes, the screen's map can still name one of its widgets, and text
+    selection starts on a widget with no parent (AttributeError in ``_forward_event``).
+    Reported downstream: https://github.com/agentscope-ai/QwenPaw/issues/6008.
     """
 
     def _forward_event(self, event: events.Event) -> None:
@@ -87,22 +65,14 @@ class ClickGuard(ResizeGuard):
         super()._forward_event(event)
 
 
-# -- OptionList paging --------------------------------------------------------------------
-
-
 def can_page(options: OptionList) -> bool:
-    """Whether PageUp/PageDown can move through ``options`` yet.
-
-    Textual's OptionList pages by its laid-out lines, which a list not yet given a size has
-    none of (KeyError: 0 from a PageUp right after the list opens). Upstream: no Textual issue
-    found; reported downstream in https://github.com/kagan-sh/kagan-legacy/issues/31.
-    """
+    """Whether PageUp/PageDown can move through ``options`` yet: OptionList pages by its
+    laid-out lines, and one not yet given a size has none (KeyError: 0). Reported downstream:
+    https://github.com/kagan-sh/kagan-legacy/issues/31."""
     return bool(options.option_count and options.scrollable_content_region.height)
 
 
 class PagedOptionList(OptionList):
-    """An OptionList whose PageUp and PageDown wait until it has a size (see can_page)."""
-
     def action_page_up(self) -> None:
         if can_page(self):
             super().action_page_up()  # type: ignore[no-untyped-call]
@@ -112,24 +82,17 @@ class PagedOptionList(OptionList):
             super().action_page_down()  # type: ignore[no-untyped-call]
 
 
-# -- the command palette: _on_message, _gather_commands, _action_command_list ----------------
-
 #: What a palette's widgets send it when the learner types or chooses: ignored once closing.
 _CHOICES = (Input.Submitted, Input.Changed, Button.Pressed, OptionList.OptionSelected)
 
 
 class CommandPalette(TextualPalette):
-    """Textual's command palette, made safe against keys that come faster than it changes.
+    """Textual's command palette, safe against keys that come faster than it changes.
 
-    A second Enter on a palette that the first one already closed popped the drill's own
-    screen (ScreenStackError) and ran the command twice; PageUp before the command list had a
-    size raised KeyError (see can_page); a search still running when the palette was taken
-    off the stack looked for its gone command list (NoMatches). Upstream, on dismissing a
-    screen that is not on top: https://github.com/Textualize/textual/issues/2575 (closed)
-    and https://github.com/Textualize/textual/issues/4884 (open).
+    A second Enter on a palette already closed popped the drill (ScreenStackError) and ran the
+    command twice; a search running when it left the stack looked for its gone list
+    (NoMatches). Upstream: https://github.com/Textualize/textual/issues/4884.
     """
-
-    # Textual's name: the palette is the same one, told apart only by what it refuses.
 
     _dismissed = False
 

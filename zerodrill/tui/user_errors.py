@@ -1,10 +1,8 @@
 """User errors inside the running app (a full disk while grading, say) end it cleanly.
 
-Textual would print a traceback for an exception in a handler. A :class:`UserError` is not a
-bug: the handler's node tells the app with a :class:`UserErrorRaised` message, the app exits
-with status 1 and the CLI prints the error's one line, as for every other command. A
-:class:`RecoverableError` (an undo another terminal has superseded) is shown as a notice and
-the drill goes on. Anything else is left to Textual, so a real bug still shows its traceback.
+Textual would print a traceback; instead the app exits with status 1 and the CLI prints the
+error's one line. A :class:`RecoverableError` is a notice, and the drill goes on. Anything
+else is left to Textual, so a real bug still shows its traceback.
 """
 
 from __future__ import annotations
@@ -26,10 +24,7 @@ Node = TypeVar("Node", bound=DOMNode)
 
 @dataclass
 class UserErrorRaised(Message):
-    """A handler wrapped in :func:`user_errors_exit` raised ``error``: the app ends with it.
-
-    Posted to the app itself, not bubbled, so it arrives from any node, attached or not.
-    """
+    """A handler raised ``error``: posted to the app itself, so it arrives from any node."""
 
     error: UserError
 
@@ -37,7 +32,6 @@ class UserErrorRaised(Message):
 def user_errors_exit(
     handler: Callable[Concatenate[Node, P], Awaitable[None] | None],
 ) -> Callable[Concatenate[Node, P], Coroutine[Any, Any, None]]:
-    """Wrap a handler of a DOM node (sync or async): a UserError it raises ends the app."""
 
     @functools.wraps(handler)
     async def wrapper(self: Node, /, *args: P.args, **kwargs: P.kwargs) -> None:

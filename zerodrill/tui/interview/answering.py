@@ -1,9 +1,7 @@
-"""The two steps the learner answers against a clock: the opening question and each follow-up.
+"""The two steps answered against a clock: the opening question and each follow-up.
 
-The question moves on by itself when its budget runs out (saying so); a follow-up shows its
-overtime instead, since the learner is comparing a typed answer with the model one. Either
-way Enter hands the answer in. The clock is the run's, injected; the app's timer only
-redraws it (see :meth:`InterviewScreen.tick`).
+The question moves on by itself when its budget runs out; a follow-up shows its overtime
+instead, as the learner is comparing a typed answer with the model one.
 """
 
 from __future__ import annotations
@@ -32,18 +30,16 @@ TYPE_HINT = "a: type your answer (optional). Enter hands it in, Ctrl+J starts a 
 
 
 class AnsweringScreen(InterviewScreen):
-    """A prompt, a box to type in (focused with a or Tab, left with Esc), Enter to go on."""
-
     timed = True
     AUTO_FOCUS = ""  # Enter, q and the digits stay the screen's until the learner types
 
-    BINDINGS = [
-        Binding("enter", "hand_in", "Done", key_display="⏎"),
+    TYPING_KEYS = [
         Binding("a,tab", "type_answer", "Type", key_display="a"),
         Binding("escape", "stop_typing", "Done typing", key_display="esc"),
         QUIT,
         *SCROLL_KEYS,
     ]
+    BINDINGS = [Binding("enter", "hand_in", "Done", key_display="⏎"), *TYPING_KEYS]
 
     def __init__(self, run: InterviewRun) -> None:
         super().__init__(run)
@@ -69,7 +65,6 @@ class AnsweringScreen(InterviewScreen):
 
 class QuestionScreen(AnsweringScreen):
     step_name = "Question"
-    #: Set once the budget has run out (the step is then handed in).
     time_up = False
 
     def compose(self) -> ComposeResult:
@@ -105,16 +100,11 @@ class QuestionScreen(AnsweringScreen):
 
 
 class FollowUpScreen(AnsweringScreen):
-    """One follow-up: answer, Enter shows the model answer beside yours, 0-5 grades it."""
-
     BINDINGS = [
         Binding("enter", "hand_in", "Model answer", key_display="⏎"),
         Binding("0", "grade(0)", "Grade", key_display="0-5"),
         *(Binding(str(g), f"grade({g})", f"Grade {g}", show=False) for g in range(1, 6)),
-        Binding("a,tab", "type_answer", "Type", key_display="a"),
-        Binding("escape", "stop_typing", "Done typing", key_display="esc"),
-        QUIT,
-        *SCROLL_KEYS,
+        *AnsweringScreen.TYPING_KEYS,
     ]
 
     def __init__(self, run: InterviewRun) -> None:
@@ -160,7 +150,6 @@ class FollowUpScreen(AnsweringScreen):
             super().tick()
 
     def action_hand_in(self) -> None:
-        """Show the model answer beside what was typed (the clock stops there)."""
         if self.revealed or self.handed_in:
             return
         self.tick()

@@ -1,10 +1,5 @@
-"""The interview rehearsal app: one screen per step of an :class:`InterviewRun`.
-
-:func:`create_interview_app` is the one way to build it, used by ``zerodrill interview`` and
-by the tests. Each screen saves its step through the run, then posts ``StepDone``; the app
-shows the screen of the run's next step. Quitting at any point leaves the attempt where it
-is: the next run of the command resumes it (the run's own rule).
-"""
+"""The interview rehearsal app: one screen per step of an :class:`InterviewRun`. Each screen
+saves its step through the run, then posts ``StepDone``; the app shows the next step's."""
 
 from __future__ import annotations
 
@@ -24,13 +19,10 @@ from zerodrill.tui.interview.checklists import PointsScreen, RedFlagsScreen
 from zerodrill.tui.interview.end import EndScreen
 from zerodrill.tui.user_errors import user_errors_exit
 
-#: How often the clock on screen is redrawn, in seconds.
 TICK = 0.25
 
 
 class InterviewApp(AppBase[AttemptResult]):
-    """Returns the attempt's result once it is finished; None when quit before."""
-
     CSS_PATH = ["interview.tcss", "../app_base.tcss"]
     TITLE = "zerodrill interview"
     ENABLE_COMMAND_PALETTE = False
@@ -50,12 +42,9 @@ class InterviewApp(AppBase[AttemptResult]):
         self.set_interval(TICK, self.tick)
 
     def tick(self) -> None:
-        """Redraw the clock of the step on show (and end a question whose time is up)."""
         for screen in self.screen_stack:
             if isinstance(screen, InterviewScreen) and screen.is_attached:
                 screen.tick()
-
-    # -- the steps -----------------------------------------------------------------------
 
     def _step_screen(self) -> Screen[None]:
         run = self.run_

@@ -1,8 +1,4 @@
-"""What every interview screen shares: the header with the clock, the key bar, q to quit.
-
-A screen does its step through the run (which saves it), then posts :class:`StepDone`; the
-app asks the run which step comes next and shows its screen.
-"""
+"""What every interview screen shares: the header with the clock, the key bar, q to quit."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ from zerodrill.tui.textual_internals import ClickGuard, on_top
 from zerodrill.tui.widgets.cued_scroll import CuedScroll
 
 QUIT = Binding("q", "app.finish", "Quit")
-#: Scrolling the step's body (arrows are the checklists' own).
+# Arrows are the checklists' own.
 SCROLL_KEYS = [
     Binding("pageup", "scroll_body(-10)", "Page up", show=False),
     Binding("pagedown", "scroll_body(10)", "Page down", show=False),
@@ -33,10 +29,7 @@ class StepDone(Message):
 
 
 class InterviewScreen(ClickGuard):
-    """One step of the interview. ``step_name`` shows in the header beside the title."""
-
     step_name = ""
-    #: Whether the header shows the step's clock.
     timed = False
 
     def __init__(self, run: InterviewRun) -> None:
@@ -50,12 +43,11 @@ class InterviewScreen(ClickGuard):
         self.tick()
 
     def tick(self) -> None:
-        """Redraw the clock from the run's (injected) clock; the app calls this on a timer."""
         if self.timed and not self.handed_in:
             self.header.set_clock(self.run.elapsed(), self.run.budget())
 
     def hand_in(self) -> bool:
-        """Claim the step for handing in: False if it was already, or the screen is not on top."""
+        """Claim the step: False if it was handed in already, or the screen is not on top."""
         if self.handed_in or not on_top(self):
             return False
         self.handed_in = True

@@ -1,5 +1,4 @@
-"""The steps the learner ticks: the points they covered, the red flags they said; and the
-model talk track, opened from the points with t."""
+"""The steps the learner ticks (the points covered, the red flags said), and the talk track."""
 
 from __future__ import annotations
 
@@ -37,9 +36,6 @@ TICK_KEYS = [
 
 
 class ChecklistScreen(InterviewScreen):
-    """A lead line, then entries to tick, each tick saved as it is given (a resumed attempt
-    shows them ticked again); Enter hands the step in with what is ticked."""
-
     AUTO_FOCUS = ""
     lead = ""
 
@@ -56,7 +52,6 @@ class ChecklistScreen(InterviewScreen):
         yield KeyBar()
 
     def below(self) -> ComposeResult:
-        """What shows under the list."""
         return iter(())
 
     def action_tick(self, index: int | None = None) -> None:
@@ -135,8 +130,6 @@ class RedFlagsScreen(ChecklistScreen):
 
 
 class TalkTrackScreen(Dialog[None]):
-    """A strong answer in order: each point, with what its linked cards say."""
-
     BINDINGS = [
         Binding("escape,t,enter", "dismiss", "Close", key_display="esc"),
         Binding("up", "scroll(-1)", show=False),
@@ -163,8 +156,7 @@ class TalkTrackScreen(Dialog[None]):
 
 
 def talk_track(deck: Deck, run: InterviewRun) -> Callable[[SideStyles], RenderableType]:
-    """A build (see CardSide) drawing every point, and under it what its cards teach
-    (:meth:`Deck.talk_track`)."""
+    """A build (see CardSide) drawing every point, and under it what its cards teach."""
     parts = [
         (n, parse(point), [parse(answer) for answer in answers])
         for n, (point, answers) in enumerate(deck.talk_track(run.interview), start=1)

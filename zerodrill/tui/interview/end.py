@@ -1,5 +1,4 @@
-"""The end of an attempt: points covered, time against the budget, follow-up grades, red flags,
-the trend over earlier attempts, and which cards were brought due in the drill."""
+"""The end of an attempt: how it went, the trend, and which cards were brought due."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ from zerodrill.tui.interview.base import SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.widgets.key_bar import KeyBar
 from zerodrill.words import plural
 
-#: Earlier attempts shown in the trend, the latest ones.
 TREND_SHOWN = 5
 
 
@@ -48,7 +46,7 @@ class EndSummary(Widget):
 
 
 def end_text(run: InterviewRun, r: AttemptResult) -> Table:
-    """The attempt in rows of label and value; deck text as Text, never markup."""
+    # Deck text as Text, never markup.
     cards = {card.id: card for card in run.deck.cards}
     grid = Table.grid(padding=(0, 2, 0, 0), expand=True)
     grid.add_column(no_wrap=True, style="bold")

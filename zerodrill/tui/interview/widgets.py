@@ -1,8 +1,5 @@
-"""The interview's own widgets: its header with the clock, a typing box, a checklist, prose.
-
-Deck text reaches the screen only as Rich ``Text``/``Content`` or through the drill's Markdown
-renderer (:mod:`zerodrill.tui.markdown`), never as markup: a deck is untrusted.
-"""
+"""The interview's own widgets: its header with the clock, a checklist, prose. Deck text
+reaches the screen as ``Text``/``Content`` or Markdown, never as markup: a deck is untrusted."""
 
 from __future__ import annotations
 
@@ -30,15 +27,14 @@ from zerodrill.tui.widgets.card_side import (
     CardSide,
     SideStyles,
 )
+from zerodrill.tui.widgets.session_header import shorten, spread
 
 TITLE_WIDTH = 40
-#: However narrow the terminal, this much of the title shows.
 MIN_TITLE_WIDTH = 12
 
 
 def clock_label(elapsed: timedelta, budget: timedelta) -> str:
-    """ "3:59 left" while within the budget, "+0:42 over" after it. Both round up: the clock
-    starts at the budget, reaches 0:00 exactly when it runs out, and is never "+0:00 over"."""
+    """ "3:59 left", then "+0:42 over"; both round up, so it is never "+0:00 over"."""
     left = (budget - elapsed).total_seconds()
     if left >= 0:
         return f"{time_labels.clock(left)} left"
@@ -46,8 +42,6 @@ def clock_label(elapsed: timedelta, budget: timedelta) -> str:
 
 
 class InterviewHeader(Widget):
-    """The top line: the interview's title, the step, and the clock (none once it is over)."""
-
     DEFAULT_CSS = "InterviewHeader { dock: top; height: 1; background: $panel; padding: 0 1; }"
 
     def __init__(self, title: str, step: str) -> None:
@@ -73,35 +67,26 @@ class InterviewHeader(Widget):
         )
         if not self.clock:
             right = Content("")
-        # The title takes the room the step and the clock leave (a fixed cut hid most of a
-        # long title at 160 columns); the clock's room is kept for it even before it starts.
+        # The title takes the room the step and the clock leave, the clock's kept for it.
         width = self.content_size.width
         clock_room = max(right.cell_length, len("⏱ +00:00 over"))
         room = width - len(self.step) - 2 - clock_room - 1 if width else TITLE_WIDTH
-        limit = max(room, MIN_TITLE_WIDTH)
-        title = self.interview_title
-        if len(title) > limit:
-            title = title[: limit - 1] + "…"
+        title = shorten(self.interview_title, max(room, MIN_TITLE_WIDTH))
         # Plain Content pieces: the title is the deck's text, never read as markup.
         left = Content.assemble((title, "bold"), "  ", (self.step, "$text-primary"))
-        gap = max(self.content_size.width - left.cell_length - right.cell_length, 1)
-        return left + Content(" " * gap) + right
+        return spread(left, right, width)
 
 
 class Prose(Vertical):
-    """Deck Markdown in the drill's colours: holds :class:`CardSide` widgets and the
-    component classes they draw with (see zerodrill.tui.widgets.card_side)."""
+    """Holds :class:`CardSide` widgets and the component classes they draw with."""
 
     DEFAULT_CSS = SIDE_CSS.replace("CardView", "Prose") + "Prose { height: auto; }"
     COMPONENT_CLASSES = SIDE_COMPONENT_CLASSES
 
 
 def markdown_side(markdown: str, *, id: str | None = None) -> CardSide:
-    """A side showing ``markdown``, parsed once."""
     parsed = parse(markdown)
-    side = CardSide(id=id)
-    side.show(lambda styles: render(parsed, styles.markdown()))
-    return side
+    return built_side(lambda styles: render(parsed, styles.markdown()), id=id)
 
 
 def built_side(build: Callable[[SideStyles], RenderableType], *, id: str | None = None) -> CardSide:
@@ -111,14 +96,10 @@ def built_side(build: Callable[[SideStyles], RenderableType], *, id: str | None 
 
 
 class Entry(Struct, frozen=True):
-    """One line of a checklist, as Markdown."""
-
     markdown: str
 
 
 class CheckItem(Widget):
-    """One entry of a :class:`Checklist`: a box, its number, its text. A click ticks it."""
-
     DEFAULT_CSS = """
     CheckItem { height: auto; padding: 0 1; }
     CheckItem.-cursor { background: $boost; }
@@ -134,11 +115,6 @@ class CheckItem(Widget):
         self.index = index
         self.checked = False
         self._parsed = parse(entry.markdown)
-
-    def set_checked(self, checked: bool) -> None:
-        if checked != self.checked:
-            self.checked = checked
-            self.refresh(layout=False)
 
     def render(self) -> RenderableType:
         holder = self.parent
@@ -162,12 +138,8 @@ class CheckItem(Widget):
 
 
 class Checklist(Prose):
-    """Entries to tick: a digit ticks that entry, Space the highlighted one, arrows move.
-
-    The keys are the screen's bindings (see :meth:`toggle` and :meth:`move`); a click on an
-    entry ticks it and highlights it. Each tick or untick posts :class:`Checklist.Changed`,
-    so that the screen saves the ticks as they are given.
-    """
+    """Entries to tick (by the screen's keys, or a click); each tick posts :class:`Changed`
+    for the screen to save the ticks as they are given."""
 
     DEFAULT_CSS = (
         SIDE_CSS.replace("CardView", "Checklist") + "Checklist { height: auto; margin: 1 0; }"
@@ -180,7 +152,6 @@ class Checklist(Prose):
         self, entries: Sequence[Entry], *, checked: Sequence[int] = (), id: str | None = None
     ) -> None:
         super().__init__(id=id)
-        self.entries = tuple(entries)
         self.cursor = 0
         self._items = [CheckItem(n, entry) for n, entry in enumerate(entries)]
         for item in self._items:
@@ -196,17 +167,13 @@ class Checklist(Prose):
     def checked(self) -> tuple[int, ...]:
         return tuple(item.index for item in self._items if item.checked)
 
-    def set_checked(self, indexes: Sequence[int]) -> None:
-        for item in self._items:
-            item.set_checked(item.index in indexes)
-
     def toggle(self, index: int | None = None) -> None:
-        """Tick or untick entry ``index`` (default: the highlighted one), and highlight it."""
         index = self.cursor if index is None else index
         if not 0 <= index < len(self._items):
             return
         item = self._items[index]
-        item.set_checked(not item.checked)
+        item.checked = not item.checked
+        item.refresh(layout=False)
         self.cursor = index
         self._show_cursor()
         self.post_message(self.Changed())

@@ -1,15 +1,9 @@
 """Screens pushed over the drill act only while they are on top, and close once.
 
-Keys arrive faster than screens change: two Enters 15 ms apart both reach a dialog before the
-first one's dismissal has taken it off the stack. Textual's ``dismiss`` pops whatever screen is
-on top, so the second one popped the drill from under it (ScreenStackError) or ran the result
-callback twice. Every screen pushed over the drill closes once: the dialogs here, and the
-command palette (:mod:`zerodrill.tui.textual_internals`, with the other overrides of Textual's
-private API).
-
-A dialog's backdrop lets the screen below show through, dimmed, scrollbar and all: that thumb
-beside the dialog's own read as two thumbs of one list (the talk track over a long list of
-points). While a dialog is up, the scrolling areas below it hide their scrollbars.
+Two Enters 15 ms apart both reach a dialog before the first one's dismissal has taken it off
+the stack, and Textual's ``dismiss`` pops whatever is on top: the drill, from under it
+(ScreenStackError). While a dialog is up, the scrolling areas below hide their scrollbars: a
+thumb beside the dialog's own read as two thumbs of one list.
 """
 
 from __future__ import annotations
@@ -26,11 +20,7 @@ R = TypeVar("R")
 
 
 class Dialog(ClickGuard, ModalScreen[R]):
-    """A modal screen that closes once, and only while it is on top; the scrollbars of the
-    screen below are hidden while it is up."""
-
     _dismissed = False
-    #: The scrolling areas of the screen below whose scrollbars this dialog hides.
     _hidden: tuple[ScrollableContainer, ...] = ()
 
     def on_mount(self) -> None:

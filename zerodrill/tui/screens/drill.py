@@ -30,26 +30,17 @@ from zerodrill.tui.widgets.session_header import SessionHeader
 if TYPE_CHECKING:
     from zerodrill.deck.mentions import CardTitles
 
-#: Says there is more of the card below, and how to get to it.
-MORE_CUE = "↓ more: j/↓ PgDn End"
-
 
 class CardScroll(CuedScroll, can_focus=False):
-    """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise.
+    """Scrolls a long card; never takes focus, so no key is taken from the drill by surprise."""
 
-    While some of the card is below the fold, a cue at its foot says so and how to get there.
-    """
-
-    CUE = MORE_CUE
+    CUE = "↓ more: j/↓ PgDn End"
     CUE_KEEPS_ITS_ROW = True
-    # No border and nothing drawn of its own (the card and the scrollbars are widgets of
-    # their own): see CardView.BLANK. The help's scroll has a border, so this is not CuedScroll's.
+    # Nothing drawn of its own: see CardView.BLANK (the help's scroll has a border).
     BLANK = True
 
 
 class DrillScreen(ClickGuard):
-    """The sitting's cards, one at a time; the app is told when none is left."""
-
     class Finished(Message):
         """No card is left to show in this sitting: the app shows what comes next."""
 
@@ -57,10 +48,7 @@ class DrillScreen(ClickGuard):
     # drill's (while typing, they are text).
     AUTO_FOCUS = ""
 
-    # Short descriptions: each page of the key bar fits at 80 columns (the card's actions and
-    # the sitting's dialogs on the second, behind m, as in Anki's More menu: see KeyBar). The
-    # help screen says more. Space and Enter reveal; on the answer side (reveal disabled) they
-    # give the highlighted grade, as Anki's do.
+    # Short descriptions: each page of the key bar fits at 80 columns (see KeyBar).
     BINDINGS = [
         Binding("enter,space", "reveal", "Answer", key_display="␣⏎", id="reveal"),
         Binding("enter,space", "grade_highlighted", "Good", key_display="␣⏎", id="highlighted"),
@@ -79,13 +67,10 @@ class DrillScreen(ClickGuard):
         Binding("e", "app.edit_card", "Edit"),
         Binding("question_mark", "app.help", "Help", key_display="?"),
         Binding("q", "app.finish", "Quit"),
-        # Anki's reviewer keys for what is done to a card besides grading it.
         Binding("minus", "act('bury')", "Bury", key_display="-", group=MORE),
         Binding("at", "act('suspend')", "Suspend", key_display="@", group=MORE),
         Binding("asterisk", "toggle_mark", "Mark", key_display="*", group=MORE),
-        # A menu of the seven flags: Anki's Ctrl+1-7 reach no program in tmux or in many a
-        # terminal (Ctrl+2 comes as NUL, Ctrl+6 as 0x1e, the others as nothing), f does. The
-        # Ctrl keys work too where the terminal sends them (kitty's keyboard protocol).
+        # A menu of the flags: Anki's Ctrl+1-7 reach no program in tmux or many a terminal.
         Binding("f", "flag_menu", "Flag", group=MORE),
         *(Binding(f"ctrl+{n}", f"flag({n})", f"Flag {n}", show=False) for n in range(1, 8)),
         Binding("d", "app.pick_deck", "Decks", group=MORE),
@@ -112,12 +97,10 @@ class DrillScreen(ClickGuard):
     ) -> None:
         super().__init__()
         self.session = session
-        #: The questions of a deck's cards, by the deck's id: a card naming one shows it.
         self.titles = titles
-        #: Shown before the deck's title on every card ("SCRATCH": grades not kept).
+        #: Shown before the deck's title ("SCRATCH": grades not kept).
         self.mark = mark
-        # The app's first screen is warmed up by the app once its first frame is out (a refresh
-        # of the screen comes before that, so waiting for one would delay the first card).
+        # The app warms its first screen up once the first frame is out (sooner delays it).
         self.warm_up_on_mount = warm_up_on_mount
         self.suggested: int | None = None
         # Made here, not queried: check_action runs before the screen is composed, too.
@@ -129,8 +112,7 @@ class DrillScreen(ClickGuard):
         yield SessionHeader(self.mark)
         with CardScroll(id="card-scroll"):
             yield self.card
-        # The hint and the grade bar take the same rows, so the card's area keeps its size when
-        # one gives way to the other, and a key press redraws only what changed.
+        # The hint and the grade bar take the same rows: the card's area keeps its size.
         with Vertical(id="under-question"):
             yield Static(id="hint")
         yield self.grades  # hidden until the answer shows
@@ -142,19 +124,16 @@ class DrillScreen(ClickGuard):
             self.call_after_refresh(self.warm_up)
 
     async def warm_up(self) -> None:
-        """Make ready what later cards need: the Markdown parser and the typing widgets."""
         markdown.warm_up()
         try:
             await self.card.mount_typing_widgets()
         except MountError:
-            # The drill was quit (Ctrl+C, q) or moved on before the warm-up was done: the
-            # screen is gone, and so is the need. Anything else is a real failure.
+            # The drill was quit or moved on meanwhile: the need is gone with the screen.
             if self.card.is_attached:
                 raise
 
     @user_errors_exit
     async def show_current(self) -> None:
-        """Put the session's current card up, question side; finish when there is none."""
         item = self.session.current
         self._refresh_header()
         if item is None:
@@ -171,9 +150,7 @@ class DrillScreen(ClickGuard):
         self._show_side(revealed=False)
         typing = "   [b]a[/b] type your answer first" if self.card.typing_widget else ""
         if item.card.kind.typing is Typing.FREE:
-            # Enter submits what is typed, as on a cloze; a new line needs a key of its own.
             typing += "   [b]Ctrl+J[/b] new line"
-        # A fixed single line: no layout pass needed for new text.
         self.query_one("#hint", Static).update(
             f"[b]Space[/b]/[b]Enter[/b] show the answer{typing}", layout=False
         )
@@ -187,7 +164,6 @@ class DrillScreen(ClickGuard):
             self.set_focus(None)
 
     def _show_side(self, *, revealed: bool) -> None:
-        # `display` on the two bars, not a class on the screen: see CardView's docstring.
         self.query_one("#under-question").display = not revealed
         self.grades.display = revealed
 
@@ -201,8 +177,6 @@ class DrillScreen(ClickGuard):
         self.query_one(SessionHeader).set_state(
             self.session.title, self.session.remaining(), self.session.done, note
         )
-
-    # -- actions -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         revealed = self.card.revealed
@@ -227,8 +201,7 @@ class DrillScreen(ClickGuard):
         if action == "stop_typing":
             return typing
         if action == "more" and parameters == (False,):
-            # Esc leaves the key bar's second page; while typing, the binding before this one
-            # takes it (stop typing).
+            # While typing, the binding before this one takes Esc (stop typing).
             return self.key_bar.more and not typing
         return True
 
@@ -245,7 +218,6 @@ class DrillScreen(ClickGuard):
         self.refresh_bindings()
 
     def _grade_name(self, grade: Grade) -> str:
-        """A grade as the grade bar calls it: the key and name of its button."""
         button = nearest_button(self.grades.buttons, grade)
         return f"{button.key} {button.name}"
 
@@ -266,8 +238,7 @@ class DrillScreen(ClickGuard):
         await self.action_grade(int(self.grades.highlighted.grade))
 
     def key_label(self, binding: Binding) -> tuple[str, str] | None:
-        """The key bar's text for the bindings whose text depends on the layout and the card:
-        (key shown, description), or None for the binding's own."""
+        """(key shown, description) for the bindings worded by the layout, else None."""
         if binding.id == "highlighted":
             return binding.key_display or "", self.grades.highlighted.name
         if binding.id == "grade":
@@ -281,19 +252,14 @@ class DrillScreen(ClickGuard):
         return len(self.grades.buttons)
 
     def set_buttons(self, buttons: tuple[Button, ...]) -> None:
-        """Grade with ``buttons`` from now on (the card on show too, whose buttons say what
-        each grade does on them)."""
         self.grades.set_buttons(buttons)
         if self.card.revealed and self._showing_current():
             self.grades.set_outcomes(self.session.choices(self._layout), self.suggested)
         self.refresh_bindings()
 
     def _showing_current(self) -> bool:
-        """The card on show is the session's current one, and this screen is on top.
-
-        Grades and reveals act on the card the learner sees: a key that was on its way while
-        the session moved on (an undo, the last card graded) must not touch another card.
-        """
+        """The card on show is the session's current one, and this screen is on top: a key
+        on its way while the session moved on must not touch another card."""
         current = self.session.current
         return current is not None and self.card.item is current and on_top(self)
 
@@ -302,11 +268,9 @@ class DrillScreen(ClickGuard):
         """Bury (until tomorrow) or suspend the card on show, and show the next one."""
         if not self._showing_current():
             return
-        item = self.card.item
         self.session.act(Action(action))
         done = "buried until tomorrow" if action == "bury" else "suspended"
         self.notify(f"Card {done}: u takes it back.", timeout=3, markup=False)
-        assert item is not None
         await self.show_current()
 
     @user_errors_exit
@@ -335,7 +299,6 @@ class DrillScreen(ClickGuard):
         self.card.set_marks(self.session.marks())
 
     def action_flag_menu(self) -> None:
-        """The seven flags to choose from (f): a key that reaches the drill in any terminal."""
         if not self._showing_current():
             return
         from zerodrill.tui.screens.flag_menu import FlagMenu
@@ -343,7 +306,6 @@ class DrillScreen(ClickGuard):
         item = self.card.item
 
         async def chosen(flag: int | None) -> None:
-            # Chosen for the card the menu was opened on: never another one.
             if flag is not None and self.card.item is item:
                 await self.action_flag(flag)
 
@@ -352,19 +314,16 @@ class DrillScreen(ClickGuard):
     def action_toggle_sources(self) -> None:
         if self.card.toggle_sources():
             # Unfolded at the foot of the answer: scrolled into sight once laid out.
-            scroll = self.query_one(CardScroll)
-            self.call_after_refresh(scroll.scroll_end, animate=False)
+            self.call_after_refresh(self.query_one(CardScroll).scroll_end, animate=False)
 
     def action_more(self, more: bool | None = None) -> None:
-        """Switch the key bar's page (m), or go back to the first one (Esc)."""
         self.key_bar.show_more(not self.key_bar.more if more is None else more)
         self.refresh_bindings()  # Esc's binding follows the page
 
     async def action_type_answer(self) -> None:
         widget = await self.card.typing_ready()
-        # Focused now, not as Widget.focus() does it (a callback queued behind the keys already
-        # on their way): a quick `@` or Space then moved on to another card first, and the
-        # focus landed in the box hidden with its card, taking Space and the digits as text.
+        # Focused now, not by Widget.focus()'s callback queued behind keys on their way: a
+        # quick Space moved on first, and the hidden box took the digits as text.
         if widget is not None and widget is self.card.typing_widget and on_top(self):
             self.set_focus(widget)  # Textual refreshes the bindings on a focus change
 
@@ -375,8 +334,7 @@ class DrillScreen(ClickGuard):
         self._unfocus()
 
     def action_scroll(self, lines: int) -> None:
-        scroll = self.query_one(CardScroll)
-        scroll.scroll_relative(y=lines, animate=False)
+        self.query_one(CardScroll).scroll_relative(y=lines, animate=False)
 
     def action_scroll_page(self, pages: int) -> None:
         scroll = self.query_one(CardScroll)

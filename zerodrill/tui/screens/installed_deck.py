@@ -1,8 +1,5 @@
-"""Key e on a card of an installed deck: say that an edit there is lost at the next install,
-and offer to copy the deck to the learner's deck folder and edit the copy (see
-:mod:`zerodrill.deck.user_copy`). A copy already there is edited, or replaced only when the
-learner presses the key that says so.
-"""
+"""Key e on a card of an installed deck: an edit there is lost at the next install, so offer
+to copy the deck to the learner's deck folder and edit the copy (see deck/user_copy.py)."""
 
 from __future__ import annotations
 
@@ -20,9 +17,6 @@ from zerodrill.tui.screens.dialog import Dialog
 
 
 class EditChoice(StrEnum):
-    """What the learner chose: copy the deck and edit the copy, edit the copy already there,
-    or replace that copy with the installed deck and edit it."""
-
     COPY = "copy"
     EDIT_COPY = "edit-copy"
     REPLACE = "replace"

@@ -1,23 +1,17 @@
-"""Nothing to study now: a calm note of why, and when (or how) there is more. Never an error.
-
-Every case says something true and useful: no cards at all; new cards turned off with
-``--new 0``; today's limit on new cards reached; new cards held back because another blank of
-their cloze card came today; and when the next review is due.
-"""
+"""Nothing to study now: a calm note of why, and when (or how) there is more. Never an error."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Center, Middle
 from textual.content import Content
 from textual.widgets import Footer, Static
 
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT
 from zerodrill.tui import time_labels
-from zerodrill.tui.screens.undo_keys import UNDO_BINDINGS
+from zerodrill.tui.screens.undo_keys import AFTER_CARDS_BINDINGS
 from zerodrill.tui.session import Outlook
 from zerodrill.tui.textual_internals import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
@@ -25,14 +19,7 @@ from zerodrill.words import plural
 
 
 class NothingDueScreen(ClickGuard):
-    BINDINGS = [
-        *UNDO_BINDINGS,
-        Binding("d", "app.pick_deck", "Decks"),
-        Binding("s", "app.stats", "Stats"),
-        Binding("question_mark", "app.help", "Help", key_display="?"),
-        # Not Enter: an Enter too many after the last card must not end the sitting.
-        Binding("q", "app.finish", "Quit"),
-    ]
+    BINDINGS = AFTER_CARDS_BINDINGS
 
     def __init__(self, title: str, outlook: Outlook, now: datetime) -> None:
         super().__init__()
@@ -42,7 +29,7 @@ class NothingDueScreen(ClickGuard):
 
     def compose(self) -> ComposeResult:
         with Middle(), Center(), NotePanel():
-            # The title is the deck's own text, never markup: built from parts, not a string.
+            # The title is the deck's own text, never markup.
             title = Content.assemble(("All caught up", "bold"), "  ☕  ", (self.deck_title, "dim"))
             yield Static(title, classes="panel-title")
             yield Static("\n\n".join(explain(self.outlook, self.now)), id="nothing-due-body")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Center, Middle
 from textual.widgets import Footer, Static
 
 from zerodrill.srs.grades import SIX_BUTTONS, Button, nearest_button
 from zerodrill.tui import time_labels
-from zerodrill.tui.screens.undo_keys import UNDO_BINDINGS
+from zerodrill.tui.screens.undo_keys import AFTER_CARDS_BINDINGS
 from zerodrill.tui.session import Summary
 from zerodrill.tui.textual_internals import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
@@ -17,20 +16,11 @@ from zerodrill.words import plural
 
 
 class SummaryScreen(ClickGuard):
-    BINDINGS = [
-        *UNDO_BINDINGS,
-        Binding("d", "app.pick_deck", "Decks"),
-        Binding("s", "app.stats", "Stats"),
-        Binding("question_mark", "app.help", "Help", key_display="?"),
-        # Not Enter: the last grade's Enter, pressed once too often, must not end the
-        # sitting while its grades can still be undone.
-        Binding("q", "app.finish", "Quit"),
-    ]
+    BINDINGS = AFTER_CARDS_BINDINGS
 
     def __init__(self, summary: Summary, buttons: tuple[Button, ...] = SIX_BUTTONS) -> None:
         super().__init__()
         self.summary = summary
-        #: The layout the grades were given in: they are named as its buttons are.
         self.buttons = buttons
 
     def compose(self) -> ComposeResult:
@@ -49,11 +39,8 @@ class SummaryScreen(ClickGuard):
 
 
 def grade_lines(summary: Summary, buttons: tuple[Button, ...]) -> str:
-    """The grades given, one button a line, named as ``buttons`` names them ("3 Good ×2").
-
-    A grade the layout has no button for (a 0 given before switching to Anki's four) counts
-    for the button nearest it, as the grade bar would have offered it.
-    """
+    """The grades given, one button a line ("3 Good ×2"); a grade the layout has no button
+    for (a 0 before switching to Anki's four) counts for the nearest."""
     counts: dict[Button, int] = {}
     for grade, n in summary.grades.items():
         if n:

@@ -53,11 +53,7 @@ def too_small(width: int, height: int) -> bool:
 
 def follow_size(app: App[Any], width: int, height: int) -> None:
     """Put the too-small notice up over ``app``, or take it down, for a terminal of ``width`` by
-    ``height`` (a resize event's size: the app's own may not be updated yet).
-
-    Every notice follows the size, those under a dialog too (shown when it closes); a notice
-    under another screen checks the size again when it is back on top.
-    """
+    ``height`` (a resize event's: the app's own may not be updated yet)."""
     stack = app.screen_stack
     top = stack[-1] if stack else None
     if too_small(width, height):

@@ -1,11 +1,9 @@
 """One card: its question, a place to type, and the answer (shown on reveal).
 
-Two widgets show the card, one per side, each drawing one Rich renderable: on the drill, the
-number of widgets is what costs time (Textual mounts and styles each one), both to the first
-card and on every key press. Sides are switched with ``display``, never with a CSS class on
-a container, which would restyle every widget below it. The typing widgets are mounted a
-moment after the first card is up, or a frame after the first card that needs one, whichever
-comes first: no card's first frame waits for them.
+Two widgets, one per side, each drawing one Rich renderable: each widget costs a mount and a
+restyle on every key press. Sides switch by ``display``, never by a CSS class on a container
+(that restyles everything below). The typing widgets are mounted after the first card is up:
+no card's first frame waits for them.
 """
 
 from __future__ import annotations
@@ -46,6 +44,9 @@ if TYPE_CHECKING:
     from zerodrill.srs.answer_check import Check
     from zerodrill.srs.grades import Grade
     from zerodrill.tui.markdown_tree import Document
+
+    Parsed = Document | tuple[str, ...]
+    AnswerWith = tuple[Check | None, str | None, Callable[[Grade], str] | None]
     from zerodrill.tui.widgets.answer_area import AnswerArea
 
 #: The widget each way of typing an answer (``CardKind.typing``) types into, by id.
@@ -53,12 +54,9 @@ TYPING_IDS = {Typing.BLANKS: "typed-cloze", Typing.FREE: "typed-text"}
 
 
 class CardView(Vertical):
-    """The card being drilled. The screen decides when to reveal; the view only shows."""
-
     DEFAULT_CSS = SIDE_CSS
     COMPONENT_CLASSES = SIDE_COMPONENT_CLASSES
-    # Nothing of its own is drawn (no border; its padding is plain background): Textual then
-    # gives its rows as blank lines instead of styling each one, on every reveal and card.
+    # Nothing of its own is drawn: Textual then gives its rows as blank lines, unstyled.
     BLANK = True
 
     @dataclass
@@ -67,41 +65,25 @@ class CardView(Vertical):
 
         card_view: CardView
 
-        @property
-        def control(self) -> CardView:
-            return self.card_view
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.item: Item | None = None
         self.result: Check | None = None
         self.revealed = False
-        #: What each side of the card on show says, worked out once per card by show().
         self._sides: Sides | None = None
-        #: Whether the card on show is back for another go in this sitting.
+        #: The card on show is back for another go in this sitting.
         self._repeat = False
-        #: The flag and mark of the card on show, as its header shows them.
         self._marks = NO_MARKS
-        #: The question side of the card on show, parsed: its question, and the quote above it.
-        self._question: tuple[Document | tuple[str, ...], Document | tuple[str, ...] | None] = (
-            (),
-            None,
-        )
-        #: What the answer side on show was drawn with besides the card (see _answer_build),
-        #: to draw it again as a flag is set or the sources unfold.
-        self._answer_with: tuple[Check | None, str | None, Callable[[Grade], str] | None] = (
-            None,
-            None,
-            None,
-        )
-        #: The answer's sources are shown in full, one a line, not folded into one line.
+        #: The question and the quote above it, parsed.
+        self._question: tuple[Parsed, Parsed | None] = ((), None)
+        #: What the answer side was last drawn with besides the card (see _answer_build).
+        self._answer_with: AnswerWith = (None, None, None)
         self.sources_open = False
-        #: The cloze's answers to the active deletion number (for a cloze on show).
         self._cloze_answers: list[str] = []
         self._typing: dict[str, Input | TextArea] = {}
         self._mounting: dict[str, AwaitMount] = {}
-        #: The answer side of the card on show as it is when nothing typed changes it, drawn
-        #: ahead while the question is read (see CardSide.prepare).
+        #: The answer side as it is when nothing typed changes it, drawn ahead while the
+        #: question is read (see CardSide.prepare).
         self._plain_answer: Build | None = None
 
     def compose(self) -> ComposeResult:
@@ -110,24 +92,18 @@ class CardView(Vertical):
 
     @property
     def answer_markdown(self) -> str:
-        """The Markdown of the answer side of the card on show."""
         return self._sides.answer if self._sides is not None else ""
 
     @property
     def typed(self) -> str | None:
-        """What the learner typed for this card, or None if nothing."""
         widget = self._typing_for(self.item)
-        if widget is None:
-            return None
-        text = _text_in(widget)
+        text = _text_in(widget) if widget is not None else ""
         return text if text.strip() else None
 
     @property
     def typing_widget(self) -> Input | TextArea | None:
         """Where the learner may type before the reveal; None for kinds without one."""
-        if self.revealed:
-            return None
-        return self._typing_for(self.item)
+        return None if self.revealed else self._typing_for(self.item)
 
     @property
     def typing_has_focus(self) -> bool:
@@ -139,7 +115,6 @@ class CardView(Vertical):
         return self._typing.get(TYPING_IDS[item.card.kind.typing])
 
     def _typing_widget(self, name: str) -> Input | TextArea:
-        """The typing widget ``name``, made (hidden, not yet mounted) if it was not yet."""
         widget = self._typing.get(name)
         if widget is None:
             widget = self._typing[name] = _make_typing_widget(name)
@@ -147,7 +122,6 @@ class CardView(Vertical):
         return widget
 
     async def _ensure_typing(self, name: str) -> Input | TextArea:
-        """The typing widget ``name``, mounted if it was not yet."""
         widget = self._typing_widget(name)
         if widget.parent is None and name not in self._mounting:
             self._mounting[name] = self.mount(widget, before="#answer")
@@ -164,7 +138,6 @@ class CardView(Vertical):
             await self._ensure_typing(name)
 
     async def typing_ready(self) -> Input | TextArea | None:
-        """:attr:`typing_widget`, mounted (a card's first frame may come before it is)."""
         widget = self.typing_widget
         if widget is not None:
             await self._ensure_typing(widget.id or "")
@@ -204,8 +177,7 @@ class CardView(Vertical):
         needed = TYPING_IDS[kind.typing] if kind.typing is not None else None
         if needed is not None:
             if self._typing_widget(needed).parent is None and needed not in self._mounting:
-                # The first card to need it, before the warm-up made it: the card goes up
-                # without waiting, and the box a frame later (nothing is typed before ``a``).
+                # Before the warm-up made it: the box comes a frame after the card.
                 self.call_after_refresh(self._mount_late, needed)
             else:
                 await self._ensure_typing(needed)
@@ -231,11 +203,9 @@ class CardView(Vertical):
         answer_side.show(None)
         answer_side.display = False
         self._plain_answer = None
-        # While the question is read, the answer as it shows when nothing typed changes it.
         self.call_after_refresh(self._prepare_answer, item)
 
     def _question_build(self, item: Item) -> Build:
-        """What the question side of ``item`` shows, with the flag and mark it has now."""
         question, quote = self._question
         repeat, marks = self._repeat, self._marks
 
@@ -249,7 +219,6 @@ class CardView(Vertical):
         return build_question
 
     def set_marks(self, marks: CardMarks) -> None:
-        """Show ``marks`` on the card on show's header: a flag set or cleared, a mark."""
         if self.item is None or marks == self._marks:
             return
         self._marks = marks
@@ -259,8 +228,7 @@ class CardView(Vertical):
             self._answer_again()
 
     def toggle_sources(self) -> bool:
-        """Unfold the answer's sources into a list, one a line, or fold them again into one
-        line; whether they are unfolded now."""
+        """Unfold the answer's sources one a line, or fold them again; whether unfolded now."""
         if self.item is None or not self.revealed or not self.item.card.refs:
             return False
         self.sources_open = not self.sources_open
@@ -268,34 +236,28 @@ class CardView(Vertical):
         return self.sources_open
 
     def _answer_again(self) -> None:
-        """Draw the answer side again, as it shows now."""
-        item, s = self.item, self._sides
-        if item is None or s is None:
+        if self.item is None or self._sides is None:
             return
         if self.revealed:
-            build = self._answer_build(item, s, *self._answer_with)
-            self.query_one("#answer", CardSide).show(build)
+            self.query_one("#answer", CardSide).show(self._answer_build(*self._answer_with))
         else:
-            # What was drawn ahead is drawn ahead again.
             self._plain_answer = None
-            self.call_after_refresh(self._prepare_answer, item)
+            self.call_after_refresh(self._prepare_answer, self.item)
 
     def _prepare_answer(self, item: Item) -> None:
         # Run after the next refresh: by then the card may have moved on, or the drill ended.
         if item is not self.item or self.revealed or self._sides is None or not self.is_attached:
             return
-        self._plain_answer = self._answer_build(item, self._sides, None, None, None)
+        self._plain_answer = self._answer_build()
         self._draw_ahead()
 
     def on_resize(self) -> None:
-        # The width it was drawn ahead at is gone (the terminal was resized, or the first
-        # layout of the card was not its last): drawn again at the width of now.
+        # The width it was drawn ahead at is gone (a resize, or not the card's last layout).
         if not self.revealed and self._plain_answer is not None:
             self._draw_ahead()
 
     def _draw_ahead(self) -> None:
-        """Draw the answer side at the width it will show at: the question's, as the scrolling
-        area keeps room for its scrollbar (a long answer narrows nothing)."""
+        # The question's width: the scrolling area keeps room for its scrollbar.
         width = self.query_one("#question", CardSide).content_region.width
         if self._plain_answer is not None:
             self.query_one("#answer", CardSide).prepare(self._plain_answer, width)
@@ -306,16 +268,14 @@ class CardView(Vertical):
         if self.item is None or self._sides is None or self.revealed:
             return self.result
         self.revealed = True
-        typed = self.typed
-        item = self.item
+        typed, item = self.typed, self.item
         kind = item.card.kind
-        s = self._sides
         if kind.is_cloze:
             # A cloze shows its text once: with the blank before, filled in after.
             self.query_one("#question").display = False
             field, ordinal = kind.cloze_field, item.ordinal
             if typed is not None and self._cloze_answers and field and ordinal is not None:
-                # Imported here: difflib and the reading of answers are needed only now.
+                # Imported here: not needed before the first reveal.
                 from zerodrill.srs.answer_check import check_cloze
 
                 self.result = check_cloze(typed, item.card.fields[field], ordinal)
@@ -325,7 +285,7 @@ class CardView(Vertical):
         if result is None and yours is None and self._plain_answer is not None:
             build_answer = self._plain_answer
         else:
-            build_answer = self._answer_build(item, s, result, yours, name)
+            build_answer = self._answer_build(result, yours, name)
 
         for widget in self._typing.values():
             widget.display = False
@@ -338,14 +298,14 @@ class CardView(Vertical):
 
     def _answer_build(
         self,
-        item: Item,
-        s: Sides,
-        result: Check | None,
-        yours: str | None,
-        name: Callable[[Grade], str] | None,
+        result: Check | None = None,
+        yours: str | None = None,
+        name: Callable[[Grade], str] | None = None,
     ) -> Build:
-        """What the answer side of ``item`` shows: the check of a typed answer (``result``),
-        or what was typed beside the model answer (``yours``), when there is one."""
+        """The answer side of the card on show, with the check of a typed answer (``result``)
+        or what was typed beside the model answer (``yours``)."""
+        item, s = self.item, self._sides
+        assert item is not None and s is not None
         kind = item.card.kind
         answer = parse(s.answer)
         extra = parse(s.extra) if s.extra.strip() else None
@@ -356,7 +316,6 @@ class CardView(Vertical):
             markdown = styles.markdown()
             parts: list[RenderableType] = []
             if kind.is_cloze:
-                # In place of the question it hides: the same header as every other kind.
                 parts += [_head(item, repeat, marks, styles), Text()]
             if result is not None:
                 parts += [_check_lines(result, styles, name), Text()]
@@ -402,8 +361,7 @@ def _make_typing_widget(name: str) -> Input | TextArea:
     )
 
 
-# Told apart by Input, never by TextArea: Input comes with Textual's command palette, while
-# importing TextArea (a large module) just to ask would defeat its deferral.
+# Told apart by Input, never TextArea: importing TextArea to ask would defeat its deferral.
 
 
 def _text_in(widget: Input | TextArea) -> str:
@@ -424,8 +382,6 @@ def _clear(widget: Input | TextArea) -> None:
 
 
 def _head(item: Item, repeat: bool, marks: CardMarks, styles: SideStyles) -> Text:
-    """The line above a card: its kind, its id, its flag and mark, and whether it is back for
-    another go."""
     label = item.card.kind.label
     head = Text.assemble((label, styles.muted + Style(bold=True)), "  ", (item.key, styles.muted))
     if marks.flag:
@@ -440,8 +396,7 @@ def _head(item: Item, repeat: bool, marks: CardMarks, styles: SideStyles) -> Tex
 
 
 def beside(typed: str | None, model: RenderableType, styles: SideStyles) -> Table:
-    """What the learner typed and the model answer, side by side (the drill's follow-ups, the
-    interview's question and follow-ups)."""
+    """What the learner typed and the model answer, side by side."""
     grid = Table.grid(expand=True, padding=(0, 2, 0, 0))
     grid.add_column(ratio=1)
     grid.add_column(ratio=1)
@@ -453,21 +408,10 @@ def beside(typed: str | None, model: RenderableType, styles: SideStyles) -> Tabl
     return grid
 
 
-#: Heads the card's sources, folded or not.
-SOURCES_TITLE = "Sources"
-#: Between two sources on the folded line.
-SOURCES_APART = " · "
-
-
 def _sources(refs: tuple[str, ...], styles: SideStyles, *, full: bool) -> RenderableType:
-    """The card's sources, each a short label linked to its address, each once: folded into
-    one line of the places they name, cut short (…) at the side's width; or, ``full``, one a
-    line, each with the version it names.
-
-    A full line is wrapped only between words, behind its bullet: a word too long for the
-    line is cut short (…), never folded, and the label stays one link however it wraps.
-    """
-    # Imported here: only an answer with sources needs them, never the first question.
+    """The card's sources, each label linked: the places they name folded into one line cut
+    short (…), or, ``full``, one a line."""
+    # Imported here: never needed for the first question.
     from zerodrill.deck.source_labels import sources
 
     found = sources(refs)
@@ -476,12 +420,12 @@ def _sources(refs: tuple[str, ...], styles: SideStyles, *, full: bool) -> Render
         places: dict[str, str | None] = {}
         for one in found:
             places.setdefault(one.place, one.url)
-        line = Text(SOURCES_TITLE, title, no_wrap=True, overflow="ellipsis")
+        line = Text("Sources", title, no_wrap=True, overflow="ellipsis")
         if len(found) > 1:
             # How many the list holds, however few of them the line has room for.
             line.append(f" ({len(found)})", title)
         for n, (place, url) in enumerate(places.items()):
-            line.append(SOURCES_APART if n else "  ", styles.muted)
+            line.append(" · " if n else "  ", styles.muted)
             line.append(place, styles.accent + Style(link=url) if url is not None else None)
         return line
     lines = Table.grid(padding=(0, 1, 0, 0))
@@ -493,7 +437,7 @@ def _sources(refs: tuple[str, ...], styles: SideStyles, *, full: bool) -> Render
         label = Text()
         label.append(one.label, link)
         lines.add_row(Text("•", styles.muted), label)
-    return Group(Text(SOURCES_TITLE, title), lines)
+    return Group(Text("Sources", title), lines)
 
 
 def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str] | None) -> Text:
@@ -516,7 +460,6 @@ def _check_lines(result: Check, styles: SideStyles, name: Callable[[Grade], str]
             lines.append("  →  ")
             lines.append(part.expected, Style(bold=True))
         if part.reason:
-            # Why the mark, on every part that has a why: "expected `N_d`, not `N`".
             lines.append(f"  ({part.reason})", styles.muted)
         lines.append("\n")
     lines.append(result.verdict() if name is None else result.verdict(name), styles.muted)

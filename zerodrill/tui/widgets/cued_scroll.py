@@ -1,8 +1,5 @@
-"""A scrolling area that says when more of it is below the fold, and how to get there.
-
-A scrollbar two characters wide is easy to miss at 80×24: the cue sits over the area's last
-visible row while anything is below it, and goes once the end is in view.
-"""
+"""A scrolling area that says when more of it is below the fold, and how to get there: a
+scrollbar two characters wide is easy to miss at 80×24."""
 
 from __future__ import annotations
 
@@ -12,8 +9,6 @@ from textual.widgets import Static
 
 
 class CuedScroll(VerticalScroll):
-    """``VerticalScroll`` with a cue (:attr:`CUE`, the keys that scroll it) while more is below."""
-
     DEFAULT_CSS = """
     CuedScroll > .more-cue {
         dock: bottom;
@@ -28,9 +23,8 @@ class CuedScroll(VerticalScroll):
     """
 
     CUE = "↓ more: ↓ PgDn End"
-    #: The cue made invisible while nothing is below, rather than taken out of the layout:
-    #: then its coming and going lays nothing out again (a card's reveal is laid out once),
-    #: but an area as tall as its content is a row taller for it.
+    #: The cue made invisible rather than taken out of the layout: its coming and going lays
+    #: nothing out again, but an area as tall as its content is a row taller for it.
     CUE_KEEPS_ITS_ROW = False
 
     def compose(self) -> ComposeResult:

@@ -1,8 +1,6 @@
 """The grade buttons (SM-2's six, or Anki's four), each labelled with what it would do to the
-card; the one Space and Enter give is highlighted.
-
-One widget draws them all (a widget each would cost a restyle each on every reveal); a click
-is mapped back to the button under the pointer.
+card; the one Space and Enter give is highlighted. One widget draws them all (a widget each
+would cost a restyle each on every reveal).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from zerodrill.srs.schedulers.base import GradeOutcome
 from zerodrill.tui import time_labels
 from zerodrill.tui.widgets.card_side import DrawnOnce
 
-#: Columns between two buttons.
 GAP = 1
 
 
@@ -38,18 +35,14 @@ class GradeBar(Widget):
 
     @dataclass
     class Graded(Message):
-        """A grade was chosen with the mouse (keys go through the screen's bindings)."""
-
         grade: int
 
     def __init__(self, buttons: Sequence[Button] = SIX_BUTTONS) -> None:
         super().__init__()
         self.buttons = tuple(buttons)
         self.outcomes: dict[int, GradeOutcome] = {}
-        #: The grade the typed-answer check suggests, if it suggested one.
         self.suggested: int | None = None
         self._hover: int | None = None
-        #: The bar drawn last, and what it shows (see :meth:`render`).
         self._drawn: tuple[tuple[object, ...], DrawnOnce] | None = None
 
     @property
@@ -69,21 +62,18 @@ class GradeBar(Widget):
         self.refresh()
 
     def label(self, grade: int) -> str:
-        """What the button giving ``grade`` says: its key and name, and what it does."""
         button = next(b for b in self.buttons if b.grade == grade)
         return f"{button.key} {button.name}\n{describe(self.outcomes.get(grade))}"
 
     def _spans(self, width: int) -> list[tuple[int, int]]:
-        """(start, width) of each button: equal shares, each followed by a gap."""
         count = len(self.buttons)
         share = max(width - GAP * count, count)
         bounds = [share * n // count for n in range(count + 1)]
         return [(bounds[n] + GAP * n, bounds[n + 1] - bounds[n]) for n in range(count)]
 
     def render(self) -> DrawnOnce:
-        # Drawn once, measured and painted from one drawing, and kept while what it shows is
-        # the same: Textual asks again on every layout of the screen, and a reveal is one.
-        # Kept for the reveal key (see KeyBar.DrawnLine for the figures).
+        # Kept while the same, for the reveal key (see KeyBar.DrawnLine): Textual asks again on
+        # every layout of the screen.
         width = self.content_size.width
         styles = tuple(self._style(int(b.grade)) for b in self.buttons)
         labels = tuple(describe(self.outcomes.get(int(b.grade))) for b in self.buttons)

@@ -1,16 +1,11 @@
 """The drill's footer: the keys that work right now, redrawn as one line of text.
 
-A screen with more keys than 80 columns hold puts some in the :data:`MORE` group, as Anki's
-reviewer puts the card's actions (bury, suspend, flag...) in its More menu: the bar then shows
-the others and "m More", and m (or a click on it) switches to the group's keys and back (the
-screen binds :data:`MORE_KEY` to :meth:`KeyBar.show_more`). Every key works whichever page is
-shown; the page only says which are there.
+Keys in the :data:`MORE` group show on a second page behind m, as Anki's reviewer puts the
+card's actions in its More menu; every key works whichever page is shown.
 
-Textual's ``Footer`` recomposes a widget per key whenever the bindings change, and on the
-drill they change with every key press (grade keys appear on reveal, go on the next card):
-mounting and styling those widgets would be a large part of every key press. This bar
-shows the same bindings (``check_action`` hides and dims them just the same), and a click
-on a key presses it, as on the Footer.
+Textual's ``Footer`` recomposes a widget per key whenever the bindings change, which on the
+drill is every key press; this bar shows the same bindings as one line, and a click on a key
+presses it.
 """
 
 from __future__ import annotations
@@ -24,12 +19,10 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 from textual.widgets import Static
 
-#: A key's own style; a disabled key's whole entry is dimmed as well.
 KEY_STYLE = "bold $footer-key-foreground"
 
-#: The group of keys shown on the bar's second page (see the module's docstring).
 MORE = Binding.Group("More")
-#: The key that switches pages: Anki's key for its More menu.
+#: Anki's key for its More menu.
 MORE_KEY = "m"
 
 #: One key on the bar: (the key a click presses, the key as shown, description, enabled).
@@ -47,7 +40,6 @@ class KeyBar(Static):
     """
 
     _shown: tuple[KeyEntry, ...] | None = None
-    #: Whether the keys of the MORE group are shown (on a screen that has some).
     more = False
     #: Each set of keys shown so far, drawn once: the bar goes back and forth between a few.
     _lines: dict[tuple[KeyEntry, ...], DrawnLine] | None = None
@@ -58,7 +50,6 @@ class KeyBar(Static):
         self._show_keys()
 
     def _theme_changed(self, _theme: object) -> None:
-        # The keys' colours are the theme's: the lines drawn in the last one are of no use.
         self._lines = None
         self._shown = None
         self._show_keys()
@@ -68,7 +59,6 @@ class KeyBar(Static):
             self._show_keys()
 
     def show_more(self, more: bool) -> None:
-        """Show the keys of the MORE group (True) or the others (False)."""
         if more != self.more:
             self.more = more
             self._show_keys()
@@ -83,7 +73,6 @@ class KeyBar(Static):
             if not binding.show or binding.action in seen or binding.key == palette:
                 continue
             seen.add(binding.action)
-            # A screen may word a key by its state (the drill's highlighted grade).
             label = key_label(binding) if key_label is not None else None
             display, description = label or (self.app.get_key_display(binding), binding.description)
             entry = (binding.key, display, description, enabled)
@@ -104,16 +93,13 @@ class KeyBar(Static):
             line = self._lines.get(shown)
             if line is None:
                 line = self._lines[shown] = DrawnLine(_key_line(shown))
-            # One line, docked: its size never changes, so no layout pass of the screen.
+            # Docked, one line: no layout pass of the screen.
             self.update(line, layout=False)
 
 
 def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
-    """The keys as one line; each enabled one presses its key when clicked.
-
-    Built from spans rather than markup, which every app would parse anew: with a click
-    action in each key's style, that is a style to parse per key.
-    """
+    """The keys as one line; each enabled one presses its key when clicked. Spans, not
+    markup: that would be a click style to parse per key."""
     text: list[str] = []
     spans: list[Span] = []
     at = 0
@@ -133,18 +119,11 @@ def _key_line(keys: tuple[KeyEntry, ...]) -> Content:
 class DrawnLine(Visual):
     """A line of keys, its strips kept for the width and style it was drawn at last.
 
-    Textual draws a line anew each time it is shown, and its keys carry the click that
-    presses them in each character's style: on every reveal and grade the bar changed, and
-    its one line cost about as much to draw as the card's answer. Kept for the reveal key,
-    with the grade bar's kept drawing and the card sides' ``auto_links`` off (issue 34):
-    without the three, the reveal missed its goal of 1.5x the bare app's key in tmux (medians
-    of 3 runs, all new: 1.82x on real cards, 1.53x on generated ones), and its CPU a key
-    (tests/bench/profile_keys.py --cpu-only, real cards, medians of 4 runs) was 9.9-10.5 ms
-    against 8.5-8.6 ms with them.
+    Kept for the reveal key's goal (issue 34), with the grade bar's kept drawing and the card
+    sides' ``auto_links`` off: each key's click style made the line cost as much as the answer.
     """
 
     def __init__(self, content: Content) -> None:
-        #: The line, as the keys and their styles make it.
         self.content = content
         self._strips: tuple[tuple[int, int | None, Style], list[Strip]] | None = None
 

@@ -1,8 +1,5 @@
-"""The framed note in the middle of the summary and nothing-due screens.
-
-Its look is its own (DEFAULT_CSS) rather than in screens.tcss: either screen can be the
-app's first, and Textual reads a screen's CSS_PATH only for the screens it pushes.
-"""
+"""The framed note of the summary and nothing-due screens. Its look is in DEFAULT_CSS, not
+screens.tcss: either can be the app's first screen, whose CSS_PATH Textual does not read."""
 
 from __future__ import annotations
 
@@ -10,8 +7,6 @@ from textual.containers import Vertical
 
 
 class NotePanel(Vertical):
-    """A note: a ``panel-title`` line, then the note's text."""
-
     DEFAULT_CSS = """
     NotePanel {
         width: 64;

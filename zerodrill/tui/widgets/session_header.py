@@ -1,9 +1,5 @@
-"""The top line of the drill: which decks, what is left (Anki's new / repeat / review), progress,
-and how far off the interview date is, when one is set.
-
-One widget drawing one line: the header changes on every grade, and a row of widgets (as
-Textual's ProgressBar is) would be restyled each time.
-"""
+"""The top line of the drill: which decks, what is left, progress, and the interview date.
+One widget drawing one line: a row of widgets (a ProgressBar) would restyle on every grade."""
 
 from __future__ import annotations
 
@@ -19,12 +15,11 @@ TITLE_WIDTH = 30
 class SessionHeader(Widget):
     def __init__(self, mark: str = "") -> None:
         super().__init__()
-        #: A word before the title that holds for the whole sitting ("SCRATCH").
+        #: Before the title, for the whole sitting ("SCRATCH").
         self.mark = mark
         self.deck_title = ""
         self.remaining = Counts(0, 0, 0)
         self.done = 0
-        #: "interview in 5 days", "interview tomorrow", "interview today"; "" for none.
         self.interview = ""
 
     def set_state(self, title: str, remaining: Counts, done: int, interview: str = "") -> None:
@@ -35,7 +30,7 @@ class SessionHeader(Widget):
     def render(self) -> Content:
         left = Content.assemble(
             (f"{self.mark} " if self.mark else "", "bold $text-warning"),
-            (_shorten(self.deck_title, TITLE_WIDTH), "bold"),
+            (shorten(self.deck_title, TITLE_WIDTH), "bold"),
             "  ",
             (f"{self.remaining.new} new", "$text-primary"),
             " · ",
@@ -53,17 +48,20 @@ class SessionHeader(Widget):
             count,
         )
         width = self.content_size.width
-        # What is left matters most, then the interview, then the bar: each right part in
-        # turn, until one fits.
+        # What is left matters most, then the interview, then the bar.
         note = Content.assemble((self.interview, "$text-warning"), "  ") if self.interview else None
         short = Content(count.strip())
         tries = [right, short] if note is None else [note + right, note + short, short]
         for right in tries:
             if width - left.cell_length - right.cell_length >= 2:
                 break
-        gap = max(width - left.cell_length - right.cell_length, 1)
-        return left + Content(" " * gap) + right
+        return spread(left, right, width)
 
 
-def _shorten(text: str, width: int) -> str:
+def spread(left: Content, right: Content, width: int) -> Content:
+    gap = max(width - left.cell_length - right.cell_length, 1)
+    return left + Content(" " * gap) + right
+
+
+def shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
