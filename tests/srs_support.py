@@ -103,7 +103,7 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
 
 def sm2_states(store: Store) -> dict[str, Sm2State]:
     """The store's derived states, as SM-2 states (the store derives with SM-2 unless told)."""
-    return {key: state.sm2 for key, state in store.states().items()}  # type: ignore[attr-defined]
+    return {key: state.sm2 for key, state in store.schedule.states().items()}  # type: ignore[attr-defined]
 
 
 def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
@@ -112,4 +112,4 @@ def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
 
 
 def identities(store: Store) -> set[tuple[str, int]]:
-    return {review.identity for review in store.log()}
+    return {review.identity for review in store.log.entries()}

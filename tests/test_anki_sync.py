@@ -131,18 +131,18 @@ def noon(days_ago: int) -> datetime:
 
 def drill(db: Path, key: str, grade: int, at: datetime) -> None:
     with Store.open(db) as store:
-        store.grade(key, grade, day=study_day(at), at=at)
+        store.log.grade(key, grade, day=study_day(at), at=at)
 
 
 def derived_dues(store: Store) -> dict[str, object]:
     """The due days a replay of every event in the store gives, by the sync's own replay."""
-    histories = derive(store.events(), [], KEYS, store.scheduler)
+    histories = derive(store.log.events(), [], KEYS, store.scheduler)
     return {key: h.due for key, h in histories.items() if h.due is not None}
 
 
 def zerodrill_due(db: Path) -> dict[str, object]:
     with Store.open(db) as store:
-        return dict(store.due_dates())
+        return dict(store.schedule.due_dates())
 
 
 def phone_due(phone: Phone) -> dict[str, object]:
@@ -199,9 +199,9 @@ def test_terminal_and_phone_agree_on_every_due_date(
     assert code == 0, err
     assert "Anki → zerodrill: 2 reviews; zerodrill → Anki: 0 reviews" in out
     with Store.open(db) as store:
-        origins = sorted(e.origin for e in store.events())
+        origins = sorted(e.origin for e in store.log.events())
         assert origins.count("anki") == 2
-        assert derived_dues(store) == store.due_dates()
+        assert derived_dues(store) == store.schedule.due_dates()
     phone.sync()
     assert phone_due(phone) == zerodrill_due(db)
     assert set(zerodrill_due(db)) == {f"{DECK_ID}/{c}" for c in ("stage-2", "stage-3")} | {
@@ -252,8 +252,8 @@ def test_both_sides_review_the_same_card_between_syncs(
     phone.sync()
     with Store.open(db) as store:
         # Both answers are kept; the replay of all of them is the schedule.
-        assert len(store.events()) == 3
-        assert derived_dues(store) == store.due_dates()
+        assert len(store.log.events()) == 3
+        assert derived_dues(store) == store.schedule.due_dates()
     assert phone_due(phone) == zerodrill_due(db)
     # Anki's Again was first today: the terminal's later grade is that day's repeat.
     today = study_day(datetime.now().astimezone())
@@ -636,13 +636,13 @@ def test_a_full_upload_only_when_asked(
     code, _, err = login(capsys, monkeypatch, server.url, account)
     assert code == 0, err
     with Store.open(db) as store:
-        log_before = store.events()
+        log_before = store.log.events()
     code, out, err = sync(capsys, home)
     assert code == 1
     assert "needs a full upload" in one_line(err)
     assert "run 'zerodrill anki sync --full-upload'" in err
     with Store.open(db) as store:
-        assert store.events() == log_before
+        assert store.log.events() == log_before
     code, out, err = sync(capsys, home, "--full-upload")
     assert code == 0, err
     assert "Full upload done" in out
@@ -692,14 +692,14 @@ def test_the_server_failing_mid_sync_leaves_nothing_half_done(
     kept.save(kept.HostKey(proxy.url, key.hkey))
     try:
         with Store.open(db) as store:
-            log_before = store.events()
+            log_before = store.log.events()
         code, out, err = sync(capsys, home)
         assert code == 1, proxy.seen
         assert proxy.dropped == 1
         one_line(err)
         # The store took nothing of Anki's, and the phone sees nothing of the run.
         with Store.open(db) as store:
-            assert store.events() == log_before
+            assert store.log.events() == log_before
         phone.sync()
         assert phone.rows("SELECT id FROM revlog ORDER BY id") == before_log
         assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
@@ -814,8 +814,8 @@ def test_an_undo_in_the_drill_reaches_the_phone(
     assert set(phone_due(phone)) == {f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"}
     with Store.open(db) as store:
         for key in (f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"):
-            last = [e for e in store.events() if e.key == key][-1]
-            store.undo(last.identity, at=datetime.now().astimezone())
+            last = [e for e in store.log.events() if e.key == key][-1]
+            store.log.undo(last.identity, at=datetime.now().astimezone())
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "2 cards rescheduled" in out
@@ -953,7 +953,7 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     assert code == 0, err
     assert marks_line(out) == ""
     with Store.open(db) as store:
-        assert {e.origin for e in store.actions.events()} == {store.machine}
+        assert {e.origin for e in store.actions.events()} == {store.machine.id}
 
     # The way back: unsuspended, the flag undone, unmarked in the drill; so on the phone.
     act(db, S1, Action.UNSUSPEND)
@@ -1068,7 +1068,7 @@ def test_the_phone_syncing_its_own_settings_does_not_make_the_drills_change_look
     assert code == 0, err
     assert "1 card set in Anki; 0 changes made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
-        assert {e.origin for e in store.actions.events()} == {store.machine}
+        assert {e.origin for e in store.actions.events()} == {store.machine.id}
     phone.sync()
     assert not tagged_marked(phone, "stage-2") and card(phone, "stage-1").queue == -1
 

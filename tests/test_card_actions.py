@@ -101,7 +101,7 @@ async def test_minus_buries_until_tomorrow_and_u_takes_it_back(store: Store) -> 
     async with app.run_test(size=SIZE):
         assert shown_key(app) == FIRST
     # Nothing was graded: a bury is no review.
-    assert list(store.log()) == []
+    assert list(store.log.entries()) == []
 
 
 @run_async
@@ -137,10 +137,13 @@ async def test_grades_and_actions_undo_in_the_order_given(store: Store) -> None:
         assert store.actions.marks()[second] == CardMarks(marked=True)
         await pilot.press("u", "u", "u")  # the flag cleared, the flag, the mark
         assert store.actions.marks() == {}
-        assert len(list(store.log())) == 1
+        assert len(list(store.log.entries())) == 1
         await pilot.press("u")  # then the grade
         assert shown_key(app) == FIRST
-        assert [r.undoes is not None for r in store.log()] == [False, True]  # a grade, its undo
+        assert [r.undoes is not None for r in store.log.entries()] == [
+            False,
+            True,
+        ]  # a grade, its undo
 
 
 # -- zerodrill unsuspend ---------------------------------------------------------------------

@@ -213,7 +213,7 @@ def test_cli_with_progress_reads_the_review_store(
 ) -> None:
     db = tmp_path / "reviews.db"
     with Store.open(db) as store:
-        assert store.states() == {}
+        assert store.schedule.states() == {}
     code, out, err = run(
         [
             "export",

@@ -290,9 +290,9 @@ def test_the_same_events_in_any_order_give_the_same_fsrs_states(
         states = []
         for n, order in enumerate((events, shuffled)):
             with Store.open(Path(tmp) / f"{n}.db", scheduler=FsrsScheduler()) as store:
-                store.add_events(order, now=at, batch=3)
-                states.append(store.states())
-                assert states[-1] == store.states_by(FsrsScheduler())
+                store.log.add_events(order, now=at, batch=3)
+                states.append(store.schedule.states())
+                assert states[-1] == store.schedule.states_by(FsrsScheduler())
     assert states[0] == states[1]
 
 

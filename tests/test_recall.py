@@ -132,8 +132,8 @@ def drilled_db(tmp_path: Path, scheduler: str | None) -> tuple[Path, datetime]:
             save_scheduler_name(store, scheduler)
         store.scheduler = chosen_scheduler(store)
         day = study_day(three_days_ago)
-        store.grade("zero-tui/stage-2-shards", 5, day=day, at=three_days_ago)
-        store.grade("zero-tui/fsdp", 4, day=day, at=three_days_ago)
+        store.log.grade("zero-tui/stage-2-shards", 5, day=day, at=three_days_ago)
+        store.log.grade("zero-tui/fsdp", 4, day=day, at=three_days_ago)
     return db, three_days_ago
 
 

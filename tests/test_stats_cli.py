@@ -79,7 +79,7 @@ def test_figures(store: Store) -> None:
     record(store, "d/old", 5, DAY)  # retired: its reviews count, its card does not
     record(store, "e/x", 5, DAY)  # another deck: nothing of it counts
     k5 = record(store, "d/k5", 5, DAY)
-    store.undo(k5.id, at=NOW)  # ... undone: k5 is new again and that review is gone
+    store.log.undo(k5.id, at=NOW)  # ... undone: k5 is new again and that review is gone
 
     stats = compute_stats([d], store, DAY)
     assert (stats.cards, stats.known, stats.new) == (6, 5, 1)

@@ -28,7 +28,7 @@ def record(store: Store, key: str, q: int = 4) -> LoggedEvent:
 
 def keys_in(path: Path) -> list[str]:
     with Store.open(path, create=False) as s:
-        return [r.key for r in s.log()]
+        return [r.key for r in s.log.entries()]
 
 
 @pytest.fixture

@@ -91,7 +91,7 @@ def children() -> Iterator[list[subprocess.Popen[str]]]:
 
 def keys(path: Path) -> list[str]:
     with Store.open(path, create=False) as s:
-        return [r.key for r in s.log()]
+        return [r.key for r in s.log.entries()]
 
 
 def files(*paths: Path) -> list[bytes]:

@@ -336,7 +336,7 @@ async def _edit_an_installed_deck(
             assert isinstance(app.screen, DrillScreen)
             assert editor.read_text() == f"+5 {copy}"
             await pilot.press("enter", "4")
-        assert [e.key for e in store.log()] == ["shipped/q01"]
+        assert [e.key for e in store.log.entries()] == ["shipped/q01"]
 
 
 @pytest.mark.parametrize(

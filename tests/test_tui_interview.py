@@ -48,7 +48,7 @@ def make(store: Store, clock: Clock, interview_id: str = WALKTHROUGH) -> Intervi
 
 
 def reviews(store: Store) -> list[tuple[str, int | None, str | None]]:
-    return [(r.key, r.grade, r.typed) for r in store.log()]
+    return [(r.key, r.grade, r.typed) for r in store.log.entries()]
 
 
 def header(app: InterviewApp) -> str:

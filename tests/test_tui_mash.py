@@ -77,7 +77,7 @@ def key_event(key: str) -> events.Key:
 
 def in_effect(store: Store) -> list[tuple[str, int | None]]:
     """The grades the log holds that no undo took back, as (card, grade)."""
-    log = list(store.log())
+    log = list(store.log.entries())
     undone = {r.undoes for r in log if kind(r) is ReviewKind.UNDO}
     return [
         (r.key, r.grade)

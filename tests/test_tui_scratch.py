@@ -68,7 +68,7 @@ def grades_in(db: Path) -> list[str]:
     if not db.exists():
         return []
     with Store.open(db, create=False) as store:
-        return [r.key for r in store.log()]
+        return [r.key for r in store.log.entries()]
 
 
 def test_a_deck_new_to_the_database_is_tried_in_scratch_with_no_daily_limit(

@@ -72,7 +72,7 @@ class CardHistory(Struct, frozen=True):
 
 def log_events(store: Store) -> list[Event]:
     """Every event in the store, undos included."""
-    return store.events()
+    return store.log.events()
 
 
 def log_actions(store: Store | None) -> list[CardActionEvent]:
@@ -87,13 +87,13 @@ _RECORD_SETTING = "anki-sync-marks "
 def marks_record(store: Store | None, collection: str) -> str | None:
     """The record of the marks the last run left in ``collection`` (an id naming it); None
     if there is none."""
-    return store.setting(_RECORD_SETTING + collection) if store is not None else None
+    return store.settings.get(_RECORD_SETTING + collection) if store is not None else None
 
 
 def keep_marks_record(store: Store, collection: str, record: str) -> None:
     """Keep ``record`` as the marks this run left in ``collection``."""
-    if store.setting(_RECORD_SETTING + collection) != record:
-        store.save_setting(_RECORD_SETTING + collection, record)
+    if store.settings.get(_RECORD_SETTING + collection) != record:
+        store.settings.save(_RECORD_SETTING + collection, record)
 
 
 def add_anki_actions(
@@ -102,7 +102,7 @@ def add_anki_actions(
     """Log the card actions brought back from Anki that the store lacks (a set union by
     identity); how many were new, and the store's warnings about any it held back."""
     known = {e.identity for e in store_actions}
-    merged = store.add_events([a for a in actions if a.identity not in known])
+    merged = store.log.add_events([a for a in actions if a.identity not in known])
     return merged.added, merged.warnings
 
 
@@ -123,7 +123,7 @@ def add_anki_reviews(
     is known by its revlog id; those ``store_events`` holds are not even offered); the
     store's warnings about any it held back."""
     known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    return store.add_events([r for r in reviews if r.identity not in known]).warnings
+    return store.log.add_events([r for r in reviews if r.identity not in known]).warnings
 
 
 def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:

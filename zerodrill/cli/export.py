@@ -191,7 +191,7 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
     with Store.open(db_path, create=False) as store:
         # The learner's scheduler, as the drill shows it, read as Anki's columns by it.
         scheduler = store.scheduler
-        derived = store.states(keys)
+        derived = store.schedule.states(keys)
         marks = store.actions.marks()
     states: dict[str, SchedulingState] = {
         key: scheduler.anki(state) for key, state in derived.items()

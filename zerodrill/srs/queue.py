@@ -134,19 +134,19 @@ def build_queue(
     with store.snapshot():
         latest: dict[str, LoggedEvent] = {}
         introduced = 0
-        logged = store.reviews_on(day)
+        logged = store.log.reviews_on(day)
         forward = store.attempts.brought_forward(day)
-        again = store.states(store.again_on(day))
+        again = store.schedule.states(store.schedule.again_on(day))
         for review in logged:
             latest[review.key] = review
             # A new card an interview brought forward takes no slot of the daily limit.
             if review.introduced and review.key not in forward.on_day:
                 introduced += 1
-        due = store.due_keys(through=day)
+        due = store.schedule.due_keys(through=day)
         slots = max(0, new_limit - introduced)
         # A new item is one without a schedule: neither due today (queued below, or its card
         # is busy) nor due later. Those later are read only while new cards may come.
-        later = set(store.due_keys(after=day)) if slots else set()
+        later = set(store.schedule.due_keys(after=day)) if slots else set()
 
     graded = frozenset(latest)
     brought = _brought_forward(forward.pending, by_key, graded)

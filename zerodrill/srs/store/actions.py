@@ -4,7 +4,7 @@ as :attr:`zerodrill.srs.store.Store.actions`.
 
 Actions are events of the one log (:mod:`.eventlog`): numbered with the machine's reviews,
 withdrawn by an undo under the log's one rule, and those made elsewhere (another machine,
-Anki) added by :meth:`zerodrill.srs.store.Store.add_events` with the reviews.
+Anki) added by :meth:`zerodrill.srs.store.Store.log.add_events` with the reviews.
 """
 
 from __future__ import annotations

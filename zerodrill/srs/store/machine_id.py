@@ -7,6 +7,7 @@ two events. :func:`renew` gives this database a fresh id and moves to it the eve
 under the old id that the old id's other life does not hold; the ones both hold stay where
 they are, as the history the two share. Undos naming a moved event are made to name it anew.
 Every kind of event (grades, card actions, undos) is numbered in one sequence, and moved alike.
+:class:`Machine` is the store's part for it: :attr:`zerodrill.srs.store.Store.machine`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from collections.abc import Collection
+
+from zerodrill.srs.store.eventlog import machine_origin
+from zerodrill.srs.store.part import StorePart
+from zerodrill.srs.store.schedule import Schedule
+from zerodrill.srs.store.transactions import Transactions
 
 #: The triggers that keep the log and the machine id as written (see the schema): lifted for
 #: the renumbering alone, inside its transaction.
@@ -58,3 +64,27 @@ def renew(conn: sqlite3.Connection, moved: Collection[int]) -> tuple[str, set[st
     for _, statement in _GUARDS:
         conn.execute(statement)
     return new, keys
+
+
+class Machine(StorePart):
+    """The store's machine id, through its connection and transactions; a renewal re-derives
+    the cards it moved in ``schedule``."""
+
+    def __init__(self, tx: Transactions, schedule: Schedule) -> None:
+        super().__init__(tx)
+        self._schedule = schedule
+
+    @property
+    def id(self) -> str:
+        """This database's machine id: the origin of the events made here. Read each time: a
+        sync (in another terminal, too) may give the database a new one."""
+        with self._reading():
+            return machine_origin(self._conn)
+
+    def renew(self, moved: Collection[int]) -> str:
+        """A new machine id for this database, its events numbered ``moved`` under the old
+        one renumbered under the new, their cards re-derived; returns it (see :func:`renew`)."""
+        with self._writing():
+            new, keys = renew(self._conn, moved)
+            self._schedule.rederive_cards(keys)
+            return new
