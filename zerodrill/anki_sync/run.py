@@ -18,7 +18,8 @@ marks the collection or the store lacks (a failure between the two leaves the ol
 and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
 (the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
 changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
-copies only, in a temporary folder, and writes nothing.
+copies only, in a temporary folder, and writes nothing; it asks the server what it holds
+that the copy lacks, read-only (:mod:`.peek`), and counts on the copy with that merged in.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field, structs
 
-from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
+from zerodrill.anki_sync import events, marks, notes, peek, revlog, schedule, server, workcopy
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -57,6 +58,13 @@ if TYPE_CHECKING:
     from anki.collection import Collection
 
 PACKAGE_NAME = "zerodrill-decks.apkg"
+
+
+#: A dry run's remark when the server's collection was replaced since the last sync.
+_FULL_SYNC_DUE = (
+    "the server asks for a full sync (its collection was replaced): the counts are as of "
+    "the last sync, and a real sync would take the server's collection whole"
+)
 
 
 class Moved(Struct, frozen=True):
@@ -149,6 +157,7 @@ def _run(
     with copying(collection) as copy:
         col = open_collection(copy.path)
         try:
+            pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
             moved, anki, manifest, (from_anki, new_record) = _apply(
                 col,
                 copy.path,
@@ -162,6 +171,8 @@ def _run(
         finally:
             col.close()
         if dry_run:
+            if pulled is not None and pulled.full_sync:
+                moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
