@@ -231,7 +231,11 @@ def _apply(
     anki = events.from_anki(found)
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
-    for rid, cid, ease, taken_ms in db(col).all("SELECT id, cid, ease, time FROM revlog"):
+    # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
+    # id one it writes could take. SQLite leaves out the rest (a long-time user's million).
+    for rid, cid, ease, taken_ms in db(col).all(
+        "SELECT id, cid, ease, time FROM revlog WHERE id % 1000 = ?", revlog.MARK
+    ):
         taken.add(rid)
         if revlog.is_marked(rid, taken_ms):
             written.setdefault(cid, []).append((rid, ease))
