@@ -29,8 +29,10 @@ from cli_support import run_cli
 from zerodrill.anki_sync import login as kept
 from zerodrill.anki_sync.events import derive
 from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.deck.load import load_file
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
+from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.store import Store
 
 DECK_YAML = """\
@@ -770,7 +772,9 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     assert tagged_marked(phone, "stage-2") and not tagged_marked(phone, "stage-1")
     # Anki's own searches find them as its own.
     assert len(phone.col.find_cards("is:suspended")) == 1
-    assert len(phone.col.find_cards("is:buried")) == 1
+    # stage-3, and stage-key's second deletion held while the drill shows its first (as
+    # Anki's own buried sibling: see test_siblings_the_drill_holds_...).
+    assert len(phone.col.find_cards("is:buried")) == 2
     assert len(phone.col.find_cards("flag:3")) == 1
     assert len(phone.col.find_cards("tag:marked")) == 1
 
@@ -921,3 +925,69 @@ def test_a_mark_made_in_anki_dated_far_ahead_is_held_back_and_left_alone(
             assert store.actions.events() == []
     phone.sync()
     assert card(phone, "stage-1").queue == -1
+
+
+def drill_shows_today(home: Path, db: Path) -> set[str]:
+    """The keys the drill's queue shows today over the test's deck (due, new and repeats)."""
+    deck, problems = load_file(home / "decks" / "phone.yaml")
+    assert deck is not None, problems
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        queue = build_queue(items_of([deck]), store, today)
+    return {*queue.review_keys, *(i.key for i in (*queue.new, *queue.repeats))}
+
+
+def anki_shows_today(phone: Phone) -> set[str]:
+    """The keys the phone's Anki queues today in the test's deck (its new, learning and
+    review cards, as its counts go)."""
+    by_cid = {}
+    for key in KEYS:
+        card_id, _, cloze = key.partition("/")[2].partition("#c")
+        by_cid[phone.card_of(DECK_ID, card_id, int(cloze) - 1 if cloze else 0)] = key
+    did = phone.rows("SELECT did FROM cards WHERE id = ?", next(iter(by_cid)))[0][0]
+    phone.col.decks.select(did)  # type: ignore[arg-type]
+    queued = phone.col.sched.get_queued_cards(fetch_limit=1000, intraday_learning_only=False)
+    return {by_cid[c.card.id] for c in queued.cards if c.card.id in by_cid}
+
+
+def test_siblings_the_drill_holds_for_another_day_are_not_due_in_anki(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """A cloze card's deletions, and cards the deck says teach the same thing, never share a
+    day in the drill: Anki shows due what the drill shows, and holds the rest (as its own
+    buried siblings, which no mark reads as the user's bury)."""
+    db = _private_review_db
+    deck = home / "decks" / "phone.yaml"
+    # stage-2 teaches what stage-1 does: it waits while stage-1 is due.
+    deck.write_text(
+        DECK_YAML.replace(
+            "    back: Optimizer states and gradients.\n",
+            "    back: Optimizer states and gradients.\n    siblings: [stage-1]\n",
+        )
+    )
+    # Both deletions and stage-1 are overdue; the drill shows stage-1, one deletion, stage-3.
+    for key in (f"{DECK_ID}/stage-key#c1", f"{DECK_ID}/stage-key#c2", f"{DECK_ID}/stage-1"):
+        drill(db, key, 4, noon(8))
+    shown = drill_shows_today(home, db)
+    assert shown == {f"{DECK_ID}/{c}" for c in ("stage-1", "stage-key#c1", "stage-3")}
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    assert anki_shows_today(phone) == shown
+    # The terminal grades the deletion it showed: the other still waits, on both sides.
+    drill(db, f"{DECK_ID}/stage-key#c1", 4, datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "made in Anki" not in out  # Anki's buried siblings are no mark of the user's
+    phone.sync()
+    shown = drill_shows_today(home, db)
+    assert shown == {f"{DECK_ID}/{c}" for c in ("stage-1", "stage-3")}
+    assert anki_shows_today(phone) == shown
+    # Nothing new: nothing moves, and nothing is held again.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "0 cards rescheduled" in out and "Siblings held" not in out, out

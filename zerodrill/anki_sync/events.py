@@ -12,7 +12,9 @@ change of this module alone:
   did, for Anki's revlog and card columns: :func:`derive`;
 - the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
   record of the marks a run left in a collection: :func:`log_actions`,
-  :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`.
+  :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`;
+- what today's queue in the drill is built from once the run's events are in:
+  :func:`drill_day`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from zerodrill.srs.anki_import import AnkiReviews
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
+from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
 from zerodrill.srs.store import Store
 
@@ -217,3 +220,60 @@ def derive(
             key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers)
         )
     return out
+
+
+class DrillDay(Struct, frozen=True):
+    """What the drill builds today's queue from, once the store holds this run's events."""
+
+    #: The keys with a schedule, and of those the keys due by today, most overdue first
+    #: (ties by key, as the drill orders them).
+    scheduled: frozenset[str]
+    due: tuple[str, ...]
+    #: The keys graded today, and those of them graded for the first time.
+    graded: frozenset[str]
+    introduced: frozenset[str]
+    #: The keys an interview brought forward today.
+    brought: tuple[str, ...]
+    #: Which siblings wait for another day (an interview date near relaxes it).
+    apart: Apart
+
+
+def drill_day(
+    store: Store | None,
+    anki: Sequence[Event],
+    histories: Mapping[str, CardHistory],
+    keys: Iterable[str],
+    today: date,
+) -> DrillDay:
+    """What the drill's queue on ``today`` over ``keys`` is built from, the store's events
+    and Anki's reviews (``anki``) together: ``histories`` are the cards this run derived again
+    (:func:`derive`); every other card is as the store derives it."""
+    dues = dict(store.due_dates()) if store is not None else {}
+    for key, history in histories.items():
+        if history.due is None:
+            dues.pop(key, None)
+        else:
+            dues[key] = history.due
+    due = tuple(
+        key for key, day in sorted(dues.items(), key=lambda kv: (kv[1], kv[0])) if day <= today
+    )
+    logged = store.reviews_on(today) if store is not None else []
+    graded = {r.key for r in logged}
+    introduced = {r.key for r in logged if r.introduced}
+    for event in anki:
+        if event.day == today and event.grade is not None:
+            graded.add(event.key)
+            answers = histories[event.key].answers if event.key in histories else ()
+            if answers and answers[0].from_anki and answers[0].at == event.at:
+                introduced.add(event.key)
+    brought: tuple[str, ...] = ()
+    apart = Apart.ALL
+    if store is not None:
+        brought = tuple(store.attempts.brought_forward(today).pending)
+        interview = store.profile.interview
+        if interview is not None and today < interview:
+            from zerodrill.srs.interview_date import plan_for, queue_apart
+
+            plan = plan_for(keys, store, today, interview, new_limit=DEFAULT_NEW_LIMIT)
+            apart = queue_apart(plan)
+    return DrillDay(frozenset(dues), due, frozenset(graded), frozenset(introduced), brought, apart)

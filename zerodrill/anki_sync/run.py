@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field, structs
 
-from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
+from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, siblings, workcopy
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -40,6 +40,7 @@ from zerodrill.anki_sync.backend import (
     require_anki,
 )
 from zerodrill.anki_sync.login import HostKey
+from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
@@ -70,6 +71,8 @@ class Moved(Struct, frozen=True):
     marks_to_anki: int = 0
     #: Marks changed in Anki, new to zerodrill's store as card actions.
     marks_to_zerodrill: int = 0
+    #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
+    siblings_held: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
@@ -152,6 +155,7 @@ def _run(
                 scheduler,
                 manifest_file,
                 (record, store_actions),
+                store,
             )
         finally:
             col.close()
@@ -198,6 +202,7 @@ def _apply(
     scheduler: Scheduler[Any],
     manifest_file: Path,
     actions: tuple[str | None, Sequence[CardActionEvent]],
+    store: Store | None,
 ) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
     manifest to keep once the copy is the collection, and (given the record of the last
@@ -255,7 +260,11 @@ def _apply(
     from_anki, marked, new_record, held = _marks(
         col, note_keys, decks, (today.zerodrill, at), record, store_actions
     )
-    if rows or changed or marked:
+    # Last, on the cards as the marks leave them: a suspended card holds no sibling back.
+    index = ItemIndex(decks)
+    drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
+    held_back = siblings.hold(col, notes.our_cards(col, note_keys), index, drill)
+    if rows or changed or marked or held_back:
         # Anki syncs only a collection modified since its last sync.
         db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
     moved = Moved(
@@ -267,6 +276,7 @@ def _apply(
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
+        siblings_held=held_back,
         remarks=held,
     )
     return moved, anki, manifest, (from_anki, new_record)
