@@ -976,6 +976,10 @@ def test_siblings_the_drill_holds_for_another_day_are_not_due_in_anki(
         drill(db, key, 4, noon(8))
     shown = drill_shows_today(home, db)
     assert shown == {f"{DECK_ID}/{c}" for c in ("stage-1", "stage-key#c1", "stage-3")}
+    # The phone last opened its queue yesterday: today's first look puts back what was
+    # buried before today, not what the sync buries today.
+    phone.col.set_config("lastUnburied", phone.col.sched.today - 1)
+    phone.sync()
     first_sync(home, server, account, phone, capsys, monkeypatch)
     assert anki_shows_today(phone) == shown
     # The terminal grades the deletion it showed: the other still waits, on both sides.

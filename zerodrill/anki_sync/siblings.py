@@ -19,14 +19,12 @@ from typing import TYPE_CHECKING
 from zerodrill.anki_sync.events import DrillDay
 from zerodrill.anki_sync.notes import CardRow
 from zerodrill.deck.item_index import ItemIndex
-from zerodrill.export.anki_marks import BURIED_QUEUE, SUSPENDED_QUEUE
+from zerodrill.export.anki_marks import BURIED_QUEUE, SIBLING_BURIED_QUEUE, SUSPENDED_QUEUE
 from zerodrill.srs.queue import held_today
 
 if TYPE_CHECKING:
     from anki.collection import Collection
 
-#: Anki's queue of siblings its scheduler buried until its next day.
-SIBLING_BURIED_QUEUE = -2
 #: The queues of a card Anki may show: new, learning, review, learning by days.
 _SHOWN_QUEUES = (0, 1, 2, 3)
 

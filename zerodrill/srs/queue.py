@@ -223,6 +223,24 @@ def held_today(
     return {key for key in (*due, *new) if key in by_key} - done - {*reviews, *shown}
 
 
+def held_in(by_key: ItemIndex, store: Store, day: date) -> set[str]:
+    """:func:`held_today` for the keys of ``by_key`` as ``store`` has them on study day
+    ``day`` (for the export with progress: what Anki shows due is what the drill does)."""
+    with store.snapshot():
+        logged = store.reviews_on(day)
+        brought = store.attempts.brought_forward(day).pending
+        due = store.due_keys(through=day)
+        scheduled = set(store.due_keys())
+    return held_today(
+        by_key,
+        due,
+        [key for key in by_key if key not in scheduled],
+        (r.key for r in logged),
+        introduced=(r.key for r in logged if r.introduced),
+        brought=brought,
+    )
+
+
 def _brought_forward(
     pending: Iterable[str], by_key: ItemIndex, graded: frozenset[str]
 ) -> dict[str, Item]:
