@@ -995,3 +995,48 @@ def test_siblings_the_drill_holds_for_another_day_are_not_due_in_anki(
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "0 cards rescheduled" in out and "Siblings held" not in out, out
+
+
+def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Under FSRS on both sides, each card zerodrill schedules carries its memory state
+    (stability, difficulty), desired retention and last review time as Anki keeps them:
+    Anki's Check Database finds nothing to add."""
+    import json
+
+    from anki.collection import Collection
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    col = Collection(str(path))
+    col.db.execute("UPDATE col SET crt = crt - 30 * 86400")  # a collection a month old
+    col.set_config("fsrs", True)
+    col.close()
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(9))
+    drill(db, f"{DECK_ID}/stage-2", 3, noon(3))
+    drill(db, f"{DECK_ID}/stage-key#c1", 1, noon(1))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    with Store.open(db) as store:
+        states = store.states()
+    col = Collection(str(path))
+    try:
+        desk = Phone(col, None)  # type: ignore[arg-type]
+        for key, state in states.items():
+            card_id, _, cloze = key.partition("/")[2].partition("#c")
+            cid = desk.card_of(DECK_ID, card_id, int(cloze) - 1 if cloze else 0)
+            data = json.loads(str(col.db.scalar("SELECT data FROM cards WHERE id = ?", cid)))
+            assert data["s"] == pytest.approx(state.stability, abs=1e-4), key  # type: ignore[attr-defined]
+            assert data["d"] == pytest.approx(state.difficulty, abs=1e-4), key  # type: ignore[attr-defined]
+            assert data["dr"] == pytest.approx(0.9), key
+            assert data["lrt"] == int(state.last_review.timestamp()), key  # type: ignore[attr-defined]
+        report, _ = col.fix_integrity()
+        assert "last review" not in report.lower() and "memory" not in report.lower(), report
+    finally:
+        col.close()

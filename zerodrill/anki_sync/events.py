@@ -32,7 +32,14 @@ from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
-from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
+from zerodrill.srs.schedulers import (
+    AnkiCard,
+    CardState,
+    Phase,
+    Scheduler,
+    When,
+    scheduler_named,
+)
 from zerodrill.srs.store import Store
 
 #: An event as the store gives it (its type is the store's business).
@@ -67,6 +74,8 @@ class CardHistory(Struct, frozen=True):
     lapses: int
     #: The grades in effect, oldest first.
     answers: tuple[Answer, ...]
+    #: The whole state as it reads in Anki (FSRS's memory state included); None when new.
+    anki: AnkiCard | None = None
 
     def not_from_anki(self) -> list[Answer]:
         """The answers given in zerodrill (on any machine), not in Anki."""
@@ -217,7 +226,7 @@ def derive(
         # How the state reads in Anki is the scheduler's to say (its module declares it).
         card = scheduler.anki(state)
         out[key] = CardHistory(
-            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers)
+            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers), card
         )
     return out
 

@@ -247,12 +247,13 @@ def _apply(
     insert_rows(col, "INSERT INTO revlog {values}", [r.values() for r in rows])
     insert_rows(
         col,
-        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left) AS ({values}) "
-        "UPDATE cards SET type = v.type, queue = v.queue, due = v.due, odue = v.odue, "
-        "ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, left = v.left, "
-        f"mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
+        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "
+        "({values}) UPDATE cards SET type = v.type, queue = v.queue, due = v.due, "
+        "odue = v.odue, ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, "
+        f"left = v.left, data = v.data, mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
         [
             (c.cid, c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
+            + (c.data,)
             for c in changed
         ],
     )
