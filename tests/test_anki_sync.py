@@ -1040,3 +1040,87 @@ def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_n
         assert "last review" not in report.lower() and "memory" not in report.lower(), report
     finally:
         col.close()
+
+
+def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params6=()) -> Path:  # type: ignore[no-untyped-def]
+    """A collection a month old, FSRS on or off, its default preset given ``retention`` and
+    FSRS-6 parameters ``params6`` (none: Anki's defaults)."""
+    from anki.collection import Collection
+
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir(exist_ok=True)
+    col = Collection(str(path))
+    try:
+        col.db.execute("UPDATE col SET crt = crt - 30 * 86400")
+        col.set_config("fsrs", fsrs)
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        conf["desiredRetention"] = retention
+        conf["fsrsParams6"] = list(params6)
+        col.decks.update_config(conf)
+    finally:
+        col.close()
+    return path
+
+
+def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Both sides on FSRS: the parameters and desired retention are those of the deck's
+    preset in Anki, in Anki and in the drill alike."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    weights = [
+        round(w * 1.2, 4) if n in (0, 1, 2, 3) else w for n, w in enumerate(DEFAULT_PARAMETERS)
+    ]
+    path = desktop_collection(home, fsrs=True, retention=0.8, params6=weights)
+    # Easy graduates a new card at once: its intervals are the model's.
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(30))
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(12))
+    drill(db, f"{DECK_ID}/stage-1", 5, noon(9))
+    with Store.open(db) as store:
+        before = store.due_dates()
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    assert "FSRS schedules" not in out
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.8  # type: ignore[attr-defined]
+        assert f"w={','.join(repr(float(w)) for w in weights)}" in store.scheduler.fingerprint
+        after = store.due_dates()
+    assert after != before  # a lower retention, larger first stabilities: later due days
+    col = Collection(str(path))
+    try:
+        assert phone_due(Phone(col, None)) == after  # type: ignore[arg-type]
+        data = col.db.list("SELECT data FROM cards WHERE data LIKE '%\"dr\"%'")
+        assert len(data) == 2 and all('"dr":0.8' in d for d in data)
+    finally:
+        col.close()
+
+
+@pytest.mark.parametrize("fsrs_in_anki", [True, False])
+def test_fsrs_on_one_side_only_is_said_once(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path, fsrs_in_anki: bool
+) -> None:
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    if not fsrs_in_anki:
+        with Store.open(db) as store:
+            save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=fsrs_in_anki)
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(9))
+    said = []
+    for _ in range(3):
+        code, out, err = run_cli(
+            capsys, "anki", "sync", str(home / "decks"), "--collection", str(path)
+        )
+        assert code == 0, err
+        said.append([line for line in out.splitlines() if "FSRS schedules" in line])
+    assert len(said[0]) == 1 and said[1:] == [[], []], said
+    side = "in Anki" if fsrs_in_anki else "in zerodrill"
+    assert f"FSRS schedules {side}" in said[0][0]

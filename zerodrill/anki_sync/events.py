@@ -14,7 +14,9 @@ change of this module alone:
   record of the marks a run left in a collection: :func:`log_actions`,
   :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`;
 - what today's queue in the drill is built from once the run's events are in:
-  :func:`drill_day`.
+  :func:`drill_day`;
+- the learner's FSRS made with the model of Anki's preset, kept as the learner's, and the
+  one line said once where only one side is on FSRS: :func:`one_model`, :func:`keep_model`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 from msgspec import Struct
 
 from zerodrill.anki_sync import revlog
+from zerodrill.anki_sync.preset import Preset
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
 from zerodrill.srs.card_actions import CardActionEvent
@@ -35,6 +38,7 @@ from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import (
     AnkiCard,
     CardState,
+    Option,
     Phase,
     Scheduler,
     When,
@@ -286,3 +290,69 @@ def drill_day(
             plan = plan_for(keys, store, today, interview, new_limit=DEFAULT_NEW_LIMIT)
             apart = queue_apart(plan)
     return DrillDay(frozenset(dues), due, frozenset(graded), frozenset(introduced), brought, apart)
+
+
+#: The store setting holding which side alone was on FSRS when a run last said so.
+_ONE_SIDED_SETTING = "anki-sync-fsrs-one-side "
+_FSRS = "fsrs"
+
+
+class Model(Struct, frozen=True):
+    """What a run schedules with, and what it keeps once done."""
+
+    scheduler: Scheduler[Any]
+    #: The options of the preset's FSRS model, to keep as the learner's (none: keep none).
+    adopted: tuple[tuple[Option, Any], ...] = ()
+    #: Which side alone is on FSRS ("zerodrill", "anki"; "" for neither), and the line that
+    #: says so this run (None: said before, or nothing to say).
+    one_side: str = ""
+    notice: str | None = None
+
+
+def one_model(store: Store | None, preset: Preset | None, collection: str) -> Model:
+    """The scheduler a run derives with: the learner's, made with the FSRS model of Anki's
+    ``preset`` when both sides are on FSRS; and where only one side is, the line that says
+    so, unless a run said it already for ``collection`` (an id naming it)."""
+    scheduler = scheduler_of(store)
+    if store is None or preset is None:
+        return Model(scheduler)
+    learner_fsrs = scheduler.name == _FSRS
+    one_side = "" if learner_fsrs == preset.fsrs else "zerodrill" if learner_fsrs else "anki"
+    notice = None
+    if one_side and store.setting(_ONE_SIDED_SETTING + collection) != one_side:
+        notice = (
+            "FSRS schedules in zerodrill, SM-2 in Anki (FSRS is off in its deck options): "
+            "the two sides schedule differently"
+            if one_side == "zerodrill"
+            else "FSRS schedules in Anki (its deck options), SM-2 in zerodrill: the two sides "
+            "schedule differently (zerodrill drill --scheduler fsrs for one model)"
+        )
+    if one_side or not learner_fsrs:
+        return Model(scheduler, (), one_side, notice)
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.schedulers.fsrs import PARAMETERS
+    from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, DESIRED_RETENTION
+    from zerodrill.srs.settings import chosen_scheduler
+
+    adopted = (
+        (PARAMETERS, preset.parameters or tuple(DEFAULT_PARAMETERS)),
+        (DESIRED_RETENTION, preset.desired_retention or DEFAULT_RETENTION),
+    )
+    options = {option.name: value for option, value in adopted}
+    return Model(chosen_scheduler(store, _FSRS, options=options), adopted)
+
+
+def keep_model(store: Store, model: Model, collection: str) -> None:
+    """Keep what a run scheduled with as the learner's (so the drill schedules as Anki
+    does), and which side alone was on FSRS when it said so."""
+    if model.adopted:
+        from zerodrill.srs.settings import save_option
+
+        for option, value in model.adopted:
+            if store.setting(option.setting) != option.write(value):
+                save_option(store, option, value)
+        store.use(model.scheduler)
+    key = _ONE_SIDED_SETTING + collection
+    if (store.setting(key) or "") != model.one_side:
+        store.save_setting(key, model.one_side)

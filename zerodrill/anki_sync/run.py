@@ -27,11 +27,21 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field, structs
 
-from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, siblings, workcopy
+from zerodrill.anki_sync import (
+    events,
+    marks,
+    notes,
+    preset,
+    revlog,
+    schedule,
+    server,
+    siblings,
+    workcopy,
+)
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -46,7 +56,6 @@ from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
 from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.schedulers import Scheduler
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
 from zerodrill.words import plural
@@ -141,21 +150,19 @@ def _run(
     # A collection taken whole from the server may lack what the last run wrote into it.
     fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
     record = None if fresh else events.marks_record(store, record_id)
-    scheduler = events.scheduler_of(store)
     warnings: tuple[str, ...] = ()
     with workcopy.work_copy(collection) as copy:
         col = open_collection(copy)
         try:
-            moved, anki, manifest, (from_anki, new_record) = _apply(
+            moved, anki, manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy,
                 decks,
                 note_keys,
                 store_events,
-                scheduler,
                 manifest_file,
                 (record, store_actions),
-                store,
+                (store, record_id),
             )
         finally:
             col.close()
@@ -166,6 +173,7 @@ def _run(
         workcopy.put_back(copy, collection)
         if store is not None:
             events.keep_marks_record(store, record_id, new_record)
+            events.keep_model(store, model, record_id)
     notes.keep_manifest(manifest, manifest_file)
     if target.key is not None:
         last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
@@ -199,11 +207,10 @@ def _apply(
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     store_events: Sequence[events.Event],
-    scheduler: Scheduler[Any],
     manifest_file: Path,
     actions: tuple[str | None, Sequence[CardActionEvent]],
-    store: Store | None,
-) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
+    where: tuple[Store | None, str],
+) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str], events.Model]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
     manifest to keep once the copy is the collection, and (given the record of the last
     run's marks and the store's card actions) the card actions read back from Anki and the
@@ -214,6 +221,9 @@ def _apply(
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     cards = notes.our_cards(col, note_keys)
+    store, record_id = where
+    model = events.one_model(store, preset.read(col, cards), record_id)
+    scheduler = model.scheduler
 
     found = read_reviews(copy, note_keys)
     anki = events.from_anki(found)
@@ -225,6 +235,9 @@ def _apply(
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
     changed_keys = events.touched(store_events, anki, cids, written)
+    if scheduler.fingerprint != events.scheduler_of(store).fingerprint:
+        # The preset's model is new to the learner: every card's schedule moves with it.
+        changed_keys = set(cids)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
     rows: list[revlog.RevlogRow] = []
     for key, history in sorted(histories.items()):
@@ -278,9 +291,9 @@ def _apply(
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
         siblings_held=held_back,
-        remarks=held,
+        remarks=held if model.notice is None else (model.notice, *held),
     )
-    return moved, anki, manifest, (from_anki, new_record)
+    return moved, anki, manifest, (from_anki, new_record), model
 
 
 def _marks(
