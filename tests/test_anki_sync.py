@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import anki.collection  # noqa: F401  (Anki's modules import in this order only)
 import pytest
@@ -312,15 +313,19 @@ def test_a_dry_run_says_what_would_move_and_changes_nothing(
     code, _, err = sync(capsys, home)  # the phone's answer reaches zerodrill's copy
     assert code == 0, err
     drill(db, f"{DECK_ID}/stage-1", 3, datetime.now().astimezone())
-    cache = home / "anki" / "collection.anki2"
-    files = {p: p.read_bytes() for p in (cache, db)}
+
+    def state() -> object:
+        """zerodrill's folder for Anki, and the review database, to the byte and the ns."""
+        names = sorted(p.name for p in db.parent.iterdir())
+        return folder_state(home / "anki"), db.read_bytes(), db.stat().st_mtime_ns, names
+
+    before = state()
     code, out, err = sync(capsys, home, "--dry-run")
     assert code == 0, err
     assert "zerodrill → Anki: 1 review, 1 card would be rescheduled" in out
     assert "Notes: 0 would be added, 0 would be updated" in out
     assert "Dry run: nothing was changed" in out
-    assert {p: p.read_bytes() for p in files} == files
-    assert not list(cache.parent.glob(".zerodrill-sync-*"))
+    assert state() == before
 
 
 def test_sync_with_a_collection_file(
@@ -372,6 +377,175 @@ def test_sync_with_a_collection_file(
         assert path.stat().st_size == size
     finally:
         col.close()
+
+
+# -- nothing of the user's deleted or replaced (issue 35, point 5) --------------------------
+
+
+def folder_state(folder: Path) -> dict[Path, tuple[bytes, int] | None]:
+    """Every path under ``folder``: a file's bytes and modification time, None for a folder."""
+    return {
+        p: (p.read_bytes(), p.stat().st_mtime_ns) if p.is_file() else None
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def test_a_collection_of_the_users_in_an_anki_folder_beside_the_database_is_left_alone(
+    home: Path, server: SyncServer, account: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """zerodrill's own copy lives in ``anki/`` beside the review database; a collection found
+    there that zerodrill did not make is the user's: neither a dry run nor a sync removes or
+    writes anything of it."""
+    from anki.collection import Collection
+
+    code, _, err = login(capsys, monkeypatch, server.url, account)
+    assert code == 0, err
+    data = home / "data"
+    db = data / "reviews.db"
+    monkeypatch.setenv("ZERODRILL_DB", str(db))
+    data.mkdir()
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(3))
+    mine = data / "anki" / "collection.anki2"
+    mine.parent.mkdir()
+    col = Collection(str(mine))
+    try:
+        Phone(col, None).add_own_note("a question of mine")  # type: ignore[arg-type]
+    finally:
+        col.close()
+    Path(f"{mine}-wal").write_bytes(b"what Anki had not yet folded in")
+    (mine.parent / "collection.media").mkdir(exist_ok=True)
+    (mine.parent / "collection.media" / "mine.png").write_bytes(b"\x89PNG mine")
+    before = folder_state(data)
+    for args in (["--dry-run"], []):
+        code, out, err = sync(capsys, home, *args)
+        assert code == 1, out
+        assert "which zerodrill did not make: it is left as it is" in one_line(err)
+        assert "collection.anki2, collection.anki2-wal, collection.media" in err
+        assert folder_state(data) == before
+
+
+def test_a_dry_run_on_a_database_of_an_earlier_zerodrill_migrates_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dry run reads a migrated copy: the file stays as the earlier version left it, and
+    nothing is written anywhere."""
+    from anki.collection import Collection
+
+    db = home / "data" / "reviews.db"
+    db.parent.mkdir()
+    shutil.copyfile(Path(__file__).parent / "data" / "reviews-v2.db", db)
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    Collection(str(path)).close()
+    before = folder_state(db.parent)
+    code, out, err = sync(capsys, home, "--collection", str(path), "--db", str(db), "--dry-run")
+    assert code == 0, err
+    assert "Dry run: nothing was changed" in out
+    assert folder_state(db.parent) == before
+    assert not (home / "deck-cache").exists()  # the parsed-deck cache is not written either
+
+
+def test_an_answer_given_in_anki_while_the_sync_runs_is_kept(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:  # fmt: skip
+    """``--collection``: Anki opened, answered and closed between the copy and its putting
+    back. The sync refuses rather than replace the collection; the next one brings the answer
+    in."""
+    from anki.collection import Collection
+
+    from zerodrill.anki_sync import run
+
+    db = _private_review_db
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    Collection(str(path)).close()
+    code, _, err = sync(capsys, home, "--collection", str(path))
+    assert code == 0, err
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(0))
+    applied = run._apply
+
+    def answered_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        done = applied(*args, **kwargs)
+        col = Collection(str(path))
+        try:
+            desk = Phone(col, None)  # type: ignore[arg-type]
+            desk.answer(desk.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
+        finally:
+            col.close()
+        return done
+
+    monkeypatch.setattr(run, "_apply", answered_meanwhile)
+    code, out, err = sync(capsys, home, "--collection", str(path))
+    assert code == 1, out
+    assert "changed during the sync" in one_line(err)
+    with closing(sqlite3.connect(path)) as conn:
+        answers = conn.execute("SELECT id, time FROM revlog").fetchall()
+    assert [a for a in answers if not is_marked(*a)]  # the answer is there, nothing lost
+    monkeypatch.setattr(run, "_apply", applied)
+    code, out, err = sync(capsys, home, "--collection", str(path))
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
+
+
+def test_a_symlinked_collection_is_written_through_and_stays_a_link(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    from anki.collection import Collection
+
+    db = _private_review_db
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    Collection(str(path)).close()
+    link = home / "link.anki2"
+    link.symlink_to(path)
+    # Named as a killed run's work folder, but not marked as one: not zerodrill's to remove.
+    lookalike = path.parent / ".zerodrill-sync-collection.anki2-1" / "mine.txt"
+    lookalike.parent.mkdir()
+    lookalike.write_text("mine")
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(2))
+    code, out, err = sync(capsys, home, "--collection", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == path
+    assert lookalike.read_text() == "mine"
+    assert "interrupted sync" not in out
+    loop = home / "loop.anki2"
+    loop.symlink_to(loop)
+    code, out, err = sync(capsys, home, "--collection", str(loop))
+    assert code == 1 and "not a collection file" in one_line(err)
+    col = Collection(str(path))
+    try:
+        assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]
+    finally:
+        col.close()
+
+
+def test_a_second_terminals_first_sync_rewrites_no_note(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A note is written to Anki only when its content changed: another terminal's first
+    sync builds the decks' notes afresh (newer, to Anki's importer) but they are the same,
+    so no device downloads them again."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    ours = "SELECT id, mod, usn FROM notes WHERE id != ? ORDER BY id"
+    notes_before = phone.rows(ours, phone.own)  # type: ignore[attr-defined]
+    assert len(notes_before) == 4
+    kinds = "SELECT id, mtime_secs, usn FROM notetypes ORDER BY id"
+    kinds_before = phone.rows(kinds)
+    # A build in a later second than the notes' own time: newer, as Anki's importer sees it.
+    while int(time.time()) <= max(int(mod) for _, mod, _ in notes_before):  # type: ignore[call-overload]
+        time.sleep(0.05)
+    other = home / "second-terminal" / "reviews.db"
+    other.parent.mkdir()
+    code, out, err = sync(capsys, home, "--db", str(other))
+    assert code == 0, err
+    assert "First sync: your collection was downloaded from the server." in out
+    assert "Notes: 0 added, 0 updated" in out
+    phone.sync()
+    assert phone.rows(ours, phone.own) == notes_before  # type: ignore[attr-defined]
+    assert phone.rows(kinds) == kinds_before
 
 
 # -- failures: each one line, and nothing half done ----------------------------------------

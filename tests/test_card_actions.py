@@ -235,7 +235,7 @@ def test_the_action_log_is_append_only(store: Store) -> None:
     store.actions.record(FIRST, Action.SUSPEND, at=now, day=now.date() - timedelta(days=1))
     conn = store._conn
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("DELETE FROM card_action")
+        conn.execute("DELETE FROM event WHERE action IS NOT NULL")
 
 
 # -- stats and the deck picker count them ----------------------------------------------------

@@ -33,7 +33,7 @@ from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import file_name, read_log
-from zerodrill.srs.sync.wire import BadLine, parse_entry
+from zerodrill.srs.sync.wire import BadLine, parse_line
 from zerodrill.tui.app import create_app
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
@@ -230,20 +230,20 @@ def test_the_wire_carries_the_layout_only_for_the_four_buttons() -> None:
     assert list(six.to_wire()) == [
         "origin", "seq", "key", "kind", "at", "day", "grade", "undoes", "answer_ms",
     ]  # fmt: skip
-    assert parse_entry(four.to_json()) == four and parse_entry(six.to_json()) == six
+    assert parse_line(four.to_json()) == four and parse_line(six.to_json()) == six
 
 
 @pytest.mark.parametrize("bad", [5, 0, "4", True, None, [4]])
 def test_a_line_whose_layout_is_none_is_a_damaged_line(bad: object) -> None:
     record = ReviewEvent("m", 1, KEY, NOON, DAY, Grade.PERFECT).to_wire() | {"buttons": bad}
     with pytest.raises(BadLine, match="4 or 6"):
-        parse_entry(json.dumps(record))
+        parse_line(json.dumps(record))
 
 
 def test_an_undo_line_with_a_layout_is_a_damaged_line() -> None:
     undo = ReviewEvent("m", 2, KEY, NOON, DAY, None, ("m", 1)).to_wire() | {"buttons": 4}
     with pytest.raises(BadLine, match="no buttons"):
-        parse_entry(json.dumps(undo))
+        parse_line(json.dumps(undo))
 
 
 def test_anki_syncs_replay_keeps_the_layout() -> None:

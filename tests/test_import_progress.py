@@ -9,6 +9,7 @@ order, ``stats`` counts them, and importing again adds nothing.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -278,7 +279,7 @@ def snapshot(col: Collection, path: Path) -> None:
     """The collection Anki has open, as it is now, in one file at ``path``."""
     folder = path.with_suffix(".copy")
     folder.mkdir()
-    src = sqlite3.connect(copy_collection(Path(col.path), folder).path)
+    src = sqlite3.connect(copy_collection(Path(col.path), folder))
     dst = sqlite3.connect(path)
     src.backup(dst)
     src.close()
@@ -346,9 +347,15 @@ def test_an_answer_undone_in_anki_is_withdrawn_at_the_next_import(
     assert lines[0].startswith("0 reviews imported") and len(lines) == 2
     col.undo()  # Anki's Edit > Undo of the last answer: its revlog row goes
     assert last not in [rid for rid, _, _ in zerodrill_answers(col)]
+    # Undo puts the collection's time back: nothing in it is later than the answer yet, so
+    # nothing proves it undone rather than not yet given (a file's time is no proof).
+    lines = import_progress(capsys, open_collection, db)
+    assert lines[0].startswith("0 reviews imported") and len(lines) == 2
+    # The card answered again, as after an undo: the collection now shows a later moment.
+    assert answer_in_anki(col, RATINGS[-1:]) == 1
     lines = import_progress(capsys, open_collection, db)
     assert lines[:2] == [
-        f"0 reviews imported from Anki, 1 card affected; {answered - 1} reviews already present.",
+        f"1 review imported from Anki, 1 card affected; {answered - 1} reviews already present.",
         "1 review imported before and undone in Anki since: withdrawn.",
     ]
     with Store.open(db) as store:
@@ -436,3 +443,74 @@ def test_easy_in_anki_on_a_new_card_is_four_days_as_the_drills_four_button_easy(
         state = store.state(key)
         assert (state.interval, state.due) == (4, event.day + timedelta(days=4))
         assert sm2_states(store) == reference_states(store.events())
+
+
+# -- with ``zerodrill anki sync`` (issue 35: nothing of the user's lost) -------------------
+
+
+def anki_sync_into(capsys: pytest.CaptureFixture[str], path: Path, db: Path) -> str:
+    code, out, err = run_cli(
+        capsys, "anki", "sync", str(DECK), "--collection", str(path), "--db", str(db)
+    )
+    assert code == 0, err
+    return out
+
+
+def desktop(tmp_path: Path) -> tuple[Path, Path]:
+    """A closed collection of the user's, and a review store in a folder of its own."""
+    path = tmp_path / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    Collection(str(path)).close()
+    (tmp_path / "data").mkdir()
+    return path, tmp_path / "data" / "reviews.db"
+
+
+def test_the_answers_anki_sync_wrote_into_anki_are_not_imported_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, db = desktop(tmp_path)
+    drill_here(db)
+    out = anki_sync_into(capsys, path, db)
+    assert "zerodrill → Anki: 5 reviews" in out
+    with Store.open(db) as store:
+        before = store.events()
+    lines = import_progress(capsys, path, db)
+    assert lines[0] == "0 reviews imported from Anki, 0 cards affected; 0 reviews already present."
+    assert "5 answers zerodrill wrote (skipped: its own)" in lines[1]
+    with Store.open(db) as store:
+        assert store.events() == before
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["file", "colpkg"])
+def test_an_older_copy_withdraws_none_of_the_answers_anki_sync_brought_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], packed: bool
+) -> None:
+    """The copy is older than the answers, though its file (or zip entry) was written after
+    them: only the collection's own content dates it."""
+    path, db = desktop(tmp_path)
+    drill_here(db)
+    anki_sync_into(capsys, path, db)
+    older = tmp_path / "older.anki2"
+    shutil.copyfile(path, older)
+    col = Collection(str(path))
+    try:
+        col.decks.select(col.decks.id("Export kinds"))
+        assert answer_in_anki(col, [CardAnswer.GOOD, CardAnswer.GOOD]) == 2
+    finally:
+        col.close()
+    assert "Anki → zerodrill: 2 reviews" in anki_sync_into(capsys, path, db)
+    with Store.open(db) as store:
+        before = store.events()
+    os.utime(older)  # copied again today, after the answers
+    copy = older
+    if packed:
+        copy = tmp_path / "older.colpkg"
+        with zipfile.ZipFile(copy, "w") as z:
+            z.write(older, "collection.anki2")  # the zip time is the file's
+    lines = import_progress(capsys, copy, db)
+    assert not [line for line in lines if "withdrawn" in line], lines
+    with Store.open(db) as store:
+        assert not [e for e in store.events() if e.undoes is not None]
+    assert lines[0].startswith("0 reviews imported") and len(lines) == 2, lines
+    with Store.open(db) as store:
+        assert store.events() == before

@@ -459,8 +459,8 @@ def test_attempts_are_append_only(store: Store, tmp_path: Path) -> None:
         for statement in (
             "UPDATE attempt SET day = '2000-01-01'",
             "DELETE FROM attempt_step",
-            "DELETE FROM brought_forward",
-            "UPDATE brought_forward SET since = 0",
+            "DELETE FROM event WHERE action = 'bring_forward'",
+            "UPDATE event SET day = '2000-01-01' WHERE action = 'bring_forward'",
         ):
             with pytest.raises(sqlite3.IntegrityError, match="append-only"):
                 conn.execute(statement)

@@ -171,7 +171,7 @@ def test_an_undo_added_without_what_it_undoes_is_skipped_with_a_warning(tmp_path
         undo = review("m1", 2, "d/a", None, DAY, undoes=("m1", 1))
         merged = store.add_events([undo])
         assert (merged.added, merged.skipped) == (0, 1) and len(merged.warnings) == 1
-        assert "1 undo naming no review of its card here" in merged.warnings[0]
+        assert "1 undo naming no review or card action of its card here" in merged.warnings[0]
         assert list(store.log()) == []
         merged = store.add_events([undo, review("m1", 1, "d/a", 4, DAY)])
         assert merged.added == 2 and store.states() == {}

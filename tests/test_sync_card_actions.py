@@ -1,6 +1,7 @@
 """Card actions (suspend, bury, flag, mark) carried by ``zerodrill sync DIR`` (issue 24, point 1):
-a line of their own kind in each machine's log file, received as a set union by identity under
-the rules of the hostile folder (issue 21, point 4), undone by identity on every machine."""
+events of the one stream (issue 34, point 1), a line of their kind in each machine's log file,
+received as a set union by identity under the rules of the hostile folder (issue 21, point 4),
+undone by identity on every machine; files written before they joined the stream still read."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from hypothesis import strategies as st
 from tui_support import Clock, tui_decks
 
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
+from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.session import Session
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.actions import NothingToUndo
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import file_name, header, read_log
-from zerodrill.srs.sync.wire import action_unfit, parse_line
+from zerodrill.srs.sync.wire import parse_line, unfit
 
 #: The first card a sitting over the test deck shows.
 FIRST = "zero-tui/stage-key#c1"
@@ -50,14 +52,23 @@ def both(a: Store, b: Store, folder: Path) -> None:
         sync_folder(store, folder)
 
 
-def line(origin: str, number: int, action: str = "suspend", /, **change: object) -> str:
-    """Card action ``number`` of machine ``origin`` as it writes it, ``change`` made to it."""
+def line(
+    origin: str, number: int, action: str = "suspend", /, legacy: bool = False, **change: object
+) -> str:
+    """Card action ``number`` of machine ``origin`` as it writes it (``legacy``: as a zerodrill
+    from before actions joined the stream wrote it), ``change`` made to it."""
     clock = Clock()
-    record = {
-        "origin": origin, "seq": number, "key": FIRST, "kind": "action", "action": action,
+    record: dict[str, object] = {
+        "origin": origin, "seq": number, "key": FIRST, "kind": action,
         "at": (clock.now + timedelta(minutes=number % 1000)).isoformat(),
-        "day": clock.now.date().isoformat(), "flag": 0, "undoes": None,
+        "day": clock.now.date().isoformat(),
     }  # fmt: skip
+    if legacy:
+        record |= {"kind": "action", "action": action, "flag": 0, "undoes": None}
+    elif action == "flag":
+        record["flag"] = 0
+    elif action == "undo":
+        record |= {"grade": None, "undoes": None, "answer_ms": None}
     record.update(change)
     return json.dumps(record)
 
@@ -187,6 +198,21 @@ def test_an_action_line_round_trips_and_old_files_still_read(folder: Path) -> No
         json.loads(line("b0b", 1)),
         json.loads(line("b0b", 2, "flag", flag=7)),
     ]
+    # As a zerodrill wrote them before actions joined the stream: numbered apart from the
+    # reviews, read under the numbers a migrated database gives them, undo and all.
+    plant(
+        folder,
+        "0ld",
+        line("0ld", 1, legacy=True),
+        line("0ld", 2, "undo", legacy=True, undoes=["0ld", 1]),
+        line("0ld", 2, "grade", grade=4, undoes=None, answer_ms=None),
+    )
+    old = read_log(folder / file_name("0ld"))
+    assert old.damaged == [] and [e.seq for e in old.entries] == [2]
+    assert [(e.identity, e.action, e.undoes) for e in old.actions] == [
+        (("0ld", 2**63 - 1), Action.SUSPEND, None),
+        (("0ld", 2**63 - 2), Action.UNDO, ("0ld", 2**63 - 1)),
+    ]
 
 
 @settings(max_examples=200, deadline=None)
@@ -209,21 +235,31 @@ def test_every_action_a_machine_may_write_reads_back_as_itself(
     event = CardActionEvent(
         origin, seq, FIRST, when, when.date(), action, flag if action is Action.FLAG else 0, undoes
     )
-    assert action_unfit(event) is None
-    assert parse_line(event.to_json()) == event
+    assert unfit(event) is None
+    read = parse_line(event.to_json())
+    if action is Action.UNDO:
+        # An undo's line is one for every kind of event: the log says what it withdraws.
+        assert isinstance(read, ReviewEvent) and read.grade is None
+        assert (read.identity, read.key, read.at, read.undoes) == (
+            event.identity, FIRST, when, undoes
+        )  # fmt: skip
+        assert read.to_json() == event.to_json()
+    else:
+        assert read == event
 
 
 # -- the hostile folder ------------------------------------------------------------------------
 
 BAD_LINES = {
-    "an action no zerodrill has": dict(action="delete"),
-    "a flag past 7": dict(action="flag", flag=8),
+    "an action no zerodrill has": dict(kind="delete"),
+    "a flag past 7": dict(kind="flag", flag=8),
     "a flag on a suspend": dict(flag=3),
     "a date in year 9999": dict(at="9999-12-31T12:00:00+00:00", day="9999-12-31"),
     "a number past SQLite's": dict(seq=2**64),
     "a key no deck can give": dict(key="zero/\x1b[2J"),
     "a key past the longest": dict(key="zero/" + "c" * 70_000),
-    "an undo naming nothing": dict(action="undo"),
+    "an undo naming nothing": dict(kind="undo"),
+    "an old action line numbered past any": dict(legacy=True, seq=2**62 + 1),
     "no time zone": dict(at="2026-05-11T10:00:00"),
 }
 
@@ -260,9 +296,7 @@ def test_a_forged_action_with_this_machines_identity_is_ignored(
         report = sync_folder(a, folder)
         assert report.actions_received == 1
         assert len(report.warnings) == 1
-        assert (
-            f"claiming to be this machine's card actions (machine {victim})" in (report.warnings[0])
-        )
+        assert f"claiming to be this machine's events (machine {victim})" in (report.warnings[0])
         assert not a.actions.marks()[FIRST].suspended
         # Its next action is numbered from its own database, and sent.
         event = a.actions.record(FIRST, Action.UNMARK, at=clock.now, day=clock.now.date())
@@ -349,21 +383,20 @@ def test_a_card_action_of_a_key_no_log_may_carry_is_not_sent(
         sitting(a, clock).act(Action.MARK)
         first = sync_folder(a, folder)
         assert first.actions_sent == 1 and len(first.warnings) == 1
-        assert "1 card action in this database that no log file may carry" in first.warnings[0]
+        assert "1 event in this database that no log file may carry" in first.warnings[0]
         own = folder / file_name(a.machine)
         written = own.read_bytes()
         assert sync_folder(a, folder).actions_sent == 0 and own.read_bytes() == written
 
 
-def test_actions_and_reviews_share_a_file_without_mixing_their_numbers(
+def test_actions_and_reviews_share_a_file_and_one_numbering(
     machines: tuple[Store, Store], folder: Path, clock: Clock
 ) -> None:
-    # A's review 1 and A's action 1 have the same (origin, seq): two events, told apart by kind.
     a, b = machines
     on_a = sitting(a, clock)
     on_a.grade(4)
     flagged = on_a.act(Action.FLAG, flag=3)
-    assert flagged.seq == 1 and a.events()[0].seq == 1
+    assert flagged.seq == 2 and a.events()[0].seq == 1
     both(a, b, folder)
     assert b.events() == a.events() and b.actions.events() == [flagged]
     own = read_log(folder / file_name(a.machine))
@@ -392,7 +425,7 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
         on_a.undo()
         assert again.identity == first.identity  # the number is used twice
         report = sync_folder(a, folder)
-        assert len(report.warnings) == 1 and "3 card actions renumbered" in report.warnings[0]
+        assert len(report.warnings) == 1 and "3 of its events renumbered" in report.warnings[0]
         assert a.machine != old and report.actions_received == 1
         assert {e.origin for e in a.actions.events()} == {old, a.machine}
         assert a.actions.marks() == {FIRST: CardMarks(suspended=True, flag=6)}
@@ -406,7 +439,7 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
 # -- property: any order of actions, undos and syncs converges -------------------------------
 
 KEYS = ("zero-tui/stage-key#c1", "zero-tui/fsdp", "zero-tui/offload")
-ACTIONS = [a for a in Action if a is not Action.UNDO]
+ACTIONS = [a for a in Action if a not in (Action.UNDO, Action.BRING_FORWARD)]
 Step = st.one_of(
     st.tuples(
         st.just("act"), st.integers(0, 2), st.sampled_from(KEYS), st.sampled_from(ACTIONS),

@@ -255,7 +255,7 @@ def test_a_review_no_log_may_carry_is_not_sent_and_never_again(
         own = folder / file_name(a.machine)
         first = sync_folder(a, folder)
         assert first.sent == 1 and len(first.warnings) == 1
-        assert "1 review in this database that no log file may carry" in first.warnings[0]
+        assert "1 event in this database that no log file may carry" in first.warnings[0]
         written = own.read_bytes()
         again = sync_folder(a, folder)
         assert again.sent == 0 and own.read_bytes() == written
@@ -275,7 +275,7 @@ def test_a_forged_line_with_this_machines_identity_is_ignored(
     plant(folder, "b0b", line(victim, 2**63 - 1, "zero/s2"), line("b0b", 1, "zero/s3"))
     code, out, err = sync(capsys, tmp_path / "a.db", folder)
     assert code == 0 and err.count("\n") == 1
-    assert f"claiming to be this machine's reviews (machine {victim})" in err
+    assert f"claiming to be this machine's events (machine {victim})" in err
     with Store.open(tmp_path / "a.db") as a:
         assert identities(a) == {(victim, 1), ("b0b", 1)}
         # Its next review is numbered from its own database, and saved and synced.

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.srs.events import from_wire
+from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.sync.logfile import (
     FORMAT_VERSION,
@@ -21,24 +21,16 @@ from zerodrill.srs.sync.logfile import (
     read_log,
     write_log,
 )
-from zerodrill.srs.sync.wire import LogEntry, parse_entry
+from zerodrill.srs.sync.wire import LogEntry, parse_line
 
 AT = datetime(2025, 3, 10, 12, 0, tzinfo=timezone(timedelta(hours=1)))
 
 
 def entry(seq: int, *, kind: str = "grade", grade: int | None = 4, origin: str = "m1") -> LogEntry:
     undoes = (origin, seq - 1) if kind == "undo" else None
-    return from_wire(
-        origin=origin,
-        seq=seq,
-        key="zero/stage-1",
-        kind=kind,
-        at=AT + timedelta(seconds=seq),
-        day=date(2025, 3, 10),
-        grade=None if kind == "undo" else grade,
-        undoes=undoes,
-        answer_ms=1200 if kind != "undo" else None,
-    )
+    grade, answer_ms = (None, None) if kind == "undo" else (grade, 1200)
+    at = AT + timedelta(seconds=seq)
+    return ReviewEvent(origin, seq, "zero/stage-1", at, date(2025, 3, 10), grade, undoes, answer_ms)  # type: ignore[arg-type]
 
 
 def test_written_file_reads_back_the_same_entries(tmp_path: Path) -> None:
@@ -71,7 +63,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     path = tmp_path / file_name("m1")
     write_log(path, "m1", "", [entry(1)])
     before = path.read_bytes()
-    bad = LogEntry("m1", 2, "k", AT, date(2025, 3, 10), Grade.GOOD)
+    bad = ReviewEvent("m1", 2, "k", AT, date(2025, 3, 10), Grade.GOOD)
     object.__setattr__(bad, "at", object())  # to_json fails half-way through the lines
     with pytest.raises(AttributeError):
         write_log(path, "m1", read_log(path).text, [entry(2), bad])
@@ -169,4 +161,4 @@ def test_each_field_is_checked(change: dict[str, object], says: str) -> None:
     record = json.loads(entry(1).to_json())
     record.update(change)
     with pytest.raises(ValueError, match=says.replace("[", r"\[").replace("]", r"\]")):
-        parse_entry(json.dumps(record))
+        parse_line(json.dumps(record))

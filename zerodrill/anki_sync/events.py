@@ -118,7 +118,7 @@ def add_anki_actions(
     """Log the card actions brought back from Anki that the store lacks (a set union by
     identity); how many were new, and the store's warnings about any it held back."""
     known = {e.identity for e in store_actions}
-    merged = store.actions.add_events([a for a in actions if a.identity not in known])
+    merged = store.add_events([a for a in actions if a.identity not in known])
     return merged.added, merged.warnings
 
 

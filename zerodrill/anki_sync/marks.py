@@ -41,8 +41,8 @@ from zerodrill.anki_sync.backend import db
 from zerodrill.anki_sync.notes import NoteKeys
 from zerodrill.export.anki_marks import MARKED_TAG, NO_ANKI_MARKS, AnkiMarks
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
-from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
-from zerodrill.srs.sync.wire import action_unfit
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, legacy_seq
+from zerodrill.srs.sync.wire import unfit
 
 if TYPE_CHECKING:
     from anki.collection import Collection
@@ -147,14 +147,15 @@ def from_anki(
         if now_marked != was_marked == mine_marked:
             action = Action.MARK if now_marked else Action.UNMARK
             out += [_event(k, action, 0, cards[k].note_mod) for k in keys]
-    return [e for e in out if e is not None and action_unfit(e) is None]
+    return [e for e in out if e is not None and unfit(e) is None]
 
 
 def _event(key: str, action: Action, flag: int, mod: int) -> CardActionEvent | None:
     """The action Anki's change makes, the same from every machine and every run; None for a
     modification time outside the calendar (a collection is shared ground)."""
     digest = hashlib.sha256(f"{key}\0{action.value}\0{flag}\0{mod}".encode()).digest()
-    seq = (int.from_bytes(digest[:8], "big") >> 2) + 1
+    # Numbered as before actions joined the log, and moved as those were: the same events.
+    seq = legacy_seq((int.from_bytes(digest[:8], "big") >> 2) + 1)
     try:
         at = datetime.fromtimestamp(mod, UTC)
     except (OverflowError, OSError, ValueError):

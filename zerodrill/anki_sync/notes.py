@@ -2,17 +2,23 @@
 manifest of its own in the sync folder) imported by Anki's importer, which updates a note it
 has by GUID when the deck's copy is newer, adds a new one and touches nothing else. It never
 suspends a card it has already, so the cards of retired notes are suspended here.
+
+"Newer" is by time alone: a terminal's first build of the same notes is newer than the
+collection's, and the importer would rewrite them all, their times only, for every device to
+download again. So a note whose content the import left as it was gets its time and sync
+number back: a note is written only when its content changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from zerodrill.anki_sync.backend import AnkiSyncError, db
+from zerodrill.anki_sync.backend import AnkiSyncError, db, insert_rows
 from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
@@ -60,8 +66,8 @@ def keep_manifest(manifest: Manifest, manifest_file: Path) -> None:
         raise AnkiSyncError(f"cannot write {manifest_file}: {exc.strerror or exc}") from None
 
 
-def import_package(col: Collection, package: Path) -> tuple[int, int]:
-    """Import the package's notes (no scheduling); (added, updated)."""
+def import_package(col: Collection, package: Path, guids: Container[str]) -> tuple[int, int]:
+    """Import the package's notes (no scheduling), those of ``guids``; (added, updated)."""
     from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.errors import BackendError
     from anki.import_export_pb2 import IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER as IF_NEWER
@@ -73,13 +79,100 @@ def import_package(col: Collection, package: Path) -> tuple[int, int]:
         with_scheduling=False,
         with_deck_configs=False,
     )
+    before, kinds_before = _notes(col, guids), _notetypes(col)
     try:
         done = col.import_anki_package(
             ImportAnkiPackageRequest(package_path=str(package), options=options)
         )
     except BackendError as exc:
         raise AnkiSyncError(f"Anki could not import the decks' notes: {exc}") from None
-    return len(done.log.new), len(done.log.updated)
+    after = _notes(col, guids)
+    same = [
+        (nid, *before[nid][1])
+        for nid, (content, stamp) in after.items()
+        if nid in before and before[nid][0] == content and before[nid][1] != stamp
+    ]
+    insert_rows(
+        col,
+        "WITH v(id, mod, usn) AS ({values}) "
+        "UPDATE notes SET mod = v.mod, usn = v.usn FROM v WHERE notes.id = v.id",
+        same,
+    )
+    # Their note types alike (the importer rewrites one whole, its templates included).
+    for ntid, (content, stamps) in _notetypes(col).items():
+        if ntid in kinds_before and kinds_before[ntid][0] == content:
+            (mtime, usn), templates = kinds_before[ntid][1]
+            if stamps != kinds_before[ntid][1]:
+                sql = db(col).execute
+                sql("UPDATE notetypes SET mtime_secs = ?, usn = ? WHERE id = ?", mtime, usn, ntid)
+                for ord_, (t_mtime, t_usn) in templates:
+                    sql(
+                        "UPDATE templates SET mtime_secs = ?, usn = ? WHERE ntid = ? AND ord = ?",
+                        t_mtime, t_usn, ntid, ord_,
+                    )  # fmt: skip
+    return len(done.log.new), len(done.log.updated) - len(same)
+
+
+def _notes(
+    col: Collection, guids: Container[str]
+) -> dict[int, tuple[tuple[object, ...], tuple[int, int]]]:
+    """The notes of ``guids``: id -> (what Anki shows of it, (its time, its sync number))."""
+    rows = db(col).all("SELECT id, guid, mid, flds, tags, mod, usn FROM notes")
+    return {
+        nid: ((mid, flds, tags), (mod, usn))
+        for nid, guid, mid, flds, tags, mod, usn in rows
+        if guid in guids
+    }
+
+
+_Stamps = tuple[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]
+
+
+def _notetypes(col: Collection) -> dict[int, tuple[tuple[object, ...], _Stamps]]:
+    """Every note type: id -> (what it holds, (its time and sync number, and each template's
+    by ordinal))."""
+    from anki.notetypes_pb2 import Notetype
+
+    fields: dict[int, list[object]] = {}
+    for ntid, ord_, name, config in db(col).all(
+        "SELECT ntid, ord, name, config FROM fields ORDER BY ord"
+    ):
+        fields.setdefault(ntid, []).append((ord_, name, _config(Notetype.Field.Config, config)))
+    templates: dict[int, list[object]] = {}
+    template_stamps: dict[int, list[tuple[int, tuple[int, int]]]] = {}
+    for ntid, ord_, name, config, mtime, usn in db(col).all(
+        "SELECT ntid, ord, name, config, mtime_secs, usn FROM templates ORDER BY ord"
+    ):
+        content = (ord_, name, _config(Notetype.Template.Config, config))
+        templates.setdefault(ntid, []).append(content)
+        template_stamps.setdefault(ntid, []).append((ord_, (mtime, usn)))
+    return {
+        ntid: (
+            (
+                name,
+                _config(Notetype.Config, config),
+                tuple(fields.get(ntid, ())),
+                tuple(templates.get(ntid, ())),
+            ),
+            ((mtime, usn), tuple(template_stamps.get(ntid, ()))),
+        )
+        for ntid, name, config, mtime, usn in db(col).all(
+            "SELECT id, name, config, mtime_secs, usn FROM notetypes"
+        )
+    }
+
+
+def _config(kind: Any, blob: bytes | list[int]) -> tuple[bytes, object]:
+    """A note type's (or its field's, or template's) config as compared: Anki writes the JSON
+    of its ``other`` part with its keys in any order."""
+    config = kind()
+    config.ParseFromString(bytes(blob))
+    try:
+        other = json.loads(config.other) if config.other else None
+    except ValueError:
+        other = config.other
+    config.other = b""
+    return config.SerializeToString(deterministic=True), json.dumps(other, sort_keys=True)
 
 
 def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:

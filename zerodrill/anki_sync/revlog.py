@@ -8,7 +8,8 @@ one of them carries both by chance once in a million answers; the cost is under 
 precision in each. The mark is the same on every machine, so is the check that an answer is
 in Anki already: a marked row of the card with the answer's button, stamped in the same
 second or later, before the card's next answer (a second taken by another answer moves a row
-on by a second).
+on by a second). The mark is read where every revlog is read (:mod:`zerodrill.srs.anki_import`,
+which leaves these rows out for ``import-progress`` as for the sync).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from zerodrill.srs.anki_import import MARK as MARK
+from zerodrill.srs.anki_import import is_marked as is_marked
 from zerodrill.srs.grades import FOUR_BUTTONS, Grade, nearest_button
 
 if TYPE_CHECKING:
     from zerodrill.anki_sync.events import Answer
 
-MARK = 419
 #: Anki keeps an answer time of at most a minute (the deck option's ceiling, by default).
 _MAX_TAKEN_MS = 59_000
 #: How far (ms) a row may move on from its answer's second to find a free revlog id (at most
@@ -51,11 +53,6 @@ class RevlogRow(Struct, frozen=True):
         """In the table's column order: id cid usn ease ivl lastIvl factor time type."""
         f = self
         return (f.id, f.cid, -1, f.ease, f.ivl, f.last_ivl, f.factor, f.time, f.type)
-
-
-def is_marked(rid: int, taken_ms: int | None) -> bool:
-    """A row zerodrill wrote: its id and answer time both end in :data:`MARK` ms."""
-    return rid % 1000 == MARK and taken_ms is not None and taken_ms % 1000 == MARK
 
 
 def _ease(grade: Grade) -> int:

@@ -16,12 +16,15 @@ actions read back from Anki are logged just before the copy replaces the collect
 record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
 marks the collection or the store lacks (a failure between the two leaves the older record,
 and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
-(the work copy is thrown away) and the server as Anki's protocol leaves it.
+(the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
+changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
+copies only, in a temporary folder, and writes nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -112,8 +115,10 @@ def sync(
     only). Raises :class:`~zerodrill.anki_sync.backend.AnkiSyncError` with one line for each
     failure a user can meet, having changed nothing it would leave half done."""
     require_anki()
-    # A dry run before the first sync has no folder, so nothing to hold yet.
-    held = target.collection.parent.is_dir()
+    # A symlinked collection is written through: the link stays, its file is replaced.
+    target = structs.replace(target, collection=workcopy.real_path(target.collection))
+    # A dry run writes nothing beside the collection, a lock included (it removes nothing).
+    held = not dry_run and target.collection.parent.is_dir()
     with workcopy.one_run(target.collection) if held else nullcontext():
         return _run(target, decks, note_keys, store, manifest_file, dry_run, full_upload)
 
@@ -128,7 +133,7 @@ def _run(
     full_upload: bool,
 ) -> Moved:
     collection = target.collection
-    cleaned = workcopy.clear_leftovers(collection)
+    cleaned = not dry_run and workcopy.clear_leftovers(collection)
     full = server.FullSync.NONE
     first_time = target.key is not None and not collection.exists()
     if dry_run:
@@ -151,12 +156,13 @@ def _run(
     fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
     record = None if fresh else events.marks_record(store, record_id)
     warnings: tuple[str, ...] = ()
-    with workcopy.work_copy(collection) as copy:
-        col = open_collection(copy)
+    copying = workcopy.scratch_copy if dry_run else workcopy.work_copy
+    with copying(collection) as copy:
+        col = open_collection(copy.path)
         try:
             moved, anki, manifest, (from_anki, new_record), model = _apply(
                 col,
-                copy,
+                copy.path,
                 decks,
                 note_keys,
                 store_events,
@@ -217,7 +223,7 @@ def _apply(
     record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package)
-    added, updated = notes.import_package(col, package)
+    added, updated = notes.import_package(col, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     cards = notes.our_cards(col, note_keys)
@@ -345,26 +351,44 @@ def _record_id(target: Target) -> str:
     return hashlib.sha256(named.encode("utf-8")).hexdigest()[:16]
 
 
-def cache_for(folder: Path, key: HostKey) -> Path:
-    """zerodrill's copy of the collection of the account ``key`` logs in to, in ``folder``.
+def cache_for(folder: Path, key: HostKey, *, dry_run: bool = False) -> Path | None:
+    """zerodrill's copy of the collection of the account ``key`` logs in to, in ``folder``;
+    None for a dry run when there is none yet (another account's is there).
 
     A copy of another account's (or server's) collection is thrown away: the next sync takes
     this one's whole. Nothing is lost with it, as everything zerodrill writes into a copy is
-    derived again from the review store.
+    derived again from the review store. Only a copy zerodrill can prove it made is removed:
+    the record of the account (:data:`_LOGIN`) is written before the copy is first made, so
+    a collection found there without it is someone else's, and is refused, left as it is.
     """
     collection = folder / "collection.anki2"
-    stamp = folder / "collection.login"
+    stamp = folder / _LOGIN
     # The host key names the account; the address may change (AnkiWeb moves accounts).
     whose = hashlib.sha256(key.hkey.encode()).hexdigest()
     if not folder.is_dir():
         return collection  # a dry run before any sync: nothing to keep apart
+    media = workcopy.media_folder(collection)
+    files = [collection, Path(f"{collection}-wal"), folder / "collection.media.db2", media]
     try:
         known = stamp.read_text(encoding="ascii").strip() if stamp.is_file() else None
-        if known != whose:
-            for path in (collection, Path(f"{collection}-wal"), folder / "collection.media.db2"):
+        if known is None and (found := [p.name for p in files if os.path.lexists(p)]):
+            raise AnkiSyncError(
+                f"{folder} holds {', '.join(found)}, which zerodrill did not make: it is left "
+                "as it is; move it elsewhere (to sync with it: --collection), then run again"
+            )
+        if known == whose:
+            return collection
+        if dry_run:
+            return None
+        if known is not None:
+            for path in files[:3]:
                 path.unlink(missing_ok=True)
-            shutil.rmtree(workcopy.media_folder(collection), ignore_errors=True)
-            stamp.write_text(whose + "\n", encoding="ascii")
+            shutil.rmtree(media, ignore_errors=True)
+        stamp.write_text(whose + "\n", encoding="ascii")
     except (OSError, ValueError) as exc:
         raise AnkiSyncError(f"cannot prepare {folder} for the sync: {exc}") from None
     return collection
+
+
+#: In zerodrill's folder of the collection: whose copy it is (a digest of the host key).
+_LOGIN = "collection.login"

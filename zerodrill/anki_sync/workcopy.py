@@ -4,16 +4,24 @@ run killed in the middle leaves it as it was, not half changed for the phone to 
 The copy is in a folder beside the collection (same file system: the replacement is one
 rename); its new media go into the collection's first (an extra image harms nothing, a
 missing one would). :func:`one_run` keeps a second run from taking a live run's folder for a
-killed run's leftover.
+killed run's leftover, and a leftover is removed only if it holds the mark
+(:data:`_OWNED`) each work folder gets when it is made: nothing else beside a user's
+collection is zerodrill's to remove. The collection is replaced only if it is, byte for
+byte, what was copied (:func:`put_back`): an answer given in Anki meanwhile is never lost.
+A dry run's copy is in a temporary folder elsewhere (:func:`scratch_copy`): it writes
+nothing beside the collection.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 from zerodrill.anki_sync.backend import AnkiSyncError
 
@@ -21,6 +29,17 @@ from zerodrill.anki_sync.backend import AnkiSyncError
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 _PREFIX = ".zerodrill-sync-"
+#: Written into each work folder as it is made: the proof a leftover is zerodrill's.
+_OWNED = ".zerodrill-work-folder"
+
+
+def real_path(collection: Path) -> Path:
+    """The file ``collection`` names, through any links: a symlinked collection is written
+    through, its link kept."""
+    try:
+        return collection.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop, before 3.13
+        raise AnkiSyncError(f"{collection}: not a collection file ({exc})") from None
 
 
 def media_folder(collection: Path) -> Path:
@@ -59,54 +78,111 @@ def one_run(collection: Path) -> Iterator[None]:
 
 
 def clear_leftovers(collection: Path) -> bool:
-    """Remove a killed run's work folders; whether there were any."""
+    """Remove a killed run's work folders (those holding :data:`_OWNED`, or empty); whether
+    there were any."""
     found = False
     for leftover in collection.parent.glob(f"{_PREFIX}{collection.name}-*"):
-        if leftover.is_dir() and not leftover.is_symlink():
+        if leftover.is_symlink() or not leftover.is_dir():
+            continue
+        if (leftover / _OWNED).is_file():
             shutil.rmtree(leftover, ignore_errors=True)
+            found = True
+        elif not any(leftover.iterdir()):
+            # Killed between making it and marking it.
+            leftover.rmdir()
             found = True
     return found
 
 
+class Copy(NamedTuple):
+    """A work copy of a collection, and the digest of the bytes it was copied from."""
+
+    path: Path
+    digest: str
+
+
+def _copy(collection: Path, copy: Path) -> str:
+    """Copy ``collection`` (and its -wal) to ``copy``; the digest of the collection's bytes."""
+    wal = Path(f"{collection}-wal")
+    if wal.is_file():
+        # A collection Anki has open (read by a dry run): its -wal first, so that a
+        # checkpoint meanwhile moves pages into the file copied after it.
+        shutil.copyfile(wal, f"{copy}-wal")
+    if not collection.exists():
+        return ""
+    return _digest(collection, copy)
+
+
+def _digest(source: Path, copy: Path | None = None) -> str:
+    """The SHA-256 of ``source``'s bytes, copied to ``copy`` on the way."""
+    digest = hashlib.sha256()
+    with source.open("rb") as src, ExitStack() as stack:
+        dst = stack.enter_context(copy.open("wb")) if copy is not None else None
+        while chunk := src.read(1 << 20):
+            digest.update(chunk)
+            if dst is not None:
+                dst.write(chunk)
+    return digest.hexdigest()
+
+
 @contextmanager
-def work_copy(collection: Path) -> Iterator[Path]:
+def work_copy(collection: Path) -> Iterator[Copy]:
     """A copy of ``collection`` to change, removed on the way out whatever happened."""
     folder = collection.parent / f"{_PREFIX}{collection.name}-{os.getpid()}"
     try:
-        shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir()
-        copy = folder / collection.name
-        wal = Path(f"{collection}-wal")
-        if wal.is_file():
-            # A collection Anki has open (read by a dry run): its -wal first, so that a
-            # checkpoint meanwhile moves pages into the file copied after it.
-            shutil.copyfile(wal, f"{copy}-wal")
-        if collection.exists():
-            shutil.copyfile(collection, copy)
+    except FileExistsError:
+        raise AnkiSyncError(
+            f"{folder} is in the way and is not zerodrill's: it is left as it is; move it away"
+        ) from None
     except OSError as exc:
-        shutil.rmtree(folder, ignore_errors=True)
         raise AnkiSyncError(f"cannot copy {collection}: {exc.strerror or exc}") from None
     try:
-        yield copy
+        try:
+            (folder / _OWNED).write_bytes(b"")
+            copy = folder / collection.name
+            digest = _copy(collection, copy)
+        except OSError as exc:
+            raise AnkiSyncError(f"cannot copy {collection}: {exc.strerror or exc}") from None
+        yield Copy(copy, digest)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def put_back(copy: Path, collection: Path) -> None:
+@contextmanager
+def scratch_copy(collection: Path) -> Iterator[Copy]:
+    """A dry run's copy of ``collection``, in a temporary folder away from it."""
+    with tempfile.TemporaryDirectory(prefix="zerodrill-dry-run-") as tmp:
+        copy = Path(tmp) / collection.name
+        try:
+            digest = _copy(collection, copy)
+        except OSError as exc:
+            raise AnkiSyncError(f"cannot copy {collection}: {exc.strerror or exc}") from None
+        yield Copy(copy, digest)
+
+
+def put_back(copy: Copy, collection: Path) -> None:
+    """Replace ``collection`` with the changed ``copy``, unless it changed since it was
+    copied (then :class:`AnkiSyncError`, and it is left as it is)."""
     try:
-        source, target = media_folder(copy), media_folder(collection)
-        if source.is_dir():
-            target.mkdir(exist_ok=True)
-            for item in source.iterdir():
-                if item.is_file() and not (target / item.name).exists():
-                    os.replace(item, target / item.name)
         if Path(f"{collection}-wal").exists():
             # A closed collection has none: something opened it since it was copied.
             raise AnkiSyncError(
                 f"{collection} was opened (by Anki?) during the sync; it is unchanged: close "
                 "Anki and run again"
             )
-        os.replace(copy, collection)
+        if _digest(collection) != copy.digest:
+            raise AnkiSyncError(
+                f"{collection} changed during the sync (in Anki?); it is left as it is, "
+                "nothing of it lost: run again"
+            )
+        source, target = media_folder(copy.path), media_folder(collection)
+        if source.is_dir():
+            target.mkdir(exist_ok=True)
+            for item in source.iterdir():
+                if item.is_file() and not (target / item.name).exists():
+                    os.replace(item, target / item.name)
+        os.replace(copy.path, collection)
     except OSError as exc:
         raise AnkiSyncError(
             f"cannot replace {collection} with its updated copy: {exc.strerror or exc}; "

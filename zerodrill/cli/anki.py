@@ -8,7 +8,10 @@ and the decks, and reports what moved.
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +25,7 @@ from zerodrill.words import plural
 
 if TYPE_CHECKING:
     from zerodrill.anki_sync.run import Moved
+    from zerodrill.srs.store import Store
 
 USER_ENV, PASSWORD_ENV = "ZERODRILL_ANKI_USER", "ZERODRILL_ANKI_PASSWORD"
 
@@ -109,9 +113,8 @@ def sync_command(
     from zerodrill.anki_sync import login as kept
     from zerodrill.anki_sync import run
     from zerodrill.cli.import_progress import note_keys
-    from zerodrill.srs.store import Store
 
-    decks = usable_decks(load_decks(paths))
+    decks = usable_decks(load_decks(paths, cached=not dry_run))
     db_path = db if db is not None else default_db_path(create_folder=not dry_run)
     folder = db_path.parent / "anki"
     if not dry_run:
@@ -122,7 +125,9 @@ def sync_command(
     if collection is not None:
         if full_upload:
             raise click.UsageError("--full-upload is for a sync server, not --collection")
-        collection = collection.expanduser()
+        from zerodrill.anki_sync.workcopy import real_path
+
+        collection = real_path(collection)
         if not collection.is_file():
             raise AnkiSyncError(f"{collection}: no such collection file")
         target = run.Target(collection)
@@ -132,17 +137,48 @@ def sync_command(
         def moved_to(endpoint: str) -> None:
             kept.save(kept.HostKey(endpoint, key.hkey))
 
-        target = run.Target(run.cache_for(folder, key), key, moved_to)
+        cache = run.cache_for(folder, key, dry_run=dry_run)
+        if cache is None:
+            _report(run.Moved(synced_before=False), dry_run)
+            return
+        target = run.Target(cache, key, moved_to)
     manifest = folder / "decks.manifest.json"
     notes = note_keys(decks)
     if dry_run and not db_path.exists():
         moved = run.sync(target, decks, notes, None, manifest, dry_run=True)
     else:
-        with Store.open(db_path) as store:
+        with _review_store(db_path, dry_run) as store:
             moved = run.sync(
                 target, decks, notes, store, manifest, dry_run=dry_run, full_upload=full_upload
             )
     _report(moved, dry_run)
+
+
+@contextmanager
+def _review_store(db_path: Path, dry_run: bool) -> Iterator[Store]:
+    """The review store; for a dry run, a copy of it in a temporary folder (migrated there if
+    an earlier zerodrill wrote it), so that nothing is written beside the database."""
+    from zerodrill.srs.store import Store
+
+    if not dry_run:
+        with Store.open(db_path) as store:
+            yield store
+        return
+    from zerodrill.srs.store.file import connect
+
+    Store.open(db_path, read_only=True).close()  # refuses, in one line, what it cannot read
+    with tempfile.TemporaryDirectory(prefix="zerodrill-dry-run-") as tmp:
+        copy = Path(tmp) / db_path.name
+        source = connect(db_path, create=False, read_only=True)
+        try:
+            with closing(sqlite3.connect(copy)) as target:
+                source.backup(target)
+        except sqlite3.Error as exc:
+            raise AnkiSyncError(f"cannot read {db_path}: {exc}") from None
+        finally:
+            source.close()
+        with Store.open(copy) as store:
+            yield store
 
 
 def _report(moved: Moved, dry_run: bool) -> None:

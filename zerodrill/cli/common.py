@@ -60,12 +60,15 @@ def deck_roots(paths: Sequence[Path]) -> DefaultDecks:
     return found
 
 
-def load_decks(paths: Sequence[Path], rules: Sequence[TargetRules] = ()) -> LoadResult:
+def load_decks(
+    paths: Sequence[Path], rules: Sequence[TargetRules] = (), *, cached: bool = True
+) -> LoadResult:
     """The decks under ``paths`` (default: :func:`deck_roots`), through the parsed-deck cache;
     with an export target's ``rules``, parsed afresh: the cache keeps decks, not what a
-    target's rules would find in their text."""
+    target's rules would find in their text. Not ``cached``: parsed afresh, the cache neither
+    read nor written (a dry run writes nothing)."""
     roots = list(deck_roots(paths).roots)
-    if rules:
+    if rules or not cached:
         from zerodrill.deck.load import load_paths
 
         return load_paths(roots, rules)

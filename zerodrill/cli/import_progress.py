@@ -23,7 +23,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     FILE is a .colpkg or .apkg exported from Anki with scheduling, or a collection.anki2 (it
     is read, never written, even while Anki has it open). PATH... are the decks the cards
     come from (default: a checkout's decks/, else the bundled decks). Importing the same
-    reviews again adds nothing.
+    reviews again adds nothing, and the answers 'zerodrill anki sync' wrote into Anki are
+    zerodrill's own: never imported.
     """
     from zerodrill.srs.anki_import import read_reviews, withdrawals
     from zerodrill.srs.store import Store
@@ -51,6 +52,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
         notes.append(f"{count} of zerodrill decks not named here ({named}): name their files")
     if found.unmatched:
         notes.append(f"{plural(found.unmatched, 'review')} of cards in none of the decks")
+    if found.own:
+        notes.append(f"{plural(found.own, 'answer')} zerodrill wrote (skipped: its own)")
     if found.skipped:
         notes.append(f"{plural(found.skipped, 'revlog row')} that are not answers (skipped)")
     click.echo("; ".join(notes) + ".")

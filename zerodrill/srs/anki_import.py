@@ -7,13 +7,18 @@ grade are skipped and counted: manual changes (revlog types 4 and 5), answers in
 deck with rescheduling off (type 3 with no ease factor: Anki's own test for "cramming", which
 moves no schedule in Anki either), and any row whose ease is not a button.
 
+The rows ``zerodrill anki sync`` wrote (:func:`is_marked`) are zerodrill's own answers, in its
+store already: they are left out, so no path brings them back as Anki's.
+
 Study days are the collection's (its rollover hour and UTC offset), not this machine's, so one
 package gives the same events in Tokyo and in New York.
 
 Anki's undo removes an answer from the revlog and puts the collection's modification time
-back, so only when the file was written tells an undone answer from one a package is too old
-to hold: :func:`withdrawals` gives an undo (origin :data:`UNDO_ORIGIN`, numbered by the revlog
-id, the same on every machine) for each answer imported before that is gone since.
+back. :func:`withdrawals` gives an undo (origin :data:`UNDO_ORIGIN`, numbered by the revlog
+id, the same on every machine) for each answer imported before that is gone since, but only
+where the collection itself shows a later moment (a later answer or change): a file's or a
+package's time proves nothing (an old copy copied today is new), and an answer that reached
+another device by a sync is in no older copy.
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ _ANSWER_TYPES = (0, 1, 2, 3)
 #: Revlog type 3 with ease factor 0 is an answer with rescheduling off (Anki: is_cramming).
 _FILTERED = 3
 _TABLES = {"col", "notes", "cards", "revlog"}
+#: The milliseconds both the id and the answer time of a revlog row zerodrill wrote end in
+#: (see :mod:`zerodrill.anki_sync.revlog`).
+MARK = 419
 
 #: A note GUID -> its template ordinals -> the item key each card is reviewed under.
 NoteKeys = Mapping[str, Mapping[int, str]]
@@ -67,12 +75,19 @@ class AnkiReviews(Struct, frozen=True):
     skipped: int
     #: The item keys of zerodrill's cards the collection holds.
     keys: frozenset[str] = frozenset()
-    #: The latest moment the collection is known to show, in ms since the epoch: an answer
+    #: The latest moment the collection itself shows, in ms since the epoch: an answer
     #: before it that it does not hold was undone (see :func:`_horizon`).
     horizon: int = 0
     #: Notes zerodrill exported (tagged ``zerodrill::<deck>``) from decks not among those
     #: read: deck id -> notes. Left alone too, but not the user's own notes.
     other_decks: Mapping[str, int] = field(default_factory=dict)
+    #: Rows ``zerodrill anki sync`` wrote (:func:`is_marked`): left out.
+    own: int = 0
+
+
+def is_marked(rid: int, taken_ms: object) -> bool:
+    """A revlog row zerodrill wrote: its id and answer time both end in :data:`MARK` ms."""
+    return rid % 1000 == MARK and isinstance(taken_ms, int) and taken_ms % 1000 == MARK
 
 
 def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
@@ -80,20 +95,18 @@ def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
     with tempfile.TemporaryDirectory(prefix="zerodrill-import-") as tmp:
         copied = copy_collection(path, Path(tmp))
         try:
-            conn = sqlite3.connect(copied.path)
+            conn = sqlite3.connect(copied)
         except sqlite3.Error as exc:
             raise AnkiImportError(f"cannot read {path}: {exc}") from None
         try:
-            return _read(conn, notes, path, copied.written)
+            return _read(conn, notes, path)
         except sqlite3.DatabaseError as exc:
             raise AnkiImportError(f"{path} is not an Anki collection ({exc})") from None
         finally:
             conn.close()
 
 
-def _read(
-    conn: sqlite3.Connection, notes: NoteKeys, path: Path, written: datetime | None
-) -> AnkiReviews:
+def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
     tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema")}
     if not _TABLES <= tables:
         raise AnkiImportError(f"{path} is an SQLite file but not an Anki collection")
@@ -124,7 +137,7 @@ def _read(
     for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
-    reviews, unmatched, skipped = [], 0, 0
+    reviews, unmatched, skipped, own = [], 0, 0, 0
     for rid, cid, ease, kind, factor, taken in conn.execute(
         "SELECT id, cid, ease, type, factor, time FROM revlog ORDER BY id"
     ):
@@ -144,6 +157,9 @@ def _read(
         if key is None:
             unmatched += 1
             continue
+        if is_marked(rid, taken):
+            own += 1
+            continue
         when = calendar.when(rid)
         if when is None:
             skipped += 1
@@ -153,26 +169,20 @@ def _read(
             ReviewEvent(ORIGIN, rid, key, *when, grade, answer_ms=answer_ms, buttons=ANKI_LAYOUT)
         )
     held = frozenset(key for key in cards.values() if key is not None)
-    horizon = _horizon(conn, calendar, written)
-    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon, other_decks)
+    horizon = _horizon(conn)
+    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon, other_decks, own)
 
 
-def _horizon(conn: sqlite3.Connection, calendar: Calendar, written: datetime | None) -> int:
-    """The latest moment the collection is known to show, in ms: its last change (``mod``,
-    which Anki's undo puts back as it was), its latest revlog id, or when the file or
-    package was written, whichever is latest. A package's zip time is the exporting
-    machine's local time: read in the collection's UTC offset, or as the earliest it can
-    be (UTC+14) where the collection records none."""
+def _horizon(conn: sqlite3.Connection) -> int:
+    """The latest moment the collection itself shows, in ms: its last change (``mod``, which
+    Anki's undo puts back as it was) or its latest revlog id, whichever is later. Undoing
+    the last answer so leaves no trace until the next answer or change; that is the price of
+    never taking an older copy's missing answers for undone ones."""
     (mod,) = conn.execute("SELECT mod FROM col").fetchone() or (0,)
     (latest,) = conn.execute("SELECT max(id) FROM revlog").fetchone()
     mod = mod if isinstance(mod, int) else 0
     # Collections before Anki 2.1 kept mod in seconds.
-    moments = [mod * 1000 if 0 < mod < 10**11 else mod, latest if isinstance(latest, int) else 0]
-    if written is not None:
-        if written.tzinfo is None:
-            written = written.replace(tzinfo=calendar.zone or timezone(timedelta(hours=14)))
-        moments.append(int(written.timestamp() * 1000))
-    return max(moments)
+    return max(mod * 1000 if 0 < mod < 10**11 else mod, latest if isinstance(latest, int) else 0)
 
 
 class Calendar(Struct, frozen=True):
@@ -236,8 +246,8 @@ def _config(conn: sqlite3.Connection, has_config_table: bool) -> dict[str, Any]:
 
 def withdrawals(found: AnkiReviews, logged: Iterable[ReviewEvent]) -> list[ReviewEvent]:
     """An undo for each answer imported from Anki before that ``found`` shows was undone
-    there since: its card is in the collection, the collection is newer than the answer, and
-    its revlog holds it no more (or no longer as a grade)."""
+    there since: its card is in the collection, the collection's own content is newer than
+    the answer, and its revlog holds it no more (or no longer as a grade)."""
     events = list(logged)
     undone = {e.undoes for e in events if e.undoes is not None}
     kept = {review.seq for review in found.reviews}

@@ -20,11 +20,8 @@ import stat
 import zipfile
 import zlib
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
-
-from msgspec import Struct
 
 from zerodrill.errors import UserError
 
@@ -49,18 +46,9 @@ class AnkiImportError(UserError):
     """A file that is not an Anki collection this reads."""
 
 
-class Copied(Struct, frozen=True):
-    """A collection copied out, and when what it was copied from was written: the file's
-    modification time (aware), or a package member's zip time (naive: the local time of the
-    machine that exported it)."""
-
-    path: Path
-    written: datetime | None
-
-
-def copy_collection(path: Path, folder: Path) -> Copied:
+def copy_collection(path: Path, folder: Path) -> Path:
+    """The collection in ``path`` copied into ``folder``; its copy."""
     copy = folder / "collection.anki2"
-    written: datetime | None = None
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
@@ -71,17 +59,14 @@ def copy_collection(path: Path, folder: Path) -> Copied:
         with path.open("rb") as f:
             head = f.read(len(SQLITE_MAGIC))
         if head.startswith(_ZIP_MAGIC):
-            written = _extract(path, copy)
+            _extract(path, copy)
         elif head == SQLITE_MAGIC:
             # The -wal first: a checkpoint that runs meanwhile moves pages into the file,
             # which is copied after, so nothing committed is missed.
             wal = path.with_name(path.name + "-wal")
-            times = [path.stat().st_mtime]
             if wal.is_file():
-                times.append(wal.stat().st_mtime)
                 _copy_file(wal, folder / (copy.name + "-wal"))
             _copy_file(path, copy)
-            written = datetime.fromtimestamp(max(times), tz=UTC)
         else:
             raise AnkiImportError(
                 f"{path} is not an Anki collection or package (.colpkg, .apkg, collection.anki2)"
@@ -90,7 +75,7 @@ def copy_collection(path: Path, folder: Path) -> Copied:
         raise AnkiImportError(f"{path}: no such file") from None
     except OSError as exc:
         raise AnkiImportError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return Copied(copy, written)
+    return copy
 
 
 def _copy_file(source: Path, target: Path) -> None:
@@ -99,8 +84,8 @@ def _copy_file(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
-def _extract(package: Path, out: Path) -> datetime | None:
-    """Take the collection out of ``package``; the member's zip time."""
+def _extract(package: Path, out: Path) -> None:
+    """Take the collection out of ``package``."""
     try:
         with zipfile.ZipFile(package) as z:
             names = set(z.namelist())
@@ -119,10 +104,6 @@ def _extract(package: Path, out: Path) -> datetime | None:
                     _unzstd(src, dst, package)
                 else:
                     _copy_collection_bytes(src.read, dst, package)
-            try:
-                return datetime(*z.getinfo(member).date_time)
-            except ValueError:
-                return None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
         raise AnkiImportError(
             f"{package} is a damaged or incomplete package (cut short while copying?): {exc}"

@@ -3,12 +3,12 @@ the undo of one of those. Events, like the review log's: nothing but what was do
 whom; a card's marks (suspended, buried today, its flag, marked) are derived by replaying its
 events in time order (:func:`replay`).
 
-Identity is ``(origin, seq)``, the machine that made the event and its number there (numbered
-apart from its reviews), as for reviews; an undo names the event it withdraws by identity and
-withdraws exactly that one, so two machines' actions on one card merge as a set union. They
-live in their own table (``card_action``, :mod:`zerodrill.srs.store.actions`) and travel
-everywhere reviews do: the shared-folder sync carries them as lines of their own kind
-(:meth:`CardActionEvent.to_wire`, :mod:`zerodrill.srs.sync.logfile`); ``zerodrill anki sync``
+They are events of the review log (:mod:`zerodrill.srs.store.actions`), and so is the
+interview's bringing a card forward (:attr:`Action.BRING_FORWARD`): identity ``(origin, seq)``
+numbered with the machine's reviews, one undo rule (an undo names the event it withdraws by
+identity, whatever its kind), one merge, one line in a sync file (:meth:`CardActionEvent.to_wire`,
+:mod:`zerodrill.srs.sync.wire`). Actions logged before they joined the log were numbered apart
+from reviews: they keep their numbers moved by :func:`legacy_seq`. ``zerodrill anki sync``
 gives them to Anki and brings back those made in Anki, of origin ``anki``
 (:mod:`zerodrill.anki_sync.marks`); the export's ``--with-progress`` writes them into the
 package. All three map them to Anki by :mod:`zerodrill.export.anki_marks`.
@@ -52,6 +52,8 @@ class Action(StrEnum):
     MARK = "mark"
     UNMARK = "unmark"
     UNDO = "undo"  #: withdraws the event :attr:`CardActionEvent.undoes` names
+    #: An interview missed the card's point: due in the drill until graded after it.
+    BRING_FORWARD = "bring_forward"
 
 
 class CardActionEvent(Struct, frozen=True):
@@ -86,28 +88,41 @@ class CardActionEvent(Struct, frozen=True):
         return (self.origin, self.seq)
 
     def to_wire(self) -> dict[str, Any]:
-        """The event as one line of a sync file carries it (JSON-safe): ``kind`` "action",
-        which no review line has, so a reader tells the two apart by it (see
-        :mod:`zerodrill.srs.sync.logfile`)."""
-        return {
+        """The event as one line of a sync file carries it (JSON-safe): ``kind`` the action;
+        an undo's line is a review undo's (see :mod:`zerodrill.srs.sync.wire`)."""
+        wire: dict[str, Any] = {
             "origin": self.origin,
             "seq": self.seq,
             "key": self.key,
-            "kind": WIRE_KIND,
-            "action": self.action.value,
+            "kind": self.action.value,
             "at": self.at.isoformat(),
             "day": self.day.isoformat(),
-            "flag": self.flag,
-            "undoes": list(self.undoes) if self.undoes is not None else None,
         }
+        if self.action is Action.FLAG:
+            wire["flag"] = self.flag
+        if self.undoes is not None:
+            wire |= {"grade": None, "undoes": list(self.undoes), "answer_ms": None}
+        return wire
 
     def to_json(self) -> str:
         """:meth:`to_wire` as one line of JSON (without the newline)."""
         return json.dumps(self.to_wire(), ensure_ascii=False, separators=(",", ":"))
 
 
-#: The ``kind`` of a card action's line in a sync file.
-WIRE_KIND = "action"
+#: The ``kind`` of a card action's line in a sync file before actions joined the log.
+LEGACY_WIRE_KIND = "action"
+#: Numbers from half of this up are those of actions logged before they joined the log (see
+#: :func:`legacy_seq`); a machine numbers its events below.
+LEGACY_SEQ_TOP = 2**63
+
+
+def legacy_seq(seq: int) -> int:
+    """The number an action numbered ``seq`` apart from reviews (before actions joined the log:
+    1 to ``2**62``) has now, the same on every machine: ``2**63 - seq``. ValueError for a
+    number no zerodrill gave an action."""
+    if not 1 <= seq <= LEGACY_SEQ_TOP // 2:
+        raise ValueError(f"no card action was numbered {seq}")
+    return LEGACY_SEQ_TOP - seq
 
 
 class CardMarks(Struct, frozen=True):
@@ -138,11 +153,14 @@ def replay(events: Iterable[CardActionEvent]) -> dict[str, CardMarks]:
     withdrawn = {e.undoes for e in events if e.action is Action.UNDO}
     marks: dict[str, CardMarks] = {}
     for e in sorted(events, key=time_order):
-        if e.action is Action.UNDO or e.identity in withdrawn:
+        if e.action in _NOT_MARKS or e.identity in withdrawn:
             continue
         before = marks.get(e.key, NO_MARKS)
         marks[e.key] = _applied(before, e)
     return {key: m for key, m in marks.items() if m != NO_MARKS}
+
+
+_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD)
 
 
 def _applied(marks: CardMarks, e: CardActionEvent) -> CardMarks:

@@ -1,11 +1,13 @@
-"""What the learner did, as one value: :class:`ReviewEvent`, the review log's only kind of entry.
+"""What the learner did, as one value: :class:`ReviewEvent`, a grade or its undo; the log's other
+events are card actions (:class:`~zerodrill.srs.card_actions.CardActionEvent`), one stream
+with them (:data:`StreamEvent`).
 
 An event is a grade given to a card (or the withdrawal of one, an *undo*), with when it was
 given and who gave it. It holds no scheduler state: every card's state, due day, same-day
 repeat and figure is derived by replaying events in :func:`time_order` through the scheduler
 (:mod:`zerodrill.srs.schedulers`). The store keeps events, the shared sync folder carries them
-(:meth:`ReviewEvent.to_wire`, :func:`from_wire`: the wire format, here and only here), and an
-import from Anki makes them.
+(:meth:`ReviewEvent.to_wire`, read back by :mod:`zerodrill.srs.sync.wire`), and an import from
+Anki makes them.
 
 Identity: ``(origin, seq)``, the machine that made it (a database's machine id, or ``"anki"``)
 and its number there (for Anki, the revlog id). The same event has it on every machine, so a
@@ -21,6 +23,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.base import Effect
 
@@ -81,7 +84,8 @@ class ReviewEvent:
         """The event as one line of a sync file carries it (JSON-safe; ``typed`` stays here).
 
         ``kind`` is "grade" or "undo"; files written before the log held events also say
-        "repeat", which :func:`from_wire` reads as a grade (the replay decides what it is).
+        "repeat", which :mod:`~zerodrill.srs.sync.wire` reads as a grade (the replay decides
+        what it is).
         ``buttons`` is there only for a grade pressed on Anki's four buttons: a six-grade line
         is as it always was, and a reader that predates the field reads the line's grade.
         """
@@ -168,32 +172,8 @@ class LoggedEvent(Struct, frozen=True):
         return self.effect is Effect.REPEAT
 
 
-#: What a sync line's ``kind`` may be.
-WIRE_KINDS = frozenset({"grade", "repeat", "undo"})
-
-
-def from_wire(
-    *,
-    origin: str,
-    seq: int,
-    key: str,
-    kind: str,
-    at: datetime,
-    day: date,
-    grade: int | None,
-    undoes: Identity | None,
-    answer_ms: int | None,
-    buttons: int = DEFAULT_LAYOUT,
-) -> ReviewEvent:
-    """The event a sync line's checked fields describe; ``ValueError`` if they describe none."""
-    if kind not in WIRE_KINDS:
-        raise ValueError(f"unknown kind {kind!r}")
-    if (kind == "undo") != (undoes is not None):
-        raise ValueError("an undo, and only an undo, names what it undoes")
-    return ReviewEvent(
-        origin, seq, key, at, day, to_grade(grade) if grade is not None else None, undoes,
-        answer_ms, None, buttons,
-    )  # fmt: skip
+#: Any event of the log: a review (a grade, or an undo), or a card action.
+StreamEvent = ReviewEvent | CardActionEvent
 
 
 def time_order(event: ReviewEvent) -> tuple[date, datetime, str, int]:

@@ -4,11 +4,12 @@ An attempt is a row (which interview, when, on which study day) and the steps lo
 each with its data as JSON (:mod:`zerodrill.srs.interview_steps` gives each kind of step its
 value); :mod:`zerodrill.srs.interview` decides what the steps mean. The ticks of a checklist
 step not yet handed in are logged beside them as they are given (:meth:`AttemptLog.add_ticks`).
-The keys an attempt *brings forward* (the cards behind the points missed) come up in the drill as
-due until they are reviewed again: any grade in effect given after the attempt ended (by the
-time it was given, not the order it reached this log: an older review arriving by sync from
-another machine settles nothing; one given at the very instant it ended settles it if it
-was logged after) settles it. Nothing here changes the
+The keys an attempt *brings forward* (the cards behind the points missed) are events of the log
+(:attr:`~zerodrill.srs.card_actions.Action.BRING_FORWARD`, dated when the attempt ended), and
+come up in the drill as due until they are reviewed again: any grade in effect given after the
+attempt ended (by the time it was given, not the order it reached this log: an older review
+arriving by sync from another machine settles nothing; one given at the very instant it ended
+settles it if it was logged after) settles it. Nothing here changes the
 review log's meaning. Reach it as :attr:`zerodrill.srs.store.Store.attempts`. The tables are
 made by the first attempt; until then every read finds nothing.
 """
@@ -16,16 +17,18 @@ made by the first attempt; until then every read finds nothing.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Callable, Collection
-from contextlib import AbstractContextManager
+from collections.abc import Collection
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from zerodrill.srs.card_actions import Action, CardActionEvent
+from zerodrill.srs.projections import BROUGHT_FORWARD, BroughtForward, as_of
+from zerodrill.srs.store import eventlog
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import IN_EFFECT, date_from
+from zerodrill.srs.store.part import StorePart
+from zerodrill.srs.store.rows import date_from
 from zerodrill.srs.store.schema import (
     ATTEMPT_TABLES,
     ATTEMPT_TICK_TABLES,
@@ -49,15 +52,6 @@ class AttemptRecord(Struct, frozen=True):
     started_at: datetime
     day: date
     steps: tuple[AttemptStepData, ...] = ()
-
-
-class BroughtForward(Struct, frozen=True):
-    """What attempts brought forward, as of one study day."""
-
-    #: Keys brought forward on or before the day and not reviewed since, earliest first.
-    pending: tuple[str, ...] = ()
-    #: Keys brought forward on the day itself (settled or not).
-    on_day: frozenset[str] = frozenset()
 
 
 def _stamp(at: datetime) -> str:
@@ -95,31 +89,15 @@ def _ticked_from(text: str) -> tuple[int, ...]:
     return tuple(ticked)
 
 
-#: When the attempt of ``brought_forward b`` ended, as an instant (see ``zd_instant``).
-_ENDED = (
-    "SELECT zd_instant(s.at) FROM attempt_step s WHERE s.attempt = b.attempt "
-    "AND s.step = 'finish' ORDER BY s.id LIMIT 1"
-)
-
-
-class AttemptLog:
+class AttemptLog(StorePart):
     """The store's attempt tables, through the store's own connection and transactions."""
 
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        reading: Callable[[], AbstractContextManager[None]],
-        writing: Callable[[], AbstractContextManager[None]],
-    ) -> None:
-        self._conn = conn
-        self._reading = reading
-        self._writing = writing
-        # Once made, the tables stay (append-only); until then another terminal may make them.
-        self._made = False
+    # Once made, the tables stay (append-only); until then another terminal may make them.
+    _made = False
 
     def _exist(self) -> bool:
         if not self._made:
-            self._made = has_tables(self._conn, "attempt", "attempt_step", "brought_forward")
+            self._made = has_tables(self._conn, "attempt", "attempt_step")
         return self._made
 
     def start(
@@ -184,40 +162,28 @@ class AttemptLog:
         return int(row[0])
 
     def bring_forward(self, attempt: int, keys: Collection[str], *, day: date) -> None:
-        """Make ``keys`` due in the drill from ``day`` on, until each is reviewed again."""
+        """Make ``keys`` due in the drill from ``day`` on, until each is reviewed again after
+        ``attempt`` ended (its finish step, logged first)."""
         with self._writing():
-            since = self._conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()[0]
-            self._conn.executemany(
-                "INSERT INTO brought_forward (key, day, attempt, since) VALUES (?, ?, ?, ?)",
-                [(key, day.isoformat(), attempt, since) for key in dict.fromkeys(keys)],
-            )
+            (ended,) = self._conn.execute(
+                "SELECT coalesce((SELECT at FROM attempt_step WHERE attempt = ?1 AND step = "
+                "'finish' ORDER BY id LIMIT 1), (SELECT started_at FROM attempt WHERE id = ?1))",
+                (attempt,),
+            ).fetchone()
+            origin = eventlog.machine_origin(self._conn)
+            for key in dict.fromkeys(keys):
+                seq = eventlog.next_seq(self._conn, origin)
+                event = CardActionEvent(
+                    origin, seq, key, _time_from(ended), day, Action.BRING_FORWARD
+                )
+                eventlog.insert(self._conn, event)
 
     def brought_forward(self, day: date) -> BroughtForward:
-        """The keys brought forward as of study day ``day`` (see :class:`BroughtForward`)."""
+        """The keys brought forward as of study day ``day``: :data:`BROUGHT_FORWARD`, folded
+        (see :class:`~zerodrill.srs.projections.BroughtForward`)."""
         with self._reading():
-            if not self._exist():
-                return BroughtForward()
-            pending = [
-                key
-                for (key,) in self._conn.execute(
-                    f"""
-                    SELECT b.key FROM brought_forward b
-                    WHERE b.day <= :day AND NOT EXISTS (
-                        SELECT 1 FROM event e
-                        WHERE e.key = b.key AND {IN_EFFECT} AND (e.at_us > ({_ENDED})
-                            OR e.at_us = ({_ENDED}) AND e.id > b.since))
-                    GROUP BY b.key ORDER BY min(b.id)
-                    """,
-                    {"day": day.isoformat()},
-                )
-            ]
-            on_day = {
-                key
-                for (key,) in self._conn.execute(
-                    "SELECT key FROM brought_forward WHERE day = ?", (day.isoformat(),)
-                )
-            }
-        return BroughtForward(tuple(pending), frozenset(on_day))
+            events = eventlog.of_kinds(self._conn, BROUGHT_FORWARD.actions, BROUGHT_FORWARD.grades)
+        return as_of(BROUGHT_FORWARD.fold(events), day)
 
     def attempts(
         self, deck: str | None = None, interview: str | None = None

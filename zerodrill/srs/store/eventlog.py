@@ -1,5 +1,7 @@
 """The event log in SQL: this machine's events appended, and events made elsewhere added.
 
+One log holds every kind of event: grades and their undos (the review log: ``action`` NULL),
+card actions and the interview's brought-forward cards (:mod:`zerodrill.srs.card_actions`).
 Each event has an identity that holds on every machine, ``(origin, seq)``. Adding events is a
 set union by identity (one present already adds nothing), so databases that hold the same
 events hold the same log, whatever order they came in; their cards are then re-derived
@@ -17,13 +19,15 @@ has come.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 from msgspec import Struct
 
-from zerodrill.srs.events import Identity, ReviewEvent
-from zerodrill.srs.store.rows import INSERT_EVENT, event_params
+from zerodrill.srs.card_actions import LEGACY_SEQ_TOP, Action, CardActionEvent
+from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
+from zerodrill.srs.store.rows import EVENT_COLUMNS, INSERT_EVENT, event_from, event_params, undo_of
 from zerodrill.srs.store.schema import instant_us
 from zerodrill.words import plural
 
@@ -49,6 +53,8 @@ class Merged(Struct, frozen=True):
     skipped: int = 0
     #: One line for each kind of event held back or skipped, for the user.
     warnings: tuple[str, ...] = ()
+    #: Of those added, the card actions (and their undos).
+    actions: int = 0
 
     def __add__(self, other: Merged) -> Merged:
         return Merged(
@@ -58,6 +64,7 @@ class Merged(Struct, frozen=True):
             self.held + other.held,
             self.skipped + other.skipped,
             self.warnings + other.warnings,
+            self.actions + other.actions,
         )
 
 
@@ -68,14 +75,16 @@ def machine_origin(conn: sqlite3.Connection) -> str:
 
 
 def next_seq(conn: sqlite3.Connection, origin: str) -> int:
-    """The number of ``origin``'s next event, from this database's own log."""
+    """The number of ``origin``'s next event, from this database's own log (below the numbers
+    of the actions logged before they joined it: :func:`~zerodrill.srs.card_actions.legacy_seq`)."""
     (seq,) = conn.execute(
-        "SELECT coalesce(max(seq), 0) + 1 FROM event WHERE origin = ?", (origin,)
+        "SELECT coalesce(max(seq), 0) + 1 FROM event WHERE origin = ? AND seq < ?",
+        (origin, LEGACY_SEQ_TOP // 2),
     ).fetchone()
     return int(seq)
 
 
-def insert(conn: sqlite3.Connection, event: ReviewEvent) -> int:
+def insert(conn: sqlite3.Connection, event: StreamEvent) -> int:
     """Log ``event``; its row id."""
     cursor = conn.execute(INSERT_EVENT, event_params(event))
     assert cursor.lastrowid is not None
@@ -87,46 +96,47 @@ def is_last(conn: sqlite3.Connection, row_id: int) -> bool:
     order (study day, instant, origin, sequence)."""
     later = conn.execute(
         "SELECT 1 FROM event e, event n WHERE n.id = ? AND e.key = n.key AND e.id != n.id "
+        "AND e.action IS NULL "
         "AND (e.day, e.at_us, e.origin, e.seq) > (n.day, n.at_us, n.origin, n.seq) LIMIT 1",
         (row_id,),
     ).fetchone()
     return later is None
 
 
-def _checked(event: ReviewEvent) -> ReviewEvent:
+def _checked(event: StreamEvent) -> StreamEvent:
     if not event.origin or isinstance(event.seq, bool) or event.seq < 1:
         raise ValueError(f"an event from elsewhere needs its origin and number: {event!r}")
     return event
 
 
 def batches(
-    events: Iterable[ReviewEvent], now: datetime, size: int = BATCH_EVENTS
-) -> tuple[Iterator[list[ReviewEvent]], Merged]:
+    events: Iterable[StreamEvent], now: datetime, size: int = BATCH_EVENTS
+) -> tuple[Iterator[list[StreamEvent]], Merged]:
     """``events`` in batches of whole cards of about ``size`` events, each once; and what was
     left out: duplicates (present) and events dated after ``now`` + :data:`HOLD_AHEAD`."""
-    by_key: dict[str, list[ReviewEvent]] = {}
+    by_key: dict[str, list[StreamEvent]] = {}
     seen: set[Identity] = set()
     present = 0
-    ahead: dict[str, list[ReviewEvent]] = {}
+    ahead: dict[tuple[str, str], list[StreamEvent]] = {}
     for event in map(_checked, events):
         if event.identity in seen:
             present += 1
             continue
         seen.add(event.identity)
         if event.at > now + HOLD_AHEAD:
-            ahead.setdefault(event.origin, []).append(event)
+            ahead.setdefault((_noun(event), event.origin), []).append(event)
             continue
         by_key.setdefault(event.key, []).append(event)
     warnings = tuple(
-        f"{plural(len(held), 'review')} from {origin} dated more than a day ahead (up to "
+        f"{plural(len(held), noun)} from {origin} dated more than a day ahead (up to "
         f"{max(e.at for e in held).date().isoformat()}) held back until then: is that "
         "machine's clock wrong?"
-        for origin, held in sorted(ahead.items())
+        for (noun, origin), held in sorted(ahead.items())
     )
     left_out = Merged(present=present, held=sum(map(len, ahead.values())), warnings=warnings)
 
-    def cut() -> Iterator[list[ReviewEvent]]:
-        batch: list[ReviewEvent] = []
+    def cut() -> Iterator[list[StreamEvent]]:
+        batch: list[StreamEvent] = []
         for card in by_key.values():
             batch.extend(card)
             if len(batch) >= size:
@@ -138,38 +148,53 @@ def batches(
     return cut(), left_out
 
 
-def add_batch(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> Merged:
+def _noun(event: StreamEvent) -> str:
+    return "card action" if isinstance(event, CardActionEvent) else "review"
+
+
+def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
     """Log the events of ``batch`` (whole cards) not logged yet; returns what it did. The
-    caller re-derives :attr:`Merged.keys`, in the same transaction."""
+    caller re-derives :attr:`Merged.keys` (the cards whose reviews changed), in the same
+    transaction.
+
+    One undo rule for every kind: an undo is taken if it names an event of its card here that
+    is no undo and that nothing withdrew yet (:func:`withdrawable`)."""
     logged = _logged(conn, batch)
-    grades = [e for e in batch if not e.is_undo and e.identity not in logged]
-    present = len(batch) - len(grades) - sum(1 for e in batch if e.is_undo)
-    # Grades first, so that an undo finds the grade it withdraws among them.
-    conn.executemany(INSERT_EVENT, [event_params(e) for e in grades])
-    added, skipped = len(grades), 0
-    keys = {e.key for e in grades}
-    for event in batch:
-        if event.undoes is None:
-            continue
-        if event.identity in logged:
-            present += 1
-            continue
-        target = conn.execute(
-            "SELECT e.key, e.grade, (SELECT count(*) FROM event u WHERE "
-            "u.undoes_origin = e.origin AND u.undoes_seq = e.seq) "
-            "FROM event e WHERE e.origin = ? AND e.seq = ?",
-            event.undoes,
-        ).fetchone()
-        if target is None or target[0] != event.key or target[1] is None or target[2]:
-            skipped += 1
-            continue
-        insert(conn, event)
-        added += 1
-        keys.add(event.key)
-    return Merged(added, present, frozenset(keys), skipped=skipped)
+    done = [e for e in batch if e.undoes is None and e.identity not in logged]
+    present = sum(1 for e in batch if e.identity in logged)
+    # Events first, so that an undo finds the event it withdraws among them.
+    conn.executemany(INSERT_EVENT, [event_params(e) for e in done])
+    undos = [(e, e.undoes) for e in batch if e.undoes is not None and e.identity not in logged]
+    targets = withdrawable(conn, [named for _, named in undos])
+    undone: list[StreamEvent] = []
+    for event, named in undos:
+        target = targets.get(named)
+        if target is not None and target[0] == event.key:
+            del targets[named]  # withdrawn once: a second undo of it is skipped
+            undone.append(undo_of(event, action=target[1] is not None))
+    conn.executemany(INSERT_EVENT, [event_params(e) for e in undone])
+    done += undone
+    keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent))
+    actions = sum(1 for e in done if isinstance(e, CardActionEvent))
+    return Merged(len(done), present, keys, skipped=len(undos) - len(undone), actions=actions)
 
 
-def appended(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> dict[str, list[ReviewEvent]]:
+def withdrawable(
+    conn: sqlite3.Connection, identities: Collection[Identity]
+) -> dict[Identity, tuple[str, str | None]]:
+    """The card and action (None: a grade) of each event ``identities`` names that an undo
+    may withdraw: it is logged, is no undo, and no undo names it yet."""
+    rows = by_identity(conn, identities, "e.key, e.action", _WITHDRAWABLE)
+    return {identity: (row[0], row[1]) for identity, row in rows.items()}
+
+
+_WITHDRAWABLE = (
+    "e.undoes_origin IS NULL AND NOT EXISTS (SELECT 1 FROM event u "
+    "WHERE u.undoes_origin = e.origin AND u.undoes_seq = e.seq)"
+)
+
+
+def appended(conn: sqlite3.Connection, batch: list[StreamEvent]) -> dict[str, list[ReviewEvent]]:
     """The cards of ``batch`` that have events already, and whose events in it are all grades
     the log lacks that come after those, in the replay's order (study day, instant, origin,
     sequence): by key, those grades in that order. Call it before adding them: such a card's
@@ -177,14 +202,15 @@ def appended(conn: sqlite3.Connection, batch: list[ReviewEvent]) -> dict[str, li
     costs a review each where replaying the card costs one for every grade it has."""
     by_key: dict[str, list[ReviewEvent]] = {}
     for event in batch:
-        by_key.setdefault(event.key, []).append(event)
+        if isinstance(event, ReviewEvent):
+            by_key.setdefault(event.key, []).append(event)
     logged = _logged(conn, batch)
     found = {}
     for key, events in by_key.items():
         if any(e.undoes is not None or e.identity in logged for e in events):
             continue
         last = conn.execute(
-            "SELECT day, at_us, origin, seq FROM event WHERE key = ? "
+            "SELECT day, at_us, origin, seq FROM event WHERE key = ? AND action IS NULL "
             "ORDER BY day DESC, at_us DESC, origin DESC, seq DESC LIMIT 1",
             (key,),
         ).fetchone()
@@ -199,6 +225,28 @@ def _order(event: ReviewEvent) -> tuple[str, int, str, int]:
     return (event.day.isoformat(), instant_us(event.at), event.origin, event.seq)
 
 
+def of_kinds(
+    conn: sqlite3.Connection, actions: Collection[Action], grades: bool
+) -> list[StreamEvent]:
+    """The events of the card actions ``actions`` and the undos of actions, and with
+    ``grades`` the reviews of the cards those name, in the order logged (a projection's:
+    :mod:`zerodrill.srs.projections`)."""
+    kinds = sorted({a.value for a in actions} | {Action.UNDO.value})
+    marks = ",".join("?" * len(kinds))
+    rows = conn.execute(
+        f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IN ({marks})", kinds
+    ).fetchall()
+    if grades:
+        named = [k for k in kinds if k != Action.UNDO.value]
+        rows += conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IS NULL AND e.key IN "
+            f"(SELECT key FROM event WHERE action IN ({','.join('?' * len(named))}))",
+            named,
+        )
+    rows.sort(key=lambda row: int(row[0]))
+    return [event_from(row) for row in rows]
+
+
 def row_id(conn: sqlite3.Connection, identity: Identity) -> int:
     """The row id of the event with this identity, which the log holds."""
     (found,) = conn.execute(
@@ -207,20 +255,30 @@ def row_id(conn: sqlite3.Connection, identity: Identity) -> int:
     return int(found)
 
 
-def _logged(conn: sqlite3.Connection, events: list[ReviewEvent]) -> set[Identity]:
-    """The identities among ``events`` that the log holds (looked up in the identity index)."""
+def _logged(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Identity]:
+    """The identities among ``events`` that the log holds."""
+    return set(by_identity(conn, [e.identity for e in events], "1"))
+
+
+def by_identity(
+    conn: sqlite3.Connection, identities: Iterable[Identity], columns: str, where: str = "1"
+) -> dict[Identity, tuple[Any, ...]]:
+    """``columns`` of each event ``e`` among ``identities`` that the log holds (and that
+    ``where`` says of), by identity: looked up in the identity index, a chunk at a time."""
     seqs: dict[str, list[int]] = {}
-    for event in events:
-        seqs.setdefault(event.origin, []).append(event.seq)
-    found: set[Identity] = set()
+    for origin, seq in identities:
+        seqs.setdefault(origin, []).append(seq)
+    found: dict[Identity, tuple[Any, ...]] = {}
     for origin, numbers in seqs.items():
         for start in range(0, len(numbers), _SEQS_PER_QUERY):
             chunk = numbers[start : start + _SEQS_PER_QUERY]
             marks = ",".join("?" * len(chunk))
             rows = conn.execute(
-                f"SELECT seq FROM event WHERE origin = ? AND seq IN ({marks})", (origin, *chunk)
+                f"SELECT e.seq, {columns} FROM event e WHERE {where} AND e.origin = ? "
+                f"AND e.seq IN ({marks})",
+                (origin, *chunk),
             )
-            found.update((origin, seq) for (seq,) in rows)
+            found.update(((origin, row[0]), tuple(row[1:])) for row in rows)
     return found
 
 
@@ -231,6 +289,6 @@ def skipped_warning(skipped: int) -> tuple[str, ...]:
     if not skipped:
         return ()
     return (
-        f"{plural(skipped, 'undo')} naming no review of its card here, or one undone "
-        "already, skipped",
+        f"{plural(skipped, 'undo')} naming no review or card action of its card here, or "
+        "one undone already, skipped",
     )

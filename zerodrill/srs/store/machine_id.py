@@ -6,7 +6,7 @@ the copy's original): both would number their events under one id, and a number 
 two events. :func:`renew` gives this database a fresh id and moves to it the events made
 under the old id that the old id's other life does not hold; the ones both hold stay where
 they are, as the history the two share. Undos naming a moved event are made to name it anew.
-Card actions (suspend, bury, flag, mark) are numbered apart from reviews, and moved alike.
+Every kind of event (grades, card actions, undos) is numbered in one sequence, and moved alike.
 """
 
 from __future__ import annotations
@@ -31,11 +31,9 @@ _GUARDS = (
 )
 
 
-def renew(
-    conn: sqlite3.Connection, moved: Collection[int], moved_actions: Collection[int] = ()
-) -> tuple[str, set[str]]:
+def renew(conn: sqlite3.Connection, moved: Collection[int]) -> tuple[str, set[str]]:
     """Give the database a new machine id, and renumber under it, in their order, the events
-    of the old id whose numbers are ``moved`` (and the card actions ``moved_actions``);
+    of the old id whose numbers are ``moved``;
     returns the new id and the cards whose events moved (their order among ties may change:
     re-derive them). Run it in a transaction."""
     (old,) = conn.execute("SELECT origin FROM machine").fetchone()
@@ -59,24 +57,4 @@ def renew(
     )
     for _, statement in _GUARDS:
         conn.execute(statement)
-    if moved_actions:
-        _renumber_actions(conn, old, new, moved_actions)
     return new, keys
-
-
-def _renumber_actions(conn: sqlite3.Connection, old: str, new: str, moved: Collection[int]) -> None:
-    """Card actions ``moved`` of ``old`` renumbered under ``new``, and the undos naming them."""
-    renumbered = [(new, n, old, seq) for n, seq in enumerate(sorted(moved), start=1)]
-    (guard,) = conn.execute(
-        "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'card_action_no_update'"
-    ).fetchone()
-    conn.execute("DROP TRIGGER card_action_no_update")
-    conn.executemany(
-        "UPDATE card_action SET undoes_origin = ?, undoes_seq = ? "
-        "WHERE undoes_origin = ? AND undoes_seq = ?",
-        renumbered,
-    )
-    conn.executemany(
-        "UPDATE card_action SET origin = ?, seq = ? WHERE origin = ? AND seq = ?", renumbered
-    )
-    conn.execute(guard)

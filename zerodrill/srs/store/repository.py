@@ -24,13 +24,14 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from msgspec import structs
 
-from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent
+from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.profile import Profile
+from zerodrill.srs.projections import Projection
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
 from zerodrill.srs.schedulers.base import CardState
 from zerodrill.srs.store import derive, eventlog, machine_id
@@ -43,15 +44,17 @@ from zerodrill.srs.store.rows import (
     EVENT_COLUMNS,
     IN_EFFECT,
     LOGGED_COLUMNS,
+    REVIEW,
     date_from,
-    event_from,
     logged_from,
+    review_from,
 )
 from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables, prepare
 from zerodrill.srs.store.sync_state import SyncState
 from zerodrill.srs.store.watch import Watch
 
 _KEYS_PER_QUERY = derive.KEYS_PER_QUERY
+T = TypeVar("T")
 _LOGGED = f"SELECT {LOGGED_COLUMNS} FROM event e LEFT JOIN effect f ON f.id = e.id"
 
 
@@ -73,8 +76,7 @@ class Store:
         self._depth = 0
         self._data_version = self._read_data_version()
         self._attempts = AttemptLog(conn, self._reading, self._writing)
-        # The origin read when an action is logged: the machine id can be renewed.
-        self._actions = ActionLog(conn, self._reading, self._writing, lambda: self.machine)
+        self._actions = ActionLog(conn, self._reading, self._writing)
         self._sync = SyncState(conn, self._reading, self._writing)
 
     # -- opening and closing ---------------------------------------------------------------
@@ -237,12 +239,12 @@ class Store:
         with self._reading():
             return eventlog.machine_origin(self._conn)
 
-    def renew_machine(self, moved: Collection[int], moved_actions: Collection[int] = ()) -> str:
+    def renew_machine(self, moved: Collection[int]) -> str:
         """A new machine id for this database, its events numbered ``moved`` under the old
-        one (and its card actions ``moved_actions``) renumbered under the new, their cards
-        re-derived; returns it. See :mod:`.machine_id`."""
+        one renumbered under the new, their cards re-derived; returns it. See
+        :mod:`.machine_id`."""
         with self._writing():
-            new, keys = machine_id.renew(self._conn, moved, moved_actions)
+            new, keys = machine_id.renew(self._conn, moved)
             derive.derive(self._conn, self.scheduler, keys)
             return new
 
@@ -400,13 +402,23 @@ class Store:
         """The whole log in the order logged here, undos and withdrawn grades included, each
         with what the replay made of it."""
         with self._derived():
-            return [logged_from(row) for row in self._conn.execute(f"{_LOGGED} ORDER BY e.id")]
+            rows = self._conn.execute(f"{_LOGGED} WHERE {REVIEW} ORDER BY e.id")
+            return [logged_from(row) for row in rows]
 
     def events(self) -> list[ReviewEvent]:
-        """Every event of the log, in the order logged here: what another machine needs."""
+        """Every review of the log (grades and their undos), in the order logged here."""
         with self._reading():
-            cursor = self._conn.execute(f"SELECT {EVENT_COLUMNS} FROM event e ORDER BY e.id")
-            return [event_from(row) for row in cursor]
+            cursor = self._conn.execute(
+                f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} ORDER BY e.id"
+            )
+            return [review_from(row) for row in cursor]
+
+    def project(self, projection: Projection[T]) -> T:
+        """``projection``'s value now: the events it reads, folded (see
+        :mod:`zerodrill.srs.projections`)."""
+        with self._reading():
+            events = eventlog.of_kinds(self._conn, projection.actions, projection.grades)
+        return projection.fold(events)
 
     def review_counts(self, day: date, *, window_days: int = 30) -> dict[str, ReviewCounts]:
         """Per deck id (the part of a key before '/'): review figures as of study day ``day``,
@@ -523,21 +535,21 @@ class Store:
 
     def add_events(
         self,
-        events: Iterable[ReviewEvent],
+        events: Iterable[StreamEvent],
         *,
         now: datetime | None = None,
         batch: int = BATCH_EVENTS,
         after_batch: Callable[[Merged], None] | None = None,
     ) -> Merged:
-        """Add the events made elsewhere (another machine, Anki) that the log lacks, and
-        re-derive their cards: a set union by identity, so adding twice, or in any order,
+        """Add the events of any kind made elsewhere (another machine, Anki) that the log
+        lacks, and re-derive their cards: a set union by identity, so adding twice, or in any order,
         gives the same log and the same states.
 
         Whole cards at a time, about ``batch`` events each, every batch its own transaction:
         a drill in another terminal waits for one batch at most. ``after_batch`` is called
         with what each batch did once it is committed. Events dated more than a day after
         ``now`` (default: the clock) are held back with a warning (see :mod:`.eventlog`);
-        undos naming no grade of their card here are skipped with one. If a batch fails, the
+        undos naming no event of their card here are skipped with one. If a batch fails, the
         ones before it stay added (each complete); adding the events again finishes the job.
         """
         now = now if now is not None else datetime.now(UTC)
@@ -552,7 +564,13 @@ class Store:
                 after_batch(done)
         warnings = merged.warnings + eventlog.skipped_warning(merged.skipped)
         return Merged(
-            merged.added, merged.present, merged.keys, merged.held, merged.skipped, warnings
+            merged.added,
+            merged.present,
+            merged.keys,
+            merged.held,
+            merged.skipped,
+            warnings,
+            merged.actions,
         )
 
     def _derive_added(self, keys: frozenset[str], appended: dict[str, list[ReviewEvent]]) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from zerodrill.srs.events import LoggedEvent, ReviewEvent
+from zerodrill.srs.card_actions import Action, CardActionEvent
+from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.base import Effect
 from zerodrill.srs.store.file import Damaged
@@ -19,8 +20,10 @@ from zerodrill.srs.store.schema import instant_us
 #: The ``event e`` columns :func:`event_from` reads, in its order.
 EVENT_COLUMNS = (
     "e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, e.undoes_seq, "
-    "e.answer_ms, e.typed, e.buttons"
+    "e.answer_ms, e.typed, e.buttons, e.action, e.flag"
 )
+#: An ``event e`` of the review log: a grade, or the undo of one (not a card action).
+REVIEW = "e.action IS NULL"
 #: An ``event e`` that is a grade in effect: a grade no undo names.
 IN_EFFECT = (
     "e.grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM event u "
@@ -42,24 +45,26 @@ def date_from(text: str) -> date:
         raise Damaged(f"bad date {text!r}") from exc
 
 
-def event_from(row: tuple[Any, ...]) -> ReviewEvent:
-    """A row of :data:`EVENT_COLUMNS` as its event."""
+def event_from(row: tuple[Any, ...]) -> StreamEvent:
+    """A row of :data:`EVENT_COLUMNS` as its event: a review, or a card action."""
+    undoes = (row[7], row[8]) if row[7] is not None else None
     try:
-        undoes = (row[7], row[8]) if row[7] is not None else None
-        return ReviewEvent(
-            row[1],
-            row[2],
-            row[3],
-            datetime.fromisoformat(row[4]),
-            date.fromisoformat(row[5]),
-            Grade(row[6]) if row[6] is not None else None,
-            undoes,
-            row[9],
-            row[10],
-            row[11],
-        )
+        origin, seq, key = row[1], row[2], row[3]
+        at, day = datetime.fromisoformat(row[4]), date.fromisoformat(row[5])
+        if row[12] is not None:
+            return CardActionEvent(origin, seq, key, at, day, Action(row[12]), row[13], undoes)
+        grade = Grade(row[6]) if row[6] is not None else None
+        return ReviewEvent(origin, seq, key, at, day, grade, undoes, row[9], row[10], row[11])
     except (TypeError, ValueError) as exc:
-        raise Damaged(f"review {row[0]}: {exc}") from exc
+        raise Damaged(f"event {row[0]}: {exc}") from exc
+
+
+def review_from(row: tuple[Any, ...]) -> ReviewEvent:
+    """A row of :data:`EVENT_COLUMNS` of the review log (:data:`REVIEW`) as its event."""
+    event = event_from(row)
+    if not isinstance(event, ReviewEvent):
+        raise Damaged(f"event {row[0]}: a card action read as a review")
+    return event
 
 
 def logged_from(row: tuple[Any, ...]) -> LoggedEvent:
@@ -68,28 +73,42 @@ def logged_from(row: tuple[Any, ...]) -> LoggedEvent:
         effect = Effect(row[_EFFECT]) if row[_EFFECT] is not None else None
     except ValueError as exc:
         raise Damaged(f"review {row[0]}: {exc}") from exc
-    return LoggedEvent(row[0], event_from(row), effect)
+    return LoggedEvent(row[0], review_from(row), effect)
 
 
-def event_params(event: ReviewEvent) -> tuple[object, ...]:
+def event_params(event: StreamEvent) -> tuple[object, ...]:
     """An event as the values of :data:`INSERT_EVENT`."""
     undoes = event.undoes if event.undoes is not None else (None, None)
+    common = (event.origin, event.seq, event.key, event.at.isoformat(), instant_us(event.at))
+    if isinstance(event, CardActionEvent):
+        action, flag = event.action.value, event.flag
+        return (*common, event.day.isoformat(), None, *undoes, None, None, 6, action, flag)
+    grade = int(event.grade) if event.grade is not None else None
     return (
-        event.origin,
-        event.seq,
-        event.key,
-        event.at.isoformat(),
-        instant_us(event.at),
+        *common,
         event.day.isoformat(),
-        int(event.grade) if event.grade is not None else None,
+        grade,
         *undoes,
         event.answer_ms,
         event.typed,
         event.buttons,
+        None,
+        0,
     )
+
+
+def undo_of(undo: StreamEvent, action: bool) -> StreamEvent:
+    """``undo`` as the undo of a card action (``action``) or of a grade: the line of a sync
+    file is the same for both, the log says which (a grade's undo is of the review log)."""
+    assert undo.undoes is not None
+    if action:
+        return CardActionEvent(
+            undo.origin, undo.seq, undo.key, undo.at, undo.day, Action.UNDO, 0, undo.undoes
+        )
+    return ReviewEvent(undo.origin, undo.seq, undo.key, undo.at, undo.day, None, undo.undoes)
 
 
 INSERT_EVENT = (
     "INSERT INTO event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, "
-    "answer_ms, typed, buttons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "answer_ms, typed, buttons, action, flag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )

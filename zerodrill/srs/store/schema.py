@@ -19,7 +19,7 @@ dropped, as the replay gives them again (the same ones for a log made on one mac
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,9 +28,10 @@ from zerodrill.srs.store.file import StoreError
 #: 'ZDRL': marks the file as ours, so a stray SQLite file (an Anki collection, say) is refused.
 APPLICATION_ID = 0x5A44524C
 
-# MIGRATIONS[i] takes the schema from user_version i to i + 1. Append only; never edit one
-# that has shipped.
-MIGRATIONS: tuple[str, ...] = (
+# MIGRATIONS[i] takes the schema from user_version i to i + 1: SQL, or a function of the
+# connection where a step depends on what the file holds. Append only; never edit one that has
+# shipped.
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """
     CREATE TABLE review (
         id              INTEGER PRIMARY KEY,
@@ -166,6 +167,8 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE event ADD COLUMN buttons INTEGER NOT NULL DEFAULT 6 CHECK (buttons IN (4, 6));
     """,
+    # One stream: card actions and brought-forward cards become events of the one log.
+    lambda conn: _one_stream(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -199,11 +202,10 @@ def make_tables(conn: sqlite3.Connection, script: str) -> None:
 
 
 #: Interview attempts (:mod:`zerodrill.srs.interview`), append-only like the review log: an
-#: attempt is its row and the steps logged after it; ``brought_forward`` holds the keys whose
-#: points were missed, due in the drill until a grade given after the attempt's end is in
-#: effect (``since``, the log's largest id then, breaks ties at the same instant). Not a
-#: migration: made by the first attempt (:func:`make_tables`), so that opening a database
-#: changes none of its bytes and an older zerodrill still reads it.
+#: attempt is its row and the steps logged after it (the cards it brings forward are events of
+#: the log, ``bring_forward``). Not a migration: made by the first attempt
+#: (:func:`make_tables`), so that opening a database changes none of its bytes and an older
+#: zerodrill still reads it.
 ATTEMPT_TABLES = """
 CREATE TABLE IF NOT EXISTS attempt (
     id         INTEGER PRIMARY KEY,
@@ -223,14 +225,6 @@ CREATE TABLE IF NOT EXISTS attempt_step (
     data    TEXT    NOT NULL CHECK (json_valid(data))
 );
 CREATE INDEX IF NOT EXISTS attempt_step_attempt ON attempt_step (attempt, id);
-CREATE TABLE IF NOT EXISTS brought_forward (
-    id      INTEGER PRIMARY KEY,
-    key     TEXT    NOT NULL,
-    day     TEXT    NOT NULL,
-    attempt INTEGER NOT NULL REFERENCES attempt (id),
-    since   INTEGER NOT NULL  -- the review log's largest id when it was written
-);
-CREATE INDEX IF NOT EXISTS brought_forward_day ON brought_forward (day);
 CREATE TRIGGER IF NOT EXISTS attempt_no_update BEFORE UPDATE ON attempt
     BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS attempt_no_delete BEFORE DELETE ON attempt
@@ -238,10 +232,6 @@ CREATE TRIGGER IF NOT EXISTS attempt_no_delete BEFORE DELETE ON attempt
 CREATE TRIGGER IF NOT EXISTS attempt_step_no_update BEFORE UPDATE ON attempt_step
     BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS attempt_step_no_delete BEFORE DELETE ON attempt_step
-    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS brought_forward_no_update BEFORE UPDATE ON brought_forward
-    BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS brought_forward_no_delete BEFORE DELETE ON brought_forward
     BEGIN SELECT RAISE(ABORT, 'the attempt log is append-only'); END;
 """
 
@@ -301,7 +291,11 @@ def prepare(conn: sqlite3.Connection, path: Path, read_only: bool = False) -> No
             if version < 0:
                 raise StoreError(f"{path} is damaged (its database version is {version})", path)
             for step in range(version, SCHEMA_VERSION):
-                for statement in _statements(MIGRATIONS[step]):
+                migration = MIGRATIONS[step]
+                if callable(migration):
+                    migration(conn)
+                    continue
+                for statement in _statements(migration):
                     conn.execute(statement)
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -347,35 +341,6 @@ def _statements(script: str) -> Iterator[str]:
         raise ValueError(f"incomplete SQL statement in a migration: {pending.strip()[:60]}")
 
 
-#: Card actions (:mod:`zerodrill.srs.card_actions`: suspend, bury, flag, mark and their undos),
-#: append-only like the review log, with the same identity (origin, seq) and an undo naming
-#: the event it withdraws. Not a migration: made by the first action (:func:`make_tables`), so
-#: that opening a database changes none of its bytes and an older zerodrill still reads it.
-CARD_ACTION_TABLE = """
-CREATE TABLE IF NOT EXISTS card_action (
-    id            INTEGER PRIMARY KEY,
-    origin        TEXT    NOT NULL CHECK (origin != ''),
-    seq           INTEGER NOT NULL CHECK (seq >= 1),
-    key           TEXT    NOT NULL CHECK (key != ''),
-    at            TEXT    NOT NULL,  -- wall time, ISO 8601 with UTC offset
-    day           TEXT    NOT NULL,  -- study day, ISO date
-    action        TEXT    NOT NULL CHECK (action IN
-        ('suspend', 'unsuspend', 'bury', 'flag', 'mark', 'unmark', 'undo')),
-    flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),
-    undoes_origin TEXT,
-    undoes_seq    INTEGER,
-    CHECK ((action = 'undo') = (undoes_origin IS NOT NULL AND undoes_seq IS NOT NULL))
-);
-CREATE UNIQUE INDEX IF NOT EXISTS card_action_identity ON card_action (origin, seq);
-CREATE UNIQUE INDEX IF NOT EXISTS card_action_undoes ON card_action (undoes_origin, undoes_seq)
-    WHERE undoes_origin IS NOT NULL;
-CREATE TRIGGER IF NOT EXISTS card_action_no_update BEFORE UPDATE ON card_action
-    BEGIN SELECT RAISE(ABORT, 'the card action log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS card_action_no_delete BEFORE DELETE ON card_action
-    BEGIN SELECT RAISE(ABORT, 'the card action log is append-only'); END;
-"""
-
-
 #: Where each sync last stopped reading each origin of a transport (a log file in a sync
 #: folder: :mod:`zerodrill.srs.sync.transport`), and what the origin carried up to there, so
 #: that the next sync reads only what was added since. Void under another machine id (the
@@ -392,3 +357,10 @@ CREATE TABLE IF NOT EXISTS sync_position (
     PRIMARY KEY (transport, origin)
 ) WITHOUT ROWID;
 """
+
+
+def _one_stream(conn: sqlite3.Connection) -> None:
+    # Imported here: the step reads tables this module describes.
+    from zerodrill.srs.store.one_stream import migrate
+
+    migrate(conn)

@@ -17,41 +17,27 @@ from __future__ import annotations
 
 import sqlite3
 from bisect import bisect_right
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
-from zerodrill.srs.card_actions import CardActionEvent
-from zerodrill.srs.events import Identity, ReviewEvent
-from zerodrill.srs.store.actions import ACTION_COLUMNS, action_from
-from zerodrill.srs.store.eventlog import machine_origin
+from zerodrill.srs.events import Identity, StreamEvent
+from zerodrill.srs.store.eventlog import by_identity, machine_origin
+from zerodrill.srs.store.part import StorePart
 from zerodrill.srs.store.rows import EVENT_COLUMNS, event_from
 from zerodrill.srs.store.schema import SYNC_POSITION_TABLE, has_tables, make_tables
 
 #: Runs of sequence numbers, each ``(first, last)``, ascending and apart.
 Runs = Sequence[tuple[int, int]]
 Row = tuple[Any, ...]
-_E = TypeVar("_E", ReviewEvent, CardActionEvent)
 
-_SEQS_PER_QUERY = 500
 #: Up to this many runs, the numbers between them are looked up range by range; past it (the
 #: sparse numbers of reviews imported from Anki, say), the origin's numbers are read and
 #: checked against them.
 _RANGE_QUERIES = 64
 
 
-class SyncState:
+class SyncState(StorePart):
     """The store's sync positions and event lookups, through its connection and transactions."""
-
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        reading: Callable[[], AbstractContextManager[None]],
-        writing: Callable[[], AbstractContextManager[None]],
-    ) -> None:
-        self._conn = conn
-        self._reading = reading
-        self._writing = writing
 
     def saved(self, transport: str, machine: str) -> dict[str, tuple[str, str]]:
         """Each origin of ``transport``, as the last sync under ``machine`` left it: its
@@ -93,69 +79,33 @@ class SyncState:
                 [(transport, origin, machine, *kept) for origin, kept in reached.items()],
             )
 
-    def reviews(self, identities: Iterable[Identity]) -> dict[Identity, ReviewEvent]:
-        """The reviews (and undos) among ``identities`` that the log holds, by identity."""
+    def events(self, identities: Iterable[Identity]) -> dict[Identity, StreamEvent]:
+        """The events (of any kind) among ``identities`` that the log holds, by identity."""
         with self._reading():
-            rows = _among(self._conn, "event", EVENT_COLUMNS, identities)
+            rows = _among(self._conn, identities)
             return {(row[1], row[2]): event_from(row) for row in rows}
 
-    def actions(self, identities: Iterable[Identity]) -> dict[Identity, CardActionEvent]:
-        """The card actions among ``identities`` that the log holds, by identity."""
+    def outside(self, runs: Mapping[str, Runs]) -> list[StreamEvent]:
+        """The events whose numbers are in none of their origin's ``runs``, oldest first."""
         with self._reading():
-            if not has_tables(self._conn, "card_action"):
-                return {}
-            rows = _among(self._conn, "card_action", ACTION_COLUMNS, identities)
-            return {(row[1], row[2]): action_from(row) for row in rows}
-
-    def reviews_outside(self, runs: Mapping[str, Runs]) -> list[ReviewEvent]:
-        """The reviews whose numbers are in none of their origin's ``runs``, oldest first."""
-        with self._reading():
-            return _outside(self._conn, "event", EVENT_COLUMNS, event_from, runs)
-
-    def actions_outside(self, runs: Mapping[str, Runs]) -> list[CardActionEvent]:
-        """The card actions whose numbers are in none of their origin's ``runs``, oldest
-        first."""
-        with self._reading():
-            if not has_tables(self._conn, "card_action"):
-                return []
-            return _outside(self._conn, "card_action", ACTION_COLUMNS, action_from, runs)
+            return [event_from(row) for row in _outside(self._conn, runs)]
 
 
-def _among(
-    conn: sqlite3.Connection, table: str, columns: str, identities: Iterable[Identity]
-) -> list[Row]:
-    """The rows (``columns``: id, origin, seq first) of ``table`` with those identities."""
-    seqs: dict[str, list[int]] = {}
-    for origin, seq in identities:
-        seqs.setdefault(origin, []).append(seq)
+def _among(conn: sqlite3.Connection, identities: Iterable[Identity]) -> list[Row]:
+    """The rows (:data:`EVENT_COLUMNS`) of the events with those identities."""
+    return list(by_identity(conn, identities, EVENT_COLUMNS).values())
+
+
+def _outside(conn: sqlite3.Connection, runs: Mapping[str, Runs]) -> list[Row]:
+    select = f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.origin = ?"
     rows: list[Row] = []
-    for origin, numbers in seqs.items():
-        for start in range(0, len(numbers), _SEQS_PER_QUERY):
-            chunk = numbers[start : start + _SEQS_PER_QUERY]
-            marks = ",".join("?" * len(chunk))
-            rows += conn.execute(
-                f"SELECT {columns} FROM {table} e WHERE e.origin = ? AND e.seq IN ({marks})",
-                (origin, *chunk),
-            )
-    return rows
-
-
-def _outside(
-    conn: sqlite3.Connection,
-    table: str,
-    columns: str,
-    convert: Callable[[Row], _E],
-    runs: Mapping[str, Runs],
-) -> list[_E]:
-    select = f"SELECT {columns} FROM {table} e WHERE e.origin = ?"
-    rows: list[Row] = []
-    for origin in _origins(conn, table):
+    for origin in _origins(conn):
         held = runs.get(origin, ())
         if len(held) > _RANGE_QUERIES:
             firsts = [first for first, _ in held]
-            numbers = conn.execute(f"SELECT seq FROM {table} WHERE origin = ?", (origin,))
+            numbers = conn.execute("SELECT seq FROM event WHERE origin = ?", (origin,))
             missing = [(origin, seq) for (seq,) in numbers if not _within(held, firsts, seq)]
-            rows += _among(conn, table, columns, missing)
+            rows += _among(conn, missing)
             continue
         after = 0  # numbers start at 1
         for first, last in held:
@@ -165,7 +115,7 @@ def _outside(
             after = max(after, last)
         rows += conn.execute(f"{select} AND e.seq > ?", (origin, after))
     rows.sort(key=lambda row: int(row[0]))
-    return [convert(row) for row in rows]
+    return rows
 
 
 def _within(held: Runs, firsts: list[int], seq: int) -> bool:
@@ -173,12 +123,12 @@ def _within(held: Runs, firsts: list[int], seq: int) -> bool:
     return at >= 0 and seq <= held[at][1]
 
 
-def _origins(conn: sqlite3.Connection, table: str) -> list[str]:
-    """The origins of ``table``'s events, one index seek each (its identity index leads with
-    the origin): a few machines, however long the log."""
+def _origins(conn: sqlite3.Connection) -> list[str]:
+    """The origins of the events, one index seek each (the identity index leads with the
+    origin): a few machines, however long the log."""
     rows = conn.execute(
-        f"WITH RECURSIVE o(origin) AS (SELECT min(origin) FROM {table} UNION ALL "
-        f"SELECT (SELECT min(origin) FROM {table} WHERE origin > o.origin) FROM o "
+        "WITH RECURSIVE o(origin) AS (SELECT min(origin) FROM event UNION ALL "
+        "SELECT (SELECT min(origin) FROM event WHERE origin > o.origin) FROM o "
         "WHERE o.origin IS NOT NULL) SELECT origin FROM o WHERE origin IS NOT NULL"
     )
     return [origin for (origin,) in rows]

@@ -18,9 +18,9 @@ A sync is three steps, which the tests interleave between machines as a concurre
    arrived, one dated more than a day ahead) keeps its origin's position before the page it
    is on, so that it is read again at the next sync.
 
-Undo entries travel like any review and name what they undo by identity. Card actions
-(suspend, bury, flag, mark, and their undos) travel beside the reviews, by the same rules, and
-are added by :meth:`~zerodrill.srs.store.actions.ActionLog.add_events`.
+Every kind of event (grades, card actions, undos naming what they withdraw by identity) is one
+stream: one numbering, read, sent and added by the same rules, with
+:meth:`~zerodrill.srs.store.Store.add_events`.
 
 What an origin holds is not trusted: a line that claims this machine's identity is ignored, as
 this machine's events come from its own database only; a review another origin contradicts
@@ -33,53 +33,47 @@ every origin again under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 from msgspec import Struct, field
 
-from zerodrill.srs.card_actions import CardActionEvent
-from zerodrill.srs.events import Identity, ReviewEvent
+from zerodrill.srs.card_actions import Action, CardActionEvent
+from zerodrill.srs.events import Identity
 from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
 from zerodrill.srs.sync.transport import Event, SyncError, Transport
-from zerodrill.srs.sync.wire import action_unfit, unfit
+from zerodrill.srs.sync.wire import unfit
 from zerodrill.words import plural
 
 #: Runs of sequence numbers, each ``(first, last)``, ascending and apart.
 Runs = list[tuple[int, int]]
-_E = TypeVar("_E", ReviewEvent, CardActionEvent)
 
 
-class Carried(Struct):
-    """The events an origin was seen to carry, as runs of their numbers by origin: reviews
-    and card actions apart, as they are numbered apart."""
+class Carried(Struct, forbid_unknown_fields=True):
+    """The events an origin was seen to carry, as runs of their numbers by origin."""
 
-    reviews: dict[str, Runs] = field(default_factory=dict)
-    actions: dict[str, Runs] = field(default_factory=dict)
+    numbers: dict[str, Runs] = field(default_factory=dict)
 
     def add(self, events: Iterable[Event]) -> Carried:
         """A copy with ``events`` added."""
-        added = Carried(dict(self.reviews), dict(self.actions))
-        numbers: dict[tuple[bool, str], list[tuple[int, int]]] = {}
+        added = Carried(dict(self.numbers))
+        seqs: dict[str, list[tuple[int, int]]] = {}
         for event in events:
-            kind = (isinstance(event, CardActionEvent), event.origin)
-            numbers.setdefault(kind, []).append((event.seq, event.seq))
-        for (action, origin), seqs in numbers.items():
-            runs = added.actions if action else added.reviews
-            runs[origin] = _merged(runs.get(origin, []), seqs)
+            seqs.setdefault(event.origin, []).append((event.seq, event.seq))
+        for origin, more in seqs.items():
+            added.numbers[origin] = _merged(added.numbers.get(origin, []), more)
         return added
 
-    @classmethod
-    def union(cls, many: Iterable[Carried]) -> Carried:
-        both = Carried()
-        for carried in many:
-            for runs, theirs in ((both.reviews, carried.reviews), (both.actions, carried.actions)):
-                for origin, more in theirs.items():
-                    runs[origin] = _merged(runs.get(origin, []), more)
-        return both
+
+def _union(many: Iterable[Carried]) -> Carried:
+    both = Carried()
+    for carried in many:
+        for origin, more in carried.numbers.items():
+            both.numbers[origin] = _merged(both.numbers.get(origin, []), more)
+    return both
 
 
 def _merged(runs: Runs, more: Runs) -> Runs:
@@ -106,16 +100,13 @@ class Plan(Struct):
     machine: str
     #: The time events are judged by: those dated more than a day after it wait.
     now: datetime
-    #: Local reviews no origin carries, oldest first.
-    outgoing: list[ReviewEvent] = field(default_factory=list)
-    #: Reviews some origin carries and the local log lacks (each once).
-    incoming: list[ReviewEvent] = field(default_factory=list)
+    #: Local events no origin carries, oldest first.
+    outgoing: list[Event] = field(default_factory=list)
+    #: Events some origin carries and the local log lacks (each once).
+    incoming: list[Event] = field(default_factory=list)
     #: The other machines whose origins were read (by their own account).
     machines: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
-    #: Card actions (suspend, bury, flag, mark) to send and to receive, as reviews.
-    outgoing_actions: list[CardActionEvent] = field(default_factory=list)
-    incoming_actions: list[CardActionEvent] = field(default_factory=list)
     #: For each origin read: what to keep of it once the incoming events are in.
     reached: dict[str, Reached] = field(default_factory=dict)
     #: Origins kept from an earlier sync that are there no more.
@@ -132,19 +123,24 @@ class SyncReport(Struct, frozen=True):
     warnings: tuple[str, ...]
     #: Where this machine's events went (its log file).
     sent_to: str
-    #: Card actions (suspend, bury, flag, mark and their undos) sent and newly received.
+    #: Card actions (suspend, bury, flag, mark and their undos) sent and newly received (not
+    #: counted in ``sent`` and ``received``).
     actions_sent: int = 0
     actions_received: int = 0
 
 
-def _what(entry: ReviewEvent) -> tuple[object, ...]:
-    """What makes a review that review. Not its kind: a merge may have logged a grade as the
-    same-day repeat it is once the reviews of another machine come before it."""
-    return (entry.key, entry.at, entry.grade, entry.undoes)
+def _what(event: Event) -> tuple[object, ...]:
+    """What makes an event that event. Not a grade's kind: a merge may have logged a grade as
+    the same-day repeat it is once the reviews of another machine come before it; nor what an
+    undo withdraws, which the log says and its line does not."""
+    if isinstance(event, CardActionEvent):
+        action = None if event.action is Action.UNDO else event.action
+        return (event.key, event.at, None, event.undoes, action, event.flag)
+    return (event.key, event.at, event.grade, event.undoes, None, 0)
 
 
-def _same(event: CardActionEvent) -> object:
-    return event
+def _actions(events: Iterable[Event]) -> int:
+    return sum(1 for e in events if isinstance(e, CardActionEvent))
 
 
 class _Shared(Exception):
@@ -176,7 +172,7 @@ def survey(store: Store, transport: Transport, *, now: datetime | None = None) -
 
 
 class _Found(Struct):
-    """The events of one kind read that the local log lacks, or holds otherwise."""
+    """The events read that the local log lacks, or holds otherwise."""
 
     #: By identity: the version taken, and whether the local log holds one.
     taken: dict[Identity, tuple[Any, bool]] = field(default_factory=dict)
@@ -193,7 +189,7 @@ class _Reading:
 
     def __init__(self, store: Store, plan: Plan) -> None:
         self.store, self.plan = store, plan
-        self.reviews, self.actions = _Found(), _Found()
+        self.found = _Found()
         #: What each origin read carries: what is not there is sent.
         self.carried: dict[str, Carried] = {}
         #: Each origin's position and what it carried before each page read, and after all.
@@ -225,31 +221,13 @@ class _Reading:
         self, origin: str, index: int, machine: str | None, events: Sequence[Event]
     ) -> list[Event]:
         """Take in one page's events; those the origin is seen to carry."""
-        reviews = [e for e in events if isinstance(e, ReviewEvent)]
-        actions = [e for e in events if isinstance(e, CardActionEvent)]
-        local_reviews = self.store.sync.reviews(e.identity for e in reviews)
-        local_actions = self.store.sync.actions(e.identity for e in actions)
-        where = (origin, index, machine)
-        carried: list[Event] = []
-        carried += self._take(where, reviews, local_reviews, _what, self.reviews)
-        carried += self._take(where, actions, local_actions, _same, self.actions)
-        return carried
-
-    def _take(
-        self,
-        where: tuple[str, int, str | None],
-        events: list[_E],
-        local: Mapping[Identity, _E],
-        what: Callable[[_E], object],
-        found: _Found,
-    ) -> list[_E]:
-        origin, index, machine = where
-        here = self.plan.machine
+        local = self.store.sync.events(e.identity for e in events)
+        found, here = self.found, self.plan.machine
         carried = []
         for event in events:
             identity = event.identity
             mine = local.get(identity)
-            same = mine is not None and what(mine) == what(event)
+            same = mine is not None and _what(mine) == _what(event)
             if event.origin == here:
                 # This machine's own come from its database only: a line claiming one it never
                 # made would otherwise decide the numbers of its next events.
@@ -275,28 +253,18 @@ class _Reading:
 
     def finish(self) -> None:
         """What to receive and send, and where each origin is to be kept as read to."""
-        plan, sync = self.plan, self.store.sync
+        plan = self.plan
         stop: dict[str, int] = {}
-        plan.incoming = self._settle(self.reviews, "review", sync.reviews, stop)
-        plan.incoming_actions = self._settle(self.actions, "card action", sync.actions, stop)
-        carried = Carried.union(self.carried.values())
-        plan.outgoing = self._sendable(sync.reviews_outside(carried.reviews), unfit, "review")
-        plan.outgoing_actions = self._sendable(
-            sync.actions_outside(carried.actions), action_unfit, "card action"
-        )
+        plan.incoming = self._settle(stop)
+        carried = _union(self.carried.values())
+        plan.outgoing = self._sendable(self.store.sync.outside(carried.numbers))
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
 
-    def _settle(
-        self,
-        found: _Found,
-        noun: str,
-        lookup: Callable[[Iterable[Identity]], Mapping[Identity, _E]],
-        stop: dict[str, int],
-    ) -> list[_E]:
-        """The events of one kind to receive; an origin with one not to be taken yet is kept
-        as read only up to the page before it (in ``stop``)."""
-        plan = self.plan
+    def _settle(self, stop: dict[str, int]) -> list[Event]:
+        """The events to receive; an origin with one not to be taken yet is kept as read only
+        up to the page before it (in ``stop``)."""
+        plan, found, noun = self.plan, self.found, "event"
         for origin, forged in found.forged.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: {plural(forged, 'line')} claiming to be this "
@@ -310,11 +278,11 @@ class _Reading:
                 "this database holds by the same number (machine and sequence) contradicts; "
                 "this database's are kept"
             )
-        incoming: list[_E] = [event for event, held in found.taken.values() if not held]
+        incoming: list[Event] = [event for event, held in found.taken.values() if not held]
         ahead = {e.identity for e in incoming if e.at > plan.now + HOLD_AHEAD}
         arriving = {e.identity for e in incoming} - ahead
         named = {e.undoes for e in incoming if e.undoes is not None and e.undoes not in arriving}
-        here = lookup(named) if named else {}
+        here = self.store.sync.events(named) if named else {}
         waiting = {
             e.identity
             for e in incoming
@@ -325,14 +293,12 @@ class _Reading:
                 stop[origin] = min(stop.get(origin, index), index)
         return [event for event in incoming if event.identity not in waiting]
 
-    def _sendable(
-        self, events: list[_E], unfit_for_log: Callable[[_E], str | None], noun: str
-    ) -> list[_E]:
-        fit = [event for event in events if unfit_for_log(event) is None]
+    def _sendable(self, events: list[Event]) -> list[Event]:
+        fit = [event for event in events if unfit(event) is None]
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
             self.plan.warnings.append(
-                f"{plural(len(events) - len(fit), noun)} in this database that no log file may "
+                f"{plural(len(events) - len(fit), 'event')} in this database that no log file may "
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
@@ -355,44 +321,33 @@ def _decoded(saved: tuple[str, str] | None) -> Reached:
 def _renew(store: Store, transport: Transport, machine: str) -> str:
     """Give the database a new machine id, moving to it its events that its own origin does
     not hold as they are (the origin is read whole); say so, in one line."""
-    theirs: dict[int, ReviewEvent] = {}
-    their_actions: dict[int, CardActionEvent] = {}
-    for page in transport.read(machine, None):
-        for event in page.events:
-            if event.origin != machine:
-                continue
-            if isinstance(event, CardActionEvent):
-                their_actions[event.seq] = event
-            else:
-                theirs[event.seq] = event
+    theirs = {
+        event.seq: event
+        for page in transport.read(machine, None)
+        for event in page.events
+        if event.origin == machine
+    }
     moved = [
         event.seq
-        for event in store.events()
+        for event in store.sync.outside({})
         if event.origin == machine
         and (event.seq not in theirs or _what(theirs[event.seq]) != _what(event))
     ]
-    moved_actions = [
-        event.seq
-        for event in store.actions.events()
-        if event.origin == machine and their_actions.get(event.seq) != event
-    ]
-    new = store.renew_machine(moved, moved_actions)
-    also = f" and {plural(len(moved_actions), 'card action')}" if moved_actions else ""
+    new = store.renew_machine(moved)
     return (
-        f"{transport.where(machine)} holds reviews of machine {machine} that this database does "
+        f"{transport.where(machine)} holds events of machine {machine} that this database does "
         "not have: it was restored from a backup or copied from another machine, and the two "
         f"must not share a machine id. This database is now machine {new} ({len(moved)} of its "
-        f"reviews{also} renumbered under it); the reviews there merge as another machine's. "
+        "events renumbered under it); the events there merge as another machine's. "
         "Nothing was lost"
     )
 
 
 def send(plan: Plan) -> int:
-    """Step 2: add the outgoing reviews and card actions to this machine's own origin; how
-    many reviews were added."""
+    """Step 2: add the outgoing events to this machine's own origin; how many were added."""
     own, transport = plan.machine, plan.transport
     position, carried = plan.reached.get(own, (None, Carried()))
-    events: list[Event] = [*plan.outgoing, *plan.outgoing_actions]
+    events = plan.outgoing
     try:
         after = transport.write(own, events, position)
     except OSError as exc:
@@ -402,14 +357,11 @@ def send(plan: Plan) -> int:
     return len(plan.outgoing)
 
 
-def receive(store: Store, plan: Plan) -> tuple[Merged, Merged]:
-    """Step 3: add the incoming reviews and card actions to the local log and re-derive the
-    cards they touch, in short transactions (see :meth:`Store.add_events`); then keep where
-    each origin was read to. What it did, for reviews and for card actions."""
+def receive(store: Store, plan: Plan) -> Merged:
+    """Step 3: add the incoming events to the local log and re-derive the cards they touch,
+    in short transactions (see :meth:`Store.add_events`); then keep where each origin was
+    read to. What it did."""
     merged = store.add_events(plan.incoming, now=plan.now)
-    actions = Merged()
-    if plan.incoming_actions:
-        actions = store.actions.add_events(plan.incoming_actions, now=plan.now)
     reached = {
         origin: (position, msgspec.json.encode(carried).decode())
         for origin, (position, carried) in plan.reached.items()
@@ -419,21 +371,22 @@ def receive(store: Store, plan: Plan) -> tuple[Merged, Merged]:
     changed = {o: kept for o, kept in reached.items() if plan.saved.get(o) != kept}
     if changed or gone:  # a sync with nothing new writes nothing either
         store.sync.save(plan.transport.name, plan.machine, changed, gone)
-    return merged, actions
+    return merged
 
 
 def sync(store: Store, transport: Transport) -> SyncReport:
     """The three steps, one after the other."""
     plan = survey(store, transport)
     sent = send(plan)
-    merged, actions = receive(store, plan)
+    merged = receive(store, plan)
+    actions_sent = _actions(plan.outgoing)
     return SyncReport(
-        sent,
-        merged.added,
+        sent - actions_sent,
+        merged.added - merged.actions,
         len(merged.keys),
         len(plan.machines),
-        (*plan.warnings, *merged.warnings, *actions.warnings),
+        (*plan.warnings, *merged.warnings),
         transport.where(plan.machine),
-        len(plan.outgoing_actions),
-        actions.added,
+        actions_sent,
+        merged.actions,
     )

@@ -2,9 +2,9 @@
 
 A log file is ``zerodrill-<origin>.jsonl``: UTF-8 JSON Lines. Its first line is a header,
 ``{"zerodrill": "review-log", "version": 1, "origin": "<machine id>"}``; every other line is
-one event, a review or a card action (:mod:`.wire`): the format's version is unchanged since
-card actions joined, as a reader from before them skips those lines alone (as damaged, with
-its one warning for the file) and reads every review.
+one event of any kind (:mod:`.wire`): the format's version is unchanged since card actions
+joined, as a reader from before them skips those lines alone (as damaged, with its one warning
+for the file) and reads every review.
 
 Only the machine named in the file name writes it, and only by adding lines at its end
 (:func:`append_log`; a new file is written whole beside its name and renamed in). A reader
@@ -97,8 +97,8 @@ class Cursor(Struct, frozen=True):
 class LogPage(Struct):
     """A run of complete lines read from a log file, and where the read then stood."""
 
-    #: The reviews and card actions, in file order.
-    events: list[LogEntry | CardActionEvent] = field(default_factory=list)
+    #: The events, in file order.
+    events: list[LogEntry] = field(default_factory=list)
     #: The damaged lines skipped, as (line number, what is wrong).
     damaged: list[tuple[int, str]] = field(default_factory=list)
     #: Where to go on from after these lines; None while the file has no complete header.
@@ -372,7 +372,7 @@ def _open_regular(path: Path, flags: int) -> int:
 # -- writing: only this machine's own file, only by adding lines ------------------------------
 
 
-def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry | CardActionEvent]) -> int:
+def write_log(path: Path, origin: str, kept: str, new: Iterable[LogEntry]) -> int:
     """Write ``path`` whole as ``kept`` (complete lines, or "" for a new file, which gets its
     header) followed by the lines of ``new``; how many were added.
 
@@ -392,7 +392,7 @@ def _write_whole(path: Path, origin: str, kept: bytes, lines: bytes) -> bytes:
 
 
 def append_log(
-    path: Path, origin: str, new: Sequence[LogEntry | CardActionEvent], after: Cursor | None
+    path: Path, origin: str, new: Sequence[LogEntry], after: Cursor | None
 ) -> Cursor | None:
     """Add the lines of ``new`` to this machine's file at ``path``, which was read up to
     ``after`` (None: not read, or not there); where to read it from next: past the lines if

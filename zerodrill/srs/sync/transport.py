@@ -25,11 +25,10 @@ from typing import Protocol
 from msgspec import Struct, field
 
 from zerodrill.errors import UserError
-from zerodrill.srs.card_actions import CardActionEvent
-from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.events import StreamEvent
 
-#: What an origin carries: reviews (and their undos) and card actions, numbered apart.
-Event = ReviewEvent | CardActionEvent
+#: What an origin carries: events of every kind, one numbering.
+Event = StreamEvent
 
 
 class SyncError(UserError):

@@ -1,12 +1,18 @@
 """One line of a sync log file: what it may say, read and checked (:mod:`.logfile` is the file).
 
-Every line but the header is one event: a review (or its undo), as
-:meth:`~zerodrill.srs.events.ReviewEvent.to_wire` gives it (``undoes`` as ``[origin, seq]``),
-or a card action (suspend, bury, flag, mark), ``"kind": "action"``, as
-:meth:`~zerodrill.srs.card_actions.CardActionEvent.to_wire` gives it. A line is taken if it
-could be a review: a card key a deck that ``zerodrill validate`` accepts can have, times within
-the calendar a schedule can reach, numbers SQLite can hold; a machine never writes a line it,
-or another, would skip (:func:`unfit`, :func:`action_unfit`).
+Every line but the header is one event of the log, whatever its kind: ``kind`` says which (a
+grade, an undo, or a card action: suspend, bury, flag, mark...), as
+:meth:`~zerodrill.srs.events.ReviewEvent.to_wire` and
+:meth:`~zerodrill.srs.card_actions.CardActionEvent.to_wire` give it; an undo names the event it
+withdraws as ``[origin, seq]``, whatever its kind. A line is taken if it could be an event: a
+card key a deck that ``zerodrill validate`` accepts can have, times within the calendar a
+schedule can reach, numbers SQLite can hold; a machine never writes a line it, or another,
+would skip (:func:`unfit`).
+
+Files written before card actions joined the log carry them as ``"kind": "action"`` lines
+numbered apart from the reviews: they read as the same actions under the numbers they have now
+(:func:`~zerodrill.srs.card_actions.legacy_seq`). A zerodrill from before reads a line of a kind
+it does not know as damaged, and skips it alone.
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ from typing import Any
 
 from zerodrill.deck.cloze import MAX_ORDINAL
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
-from zerodrill.srs.card_actions import WIRE_KIND, Action, CardActionEvent
-from zerodrill.srs.events import Identity, ReviewEvent, from_wire
-from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout
+from zerodrill.srs.card_actions import LEGACY_WIRE_KIND, Action, CardActionEvent, legacy_seq
+from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
+from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout, to_grade
 from zerodrill.srs.sm2 import MAX_INTERVAL
 
 #: Machine ids and ``anki``: short, and safe in a file name on every system.
@@ -39,10 +45,12 @@ MAX_SQLITE_INT = 2**63 - 1
 #: calendar Python can count.
 EARLIEST_DAY = date(1970, 1, 1)
 LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)
-KINDS = frozenset({"grade", "repeat", "undo"})
+#: What a line's ``kind`` may be: a review's, or a card action's.
+_ACTIONS = {a.value: a for a in Action if a is not Action.UNDO}
+KINDS = {"grade", "repeat", "undo"} | _ACTIONS.keys()
 
-#: One line of a log file is one event (the wire format is :meth:`ReviewEvent.to_wire`'s).
-LogEntry = ReviewEvent
+#: One line of a log file is one event.
+LogEntry = StreamEvent
 
 
 class BadLine(ValueError):
@@ -63,17 +71,19 @@ def origin_id(value: Any) -> str:
     return value
 
 
-def parse_entry(line: str) -> LogEntry:
-    """One review line; :class:`BadLine` saying what is wrong with it."""
+def parse_line(line: str) -> LogEntry:
+    """One event line; :class:`BadLine` saying what is wrong with it."""
     try:
         record = json.loads(line)
     except ValueError as exc:
         raise BadLine("not JSON") from exc
     if not isinstance(record, dict):
         raise BadLine("not a JSON object")
-    kind = record.get("kind")
-    if kind not in KINDS:
-        raise BadLine("kind must be grade, repeat or undo")
+    kind, legacy = record.get("kind"), record.get("kind") == LEGACY_WIRE_KIND
+    if legacy:  # an action line of a file written before actions joined the log
+        kind = record.get("action")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise BadLine(f"kind must be one of {', '.join(sorted(KINDS))}")
     key = record.get("key")
     if not isinstance(key, str):
         raise BadLine("key must be a card key")
@@ -84,37 +94,22 @@ def parse_entry(line: str) -> LogEntry:
         raise BadLine("at and day must be an ISO time and date") from exc
     if at.tzinfo is None:
         raise BadLine("at must carry its UTC offset")
-    grade, undoes = record.get("grade"), record.get("undoes")
+    origin = origin_id(record.get("origin"))
+    seq = _int(record.get("seq"), "seq", low=1)
+    undoes = record.get("undoes")
+    target: Identity | None = None
     if kind == "undo":
-        if grade is not None:
-            raise BadLine("an undo has no grade")
         if not isinstance(undoes, list) or len(undoes) != 2:
-            raise BadLine("an undo names the review it undoes as [origin, seq]")
-        target: Identity | None = (origin_id(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
-    else:
-        grade = _int(grade, "grade", low=0)
-        if grade > 5:
-            raise BadLine("grade must be 0-5")
-        if undoes is not None:
-            raise BadLine("only an undo undoes")
-        target = None
-    answer_ms = record.get("answer_ms")
-    # Absent on six-grade lines and on every line from before it was written.
-    buttons = record.get("buttons", DEFAULT_LAYOUT)
+            raise BadLine("an undo names the event it undoes as [origin, seq]")
+        target = (origin_id(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
+    elif undoes is not None:
+        raise BadLine("only an undo undoes")
     try:
-        check_layout(buttons)
-        event = from_wire(
-            origin=origin_id(record.get("origin")),
-            seq=_int(record.get("seq"), "seq", low=1),
-            key=key,
-            kind=kind,
-            at=at,
-            day=day,
-            grade=grade,
-            undoes=target,
-            answer_ms=_int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None,
-            buttons=buttons,
-        )
+        if legacy:
+            seq = legacy_seq(seq)
+            target = (target[0], legacy_seq(target[1])) if target is not None else None
+        common = {"origin": origin, "seq": seq, "key": key, "at": at, "day": day}
+        event = _event(record, common, kind, target, legacy)
     except ValueError as exc:
         raise BadLine(str(exc)) from exc
     problem = unfit(event)
@@ -123,17 +118,52 @@ def parse_entry(line: str) -> LogEntry:
     return event
 
 
-def unfit(event: ReviewEvent) -> str | None:
-    """What keeps ``event`` from being a review on the wire, or None: the rules a line read
+def _event(
+    record: dict[str, Any],
+    common: dict[str, Any],
+    kind: str,
+    target: Identity | None,
+    legacy: bool,
+) -> LogEntry:
+    """The event a line's checked ``common`` fields (origin, seq, key, at, day) and its own
+    describe."""
+    if kind in _ACTIONS or legacy:
+        flag = record.get("flag", 0)
+        if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
+            raise BadLine("flag must be 0-7")
+        action = _ACTIONS.get(kind, Action.UNDO)
+        return CardActionEvent(**common, action=action, flag=flag, undoes=target)
+    grade = record.get("grade")
+    if kind != "undo":
+        grade = _int(grade, "grade", low=0)
+        if grade > 5:
+            raise BadLine("grade must be 0-5")
+    elif grade is not None:
+        raise BadLine("an undo has no grade")
+    answer_ms = record.get("answer_ms")
+    # Absent on six-grade lines and on every line from before it was written.
+    buttons = record.get("buttons", DEFAULT_LAYOUT)
+    check_layout(buttons)
+    answer_ms = _int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None
+    # A "repeat" (files from before the log held events) is a grade: the replay says which.
+    given = to_grade(grade) if grade is not None else None
+    return ReviewEvent(**common, grade=given, undoes=target, answer_ms=answer_ms, buttons=buttons)
+
+
+def unfit(event: LogEntry) -> str | None:
+    """What keeps ``event`` from being a line of a log file, or None: the rules a line read
     is held to, so that a machine never writes a line it, or another, would skip."""
-    for name, number in (("seq", event.seq), ("answer_ms", event.answer_ms)):
+    if not ORIGIN_RE.fullmatch(event.origin):
+        return "origin must be a machine id"
+    answer_ms = event.answer_ms if isinstance(event, ReviewEvent) else None
+    for name, number in (("seq", event.seq), ("answer_ms", answer_ms)):
         if number is not None and not 0 <= number <= MAX_SQLITE_INT:
             return f"{name} must be a whole number from 0 to {MAX_SQLITE_INT}"
     return _key_or_time_unfit(event.key, event.at, event.day)
 
 
 def _key_or_time_unfit(key: str, at: datetime, day: date) -> str | None:
-    """What keeps a line's card key or time from the wire, or None (reviews' and actions')."""
+    """What keeps a line's card key or time from the wire, or None."""
     if len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
         return "key must be a card key"
     try:
@@ -160,85 +190,3 @@ def _check_time(at: datetime, day: date) -> None:
         raise BadLine(f"at must be from {EARLIEST_DAY} to {LATEST_DAY}")
     if (day - at.date()).days > 2:
         raise BadLine("day must not be after the day of at")
-
-
-# -- card actions (suspend, bury, flag, mark): lines of their own kind -----------------------
-#
-# A card action's line is ``{"kind": "action", "action": ..., "flag": ..., ...}`` (see
-# :meth:`CardActionEvent.to_wire`). Its identity (origin, seq) is numbered apart from the
-# reviews' (the two are told apart by kind); its checks are a review's: a key a deck can have,
-# times within the calendar, numbers SQLite can hold. A zerodrill from before card actions
-# synced reads such a line as a damaged review line: skipped alone, with the file's one warning.
-
-_ACTIONS = ", ".join(a.value for a in Action)
-
-
-def parse_line(line: str) -> LogEntry | CardActionEvent:
-    """One event line, a review or a card action; :class:`BadLine` saying what is wrong."""
-    try:
-        return parse_entry(line)
-    except BadLine:
-        action = parse_action(line)
-        if action is None:
-            raise
-        return action
-
-
-def parse_action(line: str) -> CardActionEvent | None:
-    """A card action's line; None if ``line`` is no card action at all (not of its kind),
-    :class:`BadLine` if it is one that is damaged."""
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(record, dict) or record.get("kind") != WIRE_KIND:
-        return None
-    key = record.get("key")
-    if not isinstance(key, str):
-        raise BadLine("key must be a card key")
-    try:
-        action = Action(str(record.get("action")))
-    except ValueError as exc:
-        raise BadLine(f"action must be one of {_ACTIONS}") from exc
-    try:
-        at = datetime.fromisoformat(record.get("at"))  # type: ignore[arg-type]
-        day = date.fromisoformat(record.get("day"))  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise BadLine("at and day must be an ISO time and date") from exc
-    if at.tzinfo is None:
-        raise BadLine("at must carry its UTC offset")
-    flag, undoes = record.get("flag", 0), record.get("undoes")
-    if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
-        raise BadLine("flag must be 0-7")
-    target: Identity | None = None
-    if undoes is not None:
-        if not isinstance(undoes, list) or len(undoes) != 2:
-            raise BadLine("an undo names the action it undoes as [origin, seq]")
-        target = (origin_id(undoes[0]), _int(undoes[1], "undoes' seq", low=1))
-    try:
-        event = CardActionEvent(
-            origin_id(record.get("origin")),
-            _int(record.get("seq"), "seq", low=1),
-            key,
-            at,
-            day,
-            action,
-            flag,
-            target,
-        )
-    except ValueError as exc:
-        raise BadLine(str(exc)) from exc
-    problem = action_unfit(event)
-    if problem is not None:
-        raise BadLine(problem)
-    return event
-
-
-def action_unfit(event: CardActionEvent) -> str | None:
-    """What keeps ``event`` from being a card action on the wire, or None: the rules a line
-    read is held to (a review's, :func:`unfit`), so no machine writes a line others skip."""
-    if not ORIGIN_RE.fullmatch(event.origin):
-        return "origin must be a machine id"
-    if not 1 <= event.seq <= MAX_SQLITE_INT:
-        return f"seq must be a whole number from 1 to {MAX_SQLITE_INT}"
-    return _key_or_time_unfit(event.key, event.at, event.day)

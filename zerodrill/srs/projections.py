@@ -1,0 +1,143 @@
+"""What the drill shows besides the schedule, folded from the event stream: each a registered
+:class:`Projection` with a fingerprint and a pure fold, as card kinds are registered
+(:mod:`zerodrill.deck.kinds`) and export formats (:mod:`zerodrill.export.formats`).
+
+A projection names the kinds of event it reads (:attr:`Projection.actions`, and with
+:attr:`Projection.grades` the reviews of the cards those name), and folds them, in the order
+logged, into its value: the same events give the same value, wherever they were logged.
+:meth:`zerodrill.srs.store.Store.project` reads them and folds; nothing else is kept, so there is
+nothing to rebuild. Its :attr:`Projection.fingerprint` names what the fold means, and changes
+with it: what a cache of the value would be checked against.
+
+Adding one takes this module only: declare it with :func:`register` at the bottom.
+
+The schedule is the one projection kept in a cache (the ``card`` and ``derived`` tables,
+:mod:`zerodrill.srs.store.derive`): its fold is the scheduler's replay
+(:func:`zerodrill.srs.schedulers.base.replay`), its fingerprint the scheduler's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Generic, TypeVar
+
+from msgspec import Struct
+
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
+from zerodrill.srs.events import ReviewEvent, StreamEvent
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Projection(Generic[T]):
+    """A view of the stream: which events it reads, and how it folds them."""
+
+    name: str
+    #: What the fold means; another fingerprint, another meaning (bump it with the fold).
+    fingerprint: str
+    #: The card actions it reads (undos of them included).
+    actions: frozenset[Action]
+    #: Also the reviews (grades and their undos) of the cards those actions name.
+    grades: bool
+    #: The value of the events read, in the order logged. Pure: nothing but them decides it.
+    fold: Callable[[Sequence[StreamEvent]], T]
+
+
+_REGISTRY: dict[str, Projection[Any]] = {}
+
+
+def register(projection: Projection[T]) -> Projection[T]:
+    """Add ``projection``; refused (ValueError) when its name or fingerprint is taken."""
+    for other in _REGISTRY.values():
+        if projection.name == other.name or projection.fingerprint == other.fingerprint:
+            raise ValueError(f"projection '{projection.name}' clashes with '{other.name}'")
+    _REGISTRY[projection.name] = projection
+    return projection
+
+
+def named(name: str) -> Projection[Any] | None:
+    """The registered projection called ``name``, or None."""
+    return _REGISTRY.get(name)
+
+
+def registered() -> tuple[Projection[Any], ...]:
+    """Every registered projection, in the order registered."""
+    return tuple(_REGISTRY.values())
+
+
+# -- the projections zerodrill ships ----------------------------------------------------------
+
+
+def _marks(events: Sequence[StreamEvent]) -> dict[str, CardMarks]:
+    return replay(e for e in events if isinstance(e, CardActionEvent))
+
+
+#: Each card's marks (suspended, buried, flagged, marked): cards with none absent.
+MARKS = register(
+    Projection(
+        "marks",
+        "marks-1",
+        frozenset(Action) - {Action.BRING_FORWARD},
+        False,
+        _marks,
+    )
+)
+
+
+class Forwarded(Struct, frozen=True):
+    """Each card an interview brought forward, in the order logged: (key, study day, and
+    whether a grade in effect was given after it, which settles it)."""
+
+    cards: tuple[tuple[str, date, bool], ...] = ()
+
+
+class BroughtForward(Struct, frozen=True):
+    """What attempts brought forward, as of one study day."""
+
+    #: Keys brought forward on or before the day and not reviewed since, earliest first.
+    pending: tuple[str, ...] = ()
+    #: Keys brought forward on the day itself (settled or not).
+    on_day: frozenset[str] = frozenset()
+
+
+def as_of(forwarded: Forwarded, day: date) -> BroughtForward:
+    """What ``forwarded`` means on study day ``day``."""
+    pending = (k for k, on, settled in forwarded.cards if on <= day and not settled)
+    on_day = frozenset(k for k, on, _ in forwarded.cards if on == day)
+    return BroughtForward(tuple(dict.fromkeys(pending)), on_day)
+
+
+def _forwarded(events: Sequence[StreamEvent]) -> Forwarded:
+    # Settled by a grade given after it (by the time it was given, not the order it reached
+    # this log); at the very same instant, by one logged after it.
+    withdrawn = {e.undoes for e in events if e.undoes is not None}
+    brought: list[tuple[int, CardActionEvent]] = []
+    graded: dict[str, list[tuple[datetime, int]]] = {}
+    for n, e in enumerate(events):
+        if e.identity in withdrawn:
+            continue
+        if isinstance(e, CardActionEvent) and e.action is Action.BRING_FORWARD:
+            brought.append((n, e))
+        elif isinstance(e, ReviewEvent) and e.grade is not None:
+            graded.setdefault(e.key, []).append((e.at, n))
+    return Forwarded(
+        tuple(
+            (b.key, b.day, any((at, m) > (b.at, n) for at, m in graded.get(b.key, ())))
+            for n, b in brought
+        )
+    )
+
+
+#: The cards interviews brought forward, and whether each was reviewed since.
+BROUGHT_FORWARD = register(
+    Projection(
+        "brought_forward",
+        "brought-forward-1",
+        frozenset({Action.BRING_FORWARD}),
+        True,
+        _forwarded,
+    )
+)
