@@ -1298,3 +1298,37 @@ def test_fsrs_on_one_side_only_is_said_once(
     assert len(said[0]) == 1 and said[1:] == [[], []], said
     side = "in Anki" if fsrs_in_anki else "in zerodrill"
     assert f"FSRS schedules {side}" in said[0][0]
+
+
+def test_a_preset_fsrs_cannot_read_leaves_the_defaults(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """A collection is untrusted: parameters out of FSRS's bounds in its preset read as none
+    (Anki's defaults, FSRS-6's), with no traceback; its retention is still taken."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=True)
+    col = Collection(str(path))
+    try:
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        conf["fsrsParams6"] = [1e9] * 21
+        conf["desiredRetention"] = 0.85
+        col.decks.update_config(conf)
+        kept = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        assert kept["fsrsParams6"][0] == 1e9  # Anki keeps them
+    finally:
+        col.close()
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.85  # type: ignore[attr-defined]
+        assert f"w={','.join(repr(float(w)) for w in DEFAULT_PARAMETERS)}" in (
+            store.scheduler.fingerprint
+        )
