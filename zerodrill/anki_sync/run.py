@@ -1,12 +1,14 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); Anki's
+2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); the
+   model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
    reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, zerodrill's answers Anki lacks written to its revlog and its
-   schedule set (:mod:`.schedule`); last, the marks changed in Anki read back as card
-   actions and every card given the marks zerodrill's actions make (:mod:`.marks`). The
-   copy then replaces the collection.
+   schedule set (:mod:`.schedule`); the marks changed in Anki read back as card actions and
+   every card given the marks zerodrill's actions make (:mod:`.marks`); last, the siblings
+   the drill holds today held in Anki too (:mod:`.siblings`). The copy then replaces the
+   collection, and the model taken from the preset becomes the learner's.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
