@@ -1216,9 +1216,9 @@ def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_n
         col.close()
 
 
-def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params6=()) -> Path:  # type: ignore[no-untyped-def]
+def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params5=()) -> Path:  # type: ignore[no-untyped-def]
     """A collection a month old, FSRS on or off, its default preset given ``retention`` and
-    FSRS-6 parameters ``params6`` (none: Anki's defaults)."""
+    FSRS-5 parameters ``params5`` (none: Anki's defaults)."""
     from anki.collection import Collection
 
     path = home / "desktop" / "collection.anki2"
@@ -1229,7 +1229,7 @@ def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params
         col.set_config("fsrs", fsrs)
         conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
         conf["desiredRetention"] = retention
-        conf["fsrsParams6"] = list(params6)
+        conf["fsrsParams5"] = list(params5)
         col.decks.update_config(conf)
     finally:
         col.close()
@@ -1249,10 +1249,10 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
     db = _private_review_db
     with Store.open(db) as store:
         save_scheduler_name(store, "fsrs")
-    weights = [
-        round(w * 1.2, 4) if n in (0, 1, 2, 3) else w for n, w in enumerate(DEFAULT_PARAMETERS)
-    ]
-    path = desktop_collection(home, fsrs=True, retention=0.8, params6=weights)
+    # FSRS-5's 19 weights: the key both Anki 25.2 and later keep (FSRS-6's 21 are later's).
+    params5 = [round(w * 1.2, 4) if n < 4 else w for n, w in enumerate(DEFAULT_PARAMETERS[:19])]
+    weights = [*params5, 0.0, 0.5]  # as FSRS-6's: no short-term term, FSRS-5's decay
+    path = desktop_collection(home, fsrs=True, retention=0.8, params5=params5)
     # Easy graduates a new card at once: its intervals are the model's.
     drill(db, f"{DECK_ID}/stage-2", 5, noon(30))
     drill(db, f"{DECK_ID}/stage-2", 4, noon(12))
@@ -1317,11 +1317,11 @@ def test_a_preset_fsrs_cannot_read_leaves_the_defaults(
     col = Collection(str(path))
     try:
         conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
-        conf["fsrsParams6"] = [1e9] * 21
+        conf["fsrsParams5"] = [1e9] * 19
         conf["desiredRetention"] = 0.85
         col.decks.update_config(conf)
         kept = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
-        assert kept["fsrsParams6"][0] == 1e9  # Anki keeps them
+        assert kept["fsrsParams5"][0] == 1e9  # Anki keeps them
     finally:
         col.close()
     drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
