@@ -1332,3 +1332,42 @@ def test_a_preset_fsrs_cannot_read_leaves_the_defaults(
         assert f"w={','.join(repr(float(w)) for w in DEFAULT_PARAMETERS)}" in (
             store.scheduler.fingerprint
         )
+
+
+def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due_in_anki(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """An interview date relaxes the sibling rule (a cloze card's deletions may share a day):
+    Anki then holds back none of them either."""
+    from anki.collection import Collection
+
+    from zerodrill.deck.item_index import ItemIndex
+    from zerodrill.srs.interview_date import plan_for, queue_apart
+    from zerodrill.srs.queue import Apart
+    from zerodrill.srs.settings import save_interview
+
+    db = _private_review_db
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        save_interview(store, today + timedelta(days=10))
+    for key in (f"{DECK_ID}/stage-key#c1", f"{DECK_ID}/stage-key#c2"):
+        drill(db, key, 4, noon(8))
+    deck, _ = load_file(home / "decks" / "phone.yaml")
+    assert deck is not None
+    with Store.open(db) as store:
+        plan = plan_for(ItemIndex([deck]), store, today, today + timedelta(days=10), new_limit=20)
+        apart = queue_apart(plan)
+        queue = build_queue(items_of([deck]), store, today, apart=apart)
+    assert apart is not Apart.ALL
+    assert {f"{DECK_ID}/stage-key#c1", f"{DECK_ID}/stage-key#c2"} <= set(queue.review_keys)
+    path = desktop_collection(home, fsrs=False)
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    col = Collection(str(path))
+    try:
+        desk = Phone(col, None)  # type: ignore[arg-type]
+        for ordinal in (0, 1):
+            cid = desk.card_of(DECK_ID, "stage-key", ordinal)
+            assert desk.rows("SELECT queue FROM cards WHERE id = ?", cid) == [[2]]
+    finally:
+        col.close()
