@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import msgspec
 
@@ -79,6 +80,22 @@ class Pulled(msgspec.Struct, frozen=True):
     full_sync: bool = False
 
 
+def _read_capped(raw: BinaryIO) -> bytes | None:
+    """All of ``raw``; None past :data:`_MAX_REPLY`."""
+    parts, size = [], 0
+    while part := raw.read(1 << 20):
+        size += len(part)
+        if size > _MAX_REPLY:
+            return None
+        parts.append(part)
+    return b"".join(parts)
+
+
+def _platform() -> str:
+    """The platform as Anki's own client names it in its version (Rust's OS names)."""
+    return {"darwin": "macos", "win32": "windows"}.get(sys.platform, sys.platform)
+
+
 class _Client:
     def __init__(self, key: HostKey) -> None:
         self.endpoint = key.endpoint or _ANKIWEB
@@ -87,7 +104,7 @@ class _Client:
         self.session = secrets.token_hex(4)
         from anki.buildinfo import version
 
-        self.client_version = f"anki,{version} (zerodrill),linux"
+        self.client_version = f"anki,{version} (zerodrill),{_platform()}"
 
     def call(self, method: str, body: object, into: type[T]) -> T:
         import zstandard
@@ -101,7 +118,7 @@ class _Client:
         try:
             with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as reply:  # noqa: S310
                 with zstandard.ZstdDecompressor().stream_reader(reply) as raw:
-                    data = raw.read(_MAX_REPLY + 1)
+                    data = _read_capped(raw)
         except urllib.error.HTTPError as exc:
             if exc.code == 308 and method == "meta" and exc.headers.get("Location"):
                 # AnkiWeb moved the account: asked there, not kept (a dry run saves nothing).
@@ -122,7 +139,7 @@ class _Client:
                 f"({exc}); nothing was changed on either side: check the address and the "
                 "connection"
             ) from None
-        if len(data) > _MAX_REPLY:
+        if data is None:
             raise AnkiSyncError(f"{self.server} sent more than a sync reply holds")
         try:
             return msgspec.json.decode(data or b"null", type=into)
