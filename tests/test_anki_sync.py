@@ -24,6 +24,7 @@ import pytest
 from anki.cards import Card, CardId
 from anki.notes import NoteId
 from anki.scheduler.v3 import CardAnswer
+from anki.sync import SyncOutput
 from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_rows
 from cli_support import run_cli
 
@@ -367,8 +368,6 @@ def test_a_dry_run_asks_the_server_read_only(
     assert "1 change made in Anki would be brought back" in marks_line(out)
     assert "Dry run: nothing was changed" in out
     assert state() == before
-    from anki.sync import SyncOutput
-
     assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
     assert phone.sync() == 0
     assert on_phone() == phone_before
@@ -380,6 +379,30 @@ def test_a_dry_run_asks_the_server_read_only(
     with Store.open(db) as store:
         from_anki = {e.seq for e in store.events() if e.origin == "anki"}
     assert len(from_anki) == 3 and from_anki <= phone_answers
+
+
+def test_a_dry_run_when_the_server_asks_for_a_full_sync(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """The phone replaced the server's collection (a full upload): the dry run says a real
+    sync would take it whole, fetches nothing, and the server stays as the phone left it."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.col.mod_schema(check=False)
+    assert phone.sync(upload_on_conflict=True) != 0
+    before = folder_state(home / "anki")
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "The server asks for a full sync (its collection was replaced)" in out
+    assert "Anki → zerodrill: 0 reviews" in out
+    assert folder_state(home / "anki") == before
+    assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
 
 
 def test_sync_with_a_collection_file(
