@@ -347,6 +347,7 @@ def test_a_dry_run_asks_the_server_read_only(
     for card in ("stage-2", "stage-3", "stage-1"):
         phone.answer(phone.card_of(DECK_ID, card), CardAnswer.GOOD)
     phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
+    phone.add_own_note("a new note of mine", deck="A deck made on the phone")
     phone.sync()
     phone_answers = {r[0] for r in phone.rows("SELECT id FROM revlog")}
 
