@@ -24,14 +24,17 @@ import pytest
 from anki.cards import Card, CardId
 from anki.notes import NoteId
 from anki.scheduler.v3 import CardAnswer
+from anki.sync import SyncOutput
 from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_rows
 from cli_support import run_cli
 
 from zerodrill.anki_sync import login as kept
 from zerodrill.anki_sync.events import derive
 from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.deck.load import load_file
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
+from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.store import Store
 
 DECK_YAML = """\
@@ -324,6 +327,83 @@ def test_a_dry_run_says_what_would_move_and_changes_nothing(
     assert "Notes: 0 would be added, 0 would be updated" in out
     assert "Dry run: nothing was changed" in out
     assert state() == before
+
+
+def test_a_dry_run_asks_the_server_read_only(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """Answers the phone synced since the terminal's last sync are counted as coming in; the
+    server keeps nothing of the look (the phone, which synced last, finds nothing new), and
+    the real sync then brings exactly those answers."""
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(3))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for card in ("stage-2", "stage-3", "stage-1"):
+        phone.answer(phone.card_of(DECK_ID, card), CardAnswer.GOOD)
+    phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
+    phone.add_own_note("a new note of mine", deck="A deck made on the phone")
+    phone.sync()
+    phone_answers = {r[0] for r in phone.rows("SELECT id FROM revlog")}
+
+    def state() -> object:
+        names = sorted(p.name for p in db.parent.iterdir())
+        return folder_state(home / "anki"), db.read_bytes(), db.stat().st_mtime_ns, names
+
+    def on_phone() -> object:
+        return (
+            phone.rows("SELECT * FROM revlog ORDER BY id"),
+            phone.rows("SELECT * FROM cards ORDER BY id"),
+            phone.rows("SELECT * FROM notes ORDER BY id"),
+        )
+
+    before, phone_before = state(), on_phone()
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    assert "1 change made in Anki would be brought back" in marks_line(out)
+    assert "Dry run: nothing was changed" in out
+    assert state() == before
+    assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
+    assert phone.sync() == 0
+    assert on_phone() == phone_before
+
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    assert "1 change made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        from_anki = {e.seq for e in store.events() if e.origin == "anki"}
+    assert len(from_anki) == 3 and from_anki <= phone_answers
+
+
+def test_a_dry_run_when_the_server_asks_for_a_full_sync(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """The phone replaced the server's collection (a full upload): the dry run says a real
+    sync would take it whole, fetches nothing, and the server stays as the phone left it."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.col.mod_schema(check=False)
+    assert phone.sync(upload_on_conflict=True) != 0
+    before = folder_state(home / "anki")
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "The server asks for a full sync (its collection was replaced)" in out
+    assert "Anki → zerodrill: 0 reviews" in out
+    assert folder_state(home / "anki") == before
+    assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
 
 
 def test_sync_with_a_collection_file(
@@ -944,7 +1024,9 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     assert tagged_marked(phone, "stage-2") and not tagged_marked(phone, "stage-1")
     # Anki's own searches find them as its own.
     assert len(phone.col.find_cards("is:suspended")) == 1
-    assert len(phone.col.find_cards("is:buried")) == 1
+    # stage-3, and stage-key's second deletion held while the drill shows its first (as
+    # Anki's own buried sibling: see test_siblings_the_drill_holds_...).
+    assert len(phone.col.find_cards("is:buried")) == 2
     assert len(phone.col.find_cards("flag:3")) == 1
     assert len(phone.col.find_cards("tag:marked")) == 1
 
@@ -1095,3 +1177,275 @@ def test_a_mark_made_in_anki_dated_far_ahead_is_held_back_and_left_alone(
             assert store.actions.events() == []
     phone.sync()
     assert card(phone, "stage-1").queue == -1
+
+
+def drill_shows_today(home: Path, db: Path) -> set[str]:
+    """The keys the drill's queue shows today over the test's deck (due, new and repeats)."""
+    deck, problems = load_file(home / "decks" / "phone.yaml")
+    assert deck is not None, problems
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        queue = build_queue(items_of([deck]), store, today)
+    return {*queue.review_keys, *(i.key for i in (*queue.new, *queue.repeats))}
+
+
+def anki_shows_today(phone: Phone) -> set[str]:
+    """The keys the phone's Anki queues today in the test's deck (its new, learning and
+    review cards, as its counts go)."""
+    by_cid = {}
+    for key in KEYS:
+        card_id, _, cloze = key.partition("/")[2].partition("#c")
+        by_cid[phone.card_of(DECK_ID, card_id, int(cloze) - 1 if cloze else 0)] = key
+    did = phone.rows("SELECT did FROM cards WHERE id = ?", next(iter(by_cid)))[0][0]
+    phone.col.decks.select(did)  # type: ignore[arg-type]
+    queued = phone.col.sched.get_queued_cards(fetch_limit=1000, intraday_learning_only=False)
+    return {by_cid[c.card.id] for c in queued.cards if c.card.id in by_cid}
+
+
+def test_siblings_the_drill_holds_for_another_day_are_not_due_in_anki(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """A cloze card's deletions, and cards the deck says teach the same thing, never share a
+    day in the drill: Anki shows due what the drill shows, and holds the rest (as its own
+    buried siblings, which no mark reads as the user's bury)."""
+    db = _private_review_db
+    deck = home / "decks" / "phone.yaml"
+    # stage-2 teaches what stage-1 does: it waits while stage-1 is due.
+    deck.write_text(
+        DECK_YAML.replace(
+            "    back: Optimizer states and gradients.\n",
+            "    back: Optimizer states and gradients.\n    siblings: [stage-1]\n",
+        )
+    )
+    # Both deletions and stage-1 are overdue; the drill shows stage-1, one deletion, stage-3.
+    for key in (f"{DECK_ID}/stage-key#c1", f"{DECK_ID}/stage-key#c2", f"{DECK_ID}/stage-1"):
+        drill(db, key, 4, noon(8))
+    shown = drill_shows_today(home, db)
+    assert shown == {f"{DECK_ID}/{c}" for c in ("stage-1", "stage-key#c1", "stage-3")}
+    # The phone last opened its queue yesterday: today's first look puts back what was
+    # buried before today, not what the sync buries today.
+    phone.col.set_config("lastUnburied", phone.col.sched.today - 1)
+    phone.sync()
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    assert anki_shows_today(phone) == shown
+    # The terminal grades the deletion it showed: the other still waits, on both sides.
+    drill(db, f"{DECK_ID}/stage-key#c1", 4, datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "made in Anki" not in out  # Anki's buried siblings are no mark of the user's
+    phone.sync()
+    shown = drill_shows_today(home, db)
+    assert shown == {f"{DECK_ID}/{c}" for c in ("stage-1", "stage-3")}
+    assert anki_shows_today(phone) == shown
+    # Nothing new: nothing moves, and nothing is held again.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "0 cards rescheduled" in out and "Siblings held" not in out, out
+
+
+def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Under FSRS on both sides, each card zerodrill schedules carries its memory state
+    (stability, difficulty), desired retention and last review time as Anki keeps them:
+    Anki's Check Database finds nothing to add."""
+    import json
+
+    from anki.collection import Collection
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    col = Collection(str(path))
+    col.db.execute("UPDATE col SET crt = crt - 30 * 86400")  # a collection a month old
+    col.set_config("fsrs", True)
+    col.close()
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(9))
+    drill(db, f"{DECK_ID}/stage-2", 3, noon(3))
+    drill(db, f"{DECK_ID}/stage-key#c1", 1, noon(1))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    with Store.open(db) as store:
+        states = store.states()
+    col = Collection(str(path))
+    try:
+        desk = Phone(col, None)  # type: ignore[arg-type]
+        for key, state in states.items():
+            card_id, _, cloze = key.partition("/")[2].partition("#c")
+            cid = desk.card_of(DECK_ID, card_id, int(cloze) - 1 if cloze else 0)
+            data = json.loads(str(col.db.scalar("SELECT data FROM cards WHERE id = ?", cid)))
+            assert data["s"] == pytest.approx(state.stability, abs=1e-4), key  # type: ignore[attr-defined]
+            assert data["d"] == pytest.approx(state.difficulty, abs=1e-4), key  # type: ignore[attr-defined]
+            assert data["dr"] == pytest.approx(0.9), key
+            assert data["lrt"] == int(state.last_review.timestamp()), key  # type: ignore[attr-defined]
+        report, _ = col.fix_integrity()
+        assert "last review" not in report.lower() and "memory" not in report.lower(), report
+    finally:
+        col.close()
+
+
+def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params5=()) -> Path:  # type: ignore[no-untyped-def]
+    """A collection a month old, FSRS on or off, its default preset given ``retention`` and
+    FSRS-5 parameters ``params5`` (none: Anki's defaults)."""
+    from anki.collection import Collection
+
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir(exist_ok=True)
+    col = Collection(str(path))
+    try:
+        col.db.execute("UPDATE col SET crt = crt - 30 * 86400")
+        col.set_config("fsrs", fsrs)
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        conf["desiredRetention"] = retention
+        conf["fsrsParams5"] = list(params5)
+        col.decks.update_config(conf)
+    finally:
+        col.close()
+    return path
+
+
+def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Both sides on FSRS: the parameters and desired retention are those of the deck's
+    preset in Anki, in Anki and in the drill alike."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    # FSRS-5's 19 weights: the key both Anki 25.2 and later keep (FSRS-6's 21 are later's).
+    params5 = [round(w * 1.2, 4) if n < 4 else w for n, w in enumerate(DEFAULT_PARAMETERS[:19])]
+    weights = [*params5, 0.0, 0.5]  # as FSRS-6's: no short-term term, FSRS-5's decay
+    path = desktop_collection(home, fsrs=True, retention=0.8, params5=params5)
+    # Easy graduates a new card at once: its intervals are the model's.
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(30))
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(12))
+    drill(db, f"{DECK_ID}/stage-1", 5, noon(9))
+    with Store.open(db) as store:
+        before = store.due_dates()
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    assert "FSRS schedules" not in out
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.8  # type: ignore[attr-defined]
+        assert f"w={','.join(repr(float(w)) for w in weights)}" in store.scheduler.fingerprint
+        after = store.due_dates()
+    assert after != before  # a lower retention, larger first stabilities: later due days
+    col = Collection(str(path))
+    try:
+        assert phone_due(Phone(col, None)) == after  # type: ignore[arg-type]
+        data = col.db.list("SELECT data FROM cards WHERE data LIKE '%\"dr\"%'")
+        assert len(data) == 2 and all('"dr":0.8' in d for d in data)
+    finally:
+        col.close()
+
+
+@pytest.mark.parametrize("fsrs_in_anki", [True, False])
+def test_fsrs_on_one_side_only_is_said_once(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path, fsrs_in_anki: bool
+) -> None:
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    if not fsrs_in_anki:
+        with Store.open(db) as store:
+            save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=fsrs_in_anki)
+    drill(db, f"{DECK_ID}/stage-2", 4, noon(9))
+    said = []
+    for _ in range(3):
+        code, out, err = run_cli(
+            capsys, "anki", "sync", str(home / "decks"), "--collection", str(path)
+        )
+        assert code == 0, err
+        said.append([line for line in out.splitlines() if "FSRS schedules" in line])
+    assert len(said[0]) == 1 and said[1:] == [[], []], said
+    side = "in Anki" if fsrs_in_anki else "in zerodrill"
+    assert f"FSRS schedules {side}" in said[0][0]
+
+
+def test_a_preset_fsrs_cannot_read_leaves_the_defaults(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """A collection is untrusted: parameters out of FSRS's bounds in its preset read as none
+    (Anki's defaults, FSRS-6's), with no traceback; its retention is still taken."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=True)
+    col = Collection(str(path))
+    try:
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        conf["fsrsParams5"] = [1e9] * 19
+        conf["desiredRetention"] = 0.85
+        col.decks.update_config(conf)
+        kept = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        assert kept["fsrsParams5"][0] == 1e9  # Anki keeps them
+    finally:
+        col.close()
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.85  # type: ignore[attr-defined]
+        assert f"w={','.join(repr(float(w)) for w in DEFAULT_PARAMETERS)}" in (
+            store.scheduler.fingerprint
+        )
+
+
+def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due_in_anki(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """An interview date relaxes the sibling rule (a cloze card's deletions may share a day):
+    Anki then holds back none of them either."""
+    from anki.collection import Collection
+
+    from zerodrill.deck.item_index import ItemIndex
+    from zerodrill.srs.interview_date import plan_for, queue_apart
+    from zerodrill.srs.queue import Apart
+    from zerodrill.srs.settings import save_interview
+
+    db = _private_review_db
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        save_interview(store, today + timedelta(days=10))
+    for key in (f"{DECK_ID}/stage-key#c1", f"{DECK_ID}/stage-key#c2"):
+        drill(db, key, 4, noon(8))
+    deck, _ = load_file(home / "decks" / "phone.yaml")
+    assert deck is not None
+    with Store.open(db) as store:
+        plan = plan_for(ItemIndex([deck]), store, today, today + timedelta(days=10), new_limit=20)
+        apart = queue_apart(plan)
+        queue = build_queue(items_of([deck]), store, today, apart=apart)
+    assert apart is not Apart.ALL
+    assert {f"{DECK_ID}/stage-key#c1", f"{DECK_ID}/stage-key#c2"} <= set(queue.review_keys)
+    path = desktop_collection(home, fsrs=False)
+    code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
+    assert code == 0, err
+    col = Collection(str(path))
+    try:
+        desk = Phone(col, None)  # type: ignore[arg-type]
+        for ordinal in (0, 1):
+            cid = desk.card_of(DECK_ID, "stage-key", ordinal)
+            assert desk.rows("SELECT queue FROM cards WHERE id = ?", cid) == [[2]]
+    finally:
+        col.close()

@@ -659,6 +659,40 @@ def test_with_progress_carries_suspend_bury_flags_and_marks_as_ankis_own(
     assert "marked" not in note_by_card_id(col, deck, "fsdp").tags
     # Anki's own searches find them as it would its own.
     assert len(col.find_cards("is:suspended")) == 1 + len(col.find_cards("tag:*retired"))
-    assert len(col.find_cards("is:buried")) == 1
+    # stage-2, and stage-key's second deletion, held while the drill shows its first (as
+    # Anki's own buried sibling: see test_with_progress_holds_the_siblings_...).
+    assert len(col.find_cards("is:buried")) == 2
     assert len(col.find_cards("flag:3")) == 1
     assert len(col.find_cards("tag:marked")) == 1
+
+
+def test_with_progress_holds_the_siblings_the_drill_holds_today(
+    tmp_path: Path, col: Collection, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both deletions of a cloze card due: the drill shows one today, and so does Anki (the
+    other arrives in Anki's own queue of buried siblings, gone at its next day)."""
+    from cli_support import run_cli
+
+    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.store import Store
+
+    deck_path = DATA / "kinds" / "deck.yaml"
+    deck = load(deck_path)
+    db = tmp_path / "reviews.db"
+    then = datetime.now().astimezone() - timedelta(days=8)
+    with Store.open(db) as store:
+        for key in ("export-kinds/stage-key#c1", "export-kinds/stage-key#c2"):
+            record_grade(store, key, 4, day=study_day(then), at=then)
+    out = tmp_path / "kinds.apkg"
+    code, _, err = run_cli(
+        capsys, "export", str(deck_path), "--with-progress", "--db", str(db), "-o", str(out)
+    )
+    assert code == 0, err
+    col.sched.get_queued_cards(fetch_limit=1)  # a collection opened today, as Anki does
+    import_package(col, out, scheduling=True)
+    first, second = sorted(note_by_card_id(col, deck, "stage-key").cards(), key=lambda c: c.ord)
+    col.decks.select(first.did)
+    assert (first.type, first.queue) == (2, 2)
+    assert (second.type, second.queue) == (2, -2)  # a review card, buried as a sibling
+    queued = col.sched.get_queued_cards(fetch_limit=1000).cards
+    assert first.id in {c.card.id for c in queued} and second.id not in {c.card.id for c in queued}

@@ -12,7 +12,11 @@ change of this module alone:
   did, for Anki's revlog and card columns: :func:`derive`;
 - the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
   record of the marks a run left in a collection: :func:`log_actions`,
-  :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`.
+  :func:`add_anki_actions`, :func:`marks_record`, :func:`keep_marks_record`;
+- what today's queue in the drill is built from once the run's events are in:
+  :func:`drill_day`;
+- the learner's FSRS made with the model of Anki's preset, kept as the learner's, and the
+  one line said once where only one side is on FSRS: :func:`one_model`, :func:`keep_model`.
 """
 
 from __future__ import annotations
@@ -24,12 +28,22 @@ from typing import Any
 from msgspec import Struct
 
 from zerodrill.anki_sync import revlog
+from zerodrill.anki_sync.preset import Preset
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers import CardState, Phase, Scheduler, When, scheduler_named
+from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
+from zerodrill.srs.schedulers import (
+    AnkiCard,
+    CardState,
+    Option,
+    Phase,
+    Scheduler,
+    When,
+    scheduler_named,
+)
 from zerodrill.srs.store import Store
 
 #: An event as the store gives it (its type is the store's business).
@@ -64,6 +78,8 @@ class CardHistory(Struct, frozen=True):
     lapses: int
     #: The grades in effect, oldest first.
     answers: tuple[Answer, ...]
+    #: The whole state as it reads in Anki (FSRS's memory state included); None when new.
+    anki: AnkiCard | None = None
 
     def not_from_anki(self) -> list[Answer]:
         """The answers given in zerodrill (on any machine), not in Anki."""
@@ -214,6 +230,129 @@ def derive(
         # How the state reads in Anki is the scheduler's to say (its module declares it).
         card = scheduler.anki(state)
         out[key] = CardHistory(
-            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers)
+            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers), card
         )
     return out
+
+
+class DrillDay(Struct, frozen=True):
+    """What the drill builds today's queue from, once the store holds this run's events."""
+
+    #: The keys with a schedule, and of those the keys due by today, most overdue first
+    #: (ties by key, as the drill orders them).
+    scheduled: frozenset[str]
+    due: tuple[str, ...]
+    #: The keys graded today, and those of them graded for the first time.
+    graded: frozenset[str]
+    introduced: frozenset[str]
+    #: The keys an interview brought forward today.
+    brought: tuple[str, ...]
+    #: Which siblings wait for another day (an interview date near relaxes it).
+    apart: Apart
+
+
+def drill_day(
+    store: Store | None,
+    anki: Sequence[Event],
+    histories: Mapping[str, CardHistory],
+    keys: Iterable[str],
+    today: date,
+) -> DrillDay:
+    """What the drill's queue on ``today`` over ``keys`` is built from, the store's events
+    and Anki's reviews (``anki``) together: ``histories`` are the cards this run derived again
+    (:func:`derive`); every other card is as the store derives it."""
+    dues = dict(store.due_dates()) if store is not None else {}
+    for key, history in histories.items():
+        if history.due is None:
+            dues.pop(key, None)
+        else:
+            dues[key] = history.due
+    due = tuple(
+        key for key, day in sorted(dues.items(), key=lambda kv: (kv[1], kv[0])) if day <= today
+    )
+    logged = store.reviews_on(today) if store is not None else []
+    graded = {r.key for r in logged}
+    introduced = {r.key for r in logged if r.introduced}
+    for event in anki:
+        if event.day == today and event.grade is not None:
+            graded.add(event.key)
+            answers = histories[event.key].answers if event.key in histories else ()
+            if answers and answers[0].from_anki and answers[0].at == event.at:
+                introduced.add(event.key)
+    brought: tuple[str, ...] = ()
+    apart = Apart.ALL
+    if store is not None:
+        brought = tuple(store.attempts.brought_forward(today).pending)
+        interview = store.profile.interview
+        if interview is not None and today < interview:
+            from zerodrill.srs.interview_date import plan_for, queue_apart
+
+            plan = plan_for(keys, store, today, interview, new_limit=DEFAULT_NEW_LIMIT)
+            apart = queue_apart(plan)
+    return DrillDay(frozenset(dues), due, frozenset(graded), frozenset(introduced), brought, apart)
+
+
+#: The store setting holding which side alone was on FSRS when a run last said so.
+_ONE_SIDED_SETTING = "anki-sync-fsrs-one-side "
+_FSRS = "fsrs"
+
+
+class Model(Struct, frozen=True):
+    """What a run schedules with, and what it keeps once done."""
+
+    scheduler: Scheduler[Any]
+    #: The options of the preset's FSRS model, to keep as the learner's (none: keep none).
+    adopted: tuple[tuple[Option, Any], ...] = ()
+    #: Which side alone is on FSRS ("zerodrill", "anki"; "" for neither), and the line that
+    #: says so this run (None: said before, or nothing to say).
+    one_side: str = ""
+    notice: str | None = None
+
+
+def one_model(store: Store | None, preset: Preset | None, collection: str) -> Model:
+    """The scheduler a run derives with: the learner's, made with the FSRS model of Anki's
+    ``preset`` when both sides are on FSRS; and where only one side is, the line that says
+    so, unless a run said it already for ``collection`` (an id naming it)."""
+    scheduler = scheduler_of(store)
+    if store is None or preset is None:
+        return Model(scheduler)
+    learner_fsrs = scheduler.name == _FSRS
+    one_side = "" if learner_fsrs == preset.fsrs else "zerodrill" if learner_fsrs else "anki"
+    notice = None
+    if one_side and store.setting(_ONE_SIDED_SETTING + collection) != one_side:
+        notice = (
+            "FSRS schedules in zerodrill, SM-2 in Anki (FSRS is off in its deck options): "
+            "the two sides schedule differently"
+            if one_side == "zerodrill"
+            else "FSRS schedules in Anki (its deck options), SM-2 in zerodrill: the two sides "
+            "schedule differently (zerodrill drill --scheduler fsrs for one model)"
+        )
+    if one_side or not learner_fsrs:
+        return Model(scheduler, (), one_side, notice)
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.schedulers.fsrs import PARAMETERS
+    from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, DESIRED_RETENTION
+    from zerodrill.srs.settings import chosen_scheduler
+
+    adopted = (
+        (PARAMETERS, preset.parameters or tuple(DEFAULT_PARAMETERS)),
+        (DESIRED_RETENTION, preset.desired_retention or DEFAULT_RETENTION),
+    )
+    options = {option.name: value for option, value in adopted}
+    return Model(chosen_scheduler(store, _FSRS, options=options), adopted)
+
+
+def keep_model(store: Store, model: Model, collection: str) -> None:
+    """Keep what a run scheduled with as the learner's (so the drill schedules as Anki
+    does), and which side alone was on FSRS when it said so."""
+    if model.adopted:
+        from zerodrill.srs.settings import save_option
+
+        for option, value in model.adopted:
+            if store.setting(option.setting) != option.write(value):
+                save_option(store, option, value)
+        store.use(model.scheduler)
+    key = _ONE_SIDED_SETTING + collection
+    if (store.setting(key) or "") != model.one_side:
+        store.save_setting(key, model.one_side)

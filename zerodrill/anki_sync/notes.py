@@ -42,6 +42,8 @@ class CardRow(Struct, frozen=True):
     left: int
     odid: int
     odue: int
+    #: Anki's JSON of the card's other facts (FSRS's memory state among them).
+    data: str = ""
 
 
 def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Manifest:
@@ -177,7 +179,7 @@ def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
     out: dict[str, CardRow] = {}
     rows = db(col).all(
         "SELECT n.guid, c.ord, c.id, c.type, c.queue, c.due, c.ivl, c.factor, c.reps, "
-        "c.lapses, c.left, c.odid, c.odue FROM cards c JOIN notes n ON n.id = c.nid"
+        "c.lapses, c.left, c.odid, c.odue, c.data FROM cards c JOIN notes n ON n.id = c.nid"
     )
     for guid, ord_, *rest in rows:
         key = notes.get(guid, {}).get(ord_)

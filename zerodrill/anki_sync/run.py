@@ -1,12 +1,14 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); Anki's
+2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); the
+   model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
    reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, zerodrill's answers Anki lacks written to its revlog and its
-   schedule set (:mod:`.schedule`); last, the marks changed in Anki read back as card
-   actions and every card given the marks zerodrill's actions make (:mod:`.marks`). The
-   copy then replaces the collection.
+   schedule set (:mod:`.schedule`); the marks changed in Anki read back as card actions and
+   every card given the marks zerodrill's actions make (:mod:`.marks`); last, the siblings
+   the drill holds today held in Anki too (:mod:`.siblings`). The copy then replaces the
+   collection, and the model taken from the preset becomes the learner's.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
@@ -18,7 +20,8 @@ marks the collection or the store lacks (a failure between the two leaves the ol
 and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
 (the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
 changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
-copies only, in a temporary folder, and writes nothing.
+copies only, in a temporary folder, and writes nothing; it asks the server what it holds
+that the copy lacks, read-only (:mod:`.peek`), and counts on the copy with that merged in.
 """
 
 from __future__ import annotations
@@ -30,11 +33,22 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field, structs
 
-from zerodrill.anki_sync import events, marks, notes, revlog, schedule, server, workcopy
+from zerodrill.anki_sync import (
+    events,
+    marks,
+    notes,
+    peek,
+    preset,
+    revlog,
+    schedule,
+    server,
+    siblings,
+    workcopy,
+)
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -43,12 +57,12 @@ from zerodrill.anki_sync.backend import (
     require_anki,
 )
 from zerodrill.anki_sync.login import HostKey
+from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import read_reviews
 from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.schedulers import Scheduler
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
 from zerodrill.words import plural
@@ -57,6 +71,13 @@ if TYPE_CHECKING:
     from anki.collection import Collection
 
 PACKAGE_NAME = "zerodrill-decks.apkg"
+
+
+#: A dry run's remark when the server's collection was replaced since the last sync.
+_FULL_SYNC_DUE = (
+    "the server asks for a full sync (its collection was replaced): the counts are as of "
+    "the last sync, and a real sync would take the server's collection whole"
+)
 
 
 class Moved(Struct, frozen=True):
@@ -73,6 +94,8 @@ class Moved(Struct, frozen=True):
     marks_to_anki: int = 0
     #: Marks changed in Anki, new to zerodrill's store as card actions.
     marks_to_zerodrill: int = 0
+    #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
+    siblings_held: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
@@ -143,31 +166,34 @@ def _run(
     # A collection taken whole from the server may lack what the last run wrote into it.
     fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
     record = None if fresh else events.marks_record(store, record_id)
-    scheduler = events.scheduler_of(store)
     warnings: tuple[str, ...] = ()
     copying = workcopy.scratch_copy if dry_run else workcopy.work_copy
     with copying(collection) as copy:
         col = open_collection(copy.path)
         try:
-            moved, anki, manifest, (from_anki, new_record) = _apply(
+            pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
+            moved, anki, manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
                 decks,
                 note_keys,
                 store_events,
-                scheduler,
                 manifest_file,
                 (record, store_actions),
+                (store, record_id),
             )
         finally:
             col.close()
         if dry_run:
+            if pulled is not None and pulled.full_sync:
+                moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
         workcopy.put_back(copy, collection)
         if store is not None:
             events.keep_marks_record(store, record_id, new_record)
+            events.keep_model(store, model, record_id)
     notes.keep_manifest(manifest, manifest_file)
     if target.key is not None:
         last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
@@ -201,10 +227,10 @@ def _apply(
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     store_events: Sequence[events.Event],
-    scheduler: Scheduler[Any],
     manifest_file: Path,
     actions: tuple[str | None, Sequence[CardActionEvent]],
-) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str]]:
+    where: tuple[Store | None, str],
+) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str], events.Model]:
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
     manifest to keep once the copy is the collection, and (given the record of the last
     run's marks and the store's card actions) the card actions read back from Anki and the
@@ -215,17 +241,27 @@ def _apply(
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     cards = notes.our_cards(col, note_keys)
+    store, record_id = where
+    model = events.one_model(store, preset.read(col, cards), record_id)
+    scheduler = model.scheduler
 
     found = read_reviews(copy, note_keys)
     anki = events.from_anki(found)
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
-    for rid, cid, ease, taken_ms in db(col).all("SELECT id, cid, ease, time FROM revlog"):
+    # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
+    # id one it writes could take. SQLite leaves out the rest (a long-time user's million).
+    for rid, cid, ease, taken_ms in db(col).all(
+        "SELECT id, cid, ease, time FROM revlog WHERE id % 1000 = ?", revlog.MARK
+    ):
         taken.add(rid)
         if revlog.is_marked(rid, taken_ms):
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
     changed_keys = events.touched(store_events, anki, cids, written)
+    if scheduler.fingerprint != events.scheduler_of(store).fingerprint:
+        # The preset's model is new to the learner: every card's schedule moves with it.
+        changed_keys = set(cids)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
     rows: list[revlog.RevlogRow] = []
     for key, history in sorted(histories.items()):
@@ -248,12 +284,13 @@ def _apply(
     insert_rows(col, "INSERT INTO revlog {values}", [r.values() for r in rows])
     insert_rows(
         col,
-        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left) AS ({values}) "
-        "UPDATE cards SET type = v.type, queue = v.queue, due = v.due, odue = v.odue, "
-        "ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, left = v.left, "
-        f"mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
+        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "
+        "({values}) UPDATE cards SET type = v.type, queue = v.queue, due = v.due, "
+        "odue = v.odue, ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, "
+        f"left = v.left, data = v.data, mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
         [
             (c.cid, c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
+            + (c.data,)
             for c in changed
         ],
     )
@@ -261,7 +298,11 @@ def _apply(
     from_anki, marked, new_record, held = _marks(
         col, note_keys, decks, (today.zerodrill, at), record, store_actions
     )
-    if rows or changed or marked:
+    # Last, on the cards as the marks leave them: a suspended card holds no sibling back.
+    index = ItemIndex(decks)
+    drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
+    held_back = siblings.hold(col, notes.our_cards(col, note_keys), index, drill)
+    if rows or changed or marked or held_back:
         # Anki syncs only a collection modified since its last sync.
         db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
     moved = Moved(
@@ -273,9 +314,10 @@ def _apply(
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
-        remarks=held,
+        siblings_held=held_back,
+        remarks=held if model.notice is None else (model.notice, *held),
     )
-    return moved, anki, manifest, (from_anki, new_record)
+    return moved, anki, manifest, (from_anki, new_record), model
 
 
 def _marks(

@@ -5,11 +5,14 @@ calendar study days. Both say which day is *today* at the same moment, so a due 
 Anki as today's day number plus the days from today to it: the phone shows the day the
 terminal does. A card the user suspended or buried in Anki stays so; one in a filtered deck
 gets its home deck's due day (``odue``), as Anki keeps it there. A card whose every grade
-was undone is new again, in both.
+was undone is new again, in both. Under FSRS each card also carries its memory state, desired
+retention and last review time in Anki's ``data`` JSON, as Anki keeps them
+(:func:`memory_data`), so Anki's Check Database has nothing to add.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import date
 
@@ -18,6 +21,7 @@ from msgspec.structs import replace
 
 from zerodrill.anki_sync.events import CardHistory
 from zerodrill.anki_sync.notes import CardRow
+from zerodrill.srs.schedulers import AnkiCard
 
 # Anki's card types and queues.
 _NEW, _REVIEW = 0, 2
@@ -49,7 +53,37 @@ def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
         reps=min(len(history.answers), _MAX_COUNT),
         lapses=min(history.lapses, _MAX_COUNT),
         left=0,
+        data=memory_data(row.data, history.anki),
     )
+
+
+def memory_data(data: str, card: AnkiCard | None) -> str:
+    """Anki's ``data`` JSON of a card (``data``, as the collection has it) given the memory
+    state ``card`` carries, under the keys Anki keeps it (stability, difficulty, desired
+    retention, decay, the last review's time in seconds), its other keys kept; unchanged
+    for a card without one (SM-2's), and for JSON that is no object (not Anki's own)."""
+    if card is None or card.stability is None or card.difficulty is None:
+        return data
+    try:
+        found = json.loads(data) if data else {}
+    except ValueError:
+        return data
+    if not isinstance(found, dict):
+        return data
+    memory: dict[str, float | int] = {
+        # Anki's own precision: more would read as a change at every sync.
+        "s": round(card.stability, 4),
+        "d": round(card.difficulty, 4),
+    }
+    if card.desired_retention is not None:
+        memory["dr"] = round(card.desired_retention, 4)
+    if card.decay is not None:
+        memory["decay"] = round(card.decay, 4)
+    if card.last_review is not None:
+        memory["lrt"] = int(card.last_review.timestamp())
+    if all(found.get(k) == v for k, v in memory.items()):
+        return data
+    return json.dumps({**found, **memory}, separators=(",", ":"))
 
 
 def changes(

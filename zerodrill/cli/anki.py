@@ -212,9 +212,14 @@ def _report(moved: Moved, dry_run: bool) -> None:
             f"{would}set in Anki; {plural(moved.marks_to_zerodrill, 'change')} made in Anki "
             f"{would}brought back."
         )
+    if moved.siblings_held:
+        click.echo(
+            f"Siblings held for another day in Anki, as in the drill: "
+            f"{plural(moved.siblings_held, 'card')} {would}buried or put back."
+        )
     click.echo(
         f"Notes: {moved.notes_added} {would}added, {moved.notes_updated} {would}updated, "
         f"{plural(moved.retired_suspended, 'retired card')} {would}suspended."
     )
     if dry_run:
-        click.echo("Dry run: nothing was changed (counts as of the last sync with the server).")
+        click.echo("Dry run: nothing was changed, here or on the server.")

@@ -182,6 +182,11 @@ def _targets(decks: Sequence[Deck], output: str, chosen: Format) -> list[tuple[P
 
 
 def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingState]:
+    from zerodrill.deck.item_index import ItemIndex
+    from zerodrill.export.anki_marks import AnkiMarks
+    from zerodrill.srs.card_actions import NO_MARKS
+    from zerodrill.srs.days import local_now, study_day
+    from zerodrill.srs.queue import held_in
     from zerodrill.srs.store import Store
 
     db_path = db if db is not None else default_db_path()
@@ -193,28 +198,29 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
         scheduler = store.scheduler
         derived = store.schedule.states(keys)
         marks = store.actions.marks()
+        # Siblings the drill holds today arrive held in Anki too.
+        today = study_day(local_now())
+        hidden = (key for key, m in marks.items() if m.hidden_on(today))
+        held = held_in(ItemIndex(decks).without(hidden), store, today)
     states: dict[str, SchedulingState] = {
         key: scheduler.anki(state) for key, state in derived.items()
     }
-    if marks:
-        from zerodrill.export.anki_marks import AnkiMarks
-        from zerodrill.srs.card_actions import NO_MARKS
-        from zerodrill.srs.days import local_now, study_day
-
-        today = study_day(local_now())
-        for key in keys:
-            m = marks.get(key, NO_MARKS)
-            if m != NO_MARKS:
-                base = states.get(key, scheduler.anki(scheduler.new_state()))
-                states[key] = WithMarks(base, AnkiMarks.of(m, today))
+    for key in keys:
+        m = marks.get(key, NO_MARKS)
+        if m != NO_MARKS or key in held:
+            base = states.get(key, scheduler.anki(scheduler.new_state()))
+            states[key] = WithMarks(base, AnkiMarks.of(m, today), key in held)
     return states
 
 
 class WithMarks(Struct, frozen=True):
-    """A card's schedule with its marks, for the export (see export.collection.MarkedState)."""
+    """A card's schedule with its marks, for the export (see export.collection.MarkedState),
+    and whether the drill holds it today as a sibling."""
 
     state: SchedulingState
     marks: AnkiMarks
+    #: A sibling the drill holds for another day today (see export.collection.MarkedState).
+    held: bool = False
 
     @property
     def repetitions(self) -> int:

@@ -21,6 +21,9 @@ from zerodrill.srs.card_actions import CardMarks
 
 #: Anki's card queues the marks put a card in.
 SUSPENDED_QUEUE, BURIED_QUEUE = -1, -3
+#: Anki's queue of siblings its scheduler buried until its next day: no mark, but where a
+#: card the drill holds for another day as a sibling goes (:mod:`zerodrill.srs.queue`).
+SIBLING_BURIED_QUEUE = -2
 #: The note tag Anki's "Mark Note" sets.
 MARKED_TAG = "marked"
 #: The bits of Anki's flags column that hold the user's flag.

@@ -23,7 +23,12 @@ import genanki
 
 from zerodrill.deck import kinds
 from zerodrill.deck.model import Card, Deck
-from zerodrill.export.anki_marks import MARKED_TAG, SUSPENDED_QUEUE, AnkiMarks
+from zerodrill.export.anki_marks import (
+    MARKED_TAG,
+    SIBLING_BURIED_QUEUE,
+    SUSPENDED_QUEUE,
+    AnkiMarks,
+)
 from zerodrill.export.errors import ExportError
 from zerodrill.export.genanki_internals import COLLECTION_ROW, DEFAULT_CONF, INDEXES, TABLES
 from zerodrill.export.ids import ID_STRIDE, deck_anki_id
@@ -67,10 +72,14 @@ class SchedulingState(Protocol):
 class MarkedState(Protocol):
     """A progress entry that also carries the card's marks (``--with-progress``): suspended
     and buried cards arrive in Anki's suspended and buried queues, flags as Anki's flags, and
-    a marked card's note with Anki's ``marked`` tag. Its ``due`` is None for a new card."""
+    a marked card's note with Anki's ``marked`` tag. Its ``due`` is None for a new card.
+    One ``held`` (a sibling the drill holds for another day) arrives in Anki's queue of
+    buried siblings, which Anki empties at its next day."""
 
     @property
     def marks(self) -> AnkiMarks: ...
+    @property
+    def held(self) -> bool: ...
 
 
 def _marks_of(state: object) -> AnkiMarks | None:
@@ -78,8 +87,11 @@ def _marks_of(state: object) -> AnkiMarks | None:
     return marks if isinstance(marks, AnkiMarks) else None
 
 
-def _queue(queue: int, marks: AnkiMarks | None) -> int:
-    return marks.queue(queue) if marks is not None else queue
+def _queue(queue: int, state: object) -> int:
+    marks = _marks_of(state)
+    marked = marks.queue(queue) if marks is not None else queue
+    held = marked == queue != SUSPENDED_QUEUE and getattr(state, "held", False) is True
+    return SIBLING_BURIED_QUEUE if held else marked
 
 
 def collection(
@@ -122,10 +134,10 @@ def collection(
                     tags = f" {note.tags} {MARKED_TAG} "  # Anki's "marked" is a note tag
                 if state is None or state.due is None:
                     # type queue due ivl factor reps lapses left odue odid flags data
-                    tail = (_NEW, _queue(new_queue, marks), position, 0, 0, 0, 0, 0, 0, 0, flag, "")
+                    tail = (_NEW, _queue(new_queue, state), position, 0, 0, 0, 0, 0, 0, 0, flag, "")
                 else:
                     reviewed += 1
-                    queue = _queue(_SUSPENDED if card.retired else _REVIEW, marks)
+                    queue = _queue(_SUSPENDED if card.retired else _REVIEW, state)
                     tail = _review(state, queue, flag)
                 # id nid did ord mod usn, then the tail
                 card_rows.append((nid + ord_, nid, did, ord_, mod, -1, *tail))

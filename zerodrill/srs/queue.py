@@ -28,7 +28,7 @@ works through it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from enum import Enum
 from itertools import chain, islice
@@ -164,6 +164,27 @@ def build_queue(
     # Sets first: when every item has a schedule, nothing is walked in study order for none.
     fresh = by_key.keys() - later - set(due) if slots else set()
     waiting = (key for key in by_key if key in fresh) if fresh else ()
+    introduced_today = (r.key for r in logged if r.introduced)
+    reviews, new_keys = _shown(
+        by_key, due, waiting, slots, graded, brought, introduced_today, apart
+    )
+    new = [by_key[key] for key in new_keys]
+    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed, by_key)
+
+
+def _shown(
+    by_key: ItemIndex,
+    due: Iterable[str],
+    waiting: Iterable[str],
+    slots: int,
+    graded: frozenset[str],
+    brought: Mapping[str, Item],
+    introduced_today: Iterable[str],
+    apart: Apart,
+) -> tuple[list[str], list[str]]:
+    """The keys today's queue shows: the reviews (those brought forward first, then of
+    ``due``, in its order) and at most ``slots`` new ones of ``waiting`` (in study order), the
+    siblings ``apart`` keeps apart waiting for another day (the one rule of it)."""
     if apart is Apart.ALL:
         # A key no longer in a deck (a deletion removed from its card) still keeps its
         # siblings waiting today.
@@ -171,18 +192,53 @@ def build_queue(
         busy_cards.update(by_key.busy_cards(brought))
         # A key graded today never comes up again here: its card is busy already.
         reviews = [*brought, *by_key.one_key_per_card(due, busy_cards)]
-        new = by_key.one_per_card(waiting, busy_cards, slots)
-    else:
-        # A key graded today never comes up again here (as a repeat, if at all).
-        skip = graded | brought.keys()
-        reviews = [*brought, *(key for key in due if key in by_key and key not in skip)]
-        if apart is Apart.NEW_SIBLINGS:
-            introduced_today = (r.key for r in logged if r.introduced)
-            held = by_key.busy_cards(introduced_today, deletions_apart=False)
-            new = by_key.one_per_card(waiting, held, slots, deletions_apart=False)
-        else:
-            new = [by_key[key] for key in islice(waiting, slots)]
-    return TodayQueue(day, tuple(reviews), tuple(new), repeats, graded, introduced, failed, by_key)
+        return reviews, by_key.one_key_per_card(waiting, busy_cards, slots)
+    # A key graded today never comes up again here (as a repeat, if at all).
+    skip = graded | brought.keys()
+    reviews = [*brought, *(key for key in due if key in by_key and key not in skip)]
+    if apart is Apart.NEW_SIBLINGS:
+        held = by_key.busy_cards(introduced_today, deletions_apart=False)
+        return reviews, by_key.one_key_per_card(waiting, held, slots, deletions_apart=False)
+    return reviews, list(islice(waiting, slots))
+
+
+def held_today(
+    by_key: ItemIndex,
+    due: Sequence[str],
+    new: Sequence[str],
+    graded: Iterable[str],
+    *,
+    introduced: Iterable[str] = (),
+    brought: Iterable[str] = (),
+    apart: Apart = Apart.ALL,
+) -> set[str]:
+    """The keys of ``due`` (most overdue first) and ``new`` (in study order) that today's
+    queue keeps for another day as siblings, by the rule :func:`build_queue` follows, given
+    the keys ``graded`` today (``introduced``: those first graded today) and those an
+    interview ``brought`` forward. Whatever the daily limit on new cards: what Anki shows
+    due must be what the drill does (:mod:`zerodrill.anki_sync.siblings`)."""
+    done = frozenset(graded)
+    forward = _brought_forward(brought, by_key, done)
+    reviews, shown = _shown(by_key, due, new, len(new), done, forward, introduced, apart)
+    return {key for key in (*due, *new) if key in by_key} - done - {*reviews, *shown}
+
+
+def held_in(by_key: ItemIndex, store: Store, day: date) -> set[str]:
+    """:func:`held_today` for the keys of ``by_key`` as ``store`` has them on study day
+    ``day`` (for the export with progress: what Anki shows due is what the drill does)."""
+    with store.snapshot():
+        logged = store.reviews_on(day)
+        brought = store.attempts.brought_forward(day).pending
+        due = store.due_keys(through=day)
+        scheduled = set(store.due_keys())
+    return held_today(
+        by_key,
+        due,
+        [key for key in by_key if key not in scheduled],
+        (r.key for r in logged),
+        introduced=(r.key for r in logged if r.introduced),
+        brought=brought,
+    )
 
 
 def _brought_forward(

@@ -145,9 +145,14 @@ class AnkiCard(Struct, frozen=True):
     repetitions: int
     #: Times a known card was failed.
     lapses: int
-    #: FSRS's memory state where the scheduler keeps one: stability (days) and difficulty.
+    #: FSRS's memory state where the scheduler keeps one: stability (days) and difficulty,
+    #: with what Anki keeps beside it: the latest grade's time (aware), and the desired
+    #: retention and decay (FSRS-6's last parameter) it was scheduled for.
     stability: float | None = None
     difficulty: float | None = None
+    last_review: datetime | None = None
+    desired_retention: float | None = None
+    decay: float | None = None
 
 
 #: Anki's ease for a card whose scheduler keeps none (FSRS): Anki's default starting ease.

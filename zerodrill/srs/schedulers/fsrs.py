@@ -226,6 +226,9 @@ class FsrsScheduler:
             state.lapses,
             state.stability,
             state.difficulty,
+            state.last_review,
+            self.desired_retention,
+            float(self._fsrs.parameters[-1]),
         )
 
     def state_from_dict(self, data: Mapping[str, Any]) -> FsrsCard:

@@ -1,0 +1,69 @@
+"""The FSRS model of the deck's preset in Anki, which a learner on FSRS schedules with too: one
+model on both sides (the phone's intervals and the drill's come from the same parameters and
+desired retention).
+
+Anki keeps FSRS on or off for the whole collection, and the parameters and desired retention
+in each deck's preset: FSRS-6's 21 (``fsrsParams6``), else FSRS-5's 19 (``fsrsParams5``,
+which are FSRS-6's with no short-term term and FSRS-5's fixed decay), else none (Anki's
+defaults, FSRS-6's). zerodrill's cards share one preset: that of the deck the first of them is
+in. The collection is untrusted: values FSRS does not take read as none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+
+from zerodrill.anki_sync.backend import db
+from zerodrill.anki_sync.notes import CardRow
+from zerodrill.srs.schedulers.fsrs import read_parameters
+from zerodrill.srs.schedulers.retention import check_retention
+
+if TYPE_CHECKING:
+    from anki.collection import Collection
+
+#: What FSRS-5's parameters lack of FSRS-6's: no short-term stability term, decay 0.5.
+_FSRS5_TAIL = (0.0, 0.5)
+
+
+class Preset(Struct, frozen=True):
+    """Anki's scheduling of zerodrill's cards."""
+
+    #: FSRS is on in the collection.
+    fsrs: bool
+    #: FSRS-6's weights; None for Anki's defaults.
+    parameters: tuple[float, ...] | None = None
+    #: None where the preset holds none FSRS takes.
+    desired_retention: float | None = None
+
+
+def read(col: Collection, cards: Mapping[str, CardRow]) -> Preset | None:
+    """The preset zerodrill's ``cards`` are scheduled with in Anki; None without a card."""
+    if not cards:
+        return None
+    first = cards[min(cards)]
+    did = db(col).scalar(
+        "SELECT CASE WHEN odid != 0 THEN odid ELSE did END FROM cards WHERE id = ?", first.cid
+    )
+    conf: Mapping[str, Any] = col.decks.config_dict_for_deck_id(did) if did else {}
+    return Preset(col.get_config("fsrs", False) is True, _parameters(conf), _retention(conf))
+
+
+def _parameters(conf: Mapping[str, Any]) -> tuple[float, ...] | None:
+    for name, tail in (("fsrsParams6", ()), ("fsrsParams5", _FSRS5_TAIL)):
+        weights = conf.get(name)
+        if isinstance(weights, list) and weights:
+            try:
+                return read_parameters(",".join(repr(float(w)) for w in [*weights, *tail]))
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def _retention(conf: Mapping[str, Any]) -> float | None:
+    try:
+        return check_retention(conf.get("desiredRetention"))
+    except ValueError:
+        return None
