@@ -378,7 +378,7 @@ def test_a_dry_run_asks_the_server_read_only(
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
     assert "1 change made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
-        from_anki = {e.seq for e in store.events() if e.origin == "anki"}
+        from_anki = {e.seq for e in store.log.events() if e.origin == "anki"}
     assert len(from_anki) == 3 and from_anki <= phone_answers
 
 
@@ -1276,7 +1276,7 @@ def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_n
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
     with Store.open(db) as store:
-        states = store.states()
+        states = store.schedule.states()
     col = Collection(str(path))
     try:
         desk = Phone(col, None)  # type: ignore[arg-type]
@@ -1336,14 +1336,14 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
     drill(db, f"{DECK_ID}/stage-2", 4, noon(12))
     drill(db, f"{DECK_ID}/stage-1", 5, noon(9))
     with Store.open(db) as store:
-        before = store.due_dates()
+        before = store.schedule.due_dates()
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
     assert "FSRS schedules" not in out
     with Store.open(db) as store:
         assert store.scheduler.desired_retention == 0.8  # type: ignore[attr-defined]
         assert f"w={','.join(repr(float(w)) for w in weights)}" in store.scheduler.fingerprint
-        after = store.due_dates()
+        after = store.schedule.due_dates()
     assert after != before  # a lower retention, larger first stabilities: later due days
     col = Collection(str(path))
     try:

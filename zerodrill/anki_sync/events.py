@@ -261,7 +261,7 @@ def drill_day(
     """What the drill's queue on ``today`` over ``keys`` is built from, the store's events
     and Anki's reviews (``anki``) together: ``histories`` are the cards this run derived again
     (:func:`derive`); every other card is as the store derives it."""
-    dues = dict(store.due_dates()) if store is not None else {}
+    dues = dict(store.schedule.due_dates()) if store is not None else {}
     for key, history in histories.items():
         if history.due is None:
             dues.pop(key, None)
@@ -270,7 +270,7 @@ def drill_day(
     due = tuple(
         key for key, day in sorted(dues.items(), key=lambda kv: (kv[1], kv[0])) if day <= today
     )
-    logged = store.reviews_on(today) if store is not None else []
+    logged = store.log.reviews_on(today) if store is not None else []
     graded = {r.key for r in logged}
     introduced = {r.key for r in logged if r.introduced}
     for event in anki:
@@ -319,7 +319,7 @@ def one_model(store: Store | None, preset: Preset | None, collection: str) -> Mo
     learner_fsrs = scheduler.name == _FSRS
     one_side = "" if learner_fsrs == preset.fsrs else "zerodrill" if learner_fsrs else "anki"
     notice = None
-    if one_side and store.setting(_ONE_SIDED_SETTING + collection) != one_side:
+    if one_side and store.settings.get(_ONE_SIDED_SETTING + collection) != one_side:
         notice = (
             "FSRS schedules in zerodrill, SM-2 in Anki (FSRS is off in its deck options): "
             "the two sides schedule differently"
@@ -350,9 +350,9 @@ def keep_model(store: Store, model: Model, collection: str) -> None:
         from zerodrill.srs.settings import save_option
 
         for option, value in model.adopted:
-            if store.setting(option.setting) != option.write(value):
+            if store.settings.get(option.setting) != option.write(value):
                 save_option(store, option, value)
         store.use(model.scheduler)
     key = _ONE_SIDED_SETTING + collection
-    if (store.setting(key) or "") != model.one_side:
-        store.save_setting(key, model.one_side)
+    if (store.settings.get(key) or "") != model.one_side:
+        store.settings.save(key, model.one_side)

@@ -227,10 +227,10 @@ def held_in(by_key: ItemIndex, store: Store, day: date) -> set[str]:
     """:func:`held_today` for the keys of ``by_key`` as ``store`` has them on study day
     ``day`` (for the export with progress: what Anki shows due is what the drill does)."""
     with store.snapshot():
-        logged = store.reviews_on(day)
+        logged = store.log.reviews_on(day)
         brought = store.attempts.brought_forward(day).pending
-        due = store.due_keys(through=day)
-        scheduled = set(store.due_keys())
+        due = store.schedule.due_keys(through=day)
+        scheduled = set(store.schedule.due_keys())
     return held_today(
         by_key,
         due,
