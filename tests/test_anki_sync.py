@@ -1466,3 +1466,57 @@ def test_a_new_card_failed_on_the_phone_stays_in_learning(
         state = store.state(key)
         assert (state.phase.value, state.again_on, state.due) == ("learning", today, today)
     assert key in drill_shows_today(home, db)
+
+
+def test_under_fsrs_an_answer_on_the_phone_keeps_ankis_memory_state_and_interval(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """FSRS on both sides: the phone's answer keeps the stability and difficulty Anki kept in
+    the card's data, its interval and due day; the failed card relearns, due that day."""
+    import json
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    phone.col.set_config("fsrs", True)
+    phone.sync()
+    good, again = f"{DECK_ID}/stage-1", f"{DECK_ID}/stage-2"
+    for key in (good, again):
+        drill(db, key, 4, noon(9))
+        drill(db, key, 4, noon(4))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.AGAIN)
+
+    def anki_side(key: str) -> tuple[tuple[object, ...], str]:
+        cid = phone.card_of(DECK_ID, key.partition("/")[2])
+        return schedule_row(phone, key), str(
+            phone.col.db.scalar("SELECT data FROM cards WHERE id = ?", cid)
+        )
+
+    anki = {key: anki_side(key) for key in (good, again)}
+    phone.sync()
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert {key: anki_side(key) for key in anki} == anki
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        for key, ((type_, _, _, ivl, _), data) in anki.items():
+            memory = json.loads(data)
+            state = store.state(key)
+            assert state.stability == pytest.approx(memory["s"], abs=1e-4)  # type: ignore[attr-defined]
+            assert state.difficulty == pytest.approx(memory["d"], abs=1e-4)  # type: ignore[attr-defined]
+            if key == good:
+                assert (state.phase.value, state.interval) == ("review", ivl)
+                assert state.due == today + timedelta(days=ivl)  # type: ignore[operator]
+            else:
+                assert type_ == 3
+                assert (state.phase.value, state.due, state.again_on) == (
+                    "relearning",
+                    today,
+                    today,
+                )
