@@ -24,6 +24,7 @@ import pytest
 from anki.cards import Card, CardId
 from anki.notes import NoteId
 from anki.scheduler.v3 import CardAnswer
+from anki.sync import SyncOutput
 from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_rows
 from cli_support import run_cli
 
@@ -326,6 +327,83 @@ def test_a_dry_run_says_what_would_move_and_changes_nothing(
     assert "Notes: 0 would be added, 0 would be updated" in out
     assert "Dry run: nothing was changed" in out
     assert state() == before
+
+
+def test_a_dry_run_asks_the_server_read_only(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """Answers the phone synced since the terminal's last sync are counted as coming in; the
+    server keeps nothing of the look (the phone, which synced last, finds nothing new), and
+    the real sync then brings exactly those answers."""
+    db = _private_review_db
+    drill(db, f"{DECK_ID}/stage-1", 4, noon(3))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for card in ("stage-2", "stage-3", "stage-1"):
+        phone.answer(phone.card_of(DECK_ID, card), CardAnswer.GOOD)
+    phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
+    phone.add_own_note("a new note of mine", deck="A deck made on the phone")
+    phone.sync()
+    phone_answers = {r[0] for r in phone.rows("SELECT id FROM revlog")}
+
+    def state() -> object:
+        names = sorted(p.name for p in db.parent.iterdir())
+        return folder_state(home / "anki"), db.read_bytes(), db.stat().st_mtime_ns, names
+
+    def on_phone() -> object:
+        return (
+            phone.rows("SELECT * FROM revlog ORDER BY id"),
+            phone.rows("SELECT * FROM cards ORDER BY id"),
+            phone.rows("SELECT * FROM notes ORDER BY id"),
+        )
+
+    before, phone_before = state(), on_phone()
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    assert "1 change made in Anki would be brought back" in marks_line(out)
+    assert "Dry run: nothing was changed" in out
+    assert state() == before
+    assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
+    assert phone.sync() == 0
+    assert on_phone() == phone_before
+
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    assert "1 change made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        from_anki = {e.seq for e in store.events() if e.origin == "anki"}
+    assert len(from_anki) == 3 and from_anki <= phone_answers
+
+
+def test_a_dry_run_when_the_server_asks_for_a_full_sync(
+    home: Path,
+    server: SyncServer,
+    account: str,
+    phone: Phone,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:
+    """The phone replaced the server's collection (a full upload): the dry run says a real
+    sync would take it whole, fetches nothing, and the server stays as the phone left it."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.col.mod_schema(check=False)
+    assert phone.sync(upload_on_conflict=True) != 0
+    before = folder_state(home / "anki")
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert "The server asks for a full sync (its collection was replaced)" in out
+    assert "Anki → zerodrill: 0 reviews" in out
+    assert folder_state(home / "anki") == before
+    assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
 
 
 def test_sync_with_a_collection_file(

@@ -140,15 +140,17 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
             memories[cid] = _memory(data)
-    rows = conn.execute(
-        "SELECT id, cid, ease, type, factor, time, ivl FROM revlog ORDER BY id"
-    ).fetchall()
+    # SQLite picks zerodrill's cards' rows out of the review log (a temporary table is in
+    # memory, not in the file): a long-time user's million rows never reach Python.
+    conn.execute("CREATE TEMP TABLE zerodrill_cards (id INTEGER PRIMARY KEY)")
+    conn.executemany("INSERT INTO temp.zerodrill_cards VALUES (?)", ((cid,) for cid in cards))
+    ours_only = "WHERE cid IN (SELECT id FROM temp.zerodrill_cards)"
     # The card's data holds the memory state after its latest answer (of any kind) only.
-    latest = {row[1]: row[0] for row in rows}
+    latest = dict(conn.execute(f"SELECT cid, max(id) FROM revlog {ours_only} GROUP BY cid"))
     reviews, unmatched, skipped, own = [], 0, 0, 0
-    for rid, cid, ease, kind, factor, taken, ivl in rows:
-        if cid not in cards:
-            continue
+    for rid, cid, ease, kind, factor, taken, ivl in conn.execute(
+        f"SELECT id, cid, ease, type, factor, time, ivl FROM revlog {ours_only} ORDER BY id"
+    ):
         key = cards[cid]
         grade = ANKI_EASE_TO_GRADE.get(ease)
         if (
