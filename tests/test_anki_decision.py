@@ -109,3 +109,28 @@ def test_a_sync_line_with_a_decision_no_anki_made_is_refused(decided: object) ->
     line["decided"] = decided
     with pytest.raises(BadLine):
         parse_line(json.dumps(line))
+
+
+def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_decisions() -> None:
+    """A card whose latest answer carries Anki's decision keeps Anki's row; an answer given in
+    Anki but logged before decisions were kept is scheduled as zerodrill derives it, as it
+    was (so the two sides still agree)."""
+    from zerodrill.anki_sync.events import derive
+    from zerodrill.anki_sync.notes import CardRow
+    from zerodrill.anki_sync.schedule import Today, wanted
+
+    row = CardRow(KEY, 7, 3, 1, 1_800_000_000, 0, 2450, 3, 1, 1001, 0, 0)
+    today = Today(HISTORY[-1].day, 100)
+    sm2 = scheduler_named("sm2")
+    decided = derive(HISTORY, [], [KEY], sm2)[KEY]
+    assert decided.anki_decides and wanted(row, decided, today) == row
+    before = [structs_without_decision(e) for e in HISTORY]
+    undecided = derive(before, [], [KEY], sm2)[KEY]
+    assert not undecided.anki_decides
+    assert wanted(row, undecided, today).queue == 2  # zerodrill's review, as before
+
+
+def structs_without_decision(event: ReviewEvent) -> ReviewEvent:
+    from dataclasses import replace
+
+    return replace(event, decided=None)

@@ -66,6 +66,9 @@ class Answer(Struct, frozen=True):
     last_ivl: int
     ivl: int
     factor: int
+    #: Given in Anki with Anki's decision, which the replay took (answers logged before
+    #: decisions were kept carry none, and are scheduled as zerodrill's).
+    anki_decided: bool = False
 
 
 class CardHistory(Struct, frozen=True):
@@ -85,7 +88,7 @@ class CardHistory(Struct, frozen=True):
     @property
     def anki_decides(self) -> bool:
         """The card's latest answer in effect was given in Anki, which decided its schedule."""
-        return bool(self.answers) and self.answers[-1].from_anki
+        return bool(self.answers) and self.answers[-1].anki_decided
 
     def not_from_anki(self) -> list[Answer]:
         """The answers given in zerodrill (on any machine), not in Anki."""
@@ -232,6 +235,7 @@ def derive(
                     last_ivl=before.interval,
                     ivl=state.interval,
                     factor=scheduler.anki(state).ease_permille,
+                    anki_decided=event.decided is not None,
                 )
             )
         # How the state reads in Anki is the scheduler's to say (its module declares it).
