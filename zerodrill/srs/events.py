@@ -3,11 +3,13 @@ events are card actions (:class:`~zerodrill.srs.card_actions.CardActionEvent`), 
 with them (:data:`StreamEvent`).
 
 An event is a grade given to a card (or the withdrawal of one, an *undo*), with when it was
-given and who gave it. It holds no scheduler state: every card's state, due day, same-day
-repeat and figure is derived by replaying events in :func:`time_order` through the scheduler
-(:mod:`zerodrill.srs.schedulers`). The store keeps events, the shared sync folder carries them
-(:meth:`ReviewEvent.to_wire`, read back by :mod:`zerodrill.srs.sync.wire`), and an import from
-Anki makes them.
+given and who gave it. It holds no scheduler state of zerodrill's: every card's state, due
+day, same-day repeat and figure is derived by replaying events in :func:`time_order` through
+the scheduler (:mod:`zerodrill.srs.schedulers`). An answer given in Anki carries what Anki
+decided (:attr:`ReviewEvent.decided`), which the replay takes as the card's state: whoever
+answers a card decides its next interval. The store keeps events, the shared sync folder
+carries them (:meth:`ReviewEvent.to_wire`, read back by :mod:`zerodrill.srs.sync.wire`), and an
+import from Anki makes them.
 
 Identity: ``(origin, seq)``, the machine that made it (a database's machine id, or ``"anki"``)
 and its number there (for Anki, the revlog id). The same event has it on every machine, so a

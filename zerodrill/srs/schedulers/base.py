@@ -47,7 +47,10 @@ state with the properties of :class:`CardState` and ``to_dict``; a class with wh
 :class:`Scheduler` lists: its ``name``, ``title``, ``options`` (:class:`Option`: what the
 learner may set, kept in the settings), ``grades_help`` (the help's lines on what its grades
 do), ``fingerprint``, ``new_state``, ``review``, ``next_states``, ``state_from_dict`` and
-``anki`` (how a state reads in Anki's card columns: :class:`AnkiCard`); and one entry in
+``anki`` (how a state reads in Anki's card columns: :class:`AnkiCard`), and ``from_anki``, its
+inverse (the state after an answer given in Anki, from what Anki decided:
+:class:`~zerodrill.srs.schedulers.decision.AnkiDecision`; a scheduler without it schedules
+Anki's answers as its own, :func:`answer`); and one entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS` (or :func:`zerodrill.srs.schedulers.register`).
 The palette, the help, the settings, stats, the export and the Anki sync read those, so
 nothing else changes. A store derives with the scheduler given to
