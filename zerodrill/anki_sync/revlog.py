@@ -103,7 +103,8 @@ def rows_to_write(
     """The rows for those of ``answers`` (one card's, zerodrill's, replayed) Anki lacks.
 
     ``written`` holds (id, ease) of the card's marked rows; ``taken_ids`` every revlog id in
-    the collection, and gains the ids given here.
+    the collection that ends in :data:`MARK` ms (the only ones a row here can take), and
+    gains the ids given here.
     """
     windows, missing, _ = _compare([(a.at, a.grade) for a in answers], written)
     rows = []

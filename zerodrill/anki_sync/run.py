@@ -20,7 +20,8 @@ marks the collection or the store lacks (a failure between the two leaves the ol
 and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
 (the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
 changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
-copies only, in a temporary folder, and writes nothing.
+copies only, in a temporary folder, and writes nothing; it asks the server what it holds
+that the copy lacks, read-only (:mod:`.peek`), and counts on the copy with that merged in.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from zerodrill.anki_sync import (
     events,
     marks,
     notes,
+    peek,
     preset,
     revlog,
     schedule,
@@ -69,6 +71,13 @@ if TYPE_CHECKING:
     from anki.collection import Collection
 
 PACKAGE_NAME = "zerodrill-decks.apkg"
+
+
+#: A dry run's remark when the server's collection was replaced since the last sync.
+_FULL_SYNC_DUE = (
+    "the server asks for a full sync (its collection was replaced): the counts are as of "
+    "the last sync, and a real sync would take the server's collection whole"
+)
 
 
 class Moved(Struct, frozen=True):
@@ -162,6 +171,7 @@ def _run(
     with copying(collection) as copy:
         col = open_collection(copy.path)
         try:
+            pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
             moved, anki, manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
@@ -175,6 +185,8 @@ def _run(
         finally:
             col.close()
         if dry_run:
+            if pulled is not None and pulled.full_sync:
+                moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
@@ -237,7 +249,11 @@ def _apply(
     anki = events.from_anki(found)
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
-    for rid, cid, ease, taken_ms in db(col).all("SELECT id, cid, ease, time FROM revlog"):
+    # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
+    # id one it writes could take. SQLite leaves out the rest (a long-time user's million).
+    for rid, cid, ease, taken_ms in db(col).all(
+        "SELECT id, cid, ease, time FROM revlog WHERE id % 1000 = ?", revlog.MARK
+    ):
         taken.add(rid)
         if revlog.is_marked(rid, taken_ms):
             written.setdefault(cid, []).append((rid, ease))

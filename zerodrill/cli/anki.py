@@ -222,4 +222,4 @@ def _report(moved: Moved, dry_run: bool) -> None:
         f"{plural(moved.retired_suspended, 'retired card')} {would}suspended."
     )
     if dry_run:
-        click.echo("Dry run: nothing was changed (counts as of the last sync with the server).")
+        click.echo("Dry run: nothing was changed, here or on the server.")
