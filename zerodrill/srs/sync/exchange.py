@@ -24,7 +24,10 @@ stream: one numbering, read, sent and added by the same rules, with
 
 What an origin holds is not trusted: a line that claims this machine's identity is ignored, as
 this machine's events come from its own database only; a review another origin contradicts
-keeps the version of its own machine's origin, and the local one wins over both. An undo that
+keeps the version of its own machine's origin, and the local one wins over a relayed one. A
+machine's own origin that numbers events otherwise than the local log (its database was copied
+and a sync tool kept one copy's file) is taken as it is, and that machine's local events it
+lacks are dropped, not passed on: the other copy renews its id and sends them again. An undo that
 can never be added (of an undo, of another card, a second one) is the store's to skip
 (:meth:`Store.add_events`). A database whose own origin holds events of its machine id that
 it lacks (a restored backup, a copy) takes a new machine id before anything else, and reads
