@@ -78,7 +78,9 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
     """Each known card's SM-2 state, by the rules spelled out the plain way: undone grades
     out, the rest in time order, a grade on a day the card moved already moving nothing, and
     Easy on Anki's four buttons (a 5 pressed on them, or imported from Anki) 1.3 times SM-2's
-    interval, rounded up, and never under 4 days."""
+    interval, rounded up, and never under 4 days; an answer given in Anki keeps the interval,
+    due day and ease Anki gave it (a learning step: due that day, and the next grade then
+    moves the schedule)."""
     events = list(events)
     undone = {e.undoes for e in events if e.undoes is not None}
     by_key: dict[str, list[ReviewEvent]] = {}
@@ -87,16 +89,29 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
             by_key.setdefault(e.key, []).append(e)
     states = {}
     for key, grades in by_key.items():
-        state, last = Sm2State.new(), None
+        state, last, stepping = Sm2State.new(), None, False
         for e in grades:
             assert e.grade is not None
-            if last is None or e.day > last:
+            if last is None or e.day > last or stepping:
                 state, last = sm2.review(state, e.grade, e.day), e.day
                 if e.grade == 5 and e.buttons == 4:
                     easy = min(
                         sm2.MAX_INTERVAL, max(4, math.ceil(Fraction(13, 10) * state.interval))
                     )
                     state = structs.replace(state, interval=easy, due=e.day + timedelta(days=easy))
+            if e.decided is not None:
+                # Given in Anki: Anki's ease, and its interval unless it put the card on a step.
+                ef = e.decided.ease_permille // 10
+                state = structs.replace(
+                    state, ef_hundredths=ef if ef >= 130 else state.ef_hundredths
+                )
+                days = e.decided.interval
+                state = structs.replace(state, interval=days, due=e.day + timedelta(days=days))
+                if e.decided.step_seconds is not None:
+                    state = structs.replace(state, repetitions=0)
+                last = e.day
+            # On Anki's learning step the next grade that day moves the schedule too.
+            stepping = e.decided is not None and e.decided.step_seconds is not None
         states[key] = state
     return states
 

@@ -1449,3 +1449,152 @@ def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due
             assert desk.rows("SELECT queue FROM cards WHERE id = ?", cid) == [[2]]
     finally:
         col.close()
+
+
+# -- whoever answers a card decides its next interval (issue 35, point 1) -------------------
+
+
+def schedule_row(phone: Phone, key: str) -> tuple[object, ...]:
+    """The card's schedule in Anki: type, queue, due, interval, ease."""
+    cid = phone.card_of(DECK_ID, key.partition("/")[2])
+    ((type_, queue, due, ivl, factor),) = phone.rows(
+        "SELECT type, queue, due, ivl, factor FROM cards WHERE id = ?", cid
+    )
+    return type_, queue, due, ivl, factor
+
+
+def test_an_answer_given_on_the_phone_keeps_ankis_interval_ease_and_due(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The phone answers three known cards Good, Again and Easy: each keeps what Anki gave it
+    on the phone and in the drill, the failed one in relearning; the terminal's next grade of
+    it goes on from Anki's state and the phone shows that decision."""
+    db = _private_review_db
+    good, again, easy = (f"{DECK_ID}/{c}" for c in ("stage-1", "stage-2", "stage-3"))
+    for key in (good, again, easy):
+        drill(db, key, 4, noon(6))
+        drill(db, key, 4, noon(5))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for key, rating in (
+        (good, CardAnswer.GOOD),
+        (again, CardAnswer.AGAIN),
+        (easy, CardAnswer.EASY),
+    ):
+        phone.answer(phone.card_of(DECK_ID, key.partition("/")[2]), rating)
+    anki = {key: schedule_row(phone, key) for key in (good, again, easy)}
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
+    # The phone's cards are as Anki scheduled them: nothing rewrote them.
+    assert {key: schedule_row(phone, key) for key in anki} == anki
+    (type_, queue, *_), factor = anki[again], anki[again][4]
+    assert (type_, queue) == (3, 1)  # relearning, in the learning queue
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        for key in (good, easy):
+            _, _, due, ivl, factor = anki[key]
+            state = store.schedule.state(key)
+            assert (state.interval, state.due) == (ivl, today + timedelta(days=ivl))
+            assert state.sm2.ef_hundredths * 10 == factor  # type: ignore[attr-defined]
+            assert due == phone.col.sched.today + ivl  # type: ignore[operator]
+        failed = store.schedule.state(again)
+        assert failed.again_on == today and failed.due == today
+        assert failed.sm2.ef_hundredths * 10 == anki[again][4]  # type: ignore[attr-defined]
+        assert failed.step_due is not None
+        assert failed.step_due - datetime.now().astimezone() <= timedelta(minutes=10)
+    # The drill shows the cards on Anki's days: the failed one today, the others later.
+    shown = drill_shows_today(home, db)
+    assert again in shown and good not in shown and easy not in shown
+    assert phone_due(phone) == {**zerodrill_due(db), again: today}
+
+    # The terminal grades the failed card Good: SM-2 goes on from Anki's state (its ease, no
+    # pass in a row yet), one day, and writes that decision to the phone.
+    drill(db, again, 4, datetime.now().astimezone() + timedelta(seconds=5))
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "zerodrill → Anki: 1 review" in out
+    phone.sync()
+    type_, queue, due, ivl, factor = schedule_row(phone, again)
+    assert (type_, queue, ivl, factor) == (2, 2, 1, anki[again][4])
+    assert due == phone.col.sched.today + 1  # type: ignore[operator]
+    # The others still keep Anki's own decision.
+    assert schedule_row(phone, good) == anki[good] and schedule_row(phone, easy) == anki[easy]
+
+
+def test_a_new_card_failed_on_the_phone_stays_in_learning(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    db = _private_review_db
+    key = f"{DECK_ID}/stage-1"
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.AGAIN)
+    before = schedule_row(phone, key)
+    assert before[:2] == (1, 1)  # learning
+    phone.sync()
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert schedule_row(phone, key) == before
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        state = store.schedule.state(key)
+        assert (state.phase.value, state.again_on, state.due) == ("learning", today, today)
+    assert key in drill_shows_today(home, db)
+
+
+def test_under_fsrs_an_answer_on_the_phone_keeps_ankis_memory_state_and_interval(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """FSRS on both sides: the phone's answer keeps the stability and difficulty Anki kept in
+    the card's data, its interval and due day; the failed card relearns, due that day."""
+    import json
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    phone.col.set_config("fsrs", True)
+    phone.sync()
+    good, again = f"{DECK_ID}/stage-1", f"{DECK_ID}/stage-2"
+    for key in (good, again):
+        drill(db, key, 4, noon(9))
+        drill(db, key, 4, noon(4))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.AGAIN)
+
+    def anki_side(key: str) -> tuple[tuple[object, ...], str]:
+        cid = phone.card_of(DECK_ID, key.partition("/")[2])
+        return schedule_row(phone, key), str(
+            phone.col.db.scalar("SELECT data FROM cards WHERE id = ?", cid)
+        )
+
+    anki = {key: anki_side(key) for key in (good, again)}
+    phone.sync()
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert {key: anki_side(key) for key in anki} == anki
+    today = study_day(datetime.now().astimezone())
+    with Store.open(db) as store:
+        for key, ((type_, _, _, ivl, _), data) in anki.items():
+            memory = json.loads(data)
+            state = store.schedule.state(key)
+            assert state.stability == pytest.approx(memory["s"], abs=1e-4)  # type: ignore[attr-defined]
+            assert state.difficulty == pytest.approx(memory["d"], abs=1e-4)  # type: ignore[attr-defined]
+            if key == good:
+                assert (state.phase.value, state.interval) == ("review", ivl)
+                assert state.due == today + timedelta(days=ivl)  # type: ignore[operator]
+            else:
+                assert type_ == 3
+                assert (state.phase.value, state.due, state.again_on) == (
+                    "relearning",
+                    today,
+                    today,
+                )

@@ -427,23 +427,25 @@ def test_notes_of_a_deck_not_named_are_called_zerodrills_and_the_fix_is_said(
     ) in out
 
 
-def test_easy_in_anki_on_a_new_card_is_four_days_as_the_drills_four_button_easy(
+def test_easy_in_anki_on_a_new_card_keeps_the_days_anki_gave(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
 ) -> None:
-    # Anki's ease 4 is Easy pressed on Anki's four buttons: the drill's four-button Easy rule
-    # applies (schedulers/sm2.py), 4 days on a new card as in Anki, not SM-2's 1 day for a 5.
+    # Whoever answers decides: Easy pressed in Anki keeps Anki's interval (its easy interval,
+    # fuzzed), not the drill's four-button Easy rule, nor SM-2's 1 day for a 5.
     db = tmp_path / "reviews.db"
     Store.open(db).close()  # no reviews in the drill: every card is new in Anki
     into_anki(capsys, col, db, tmp_path / "kinds.apkg")
     assert answer_in_anki(col, [CardAnswer.EASY]) == 1
     ((rid, key, ease),) = zerodrill_answers(col)
     assert ease == 4
+    ((ivl,),) = col.db.all("SELECT ivl FROM revlog WHERE id = ?", rid)
+    assert 3 <= ivl <= 5
     import_progress(capsys, export(col, tmp_path / "easy.colpkg"), db)
     with Store.open(db) as store:
         (event,) = store.log.events()
         assert (event.identity, event.grade, event.buttons) == (("anki", rid), Grade.PERFECT, 4)
         state = store.schedule.state(key)
-        assert (state.interval, state.due) == (4, event.day + timedelta(days=4))
+        assert (state.interval, state.due) == (ivl, event.day + timedelta(days=ivl))
         assert sm2_states(store) == reference_states(store.log.events())
 
 

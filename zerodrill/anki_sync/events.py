@@ -42,6 +42,7 @@ from zerodrill.srs.schedulers import (
     Phase,
     Scheduler,
     When,
+    answer,
     scheduler_named,
 )
 from zerodrill.srs.store import Store
@@ -65,6 +66,9 @@ class Answer(Struct, frozen=True):
     last_ivl: int
     ivl: int
     factor: int
+    #: Given in Anki with Anki's decision, which the replay took (answers logged before
+    #: decisions were kept carry none, and are scheduled as zerodrill's).
+    anki_decided: bool = False
 
 
 class CardHistory(Struct, frozen=True):
@@ -80,6 +84,11 @@ class CardHistory(Struct, frozen=True):
     answers: tuple[Answer, ...]
     #: The whole state as it reads in Anki (FSRS's memory state included); None when new.
     anki: AnkiCard | None = None
+
+    @property
+    def anki_decides(self) -> bool:
+        """The card's latest answer in effect was given in Anki, which decided its schedule."""
+        return bool(self.answers) and self.answers[-1].anki_decided
 
     def not_from_anki(self) -> list[Answer]:
         """The answers given in zerodrill (on any machine), not in Anki."""
@@ -213,7 +222,8 @@ def derive(
         for event in _in_effect(entries.values()):
             assert event.grade is not None
             before = state
-            state = scheduler.review(state, event.grade, When(event.at, event.day), event.buttons)
+            when = When(event.at, event.day)
+            state = answer(scheduler, state, event.grade, when, event.buttons, event.decided)
             answers.append(
                 Answer(
                     key=key,
@@ -225,6 +235,7 @@ def derive(
                     last_ivl=before.interval,
                     ivl=state.interval,
                     factor=scheduler.anki(state).ease_permille,
+                    anki_decided=event.decided is not None,
                 )
             )
         # How the state reads in Anki is the scheduler's to say (its module declares it).

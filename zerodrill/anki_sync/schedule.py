@@ -1,4 +1,6 @@
-"""Each of zerodrill's cards in Anki given the due day, interval and ease zerodrill derives.
+"""Each of zerodrill's cards in Anki given the due day, interval and ease zerodrill derives,
+but for a card last answered in Anki, which keeps the schedule Anki gave it (zerodrill's
+replay takes that decision too: :mod:`zerodrill.srs.schedulers.decision`).
 
 Anki counts due days from its collection's creation, on its own rollover; zerodrill counts
 calendar study days. Both say which day is *today* at the same moment, so a due date goes to
@@ -37,8 +39,10 @@ class Today(Struct, frozen=True):
 
 
 def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
-    """``row`` with the scheduling ``history`` derives (unchanged if it derives none)."""
-    if history.due is None:
+    """``row`` with the scheduling ``history`` derives (unchanged if it derives none, or if
+    the card's latest answer was given in Anki: whoever answers decides, and Anki's schedule
+    is the card's already)."""
+    if history.due is None or history.anki_decides:
         return row
     day = today.anki + (history.due - today.zerodrill).days
     queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else _REVIEW

@@ -39,6 +39,7 @@ from zerodrill.srs.anki_package import AnkiImportError, copy_collection
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
+from zerodrill.srs.schedulers.decision import from_revlog
 
 __all__ = ["AnkiImportError", "AnkiReviews", "read_reviews", "withdrawals"]
 
@@ -134,17 +135,21 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         else:
             other_decks[deck] = other_decks.get(deck, 0) + 1
     cards: dict[int, str | None] = {}
-    for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
+    memories: dict[int, tuple[float, float] | None] = {}
+    for cid, nid, ord_, data in conn.execute("SELECT id, nid, ord, data FROM cards"):
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
+            memories[cid] = _memory(data)
     # SQLite picks zerodrill's cards' rows out of the review log (a temporary table is in
     # memory, not in the file): a long-time user's million rows never reach Python.
     conn.execute("CREATE TEMP TABLE zerodrill_cards (id INTEGER PRIMARY KEY)")
     conn.executemany("INSERT INTO temp.zerodrill_cards VALUES (?)", ((cid,) for cid in cards))
+    ours_only = "WHERE cid IN (SELECT id FROM temp.zerodrill_cards)"
+    # The card's data holds the memory state after its latest answer (of any kind) only.
+    latest = dict(conn.execute(f"SELECT cid, max(id) FROM revlog {ours_only} GROUP BY cid"))
     reviews, unmatched, skipped, own = [], 0, 0, 0
-    for rid, cid, ease, kind, factor, taken in conn.execute(
-        "SELECT id, cid, ease, type, factor, time FROM revlog "
-        "WHERE cid IN (SELECT id FROM temp.zerodrill_cards) ORDER BY id"
+    for rid, cid, ease, kind, factor, taken, ivl in conn.execute(
+        f"SELECT id, cid, ease, type, factor, time, ivl FROM revlog {ours_only} ORDER BY id"
     ):
         key = cards[cid]
         grade = ANKI_EASE_TO_GRADE.get(ease)
@@ -168,12 +173,39 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             skipped += 1
             continue
         answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
+        memory = memories[cid] if latest[cid] == rid else None
+        decided = from_revlog(ivl, factor, kind, memory)
         reviews.append(
-            ReviewEvent(ORIGIN, rid, key, *when, grade, answer_ms=answer_ms, buttons=ANKI_LAYOUT)
+            ReviewEvent(
+                ORIGIN,
+                rid,
+                key,
+                *when,
+                grade,
+                answer_ms=answer_ms,
+                buttons=ANKI_LAYOUT,
+                decided=decided,
+            )
         )
     held = frozenset(key for key in cards.values() if key is not None)
     horizon = _horizon(conn)
     return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon, other_decks, own)
+
+
+def _memory(data: object) -> tuple[float, float] | None:
+    """FSRS's stability and difficulty in a card's ``data`` JSON, where Anki keeps them."""
+    try:
+        found = json.loads(data) if isinstance(data, str) and data else None
+    except ValueError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    s, d = found.get("s"), found.get("d")
+    if isinstance(s, bool) or isinstance(d, bool):
+        return None
+    if not isinstance(s, (int, float)) or not isinstance(d, (int, float)):
+        return None
+    return float(s), float(d)
 
 
 def _horizon(conn: sqlite3.Connection) -> int:

@@ -3,11 +3,13 @@ events are card actions (:class:`~zerodrill.srs.card_actions.CardActionEvent`), 
 with them (:data:`StreamEvent`).
 
 An event is a grade given to a card (or the withdrawal of one, an *undo*), with when it was
-given and who gave it. It holds no scheduler state: every card's state, due day, same-day
-repeat and figure is derived by replaying events in :func:`time_order` through the scheduler
-(:mod:`zerodrill.srs.schedulers`). The store keeps events, the shared sync folder carries them
-(:meth:`ReviewEvent.to_wire`, read back by :mod:`zerodrill.srs.sync.wire`), and an import from
-Anki makes them.
+given and who gave it. It holds no scheduler state of zerodrill's: every card's state, due
+day, same-day repeat and figure is derived by replaying events in :func:`time_order` through
+the scheduler (:mod:`zerodrill.srs.schedulers`). An answer given in Anki carries what Anki
+decided (:attr:`ReviewEvent.decided`), which the replay takes as the card's state: whoever
+answers a card decides its next interval. The store keeps events, the shared sync folder
+carries them (:meth:`ReviewEvent.to_wire`, read back by :mod:`zerodrill.srs.sync.wire`), and an
+import from Anki makes them.
 
 Identity: ``(origin, seq)``, the machine that made it (a database's machine id, or ``"anki"``)
 and its number there (for Anki, the revlog id). The same event has it on every machine, so a
@@ -26,6 +28,7 @@ from msgspec import Struct
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.base import Effect
+from zerodrill.srs.schedulers.decision import AnkiDecision
 
 #: A review's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]
@@ -57,6 +60,9 @@ class ReviewEvent:
     #: buttons (the drill's, or an answer imported from Anki), where Easy means more than
     #: grade 5 (see :mod:`zerodrill.srs.schedulers.sm2`). Logs from before it was kept are 6.
     buttons: int = DEFAULT_LAYOUT
+    #: For an answer given in Anki, what Anki decided (:mod:`zerodrill.srs.schedulers.decision`):
+    #: every machine's replay takes it as the card's state. None for zerodrill's grades.
+    decided: AnkiDecision | None = None
 
     def __post_init__(self) -> None:
         if self.at.tzinfo is None:
@@ -69,6 +75,8 @@ class ReviewEvent:
             raise ValueError("an event needs a card key")
         if self.answer_ms is not None and self.answer_ms < 0:
             raise ValueError(f"answer time must not be negative, not {self.answer_ms}")
+        if self.decided is not None and self.grade is None:
+            raise ValueError(f"an undo has no schedule of Anki's: {self!r}")
         if check_layout(self.buttons) != DEFAULT_LAYOUT and self.grade is None:
             raise ValueError(f"an undo is pressed on no buttons: {self!r}")
 
@@ -88,6 +96,7 @@ class ReviewEvent:
         what it is).
         ``buttons`` is there only for a grade pressed on Anki's four buttons: a six-grade line
         is as it always was, and a reader that predates the field reads the line's grade.
+        ``decided`` is there only for an answer given in Anki: what Anki decided.
         """
         wire = {
             "origin": self.origin,
@@ -102,6 +111,8 @@ class ReviewEvent:
         }
         if self.buttons != DEFAULT_LAYOUT:
             wire["buttons"] = self.buttons
+        if self.decided is not None:
+            wire["decided"] = self.decided.to_wire()
         return wire
 
     def to_json(self) -> str:

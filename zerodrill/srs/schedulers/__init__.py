@@ -20,10 +20,12 @@ from zerodrill.srs.schedulers.base import (
     Rating,
     Scheduler,
     When,
+    answer,
     effect_of,
     rating_of,
     replay,
 )
+from zerodrill.srs.schedulers.decision import AnkiDecision
 
 #: Each scheduler's name and where its class is (``module:Class``), in the order the palette
 #: lists them; the class is called with the options given to :func:`scheduler_named`.
@@ -37,6 +39,7 @@ __all__ = [
     "DEFAULT_SCHEDULER",
     "SCHEDULERS",
     "AnkiCard",
+    "AnkiDecision",
     "CardState",
     "Effect",
     "Option",
@@ -44,6 +47,7 @@ __all__ = [
     "Rating",
     "Scheduler",
     "When",
+    "answer",
     "effect_of",
     "rating_of",
     "register",

@@ -47,7 +47,10 @@ state with the properties of :class:`CardState` and ``to_dict``; a class with wh
 :class:`Scheduler` lists: its ``name``, ``title``, ``options`` (:class:`Option`: what the
 learner may set, kept in the settings), ``grades_help`` (the help's lines on what its grades
 do), ``fingerprint``, ``new_state``, ``review``, ``next_states``, ``state_from_dict`` and
-``anki`` (how a state reads in Anki's card columns: :class:`AnkiCard`); and one entry in
+``anki`` (how a state reads in Anki's card columns: :class:`AnkiCard`), and ``from_anki``, its
+inverse (the state after an answer given in Anki, from what Anki decided:
+:class:`~zerodrill.srs.schedulers.decision.AnkiDecision`; a scheduler without it schedules
+Anki's answers as its own, :func:`answer`); and one entry in
 :data:`zerodrill.srs.schedulers.SCHEDULERS` (or :func:`zerodrill.srs.schedulers.register`).
 The palette, the help, the settings, stats, the export and the Anki sync read those, so
 nothing else changes. A store derives with the scheduler given to
@@ -67,6 +70,7 @@ from typing import Any, Protocol, TypeVar
 from msgspec import Struct
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, to_grade
+from zerodrill.srs.schedulers.decision import AnkiDecision
 
 #: What :meth:`CardState.to_dict` gives: JSON-safe values only (str, int, float, bool, None,
 #: lists and dicts of them), so the cache can keep it as text.
@@ -278,13 +282,42 @@ def effect_of(before: CardState, when: When) -> Effect:
 
 #: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware),
 #: and the layout it was pressed on (6, or 4 for Anki's four buttons); without it, six grades,
-#: as an event without one (:func:`layout_of`).
-Given = tuple[Grade, date, datetime] | tuple[Grade, date, datetime, int]
+#: as an event without one (:func:`layout_of`); then, for an answer given in Anki, what Anki
+#: decided (:func:`decision_of`).
+Given = (
+    tuple[Grade, date, datetime]
+    | tuple[Grade, date, datetime, int]
+    | tuple[Grade, date, datetime, int, AnkiDecision | None]
+)
 
 
 def layout_of(given: Given) -> int:
     """The layout ``given`` was pressed on: its fourth value, else SM-2's six grades."""
-    return given[3] if len(given) == 4 else DEFAULT_LAYOUT
+    return given[3] if len(given) >= 4 else DEFAULT_LAYOUT
+
+
+def decision_of(given: Given) -> AnkiDecision | None:
+    """What Anki decided for ``given``, an answer given there; None for zerodrill's."""
+    return given[4] if len(given) == 5 else None
+
+
+def answer(
+    scheduler: Scheduler[S],
+    state: S,
+    grade: Grade,
+    when: When,
+    buttons: int = DEFAULT_LAYOUT,
+    decided: AnkiDecision | None = None,
+) -> S:
+    """The state after ``grade``: what Anki ``decided`` for an answer given there, read by the
+    scheduler's ``from_anki`` (the inverse of its :meth:`Scheduler.anki`), else the
+    scheduler's own :meth:`Scheduler.review`. A scheduler that declares no ``from_anki``
+    schedules Anki's answers as its own."""
+    adopt = getattr(scheduler, "from_anki", None) if decided is not None else None
+    if adopt is None:
+        return scheduler.review(state, grade, when, buttons)
+    adopted: S = adopt(state, grade, when, buttons, decided)
+    return adopted
 
 
 def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
@@ -296,7 +329,7 @@ def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Ef
         grade, day, at = given[:3]
         when = When(at, day)
         effects.append(effect_of(state, when))
-        state = scheduler.review(state, grade, when, layout_of(given))
+        state = answer(scheduler, state, grade, when, layout_of(given), decision_of(given))
     return state, effects
 
 

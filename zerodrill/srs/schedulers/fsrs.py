@@ -29,7 +29,7 @@ from typing import Any
 
 import fsrs
 from fsrs.scheduler import DEFAULT_PARAMETERS
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers.base import (
@@ -42,6 +42,7 @@ from zerodrill.srs.schedulers.base import (
     rating_of,
     ratings_text,
 )
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.retention import (
     DEFAULT_RETENTION,
     DESIRED_RETENTION,
@@ -201,6 +202,35 @@ class FsrsScheduler:
             interval=interval,
             last_day=day,
             lapses=lapses,
+        )
+
+    def from_anki(
+        self, state: FsrsCard, grade: Grade, when: When, buttons: int, decided: AnkiDecision
+    ) -> FsrsCard:
+        """The card as Anki left it after ``grade``, given there (the inverse of :meth:`anki`):
+        the memory state Anki kept where it kept one, else FSRS's own review's; Anki's interval
+        and due day, or its learning step within the day."""
+        after = self.review(state, grade, when, buttons)
+        at = when.at.astimezone(UTC)
+        memory = {}
+        if decided.stability is not None and decided.difficulty is not None:
+            memory = {"stability": decided.stability, "difficulty": decided.difficulty}
+        step_due = decided.step_due(at)
+        if step_due is not None:
+            phase = Phase.RELEARNING if decided.relearning else Phase.LEARNING
+            step = after.step if after.phase is phase else 0
+            return structs.replace(
+                after, phase=phase, step=step, due_at=step_due, due=when.day, interval=0, **memory
+            )
+        days = decided.interval
+        return structs.replace(
+            after,
+            phase=Phase.REVIEW,
+            step=None,
+            due_at=at + timedelta(days=days),
+            due=when.day + timedelta(days=days),
+            interval=days,
+            **memory,
         )
 
     def next_states(

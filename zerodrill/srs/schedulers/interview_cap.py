@@ -33,7 +33,16 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, structs
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
-from zerodrill.srs.schedulers.base import AnkiCard, CardState, Phase, Scheduler, StateDict, When
+from zerodrill.srs.schedulers.base import (
+    AnkiCard,
+    CardState,
+    Phase,
+    Scheduler,
+    StateDict,
+    When,
+    answer,
+)
+from zerodrill.srs.schedulers.decision import AnkiDecision
 
 
 def last_study_day(interview: date) -> date:
@@ -117,6 +126,11 @@ class InterviewCap:
         self, state: CappedCard, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> CappedCard:
         return self.cap(self.inner.review(state.inner, grade, when, buttons))
+
+    def from_anki(
+        self, state: CappedCard, grade: Grade, when: When, buttons: int, decided: AnkiDecision
+    ) -> CappedCard:
+        return self.cap(answer(self.inner, state.inner, grade, when, buttons, decided))
 
     def next_states(
         self, state: CappedCard, when: When, buttons: int = DEFAULT_LAYOUT

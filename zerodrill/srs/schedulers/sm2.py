@@ -33,7 +33,8 @@ from msgspec import Struct, field, structs
 from zerodrill.srs import sm2
 from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.base import AnkiCard, Option, Phase, Scheduler, StateDict, When
-from zerodrill.srs.sm2 import MAX_INTERVAL, REPEAT_BELOW, Sm2State
+from zerodrill.srs.schedulers.decision import AnkiDecision
+from zerodrill.srs.sm2 import MAX_INTERVAL, MIN_EF_HUNDREDTHS, REPEAT_BELOW, Sm2State
 
 #: How long after a fail the card comes back at the latest, the same study day.
 LEARNING_STEP = timedelta(minutes=10)
@@ -61,6 +62,16 @@ class Sm2Card(Struct, frozen=True):
     last_day: date | None = None
     last_grade: Grade | None = None
     last_at: datetime | None = None
+    #: The latest grade was given in Anki, and its schedule is Anki's (:meth:`Sm2Scheduler.
+    #: from_anki`): the card comes back the same day only on Anki's learning step, at
+    #: :attr:`anki_step`, not by SM-2's same-day rule.
+    anki: bool = False
+    anki_step: datetime | None = None
+
+    @property
+    def on_anki_step(self) -> bool:
+        """On a learning step Anki gave: the next grade, that day too, moves the schedule."""
+        return self.anki and self.anki_step is not None
 
     @property
     def phase(self) -> Phase:
@@ -80,19 +91,24 @@ class Sm2Card(Struct, frozen=True):
 
     @property
     def again_on(self) -> date | None:
+        if self.anki:
+            return self.last_day if self.anki_step is not None else None
         if self.last_grade is not None and self.last_grade < REPEAT_BELOW:
             return self.last_day
         return None
 
     @property
     def step_due(self) -> datetime | None:
+        if self.anki:
+            return self.anki_step
         if self.last_at is not None and self.last_grade is not None and not self.last_grade.passed:
             return self.last_at + LEARNING_STEP
         return None
 
     def to_dict(self) -> StateDict:
         s = self.sm2
-        return {
+        anki = {"anki_step": _day_text(self.anki_step)} if self.anki else {}
+        return anki | {
             "reps": s.repetitions,
             "interval": s.interval,
             "ef": s.ef_hundredths,
@@ -105,8 +121,12 @@ class Sm2Card(Struct, frozen=True):
         }
 
 
-def _day_text(day: date | None) -> str | None:
+def _day_text(day: date | datetime | None) -> str | None:
     return day.isoformat() if day is not None else None
+
+
+def _at(text: Any) -> datetime | None:
+    return datetime.fromisoformat(text) if text is not None else None
 
 
 def _day(text: Any) -> date | None:
@@ -141,7 +161,7 @@ class Sm2Scheduler:
     ) -> Sm2Card:
         grade = to_grade(grade)
         check_layout(buttons)
-        if state.last_day is not None and when.day <= state.last_day:
+        if state.last_day is not None and when.day <= state.last_day and not state.on_anki_step:
             # A same-day repeat: logged, the schedule unchanged.
             return Sm2Card(state.sm2, state.first_day, state.last_day, grade, when.at)
         first = state.first_day if state.first_day is not None else when.day
@@ -150,6 +170,32 @@ class Sm2Scheduler:
             easy = easy_interval(after.interval)
             after = structs.replace(after, interval=easy, due=when.day + timedelta(days=easy))
         return Sm2Card(after, first, when.day, grade, when.at)
+
+    def from_anki(
+        self, state: Sm2Card, grade: Grade, when: When, buttons: int, decided: AnkiDecision
+    ) -> Sm2Card:
+        """The card as Anki left it after ``grade``, given there (the inverse of :meth:`anki`):
+        Anki's interval, due day and ease (its factor / 10, EF's hundredths), SM-2's
+        repetitions and lapses for the grade; on a learning step, due that day at Anki's step,
+        and the next grade (in a terminal too) is SM-2's from there."""
+        after = self.review(state, grade, when, buttons)
+        s = after.sm2
+        ef = (
+            decided.ease_permille // 10
+            if decided.ease_permille >= 10 * MIN_EF_HUNDREDTHS
+            else s.ef_hundredths
+        )
+        # On a step, due that day with no interval and no pass in a row yet, as in Anki: the
+        # next pass is SM-2's first, one day.
+        due = when.day + timedelta(days=decided.interval)
+        reps = s.repetitions if decided.step_seconds is None else 0
+        s = structs.replace(
+            s, repetitions=reps, interval=decided.interval, ef_hundredths=ef, due=due
+        )
+        first = after.first_day if after.first_day is not None else when.day
+        return Sm2Card(
+            s, first, when.day, to_grade(grade), when.at, True, decided.step_due(when.at)
+        )
 
     def next_states(
         self, state: Sm2Card, when: When, buttons: int = DEFAULT_LAYOUT
@@ -168,6 +214,8 @@ class Sm2Scheduler:
                 _day(data["last_day"]),
                 to_grade(grade) if grade is not None else None,
                 datetime.fromisoformat(at) if at is not None else None,
+                "anki_step" in data,
+                _at(data.get("anki_step")),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not an SM-2 card state: {exc}") from exc

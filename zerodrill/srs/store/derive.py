@@ -35,16 +35,18 @@ from zerodrill.srs.schedulers.base import (
     Phase,
     Scheduler,
     When,
+    answer,
     effect_of,
     replay,
 )
 from zerodrill.srs.store.file import Damaged
+from zerodrill.srs.store.rows import decision_from
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
-_GRADE_ROWS = "SELECT id, key, day, at, grade, buttons FROM event WHERE grade IS NOT NULL"
+_GRADE_ROWS = "SELECT id, key, day, at, grade, buttons, decided FROM event WHERE grade IS NOT NULL"
 
 Row = tuple[Any, ...]
 
@@ -77,7 +79,7 @@ def chunks(keys: Collection[str]) -> Iterator[list[str]]:
 
 
 def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
-    """(id, key, day, at, grade, buttons) of the grades of ``keys`` (None: all), in replay
+    """(id, key, day, at, grade, buttons, decided) of the grades of ``keys`` (None: all), in replay
     order."""
     if keys is None:
         # The cursor itself: a generator around it costs a call per row.
@@ -114,13 +116,19 @@ def replay_card(
     ``withdrawn`` ones, and each grade in effect's (event id, effect)."""
     ids: list[int] = []
     grades: list[Given] = []
-    for event_id, _, day, at, grade, buttons in rows:
+    for event_id, _, day, at, grade, buttons, decided in rows:
         if event_id in withdrawn:
             continue
         try:
             # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
             grades.append(
-                (to_grade(grade), date.fromisoformat(day), datetime.fromisoformat(at), buttons)
+                (
+                    to_grade(grade),
+                    date.fromisoformat(day),
+                    datetime.fromisoformat(at),
+                    buttons,
+                    decision_from(decided),
+                )
             )
         except (TypeError, ValueError) as exc:
             raise Damaged(f"review {event_id}: {exc}") from exc
@@ -192,7 +200,7 @@ def apply(
     without replaying the rest. Call it inside the write transaction that logged it."""
     assert event.grade is not None
     when = When(event.at, event.day)
-    after = scheduler.review(before, event.grade, when, event.buttons)
+    after = answer(scheduler, before, event.grade, when, event.buttons, event.decided)
     effect = effect_of(before, when)
     if effect is not Effect.RECALL:
         conn.execute("INSERT INTO effect (id, effect) VALUES (?, ?)", (row_id, effect))

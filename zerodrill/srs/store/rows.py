@@ -7,6 +7,7 @@ line.
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime
 from typing import Any
 
@@ -14,13 +15,14 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.base import Effect
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.store.file import Damaged
 from zerodrill.srs.store.schema import instant_us
 
 #: The ``event e`` columns :func:`event_from` reads, in its order.
 EVENT_COLUMNS = (
     "e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, e.undoes_seq, "
-    "e.answer_ms, e.typed, e.buttons, e.action, e.flag"
+    "e.answer_ms, e.typed, e.buttons, e.action, e.flag, e.decided"
 )
 #: An ``event e`` of the review log: a grade, or the undo of one (not a card action).
 REVIEW = "e.action IS NULL"
@@ -54,9 +56,24 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
         if row[12] is not None:
             return CardActionEvent(origin, seq, key, at, day, Action(row[12]), row[13], undoes)
         grade = Grade(row[6]) if row[6] is not None else None
-        return ReviewEvent(origin, seq, key, at, day, grade, undoes, row[9], row[10], row[11])
+        decided = decision_from(row[14])
+        return ReviewEvent(
+            origin, seq, key, at, day, grade, undoes, row[9], row[10], row[11], decided
+        )
     except (TypeError, ValueError) as exc:
         raise Damaged(f"event {row[0]}: {exc}") from exc
+
+
+def decision_from(text: str | None) -> AnkiDecision | None:
+    """The ``decided`` column as Anki's decision (None: the answer was zerodrill's)."""
+    return AnkiDecision.from_wire(json.loads(text)) if text is not None else None
+
+
+def decision_text(decided: AnkiDecision | None) -> str | None:
+    """Anki's decision as the ``decided`` column keeps it."""
+    if decided is None:
+        return None
+    return json.dumps(decided.to_wire(), separators=(",", ":"))
 
 
 def review_from(row: tuple[Any, ...]) -> ReviewEvent:
@@ -82,7 +99,7 @@ def event_params(event: StreamEvent) -> tuple[object, ...]:
     common = (event.origin, event.seq, event.key, event.at.isoformat(), instant_us(event.at))
     if isinstance(event, CardActionEvent):
         action, flag = event.action.value, event.flag
-        return (*common, event.day.isoformat(), None, *undoes, None, None, 6, action, flag)
+        return (*common, event.day.isoformat(), None, *undoes, None, None, 6, action, flag, None)
     grade = int(event.grade) if event.grade is not None else None
     return (
         *common,
@@ -94,6 +111,7 @@ def event_params(event: StreamEvent) -> tuple[object, ...]:
         event.buttons,
         None,
         0,
+        decision_text(event.decided),
     )
 
 
@@ -110,5 +128,6 @@ def undo_of(undo: StreamEvent, action: bool) -> StreamEvent:
 
 INSERT_EVENT = (
     "INSERT INTO event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, "
-    "answer_ms, typed, buttons, action, flag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "answer_ms, typed, buttons, action, flag, decided) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )

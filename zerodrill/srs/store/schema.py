@@ -169,6 +169,11 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """,
     # One stream: card actions and brought-forward cards become events of the one log.
     lambda conn: _one_stream(conn),
+    # What Anki decided for an answer given there (JSON, as a sync line carries it): every
+    # replay takes it. Events logged before carry none and replay as they did.
+    """
+    ALTER TABLE event ADD COLUMN decided TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

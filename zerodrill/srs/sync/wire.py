@@ -27,6 +27,7 @@ from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
 from zerodrill.srs.card_actions import LEGACY_WIRE_KIND, Action, CardActionEvent, legacy_seq
 from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout, to_grade
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.sm2 import MAX_INTERVAL
 
 #: Machine ids and ``anki``: short, and safe in a file name on every system.
@@ -147,7 +148,21 @@ def _event(
     answer_ms = _int(answer_ms, "answer_ms", low=0) if answer_ms is not None else None
     # A "repeat" (files from before the log held events) is a grade: the replay says which.
     given = to_grade(grade) if grade is not None else None
-    return ReviewEvent(**common, grade=given, undoes=target, answer_ms=answer_ms, buttons=buttons)
+    # Only on an answer given in Anki: what Anki decided, which every replay takes.
+    decided = record.get("decided")
+    if decided is not None:
+        try:
+            decided = AnkiDecision.from_wire(decided)
+        except ValueError as exc:
+            raise BadLine(str(exc)) from None
+    return ReviewEvent(
+        **common,
+        grade=given,
+        undoes=target,
+        answer_ms=answer_ms,
+        buttons=buttons,
+        decided=decided,
+    )
 
 
 def unfit(event: LogEntry) -> str | None:

@@ -1,0 +1,136 @@
+"""An answer given in Anki carries Anki's decision (:mod:`zerodrill.srs.schedulers.decision`):
+the store keeps it, the sync line carries it, and every scheduler's replay takes it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, time, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import ANKI_LAYOUT, Grade
+from zerodrill.srs.schedulers import AnkiDecision, scheduler_named
+from zerodrill.srs.schedulers.decision import from_revlog
+from zerodrill.srs.store import Store
+from zerodrill.srs.sync.wire import BadLine, parse_line
+
+KEY = "deck/card"
+AT = datetime(2026, 3, 2, 12, 0, tzinfo=timezone(timedelta(hours=1)))
+
+
+def anki_answer(seq: int, grade: Grade, days: int, decided: AnkiDecision | None) -> ReviewEvent:
+    at = AT + timedelta(days=days)
+    return ReviewEvent("anki", seq, KEY, at, at.date(), grade, buttons=ANKI_LAYOUT, decided=decided)
+
+
+HISTORY = [
+    anki_answer(1, Grade.GOOD, 0, AnkiDecision(3, 2500)),
+    anki_answer(2, Grade.PERFECT, 3, AnkiDecision(11, 2650, stability=9.5, difficulty=4.25)),
+    anki_answer(3, Grade.BLACKOUT, 14, AnkiDecision(0, 2450, 600, True)),
+]
+
+
+def test_the_decision_survives_the_sync_line_and_the_store(tmp_path: Path) -> None:
+    for event in HISTORY:
+        assert parse_line(event.to_json()) == event
+    with Store.open(tmp_path / "a.db") as store:
+        store.log.add_events(HISTORY)
+        assert [e for e in store.log.events() if e.origin == "anki"] == HISTORY
+
+
+@pytest.mark.parametrize("name", ["sm2", "fsrs"])
+def test_every_machine_replays_ankis_decision_the_same_way(tmp_path: Path, name: str) -> None:
+    """One machine logs Anki's answers, another gets them over the sync line: the same state,
+    with Anki's interval and ease (SM-2) or memory state (FSRS), whichever way it is derived."""
+    states = []
+    for n, events in enumerate((HISTORY, [parse_line(e.to_json()) for e in HISTORY])):
+        with Store.open(tmp_path / f"{n}.db", scheduler=scheduler_named(name)) as store:
+            for event in events:
+                store.log.add_events([event])  # one at a time: the cache's update of one grade
+            states.append(store.schedule.state(KEY))
+            other = "fsrs" if name == "sm2" else "sm2"
+            store.use(scheduler_named(other))
+            store.use(scheduler_named(name))  # derived again from the log, all at once
+            states.append(store.schedule.state(KEY))
+    assert all(s == states[0] for s in states)
+    failed = states[0]
+    last = HISTORY[-1]
+    assert (failed.due, failed.again_on) == (last.day, last.day)
+    assert failed.step_due == last.at + timedelta(seconds=600)
+    if name == "sm2":
+        assert failed.sm2.ef_hundredths == 245  # type: ignore[attr-defined]
+    else:
+        assert failed.phase.value == "relearning"
+
+
+def test_sm2_takes_ankis_interval_and_ease_and_goes_on_from_them() -> None:
+    sm2 = scheduler_named("sm2")
+    from zerodrill.srs.schedulers.base import When, replay
+
+    state, _ = replay(sm2, [(e.grade, e.day, e.at, e.buttons, e.decided) for e in HISTORY[:2]])  # type: ignore[misc]
+    assert (state.interval, state.sm2.ef_hundredths) == (11, 265)  # type: ignore[attr-defined]
+    assert state.due == HISTORY[1].day + timedelta(days=11)
+    # A terminal's Good on the due day: SM-2 from Anki's state, ⌈11 × 2.65⌉ days.
+    assert state.due is not None
+    at = datetime.combine(state.due, time(12), tzinfo=AT.tzinfo)
+    after = sm2.review(state, Grade.GOOD, When(at, state.due))
+    assert after.interval == 30
+
+
+def test_a_revlog_row_reads_as_ankis_decision() -> None:
+    assert from_revlog(4, 2500, 1, None) == AnkiDecision(4, 2500)
+    assert from_revlog(-600, 0, 0, None) == AnkiDecision(0, 0, 600, False)
+    assert from_revlog(-600, 2300, 1, (1.5, 7.0)) == AnkiDecision(0, 2300, 600, True, 1.5, 7.0)
+    # A memory state out of bounds is left to FSRS; a row no Anki writes gives none.
+    assert from_revlog(4, 2500, 1, (float("nan"), 7.0)) == AnkiDecision(4, 2500)
+    assert from_revlog(0, 2500, 1, None) is None
+    assert from_revlog("4", 2500, 1, None) is None
+
+
+@pytest.mark.parametrize(
+    "decided",
+    [
+        "x",
+        {"ivl": -1},
+        {"ivl": 0},
+        {"ivl": 3, "step": 60},
+        {"ivl": 1, "factor": True},
+        {"ivl": 1, "s": 2.0},
+        {"ivl": 1, "s": 0, "d": 5},
+        {"ivl": 10**9},
+        {"ivl": 1, "more": 1},
+        {"ivl": 1, "relearning": "yes"},
+    ],
+)
+def test_a_sync_line_with_a_decision_no_anki_made_is_refused(decided: object) -> None:
+    line = json.loads(HISTORY[0].to_json())
+    line["decided"] = decided
+    with pytest.raises(BadLine):
+        parse_line(json.dumps(line))
+
+
+def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_decisions() -> None:
+    """A card whose latest answer carries Anki's decision keeps Anki's row; an answer given in
+    Anki but logged before decisions were kept is scheduled as zerodrill derives it, as it
+    was (so the two sides still agree)."""
+    from zerodrill.anki_sync.events import derive
+    from zerodrill.anki_sync.notes import CardRow
+    from zerodrill.anki_sync.schedule import Today, wanted
+
+    row = CardRow(KEY, 7, 3, 1, 1_800_000_000, 0, 2450, 3, 1, 1001, 0, 0)
+    today = Today(HISTORY[-1].day, 100)
+    sm2 = scheduler_named("sm2")
+    decided = derive(HISTORY, [], [KEY], sm2)[KEY]
+    assert decided.anki_decides and wanted(row, decided, today) == row
+    before = [structs_without_decision(e) for e in HISTORY]
+    undecided = derive(before, [], [KEY], sm2)[KEY]
+    assert not undecided.anki_decides
+    assert wanted(row, undecided, today).queue == 2  # zerodrill's review, as before
+
+
+def structs_without_decision(event: ReviewEvent) -> ReviewEvent:
+    from dataclasses import replace
+
+    return replace(event, decided=None)

@@ -1,0 +1,133 @@
+"""What Anki decided when it was answered there: :class:`AnkiDecision`, carried by the event.
+
+Whoever answers a card decides its next interval. An answer given in Anki keeps what Anki gave
+it (its revlog row's interval and ease, the learning step it put the card on, and the memory
+state in the card's data where that answer was the card's latest), fixed when the answer is
+read from the collection and carried with the event to every machine, so each replays it the
+same way: a scheduler meeting such an event takes Anki's decision as the card's state
+(:func:`zerodrill.srs.schedulers.base.answer`), and the next grade in a terminal goes on from
+there with zerodrill's scheduler.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any
+
+from msgspec import Struct
+
+#: Anki's ceiling on an interval, in days, and on a learning step, in seconds (a day).
+MAX_DAYS = 36_500
+MAX_STEP_SECONDS = 86_400
+
+
+class AnkiDecision(Struct, frozen=True):
+    """Anki's schedule for a card right after one answer given there."""
+
+    #: Days until the card is due (its revlog ``ivl``); 0 while on a learning step.
+    interval: int
+    #: Anki's ease after the answer (permille, its revlog ``factor``); 0 where Anki keeps none
+    #: (a card still learning, or under FSRS).
+    ease_permille: int = 0
+    #: Seconds until the card comes back the same day (a learning or relearning step, the
+    #: revlog's negative ``ivl``); None for a whole-day interval.
+    step_seconds: int | None = None
+    #: The step was a relearning one: a known card failed.
+    relearning: bool = False
+    #: FSRS's memory state Anki kept after the answer, where it kept one.
+    stability: float | None = None
+    difficulty: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.interval <= MAX_DAYS or not 0 <= self.ease_permille <= 65_535:
+            raise ValueError(f"not Anki's schedule: {self!r}")
+        if self.step_seconds is not None and not 0 < self.step_seconds <= MAX_STEP_SECONDS:
+            raise ValueError(f"not Anki's learning step: {self!r}")
+        if (self.step_seconds is None) == (self.interval == 0):
+            raise ValueError(f"Anki gives a step or days, one of them: {self!r}")
+        for value in (self.stability, self.difficulty):
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise ValueError(f"not a memory state: {self!r}")
+
+    def step_due(self, at: datetime) -> datetime | None:
+        """When the card comes back after an answer at ``at``; None for a day interval."""
+        return at + timedelta(seconds=self.step_seconds) if self.step_seconds else None
+
+    def to_wire(self) -> dict[str, Any]:
+        """As a sync line carries it (only the fields set)."""
+        wire: dict[str, Any] = {"ivl": self.interval}
+        if self.ease_permille:
+            wire["factor"] = self.ease_permille
+        if self.step_seconds is not None:
+            wire["step"] = self.step_seconds
+        if self.relearning:
+            wire["relearning"] = True
+        if self.stability is not None and self.difficulty is not None:
+            wire["s"], wire["d"] = self.stability, self.difficulty
+        return wire
+
+    @classmethod
+    def from_wire(cls, record: Any) -> AnkiDecision:
+        """What :meth:`to_wire` wrote; ``ValueError`` for anything else (a sync file is
+        untrusted)."""
+        if not isinstance(record, dict) or set(record) - {
+            "ivl",
+            "factor",
+            "step",
+            "relearning",
+            "s",
+            "d",
+        }:
+            raise ValueError("not Anki's decision")
+
+        def whole(name: str, default: int | None) -> int | None:
+            value = record.get(name, default)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"Anki's decision: {name} must be a whole number")
+            return value
+
+        def real(name: str) -> float | None:
+            value = record.get(name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float))
+            ):
+                raise ValueError(f"Anki's decision: {name} must be a number")
+            return float(value) if value is not None else None
+
+        relearning = record.get("relearning", False)
+        if not isinstance(relearning, bool):
+            raise ValueError("Anki's decision: relearning must be true or false")
+        stability, difficulty = real("s"), real("d")
+        if (stability is None) != (difficulty is None):
+            raise ValueError("Anki's decision: a memory state has both s and d")
+        interval = whole("ivl", None)
+        if interval is None:
+            raise ValueError("Anki's decision: ivl is missing")
+        return cls(
+            interval,
+            whole("factor", 0) or 0,
+            whole("step", None),
+            relearning,
+            stability,
+            difficulty,
+        )
+
+
+def from_revlog(
+    ivl: object, factor: object, kind: object, memory: tuple[float, float] | None
+) -> AnkiDecision | None:
+    """The decision of a revlog row (its ``ivl``, ``factor`` and ``type``), with the memory
+    state of the card's data when the row is the card's latest; None for values no Anki
+    writes (the answer then replays as zerodrill schedules it)."""
+    if not isinstance(ivl, int) or not isinstance(factor, int) or ivl == 0:
+        return None
+    # Anki's learn type is 0; a step after a review or relearning answer relearns.
+    step, relearning = (-ivl, kind != 0) if ivl < 0 else (None, False)
+    days = max(ivl, 0)
+    for stability, difficulty in (memory or (None, None), (None, None)):
+        try:
+            return AnkiDecision(days, max(factor, 0), step, relearning, stability, difficulty)
+        except ValueError:
+            continue  # a memory state out of bounds is left to FSRS's own review
+    return None
