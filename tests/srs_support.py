@@ -13,11 +13,11 @@ from msgspec import structs
 
 from zerodrill.deck.kinds import BASIC, CLOZE
 from zerodrill.deck.model import Card, Deck, Item, Pos
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, time_order
-from zerodrill.srs.session import Session, record_grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import Session, record_grade
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store
 
 DAY = date(2025, 3, 10)

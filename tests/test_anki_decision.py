@@ -67,7 +67,7 @@ def test_every_machine_replays_ankis_decision_the_same_way(tmp_path: Path, name:
 
 def test_sm2_takes_ankis_interval_and_ease_and_goes_on_from_them() -> None:
     sm2 = scheduler_named("sm2")
-    from zerodrill.srs.schedulers.base import When, replay
+    from zerodrill.srs.schedulers.protocol import When, replay
 
     state, _ = replay(sm2, [(e.grade, e.day, e.at, e.buttons, e.decided) for e in HISTORY[:2]])  # type: ignore[misc]
     assert (state.interval, state.sm2.ef_hundredths) == (11, 265)  # type: ignore[attr-defined]
@@ -115,9 +115,9 @@ def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_dec
     """A card whose latest answer carries Anki's decision keeps Anki's row; an answer given in
     Anki but logged before decisions were kept is scheduled as zerodrill derives it, as it
     was (so the two sides still agree)."""
-    from zerodrill.anki_sync.events import derive
-    from zerodrill.anki_sync.notes import CardRow
+    from zerodrill.anki_sync.note_updates import CardRow
     from zerodrill.anki_sync.schedule import Today, wanted
+    from zerodrill.anki_sync.store_bridge import derive
 
     row = CardRow(KEY, 7, 3, 1, 1_800_000_000, 0, 2450, 3, 1, 1001, 0, 0)
     today = Today(HISTORY[-1].day, 100)

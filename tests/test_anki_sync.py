@@ -29,8 +29,8 @@ from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_r
 from cli_support import run_cli
 
 from zerodrill.anki_sync import login as kept
-from zerodrill.anki_sync.events import derive
 from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.anki_sync.store_bridge import derive
 from zerodrill.deck.load import load_file
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
@@ -1420,7 +1420,7 @@ def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due
     from anki.collection import Collection
 
     from zerodrill.deck.item_index import ItemIndex
-    from zerodrill.srs.interview_date import plan_for, queue_apart
+    from zerodrill.srs.interview_plan import plan_for, queue_apart
     from zerodrill.srs.queue import Apart
     from zerodrill.srs.settings import save_interview
 

@@ -37,7 +37,7 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     then q); the notice each drill started with is kept."""
     import asyncio
 
-    from zerodrill.tui.app import ZeroDrillApp
+    from zerodrill.tui.drill_app import ZeroDrillApp
 
     notices: list[str | None] = []
 

@@ -20,21 +20,21 @@ from hypothesis import strategies as st
 from srs_support import reference_states, sm2_states
 from tui_support import Clock, run_async, tui_decks
 
-from zerodrill.anki_sync.events import derive as anki_derive
-from zerodrill.srs import sm2
+from zerodrill.anki_sync.store_bridge import derive as anki_derive
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.schedulers.sm2 import EASY_INTERVAL, Sm2Card, Sm2Scheduler
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State
+from zerodrill.srs.sitting import record_grade
+from zerodrill.srs.sm2_formula import MAX_INTERVAL, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import file_name, read_log
 from zerodrill.srs.sync.wire import BadLine, parse_line
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 

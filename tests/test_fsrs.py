@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, FOUR_BUTTONS, SIX_BUTTONS, Grade
 from zerodrill.srs.schedulers import Phase, Rating, rating_of, replay, scheduler_named
-from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.store import Store
 
 #: 08:00 UTC on a Monday: mid-morning of a study day in Europe, far from the rollover.

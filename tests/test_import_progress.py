@@ -28,7 +28,7 @@ from zerodrill.srs.anki_package import copy_collection
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import time_order
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, Grade
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
 
 DECK = Path(__file__).parent / "data" / "export" / "kinds"

@@ -15,7 +15,7 @@ from zerodrill.deck.kinds import BASIC, CLOZE, FOLLOW_UP, RED_FLAG
 from zerodrill.deck.model import Card, Deck, Interview, Point
 from zerodrill.errors import UserError
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.interview import (
+from zerodrill.srs.interview_run import (
     AttemptMovedOn,
     AttemptResult,
     InterviewRun,
@@ -32,7 +32,7 @@ from zerodrill.srs.interview_steps import (
     RedFlagsStep,
 )
 from zerodrill.srs.queue import build_queue
-from zerodrill.srs.session import Session, choices
+from zerodrill.srs.sitting import Session, choices
 from zerodrill.srs.store import Store, StoreError
 
 

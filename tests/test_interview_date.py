@@ -26,16 +26,16 @@ from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.days import study_day
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.interview_date import Plan, parse_interview, plan_for, plan_text
+from zerodrill.srs.interview_plan import Plan, parse_interview, plan_for, plan_text
 from zerodrill.srs.queue import items_of
+from zerodrill.srs.review_stats import compute_stats, render_text
 from zerodrill.srs.schedulers import scheduler_named
-from zerodrill.srs.schedulers.base import When, outcomes
 from zerodrill.srs.schedulers.interview_cap import CappedCard, InterviewCap
-from zerodrill.srs.session import Session, Summary
+from zerodrill.srs.schedulers.protocol import When, outcomes
 from zerodrill.srs.settings import INTERVIEW, chosen_scheduler, save_interview, saved_interview
-from zerodrill.srs.stats import compute_stats, render_text
+from zerodrill.srs.sitting import Session, Summary
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 #: 9 am, local time: a sitting's grades stay on its study day.

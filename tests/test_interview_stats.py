@@ -20,8 +20,8 @@ from zerodrill.cli import main
 from zerodrill.deck.load import load_file
 from zerodrill.deck.model import Deck
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.interview import InterviewRun, history
-from zerodrill.srs.stats import compute_stats, render_text
+from zerodrill.srs.interview_run import InterviewRun, history
+from zerodrill.srs.review_stats import compute_stats, render_text
 from zerodrill.srs.store import Store
 
 DECK_YAML = """\

@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from srs_support import reference_states, sm2_states
 
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import record_grade
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store, StoreError
 
 DAY = date(2025, 5, 1)

@@ -28,7 +28,7 @@ from zerodrill.srs.settings import (
     save_scheduler_name,
 )
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 
 DECK = """\
 deck: d

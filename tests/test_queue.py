@@ -18,7 +18,7 @@ from zerodrill.deck.kinds import BASIC, RED_FLAG, CardKind
 from zerodrill.deck.model import Card, Deck, Item
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import Counts, build_queue, items_of
-from zerodrill.srs.session import Session, record_grade
+from zerodrill.srs.sitting import Session, record_grade
 from zerodrill.srs.store import Store
 
 

@@ -17,14 +17,14 @@ from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.recall import Recall, recall_of
-from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.review_stats import Stats, compute_stats, render_text
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
 from zerodrill.srs.settings import chosen_scheduler, save_scheduler_name
-from zerodrill.srs.stats import Stats, compute_stats, render_text
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
-from zerodrill.tui.screens.stats import recall_text
+from zerodrill.tui.drill_app import create_app
+from zerodrill.tui.screens.stats_screen import recall_text
 
 T0 = datetime(2026, 5, 11, 8, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

@@ -19,7 +19,6 @@ from tui_support import TUI_DECKS, Clock, palette_command, run_async, shown, tui
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
-from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
     RETENTION,
     SCHEDULER,
@@ -30,8 +29,9 @@ from zerodrill.srs.settings import (
     saved_retention,
     saved_scheduler_name,
 )
+from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.grade_bar import GradeBar
 
 # -- the settings ----------------------------------------------------------------------------
@@ -367,7 +367,7 @@ def test_sm2s_drill_never_imports_fsrs(tmp_path: Path) -> None:
     # The first card does not wait for a scheduler it does not use.
     code = (
         "import sys\n"
-        "import zerodrill.cli.drill, zerodrill.cli.stats, zerodrill.tui.app\n"
+        "import zerodrill.cli.drill, zerodrill.cli.stats, zerodrill.tui.drill_app\n"
         "from zerodrill.srs.settings import chosen_scheduler\n"
         "from zerodrill.srs.store import Store\n"
         f"with Store.open({str(tmp_path / 'r.db')!r}) as store:\n"

@@ -16,7 +16,7 @@ from leitner_support import register_for_test
 
 from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers import SCHEDULERS, Phase, Scheduler, When, scheduler_class
-from zerodrill.srs.schedulers.base import outcomes, replay
+from zerodrill.srs.schedulers.protocol import outcomes, replay
 from zerodrill.srs.store import Store
 
 #: Every scheduler zerodrill ships, and the one a contributor would add.

@@ -24,7 +24,7 @@ from zerodrill.srs.settings import (
     save_scheduler_name,
 )
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.grade_bar import GradeBar
 
 SIZE = (100, 30)

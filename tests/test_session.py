@@ -10,13 +10,13 @@ import pytest
 from srs_support import DAY, NOW, ReviewKind, card, deck, drain, kind, record, schedule
 
 from zerodrill.deck.model import Deck
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.schedulers.base import GradeOutcome, When, outcomes
+from zerodrill.srs.schedulers.protocol import GradeOutcome, When, outcomes
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
-from zerodrill.srs.session import Session
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import Session
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store, StoreError, UndoConflict
 
 

@@ -30,7 +30,7 @@ WORKER = textwrap.dedent(
     """
     import random, sys
     from datetime import date, datetime, timedelta, timezone
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store, UndoConflict
 
     db, seed, ops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

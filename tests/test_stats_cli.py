@@ -17,8 +17,8 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
+from zerodrill.srs.review_stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
 
 DAY = date(2025, 3, 10)

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import record_grade
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -984,7 +984,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from datetime import date, datetime, timezone
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store
     path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with Store.open(path) as s:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import FileGone, Store, StoreError
 
 DAY = date(2025, 1, 1)

@@ -18,11 +18,11 @@ from cli_support import run_cli
 from srs_support import grade, identities, reference_states, sm2_states
 
 from zerodrill import atomic_write
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import FORMAT_VERSION, file_name, read_log

@@ -20,7 +20,7 @@ from tui_support import Clock, tui_decks
 
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.session import Session
+from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.actions import NothingToUndo
 from zerodrill.srs.sync.folder import sync_folder

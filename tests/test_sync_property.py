@@ -26,7 +26,7 @@ from srs_support import reference_states, sm2_states
 
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import NotInEffect, Store, UndoConflict
 from zerodrill.srs.sync.exchange import Plan, receive, send, survey
 from zerodrill.srs.sync.folder import FolderTransport, sync_folder

@@ -34,7 +34,7 @@ from srs_support import ReviewKind, kind, reference_states, sm2_states
 from tui_support import TUI_DECKS
 
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
 
 fcntl = pytest.importorskip("fcntl", reason="needs a POSIX pseudo-terminal")

@@ -17,9 +17,9 @@ from tui_support import Clock, run_async
 from zerodrill.deck.load import load_paths
 from zerodrill.paths import user_decks_dir
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.editor import editor_command
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.installed_deck import InstalledDeckScreen
 from zerodrill.tui.widgets.card_view import CardView
 

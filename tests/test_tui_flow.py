@@ -13,16 +13,16 @@ from textual.widgets import Input, OptionList, TextArea
 from tui_support import Clock, make_app, next_frame, run_async, shown
 
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store, StoreError
+from zerodrill.tui.drill_session import DeckCount
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.help import HelpScreen
 from zerodrill.tui.screens.nothing_due import NothingDueScreen
-from zerodrill.tui.screens.stats import StatsScreen
+from zerodrill.tui.screens.stats_screen import StatsScreen
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen
-from zerodrill.tui.session import DeckCount
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar

@@ -16,8 +16,8 @@ from tui_support import Clock, make_app, run_async, shown, tui_decks
 from zerodrill.srs.grades import FOUR_BUTTONS, SIX_BUTTONS, Grade, nearest_button
 from zerodrill.srs.settings import BUTTONS
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.help import HelpScreen
 from zerodrill.tui.screens.nothing_due import NothingDueScreen
 from zerodrill.tui.screens.summary import SummaryScreen

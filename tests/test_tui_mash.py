@@ -29,8 +29,8 @@ from textual.geometry import Size
 from tui_support import Clock, make_app, run_async
 
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import ZeroDrillApp
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1

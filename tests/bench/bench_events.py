@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_queue import TODAY, items_of, make_decks  # noqa: E402
 
-from zerodrill.srs import sm2  # noqa: E402
+from zerodrill.srs import sm2_formula as sm2  # noqa: E402
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler  # noqa: E402
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402

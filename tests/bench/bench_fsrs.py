@@ -28,10 +28,10 @@ from bench_events import LOCK_GOAL_MS, ORIGIN, LockClock, year_of_events  # noqa
 from bench_queue import items_of, make_decks  # noqa: E402
 
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
-from zerodrill.srs.schedulers.base import When, outcomes  # noqa: E402
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler  # noqa: E402
+from zerodrill.srs.schedulers.protocol import When, outcomes  # noqa: E402
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler  # noqa: E402
-from zerodrill.srs.sm2 import Sm2State, review  # noqa: E402
+from zerodrill.srs.sm2_formula import Sm2State, review  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402

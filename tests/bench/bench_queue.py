@@ -23,7 +23,7 @@ from zerodrill.deck.item_index import ItemIndex  # noqa: E402
 from zerodrill.deck.kinds import BASIC, CLOZE  # noqa: E402
 from zerodrill.deck.model import Card, Deck, Pos  # noqa: E402
 from zerodrill.srs.queue import build_queue, items_of  # noqa: E402
-from zerodrill.srs.session import Session, record_grade  # noqa: E402
+from zerodrill.srs.sitting import Session, record_grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 
 GOAL_MS = 100.0

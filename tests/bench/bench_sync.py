@@ -47,7 +47,7 @@ from bench_queue import NOW, TODAY, fill, items_of, make_decks  # noqa: E402
 
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
-from zerodrill.srs.session import record_grade  # noqa: E402
+from zerodrill.srs.sitting import record_grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import SyncReport, sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402

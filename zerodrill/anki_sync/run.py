@@ -38,9 +38,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import (
-    events,
     marks,
-    notes,
     peek,
     preset,
     revlog,
@@ -49,6 +47,8 @@ from zerodrill.anki_sync import (
     siblings,
     workcopy,
 )
+from zerodrill.anki_sync import note_updates as notes
+from zerodrill.anki_sync import store_bridge as events
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,

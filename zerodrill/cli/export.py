@@ -113,7 +113,7 @@ def export(
     together, so a rebuild of unchanged decks is byte-identical and edited cards update in
     place when the package is imported again.
     """
-    from zerodrill.export.errors import ExportError
+    from zerodrill.errors import ExportError
 
     chosen_format = FORMATS[format_name]
     if with_progress and not chosen_format.carries_progress:

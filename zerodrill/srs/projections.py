@@ -13,11 +13,11 @@ Adding one takes this module only: declare it with :func:`register` at the botto
 
 The schedule is the one projection kept in a cache, and one per scheduler
 (:func:`schedule`): its fold is the scheduler's replay of each card's grades in effect
-(:func:`zerodrill.srs.schedulers.base.replay`), its fingerprint the scheduler's with its
+(:func:`zerodrill.srs.schedulers.protocol.replay`), its fingerprint the scheduler's with its
 options. The cache (the ``card``, ``effect`` and ``derived`` tables,
 :mod:`zerodrill.srs.store.derive`) is that fold, done in SQL's order for speed, and dropped and
 rebuilt whenever the fingerprint it was built with is not the store's
-(:mod:`zerodrill.srs.store.schedule`). :data:`SCHEDULE`, the one under the default scheduler,
+(:mod:`zerodrill.srs.store.schedule_cache`). :data:`SCHEDULE`, the one under the default scheduler,
 is registered so that what holds for every projection is checked on it too.
 """
 
@@ -35,7 +35,7 @@ from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
 from zerodrill.srs.card_actions import replay as replay_marks
 from zerodrill.srs.events import ReviewEvent, StreamEvent, time_order
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
-from zerodrill.srs.schedulers.base import CardState, Given, Phase, replay
+from zerodrill.srs.schedulers.protocol import CardState, Given, Phase, replay
 
 T = TypeVar("T")
 

@@ -2,7 +2,7 @@
 
 Order: due reviews first (the cards an interview brought forward, then most overdue first),
 then new items in study order (see :func:`items_of`) up to the daily limit, then the items the
-scheduler brings back today (:attr:`~zerodrill.srs.schedulers.base.CardState.again_on`; SM-2:
+scheduler brings back today (:attr:`~zerodrill.srs.schedulers.protocol.CardState.again_on`; SM-2:
 every item graded below 4 today, until it gets 4 or 5), after the rest. One the scheduler
 brings back at a set moment (a learning step: SM-2's fails) comes sooner: the sitting brings
 it forward once a few other cards were graded or that moment has come
@@ -14,7 +14,7 @@ any deck count against it, so no choice of decks gives more new cards in a day.
 Siblings are never shown on the same day: the deletions of one cloze card, and cards the deck
 says teach the same thing (a card's ``siblings``). Once one of them is queued or was graded
 today, the others wait for another day (:meth:`~zerodrill.deck.item_index.ItemIndex.
-busy_cards`). While an interview date is planned for (:mod:`zerodrill.srs.interview_date`)
+busy_cards`). While an interview date is planned for (:mod:`zerodrill.srs.interview_plan`)
 there are not the days for that: a cloze card's deletions may share a day, and cards that teach
 the same thing are only introduced on different days (:attr:`Apart.NEW_SIBLINGS`), until the
 last day new cards are planned for, when nothing waits (:attr:`Apart.NONE`).
@@ -22,7 +22,7 @@ last day new cards are planned for, when nothing waits (:attr:`Apart.NONE`).
 Everything is derived from the store for the study day, so a session started again the same
 day (or in a second terminal) picks up where the log says things stand. Building the queue
 reads today's log (by the ``day`` index) and the keys due today and due later (by the ``due``
-index): nothing that grows with the number of past reviews. :mod:`zerodrill.srs.session`
+index): nothing that grows with the number of past reviews. :mod:`zerodrill.srs.sitting`
 works through it.
 """
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from zerodrill.srs.store.eventlog import Merged
 from zerodrill.srs.store.figures import ReviewCounts
 from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
+from zerodrill.srs.store.migrations import APPLICATION_ID, SCHEMA_VERSION
 from zerodrill.srs.store.repository import Store
-from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 __all__ = [
     "APPLICATION_ID",

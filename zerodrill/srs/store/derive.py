@@ -2,7 +2,7 @@
 
 For each card, its events are read in the one total order (study day, instant, origin,
 sequence: :func:`zerodrill.srs.events.time_order`), the grades an undo withdraws are left out,
-and the rest go through the scheduler (:func:`zerodrill.srs.schedulers.base.replay`). The
+and the rest go through the scheduler (:func:`zerodrill.srs.schedulers.protocol.replay`). The
 ``card`` table gets each known card's state, with its due day, last day and the day it comes
 back again (indexed, for the queue); ``effect`` gets what each grade in effect was when it was
 not a recall (a first sight or a same-day repeat: the new-card limit and the retention figure
@@ -28,7 +28,7 @@ from typing import Any
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import to_grade
 from zerodrill.srs.projections import schedule
-from zerodrill.srs.schedulers.base import (
+from zerodrill.srs.schedulers.protocol import (
     CardState,
     Effect,
     Given,

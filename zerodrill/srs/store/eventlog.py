@@ -27,8 +27,8 @@ from msgspec import Struct
 
 from zerodrill.srs.card_actions import LEGACY_SEQ_TOP, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
+from zerodrill.srs.store.migrations import instant_us
 from zerodrill.srs.store.rows import EVENT_COLUMNS, INSERT_EVENT, event_from, event_params, undo_of
-from zerodrill.srs.store.schema import instant_us
 from zerodrill.words import plural
 
 #: An event dated later than this after now is held back until its time.

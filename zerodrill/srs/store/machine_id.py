@@ -24,7 +24,7 @@ from collections.abc import Collection
 from zerodrill.srs.events import Identity
 from zerodrill.srs.store.eventlog import by_identity, machine_origin
 from zerodrill.srs.store.part import StorePart
-from zerodrill.srs.store.schedule import Schedule
+from zerodrill.srs.store.schedule_cache import Schedule
 from zerodrill.srs.store.transactions import Transactions
 
 #: The triggers that keep the log and the machine id as written (see the schema): lifted for

@@ -31,9 +31,9 @@ from zerodrill.srs.store.actions import ActionLog
 from zerodrill.srs.store.attempts import AttemptLog
 from zerodrill.srs.store.file import connect, translated
 from zerodrill.srs.store.machine_id import Machine
+from zerodrill.srs.store.migrations import prepare
 from zerodrill.srs.store.saved_settings import SavedSettings
-from zerodrill.srs.store.schedule import Schedule
-from zerodrill.srs.store.schema import prepare
+from zerodrill.srs.store.schedule_cache import Schedule
 from zerodrill.srs.store.stream import EventLog
 from zerodrill.srs.store.sync_state import SyncState
 from zerodrill.srs.store.transactions import Transactions

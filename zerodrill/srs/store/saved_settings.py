@@ -6,8 +6,8 @@ nothing is saved."""
 from __future__ import annotations
 
 from zerodrill.srs.store.file import Damaged
+from zerodrill.srs.store.migrations import SETTING_TABLE, has_tables, make_tables
 from zerodrill.srs.store.part import StorePart
-from zerodrill.srs.store.schema import SETTING_TABLE, has_tables, make_tables
 
 
 class SavedSettings(StorePart):

@@ -30,7 +30,7 @@ from zerodrill.srs.store.rows import (
     logged_from,
     review_from,
 )
-from zerodrill.srs.store.schedule import Schedule
+from zerodrill.srs.store.schedule_cache import Schedule
 from zerodrill.srs.store.transactions import Transactions
 
 T = TypeVar("T")

@@ -9,7 +9,7 @@ grades and its undo stack.
 The study day is fixed when the sitting starts: a sitting that runs past the rollover hour
 still counts for the day it began on. The clock stamps each grade and times each answer.
 
-No Textual here: the drill's screens see a sitting through :class:`zerodrill.tui.session.
+No Textual here: the drill's screens see a sitting through :class:`zerodrill.tui.drill_session.
 DrillSession`, and the tests drive this class directly.
 """
 
@@ -37,13 +37,13 @@ from zerodrill.srs.queue import (
     build_queue,
     items_of,
 )
-from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
+from zerodrill.srs.schedulers.protocol import GradeOutcome, Scheduler, When, outcomes
 from zerodrill.srs.store import NotInEffect, Store
 from zerodrill.srs.store.actions import NothingToUndo
 
 if TYPE_CHECKING:
-    from zerodrill.srs.interview_date import Plan
-    from zerodrill.srs.stats import Stats
+    from zerodrill.srs.interview_plan import Plan
+    from zerodrill.srs.review_stats import Stats
 
 #: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
 MAX_ANSWER_MS = 60_000
@@ -163,7 +163,7 @@ class Session:
         interview: date | None = None,
     ) -> None:
         self._all_decks = tuple(decks)
-        #: The interview date planned for (:mod:`zerodrill.srs.interview_date`), or None. The
+        #: The interview date planned for (:mod:`zerodrill.srs.interview_plan`), or None. The
         #: store's scheduler caps intervals for it (:func:`zerodrill.srs.settings.
         #: chosen_scheduler`).
         self.interview = interview
@@ -252,7 +252,7 @@ class Session:
     def _plan_for(self, day: date, marks: Mapping[str, CardMarks]) -> Plan | None:
         if self.interview is None or day >= self.interview:
             return None
-        from zerodrill.srs.interview_date import plan_for
+        from zerodrill.srs.interview_plan import plan_for
 
         keys = self._by_key if self.deck_id is None else ItemIndex(self._all_decks)
         return plan_for(
@@ -263,7 +263,7 @@ class Session:
         """Today's queue over ``items``, with the day's new cards and sibling rule."""
         apart = Apart.ALL
         if self._plan is not None:
-            from zerodrill.srs.interview_date import queue_apart
+            from zerodrill.srs.interview_plan import queue_apart
 
             apart = queue_apart(self._plan)
         return build_queue(items, self._store, self.day, new_limit=self.new_limit, apart=apart)
@@ -519,7 +519,7 @@ class Session:
     # -- the sitting as a whole -------------------------------------------------------------
 
     def summary(self) -> Summary:
-        from zerodrill.srs.stats import compute_stats
+        from zerodrill.srs.review_stats import compute_stats
 
         # Every deck the drill was started with, not only the one drilled last: the count
         # must not depend on which deck was picked before quitting.
@@ -576,7 +576,7 @@ class Session:
 
     def stats(self) -> Stats:
         # Imported when asked for: the first card does not wait for it.
-        from zerodrill.srs.stats import compute_stats
+        from zerodrill.srs.review_stats import compute_stats
 
         stats = compute_stats(
             self._decks,

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.projections import schedule
 from zerodrill.srs.schedulers import Scheduler
-from zerodrill.srs.schedulers.base import CardState
+from zerodrill.srs.schedulers.protocol import CardState
 from zerodrill.srs.store import derive, eventlog
 from zerodrill.srs.store.figures import ReviewCounts, review_counts
 from zerodrill.srs.store.part import StorePart

@@ -10,8 +10,8 @@ from typing import Any
 from msgspec import Struct
 
 from zerodrill.deck.model import Deck
-from zerodrill.srs.interview_date import Plan, plan_for, plan_text, queue_apart
 from zerodrill.srs.interview_log import InterviewStats, interview_stats
+from zerodrill.srs.interview_plan import Plan, plan_for, plan_text, queue_apart
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, build_queue, items_of
 from zerodrill.srs.recall import Recall, recall_of
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER

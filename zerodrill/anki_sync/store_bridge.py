@@ -296,7 +296,7 @@ def drill_day(
         brought = tuple(store.attempts.brought_forward(today).pending)
         interview = store.profile.interview
         if interview is not None and today < interview:
-            from zerodrill.srs.interview_date import plan_for, queue_apart
+            from zerodrill.srs.interview_plan import plan_for, queue_apart
 
             plan = plan_for(keys, store, today, interview, new_limit=DEFAULT_NEW_LIMIT)
             apart = queue_apart(plan)
