@@ -1,7 +1,7 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); the
+2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.note_updates`); the
    model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
    reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, zerodrill's answers Anki lacks written to its revlog and its
