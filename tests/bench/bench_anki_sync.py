@@ -137,12 +137,12 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # ty
         again = anki_sync.sync(target, decks, notes, store, manifest)
         again_ms = (time.perf_counter() - start) * 1000
 
-        today = study_day(datetime.now().astimezone())
-        anki_today = phone.col.sched.today
-        mismatched = 0
-        for item, due in store.schedule.due_dates().items():
-            row = phone.col.db.first("SELECT due FROM cards WHERE id = ?", cids[item])  # type: ignore[union-attr]
-            mismatched += today + timedelta(days=row[0] - anki_today) != due
+        # As the phone shows them: a learning card's due is a time, not a day number. The
+        # phone's answers here are revlog rows alone (its cards stay new), so a card whose last
+        # answer is the phone's keeps Anki's "new" and differs: a real phone's would not.
+        mismatched = sum(
+            phone.due_date(cids[item]) != due for item, due in store.schedule.due_dates().items()
+        )
         floor_ms = phone_up_ms + phone_down_ms
         result = {
             "reviews": reviews,
