@@ -425,15 +425,11 @@ def test_sync_with_a_collection_file(
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
     assert "zerodrill → Anki: 1 review, 1 card rescheduled" in out
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         desk = Phone(col, None)  # type: ignore[arg-type]
         assert phone_due(desk) == zerodrill_due(db)
-    finally:
-        col.close()
     # Anki open on it: one line, and nothing changed; a dry run reads it all the same.
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         drill(db, f"{DECK_ID}/stage-3", 4, noon(0))
         # In another process, as Anki is: a process that reads the file itself ends its own
         # POSIX locks on it (SQLite's, which are Anki's) when it closes it.
@@ -453,8 +449,6 @@ def test_sync_with_a_collection_file(
         assert done.returncode == 1
         assert done.stderr.count("\n") == 1 and "open in Anki" in done.stderr, done.stderr
         assert path.stat().st_size == size
-    finally:
-        col.close()
 
 
 # -- nothing of the user's deleted or replaced (issue 35, point 5) --------------------------
@@ -546,12 +540,9 @@ def test_an_answer_given_in_anki_while_the_sync_runs_is_kept(
 
     def answered_meanwhile(*args: Any, **kwargs: Any) -> Any:
         done = applied(*args, **kwargs)
-        col = Collection(str(path))
-        try:
+        with closing(Collection(str(path))) as col:
             desk = Phone(col, None)  # type: ignore[arg-type]
             desk.answer(desk.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
-        finally:
-            col.close()
         return done
 
     monkeypatch.setattr(run, "_apply", answered_meanwhile)
@@ -592,11 +583,8 @@ def test_a_symlinked_collection_is_written_through_and_stays_a_link(
     loop.symlink_to(loop)
     code, out, err = sync(capsys, home, "--collection", str(loop))
     assert code == 1 and "not a collection file" in one_line(err)
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]
-    finally:
-        col.close()
 
 
 def test_a_second_terminals_first_sync_rewrites_no_note(
@@ -1277,8 +1265,7 @@ def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_n
     assert code == 0, err
     with Store.open(db) as store:
         states = store.schedule.states()
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         desk = Phone(col, None)  # type: ignore[arg-type]
         for key, state in states.items():
             card_id, _, cloze = key.partition("/")[2].partition("#c")
@@ -1290,8 +1277,6 @@ def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_n
             assert data["lrt"] == int(state.last_review.timestamp()), key  # type: ignore[attr-defined]
         report, _ = col.fix_integrity()
         assert "last review" not in report.lower() and "memory" not in report.lower(), report
-    finally:
-        col.close()
 
 
 def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params5=()) -> Path:  # type: ignore[no-untyped-def]
@@ -1301,16 +1286,13 @@ def desktop_collection(home: Path, *, fsrs: bool, retention: float = 0.9, params
 
     path = home / "desktop" / "collection.anki2"
     path.parent.mkdir(exist_ok=True)
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         col.db.execute("UPDATE col SET crt = crt - 30 * 86400")
         col.set_config("fsrs", fsrs)
         conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
         conf["desiredRetention"] = retention
         conf["fsrsParams5"] = list(params5)
         col.decks.update_config(conf)
-    finally:
-        col.close()
     return path
 
 
@@ -1345,13 +1327,10 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
         assert f"w={','.join(repr(float(w)) for w in weights)}" in store.scheduler.fingerprint
         after = store.schedule.due_dates()
     assert after != before  # a lower retention, larger first stabilities: later due days
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         assert phone_due(Phone(col, None)) == after  # type: ignore[arg-type]
         data = col.db.list("SELECT data FROM cards WHERE data LIKE '%\"dr\"%'")
         assert len(data) == 2 and all('"dr":0.8' in d for d in data)
-    finally:
-        col.close()
 
 
 @pytest.mark.parametrize("fsrs_in_anki", [True, False])
@@ -1392,16 +1371,13 @@ def test_a_preset_fsrs_cannot_read_leaves_the_defaults(
     with Store.open(db) as store:
         save_scheduler_name(store, "fsrs")
     path = desktop_collection(home, fsrs=True)
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
         conf["fsrsParams5"] = [1e9] * 19
         conf["desiredRetention"] = 0.85
         col.decks.update_config(conf)
         kept = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
         assert kept["fsrsParams5"][0] == 1e9  # Anki keeps them
-    finally:
-        col.close()
     drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
@@ -1441,14 +1417,11 @@ def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due
     path = desktop_collection(home, fsrs=False)
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
-    col = Collection(str(path))
-    try:
+    with closing(Collection(str(path))) as col:
         desk = Phone(col, None)  # type: ignore[arg-type]
         for ordinal in (0, 1):
             cid = desk.card_of(DECK_ID, "stage-key", ordinal)
             assert desk.rows("SELECT queue FROM cards WHERE id = ?", cid) == [[2]]
-    finally:
-        col.close()
 
 
 # -- whoever answers a card decides its next interval (issue 35, point 1) -------------------
