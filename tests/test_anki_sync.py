@@ -1598,3 +1598,87 @@ def test_under_fsrs_an_answer_on_the_phone_keeps_ankis_memory_state_and_interval
                     today,
                     today,
                 )
+
+
+# -- Anki carries the whole event stream: terminals on `anki sync` alone converge ---------------
+
+
+def second_terminal(home: Path) -> Path:
+    db = home / "second-terminal" / "reviews.db"
+    db.parent.mkdir(exist_ok=True)
+    return db
+
+
+def identities(db: Path) -> list[tuple[str, int]]:
+    with Store.open(db) as store:
+        return sorted(
+            [e.identity for e in store.events()] + [e.identity for e in store.actions.events()]
+        )
+
+
+def machine_of(db: Path) -> str:
+    with Store.open(db) as store:
+        return store.machine
+
+
+def test_two_terminals_on_anki_sync_alone_converge_with_each_other_and_the_phone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """No folder: each terminal reads the other's grades from Anki as that machine's events
+    (its identity, each once), and every side shows the same due days."""
+    a, b = _private_review_db, second_terminal(home)
+    drill(a, f"{DECK_ID}/stage-2", 4, noon(9))
+    drill(a, f"{DECK_ID}/stage-2", 3, noon(4))
+    drill(b, f"{DECK_ID}/stage-1", 5, noon(6))
+    drill(b, f"{DECK_ID}/stage-2", 5, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for db in (b, a, b):
+        code, out, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    phone.sync()
+
+    both = identities(a)
+    assert both == identities(b) and len(both) == len(set(both)) == 4
+    assert {origin for origin, _ in both} == {machine_of(a), machine_of(b)}
+    assert zerodrill_due(a) == zerodrill_due(b) == phone_due(phone)
+    with Store.open(a) as store:
+        assert derived_dues(store) == store.due_dates()
+    assert len(zerodrill_due(a)) == 2
+
+    # Neither terminal's later sync moves the phone's due days: both derive them alike.
+    before = phone_due(phone)
+    for db in (b, a):
+        code, out, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+        assert "0 cards rescheduled" in out
+        phone.sync()
+        assert phone_due(phone) == before
+    assert identities(a) == identities(b) == both
+
+
+def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_phones(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    a, b = _private_review_db, second_terminal(home)
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    code, _, err = sync(capsys, home, "--db", str(b))
+    assert code == 0, err
+    flagged = act(a, S3, Action.FLAG, flag=3)
+    act(a, S1, Action.SUSPEND)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    code, out, err = sync(capsys, home, "--db", str(b))
+    assert code == 0, err
+    assert "brought back" not in marks_line(out)
+    with Store.open(b) as store:
+        events = store.actions.events()
+        assert {e.origin for e in events} == {machine_of(a)}
+        assert flagged in {e.identity for e in events} and len(events) == 2
+        assert store.actions.marks() == {
+            S1: CardMarks(suspended=True),
+            S3: CardMarks(flag=3),
+        }
+    phone.sync()
+    assert card(phone, "stage-1").queue == -1 and card(phone, "stage-3").flags == 3

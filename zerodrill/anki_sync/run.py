@@ -47,6 +47,7 @@ from zerodrill.anki_sync import (
     schedule,
     server,
     siblings,
+    stream,
     workcopy,
 )
 from zerodrill.anki_sync.backend import (
@@ -65,6 +66,8 @@ from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
+from zerodrill.srs.sync import exchange
+from zerodrill.srs.sync.exchange import SyncReport
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
@@ -96,6 +99,10 @@ class Moved(Struct, frozen=True):
     marks_to_zerodrill: int = 0
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
+    #: zerodrill's events (grades, undos, card actions of every machine) added to the
+    #: collection's record of them, and new to this machine from it (:mod:`.stream`).
+    events_sent: int = 0
+    events_received: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
@@ -160,8 +167,6 @@ def _run(
         # only, even of a collection Anki has open.)
         open_collection(collection).close()
 
-    store_events = events.log_events(store) if store is not None else []
-    store_actions = events.log_actions(store)
     record_id = _record_id(target)
     # A collection taken whole from the server may lack what the last run wrote into it.
     fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
@@ -172,6 +177,10 @@ def _run(
         col = open_collection(copy.path)
         try:
             pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
+            # Other machines' events first, as theirs: the schedule is derived from them all.
+            streamed = _stream(col, store, record_id) if not dry_run else None
+            store_events = events.log_events(store) if store is not None else []
+            store_actions = events.log_actions(store)
             moved, anki, manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
@@ -201,8 +210,29 @@ def _run(
             full = last
     if store is not None:
         warnings += events.add_anki_reviews(store, anki, store_events)
+    if streamed is not None:
+        moved = structs.replace(
+            moved,
+            events_sent=streamed.sent + streamed.actions_sent,
+            events_received=streamed.received + streamed.actions_received,
+        )
+        warnings += streamed.warnings
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
+
+
+def _stream(col: Collection, store: Store | None, record_id: str) -> SyncReport | None:
+    """The event stream through the open work copy (:mod:`.stream`): this machine's events
+    (and any it holds that the collection lacks) added to its config entry, every other
+    machine's taken into the store, by identity."""
+    if store is None:
+        return None
+    transport = stream.CollectionTransport(col, record_id)
+    report = exchange.sync(store, transport)
+    if transport.changed:
+        # Anki syncs only a collection modified since its last sync.
+        db(col).execute("UPDATE col SET mod = ?", int(local_now().timestamp()) * 1000)
+    return report
 
 
 def _sync_with_server(
