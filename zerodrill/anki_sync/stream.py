@@ -76,9 +76,9 @@ class CollectionTransport:
         )
 
     def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
-        found = self._logs().get(origin)
-        if not events and found is not None:
+        if not events:  # a machine with nothing to say adds no note type
             return position
+        found = self._logs().get(origin)
         lines = self._lines(origin) or []
         just_read = _reached(lines, position) == len(lines)
         lines += [event.to_json() for event in events]
