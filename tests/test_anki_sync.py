@@ -1682,3 +1682,26 @@ def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_ph
         }
     phone.sync()
     assert card(phone, "stage-1").queue == -1 and card(phone, "stage-3").flags == 3
+
+
+def test_an_answer_on_a_phone_whose_clock_runs_ahead_neither_schedules_nor_counts(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The store holds back an event dated more than a day ahead: so does what the sync writes
+    to Anki, and what it says came in."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, S3, 4, noon(1))
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.EASY)
+    phone.col.db.execute("UPDATE revlog SET id = id + ? WHERE usn = -1", 3 * 86_400_000)
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 0 reviews" in out
+    assert "1 answer in Anki dated more than a day ahead held back until then" in out
+    with Store.open(db) as store:
+        assert {e.origin for e in store.events()} == {machine_of(db)}
+        assert derived_dues(store) == store.due_dates()
+    phone.sync()
+    assert phone_due(phone)[S3] == zerodrill_due(db)[S3]

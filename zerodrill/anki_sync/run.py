@@ -275,8 +275,11 @@ def _apply(
     model = events.one_model(store, preset.read(col, cards), record_id)
     scheduler = model.scheduler
 
+    at = local_now()
     found = read_reviews(copy, note_keys)
-    anki = events.from_anki(found)
+    # An answer dated more than a day ahead (a device whose clock runs ahead) waits, as the
+    # store holds such events: until then it neither schedules the card nor counts.
+    anki, ahead = events.held_back(events.from_anki(found), at + HOLD_AHEAD)
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
     # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
@@ -307,7 +310,6 @@ def _apply(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
         cards = notes.our_cards(col, note_keys)
-    at = local_now()
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
@@ -345,7 +347,7 @@ def _apply(
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
         siblings_held=held_back,
-        remarks=held if model.notice is None else (model.notice, *held),
+        remarks=(*(() if model.notice is None else (model.notice,)), *ahead, *held),
     )
     return moved, anki, manifest, (from_anki, new_record), model
 
