@@ -1705,3 +1705,29 @@ def test_an_answer_on_a_phone_whose_clock_runs_ahead_neither_schedules_nor_count
         assert derived_dues(store) == store.due_dates()
     phone.sync()
     assert phone_due(phone)[S3] == zerodrill_due(db)[S3]
+
+
+def test_a_flag_changed_on_the_phone_after_the_drill_flagged_the_card_holds(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """Anki leaves a card's modification time as it was when a flag is set: the phone's later
+    flag must not be timed before the drill's, which would put the drill's back."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    time.sleep(1)
+    act(db, S3, Action.FLAG, flag=1)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert card(phone, "stage-3").flags == 1
+    time.sleep(1)
+    phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "1 change made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        assert store.actions.marks()[S3] == CardMarks(flag=2)
+    phone.sync()
+    assert card(phone, "stage-3").flags == 2

@@ -375,7 +375,8 @@ def _marks(
     record = marks.load_record(record_text, today)
     ours = marks.wanted_marks(replay(store_actions), cards, today)
     known = {e.identity for e in store_actions}
-    found = [e for e in marks.from_anki(cards, record, ours, retired) if e.identity not in known]
+    changes = marks.from_anki(cards, record, ours, retired, int(now.timestamp()))
+    found = [e for e in changes if e.identity not in known]
     ahead = {e.key for e in found if e.at > now + HOLD_AHEAD}
     from_anki = [e for e in found if e.key not in ahead]
     every = {e.identity: e for e in (*store_actions, *from_anki)}
