@@ -1731,3 +1731,30 @@ def test_a_flag_changed_on_the_phone_after_the_drill_flagged_the_card_holds(
         assert store.actions.marks()[S3] == CardMarks(flag=2)
     phone.sync()
     assert card(phone, "stage-3").flags == 2
+
+
+def test_a_folder_only_machines_events_reach_a_terminal_on_anki_sync_alone_as_its_own(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A on the folder and on Anki, B on Anki alone, C on the folder alone: C's grade reaches
+    B by A, with C's identity, and A, which has it by both ways, holds it once."""
+    a, b = _private_review_db, second_terminal(home)
+    c = home / "third-terminal.db"
+    folder = home / "shared"
+    folder.mkdir()
+    drill(c, f"{DECK_ID}/stage-1", 4, noon(3))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for db in (c, a):
+        code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(db))
+        assert code == 0, err
+    for db in (a, b, a):
+        code, _, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(a))
+    assert code == 0, err
+    theirs = identities(c)
+    assert len(theirs) == 1 and theirs[0][0] == machine_of(c)
+    assert identities(a) == identities(b) == theirs
+    phone.sync()
+    assert zerodrill_due(a) == zerodrill_due(b) == zerodrill_due(c) == phone_due(phone)
