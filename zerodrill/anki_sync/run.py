@@ -1,7 +1,10 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.notes`); the
+2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.stream`): this
+   machine's events added to its log in the collection, and the other machines' taken into
+   the store as theirs (their grades, undos and card actions, by identity); then the notes
+   brought up to date (:mod:`.notes`); the
    model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
    reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, zerodrill's answers Anki lacks written to its revlog and its
@@ -13,7 +16,10 @@
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
-have gained are still in Anki for the next run. The marks are the one exception: the card
+have gained are still in Anki for the next run. Two exceptions: the other machines' events,
+taken first (they are theirs whatever becomes of the run, as a folder sync takes them; this
+machine's log in a work copy thrown away no longer reads as what the store kept of it, so the
+next run writes it again); and the marks: the card
 actions read back from Anki are logged just before the copy replaces the collection, and the
 record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
 marks the collection or the store lacks (a failure between the two leaves the older record,

@@ -1,8 +1,10 @@
 """The transport seam: what a sync (:mod:`.exchange`) needs of whatever carries events between
-machines. The shared folder is one transport (:mod:`.folder`); Anki's sync is to be another.
+machines. The shared folder is one transport (:mod:`.folder`); Anki's collection is another
+(:mod:`zerodrill.anki_sync.stream`).
 
 A transport holds *origins*, each named by the machine id whose events it carries first-hand
-(the folder's ``zerodrill-<id>.jsonl``; Anki's collection would be ``anki``), and is asked:
+(the folder's ``zerodrill-<id>.jsonl``; in Anki's collection, a note type named by it), and
+is asked:
 
 - :meth:`Transport.origins`: the origins it holds now;
 - :meth:`Transport.read`: an origin's events after a position an earlier read gave (all of
