@@ -7,6 +7,11 @@ two events. :func:`renew` gives this database a fresh id and moves to it the eve
 under the old id that the old id's other life does not hold; the ones both hold stay where
 they are, as the history the two share. Undos naming a moved event are made to name it anew.
 Every kind of event (grades, card actions, undos) is numbered in one sequence, and moved alike.
+
+Another machine reading the two lives' log file (one file name for both: a sync tool keeps one)
+may have taken events of the life whose file lost, under numbers the other life's file gives
+to other events. :func:`forget` drops those: their own database renews, and sends them again
+under its new id.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from collections.abc import Collection
+
+from zerodrill.srs.events import Identity
+from zerodrill.srs.store.eventlog import by_identity
 
 #: The triggers that keep the log and the machine id as written (see the schema): lifted for
 #: the renumbering alone, inside its transaction.
@@ -28,6 +36,12 @@ _GUARDS = (
         "CREATE TRIGGER machine_no_update BEFORE UPDATE ON machine "
         "BEGIN SELECT RAISE(ABORT, 'the machine id never changes'); END",
     ),
+)
+
+#: Lifted for :func:`forget` alone, inside its transaction.
+_NO_DELETE = (
+    "CREATE TRIGGER event_no_delete BEFORE DELETE ON event "
+    "BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END"
 )
 
 
@@ -58,3 +72,19 @@ def renew(conn: sqlite3.Connection, moved: Collection[int]) -> tuple[str, set[st
     for _, statement in _GUARDS:
         conn.execute(statement)
     return new, keys
+
+
+def forget(conn: sqlite3.Connection, identities: Collection[Identity]) -> set[str]:
+    """Drop the events of other machines among ``identities`` (this database's own are never
+    dropped: its id is renewed instead); returns the cards they were of (re-derive them). Run
+    it in a transaction."""
+    (own,) = conn.execute("SELECT origin FROM machine").fetchone()
+    rows = by_identity(conn, [i for i in identities if i[0] != own], "e.id, e.key")
+    if not rows:
+        return set()
+    ids = [(row[0],) for row in rows.values()]
+    conn.executemany("DELETE FROM effect WHERE id = ?", ids)
+    conn.execute("DROP TRIGGER event_no_delete")
+    conn.executemany("DELETE FROM event WHERE id = ?", ids)
+    conn.execute(_NO_DELETE)
+    return {row[1] for row in rows.values()}

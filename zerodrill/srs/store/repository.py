@@ -248,6 +248,14 @@ class Store:
             derive.derive(self._conn, self.scheduler, keys)
             return new
 
+    def forget_events(self, identities: Collection[Identity]) -> int:
+        """Drop other machines' events that a copy of their database numbered twice, their
+        cards re-derived; how many cards. See :func:`.machine_id.forget`."""
+        with self._writing():
+            keys = machine_id.forget(self._conn, identities)
+            derive.derive(self._conn, self.scheduler, keys)
+            return len(keys)
+
     @property
     def attempts(self) -> AttemptLog:
         """The interview attempts, in this file, through this connection's transactions."""

@@ -24,7 +24,10 @@ stream: one numbering, read, sent and added by the same rules, with
 
 What an origin holds is not trusted: a line that claims this machine's identity is ignored, as
 this machine's events come from its own database only; a review another origin contradicts
-keeps the version of its own machine's origin, and the local one wins over both. An undo that
+keeps the version of its own machine's origin, and the local one wins over a relayed one. A
+machine's own origin that numbers events otherwise than the local log (its database was copied
+and a sync tool kept one copy's file) is taken as it is, and that machine's local events it
+lacks are dropped, not passed on: the other copy renews its id and sends them again. An undo that
 can never be added (of an undo, of another card, a second one) is the store's to skip
 (:meth:`Store.add_events`). A database whose own origin holds events of its machine id that
 it lacks (a restored backup, a copy) takes a new machine id before anything else, and reads
@@ -111,6 +114,9 @@ class Plan(Struct):
     reached: dict[str, Reached] = field(default_factory=dict)
     #: Origins kept from an earlier sync that are there no more.
     gone: list[str] = field(default_factory=list)
+    #: Other machines' events to drop before the incoming are added: their machine's own
+    #: origin numbers others by them, or no longer holds them (see :meth:`_Reading.finish`).
+    forgotten: list[Identity] = field(default_factory=list)
     #: What the store kept of each origin before: only what changed is written back.
     saved: dict[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -182,6 +188,11 @@ class _Found(Struct):
     where: dict[Identity, list[tuple[str, int]]] = field(default_factory=dict)
     #: Lines of this machine's id it never made, by origin.
     forged: dict[str, int] = field(default_factory=dict)
+    #: Identities whose own machine's origin holds another event than the local log: a
+    #: database copied to another machine, and a sync tool that kept one life's file of the
+    #: two; and by machine, the origin that showed it.
+    replaced: set[Identity] = field(default_factory=set)
+    copied: dict[str, str] = field(default_factory=dict)
 
 
 class _Reading:
@@ -247,6 +258,9 @@ class _Reading:
             if machine == event.origin:
                 found.taken[identity] = (event, mine is not None)
                 found.firsthand.add(identity)
+                if mine is not None:
+                    found.replaced.add(identity)
+                    found.copied.setdefault(machine, origin)
             else:
                 found.taken.setdefault(identity, (event, mine is not None))
         return carried
@@ -257,7 +271,23 @@ class _Reading:
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
         carried = _union(self.carried.values())
-        plan.outgoing = self._sendable(self.store.sync.outside(carried.numbers))
+        outside = self.store.sync.outside(carried.numbers)
+        # The events of a machine whose database was copied that its own origin does not hold
+        # were the other life's: that life takes a new id and sends them again under it.
+        # Kept, or passed on, they would come twice; the numbers its origin gives to others
+        # are taken as it gives them.
+        copied = self.found.copied
+        lost = [e.identity for e in outside if e.origin in copied]
+        taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
+        plan.forgotten = taken + lost
+        plan.outgoing = self._sendable([e for e in outside if e.origin not in copied])
+        for machine, origin in copied.items():
+            plan.warnings.append(
+                f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
+                "ones this database took under their numbers: its database was copied to another "
+                "machine and the sync tool kept one copy's file; taken as the file has them (the "
+                "other copy sends its own again under a new machine id)"
+            )
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
 
@@ -271,14 +301,19 @@ class _Reading:
                 f"machine's {noun}s (machine {plan.machine}) that this database never made; "
                 "ignored"
             )
-        differing = sum(1 for _, held in found.taken.values() if held)
+        kept = {identity for identity, (_, held) in found.taken.items() if held}
+        differing = len(kept - found.replaced)
         if differing:
             plan.warnings.append(
                 f"{plan.transport.title}: {plural(differing, noun)} there that another {noun} "
                 "this database holds by the same number (machine and sequence) contradicts; "
                 "this database's are kept"
             )
-        incoming: list[Event] = [event for event, held in found.taken.values() if not held]
+        incoming: list[Event] = [
+            event
+            for identity, (event, held) in found.taken.items()
+            if not held or identity in found.replaced
+        ]
         ahead = {e.identity for e in incoming if e.at > plan.now + HOLD_AHEAD}
         arriving = {e.identity for e in incoming} - ahead
         named = {e.undoes for e in incoming if e.undoes is not None and e.undoes not in arriving}
@@ -361,6 +396,8 @@ def receive(store: Store, plan: Plan) -> Merged:
     """Step 3: add the incoming events to the local log and re-derive the cards they touch,
     in short transactions (see :meth:`Store.add_events`); then keep where each origin was
     read to. What it did."""
+    if plan.forgotten:
+        store.forget_events(plan.forgotten)
     merged = store.add_events(plan.incoming, now=plan.now)
     reached = {
         origin: (position, msgspec.json.encode(carried).decode())
