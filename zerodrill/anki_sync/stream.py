@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.anki_sync.backend import db
+from zerodrill.srs.sync.logfile import MAX_LINE_CHARS
 from zerodrill.srs.sync.transport import Event, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
 from zerodrill.words import plural
@@ -58,11 +59,14 @@ class CollectionTransport:
         if lines is None:
             yield Page(problem=f"{self.where(origin)} is not a log zerodrill wrote")
             return
-        start = _reached(lines, position)
+        reached = _reached(lines, position)
+        start = reached or 0
         events: list[Event] = []
         bad = 0
         for line in lines[start:]:
             try:
+                if len(line) > MAX_LINE_CHARS:
+                    raise BadLine("too long")
                 events.append(parse_line(line))
             except BadLine:
                 bad += 1
@@ -71,7 +75,7 @@ class CollectionTransport:
             machine=origin,
             events=events,
             position=_position(lines, len(lines)),
-            restarted=position is not None and start == 0,
+            restarted=position is not None and reached is None,
             warnings=warnings,
         )
 
@@ -131,11 +135,12 @@ def _position(lines: Sequence[str], count: int) -> str:
     return f"{count}:{digest[:32]}"
 
 
-def _reached(lines: Sequence[str], position: str | None) -> int:
-    """How many of ``lines`` ``position`` read; 0 if it names none of them."""
+def _reached(lines: Sequence[str], position: str | None) -> int | None:
+    """How many of ``lines`` ``position`` read (0 without one); None if they are no longer
+    what it read."""
     if position is None:
         return 0
     count, _, _ = position.partition(":")
     if not count.isdigit() or int(count) > len(lines):
-        return 0
-    return int(count) if _position(lines, int(count)) == position else 0
+        return None
+    return int(count) if _position(lines, int(count)) == position else None
