@@ -1671,6 +1671,7 @@ def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_ph
     assert code == 0, err
     code, out, err = sync(capsys, home, "--db", str(b))
     assert code == 0, err
+    assert "2 from other machines taken in" in out
     assert "brought back" not in marks_line(out)
     with Store.open(b) as store:
         events = store.actions.events()

@@ -8,7 +8,9 @@ only, sends none of the copy's, and always ends with ``abort``: the server keeps
 the visit, not even a new modification time. The changes are merged into the dry run's
 scratch copy as Anki's client merges them (a card or note changed on both sides since the last
 sync is the newer one), so that the rest of the run counts what a real sync would move.
-Deck, note-type and config changes are left out: zerodrill reads none of them.
+Deck, note-type and config changes are left out: zerodrill reads none of them but the note
+types that carry the machines' events (:mod:`.stream`), so a dry run counts the events of other
+machines that the last sync brought, not those the server received since.
 """
 
 from __future__ import annotations

@@ -184,7 +184,8 @@ def _run(
         try:
             pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
             # Other machines' events first, as theirs: the schedule is derived from them all.
-            streamed = _stream(col, store, record_id) if not dry_run else None
+            # (A dry run's store and collection are copies: it counts on them, as a run would.)
+            streamed = _stream(col, store, record_id)
             store_events = events.log_events(store) if store is not None else []
             store_actions = events.log_actions(store)
             moved, anki, manifest, (from_anki, new_record), model = _apply(
@@ -199,6 +200,13 @@ def _run(
             )
         finally:
             col.close()
+        if streamed is not None:
+            moved = structs.replace(
+                moved,
+                events_sent=streamed.sent + streamed.actions_sent,
+                events_received=streamed.received + streamed.actions_received,
+                remarks=(*moved.remarks, *streamed.warnings),
+            )
         if dry_run:
             if pulled is not None and pulled.full_sync:
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
@@ -216,13 +224,6 @@ def _run(
             full = last
     if store is not None:
         warnings += events.add_anki_reviews(store, anki, store_events)
-    if streamed is not None:
-        moved = structs.replace(
-            moved,
-            events_sent=streamed.sent + streamed.actions_sent,
-            events_received=streamed.received + streamed.actions_received,
-        )
-        warnings += streamed.warnings
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 

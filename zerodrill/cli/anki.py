@@ -208,8 +208,8 @@ def _report(moved: Moved, dry_run: bool) -> None:
     )
     if moved.events_sent or moved.events_received:
         click.echo(
-            f"zerodrill's events through Anki: {moved.events_received} from other machines, "
-            f"{moved.events_sent} added for them."
+            f"zerodrill's events through Anki: {moved.events_received} from other machines "
+            f"{would}taken in, {moved.events_sent} {would}added for them."
         )
     if moved.marks_to_anki or moved.marks_to_zerodrill:
         click.echo(
