@@ -1669,6 +1669,11 @@ def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_ph
     act(a, S1, Action.SUSPEND)
     code, _, err = sync(capsys, home)
     assert code == 0, err
+    code, out, err = sync(capsys, home, "--db", str(b), "--dry-run")
+    assert code == 0, err
+    assert "2 from other machines would be taken in" in out
+    assert "brought back" not in marks_line(out)
+    assert identities(b) == []
     code, out, err = sync(capsys, home, "--db", str(b))
     assert code == 0, err
     assert "2 from other machines taken in" in out
