@@ -180,7 +180,7 @@ def pull(col: Collection, key: HostKey) -> Pulled:
     chunks = []
     with client.session_open(usn, mod > meta.mod) as graves:
         # The copy's own changes are not sent: the server's come back all the same.
-        none = {"models": [], "decks": [[], []], "tags": []}
+        none: dict[str, list[Any]] = {"models": [], "decks": [[], []], "tags": []}
         changes = client.call("applyChanges", {"changes": none}, _Changes)
         while True:
             chunk = client.call("chunk", {}, _Chunk)
