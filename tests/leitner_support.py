@@ -22,7 +22,7 @@ from msgspec import Struct
 
 from zerodrill.srs import schedulers
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, to_grade
-from zerodrill.srs.schedulers.base import DEFAULT_EASE_PERMILLE, AnkiCard, Option, Phase, When
+from zerodrill.srs.schedulers.protocol import DEFAULT_EASE_PERMILLE, AnkiCard, Option, Phase, When
 
 NAME = "leitner"
 BOXES = 5

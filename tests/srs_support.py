@@ -13,11 +13,11 @@ from msgspec import structs
 
 from zerodrill.deck.kinds import BASIC, CLOZE
 from zerodrill.deck.model import Card, Deck, Item, Pos
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, time_order
-from zerodrill.srs.session import Session, record_grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import Session, record_grade
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store
 
 DAY = date(2025, 3, 10)
@@ -118,7 +118,7 @@ def reference_states(events: Iterable[ReviewEvent]) -> dict[str, Sm2State]:
 
 def sm2_states(store: Store) -> dict[str, Sm2State]:
     """The store's derived states, as SM-2 states (the store derives with SM-2 unless told)."""
-    return {key: state.sm2 for key, state in store.states().items()}  # type: ignore[attr-defined]
+    return {key: state.sm2 for key, state in store.schedule.states().items()}  # type: ignore[attr-defined]
 
 
 def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
@@ -127,4 +127,4 @@ def grade(store: Store, key: str, q: int, at: datetime) -> LoggedEvent:
 
 
 def identities(store: Store) -> set[tuple[str, int]]:
-    return {review.identity for review in store.log()}
+    return {review.identity for review in store.log.entries()}

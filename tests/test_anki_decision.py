@@ -36,8 +36,8 @@ def test_the_decision_survives_the_sync_line_and_the_store(tmp_path: Path) -> No
     for event in HISTORY:
         assert parse_line(event.to_json()) == event
     with Store.open(tmp_path / "a.db") as store:
-        store.add_events(HISTORY)
-        assert [e for e in store.events() if e.origin == "anki"] == HISTORY
+        store.log.add_events(HISTORY)
+        assert [e for e in store.log.events() if e.origin == "anki"] == HISTORY
 
 
 @pytest.mark.parametrize("name", ["sm2", "fsrs"])
@@ -48,12 +48,12 @@ def test_every_machine_replays_ankis_decision_the_same_way(tmp_path: Path, name:
     for n, events in enumerate((HISTORY, [parse_line(e.to_json()) for e in HISTORY])):
         with Store.open(tmp_path / f"{n}.db", scheduler=scheduler_named(name)) as store:
             for event in events:
-                store.add_events([event])  # one at a time: the cache's update of one grade
-            states.append(store.state(KEY))
+                store.log.add_events([event])  # one at a time: the cache's update of one grade
+            states.append(store.schedule.state(KEY))
             other = "fsrs" if name == "sm2" else "sm2"
             store.use(scheduler_named(other))
             store.use(scheduler_named(name))  # derived again from the log, all at once
-            states.append(store.state(KEY))
+            states.append(store.schedule.state(KEY))
     assert all(s == states[0] for s in states)
     failed = states[0]
     last = HISTORY[-1]
@@ -67,7 +67,7 @@ def test_every_machine_replays_ankis_decision_the_same_way(tmp_path: Path, name:
 
 def test_sm2_takes_ankis_interval_and_ease_and_goes_on_from_them() -> None:
     sm2 = scheduler_named("sm2")
-    from zerodrill.srs.schedulers.base import When, replay
+    from zerodrill.srs.schedulers.protocol import When, replay
 
     state, _ = replay(sm2, [(e.grade, e.day, e.at, e.buttons, e.decided) for e in HISTORY[:2]])  # type: ignore[misc]
     assert (state.interval, state.sm2.ef_hundredths) == (11, 265)  # type: ignore[attr-defined]
@@ -115,9 +115,9 @@ def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_dec
     """A card whose latest answer carries Anki's decision keeps Anki's row; an answer given in
     Anki but logged before decisions were kept is scheduled as zerodrill derives it, as it
     was (so the two sides still agree)."""
-    from zerodrill.anki_sync.events import derive
-    from zerodrill.anki_sync.notes import CardRow
+    from zerodrill.anki_sync.note_updates import CardRow
     from zerodrill.anki_sync.schedule import Today, wanted
+    from zerodrill.anki_sync.store_bridge import derive
 
     row = CardRow(KEY, 7, 3, 1, 1_800_000_000, 0, 2450, 3, 1, 1001, 0, 0)
     today = Today(HISTORY[-1].day, 100)

@@ -29,8 +29,8 @@ from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_r
 from cli_support import run_cli
 
 from zerodrill.anki_sync import login as kept
-from zerodrill.anki_sync.events import derive
 from zerodrill.anki_sync.revlog import is_marked
+from zerodrill.anki_sync.store_bridge import derive
 from zerodrill.deck.load import load_file
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
@@ -134,18 +134,18 @@ def noon(days_ago: int) -> datetime:
 
 def drill(db: Path, key: str, grade: int, at: datetime) -> None:
     with Store.open(db) as store:
-        store.grade(key, grade, day=study_day(at), at=at)
+        store.log.grade(key, grade, day=study_day(at), at=at)
 
 
 def derived_dues(store: Store) -> dict[str, object]:
     """The due days a replay of every event in the store gives, by the sync's own replay."""
-    histories = derive(store.events(), [], KEYS, store.scheduler)
+    histories = derive(store.log.events(), [], KEYS, store.scheduler)
     return {key: h.due for key, h in histories.items() if h.due is not None}
 
 
 def zerodrill_due(db: Path) -> dict[str, object]:
     with Store.open(db) as store:
-        return dict(store.due_dates())
+        return dict(store.schedule.due_dates())
 
 
 def phone_due(phone: Phone) -> dict[str, object]:
@@ -202,9 +202,9 @@ def test_terminal_and_phone_agree_on_every_due_date(
     assert code == 0, err
     assert "Anki → zerodrill: 2 reviews; zerodrill → Anki: 0 reviews" in out
     with Store.open(db) as store:
-        origins = sorted(e.origin for e in store.events())
+        origins = sorted(e.origin for e in store.log.events())
         assert origins.count("anki") == 2
-        assert derived_dues(store) == store.due_dates()
+        assert derived_dues(store) == store.schedule.due_dates()
     phone.sync()
     assert phone_due(phone) == zerodrill_due(db)
     assert set(zerodrill_due(db)) == {f"{DECK_ID}/{c}" for c in ("stage-2", "stage-3")} | {
@@ -255,8 +255,8 @@ def test_both_sides_review_the_same_card_between_syncs(
     phone.sync()
     with Store.open(db) as store:
         # Both answers are kept; the replay of all of them is the schedule.
-        assert len(store.events()) == 3
-        assert derived_dues(store) == store.due_dates()
+        assert len(store.log.events()) == 3
+        assert derived_dues(store) == store.schedule.due_dates()
     assert phone_due(phone) == zerodrill_due(db)
     # Anki's Again was first today: the terminal's later grade is that day's repeat.
     today = study_day(datetime.now().astimezone())
@@ -378,7 +378,7 @@ def test_a_dry_run_asks_the_server_read_only(
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
     assert "1 change made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
-        from_anki = {e.seq for e in store.events() if e.origin == "anki"}
+        from_anki = {e.seq for e in store.log.events() if e.origin == "anki"}
     assert len(from_anki) == 3 and from_anki <= phone_answers
 
 
@@ -716,13 +716,13 @@ def test_a_full_upload_only_when_asked(
     code, _, err = login(capsys, monkeypatch, server.url, account)
     assert code == 0, err
     with Store.open(db) as store:
-        log_before = store.events()
+        log_before = store.log.events()
     code, out, err = sync(capsys, home)
     assert code == 1
     assert "needs a full upload" in one_line(err)
     assert "run 'zerodrill anki sync --full-upload'" in err
     with Store.open(db) as store:
-        assert store.events() == log_before
+        assert store.log.events() == log_before
     code, out, err = sync(capsys, home, "--full-upload")
     assert code == 0, err
     assert "Full upload done" in out
@@ -772,14 +772,14 @@ def test_the_server_failing_mid_sync_leaves_nothing_half_done(
     kept.save(kept.HostKey(proxy.url, key.hkey))
     try:
         with Store.open(db) as store:
-            log_before = store.events()
+            log_before = store.log.events()
         code, out, err = sync(capsys, home)
         assert code == 1, proxy.seen
         assert proxy.dropped == 1
         one_line(err)
         # The store took nothing of Anki's, and the phone sees nothing of the run.
         with Store.open(db) as store:
-            assert store.events() == log_before
+            assert store.log.events() == log_before
         phone.sync()
         assert phone.rows("SELECT id FROM revlog ORDER BY id") == before_log
         assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
@@ -894,8 +894,8 @@ def test_an_undo_in_the_drill_reaches_the_phone(
     assert set(phone_due(phone)) == {f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"}
     with Store.open(db) as store:
         for key in (f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"):
-            last = [e for e in store.events() if e.key == key][-1]
-            store.undo(last.identity, at=datetime.now().astimezone())
+            last = [e for e in store.log.events() if e.key == key][-1]
+            store.log.undo(last.identity, at=datetime.now().astimezone())
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "2 cards rescheduled" in out
@@ -1035,7 +1035,7 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     assert code == 0, err
     assert marks_line(out) == ""
     with Store.open(db) as store:
-        assert {e.origin for e in store.actions.events()} == {store.machine}
+        assert {e.origin for e in store.actions.events()} == {store.machine.id}
 
     # The way back: unsuspended, the flag undone, unmarked in the drill; so on the phone.
     act(db, S1, Action.UNSUSPEND)
@@ -1150,7 +1150,7 @@ def test_the_phone_syncing_its_own_settings_does_not_make_the_drills_change_look
     assert code == 0, err
     assert "1 card set in Anki; 0 changes made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
-        assert {e.origin for e in store.actions.events()} == {store.machine}
+        assert {e.origin for e in store.actions.events()} == {store.machine.id}
     phone.sync()
     assert not tagged_marked(phone, "stage-2") and card(phone, "stage-1").queue == -1
 
@@ -1276,7 +1276,7 @@ def test_under_fsrs_anki_keeps_each_cards_memory_state_and_check_database_adds_n
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
     with Store.open(db) as store:
-        states = store.states()
+        states = store.schedule.states()
     col = Collection(str(path))
     try:
         desk = Phone(col, None)  # type: ignore[arg-type]
@@ -1336,14 +1336,14 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
     drill(db, f"{DECK_ID}/stage-2", 4, noon(12))
     drill(db, f"{DECK_ID}/stage-1", 5, noon(9))
     with Store.open(db) as store:
-        before = store.due_dates()
+        before = store.schedule.due_dates()
     code, out, err = run_cli(capsys, "anki", "sync", str(home / "decks"), "--collection", str(path))
     assert code == 0, err
     assert "FSRS schedules" not in out
     with Store.open(db) as store:
         assert store.scheduler.desired_retention == 0.8  # type: ignore[attr-defined]
         assert f"w={','.join(repr(float(w)) for w in weights)}" in store.scheduler.fingerprint
-        after = store.due_dates()
+        after = store.schedule.due_dates()
     assert after != before  # a lower retention, larger first stabilities: later due days
     col = Collection(str(path))
     try:
@@ -1420,7 +1420,7 @@ def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due
     from anki.collection import Collection
 
     from zerodrill.deck.item_index import ItemIndex
-    from zerodrill.srs.interview_date import plan_for, queue_apart
+    from zerodrill.srs.interview_plan import plan_for, queue_apart
     from zerodrill.srs.queue import Apart
     from zerodrill.srs.settings import save_interview
 
@@ -1496,11 +1496,11 @@ def test_an_answer_given_on_the_phone_keeps_ankis_interval_ease_and_due(
     with Store.open(db) as store:
         for key in (good, easy):
             _, _, due, ivl, factor = anki[key]
-            state = store.state(key)
+            state = store.schedule.state(key)
             assert (state.interval, state.due) == (ivl, today + timedelta(days=ivl))
             assert state.sm2.ef_hundredths * 10 == factor  # type: ignore[attr-defined]
             assert due == phone.col.sched.today + ivl  # type: ignore[operator]
-        failed = store.state(again)
+        failed = store.schedule.state(again)
         assert failed.again_on == today and failed.due == today
         assert failed.sm2.ef_hundredths * 10 == anki[again][4]  # type: ignore[attr-defined]
         assert failed.step_due is not None
@@ -1541,7 +1541,7 @@ def test_a_new_card_failed_on_the_phone_stays_in_learning(
     assert schedule_row(phone, key) == before
     today = study_day(datetime.now().astimezone())
     with Store.open(db) as store:
-        state = store.state(key)
+        state = store.schedule.state(key)
         assert (state.phase.value, state.again_on, state.due) == ("learning", today, today)
     assert key in drill_shows_today(home, db)
 
@@ -1585,7 +1585,7 @@ def test_under_fsrs_an_answer_on_the_phone_keeps_ankis_memory_state_and_interval
     with Store.open(db) as store:
         for key, ((type_, _, _, ivl, _), data) in anki.items():
             memory = json.loads(data)
-            state = store.state(key)
+            state = store.schedule.state(key)
             assert state.stability == pytest.approx(memory["s"], abs=1e-4)  # type: ignore[attr-defined]
             assert state.difficulty == pytest.approx(memory["d"], abs=1e-4)  # type: ignore[attr-defined]
             if key == good:
@@ -1612,13 +1612,13 @@ def second_terminal(home: Path) -> Path:
 def identities(db: Path) -> list[tuple[str, int]]:
     with Store.open(db) as store:
         return sorted(
-            [e.identity for e in store.events()] + [e.identity for e in store.actions.events()]
+            [e.identity for e in store.log.events()] + [e.identity for e in store.actions.events()]
         )
 
 
 def machine_of(db: Path) -> str:
     with Store.open(db) as store:
-        return store.machine
+        return store.machine.id
 
 
 def test_two_terminals_on_anki_sync_alone_converge_with_each_other_and_the_phone(
@@ -1643,7 +1643,7 @@ def test_two_terminals_on_anki_sync_alone_converge_with_each_other_and_the_phone
     assert {origin for origin, _ in both} == {machine_of(a), machine_of(b)}
     assert zerodrill_due(a) == zerodrill_due(b) == phone_due(phone)
     with Store.open(a) as store:
-        assert derived_dues(store) == store.due_dates()
+        assert derived_dues(store) == store.schedule.due_dates()
     assert len(zerodrill_due(a)) == 2
 
     # Neither terminal's later sync moves the phone's due days: both derive them alike.
@@ -1707,8 +1707,8 @@ def test_an_answer_on_a_phone_whose_clock_runs_ahead_neither_schedules_nor_count
     assert "Anki → zerodrill: 0 reviews" in out
     assert "1 answer in Anki dated more than a day ahead held back until then" in out
     with Store.open(db) as store:
-        assert {e.origin for e in store.events()} == {machine_of(db)}
-        assert derived_dues(store) == store.due_dates()
+        assert {e.origin for e in store.log.events()} == {machine_of(db)}
+        assert derived_dues(store) == store.schedule.due_dates()
     phone.sync()
     assert phone_due(phone)[S3] == zerodrill_due(db)[S3]
 

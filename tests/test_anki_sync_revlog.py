@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from zerodrill.anki_sync.events import Answer
 from zerodrill.anki_sync.revlog import MARK, is_marked, rows_to_write
+from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
 
 NOON = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)

@@ -11,10 +11,10 @@ import inspect
 
 import pytest
 
-from zerodrill.tui.app import ZeroDrillApp
 from zerodrill.tui.app_base import AppBase
+from zerodrill.tui.drill_app import ZeroDrillApp
 from zerodrill.tui.interview.answering import FollowUpScreen
-from zerodrill.tui.interview.app import InterviewApp
+from zerodrill.tui.interview.interview_app import InterviewApp
 
 SHARED = ("_fail", "on_resize", "get_default_screen", "show", "action_finish", "action_quit")
 

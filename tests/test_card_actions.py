@@ -101,7 +101,7 @@ async def test_minus_buries_until_tomorrow_and_u_takes_it_back(store: Store) -> 
     async with app.run_test(size=SIZE):
         assert shown_key(app) == FIRST
     # Nothing was graded: a bury is no review.
-    assert list(store.log()) == []
+    assert list(store.log.entries()) == []
 
 
 @run_async
@@ -137,10 +137,13 @@ async def test_grades_and_actions_undo_in_the_order_given(store: Store) -> None:
         assert store.actions.marks()[second] == CardMarks(marked=True)
         await pilot.press("u", "u", "u")  # the flag cleared, the flag, the mark
         assert store.actions.marks() == {}
-        assert len(list(store.log())) == 1
+        assert len(list(store.log.entries())) == 1
         await pilot.press("u")  # then the grade
         assert shown_key(app) == FIRST
-        assert [r.undoes is not None for r in store.log()] == [False, True]  # a grade, its undo
+        assert [r.undoes is not None for r in store.log.entries()] == [
+            False,
+            True,
+        ]  # a grade, its undo
 
 
 # -- zerodrill unsuspend ---------------------------------------------------------------------
@@ -215,7 +218,7 @@ def test_listing_leaves_a_database_of_an_earlier_zerodrill_unmigrated(
 ) -> None:
     import sqlite3
 
-    from zerodrill.srs.store.schema import APPLICATION_ID, MIGRATIONS
+    from zerodrill.srs.store.migrations import APPLICATION_ID, MIGRATIONS
 
     db = tmp_path / "reviews.db"
     conn = sqlite3.connect(db)
@@ -246,8 +249,8 @@ def test_stats_and_the_deck_picker_count_suspended_and_buried_cards(
 ) -> None:
     from tui_support import TUI_DECKS, tui_decks
 
-    from zerodrill.srs.session import Session
-    from zerodrill.srs.stats import compute_stats
+    from zerodrill.srs.review_stats import compute_stats
+    from zerodrill.srs.sitting import Session
 
     db = tmp_path / "reviews.db"
     clock = Clock()
@@ -279,8 +282,8 @@ def test_a_suspended_card_is_due_on_no_day_for_the_quit_line_the_summary_and_sta
     from tui_support import tui_decks
 
     from zerodrill.cli.drill import saved_line
-    from zerodrill.srs.session import Session
-    from zerodrill.srs.stats import compute_stats, render_text
+    from zerodrill.srs.review_stats import compute_stats, render_text
+    from zerodrill.srs.sitting import Session
 
     db = tmp_path / "reviews.db"
     clock = Clock()
@@ -313,7 +316,7 @@ def test_a_new_card_put_aside_gives_its_place_in_the_day_to_the_next(
     # sitting, while the deck picker (rightly) counted the next new card in.
     from tui_support import tui_decks
 
-    from zerodrill.srs.session import Session
+    from zerodrill.srs.sitting import Session
 
     session = Session(tui_decks("zero"), store, clock=Clock(), new_limit=2)
     assert session.remaining().new == 2

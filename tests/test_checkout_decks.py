@@ -37,7 +37,7 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     then q); the notice each drill started with is kept."""
     import asyncio
 
-    from zerodrill.tui.app import ZeroDrillApp
+    from zerodrill.tui.drill_app import ZeroDrillApp
 
     notices: list[str | None] = []
 
@@ -206,7 +206,7 @@ def test_the_drill_in_a_checkout_says_on_screen_which_decks_it_read(
     assert shown == [line]
     assert "1 grade saved to" in out
     with Store.open(Path(os.environ["ZERODRILL_DB"]), create=False) as store:
-        assert len(list(store.log())) == 1
+        assert len(list(store.log.entries())) == 1
 
 
 # -- the learner's deck folder: their copies of the installed decks -----------------------------
@@ -306,4 +306,4 @@ def test_a_sitting_on_the_learners_copy_keeps_its_grades(
     assert err.splitlines()[0] == line and shown == [line]
     assert "1 grade saved to" in out
     with Store.open(Path(os.environ["ZERODRILL_DB"]), create=False) as store:
-        assert len(list(store.log())) == 1
+        assert len(list(store.log.entries())) == 1

@@ -88,7 +88,7 @@ def test_a_package_path_holding_escapes_is_printed_escaped(
 
 def test_the_line_on_quitting_the_drill_shows_the_database_name_escaped() -> None:
     from zerodrill.cli.drill import saved_line
-    from zerodrill.srs.session import Summary
+    from zerodrill.srs.sitting import Summary
 
     summary = Summary(reviews=3, cards=3, grades={4: 3}, seconds=9.0, due_tomorrow=1)
     line = saved_line(summary, Path(f"/tmp/{ESC_NAME}.db"))

@@ -17,7 +17,7 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg, ids, notes
 from zerodrill.srs.days import study_day
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 
 DATA = Path(__file__).parent / "data" / "export"
 T0 = 1_760_000_000.0  # a fixed, past build time (Anki refuses IDs from the future)
@@ -625,7 +625,7 @@ def test_with_progress_carries_suspend_bury_flags_and_marks_as_ankis_own(
     from cli_support import run_cli
 
     from zerodrill.srs.card_actions import Action
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store
 
     deck_path = DATA / "kinds" / "deck.yaml"
@@ -673,7 +673,7 @@ def test_with_progress_holds_the_siblings_the_drill_holds_today(
     other arrives in Anki's own queue of buried siblings, gone at its next day)."""
     from cli_support import run_cli
 
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store
 
     deck_path = DATA / "kinds" / "deck.yaml"

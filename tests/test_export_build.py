@@ -21,7 +21,7 @@ from cli_support import run_cli
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg, collection, ids, notes
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store
 
 DATA = Path(__file__).parent / "data" / "export"
@@ -213,7 +213,7 @@ def test_cli_with_progress_reads_the_review_store(
 ) -> None:
     db = tmp_path / "reviews.db"
     with Store.open(db) as store:
-        assert store.states() == {}
+        assert store.schedule.states() == {}
     code, out, err = run(
         [
             "export",

@@ -20,21 +20,21 @@ from hypothesis import strategies as st
 from srs_support import reference_states, sm2_states
 from tui_support import Clock, run_async, tui_decks
 
-from zerodrill.anki_sync.events import derive as anki_derive
-from zerodrill.srs import sm2
+from zerodrill.anki_sync.store_bridge import derive as anki_derive
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.schedulers.sm2 import EASY_INTERVAL, Sm2Card, Sm2Scheduler
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State
+from zerodrill.srs.sitting import record_grade
+from zerodrill.srs.sm2_formula import MAX_INTERVAL, Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import file_name, read_log
 from zerodrill.srs.sync.wire import BadLine, parse_line
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 
@@ -201,25 +201,30 @@ def test_the_store_keeps_the_layout_through_undo_rederive_and_reopening(tmp_path
         easy = record_grade(s, KEY, 5, day=DAY, at=NOON, buttons=4)
         record_grade(s, "zero/stage-2", 5, day=DAY, at=NOON)
         assert easy.buttons == 4 and easy.introduced
-        assert (s.state(KEY).interval, s.state(KEY).due) == (4, DAY + timedelta(days=4))
-        assert s.state("zero/stage-2").interval == 1
-        derived = s.states()
-        s.rederive()
-        assert s.states() == derived
-        assert sm2_states(s) == reference_states(s.events())
+        assert (s.schedule.state(KEY).interval, s.schedule.state(KEY).due) == (
+            4,
+            DAY + timedelta(days=4),
+        )
+        assert s.schedule.state("zero/stage-2").interval == 1
+        derived = s.schedule.states()
+        s.schedule.rederive()
+        assert s.schedule.states() == derived
+        assert sm2_states(s) == reference_states(s.log.events())
         # Undone, the card is new again; pressed again on the four buttons, 4 days again.
-        s.undo(easy.id, at=NOON + timedelta(minutes=1))
-        assert KEY not in s.states()
+        s.log.undo(easy.id, at=NOON + timedelta(minutes=1))
+        assert KEY not in s.schedule.states()
         record_grade(s, KEY, 5, day=DAY, at=NOON + timedelta(minutes=2), buttons=4)
-        assert s.state(KEY).interval == 4
+        assert s.schedule.state(KEY).interval == 4
     with Store.open(db) as s:
-        assert [(e.grade, e.buttons) for e in s.events()] == [(5, 4), (5, 6), (None, 6), (5, 4)]
-        assert s.state(KEY).interval == 4
+        assert [(e.grade, e.buttons) for e in s.log.events()] == [(5, 4), (5, 6), (None, 6), (5, 4)]
+        assert s.schedule.state(KEY).interval == 4
         # Switching scheduler and back derives it again from the events.
         s.use(FsrsScheduler())
-        assert s.state(KEY).interval > 1
+        assert s.schedule.state(KEY).interval > 1
         s.use(Sm2Scheduler())
-        assert s.state(KEY).interval == 4 and sm2_states(s) == reference_states(s.events())
+        assert s.schedule.state(KEY).interval == 4 and sm2_states(s) == reference_states(
+            s.log.events()
+        )
 
 
 def test_the_wire_carries_the_layout_only_for_the_four_buttons() -> None:
@@ -267,23 +272,25 @@ async def test_a_new_card_on_four_buttons_shows_easy_4d_and_good_1d_and_easy_kee
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("enter")
             item = app.screen.query_one(CardView).item
-            assert item is not None and a.state(item.key).due is None  # a new card
+            assert item is not None and a.schedule.state(item.key).due is None  # a new card
             bar = app.screen.query_one(GradeBar)
             assert bar.label(Grade.GOOD) == "3 Good\n1d"
             assert bar.label(Grade.PERFECT) == "4 Easy\n4d"
             await pilot.press("4")
-        state = a.state(item.key)
+        state = a.schedule.state(item.key)
         assert (state.interval, state.due) == (4, day + timedelta(days=4))
-        assert [e.buttons for e in a.events()] == [4]
+        assert [e.buttons for e in a.log.events()] == [4]
         # Through the sync folder to another machine: still 4 days, still pressed on four.
         folder = tmp_path / "shared"
         folder.mkdir()
         sync_folder(a, folder)
-        line = json.loads(read_log(folder / file_name(a.machine)).text.splitlines()[1])
+        line = json.loads(read_log(folder / file_name(a.machine.id)).text.splitlines()[1])
         assert line["buttons"] == 4
         with Store.open(tmp_path / "b.db") as b:
             sync_folder(b, folder)
-            assert b.state(item.key) == state and [e.buttons for e in b.events()] == [4]
+            assert b.schedule.state(item.key) == state and [e.buttons for e in b.log.events()] == [
+                4
+            ]
 
 
 @run_async
@@ -299,4 +306,4 @@ async def test_switching_to_four_buttons_on_the_answer_side_relabels_easy(tmp_pa
             await pilot.press("b")
             assert bar.label(Grade.PERFECT) == "5 perfect\n1d"
             await pilot.press("b", "4")
-        assert [(e.grade, e.buttons) for e in store.events()] == [(5, 4)]
+        assert [(e.grade, e.buttons) for e in store.log.events()] == [(5, 4)]

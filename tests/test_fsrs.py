@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, FOUR_BUTTONS, SIX_BUTTONS, Grade
 from zerodrill.srs.schedulers import Phase, Rating, rating_of, replay, scheduler_named
-from zerodrill.srs.schedulers.base import When
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.store import Store
 
 #: 08:00 UTC on a Monday: mid-morning of a study day in Europe, far from the rollover.
@@ -290,9 +290,9 @@ def test_the_same_events_in_any_order_give_the_same_fsrs_states(
         states = []
         for n, order in enumerate((events, shuffled)):
             with Store.open(Path(tmp) / f"{n}.db", scheduler=FsrsScheduler()) as store:
-                store.add_events(order, now=at, batch=3)
-                states.append(store.states())
-                assert states[-1] == store.states_by(FsrsScheduler())
+                store.log.add_events(order, now=at, batch=3)
+                states.append(store.schedule.states())
+                assert states[-1] == store.schedule.states_by(FsrsScheduler())
     assert states[0] == states[1]
 
 

@@ -28,7 +28,7 @@ from zerodrill.srs.anki_package import copy_collection
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import time_order
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, Grade
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
 
 DECK = Path(__file__).parent / "data" / "export" / "kinds"
@@ -146,15 +146,15 @@ def test_reviews_given_in_anki_come_back(
         "1 note not zerodrill's (left alone); 1 revlog row that are not answers (skipped).",
     ]
     with Store.open(db) as store:
-        log = list(store.log())
+        log = list(store.log.entries())
         # Added a card at a time: in the order of their identity (the revlog id) by card.
         from_anki = sorted((r for r in log if r.identity[0] == "anki"), key=lambda r: r.identity)
         assert [(r.identity[1], r.key, r.grade) for r in from_anki] == [
             (rid, key, ANKI_EASE_TO_GRADE[ease]) for rid, key, ease in sorted(answers)
         ]
-        assert sm2_states(store) == reference_states(store.events())
+        assert sm2_states(store) == reference_states(store.log.events())
         # Reviewed on the phone a week ago, in the terminal five days ago, in Anki today.
-        events = sorted(store.events(), key=time_order)
+        events = sorted(store.log.events(), key=time_order)
         sides = [e.origin == "anki" for e in events if e.key == late]
         assert sides[:2] == [True, False] and sides[-1]
     code, out, _ = run_cli(capsys, "stats", str(DECK), "--db", str(db), "--json")
@@ -165,11 +165,11 @@ def test_reviews_given_in_anki_come_back(
         f"0 reviews imported from Anki, 0 cards affected; {len(answers)} reviews already present."
     )
     with Store.open(db) as store:
-        assert list(store.log()) == log
+        assert list(store.log.entries()) == log
         # The drill goes on from there: a grade today, for a card Anki answered today.
         today = study_day(datetime.now().astimezone())
         graded = record_grade(store, late, 5, day=today, at=datetime.now().astimezone())
-        assert graded.repeat and sm2_states(store) == reference_states(store.events())
+        assert graded.repeat and sm2_states(store) == reference_states(store.log.events())
 
 
 def test_a_collection_anki_has_open_is_read_and_left_alone(
@@ -320,9 +320,9 @@ def test_answers_with_rescheduling_off_are_no_grades(
     assert lines[0].startswith(f"{answered + early} reviews imported from Anki")
     assert f"{previewed} revlog rows that are not answers (skipped)" in lines[-1]
     with Store.open(db) as store:
-        seqs = {e.seq for e in store.events() if e.origin == "anki"}
+        seqs = {e.seq for e in store.log.events() if e.origin == "anki"}
         assert {rid for rid, _, _ in graded} < seqs and len(seqs) == answered + early
-        assert sm2_states(store) == reference_states(store.events())
+        assert sm2_states(store) == reference_states(store.log.events())
 
 
 def test_an_answer_undone_in_anki_is_withdrawn_at_the_next_import(
@@ -359,17 +359,17 @@ def test_an_answer_undone_in_anki_is_withdrawn_at_the_next_import(
         "1 review imported before and undone in Anki since: withdrawn.",
     ]
     with Store.open(db) as store:
-        events = store.events()
+        events = store.log.events()
         assert [e.undoes for e in events if e.undoes is not None] == [("anki", last)]
         assert ("anki", last) in {e.identity for e in events if e.key == key}
-        assert sm2_states(store) == reference_states(store.events())
+        assert sm2_states(store) == reference_states(store.log.events())
         withdrawn = sm2_states(store)
     # Both again: nothing changes (the undo is not made twice).
     for file in (tmp_path / "older.colpkg", open_collection):
         lines = import_progress(capsys, file, db)
         assert lines[0].startswith("0 reviews imported") and len(lines) == 2
     with Store.open(db) as store:
-        assert sm2_states(store) == withdrawn and len(store.events()) == len(events)
+        assert sm2_states(store) == withdrawn and len(store.log.events()) == len(events)
 
 
 def test_one_import_gives_the_same_study_days_in_every_time_zone(
@@ -395,7 +395,9 @@ def test_one_import_gives_the_same_study_days_in_every_time_zone(
             db = tmp_path / f"{zone.replace('/', '-')}.db"
             import_progress(capsys, colpkg, db)
             with Store.open(db) as store:
-                seen.append(sorted((e.seq, e.key, e.at.isoformat(), e.day) for e in store.events()))
+                seen.append(
+                    sorted((e.seq, e.key, e.at.isoformat(), e.day) for e in store.log.events())
+                )
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -440,11 +442,11 @@ def test_easy_in_anki_on_a_new_card_keeps_the_days_anki_gave(
     assert 3 <= ivl <= 5
     import_progress(capsys, export(col, tmp_path / "easy.colpkg"), db)
     with Store.open(db) as store:
-        (event,) = store.events()
+        (event,) = store.log.events()
         assert (event.identity, event.grade, event.buttons) == (("anki", rid), Grade.PERFECT, 4)
-        state = store.state(key)
+        state = store.schedule.state(key)
         assert (state.interval, state.due) == (ivl, event.day + timedelta(days=ivl))
-        assert sm2_states(store) == reference_states(store.events())
+        assert sm2_states(store) == reference_states(store.log.events())
 
 
 # -- with ``zerodrill anki sync`` (issue 35: nothing of the user's lost) -------------------
@@ -475,12 +477,12 @@ def test_the_answers_anki_sync_wrote_into_anki_are_not_imported_again(
     out = anki_sync_into(capsys, path, db)
     assert "zerodrill → Anki: 5 reviews" in out
     with Store.open(db) as store:
-        before = store.events()
+        before = store.log.events()
     lines = import_progress(capsys, path, db)
     assert lines[0] == "0 reviews imported from Anki, 0 cards affected; 0 reviews already present."
     assert "5 answers zerodrill wrote (skipped: its own)" in lines[1]
     with Store.open(db) as store:
-        assert store.events() == before
+        assert store.log.events() == before
 
 
 @pytest.mark.parametrize("packed", [False, True], ids=["file", "colpkg"])
@@ -502,7 +504,7 @@ def test_an_older_copy_withdraws_none_of_the_answers_anki_sync_brought_in(
         col.close()
     assert "Anki → zerodrill: 2 reviews" in anki_sync_into(capsys, path, db)
     with Store.open(db) as store:
-        before = store.events()
+        before = store.log.events()
     os.utime(older)  # copied again today, after the answers
     copy = older
     if packed:
@@ -512,7 +514,7 @@ def test_an_older_copy_withdraws_none_of_the_answers_anki_sync_brought_in(
     lines = import_progress(capsys, copy, db)
     assert not [line for line in lines if "withdrawn" in line], lines
     with Store.open(db) as store:
-        assert not [e for e in store.events() if e.undoes is not None]
+        assert not [e for e in store.log.events() if e.undoes is not None]
     assert lines[0].startswith("0 reviews imported") and len(lines) == 2, lines
     with Store.open(db) as store:
-        assert store.events() == before
+        assert store.log.events() == before

@@ -15,7 +15,7 @@ from zerodrill.deck.kinds import BASIC, CLOZE, FOLLOW_UP, RED_FLAG
 from zerodrill.deck.model import Card, Deck, Interview, Point
 from zerodrill.errors import UserError
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.interview import (
+from zerodrill.srs.interview_run import (
     AttemptMovedOn,
     AttemptResult,
     InterviewRun,
@@ -32,7 +32,7 @@ from zerodrill.srs.interview_steps import (
     RedFlagsStep,
 )
 from zerodrill.srs.queue import build_queue
-from zerodrill.srs.session import Session, choices
+from zerodrill.srs.sitting import Session, choices
 from zerodrill.srs.store import Store, StoreError
 
 
@@ -156,13 +156,15 @@ def test_a_full_attempt_logs_each_step_and_its_reviews(store: Store) -> None:
     assert result.red_flags_said == ("r1",)
     assert result.missed_cards == ("a", "c") and result.trend == ()
     # The follow-ups are their cards' reviews, the red flag said a lapse; r2 is not reviewed.
-    log = [(r.key, kind(r), r.grade, r.typed) for r in store.reviews_on(DAY)]
+    log = [(r.key, kind(r), r.grade, r.typed) for r in store.log.reviews_on(DAY)]
     assert log == [
         ("z/f1", ReviewKind.GRADE, 5, "typed"),
         ("z/f2", ReviewKind.GRADE, 3, None),
         ("z/r1", ReviewKind.GRADE, 1, None),
     ]
-    assert store.state("z/r1").sm2.lapses == 0 and store.state("z/r1").interval == 1
+    assert (
+        store.schedule.state("z/r1").sm2.lapses == 0 and store.schedule.state("z/r1").interval == 1
+    )
     assert run.finish() == result  # asking again logs nothing more
     # Each step is logged as its own typed value, under the one name the run gives its step.
     steps = store.attempts.attempts()[0].steps
@@ -174,7 +176,7 @@ def test_a_full_attempt_logs_each_step_and_its_reviews(store: Store) -> None:
         Step.RED_FLAGS,
         Step.FINISH,
     ]
-    reviews = [r.id for r in store.reviews_on(DAY)]
+    reviews = [r.id for r in store.log.reviews_on(DAY)]
     assert steps == (
         QuestionStep(seconds=300.0, budget=240, typed="I would shard"),
         PointsStep(covered=(1,), total=3),
@@ -275,7 +277,7 @@ def test_an_interview_without_follow_ups_or_red_flags_skips_those_steps(store: S
     assert run.step is Step.FINISH
     result = run.finish()
     assert result.missed_cards == () and result.points_covered == (0, 1, 2)
-    assert store.reviews_on(DAY) == []
+    assert store.log.reviews_on(DAY) == []
 
 
 def test_a_follow_up_graded_earlier_today_takes_a_repeat(store: Store) -> None:
@@ -285,7 +287,7 @@ def test_a_follow_up_graded_earlier_today_takes_a_repeat(store: Store) -> None:
     run.finish_question(None)
     run.set_points([])
     run.grade_follow_up(1, None)
-    assert kind(store.reviews_on(DAY)[-1]) is ReviewKind.REPEAT
+    assert kind(store.log.reviews_on(DAY)[-1]) is ReviewKind.REPEAT
 
 
 def test_follow_up_budget_is_a_quarter_and_at_least_a_minute() -> None:
@@ -332,7 +334,7 @@ def test_a_new_run_resumes_at_the_step_after_the_last_one_logged(
     assert result.points_covered == (0, 2)
     assert dict(result.follow_up_grades) == {"f1": 4, "f2": 2}
     assert result.red_flags_said == ("r2",) and result.missed_cards == ("b", "c")
-    assert [r.key for r in store.reviews_on(DAY)] == ["z/f1", "z/f2", "z/r2"]
+    assert [r.key for r in store.log.reviews_on(DAY)] == ["z/f1", "z/f2", "z/r2"]
     assert len(store.attempts.attempts()) == 1
 
 
@@ -538,12 +540,12 @@ def test_an_older_review_arriving_by_sync_leaves_a_brought_forward_card_due(
         ReviewEvent("m2", n, "z/a", NOW - timedelta(days=d), DAY - timedelta(days=d), 5)  # type: ignore[arg-type]
         for n, d in ((1, 7), (2, 5))
     ]
-    assert store.add_events(older).added == 2
-    assert store.state("z/a").due == DAY + timedelta(days=1)
+    assert store.log.add_events(older).added == 2
+    assert store.schedule.state("z/a").due == DAY + timedelta(days=1)
     assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == ["z/a"]
     # One given after the interview, on another machine, settles it.
     newer = ReviewEvent("m2", 3, "z/a", NOW + timedelta(hours=1), DAY, 4)  # type: ignore[arg-type]
-    store.add_events([newer])
+    store.log.add_events([newer])
     assert keys(build_queue(d.items(), store, DAY, new_limit=0).reviews) == []
 
 
@@ -559,7 +561,7 @@ def test_a_card_drilled_earlier_today_and_missed_comes_back_as_a_repeat(store: S
     assert session.current is not None and session.current.key == "z/a"
     assert session.is_repeat
     session.grade(4)
-    assert kind(store.reviews_on(DAY)[-1]) is ReviewKind.REPEAT
+    assert kind(store.log.reviews_on(DAY)[-1]) is ReviewKind.REPEAT
     assert session.current is None
 
 
@@ -662,7 +664,7 @@ def test_a_step_taken_in_another_terminal_meanwhile_is_refused_and_nothing_logge
         there.grade_follow_up(4, None)
         with pytest.raises(AttemptMovedOn):
             again.grade_follow_up(1, None)
-        assert [(r.key, r.grade) for r in one.reviews_on(DAY)] == [("z/f1", 4)]
+        assert [(r.key, r.grade) for r in one.log.reviews_on(DAY)] == [("z/f1", 4)]
 
 
 @pytest.mark.parametrize(

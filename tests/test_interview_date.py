@@ -26,16 +26,16 @@ from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.days import study_day
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.interview_date import Plan, parse_interview, plan_for, plan_text
+from zerodrill.srs.interview_plan import Plan, parse_interview, plan_for, plan_text
 from zerodrill.srs.queue import items_of
+from zerodrill.srs.review_stats import compute_stats, render_text
 from zerodrill.srs.schedulers import scheduler_named
-from zerodrill.srs.schedulers.base import When, outcomes
 from zerodrill.srs.schedulers.interview_cap import CappedCard, InterviewCap
-from zerodrill.srs.session import Session, Summary
+from zerodrill.srs.schedulers.protocol import When, outcomes
 from zerodrill.srs.settings import INTERVIEW, chosen_scheduler, save_interview, saved_interview
-from zerodrill.srs.stats import compute_stats, render_text
+from zerodrill.srs.sitting import Session, Summary
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 #: 9 am, local time: a sitting's grades stay on its study day.
@@ -75,7 +75,7 @@ def sit(session: Session, clock: Moving, seen: dict[str, set[date]]) -> int:
 
 
 def dues_by(store: Store, scheduler: Any) -> dict[str, date | None]:
-    return {key: state.due for key, state in store.states_by(scheduler).items()}
+    return {key: state.due for key, state in store.schedule.states_by(scheduler).items()}
 
 
 # -- the days simulated ---------------------------------------------------------------------
@@ -106,7 +106,7 @@ def test_five_days_to_an_interview_meet_every_card_twice_and_bring_none_back_aft
             assert plan.new_per_day == max(20, math.ceil(plan.unseen / (4 - n)))
         assert new == plan.new_by_day[0]
         # While the interview is ahead, a card graded before the last day comes back by it.
-        for key, state in store.states().items():
+        for key, state in store.schedule.states().items():
             assert state.last_day is not None and state.due is not None
             if state.last_day < last:
                 assert state.due <= last, (key, state)
@@ -135,24 +135,24 @@ def test_clearing_the_date_gives_the_schedule_without_caps_and_nothing_is_lost(
     for n in range(3):  # three of the five days
         clock.now = MORNING + days(n)
         sit(Session(decks, store, clock=clock, interview=interview), clock, {})
-    with_cap = store.due_dates()
-    states = store.states()
+    with_cap = store.schedule.due_dates()
+    states = store.schedule.states()
     # The cap touched the schedule: some cards come back sooner than their scheduler says.
     uncapped = dues_by(store, plain)
     assert any(with_cap[key] < due for key, due in uncapped.items() if due is not None)
     # It never fed the next grade: each card's own state is the scheduler's, exactly.
     assert {k: s.inner for k, s in states.items() if isinstance(s, CappedCard)} == (
-        store.states_by(plain)
+        store.schedule.states_by(plain)
     )
     # Cleared: every card derived again from its grades, as if no date had ever been set.
-    events = store.events()
+    events = store.log.events()
     store.scheduler = plain
-    assert store.due_dates() == uncapped
-    assert store.states() == store.states_by(plain)
-    assert store.events() == events
+    assert store.schedule.due_dates() == uncapped
+    assert store.schedule.states() == store.schedule.states_by(plain)
+    assert store.log.events() == events
     # Set again: the capped schedule again, exactly.
     store.scheduler = chosen_scheduler(store, name, interview=interview)
-    assert store.due_dates() == with_cap
+    assert store.schedule.due_dates() == with_cap
 
 
 @pytest.mark.parametrize("name", ["sm2", "fsrs"])
@@ -173,7 +173,7 @@ def test_after_the_interview_the_schedule_goes_on_as_the_scheduler_has_it(
     # scheduler puts it: the cap is over.
     uncapped = dues_by(store, plain)
     last = interview - days(1)
-    for key, state in store.states().items():
+    for key, state in store.schedule.states().items():
         assert state.last_day is not None
         if state.last_day >= last:
             assert state.due == uncapped[key]
@@ -230,17 +230,17 @@ def test_fsrs_keeps_its_own_due_where_it_comes_before_the_last_day() -> None:
 
 def test_the_cap_names_its_date_so_a_new_date_derives_every_card_again(store: Store) -> None:
     store.scheduler = chosen_scheduler(store, "sm2", interview=TODAY + days(9))
-    store.grade("d/a", 4, day=TODAY, at=MORNING)
-    store.grade("d/a", 4, day=TODAY + days(1), at=MORNING + days(1))
-    assert store.due_dates() == {"d/a": TODAY + days(7)}  # before T - 1: uncapped
+    store.log.grade("d/a", 4, day=TODAY, at=MORNING)
+    store.log.grade("d/a", 4, day=TODAY + days(1), at=MORNING + days(1))
+    assert store.schedule.due_dates() == {"d/a": TODAY + days(7)}  # before T - 1: uncapped
     store.scheduler = chosen_scheduler(store, "sm2", interview=TODAY + days(5))
-    assert store.due_dates() == {"d/a": TODAY + days(4)}
+    assert store.schedule.due_dates() == {"d/a": TODAY + days(4)}
     assert isinstance(chosen_scheduler(store, "sm2"), type(scheduler_named("sm2")))
 
 
 def test_sm2_forecasts_no_recall_under_a_cap_and_fsrs_does(store: Store) -> None:
     decks = (deck("d", card("d", "a")),)
-    store.grade("d/a", 4, day=TODAY, at=MORNING)
+    store.log.grade("d/a", 4, day=TODAY, at=MORNING)
     for name, forecasts in (("sm2", False), ("fsrs", True)):
         store.scheduler = chosen_scheduler(store, name, interview=TODAY + days(5))
         stats = compute_stats(decks, store, TODAY, at=MORNING, interview=TODAY + days(5))
@@ -361,8 +361,8 @@ def test_the_date_is_remembered_and_cleared(store: Store) -> None:
     cap = chosen_scheduler(store)
     assert isinstance(cap, InterviewCap) and cap.interview == TODAY + days(5)
     assert save_interview(store, None) is None
-    assert store.setting(INTERVIEW) == "" and saved_interview(store) is None
-    store.save_setting(INTERVIEW, "soon")
+    assert store.settings.get(INTERVIEW) == "" and saved_interview(store) is None
+    store.settings.save(INTERVIEW, "soon")
     assert saved_interview(store) is None
 
 

@@ -20,8 +20,8 @@ from zerodrill.cli import main
 from zerodrill.deck.load import load_file
 from zerodrill.deck.model import Deck
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.interview import InterviewRun, history
-from zerodrill.srs.stats import compute_stats, render_text
+from zerodrill.srs.interview_run import InterviewRun, history
+from zerodrill.srs.review_stats import compute_stats, render_text
 from zerodrill.srs.store import Store
 
 DECK_YAML = """\
@@ -210,5 +210,5 @@ def test_a_finished_attempt_is_what_was_ticked_and_graded(
         assert summary.follow_up_grades == tuple(grades)
         assert summary.red_flags_said == len(said)
         # The log holds the follow-ups' grades and a lapse for each red flag said.
-        logged = {(r.key, int(r.grade or 0)) for r in s.reviews_on(clock.now.date())}
+        logged = {(r.key, int(r.grade or 0)) for r in s.log.reviews_on(clock.now.date())}
         assert logged == {("z/f1", grades[0]), ("z/f2", grades[1])} | {(f"z/{c}", 1) for c in said}

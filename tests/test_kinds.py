@@ -21,7 +21,7 @@ from zerodrill.deck.load import load_file
 from zerodrill.export.notes import notes_of, tags_for
 from zerodrill.export.notetypes import field_names, note_type
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.widgets.card_view import CardView
 
 

@@ -113,7 +113,7 @@ def test_the_core_and_the_cli_never_import_textual(module: str) -> None:
 
 
 def test_the_textual_check_can_fail() -> None:
-    assert "textual" in imports_textual("zerodrill.tui.app")
+    assert "textual" in imports_textual("zerodrill.tui.drill_app")
 
 
 BAD_DECK = """\

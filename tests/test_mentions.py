@@ -15,7 +15,7 @@ from zerodrill.deck.mentions import CardTitles, name_cards, name_cards_in, short
 from zerodrill.deck.model import Card, Deck
 from zerodrill.export.notes import note_fields, notes_of
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.widgets.card_side import CardSide
 
 BUNDLED = Path(__file__).resolve().parents[1] / "decks" / "deepspeed-zero.yaml"

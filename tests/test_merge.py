@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from srs_support import reference_states, sm2_states
 
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import record_grade
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store, StoreError
 
 DAY = date(2025, 5, 1)
@@ -88,7 +88,7 @@ def by_origin_prefixes(data: st.DataObject, log: list[ReviewEvent]) -> list[list
 
 
 def identities(store: Store) -> set[tuple[str, int]]:
-    return {r.identity for r in store.log()}
+    return {r.identity for r in store.log.entries()}
 
 
 @settings(
@@ -105,11 +105,11 @@ def test_merging_in_any_order_equals_replaying_the_sorted_union(
         store = Store.open(folder / f"{n}.db")
         stores.append(store)
         for batch in by_origin_prefixes(data, log):
-            store.add_events(batch, batch=data.draw(st.sampled_from((1, 3, 2000))))
+            store.log.add_events(batch, batch=data.draw(st.sampled_from((1, 3, 2000))))
         # Nothing lost, nothing doubled, and the schedule is the replay of the union.
         assert identities(store) == {r.identity for r in log}
-        assert len(list(store.log())) == len(log)
-        assert sm2_states(store) == expected == reference_states(store.events())
+        assert len(list(store.log.entries())) == len(log)
+        assert sm2_states(store) == expected == reference_states(store.log.events())
     try:
         # A local drill goes on from the derived schedule, undo included.
         for store in stores:
@@ -119,17 +119,17 @@ def test_merging_in_any_order_equals_replaying_the_sorted_union(
             second = record_grade(store, "d/b", 2, day=later, at=moment)
             before = expected.get("d/a", Sm2State.new())
             assert sm2_states(store)["d/a"] == sm2.review(before, Grade.GOOD, later)
-            store.undo(second.id, at=moment)
+            store.log.undo(second.id, at=moment)
             assert sm2_states(store).get("d/b") == expected.get("d/b")
-            assert sm2_states(store) == reference_states(store.events())
-            assert first.identity == (store.machine, first.identity[1])
+            assert sm2_states(store) == reference_states(store.log.events())
+            assert first.identity == (store.machine.id, first.identity[1])
         # Each store's own events are its own: added to the other, both agree again.
         a, b = stores
-        a.add_events([r for r in a.events() if r.origin == a.machine])
-        b.add_events([r for r in a.events() if r.origin == a.machine])
-        a.add_events([r for r in b.events() if r.origin == b.machine])
-        assert identities(a) == identities(b) and a.states() == b.states()
-        assert sm2_states(a) == reference_states(a.events())
+        a.log.add_events([r for r in a.log.events() if r.origin == a.machine.id])
+        b.log.add_events([r for r in a.log.events() if r.origin == a.machine.id])
+        a.log.add_events([r for r in b.log.events() if r.origin == b.machine.id])
+        assert identities(a) == identities(b) and a.schedule.states() == b.schedule.states()
+        assert sm2_states(a) == reference_states(a.log.events())
     finally:
         for store in stores:
             store.close()
@@ -142,8 +142,8 @@ def test_a_review_from_anki_older_than_the_schedule_is_replayed_in_its_place(
         # Graded here on day 10 (first sight) and day 11; Anki saw it on day 5 and 6.
         record_grade(store, "d/a", 5, day=DAY + timedelta(days=10), at=at_of(DAY, 14_400))
         record_grade(store, "d/a", 5, day=DAY + timedelta(days=11), at=at_of(DAY, 15_840))
-        assert [r.introduced for r in store.log()] == [True, False]
-        merged = store.add_events(
+        assert [r.introduced for r in store.log.entries()] == [True, False]
+        merged = store.log.add_events(
             [
                 review("anki", 1, "d/a", 4, DAY + timedelta(days=5)),
                 review("anki", 2, "d/a", 1, DAY + timedelta(days=5), 5),
@@ -157,26 +157,26 @@ def test_a_review_from_anki_older_than_the_schedule_is_replayed_in_its_place(
         assert sm2_states(store)["d/a"] == state and state.repetitions == 4
         # What each grade was is the replay's: the day-10 grade no longer introduced the card
         # (the figures and the new-card limit read this, not what was true when it was given).
-        effects = {r.identity: r.effect for r in store.log()}
-        assert [r.introduced for r in store.log()] == [False, False, True, False, False]
-        assert effects[("anki", 2)] is not None and store.log()[3].repeat
-        assert store.review_counts(DAY + timedelta(days=11))["d"].recall_graded == 3
-        again = store.add_events([review("anki", 3, "d/a", 4, DAY + timedelta(days=6))])
+        effects = {r.identity: r.effect for r in store.log.entries()}
+        assert [r.introduced for r in store.log.entries()] == [False, False, True, False, False]
+        assert effects[("anki", 2)] is not None and store.log.entries()[3].repeat
+        assert store.schedule.review_counts(DAY + timedelta(days=11))["d"].recall_graded == 3
+        again = store.log.add_events([review("anki", 3, "d/a", 4, DAY + timedelta(days=6))])
         assert (again.added, again.present, again.keys) == (0, 1, frozenset())
-        assert len(list(store.log())) == 5
+        assert len(list(store.log.entries())) == 5
 
 
 def test_an_undo_added_without_what_it_undoes_is_skipped_with_a_warning(tmp_path: Path) -> None:
     with Store.open(tmp_path / "r.db") as store:
         undo = review("m1", 2, "d/a", None, DAY, undoes=("m1", 1))
-        merged = store.add_events([undo])
+        merged = store.log.add_events([undo])
         assert (merged.added, merged.skipped) == (0, 1) and len(merged.warnings) == 1
         assert "1 undo naming no review or card action of its card here" in merged.warnings[0]
-        assert list(store.log()) == []
-        merged = store.add_events([undo, review("m1", 1, "d/a", 4, DAY)])
-        assert merged.added == 2 and store.states() == {}
+        assert list(store.log.entries()) == []
+        merged = store.log.add_events([undo, review("m1", 1, "d/a", 4, DAY)])
+        assert merged.added == 2 and store.schedule.states() == {}
         # A second undo of the same grade, an undo of an undo, an undo of another card's grade.
-        merged = store.add_events(
+        merged = store.log.add_events(
             [
                 review("m1", 3, "d/a", None, DAY, undoes=("m1", 1)),
                 review("m1", 4, "d/a", None, DAY, undoes=("m1", 2)),
@@ -190,10 +190,14 @@ def test_an_undo_added_without_what_it_undoes_is_skipped_with_a_warning(tmp_path
 
 def test_each_database_has_its_own_machine_id_and_numbers_its_reviews(tmp_path: Path) -> None:
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
-        assert a.machine != b.machine and len(a.machine) == 16
+        assert a.machine.id != b.machine.id and len(a.machine.id) == 16
         for n in range(3):
             record_grade(a, f"d/k{n}", 4, day=DAY, at=at_of(DAY, n))
-        assert [r.identity for r in a.log()] == [(a.machine, 1), (a.machine, 2), (a.machine, 3)]
+        assert [r.identity for r in a.log.entries()] == [
+            (a.machine.id, 1),
+            (a.machine.id, 2),
+            (a.machine.id, 3),
+        ]
     conn = sqlite3.connect(tmp_path / "a.db")
     try:
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -209,11 +213,11 @@ def test_undoing_a_grade_after_an_older_review_arrived_keeps_the_older_one(
 ) -> None:
     with Store.open(tmp_path / "r.db") as store:
         mine = record_grade(store, "d/a", 5, day=DAY + timedelta(days=10), at=at_of(DAY, 14_400))
-        store.add_events([review("anki", 1, "d/a", 4, DAY + timedelta(days=5))])
-        store.undo(mine.id, at=at_of(DAY, 14_401))
+        store.log.add_events([review("anki", 1, "d/a", 4, DAY + timedelta(days=5))])
+        store.log.undo(mine.id, at=at_of(DAY, 14_401))
         # Not the state before this grade (new): Anki's review, five days before it, stays.
         assert sm2_states(store)["d/a"] == sm2.review(Sm2State.new(), 4, DAY + timedelta(days=5))
-        assert sm2_states(store) == reference_states(store.events())
+        assert sm2_states(store) == reference_states(store.log.events())
 
 
 def test_a_large_merge_lets_a_drill_in_between_its_batches(tmp_path: Path) -> None:
@@ -233,14 +237,14 @@ def test_a_large_merge_lets_a_drill_in_between_its_batches(tmp_path: Path) -> No
             key = f"e/drill{len(graded)}"
             graded.append(record_grade(drilling, key, 4, day=DAY, at=at_of(DAY, len(graded))))
 
-        merged = syncing.add_events(events, batch=20, after_batch=drill)
+        merged = syncing.log.add_events(events, batch=20, after_batch=drill)
         assert merged.added == 200 and len(graded) == 10  # 10 batches of 5 cards
-        assert len(syncing.log()) == 210 and len(sm2_states(syncing)) == 60
-        assert sm2_states(syncing) == reference_states(syncing.events())
+        assert len(syncing.log.entries()) == 210 and len(sm2_states(syncing)) == 60
+        assert sm2_states(syncing) == reference_states(syncing.log.events())
         # The same merge inside one transaction holds the lock throughout: the drill fails.
         more = [review("m3", n + 1, f"f/k{n}", 4, DAY) for n in range(40)]
         with pytest.raises(StoreError, match="locked"), syncing.transaction():
-            syncing.add_events(more, batch=20, after_batch=drill)
+            syncing.log.add_events(more, batch=20, after_batch=drill)
 
 
 def test_events_dated_more_than_a_day_ahead_are_held_back_until_their_time(
@@ -252,15 +256,15 @@ def test_events_dated_more_than_a_day_ahead_are_held_back_until_their_time(
     soon = review("m2", 2, "d/b", 4, DAY, 60 * 20)  # 20 hours ahead: a time zone, not a fault
     with Store.open(tmp_path / "r.db") as store:
         record_grade(store, "d/a", 4, day=DAY, at=now)
-        merged = store.add_events([ahead, soon], now=now)
+        merged = store.log.add_events([ahead, soon], now=now)
         assert (merged.added, merged.held) == (1, 1)
         assert merged.warnings == (
             "1 review from m2 dated more than a day ahead (up to 2028-04-30) held back until "
             "then: is that machine's clock wrong?",
         )
         assert sm2_states(store)["d/a"] == sm2.review(Sm2State.new(), 4, DAY)
-        assert {r.identity for r in store.log()} == {(store.machine, 1), ("m2", 2)}
+        assert {r.identity for r in store.log.entries()} == {(store.machine.id, 1), ("m2", 2)}
         # Given again once its time has come, it is taken.
-        later = store.add_events([ahead, soon], now=ahead.at)
+        later = store.log.add_events([ahead, soon], now=ahead.at)
         assert (later.added, later.present, later.held) == (1, 1, 0)
-        assert sm2_states(store) == reference_states(store.events())
+        assert sm2_states(store) == reference_states(store.log.events())

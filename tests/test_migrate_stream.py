@@ -79,7 +79,7 @@ def test_a_schema_4_database_migrates_into_one_stream_losing_nothing(tmp_path: P
     reviews = reviews_of(db)
     assert {"card_action", "brought_forward"} <= tables_of(db)
     with Store.open(db) as s:
-        assert s.machine == MACHINE
+        assert s.machine.id == MACHINE
         # Every review as it was, row for row.
         assert reviews_of(db) == reviews
         # Every card action, each under its old number moved once (2**63 - n), the undos
@@ -118,7 +118,7 @@ def test_the_migrated_database_syncs_with_the_folder_it_wrote_before(tmp_path: P
         report = sync_folder(s, folder)
         # Its own old lines are its events (no new machine id, nothing received twice); the
         # cards brought forward, never sent before, go out now as events of their own kind.
-        assert report.warnings == () and s.machine == MACHINE
+        assert report.warnings == () and s.machine.id == MACHINE
         assert (report.received, report.actions_received, report.actions_sent) == (0, 0, 2)
         assert sync_folder(s, folder).actions_sent == 0
     after = read_log(own)

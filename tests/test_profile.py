@@ -28,7 +28,7 @@ from zerodrill.srs.settings import (
     save_scheduler_name,
 )
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 
 DECK = """\
 deck: d
@@ -61,9 +61,9 @@ def learner_on_fsrs(db: Path) -> None:
             at = now - timedelta(days=n)
             for i, key in enumerate(KEYS):
                 if n % (i + 2) == 0:
-                    store.grade(key, 4 if n % 5 else 1, day=study_day(at), at=at)
+                    store.log.grade(key, 4 if n % 5 else 1, day=study_day(at), at=at)
         store.actions.record(KEYS[2], Action.SUSPEND, at=now, day=study_day(now))
-        store.states()  # the cache, built as the drill builds it
+        store.schedule.states()  # the cache, built as the drill builds it
 
 
 def built_with(db: Path) -> str:
@@ -121,8 +121,8 @@ def test_every_command_works_under_the_learners_scheduler(
     assert built_with(db) == learners  # no flip to SM-2, no rebuild at the next drill
     if command == "export":
         with Store.open(db) as store:
-            fsrs = sorted(store.due_dates().values())
-            sm2 = sorted(store.states_by(Sm2Scheduler(), KEYS)[k].due for k in KEYS)  # type: ignore[type-var]
+            fsrs = sorted(store.schedule.due_dates().values())
+            sm2 = sorted(store.schedule.states_by(Sm2Scheduler(), KEYS)[k].due for k in KEYS)  # type: ignore[type-var]
         assert exported_dues(out) == fsrs != sm2
 
 
@@ -157,7 +157,7 @@ def test_anki_sync_works_under_the_learners_scheduler(
     assert built_with(db) == learners
     # Anki holds the due days the drill shows (FSRS's, capped before the interview).
     with Store.open(db) as store:
-        dues = store.due_dates()
+        dues = store.schedule.due_dates()
         assert store.scheduler.fingerprint == chosen_scheduler(store).fingerprint
     col = collection.Collection(str(path))
     try:
@@ -181,5 +181,5 @@ def test_fsrs_parameters_saved_are_the_ones_it_schedules_with(db: Path) -> None:
         assert store.scheduler.fingerprint != FsrsScheduler().fingerprint
         # Weights no zerodrill wrote (too few, not numbers): FSRS-6's defaults.
         for text in ("1,2,3", "a,b", "nan," * 20 + "nan"):
-            store.save_setting(PARAMETERS.setting, text)
+            store.settings.save(PARAMETERS.setting, text)
             assert chosen_scheduler(store).fingerprint == FsrsScheduler().fingerprint

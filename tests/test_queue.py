@@ -18,7 +18,7 @@ from zerodrill.deck.kinds import BASIC, RED_FLAG, CardKind
 from zerodrill.deck.model import Card, Deck, Item
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import Counts, build_queue, items_of
-from zerodrill.srs.session import Session, record_grade
+from zerodrill.srs.sitting import Session, record_grade
 from zerodrill.srs.store import Store
 
 
@@ -208,7 +208,7 @@ def test_retired_and_unknown_keys_never_appear_and_keep_their_reviews(store: Sto
     assert keys(q.reviews) == [] and keys(q.new) == ["d/live"]
     s = Session([d], store, clock=lambda: NOW)
     assert drain(s) == ["d/live"]
-    assert {r.key for r in store.log()} >= {"d/old", "gone/deck-card", "d/removed"}
+    assert {r.key for r in store.log.entries()} >= {"d/old", "gone/deck-card", "d/removed"}
     # The next review among the decks' cards, not the retired or unknown ones due earlier.
     assert s.outlook().next_review == datetime(2025, 3, 11, 4, 0).astimezone()
 
@@ -238,7 +238,7 @@ def test_building_the_queue_does_no_more_work_for_a_longer_log(store: Store) -> 
         schedule(store, f"d/k{i}", DAY - timedelta(days=i % 3))
     schedule(store, "d/k10", DAY + timedelta(days=4))
     record(store, "d/k19", 1, DAY)
-    states = store.states()
+    states = store.schedule.states()
     before = vm_steps(store, DAY)
     with store.transaction():
         # 3,000 entries on past days, each grade undone: the log grows, the schedule stays.
@@ -246,8 +246,8 @@ def test_building_the_queue_does_no_more_work_for_a_longer_log(store: Store) -> 
         for n in range(1500):
             key = f"old/k{n % 20}" if n % 2 else f"gone/x{n}"
             past = DAY - timedelta(days=1 + n % 365)
-            store.undo(record_grade(store, key, n % 6, day=past, at=NOW).id, at=NOW)
-    assert store.states() == states and len(list(store.log())) > 3000
+            store.log.undo(record_grade(store, key, n % 6, day=past, at=NOW).id, at=NOW)
+    assert store.schedule.states() == states and len(list(store.log.entries())) > 3000
     assert vm_steps(store, DAY) == before > 0
 
 
@@ -266,16 +266,16 @@ def _reference_queue(
     def with_siblings(card_key: str) -> set[str]:
         return {card_key} | siblings.get(card_key, set())
 
-    latest = {r.key: r for r in store.reviews_on(day)}
-    introduced = sum(1 for r in store.reviews_on(day) if r.introduced and r.key in by_key)
+    latest = {r.key: r for r in store.log.reviews_on(day)}
+    introduced = sum(1 for r in store.log.reviews_on(day) if r.introduced and r.key in by_key)
     busy = set().union(*(with_siblings(k.partition("#")[0]) for k in latest))
     reviews = []
-    for key in store.due_dates(through=day):
+    for key in store.schedule.due_dates(through=day):
         if key in by_key and key not in latest and by_key[key].card.key not in busy:
             busy |= with_siblings(by_key[key].card.key)
             reviews.append(key)
     new: list[str] = []
-    known = set(store.states())
+    known = set(store.schedule.states())
     for key, item in by_key.items():
         if len(new) < new_limit - introduced and key not in known | set(latest):
             if item.card.key not in busy:
@@ -302,7 +302,7 @@ def test_queue_matches_the_rules_spelled_out(store: Store, seed: int) -> None:
             day = DAY - timedelta(days=1) + timedelta(shift)
             review = record_grade(store, item.key, 4, day=day, at=NOW)
             if rng.random() < 0.1:
-                store.undo(review.id, at=NOW)
+                store.log.undo(review.id, at=NOW)
         for item in rng.sample(items, 6):
             record(store, item.key, rng.choice([1, 4, 5]), DAY)
     for limit in (0, 3, 20, 100):

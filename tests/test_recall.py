@@ -17,14 +17,14 @@ from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.recall import Recall, recall_of
-from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.review_stats import Stats, compute_stats, render_text
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
 from zerodrill.srs.settings import chosen_scheduler, save_scheduler_name
-from zerodrill.srs.stats import Stats, compute_stats, render_text
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
-from zerodrill.tui.screens.stats import recall_text
+from zerodrill.tui.drill_app import create_app
+from zerodrill.tui.screens.stats_screen import recall_text
 
 T0 = datetime(2026, 5, 11, 8, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -132,8 +132,8 @@ def drilled_db(tmp_path: Path, scheduler: str | None) -> tuple[Path, datetime]:
             save_scheduler_name(store, scheduler)
         store.scheduler = chosen_scheduler(store)
         day = study_day(three_days_ago)
-        store.grade("zero-tui/stage-2-shards", 5, day=day, at=three_days_ago)
-        store.grade("zero-tui/fsdp", 4, day=day, at=three_days_ago)
+        store.log.grade("zero-tui/stage-2-shards", 5, day=day, at=three_days_ago)
+        store.log.grade("zero-tui/fsdp", 4, day=day, at=three_days_ago)
     return db, three_days_ago
 
 

@@ -19,7 +19,6 @@ from tui_support import TUI_DECKS, Clock, palette_command, run_async, shown, tui
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.schedulers.fsrs import FsrsCard, FsrsScheduler
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler
-from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
     RETENTION,
     SCHEDULER,
@@ -30,8 +29,9 @@ from zerodrill.srs.settings import (
     saved_retention,
     saved_scheduler_name,
 )
+from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.grade_bar import GradeBar
 
 # -- the settings ----------------------------------------------------------------------------
@@ -50,7 +50,7 @@ def test_sm2_until_another_is_chosen_then_that_one(store: Store) -> None:
 def test_the_desired_retention_is_remembered_and_used_by_fsrs(store: Store) -> None:
     assert saved_retention(store) is None
     assert save_retention(store, 0.85) is None
-    assert store.setting(RETENTION) == "0.85"
+    assert store.settings.get(RETENTION) == "0.85"
     save_scheduler_name(store, "fsrs")
     fsrs = chosen_scheduler(store)
     assert isinstance(fsrs, FsrsScheduler) and fsrs.desired_retention == 0.85
@@ -58,13 +58,13 @@ def test_the_desired_retention_is_remembered_and_used_by_fsrs(store: Store) -> N
 
 @pytest.mark.parametrize("value", ["fsrs7", "", "SM2", "sm2 "])
 def test_a_scheduler_no_zerodrill_wrote_reads_as_sm2(store: Store, value: str) -> None:
-    store.save_setting(SCHEDULER, value)
+    store.settings.save(SCHEDULER, value)
     assert saved_scheduler_name(store) == "sm2"
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "0.5", "1", "ninety", ""])
 def test_a_retention_no_zerodrill_wrote_reads_as_fsrs_default(store: Store, value: str) -> None:
-    store.save_setting(RETENTION, value)
+    store.settings.save(RETENTION, value)
     assert saved_retention(store) is None
     save_scheduler_name(store, "fsrs")
     fsrs = chosen_scheduler(store)
@@ -76,7 +76,7 @@ def test_nothing_unknown_is_saved(store: Store) -> None:
         save_scheduler_name(store, "anki")
     with pytest.raises(ValueError):
         save_retention(store, 0.995)
-    assert store.setting(SCHEDULER) is None and store.setting(RETENTION) is None
+    assert store.settings.get(SCHEDULER) is None and store.settings.get(RETENTION) is None
 
 
 # -- the command line ------------------------------------------------------------------------
@@ -122,27 +122,27 @@ def history(store: Store, cards: int = 6, days: int = 150) -> None:
     rng = random.Random(21)
     for n in range(days):
         at = T0 + timedelta(days=n, minutes=rng.randrange(0, 300))
-        due = store.due_dates()
+        due = store.schedule.due_dates()
         for k in range(cards):
             key = f"d/k{k}"
             if key in due and due[key] > at.date():
                 continue
             grade = rng.choice([1, 3, 4, 4, 4, 5, 5])
-            store.grade(key, grade, day=at.date(), at=at)
+            store.log.grade(key, grade, day=at.date(), at=at)
             if grade < 3:  # a fail comes back the same day
                 later = at + timedelta(minutes=10)
-                store.grade(key, rng.choice([3, 4, 5]), day=later.date(), at=later)
+                store.log.grade(key, rng.choice([3, 4, 5]), day=later.date(), at=later)
 
 
 def schedule_of(store: Store) -> tuple[dict[str, object], dict[str, date]]:
-    return {k: s.to_dict() for k, s in store.states().items()}, store.due_dates()
+    return {k: s.to_dict() for k, s in store.schedule.states().items()}, store.schedule.due_dates()
 
 
 def test_switching_rederives_every_card_and_switching_back_gives_the_old_schedule(
     store: Store,
 ) -> None:
     history(store)
-    events = store.events()
+    events = store.log.events()
     sm2_schedule = schedule_of(store)
     assert isinstance(store.scheduler, Sm2Scheduler)
 
@@ -150,23 +150,23 @@ def test_switching_rederives_every_card_and_switching_back_gives_the_old_schedul
     fsrs_schedule = schedule_of(store)
     assert set(fsrs_schedule[0]) == set(sm2_schedule[0])  # the same cards are known
     assert fsrs_schedule != sm2_schedule  # and FSRS scheduled them its own way
-    assert all(isinstance(s, FsrsCard) for s in store.states().values())
+    assert all(isinstance(s, FsrsCard) for s in store.schedule.states().values())
     # What FSRS derived is a straight replay of the events through FSRS.
-    assert store.states() == store.states_by(FsrsScheduler())
+    assert store.schedule.states() == store.schedule.states_by(FsrsScheduler())
 
     store.scheduler = Sm2Scheduler()
     assert schedule_of(store) == sm2_schedule
-    assert store.events() == events  # nothing was lost or added
+    assert store.log.events() == events  # nothing was lost or added
 
 
 def test_grades_given_under_fsrs_stay_when_switching_back(store: Store) -> None:
     history(store)
     store.scheduler = FsrsScheduler()
     late = T0 + timedelta(days=200)
-    store.grade("d/k0", 4, day=late.date(), at=late)
+    store.log.grade("d/k0", 4, day=late.date(), at=late)
     store.scheduler = Sm2Scheduler()
-    assert store.events()[-1].key == "d/k0" and store.last_day("d/k0") == late.date()
-    assert store.states() == store.states_by(Sm2Scheduler())
+    assert store.log.events()[-1].key == "d/k0" and store.schedule.last_day("d/k0") == late.date()
+    assert store.schedule.states() == store.schedule.states_by(Sm2Scheduler())
 
 
 def test_the_desired_retention_changes_the_schedule_and_back(store: Store) -> None:
@@ -239,20 +239,20 @@ async def test_the_palette_switches_the_scheduler_and_remembers_it(store: Store)
         await pilot.press("enter", "4")  # one grade under SM-2
         await palette_switch(app, pilot)
         assert app.scheduler == "fsrs" and isinstance(store.scheduler, FsrsScheduler)
-        assert store.setting(SCHEDULER) == "fsrs"
+        assert store.settings.get(SCHEDULER) == "fsrs"
         assert "FSRS schedules every card now." in [str(n.message) for n in app._notifications]
         await pilot.press("enter")
         assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 8d"
         await pilot.press("4", "u")  # a grade under FSRS, undone: the sitting's undo stack held
-        assert len(store.events()) == 3
+        assert len(store.log.events()) == 3
         await palette_switch(app, pilot)
         assert app.scheduler == "sm2" and isinstance(store.scheduler, Sm2Scheduler)
-        assert store.setting(SCHEDULER) == "sm2"
+        assert store.settings.get(SCHEDULER) == "sm2"
         await pilot.press("enter")
         assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 4d"
         await pilot.press("u")  # the first grade, given under SM-2, is undone as well
-    assert [e.is_undo for e in store.events()] == [False, False, True, True]
-    assert store.states() == {}
+    assert [e.is_undo for e in store.log.events()] == [False, False, True, True]
+    assert store.schedule.states() == {}
 
 
 def test_the_option_is_remembered_across_drills(
@@ -271,7 +271,7 @@ def test_the_option_is_remembered_across_drills(
     # A higher retention: Easy's first interval is shorter.
     assert runs[3][1] == "1 Again 2 Hard 3 Good 4 Easy 1m 6m 10m 2d"
     with Store.open(db) as store:
-        assert (store.setting(SCHEDULER), store.setting(RETENTION)) == ("fsrs", "0.97")
+        assert (store.settings.get(SCHEDULER), store.settings.get(RETENTION)) == ("fsrs", "0.97")
 
 
 def built_with(db: Path) -> str:
@@ -301,7 +301,7 @@ def test_sync_derives_with_the_chosen_scheduler(
     assert built_with(a) == Sm2Scheduler().fingerprint
     with Store.open(b) as store:
         store.scheduler = FsrsScheduler()
-        assert store.states() == store.states_by(FsrsScheduler()) != {}
+        assert store.schedule.states() == store.schedule.states_by(FsrsScheduler()) != {}
 
 
 @run_async
@@ -330,7 +330,7 @@ async def test_a_retention_given_under_sm2_is_kept_and_said(store: Store) -> Non
         "The desired retention is FSRS's: kept for when FSRS schedules "
         "(--scheduler fsrs, or Ctrl+P Scheduler)."
     ]
-    assert isinstance(store.scheduler, Sm2Scheduler) and store.setting(RETENTION) == "0.8"
+    assert isinstance(store.scheduler, Sm2Scheduler) and store.settings.get(RETENTION) == "0.8"
     fsrs = chosen_scheduler(store, "fsrs")
     assert isinstance(fsrs, FsrsScheduler) and fsrs.desired_retention == 0.8
 
@@ -356,23 +356,23 @@ def test_two_weeks_of_sittings_under_fsrs_match_a_straight_replay(store: Store) 
         shown_per_day.append(shown)
         clock.advance(days=1)
         clock.now = clock.now.replace(hour=9)
-    assert store.states() == store.states_by(FsrsScheduler()) != {}
+    assert store.schedule.states() == store.schedule.states_by(FsrsScheduler()) != {}
     assert sum(shown_per_day) > 30  # the decks were drilled, not skipped
     # Back to SM-2: every grade given under FSRS is there, scheduled SM-2's way.
     store.scheduler = Sm2Scheduler()
-    assert store.states() == store.states_by(Sm2Scheduler())
+    assert store.schedule.states() == store.schedule.states_by(Sm2Scheduler())
 
 
 def test_sm2s_drill_never_imports_fsrs(tmp_path: Path) -> None:
     # The first card does not wait for a scheduler it does not use.
     code = (
         "import sys\n"
-        "import zerodrill.cli.drill, zerodrill.cli.stats, zerodrill.tui.app\n"
+        "import zerodrill.cli.drill, zerodrill.cli.stats, zerodrill.tui.drill_app\n"
         "from zerodrill.srs.settings import chosen_scheduler\n"
         "from zerodrill.srs.store import Store\n"
         f"with Store.open({str(tmp_path / 'r.db')!r}) as store:\n"
         "    store.scheduler = chosen_scheduler(store)\n"
-        "    store.states()\n"
+        "    store.schedule.states()\n"
         "assert 'fsrs' not in sys.modules, 'fsrs imported'\n"
         "from zerodrill.srs.settings import save_scheduler_name\n"
         f"with Store.open({str(tmp_path / 'r.db')!r}) as store:\n"
@@ -402,11 +402,11 @@ async def test_a_switch_the_database_refuses_leaves_the_drill_as_it_was(
         finally:
             other.execute("ROLLBACK")
             other.close()
-        assert isinstance(store.scheduler, Sm2Scheduler) and store.setting(SCHEDULER) is None
+        assert isinstance(store.scheduler, Sm2Scheduler) and store.settings.get(SCHEDULER) is None
         await pilot.press("enter")
         assert bar(app) == "1 Again 2 Hard 3 Good 4 Easy 1d ↻ 1d ↻ 1d 4d"
         await pilot.press("4")
-    assert len(store.events()) == 2
+    assert len(store.log.events()) == 2
 
 
 def _learner_on_fsrs(db: Path) -> None:
@@ -447,7 +447,7 @@ def test_commands_keep_the_cache_the_learners_scheduler_built(
         # The cache, built as the drill builds it.
         store.scheduler = chosen_scheduler(store)
         learners = store.scheduler.fingerprint
-        store.states()
+        store.schedule.states()
     assert built_with(db) == learners
     code, _, _ = run_cli(capsys, *command, "--db", str(db))
     assert code == 0

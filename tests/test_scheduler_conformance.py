@@ -16,7 +16,7 @@ from leitner_support import register_for_test
 
 from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers import SCHEDULERS, Phase, Scheduler, When, scheduler_class
-from zerodrill.srs.schedulers.base import outcomes, replay
+from zerodrill.srs.schedulers.protocol import outcomes, replay
 from zerodrill.srs.store import Store
 
 #: Every scheduler zerodrill ships, and the one a contributor would add.
@@ -112,10 +112,10 @@ def test_an_undo_restores_the_card(name: str, tmp_path: Path) -> None:
     scheduler = scheduler_class(name)()
     with Store.open(tmp_path / "r.db", scheduler=scheduler) as store:
         for grade, when, layout in history(9, grades=12):
-            store.grade("d/a", grade, day=when.day, at=when.at, buttons=layout)
-        before = store.states()
+            store.log.grade("d/a", grade, day=when.day, at=when.at, buttons=layout)
+        before = store.schedule.states()
         last = history(9, grades=13)[-1]
-        logged = store.grade("d/a", last[0], day=last[1].day, at=last[1].at, buttons=last[2])
-        store.undo(logged.id, at=last[1].at + timedelta(seconds=1))
-        assert store.states() == before
-        assert store.states() == store.states_by(scheduler_class(name)())
+        logged = store.log.grade("d/a", last[0], day=last[1].day, at=last[1].at, buttons=last[2])
+        store.log.undo(logged.id, at=last[1].at + timedelta(seconds=1))
+        assert store.schedule.states() == before
+        assert store.schedule.states() == store.schedule.states_by(scheduler_class(name)())

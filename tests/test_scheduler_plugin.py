@@ -24,7 +24,7 @@ from zerodrill.srs.settings import (
     save_scheduler_name,
 )
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.grade_bar import GradeBar
 
 SIZE = (100, 30)
@@ -60,9 +60,9 @@ async def test_it_is_chosen_drilled_and_explained(leitner: str, store: Store) ->
         grades = " ".join(shown(app.screen.query_one("#grades")).split())
         assert "Leitner's boxes: a pass (3-5) moves the card up a box" in grades
         assert "FSRS" not in grades and "Below 4" not in grades
-    assert store.setting(SCHEDULER) == leitner
+    assert store.settings.get(SCHEDULER) == leitner
     assert isinstance(store.scheduler, LeitnerScheduler)
-    assert [type(s) for s in store.states().values()] == [LeitnerCard]
+    assert [type(s) for s in store.schedule.states().values()] == [LeitnerCard]
 
 
 @run_async
@@ -73,15 +73,15 @@ async def test_it_is_switched_to_and_from(leitner: str, store: Store) -> None:
         await next_scheduler(app, pilot)
         assert isinstance(store.scheduler, FsrsScheduler)
         await next_scheduler(app, pilot)
-        assert app.scheduler == leitner and store.setting(SCHEDULER) == leitner
+        assert app.scheduler == leitner and store.settings.get(SCHEDULER) == leitner
         assert "Leitner schedules every card now." in [str(n.message) for n in app._notifications]
         await pilot.press("enter", "4")  # under Leitner
-        assert store.states() == store.states_by(LeitnerScheduler()) != {}
+        assert store.schedule.states() == store.schedule.states_by(LeitnerScheduler()) != {}
         await next_scheduler(app, pilot)  # round to the first: SM-2
         assert app.scheduler == "sm2" and isinstance(store.scheduler, Sm2Scheduler)
         # Every grade stays, each scheduled SM-2's way.
-        assert store.states() == store.states_by(Sm2Scheduler())
-    assert len(store.events()) == 2
+        assert store.schedule.states() == store.schedule.states_by(Sm2Scheduler())
+    assert len(store.log.events()) == 2
 
 
 def test_its_option_is_a_setting_like_any_other(leitner: str, db: Path) -> None:
@@ -90,7 +90,7 @@ def test_its_option_is_a_setting_like_any_other(leitner: str, db: Path) -> None:
         save_scheduler_name(store, leitner)
     with Store.open(db) as store:
         assert store.scheduler.fingerprint == "leitner boxes=5 first=3"
-        store.save_setting(FIRST_INTERVAL.setting, "ninety")  # none of zerodrill's
+        store.settings.save(FIRST_INTERVAL.setting, "ninety")  # none of zerodrill's
         assert chosen_scheduler(store).fingerprint == "leitner boxes=5 first=1"
 
 
@@ -108,10 +108,10 @@ def drilled(db: Path, scheduler: str) -> None:
     with Store.open(db) as store:
         for n in range(21):
             at = start + timedelta(days=n)
-            due = store.due_dates()
+            due = store.schedule.due_dates()
             for key in keys:
                 if key not in due or due[key] <= at.date():
-                    store.grade(key, 4, day=at.date(), at=at)
+                    store.log.grade(key, 4, day=at.date(), at=at)
 
 
 def test_it_is_exported_with_progress(
@@ -119,7 +119,7 @@ def test_it_is_exported_with_progress(
 ) -> None:
     drilled(db, leitner)
     with Store.open(db) as store:
-        intervals = sorted(s.interval for s in store.states().values())
+        intervals = sorted(s.interval for s in store.schedule.states().values())
         fingerprint = store.scheduler.fingerprint
     assert intervals == [16, 16]  # boxes 1, 2, 3, 4, 5: 1 + 2 + 4 + 8 days on
     out = tmp_path / "out.apkg"
@@ -151,10 +151,10 @@ def test_it_is_synced_through_a_folder(
         code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(db))
         assert code == 0, err
     with Store.open(a) as store:
-        theirs = store.states()
+        theirs = store.schedule.states()
     with Store.open(b) as store:
         assert isinstance(store.scheduler, LeitnerScheduler)
-        assert store.states() == theirs != {}
+        assert store.schedule.states() == theirs != {}
     conn = sqlite3.connect(b)
     assert (
         conn.execute("SELECT fingerprint FROM derived").fetchone()[0] == "leitner boxes=5 first=1"

@@ -1,4 +1,4 @@
-"""The scheduler protocol and SM-2 behind it: the same schedule as :mod:`zerodrill.srs.sm2`,
+"""The scheduler protocol and SM-2 behind it: the same schedule as :mod:`zerodrill.srs.sm2_formula`,
 the same-day rules written once, states that survive their dict, one grade-to-rating map."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.grades import FOUR_BUTTONS, Grade
 from zerodrill.srs.schedulers import (
     DEFAULT_SCHEDULER,
@@ -27,9 +27,9 @@ from zerodrill.srs.schedulers import (
     replay,
     scheduler_named,
 )
-from zerodrill.srs.schedulers.base import Given
+from zerodrill.srs.schedulers.protocol import Given
 from zerodrill.srs.schedulers.sm2 import LEARNING_STEP, Sm2Card, Sm2Scheduler
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 
 START = date(2025, 1, 1)
 NOON = datetime(2025, 1, 1, 12, tzinfo=UTC)

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from zerodrill.deck import schema
+from zerodrill.deck import json_schema as schema
 from zerodrill.deck.load import load_file, load_paths
 from zerodrill.export.formats import all_rules
 from zerodrill.paths import bundled_decks_dir
@@ -227,7 +227,7 @@ def test_invalid_decks_fail_schema_and_loader(tmp_path: Path, name: str) -> None
 
 
 def test_the_committed_schema_is_the_generated_one() -> None:
-    # Stale after any change to the format: run `python -m zerodrill.deck.schema`.
+    # Stale after any change to the format: run `python -m zerodrill.deck.json_schema`.
     assert SCHEMA_PATH.read_text(encoding="utf-8") == schema.schema_text()
 
 

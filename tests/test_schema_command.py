@@ -10,7 +10,7 @@ import pytest
 import yaml
 from cli_support import ONE_CARD_DECK, run_cli
 
-from zerodrill.deck.schema import SCHEMA_PATH
+from zerodrill.deck.json_schema import SCHEMA_PATH
 
 DECK = ONE_CARD_DECK
 

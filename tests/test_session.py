@@ -10,13 +10,13 @@ import pytest
 from srs_support import DAY, NOW, ReviewKind, card, deck, drain, kind, record, schedule
 
 from zerodrill.deck.model import Deck
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.schedulers.base import GradeOutcome, When, outcomes
+from zerodrill.srs.schedulers.protocol import GradeOutcome, When, outcomes
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
-from zerodrill.srs.session import Session
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import Session
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store, StoreError, UndoConflict
 
 
@@ -57,7 +57,7 @@ def test_step_7_a_card_below_4_comes_back_until_it_gets_4(store: Store) -> None:
         shown.append(item.key)
         s.grade(grades[item.key].pop(0))
     assert shown == ["d/c", "d/a", "d/b", "d/c", "d/a", "d/a"]
-    log = store.reviews_on(DAY)
+    log = store.log.reviews_on(DAY)
     assert [(r.key, kind(r)) for r in log][-6:] == [
         ("d/c", ReviewKind.GRADE),
         ("d/a", ReviewKind.GRADE),
@@ -73,7 +73,7 @@ def test_step_7_a_card_below_4_comes_back_until_it_gets_4(store: Store) -> None:
         "d/b": sm2.review(new, 5, DAY),
         "d/c": sm2.review(sm2.review(new, 4, DAY - timedelta(days=1)), 3, DAY),
     }
-    assert {k: s.sm2 for k, s in store.states(["d/a", "d/b", "d/c"]).items()} == firsts
+    assert {k: s.sm2 for k, s in store.schedule.states(["d/a", "d/b", "d/c"]).items()} == firsts
     assert s.done == 6 and s.remaining() == Counts(0, 0, 0)
 
 
@@ -96,7 +96,7 @@ def test_grading_with_no_card_or_a_bad_grade_is_refused(store: Store) -> None:
     for bad in (7, -1, True):
         with pytest.raises(ValueError):
             s.grade(bad)
-    assert list(store.log()) == [] and s.done == 0 and s.current is not None
+    assert list(store.log.entries()) == [] and s.done == 0 and s.current is not None
 
 
 def test_grade_stamps_the_clock_times_the_answer_and_keeps_the_sittings_day(store: Store) -> None:
@@ -109,7 +109,7 @@ def test_grade_stamps_the_clock_times_the_answer_and_keeps_the_sittings_day(stor
     # answering time.
     clock.now = datetime(2025, 3, 11, 5, 30).astimezone()
     s.grade(5)
-    first, second = store.log()
+    first, second = store.log.entries()
     assert (first.at, first.day, first.answer_ms, first.typed) == (
         NOW + timedelta(seconds=1.2),
         DAY,
@@ -139,7 +139,7 @@ def test_the_outlook_gives_the_next_review_of_the_decks_and_the_next_day(store: 
 def test_undo_brings_the_card_back_first_with_its_old_state(store: Store) -> None:
     d = deck("d", card("d", "a"), card("d", "b"))
     schedule(store, "d/a", DAY)
-    before = store.state("d/a")
+    before = store.schedule.state("d/a")
     s = sitting(store, d)
     a = s.current
     assert a is not None and a.key == "d/a"
@@ -153,7 +153,7 @@ def test_undo_brings_the_card_back_first_with_its_old_state(store: Store) -> Non
     assert s.current == b and not s.is_repeat
     assert s.remaining() == Counts(new=1, repeats=0, reviews=0)
     assert s.undo() == a
-    assert s.current == a and store.state("d/a") == before
+    assert s.current == a and store.schedule.state("d/a") == before
     assert s.remaining() == Counts(new=1, repeats=0, reviews=1)
     assert s.done == 0 and not s.can_undo and s.undo() is None
     assert drain(s) == ["d/a", "d/b"]
@@ -164,12 +164,12 @@ def test_undo_of_a_repeat(store: Store) -> None:
     s = sitting(store, d)
     a = s.current
     s.grade(3)
-    scheduled = store.state("d/a")
+    scheduled = store.schedule.state("d/a")
     s.grade(5)  # the repeat
     assert s.current is None
     assert s.undo() == a and s.current == a and s.is_repeat
     assert s.remaining() == Counts(new=0, repeats=1, reviews=0)
-    assert store.state("d/a") == scheduled
+    assert store.schedule.state("d/a") == scheduled
 
 
 def test_undo_takes_back_only_this_sittings_grades(tmp_path: Path) -> None:
@@ -179,11 +179,11 @@ def test_undo_takes_back_only_this_sittings_grades(tmp_path: Path) -> None:
         theirs = sitting(theirs_store, deck("e", card("e", "b")))
         mine.grade(5)
         theirs.grade(5)
-        theirs_state = theirs_store.state("e/b")
+        theirs_state = theirs_store.schedule.state("e/b")
         undone = mine.undo()
         assert undone is not None and undone.key == "d/a"
         assert mine.undo() is None
-        assert mine_store.state("e/b") == theirs_state
+        assert mine_store.schedule.state("e/b") == theirs_state
 
 
 def test_undo_skips_grades_already_undone(tmp_path: Path) -> None:
@@ -192,11 +192,11 @@ def test_undo_skips_grades_already_undone(tmp_path: Path) -> None:
         s = sitting(store, deck("d", card("d", "a"), card("d", "b")))
         s.grade(5)
         s.grade(5)
-        elsewhere.undo(2, at=NOW)  # the second grade, undone by id from outside the sitting
+        elsewhere.log.undo(2, at=NOW)  # the second grade, undone by id from outside the sitting
         assert s.undo() is not None and s.current is not None and s.current.key == "d/a"
-        undone = [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO]
-        assert undone == [(store.machine, 2), (store.machine, 1)]
-        assert store.states() == {} and s.done == 0 and s.undo() is None
+        undone = [r.undoes for r in store.log.entries() if kind(r) is ReviewKind.UNDO]
+        assert undone == [(store.machine.id, 2), (store.machine.id, 1)]
+        assert store.schedule.states() == {} and s.done == 0 and s.undo() is None
 
 
 def test_an_undo_superseded_elsewhere_is_refused_and_the_next_goes_on(tmp_path: Path) -> None:
@@ -210,8 +210,8 @@ def test_an_undo_superseded_elsewhere_is_refused_and_the_next_goes_on(tmp_path: 
             s.undo()
         assert isinstance(exc.value, StoreError) and s.done == 1 and s.current is None
         assert s.undo() is not None and s.current is not None and s.current.key == "d/a"
-        undone = [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO]
-        assert undone == [(store.machine, 1)]
+        undone = [r.undoes for r in store.log.entries() if kind(r) is ReviewKind.UNDO]
+        assert undone == [(store.machine.id, 1)]
 
 
 def test_choosing_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> None:
@@ -226,7 +226,7 @@ def test_choosing_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> None:
     summary = s.summary()
     assert (summary.reviews, summary.cards, dict(summary.grades)) == (2, 2, {4: 1, 3: 1})
     assert s.undo() is not None and s.undo() is None  # d/a is not among the cards now ...
-    assert s.done == 0 and store.states() == {}  # ... but its grade was the sitting's
+    assert s.done == 0 and store.schedule.states() == {}  # ... but its grade was the sitting's
     s.select_deck(None)
     assert s.current is not None and s.current.key == "d/a"
 
@@ -293,13 +293,13 @@ def test_a_card_graded_in_another_terminal_today_takes_only_a_repeat(tmp_path: P
         left, right = sitting(left_store, d), sitting(right_store, d)
         assert left.current == right.current and right.current is not None
         left.grade(4)
-        first = left_store.state("d/a")
+        first = left_store.schedule.state("d/a")
         # The right terminal shows the same card, read before the left one graded it.
         assert right.is_repeat
         assert not any(o.moves_schedule for o in right.choices())
         right.grade(5)
-        assert [kind(r) for r in right_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
-        assert right_store.state("d/a").sm2 == first.sm2
+        assert [kind(r) for r in right_store.log.entries()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert right_store.schedule.state("d/a").sm2 == first.sm2
         assert (first.sm2.repetitions, first.interval) == (1, 1)
 
 
@@ -314,7 +314,7 @@ def test_the_queue_leaves_out_what_another_terminal_graded_meanwhile(tmp_path: P
         assert right.current is not None and right.current.key == "d/c"
         assert right.remaining() == Counts(new=1, repeats=0, reviews=0)
         assert drain(right) == ["d/c"]
-        kinds = [(r.key, kind(r)) for r in right_store.log()]
+        kinds = [(r.key, kind(r)) for r in right_store.log.entries()]
         assert kinds == [
             ("d/a", ReviewKind.GRADE),
             ("d/b", ReviewKind.GRADE),
@@ -333,11 +333,11 @@ def test_a_terminal_still_on_yesterday_repeats_a_card_graded_today(tmp_path: Pat
         old = sitting(old_store, d, clock=clock)
         new = sitting(new_store, d, clock=lambda: NOW + timedelta(days=1))
         new.grade(4)
-        scheduled = new_store.state("d/a")
+        scheduled = new_store.schedule.state("d/a")
         clock.now = NOW + timedelta(days=1, minutes=1)
         old.grade(5)
-        assert old_store.state("d/a").sm2 == scheduled.sm2
-        assert [kind(r) for r in old_store.log()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert old_store.schedule.state("d/a").sm2 == scheduled.sm2
+        assert [kind(r) for r in old_store.log.entries()] == [ReviewKind.GRADE, ReviewKind.REPEAT]
 
 
 def test_undo_in_one_terminal_lets_the_other_grade_the_card_in_full(tmp_path: Path) -> None:
@@ -350,9 +350,9 @@ def test_undo_in_one_terminal_lets_the_other_grade_the_card_in_full(tmp_path: Pa
         assert left.undo() is not None  # taken back: the card is new again
         assert not right.is_repeat
         right.grade(5)
-        assert [kind(r) for r in right_store.log()] == [
+        assert [kind(r) for r in right_store.log.entries()] == [
             ReviewKind.GRADE,
             ReviewKind.UNDO,
             ReviewKind.GRADE,
         ]
-        assert right_store.state("d/a").sm2.repetitions == 1
+        assert right_store.schedule.state("d/a").sm2.repetitions == 1

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.sm2 import MAX_INTERVAL, Sm2State, review
+from zerodrill.srs.sm2_formula import MAX_INTERVAL, Sm2State, review
 
 START = date(2025, 1, 1)
 

@@ -1,7 +1,7 @@
 """Soak the review store: random grades and undos from several processes, some SIGKILLed.
 
 Afterwards the state table must equal the log replayed, and every grade and undo a process
-acknowledged (printed after ``record_grade``/``Store.undo`` returned) must be in the log. Each
+acknowledged (printed after ``record_grade``/``Store.log.undo`` returned) must be in the log. Each
 process undoes only its own grades, last first, as a drill sitting does.
 The suite runs a light variant; ZERODRILL_HEAVY=1 runs ten times more.
 """
@@ -30,7 +30,7 @@ WORKER = textwrap.dedent(
     """
     import random, sys
     from datetime import date, datetime, timedelta, timezone
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store, UndoConflict
 
     db, seed, ops = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -46,7 +46,7 @@ WORKER = textwrap.dedent(
                 if not given:
                     continue
                 try:
-                    u = s.undo(given.pop(), at=now)
+                    u = s.log.undo(given.pop(), at=now)
                 except UndoConflict:
                     print("refused", flush=True)  # graded since by another process
                     continue
@@ -135,17 +135,17 @@ def test_random_grades_undos_and_kills_lose_nothing(tmp_path: Path) -> None:
     assert len(grades) > WORKERS * OPS // 4, "the workers barely ran; the test proved nothing"
 
     with Store.open(db) as s:
-        log = {r.id: r for r in s.log()}
+        log = {r.id: r for r in s.log.entries()}
         for review_id, key in grades.items():
             assert review_id in log and log[review_id].key == key
         for undo_id, target in undos.items():
             # Every worker's grades are this machine's: its number is its identity's.
             assert kind(log[undo_id]) is ReviewKind.UNDO and log[undo_id].undoes == (
-                s.machine,
+                s.machine.id,
                 target,
             )
-        assert reference_states(s.events()) == sm2_states(s)
-        assert_one_grade_a_day(list(s.log()))
+        assert reference_states(s.log.events()) == sm2_states(s)
+        assert_one_grade_a_day(list(s.log.entries()))
     assert (
         subprocess.run(
             [

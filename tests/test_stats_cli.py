@@ -17,8 +17,8 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Card, Deck, Pos
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
+from zerodrill.srs.review_stats import FORECAST_DAYS, compute_stats, forecast_chart, render_text
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
 
 DAY = date(2025, 3, 10)
@@ -79,7 +79,7 @@ def test_figures(store: Store) -> None:
     record(store, "d/old", 5, DAY)  # retired: its reviews count, its card does not
     record(store, "e/x", 5, DAY)  # another deck: nothing of it counts
     k5 = record(store, "d/k5", 5, DAY)
-    store.undo(k5.id, at=NOW)  # ... undone: k5 is new again and that review is gone
+    store.log.undo(k5.id, at=NOW)  # ... undone: k5 is new again and that review is gone
 
     stats = compute_stats([d], store, DAY)
     assert (stats.cards, stats.known, stats.new) == (6, 5, 1)

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers.base import When
+from zerodrill.srs.schedulers.protocol import When
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sitting import record_grade
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -57,13 +57,13 @@ def record(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> Log
 def grade(store: Store, key: str, q: int, day: date = DAY, **kw: object) -> sm2.Sm2State:
     """Grade ``key``; its SM-2 state after."""
     logged = record(store, key, q, day, **kw)
-    state = store.state(logged.key)
+    state = store.schedule.state(logged.key)
     assert isinstance(state, Sm2Card)
     return state.sm2
 
 
 def sm2_of(store: Store, key: str) -> Sm2State:
-    state = store.state(key)
+    state = store.schedule.state(key)
     assert isinstance(state, Sm2Card)
     return state.sm2
 
@@ -75,20 +75,20 @@ def test_record_is_logged_with_everything(db: Path) -> None:
     with Store.open(db) as s:
         review = record(s, "zero/stage-2#c1", 4, answer_ms=3250, typed="gradients")
         assert kind(review) is ReviewKind.GRADE and review.grade is Grade.GOOD
-        assert review.introduced and review.identity == (s.machine, 1)
+        assert review.introduced and review.identity == (s.machine.id, 1)
     with Store.open(db) as s:
-        (logged,) = s.log()
+        (logged,) = s.log.entries()
         assert logged == review
         assert logged.at == NOW and logged.at.tzinfo is not None
         assert (logged.answer_ms, logged.typed) == (3250, "gradients")
-        assert s.events() == [review.event]
+        assert s.log.events() == [review.event]
         assert sm2_of(s, "zero/stage-2#c1") == sm2.review(Sm2State.new(), 4, DAY)
-        assert s.state("zero/other") == Sm2Card()
+        assert s.schedule.state("zero/other") == Sm2Card()
 
 
 def test_naive_wall_time_is_stored_with_its_local_offset(store: Store) -> None:
     review = record_grade(store, "d/a", 5, day=DAY, at=datetime(2025, 1, 1, 9, 30))
-    (logged,) = store.log()
+    (logged,) = store.log.entries()
     assert logged.at.tzinfo is not None and logged.at == review.at
 
 
@@ -96,7 +96,7 @@ def test_repeat_is_logged_but_moves_nothing(store: Store) -> None:
     first = grade(store, "d/a", 2)
     review = record(store, "d/a", 5)  # the same study day: a repeat
     assert review.repeat and sm2_of(store, "d/a") == first
-    assert [kind(r) for r in store.reviews_on(DAY)] == [ReviewKind.GRADE, ReviewKind.REPEAT]
+    assert [kind(r) for r in store.log.reviews_on(DAY)] == [ReviewKind.GRADE, ReviewKind.REPEAT]
 
 
 def test_record_rejects_bad_input_and_stores_nothing(store: Store) -> None:
@@ -107,7 +107,7 @@ def test_record_rejects_bad_input_and_stores_nothing(store: Store) -> None:
         record(store, "", 3)
     with pytest.raises(ValueError):
         record(store, "d/a", 3, answer_ms=-5)
-    assert list(store.log()) == []
+    assert list(store.log.entries()) == []
 
 
 def test_states_and_due_dates(store: Store) -> None:
@@ -115,28 +115,28 @@ def test_states_and_due_dates(store: Store) -> None:
     grade(store, "d/b", 5, DAY - timedelta(days=1))  # due DAY
     grade(store, "d/c", 5, DAY)  # due DAY + 1
     grade(store, "e/x", 5, DAY + timedelta(days=4))  # due DAY + 5
-    everything = store.due_dates()
+    everything = store.schedule.due_dates()
     assert list(everything.items()) == [  # earliest first: most overdue first
         ("d/a", DAY - timedelta(days=2)),
         ("d/b", DAY),
         ("d/c", DAY + timedelta(days=1)),
         ("e/x", DAY + timedelta(days=5)),
     ]
-    assert list(store.due_dates(through=DAY)) == ["d/a", "d/b"]
+    assert list(store.schedule.due_dates(through=DAY)) == ["d/a", "d/b"]
     # Due after a day: every scheduled key less the due ones, the next due first.
-    assert list(store.due_dates(after=DAY).items()) == [
+    assert list(store.schedule.due_dates(after=DAY).items()) == [
         ("d/c", DAY + timedelta(days=1)),
         ("e/x", DAY + timedelta(days=5)),
     ]
-    assert store.due_dates(after=DAY - timedelta(days=3)) == everything
-    assert store.due_dates(after=DAY + timedelta(days=5)) == {}
-    assert store.due_dates(after=DAY, through=DAY + timedelta(days=4)) == {
+    assert store.schedule.due_dates(after=DAY - timedelta(days=3)) == everything
+    assert store.schedule.due_dates(after=DAY + timedelta(days=5)) == {}
+    assert store.schedule.due_dates(after=DAY, through=DAY + timedelta(days=4)) == {
         "d/c": DAY + timedelta(days=1)
     }
-    assert set(store.states(["d/a", "d/zzz"])) == {"d/a"}
-    assert store.states() == store.states(everything)
-    assert {key: state.due for key, state in store.states().items()} == everything
-    assert store.state("d/zzz") == Sm2Card()
+    assert set(store.schedule.states(["d/a", "d/zzz"])) == {"d/a"}
+    assert store.schedule.states() == store.schedule.states(everything)
+    assert {key: state.due for key, state in store.schedule.states().items()} == everything
+    assert store.schedule.state("d/zzz") == Sm2Card()
 
 
 def test_states_of_many_keys(store: Store) -> None:
@@ -144,7 +144,7 @@ def test_states_of_many_keys(store: Store) -> None:
         for i in range(1200):
             grade(store, f"d/k{i}", 4)
     keys = [f"d/k{i}" for i in range(0, 1300, 2)]
-    assert set(store.states(keys)) == {f"d/k{i}" for i in range(0, 1200, 2)}
+    assert set(store.schedule.states(keys)) == {f"d/k{i}" for i in range(0, 1200, 2)}
 
 
 def test_a_transaction_is_all_or_nothing(store: Store) -> None:
@@ -152,19 +152,21 @@ def test_a_transaction_is_all_or_nothing(store: Store) -> None:
     with pytest.raises(ValueError), store.transaction():
         grade(store, "d/b", 4)
         grade(store, "d/c", 9)
-    assert [r.key for r in store.log()] == ["d/a"] and set(store.due_dates()) == {"d/a"}
+    assert [r.key for r in store.log.entries()] == ["d/a"] and set(store.schedule.due_dates()) == {
+        "d/a"
+    }
     grade(store, "d/b", 4)  # and the next grade is a transaction of its own again
-    assert set(store.due_dates()) == {"d/a", "d/b"}
+    assert set(store.schedule.due_dates()) == {"d/a", "d/b"}
 
 
 def test_a_grade_follows_on_from_one_another_terminal_gave_meanwhile(db: Path) -> None:
     with Store.open(db) as mine, Store.open(db) as theirs:
-        assert mine.state("d/a") == Sm2Card()  # read before the other terminal grades
+        assert mine.schedule.state("d/a") == Sm2Card()  # read before the other terminal grades
         theirs_after = grade(theirs, "d/a", 5, DAY - timedelta(days=1))
         # The state is read inside the grade's transaction: it follows on from theirs.
         logged = record(mine, "d/a", 4)
         assert not logged.introduced and sm2_of(mine, "d/a") == sm2.review(theirs_after, 4, DAY)
-        assert [r.grade for r in mine.log()] == [Grade.PERFECT, Grade.GOOD]
+        assert [r.grade for r in mine.log.entries()] == [Grade.PERFECT, Grade.GOOD]
 
 
 def test_review_counts_leave_out_undone_first_sights_and_repeats(store: Store) -> None:
@@ -177,9 +179,9 @@ def test_review_counts_leave_out_undone_first_sights_and_repeats(store: Store) -
     grade(store, "d/b", 4)  # recall passed
     repeat = record(store, "d/a", 3)  # a repeat: not a recall
     zero = record(store, "d/b", 0)
-    store.undo(zero.id, at=NOW)  # the 0 ...
-    store.undo(repeat.id, at=NOW)  # ... and the repeat: neither counts any more
-    assert store.review_counts(DAY) == {
+    store.log.undo(zero.id, at=NOW)  # the 0 ...
+    store.log.undo(repeat.id, at=NOW)  # ... and the repeat: neither counts any more
+    assert store.schedule.review_counts(DAY) == {
         "d": ReviewCounts(reviews=4, reviews_today=2, recall_graded=2, recall_passed=1),
         "e": ReviewCounts(reviews=2, reviews_today=0, recall_graded=0, recall_passed=0),
     }
@@ -208,51 +210,55 @@ def test_undo_restores_the_exact_previous_state_and_is_logged(store: Store) -> N
     second = record(store, "d/a", 5, DAY + timedelta(days=1))
     s2 = sm2_of(store, "d/a")
     third = record(store, "d/a", 1, DAY + timedelta(days=7))
-    undo = store.undo(third.id, at=NOW)
+    undo = store.log.undo(third.id, at=NOW)
     assert kind(undo) is ReviewKind.UNDO and undo.undoes == third.identity and undo.at == NOW
     assert undo.day == third.day and sm2_of(store, "d/a") == s2
-    store.undo(second.identity, at=NOW)  # by identity, as well as by id
+    store.log.undo(second.identity, at=NOW)  # by identity, as well as by id
     assert sm2_of(store, "d/a") == s1
     # The first grade undone: the card is new again, and absent from the cache.
-    store.undo(first.id, at=NOW)
-    assert store.state("d/a") == Sm2Card()
-    assert "d/a" not in store.due_dates() and store.states() == {}
-    kinds = [kind(r) for r in store.log()]
+    store.log.undo(first.id, at=NOW)
+    assert store.schedule.state("d/a") == Sm2Card()
+    assert "d/a" not in store.schedule.due_dates() and store.schedule.states() == {}
+    kinds = [kind(r) for r in store.log.entries()]
     assert kinds == [ReviewKind.GRADE] * 3 + [ReviewKind.UNDO] * 3
-    assert [r.undoes for r in store.log()][3:] == [third.identity, second.identity, first.identity]
-    assert not any(r.in_effect for r in store.log())
+    assert [r.undoes for r in store.log.entries()][3:] == [
+        third.identity,
+        second.identity,
+        first.identity,
+    ]
+    assert not any(r.in_effect for r in store.log.entries())
 
 
 def test_undo_of_a_review_undone_already_or_never_logged_is_refused(db: Path) -> None:
     with Store.open(db) as s:
         grade(s, "d/a", 5)
         grade(s, "d/b", 5)
-        s.undo(2, at=NOW)
+        s.log.undo(2, at=NOW)
         for review_id in (2, 99):
             with pytest.raises(NotInEffect, match="already undone") as exc:
-                s.undo(review_id, at=NOW)
+                s.log.undo(review_id, at=NOW)
             assert isinstance(exc.value, StoreError) and exc.value.path == db
-        assert list(s.states()) == ["d/a"]
-        assert [kind(r) for r in s.log()] == [ReviewKind.GRADE] * 2 + [ReviewKind.UNDO]
+        assert list(s.schedule.states()) == ["d/a"]
+        assert [kind(r) for r in s.log.entries()] == [ReviewKind.GRADE] * 2 + [ReviewKind.UNDO]
 
 
 def test_a_snapshot_does_not_see_what_another_terminal_commits_meanwhile(db: Path) -> None:
     with Store.open(db) as mine, Store.open(db) as theirs:
         grade(mine, "d/a", 5, DAY - timedelta(days=1))
         with mine.snapshot():
-            assert list(mine.due_dates(through=DAY)) == ["d/a"]
+            assert list(mine.schedule.due_dates(through=DAY)) == ["d/a"]
             grade(theirs, "d/a", 5)  # committed, and no longer due
             grade(theirs, "d/b", 5)
-            assert list(mine.due_dates(through=DAY)) == ["d/a"]
-            assert mine.due_dates(after=DAY) == {}
-            assert [r.key for r in mine.reviews_on(DAY)] == []
-        assert mine.due_dates(through=DAY) == {}
-        assert set(mine.due_dates(after=DAY)) == {"d/a", "d/b"}
+            assert list(mine.schedule.due_dates(through=DAY)) == ["d/a"]
+            assert mine.schedule.due_dates(after=DAY) == {}
+            assert [r.key for r in mine.log.reviews_on(DAY)] == []
+        assert mine.schedule.due_dates(through=DAY) == {}
+        assert set(mine.schedule.due_dates(after=DAY)) == {"d/a", "d/b"}
         with mine.transaction(), mine.snapshot():  # inside a write transaction: part of it
             grade(mine, "d/c", 5)
-            assert set(mine.due_dates(after=DAY)) == {"d/a", "d/b", "d/c"}
+            assert set(mine.schedule.due_dates(after=DAY)) == {"d/a", "d/b", "d/c"}
         grade(mine, "d/d", 5)  # the snapshot is over: writing works as ever
-        assert len(mine.due_dates()) == 4
+        assert len(mine.schedule.due_dates()) == 4
 
 
 def test_undo_refused_when_the_card_was_graded_since_elsewhere(db: Path) -> None:
@@ -260,19 +266,19 @@ def test_undo_refused_when_the_card_was_graded_since_elsewhere(db: Path) -> None
         mine_first = record(mine, "d/a", 5)
         after_theirs = grade(theirs, "d/a", 5, DAY + timedelta(days=1))
         with pytest.raises(UndoConflict, match="graded again since") as exc:
-            mine.undo(mine_first.id, at=NOW)
+            mine.log.undo(mine_first.id, at=NOW)
         assert isinstance(exc.value, StoreError) and exc.value.path == db
         assert sm2_of(mine, "d/a") == after_theirs
-        assert [kind(r) for r in mine.log()] == [ReviewKind.GRADE] * 2
+        assert [kind(r) for r in mine.log.entries()] == [ReviewKind.GRADE] * 2
 
 
 def test_undo_of_a_repeat_keeps_the_schedule(store: Store) -> None:
     after = grade(store, "d/a", 2)
     repeat = record(store, "d/a", 4)
-    assert repeat.repeat and store.state("d/a").again_on is None  # a 4: done for today
-    store.undo(repeat.id, at=NOW)
-    assert sm2_of(store, "d/a") == after and store.state("d/a").again_on == DAY
-    assert [r.grade for r in store.reviews_on(DAY)] == [Grade.ALMOST]
+    assert repeat.repeat and store.schedule.state("d/a").again_on is None  # a 4: done for today
+    store.log.undo(repeat.id, at=NOW)
+    assert sm2_of(store, "d/a") == after and store.schedule.state("d/a").again_on == DAY
+    assert [r.grade for r in store.log.reviews_on(DAY)] == [Grade.ALMOST]
 
 
 # -- the cache, derived from the log ----------------------------------------------------------
@@ -289,17 +295,17 @@ def test_the_cache_is_the_log_replayed(tmp_path: Path, seed: int) -> None:
             roll = rng.random()
             if roll < 0.2:
                 if given:
-                    s.undo(given.pop(), at=NOW)
+                    s.log.undo(given.pop(), at=NOW)
             else:
                 review = record(s, rng.choice(keys), rng.randint(0, 5), day)
                 given.append(review.id)
             day += timedelta(days=rng.randint(0, 3))
         table = sm2_states(s)
         assert table, "the random run should leave some cards scheduled"
-        assert reference_states(s.events()) == table
-        cached = s.states()
-        s.rederive()  # dropped and derived again: the same
-        assert s.states() == cached
+        assert reference_states(s.log.events()) == table
+        cached = s.schedule.states()
+        s.schedule.rederive()  # dropped and derived again: the same
+        assert s.schedule.states() == cached
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -330,21 +336,21 @@ def test_events_added_in_batches_give_what_replaying_them_all_gives(
         start = 0
         while start < len(arriving):
             size = rng.randint(1, 15)
-            s.add_events(arriving[start : start + size], now=at, batch=rng.randint(1, 8))
+            s.log.add_events(arriving[start : start + size], now=at, batch=rng.randint(1, 8))
             start += size
-        states, effects = s.states(), {r.identity: r.effect for r in s.log()}
-        assert reference_states(s.events()) == sm2_states(s)
-        s.rederive()
-        assert s.states() == states
-        assert {r.identity: r.effect for r in s.log()} == effects
+        states, effects = s.schedule.states(), {r.identity: r.effect for r in s.log.entries()}
+        assert reference_states(s.log.events()) == sm2_states(s)
+        s.schedule.rederive()
+        assert s.schedule.states() == states
+        assert {r.identity: r.effect for r in s.log.entries()} == effects
 
 
 def test_a_lost_cache_is_in_the_log(db: Path) -> None:
     with Store.open(db) as s:
         for i in range(20):
             grade(s, f"d/k{i % 7}", i % 6, DAY + timedelta(days=i))
-        expected = s.states()
-        counts = s.review_counts(DAY + timedelta(days=20))
+        expected = s.schedule.states()
+        counts = s.schedule.review_counts(DAY + timedelta(days=20))
     conn = sqlite3.connect(db)
     try:
         with conn:
@@ -354,8 +360,8 @@ def test_a_lost_cache_is_in_the_log(db: Path) -> None:
     finally:
         conn.close()
     with Store.open(db) as s:
-        assert s.states() == expected
-        assert s.review_counts(DAY + timedelta(days=20)) == counts
+        assert s.schedule.states() == expected
+        assert s.schedule.review_counts(DAY + timedelta(days=20)) == counts
 
 
 def test_a_database_written_before_the_store_was_split_migrates(tmp_path: Path) -> None:
@@ -366,16 +372,16 @@ def test_a_database_written_before_the_store_was_split_migrates(tmp_path: Path) 
     shutil.copyfile(V1_DATABASE, db)
     held = rows_of(db)
     with Store.open(db) as s:
-        log = list(s.log())
+        log = list(s.log.entries())
         states = sm2_states(s)
-        assert s.reviews_on(date(2025, 1, 1))[0].typed == "stage"
-        assert s.review_counts(date(2025, 1, 2))["zero"].reviews == 5
-        assert [r.identity for r in log] == [(s.machine, r.id) for r in log]
-        machine = s.machine
+        assert s.log.reviews_on(date(2025, 1, 1))[0].typed == "stage"
+        assert s.schedule.review_counts(date(2025, 1, 2))["zero"].reviews == 5
+        assert [r.identity for r in log] == [(s.machine.id, r.id) for r in log]
+        machine = s.machine.id
     assert events_of(db) == as_events(held, machine)
     before = db.read_bytes()
     with Store.open(db) as s:
-        assert list(s.log()) == log and sm2_states(s) == states
+        assert list(s.log.entries()) == log and sm2_states(s) == states
     assert db.read_bytes() == before
     assert [kind(r) for r in log].count(ReviewKind.UNDO) == 2
     assert states == old_schedule(held) and set(states) == {
@@ -391,8 +397,8 @@ def test_a_database_written_before_the_store_was_split_migrates(tmp_path: Path) 
     # ... and it takes new grades as one made now does.
     with Store.open(db) as s:
         logged = record(s, "comm/ring", 4, date(2025, 1, 3))
-        assert logged.id == len(log) + 1 and logged.identity == (s.machine, len(log) + 1)
-        assert reference_states(s.events()) == sm2_states(s)
+        assert logged.id == len(log) + 1 and logged.identity == (s.machine.id, len(log) + 1)
+        assert reference_states(s.log.events()) == sm2_states(s)
         assert sm2_states(s)["comm/ring"] == sm2.review(states["comm/ring"], 4, date(2025, 1, 3))
 
 
@@ -404,17 +410,17 @@ def test_a_database_of_the_last_log_with_states_migrates_without_losing_a_thing(
     held = rows_of(db, identity=True)
     machine = "b668e9c5dcd10916"
     with Store.open(db) as s:
-        assert s.machine == machine and header(db)[0] == SCHEMA_VERSION
+        assert s.machine.id == machine and header(db)[0] == SCHEMA_VERSION
         # Every review kept, with its id, identity, times, grade, answer time, typed text ...
         assert events_of(db) == as_events(held, machine)
         # ... and the same schedule the old store had in its state table.
         assert sm2_states(s) == old_schedule(held)
         assert sm2_states(s)["zero/stage-1"] == Sm2State(1, 1, 214, date(2025, 1, 4), 1)
         # The Anki answer and the other machine's reviews keep their identities.
-        origins = {r.identity[0] for r in s.log()}
+        origins = {r.identity[0] for r in s.log.entries()}
         assert origins == {machine, "0123456789abcdef", "anki"}
         # The settings and the interview's card, due until reviewed after the interview.
-        assert s.setting("buttons") == "4"
+        assert s.settings.get("buttons") == "4"
         assert s.attempts.brought_forward(date(2025, 1, 5)).pending == ("zero/stage-3",)
         later = datetime(2025, 1, 5, 9, tzinfo=UTC)
         record_grade(s, "zero/stage-3", 4, day=date(2025, 1, 5), at=later)
@@ -523,16 +529,16 @@ def test_settings_are_kept_and_a_database_gains_their_table_only_when_one_is_sav
 ) -> None:
     with Store.open(db) as s:
         grade(s, "d/a", 4)
-        assert s.setting("buttons") is None
+        assert s.settings.get("buttons") is None
     # Opening and reading leave the file as an older zerodrill wrote and reads it.
     assert "setting" not in {name for _, name, _ in schema_of(db)}
     with Store.open(db) as s:
-        s.save_setting("buttons", "4")
-        s.save_setting("buttons", "6")
+        s.settings.save("buttons", "4")
+        s.settings.save("buttons", "6")
     assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
     with Store.open(db) as s:
-        assert s.setting("buttons") == "6"
-        assert [r.key for r in s.log()] == ["d/a"]
+        assert s.settings.get("buttons") == "6"
+        assert [r.key for r in s.log.entries()] == ["d/a"]
 
 
 def test_sync_positions_are_kept_and_a_database_gains_their_table_only_when_one_is_saved(
@@ -540,22 +546,22 @@ def test_sync_positions_are_kept_and_a_database_gains_their_table_only_when_one_
 ) -> None:
     with Store.open(db) as s:
         grade(s, "d/a", 4)
-        assert s.sync.saved("folder:/x", s.machine) == {}
+        assert s.sync.saved("folder:/x", s.machine.id) == {}
     # Opening and reading leave the file as an older zerodrill wrote and reads it.
     assert "sync_position" not in {name for _, name, _ in schema_of(db)}
     with Store.open(db) as s:
-        s.sync.save("folder:/x", s.machine, {"m1": ("p1", "c1"), "m2": ("p2", "c2")}, [])
-        s.sync.save("folder:/y", s.machine, {"m1": ("q1", "d1")}, [])
+        s.sync.save("folder:/x", s.machine.id, {"m1": ("p1", "c1"), "m2": ("p2", "c2")}, [])
+        s.sync.save("folder:/y", s.machine.id, {"m1": ("q1", "d1")}, [])
     assert header(db) == (SCHEMA_VERSION, APPLICATION_ID)
     with Store.open(db) as s:
-        s.sync.save("folder:/x", s.machine, {"m1": ("p3", "c3")}, ["m2"])
-        assert s.sync.saved("folder:/x", s.machine) == {"m1": ("p3", "c3")}
-        assert s.sync.saved("folder:/y", s.machine) == {"m1": ("q1", "d1")}
-        assert [r.key for r in s.log()] == ["d/a"]
+        s.sync.save("folder:/x", s.machine.id, {"m1": ("p3", "c3")}, ["m2"])
+        assert s.sync.saved("folder:/x", s.machine.id) == {"m1": ("p3", "c3")}
+        assert s.sync.saved("folder:/y", s.machine.id) == {"m1": ("q1", "d1")}
+        assert [r.key for r in s.log.entries()] == ["d/a"]
         # Read under a machine id the database no longer has: void, and dropped at the next
         # save; a save under it (a sync that began before the renewal) keeps nothing.
-        old = s.machine
-        new = s.renew_machine([1])
+        old = s.machine.id
+        new = s.machine.renew([1])
         assert s.sync.saved("folder:/x", new) == {}
         s.sync.save("folder:/x", old, {"m1": ("p4", "c4")}, [])
         s.sync.save("folder:/z", new, {"m1": ("r1", "e1")}, [])
@@ -572,8 +578,8 @@ def test_the_events_outside_the_runs_a_transport_carries_are_found_by_range(
         # Anki's numbers are its revlog ids: far apart, a run each.
         *(ReviewEvent("anki", n, "d/b", at, DAY, Grade.GOOD) for n in range(1000, 1200, 2)),
     ]
-    store.add_events(made)
-    ordered = [e.identity for e in store.events()]
+    store.log.add_events(made)
+    ordered = [e.identity for e in store.log.events()]
     anki = [(n, n) for n in range(1000, 1200, 2) if n != 1100]
     outside = store.sync.outside({"m1": [(2, 3), (5, 5)], "anki": anki})
     assert [e.identity for e in outside] == [
@@ -660,8 +666,8 @@ def test_damaged_pages_are_reported_and_left_as_they_were(db: Path) -> None:
     db.write_bytes(bytes(data))
     with pytest.raises(StoreError) as exc:
         with Store.open(db) as s:
-            s.states()
-            s.reviews_on(DAY)
+            s.schedule.states()
+            s.log.reviews_on(DAY)
     assert "damaged" in assert_one_line(exc, db)
     assert db.read_bytes() == bytes(data)
 
@@ -690,13 +696,13 @@ def test_damaged_values_are_reported_as_one_line(
     finally:
         conn.close()
     reads = [
-        lambda s: s.state("d/a"),
-        lambda s: s.states(),
-        lambda s: s.due_dates(through=DAY + timedelta(days=9)),
-        lambda s: s.due_dates(after=DAY),
-        lambda s: s.due_dates(),
-        lambda s: list(s.log()),
-        lambda s: s.reviews_on(DAY),
+        lambda s: s.schedule.state("d/a"),
+        lambda s: s.schedule.states(),
+        lambda s: s.schedule.due_dates(through=DAY + timedelta(days=9)),
+        lambda s: s.schedule.due_dates(after=DAY),
+        lambda s: s.schedule.due_dates(),
+        lambda s: list(s.log.entries()),
+        lambda s: s.log.reviews_on(DAY),
         lambda s: record(s, "d/a", 4, DAY + timedelta(days=1)),
     ]
     failed = 0
@@ -728,7 +734,7 @@ def test_a_negative_database_version_is_one_line_and_left_as_it_was(db: Path) ->
 def test_schema_text_that_is_not_utf8_reads_as_any_other(db: Path) -> None:
     with Store.open(db) as s:
         grade(s, "d/a", 4)
-        s.save_setting("buttons", "4")
+        s.settings.save("buttons", "4")
     conn = sqlite3.connect(db)
     try:
         conn.execute("PRAGMA writable_schema = ON")
@@ -740,17 +746,17 @@ def test_schema_text_that_is_not_utf8_reads_as_any_other(db: Path) -> None:
     finally:
         conn.close()
     with Store.open(db) as s:  # neither a traceback nor a refusal: SQLite reads it
-        assert s.setting("buttons") == "4" and list(s.due_dates()) == ["d/a"]
+        assert s.settings.get("buttons") == "4" and list(s.schedule.due_dates()) == ["d/a"]
         grade(s, "d/b", 4)
-        s.rederive()
-        assert list(s.due_dates()) == ["d/a", "d/b"]
+        s.schedule.rederive()
+        assert list(s.schedule.due_dates()) == ["d/a", "d/b"]
 
 
 def test_a_setting_that_is_not_text_or_not_a_choice_is_one_line_or_the_default(db: Path) -> None:
     from zerodrill.srs.settings import saved_layout
 
     with Store.open(db) as s:
-        s.save_setting("buttons", "7")
+        s.settings.save("buttons", "7")
         assert saved_layout(s) == 6  # not a layout: the default
     conn = sqlite3.connect(db)
     try:
@@ -915,7 +921,7 @@ def test_full_disk_by_page_limit(store: Store, db: Path) -> None:
     # SQLite's max_page_count gives the same SQLITE_FULL a full disk gives, anywhere; the
     # tmpfs test below fills a real (small) file system when the machine allows mounting.
     grade(store, "d/a", 4)
-    log_before, states_before = list(store.log()), store.states()
+    log_before, states_before = list(store.log.entries()), store.schedule.states()
     bytes_before = db.read_bytes()
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
     # The migrations leave free pages (the tables of older schemas were dropped): more than
@@ -925,7 +931,7 @@ def test_full_disk_by_page_limit(store: Store, db: Path) -> None:
     with pytest.raises(StoreError) as exc:
         record(store, "d/b", 5, typed="y" * (20000 + 4096 * free))
     assert assert_one_line(exc, db) == f"cannot save to {db}: the disk is full"
-    assert list(store.log()) == log_before and store.states() == states_before
+    assert list(store.log.entries()) == log_before and store.schedule.states() == states_before
     assert db.read_bytes() == bytes_before
     store._conn.execute(f"PRAGMA max_page_count = {pages + 1000}")
     grade(store, "d/b", 5)  # space again: the store carries on
@@ -965,8 +971,8 @@ def test_full_disk_on_a_small_tmpfs(mount_point: Path) -> None:
         filler.unlink()
         acknowledged.append(record(s, "d/after", 3).id)
     with Store.open(path) as s:
-        assert [r.id for r in s.log()] == acknowledged
-        assert reference_states(s.events()) == sm2_states(s)
+        assert [r.id for r in s.log.entries()] == acknowledged
+        assert reference_states(s.log.events()) == sm2_states(s)
 
 
 # -- durability and sharing -------------------------------------------------------------------
@@ -978,7 +984,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from datetime import date, datetime, timezone
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store
     path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with Store.open(path) as s:
@@ -1021,8 +1027,8 @@ def start_writers(db: Path, count: int, *names: str) -> list[subprocess.Popen[st
 def assert_one_chain_per_card(s: Store) -> None:
     """Every card's log is one chain: in the order logged, no grade is on an earlier study day
     than the one before it (a grade never goes back in time behind another terminal's)."""
-    log = list(s.log())
-    for key in s.states():
+    log = list(s.log.entries())
+    for key in s.schedule.states():
         chain = [r for r in log if r.key == key]
         for earlier, later in zip(chain, chain[1:], strict=False):
             assert later.day >= earlier.day
@@ -1045,12 +1051,12 @@ def test_sigkill_right_after_grading_loses_nothing(db: Path) -> None:
         child.communicate()
     assert child.returncode == -signal.SIGKILL
     with Store.open(db) as s:
-        stored = {r.id: r for r in s.log()}
+        stored = {r.id: r for r in s.log.entries()}
         for review_id, i in acked.items():
             assert stored[review_id].typed == f"killed-{i}"
             assert stored[review_id].grade == i % 6
         assert len(stored) - len(acked) in (0, 1)  # at most the grade in flight, whole
-        assert reference_states(s.events()) == sm2_states(s)
+        assert reference_states(s.log.events()) == sm2_states(s)
 
 
 def test_two_writers_at_once_lose_nothing(db: Path) -> None:
@@ -1063,9 +1069,9 @@ def test_two_writers_at_once_lose_nothing(db: Path) -> None:
         assert w.returncode == 0 and err == "", err
         assert len(out.splitlines()) == 150
     with Store.open(db) as s:
-        typed = sorted(r.typed or "" for r in s.log())
+        typed = sorted(r.typed or "" for r in s.log.entries())
         assert typed == sorted(f"{n}-{i}" for n in ("left", "right") for i in range(150))
-        assert reference_states(s.events()) == sm2_states(s)
+        assert reference_states(s.log.events()) == sm2_states(s)
         # Both wrote the same eleven cards: each card's log is one consistent chain.
         assert_one_chain_per_card(s)
 
@@ -1085,8 +1091,8 @@ def test_two_terminals_interleaving_keep_one_chain_per_card(db: Path) -> None:
     switches = sum(a != b for a, b in zip(order, order[1:], strict=False))
     assert switches > 100  # the two really take turns, card by card
     with Store.open(db) as s:
-        assert [(r.typed or "").split("-")[0] for r in s.log()] == order
-        assert reference_states(s.events()) == sm2_states(s)
+        assert [(r.typed or "").split("-")[0] for r in s.log.entries()] == order
+        assert reference_states(s.log.events()) == sm2_states(s)
         assert_one_chain_per_card(s)
 
 
@@ -1096,7 +1102,7 @@ def test_a_card_reviewed_that_day_takes_only_a_repeat(db: Path) -> None:
         second = record(mine, "d/a", 5)  # read inside the transaction: a repeat
         assert second.repeat and sm2_of(mine, "d/a") == first
         later = record(mine, "d/a", 5, DAY + timedelta(days=1))  # the next day: a grade
-        assert kind(later) is ReviewKind.GRADE and mine.state("d/a").interval == 6
+        assert kind(later) is ReviewKind.GRADE and mine.schedule.state("d/a").interval == 6
         # A terminal still on an earlier study day grades it on the card's latest day.
         behind = record(theirs, "d/a", 3, DAY)
         assert behind.day == DAY + timedelta(days=1) and behind.repeat
@@ -1110,9 +1116,9 @@ def test_two_processes_grading_one_card_on_one_day_give_one_grade(db: Path) -> N
         out, err = w.communicate(timeout=60)
         assert w.returncode == 0 and err == "", err
     with Store.open(db) as s:
-        assert sorted(kind(r) for r in s.log()) == [ReviewKind.GRADE, ReviewKind.REPEAT]
+        assert sorted(kind(r) for r in s.log.entries()) == [ReviewKind.GRADE, ReviewKind.REPEAT]
         assert sm2_of(s, "d/k0").repetitions == 0
-        assert reference_states(s.events()) == sm2_states(s)
+        assert reference_states(s.log.events()) == sm2_states(s)
 
 
 class _Doubling:
@@ -1149,13 +1155,13 @@ def test_switching_scheduler_rederives_every_card_and_switching_back_restores_it
         grade(s, "d/a", 4)
         grade(s, "d/a", 5, DAY + timedelta(days=1))
         grade(s, "d/b", 2)
-        first = s.states()
+        first = s.schedule.states()
     with Store.open(db, scheduler=_Doubling()) as s:
-        doubled = s.states()
+        doubled = s.schedule.states()
         assert doubled["d/a"].interval == 12 and doubled["d/b"].interval == 2
-        assert len(s.log()) == 3  # nothing lost
+        assert len(s.log.entries()) == 3  # nothing lost
         s.use(Sm2Scheduler())
-        assert s.states() == first
+        assert s.schedule.states() == first
     conn = sqlite3.connect(db)
     try:
         assert conn.execute("SELECT fingerprint FROM derived").fetchone() == ("sm2",)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import FileGone, Store, StoreError
 
 DAY = date(2025, 1, 1)
@@ -28,7 +28,7 @@ def record(store: Store, key: str, q: int = 4) -> LoggedEvent:
 
 def keys_in(path: Path) -> list[str]:
     with Store.open(path, create=False) as s:
-        return [r.key for r in s.log()]
+        return [r.key for r in s.log.entries()]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store, StoreError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ CHILD = textwrap.dedent(
     """
     import sqlite3, sys
     from datetime import date, datetime, timezone
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store
     path, prefix, count, checkpoint = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     s = Store.open(path)
@@ -91,7 +91,7 @@ def children() -> Iterator[list[subprocess.Popen[str]]]:
 
 def keys(path: Path) -> list[str]:
     with Store.open(path, create=False) as s:
-        return [r.key for r in s.log()]
+        return [r.key for r in s.log.entries()]
 
 
 def files(*paths: Path) -> list[bytes]:

@@ -21,7 +21,7 @@ from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Card, Deck
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.queue import build_queue, items_of
-from zerodrill.srs.session import Session
+from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import Store
 
 

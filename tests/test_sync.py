@@ -18,11 +18,11 @@ from cli_support import run_cli
 from srs_support import grade, identities, reference_states, sm2_states
 
 from zerodrill import atomic_write
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import FORMAT_VERSION, file_name, read_log
@@ -67,8 +67,10 @@ def test_reviews_made_on_one_machine_reach_the_other(
     assert "received 2 reviews from 1 other machine; 2 cards rescheduled" in out
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b)
-        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
-        assert b.state(KEY).interval == 1
+        assert a.schedule.states() == b.schedule.states() and sm2_states(a) == reference_states(
+            a.log.events()
+        )
+        assert b.schedule.state(KEY).interval == 1
 
 
 def test_syncing_again_adds_nothing(
@@ -82,8 +84,8 @@ def test_syncing_again_adds_nothing(
         code, out, _ = sync(capsys, tmp_path / db, folder)
         assert "Sent 0 reviews" in out and "received 0 reviews" in out
     with Store.open(tmp_path / "b.db") as b:
-        assert len(list(b.log())) == 1
-    a_file = read_log(folder / file_name(Store.open(tmp_path / "a.db").machine))
+        assert len(list(b.log.entries())) == 1
+    a_file = read_log(folder / file_name(Store.open(tmp_path / "a.db").machine.id))
     assert len(a_file.entries) == 1
 
 
@@ -97,8 +99,8 @@ def test_reviews_from_both_machines_interleave_in_time_order(
     for store in (a, b, a):
         sync_folder(store, folder)
     assert identities(a) == identities(b)
-    expected = reference_states(a.events())
-    assert a.states() == b.states() and sm2_states(b) == expected
+    expected = reference_states(a.log.events())
+    assert a.schedule.states() == b.schedule.states() and sm2_states(b) == expected
     # 5 on day 1, the lapse on day 2, 5 on day 4: one day again after the lapse.
     assert expected[KEY].interval == 1 and expected[KEY].lapses == 1
 
@@ -108,34 +110,36 @@ def test_an_undo_reaches_the_other_machine(machines: tuple[Store, Store], folder
     grade(a, KEY, 4, NOON)
     sync_folder(a, folder)
     sync_folder(b, folder)
-    assert KEY in b.states()
+    assert KEY in b.schedule.states()
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
-    a.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).id, at=NOON + timedelta(days=1))
-    a.undo(wrong.id, at=NOON + timedelta(days=1))
+    a.log.undo(grade(a, KEY, 5, NOON + timedelta(days=1)).id, at=NOON + timedelta(days=1))
+    a.log.undo(wrong.id, at=NOON + timedelta(days=1))
     report = sync_folder(a, folder)
     assert report.sent == 4
     report = sync_folder(b, folder)
     assert (report.received, report.cards) == (4, 2)
-    assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
-    assert b.state(KEY).interval == 1 and "zero/other" not in b.states()
+    assert a.schedule.states() == b.schedule.states() and sm2_states(a) == reference_states(
+        b.log.events()
+    )
+    assert b.schedule.state(KEY).interval == 1 and "zero/other" not in b.schedule.states()
 
 
 def test_the_events_sync_reads_say_what_the_full_log_says(
     machines: tuple[Store, Store],
 ) -> None:
-    # Sync reads the events (Store.events): the same reviews, fields and identities as the
+    # Sync reads the events (Store.log.events): the same reviews, fields and identities as the
     # full log, undos naming what they undo, Anki's reviews included.
     a, _ = machines
     grade(a, KEY, 4, NOON)
     wrong = grade(a, "zero/other", 0, NOON + timedelta(days=1))
-    a.undo(wrong.id, at=NOON + timedelta(days=1))
+    a.log.undo(wrong.id, at=NOON + timedelta(days=1))
     anki = ReviewEvent(
         "anki", 7, KEY, NOON - timedelta(days=2), date(2025, 3, 8), Grade.PERFECT, None, 2500
     )
-    a.add_events([anki])
-    assert a.events() == [r.event for r in a.log()]
-    assert [e.to_wire()["kind"] for e in a.events()] == ["grade", "grade", "undo", "grade"]
-    assert a.events()[2].undoes == wrong.identity and a.events()[3] == anki
+    a.log.add_events([anki])
+    assert a.log.events() == [r.event for r in a.log.entries()]
+    assert [e.to_wire()["kind"] for e in a.log.events()] == ["grade", "grade", "undo", "grade"]
+    assert a.log.events()[2].undoes == wrong.identity and a.log.events()[3] == anki
 
 
 def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folder: Path) -> None:
@@ -143,14 +147,14 @@ def test_a_cut_last_line_waits_for_the_rest(machines: tuple[Store, Store], folde
     for n in range(3):
         grade(a, f"zero/c{n}", 4, NOON + timedelta(minutes=n))
     sync_folder(a, folder)
-    path = folder / file_name(a.machine)
+    path = folder / file_name(a.machine.id)
     whole = path.read_bytes()
     path.write_bytes(whole[:-10])  # the sync tool has delivered all but the last 10 bytes
     report = sync_folder(b, folder)
     assert (report.received, report.warnings) == (2, ())
     path.write_bytes(whole)
     assert sync_folder(b, folder).received == 1
-    assert identities(a) == identities(b) and a.states() == b.states()
+    assert identities(a) == identities(b) and a.schedule.states() == b.schedule.states()
 
 
 def test_a_file_from_a_newer_zerodrill_is_one_warning_and_the_rest_merge(
@@ -172,10 +176,10 @@ def test_reviews_imported_from_anki_travel_too(machines: tuple[Store, Store], fo
     anki = ReviewEvent(
         "anki", 1741608000000, KEY, NOON, date(2025, 3, 10), Grade.GOOD, answer_ms=3000
     )
-    a.add_events([anki])
+    a.log.add_events([anki])
     assert sync_folder(a, folder).sent == 1
     assert sync_folder(b, folder).received == 1
-    assert b.states() == a.states() and identities(b) == {("anki", 1741608000000)}
+    assert b.schedule.states() == a.schedule.states() and identities(b) == {("anki", 1741608000000)}
 
 
 def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_nothing(
@@ -187,14 +191,14 @@ def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_noth
     Store.open(tmp_path / "a.db").close()
     shutil.copy(tmp_path / "a.db", tmp_path / "backup.db")
     with Store.open(tmp_path / "a.db") as a:
-        old = a.machine
+        old = a.machine.id
         first = grade(a, KEY, 4, NOON)
     assert sync(capsys, tmp_path / "a.db", folder)[0] == 0
     for leftover in tmp_path.glob("a.db*"):
         leftover.unlink()
     shutil.copy(tmp_path / "backup.db", tmp_path / "a.db")
     with Store.open(tmp_path / "a.db") as a:
-        assert list(a.log()) == []
+        assert list(a.log.entries()) == []
         again = grade(a, "zero/stage-2", 3, NOON + timedelta(days=1))
         assert again.identity == first.identity  # the number is used twice
     code, out, err = sync(capsys, tmp_path / "a.db", folder)
@@ -202,19 +206,21 @@ def test_a_database_restored_from_a_backup_takes_a_new_machine_id_and_loses_noth
     assert err.count("\n") == 1 and "restored from a backup or copied" in err
     assert "Nothing was lost" in err and "received 1 review" in out
     with Store.open(tmp_path / "a.db") as a:
-        assert a.machine != old
-        assert identities(a) == {first.identity, (a.machine, 1)}
-        assert set(a.states()) == {KEY, "zero/stage-2"} and sm2_states(a) == reference_states(
-            a.events()
-        )
+        assert a.machine.id != old
+        assert identities(a) == {first.identity, (a.machine.id, 1)}
+        assert set(a.schedule.states()) == {KEY, "zero/stage-2"} and sm2_states(
+            a
+        ) == reference_states(a.log.events())
         # Numbered after its own reviews under the new id: no identity is used twice.
-        assert grade(a, KEY, 4, NOON + timedelta(days=2)).identity == (a.machine, 2)
+        assert grade(a, KEY, 4, NOON + timedelta(days=2)).identity == (a.machine.id, 2)
     code, out, err = sync(capsys, tmp_path / "a.db", folder)
     assert (code, err) == (0, "") and "Sent 1 review " in out
     assert sync(capsys, tmp_path / "b.db", folder)[0] == 0
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
         assert identities(a) == identities(b) and len(identities(b)) == 3
-        assert a.states() == b.states() and sm2_states(a) == reference_states(b.events())
+        assert a.schedule.states() == b.schedule.states() and sm2_states(a) == reference_states(
+            b.log.events()
+        )
 
 
 def test_clocks_minutes_apart_agree_on_one_order(
@@ -228,7 +234,9 @@ def test_clocks_minutes_apart_agree_on_one_order(
     grade(b, KEY, 1, NOON + timedelta(minutes=5) - timedelta(minutes=10))
     for store in (a, b, a):
         sync_folder(store, folder)
-    assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+    assert a.schedule.states() == b.schedule.states() and sm2_states(a) == reference_states(
+        a.log.events()
+    )
     ef = sm2_states(a)[KEY]
     assert ef.lapses == 0 and ef.ef_hundredths < 250  # B's 1 came first
 
@@ -250,7 +258,7 @@ def test_a_copied_database_is_told_apart_at_its_first_sync(
             grade(clone, "zero/stage-3", 2, NOON + timedelta(days=1))
             # An undo among the reviews renumbered: it must name its review's new number.
             wrong = grade(clone, "zero/stage-5", 0, NOON + timedelta(days=1))
-            clone.undo(wrong.identity, at=NOON + timedelta(days=1))
+            clone.log.undo(wrong.identity, at=NOON + timedelta(days=1))
     assert sync(capsys, tmp_path / "a.db", folder) == (0, ANY_OUT, "")
     code, out, err = sync(capsys, tmp_path / "clone.db", folder)
     assert code == 0 and err.count("\n") == 1 and "copied from another machine" in err
@@ -260,11 +268,13 @@ def test_a_copied_database_is_told_apart_at_its_first_sync(
         code, _, err = sync(capsys, tmp_path / db, folder)
         assert (code, err) == (0, "")
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "clone.db") as clone:
-        assert a.machine != clone.machine
+        assert a.machine.id != clone.machine.id
         assert identities(a) == identities(clone)
         assert len(identities(a)) == 3 + 3 * copy_drills_first
-        assert a.states() == clone.states() and sm2_states(a) == reference_states(a.events())
-        assert "zero/stage-5" not in a.states()
+        assert a.schedule.states() == clone.schedule.states() and sm2_states(a) == reference_states(
+            a.log.events()
+        )
+        assert "zero/stage-5" not in a.schedule.states()
 
 
 @pytest.mark.parametrize("what", ["missing", "a file"])
@@ -291,7 +301,7 @@ def test_a_log_file_that_cannot_be_written_is_one_line_and_nothing_is_merged(
         grade(a, KEY, 4, NOON)
     sync(capsys, tmp_path / "a.db", folder)
     with Store.open(tmp_path / "b.db") as b:
-        own = folder / file_name(b.machine)
+        own = folder / file_name(b.machine.id)
     # A folder where B's log file, or the file it is written as first, should go.
     if blocked == "log file":
         own.mkdir()
@@ -303,7 +313,7 @@ def test_a_log_file_that_cannot_be_written_is_one_line_and_nothing_is_merged(
     assert code == 1 and out == "" and err.count("\n") == 1
     assert ("cannot read it" if blocked == "log file" else "cannot write it") in err
     with Store.open(tmp_path / "b.db") as b:
-        assert list(b.log()) == []
+        assert list(b.log.entries()) == []
 
 
 NOBODY = 65534
@@ -365,8 +375,10 @@ def test_two_machines_syncing_at_once_through_one_folder(tmp_path: Path, folder:
         for store in (a, b, a):
             sync_folder(store, folder)
         assert identities(a) == identities(b) and len(identities(a)) == 10
-        assert len(list(a.log())) == len(list(b.log())) == 10
-        assert a.states() == b.states() and sm2_states(a) == reference_states(a.events())
+        assert len(list(a.log.entries())) == len(list(b.log.entries())) == 10
+        assert a.schedule.states() == b.schedule.states() and sm2_states(a) == reference_states(
+            a.log.events()
+        )
 
 
 def test_an_undo_after_a_sync_withdraws_only_the_grade_it_names(
@@ -379,7 +391,7 @@ def test_an_undo_after_a_sync_withdraws_only_the_grade_it_names(
     theirs = grade(b, KEY, 5, NOON + timedelta(days=2))  # B's later grade of the same card
     for store in (b, a):
         sync_folder(store, folder)
-    undo = a.undo(mine.id, at=NOON + timedelta(days=2, hours=1))
+    undo = a.log.undo(mine.id, at=NOON + timedelta(days=2, hours=1))
     assert undo.undoes == mine.identity
     # B's grade stays, now the card's first: the card is what it alone makes it.
     alone = sm2.review(Sm2State.new(), 5, study_day(theirs.at))
@@ -387,10 +399,10 @@ def test_an_undo_after_a_sync_withdraws_only_the_grade_it_names(
     for store in (a, b, a):
         sync_folder(store, folder)
     for store in (a, b):
-        by_identity = {r.identity: r for r in store.log()}
+        by_identity = {r.identity: r for r in store.log.entries()}
         assert not by_identity[mine.identity].in_effect
         assert by_identity[theirs.identity].introduced
-        assert sm2_states(store) == {KEY: alone} == reference_states(store.events())
+        assert sm2_states(store) == {KEY: alone} == reference_states(store.log.events())
 
 
 def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
@@ -403,7 +415,7 @@ def test_a_review_from_a_clock_decades_ahead_is_held_back_with_a_warning(
     report = sync_folder(a, folder)
     assert report.received == 1
     assert report.warnings == (
-        f"1 review from {b.machine} dated more than a day ahead (up to 2070-03-10) held back "
+        f"1 review from {b.machine.id} dated more than a day ahead (up to 2070-03-10) held back "
         "until then: is that machine's clock wrong?",
     )
     assert ahead.identity not in identities(a)
@@ -420,10 +432,10 @@ def test_a_drill_open_while_a_sync_renews_the_machine_id_grades_under_the_new_on
         grade(a, KEY, 4, NOON)
         sync_folder(a, folder)
     with Store.open(tmp_path / "clone.db") as drill, Store.open(tmp_path / "clone.db") as syncer:
-        old = drill.machine
+        old = drill.machine.id
         report = sync_folder(syncer, folder)
         assert "copied from another machine" in report.warnings[0]
         # The drill's connection was open before: its next grade is the new id's, not a
         # number of the old one that the original machine may use too.
         graded = grade(drill, "zero/stage-2", 3, NOON + timedelta(days=1))
-        assert graded.identity == (syncer.machine, 1) and syncer.machine != old
+        assert graded.identity == (syncer.machine.id, 1) and syncer.machine.id != old

@@ -20,7 +20,7 @@ from tui_support import Clock, tui_decks
 
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
 from zerodrill.srs.events import ReviewEvent
-from zerodrill.srs.session import Session
+from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.actions import NothingToUndo
 from zerodrill.srs.sync.folder import sync_folder
@@ -162,7 +162,7 @@ def test_syncing_again_adds_nothing(
         assert (report.actions_sent, report.actions_received, report.warnings) == (0, 0, ())
         assert len(store.actions.events()) == 2
     for store in (a, b):
-        assert len(read_log(folder / file_name(store.machine)).actions) == 1
+        assert len(read_log(folder / file_name(store.machine.id)).actions) == 1
 
 
 def test_the_cli_says_how_many_card_actions_moved(
@@ -290,7 +290,7 @@ def test_a_forged_action_with_this_machines_identity_is_ignored(
     tmp_path: Path, folder: Path, clock: Clock
 ) -> None:
     with Store.open(tmp_path / "a.db") as a:
-        victim = a.machine
+        victim = a.machine.id
         sitting(a, clock).act(Action.MARK)
         plant(folder, "b0b", line(victim, 2**63 - 1), line("b0b", 1, "flag", flag=5))
         report = sync_folder(a, folder)
@@ -384,7 +384,7 @@ def test_a_card_action_of_a_key_no_log_may_carry_is_not_sent(
         first = sync_folder(a, folder)
         assert first.actions_sent == 1 and len(first.warnings) == 1
         assert "1 event in this database that no log file may carry" in first.warnings[0]
-        own = folder / file_name(a.machine)
+        own = folder / file_name(a.machine.id)
         written = own.read_bytes()
         assert sync_folder(a, folder).actions_sent == 0 and own.read_bytes() == written
 
@@ -396,10 +396,10 @@ def test_actions_and_reviews_share_a_file_and_one_numbering(
     on_a = sitting(a, clock)
     on_a.grade(4)
     flagged = on_a.act(Action.FLAG, flag=3)
-    assert flagged.seq == 2 and a.events()[0].seq == 1
+    assert flagged.seq == 2 and a.log.events()[0].seq == 1
     both(a, b, folder)
-    assert b.events() == a.events() and b.actions.events() == [flagged]
-    own = read_log(folder / file_name(a.machine))
+    assert b.log.events() == a.log.events() and b.actions.events() == [flagged]
+    own = read_log(folder / file_name(a.machine.id))
     assert (len(own.entries), own.actions, own.damaged) == (1, [flagged], [])
 
 
@@ -411,7 +411,7 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
     Store.open(tmp_path / "a.db").close()
     shutil.copy(tmp_path / "a.db", tmp_path / "backup.db")
     with Store.open(tmp_path / "a.db") as a:
-        old = a.machine
+        old = a.machine.id
         first = sitting(a, clock).act(Action.SUSPEND)
         sync_folder(a, folder)
     for leftover in tmp_path.glob("a.db*"):
@@ -426,8 +426,8 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
         assert again.identity == first.identity  # the number is used twice
         report = sync_folder(a, folder)
         assert len(report.warnings) == 1 and "3 of its events renumbered" in report.warnings[0]
-        assert a.machine != old and report.actions_received == 1
-        assert {e.origin for e in a.actions.events()} == {old, a.machine}
+        assert a.machine.id != old and report.actions_received == 1
+        assert {e.origin for e in a.actions.events()} == {old, a.machine.id}
         assert a.actions.marks() == {FIRST: CardMarks(suspended=True, flag=6)}
         assert sync_folder(a, folder).warnings == ()
     with Store.open(tmp_path / "b.db") as b:
@@ -489,7 +489,7 @@ def test_machines_that_act_undo_and_sync_in_any_order_end_with_the_same_marks(
             logs = [set(s.actions.events()) for s in stores]
             assert logs[0] == logs[1] == logs[2]
             # Nothing lost, nothing doubled: every machine's own actions, each once.
-            own = {e for s in stores for e in s.actions.events() if e.origin == s.machine}
+            own = {e for s in stores for e in s.actions.events() if e.origin == s.machine.id}
             assert logs[0] == own
             assert all(len(s.actions.events()) == len(logs[0]) for s in stores)
             marks = [s.actions.marks() for s in stores]

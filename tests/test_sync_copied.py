@@ -72,7 +72,7 @@ class Tool:
         self.clock += 1
         with Store.open(self.db(n)) as store:
             try:
-                undo = store.undo(row, at=NOON + timedelta(minutes=self.clock))
+                undo = store.log.undo(row, at=NOON + timedelta(minutes=self.clock))
             except (NotInEffect, UndoConflict):
                 return
         self.made.append((made[0], undo.at, 0))
@@ -118,11 +118,11 @@ class Tool:
 
     def reviews(self, n: int) -> list[tuple[str, datetime, int]]:
         with Store.open(self.db(n)) as store:
-            return sorted((e.key, e.at, int(e.grade or 0)) for e in store.events())
+            return sorted((e.key, e.at, int(e.grade or 0)) for e in store.log.events())
 
     def states(self, n: int) -> object:
         with Store.open(self.db(n)) as store:
-            return store.states()
+            return store.schedule.states()
 
 
 def assert_converged(tool: Tool, last_round: list[int]) -> None:

@@ -61,7 +61,7 @@ def test_a_link_planted_at_the_temporary_name_is_never_written_through(
     victim.write_text("precious\n")
     with Store.open(tmp_path / "a.db") as a:
         grade(a, KEY, 4, NOON)
-        own = folder / file_name(a.machine)
+        own = folder / file_name(a.machine.id)
         # Planted before the sync, at the name this process writes its log as.
         temp_path(own, os.getpid()).symlink_to(victim)
         assert sync_folder(a, folder).sent == 1
@@ -145,7 +145,7 @@ def test_a_key_as_long_as_a_deck_that_validates_can_give_is_carried(
     code, out, err = sync(capsys, tmp_path / "b.db", folder)
     assert (code, err) == (0, "") and "received 2 reviews" in out
     with Store.open(tmp_path / "b.db") as b:
-        assert set(b.states()) == {key, KEY}
+        assert set(b.schedule.states()) == {key, KEY}
 
 
 BAD_LINES = {
@@ -168,7 +168,7 @@ def test_one_bad_line_is_skipped_alone_with_one_warning(
     assert "received 2 reviews" in out
     with Store.open(tmp_path / "a.db") as a:
         assert identities(a) == {("b0b", 1), ("b0b", 3)}
-        assert sm2_states(a) == reference_states(a.events())
+        assert sm2_states(a) == reference_states(a.log.events())
     # Its later lines keep coming: the next sync merges what was added since.
     with open(folder / file_name("b0b"), "a") as out_file:
         out_file.write(line("b0b", 4, "zero/s3") + "\n")
@@ -188,7 +188,7 @@ def test_an_undo_carries_the_day_of_the_grade_it_withdraws_whenever_it_was_made(
     with Store.open(tmp_path / "a.db") as a:
         report = sync_folder(a, folder)
         assert (report.received, report.warnings) == (2, ())
-        assert a.states() == {}
+        assert a.schedule.states() == {}
 
 
 def undo(origin: str, seq: int, target: tuple[str, int], key: str = KEY) -> str:
@@ -227,7 +227,7 @@ def test_an_undo_that_can_never_merge_is_skipped_alone(
         # Every other line merged, the later review of each machine among them.
         assert {i for i in identities(a) if i[1] == 10} == {(o, 10) for o, _ in files}
         assert len(identities(a)) == sum(len(lines) + 1 for _, lines in files) - 1
-        assert sm2_states(a) == reference_states(a.events())
+        assert sm2_states(a) == reference_states(a.log.events())
     # Once merged, a second undo arriving later is skipped as well, and nothing else stops.
     code, _, err = sync(capsys, tmp_path / "a.db", folder)
     assert code == 0
@@ -251,8 +251,8 @@ def test_a_review_no_log_may_carry_is_not_sent_and_never_again(
     # machine would skip the line, and this one would send it again at every sync.
     with Store.open(tmp_path / "a.db") as a:
         grade(a, KEY, 4, NOON)
-        a.add_events([ReviewEvent("0dd", 1, "Not A Key", NOON, NOON.date(), Grade.GOOD)])
-        own = folder / file_name(a.machine)
+        a.log.add_events([ReviewEvent("0dd", 1, "Not A Key", NOON, NOON.date(), Grade.GOOD)])
+        own = folder / file_name(a.machine.id)
         first = sync_folder(a, folder)
         assert first.sent == 1 and len(first.warnings) == 1
         assert "1 event in this database that no log file may carry" in first.warnings[0]
@@ -269,7 +269,7 @@ def test_a_forged_line_with_this_machines_identity_is_ignored(
     tmp_path: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with Store.open(tmp_path / "a.db") as a:
-        victim = a.machine
+        victim = a.machine.id
         grade(a, KEY, 4, NOON)
     # Another machine's file claims a review of the victim's with the largest number.
     plant(folder, "b0b", line(victim, 2**63 - 1, "zero/s2"), line("b0b", 1, "zero/s3"))
@@ -293,9 +293,9 @@ def test_a_killed_syncs_temporary_file_is_removed_by_the_next_sync(
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], stdout=-1)
     dead = int(gone.stdout)
     with Store.open(tmp_path / "a.db") as a:
-        own = folder / file_name(a.machine)
+        own = folder / file_name(a.machine.id)
         left = temp_path(own, dead)
-        left.write_text(header(a.machine) + "\n")  # what a sync killed before its rename leaves
+        left.write_text(header(a.machine.id) + "\n")  # what a sync killed before its rename leaves
         theirs = temp_path(folder / file_name("b0b"), dead)
         theirs.write_text("another machine's, not this one's to judge\n")
         sync_folder(a, folder)

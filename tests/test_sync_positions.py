@@ -17,6 +17,7 @@ import pytest
 from srs_support import grade, identities, reference_states, sm2_states
 
 from zerodrill.srs.store import SCHEMA_VERSION, Store
+from zerodrill.srs.store.stream import EventLog
 from zerodrill.srs.sync import logfile
 from zerodrill.srs.sync.exchange import receive, send, survey
 from zerodrill.srs.sync.folder import FolderTransport, sync_folder
@@ -97,7 +98,7 @@ def test_a_sync_with_nothing_new_reads_no_old_line(
     sizes = {path.name: path.stat().st_size for path in folder.iterdir()}
     assert len(sizes) == 2 and min(sizes.values()) > 10 * EDGE
     # Nor is the local log read whole to know what to send.
-    monkeypatch.setattr(Store, "events", lambda _: pytest.fail("the whole log was read"))
+    monkeypatch.setattr(EventLog, "events", lambda _: pytest.fail("the whole log was read"))
     # The databases and their logs (-wal), not SQLite's index of the log (-shm), which
     # readers mark too.
     databases = sorted({*folder.parent.glob("*.db"), *folder.parent.glob("*.db-wal")})
@@ -127,7 +128,7 @@ def test_a_sync_reads_only_what_was_added_since(
     reads.reset()
     assert sync_folder(b, folder).received == 1
     assert reads.lines == 1
-    assert identities(a) == identities(b) and a.states() == b.states()
+    assert identities(a) == identities(b) and a.schedule.states() == b.schedule.states()
 
 
 # -- a file that is not the one read: from its start ----------------------------------------
@@ -175,7 +176,7 @@ def test_a_file_cut_and_grown_past_where_the_last_sync_stopped_is_read_from_its_
         reads.reset()
         assert sync_folder(a, folder).received == 6
         assert reads.lines == 6
-        assert sm2_states(a) == reference_states(a.events())
+        assert sm2_states(a) == reference_states(a.log.events())
 
 
 def test_reviews_only_a_file_gone_carried_are_sent_by_a_machine_that_holds_them(
@@ -187,7 +188,7 @@ def test_reviews_only_a_file_gone_carried_are_sent_by_a_machine_that_holds_them(
     grade(b, KEY, 4, NOON)
     for store in (b, a):
         sync_folder(store, folder)
-    (folder / file_name(b.machine)).unlink()
+    (folder / file_name(b.machine.id)).unlink()
     assert sync_folder(a, folder).sent == 1
     with Store.open(folder.parent / "c.db") as c:
         assert sync_folder(c, folder).received == 1
@@ -203,7 +204,7 @@ def test_this_machines_file_is_added_to_and_its_lines_never_written_again(
     a, b = machines
     grade(a, KEY, 4, NOON)
     sync_folder(a, folder)
-    own = folder / file_name(a.machine)
+    own = folder / file_name(a.machine.id)
     before, inode = own.read_bytes(), own.stat().st_ino
     monkeypatch.setattr(logfile, "write_atomic", lambda *_a, **_k: pytest.fail("rewritten"))
     grade(a, "zero/stage-2", 3, NOON + timedelta(days=1))
@@ -219,7 +220,7 @@ def test_a_cut_last_line_left_by_a_crash_is_written_whole_by_the_next_sync(
     a, b = machines
     grade(a, KEY, 4, NOON)
     sync_folder(a, folder)
-    own = folder / file_name(a.machine)
+    own = folder / file_name(a.machine.id)
     # Killed half-way through adding its next review: the line is cut.
     graded = grade(a, "zero/stage-2", 3, NOON + timedelta(days=1))
     with open(own, "ab") as out:
@@ -231,7 +232,7 @@ def test_a_cut_last_line_left_by_a_crash_is_written_whole_by_the_next_sync(
     assert log.text == own.read_text()  # nothing cut is left in it
     reads.reset()
     assert sync_folder(b, folder).received == 1 and reads.lines == 1
-    assert identities(a) == identities(b) and a.states() == b.states()
+    assert identities(a) == identities(b) and a.schedule.states() == b.schedule.states()
 
 
 def test_lines_added_after_a_line_still_on_its_way_are_read_once_it_is_whole(
@@ -261,7 +262,7 @@ def test_a_hard_link_planted_at_this_machines_file_is_never_written_through(
     victim = tmp_path / "bashrc"
     victim.write_text("precious\n")
     with Store.open(tmp_path / "a.db") as a:
-        own = folder / file_name(a.machine)
+        own = folder / file_name(a.machine.id)
         grade(a, KEY, 4, NOON)
         sync_folder(a, folder)
         kept = own.read_text()
@@ -290,9 +291,9 @@ def test_a_sync_surveyed_before_another_machine_adds_reads_that_later(
     sync_folder(b, folder)
     send(plan)
     receive(a, plan)
-    assert identities(a) == {(b.machine, 1)}
+    assert identities(a) == {(b.machine.id, 1)}
     assert sync_folder(a, folder).received == 1
-    assert identities(a) == identities(b) and a.states() == b.states()
+    assert identities(a) == identities(b) and a.schedule.states() == b.schedule.states()
 
 
 def test_two_overlapping_syncs_of_one_machine_lose_nothing(
@@ -311,7 +312,9 @@ def test_two_overlapping_syncs_of_one_machine_lose_nothing(
     for store in (a, b, a, b):
         sync_folder(store, folder)
     assert identities(a) == identities(b) and len(identities(b)) == 3
-    assert a.states() == b.states() and sm2_states(b) == reference_states(b.events())
+    assert a.schedule.states() == b.schedule.states() and sm2_states(b) == reference_states(
+        b.log.events()
+    )
 
 
 def test_an_undo_read_before_its_review_arrives_is_taken_once_it_does(
@@ -324,7 +327,9 @@ def test_an_undo_read_before_its_review_arrives_is_taken_once_it_does(
         plant(folder, "b0b", line("b0b", 1))
         report = sync_folder(a, folder)
         assert (report.received, report.warnings) == (2, ())
-        assert a.states() == {"zero/s2": a.state("zero/s2")}  # the review is withdrawn
+        assert a.schedule.states() == {
+            "zero/s2": a.schedule.state("zero/s2")
+        }  # the review is withdrawn
 
 
 # -- the positions live in the database -----------------------------------------------------------
@@ -338,7 +343,7 @@ def test_a_database_restored_from_a_backup_taken_after_a_sync_still_takes_a_new_
     with Store.open(tmp_path / "a.db") as a:
         grade(a, KEY, 4, NOON)
         sync_folder(a, folder)
-        old = a.machine
+        old = a.machine.id
     shutil.copy(tmp_path / "a.db", tmp_path / "backup.db")
     with Store.open(tmp_path / "a.db") as a:
         lost = grade(a, "zero/stage-2", 3, NOON + timedelta(days=1))
@@ -350,7 +355,7 @@ def test_a_database_restored_from_a_backup_taken_after_a_sync_still_takes_a_new_
         grade(a, "zero/stage-3", 2, NOON + timedelta(days=1))
         report = sync_folder(a, folder)
         assert "restored from a backup or copied" in report.warnings[0]
-        assert a.machine != old and lost.identity in identities(a)
+        assert a.machine.id != old and lost.identity in identities(a)
         assert sync_folder(a, folder).warnings == ()
     with Store.open(tmp_path / "b.db") as b:
         sync_folder(b, folder)
@@ -364,12 +369,12 @@ def test_a_database_gains_its_sync_positions_only_when_it_first_syncs(
     with Store.open(db) as a:
         grade(a, KEY, 4, NOON)
     with Store.open(db) as a:
-        assert a.sync.saved(FolderTransport(folder).name, a.machine) == {}
+        assert a.sync.saved(FolderTransport(folder).name, a.machine.id) == {}
     assert not _tables(db) & {"sync_position"}
     with Store.open(db) as a:
         sync_folder(a, folder)
-        kept = a.sync.saved(FolderTransport(folder).name, a.machine)
-        assert set(kept) == {a.machine}
+        kept = a.sync.saved(FolderTransport(folder).name, a.machine.id)
+        assert set(kept) == {a.machine.id}
     # Not a new database version: an older zerodrill, in another terminal or on another
     # machine, still opens the file (and reads every log whole, as it always did).
     assert "sync_position" in _tables(db) and _version(db) == SCHEMA_VERSION
@@ -377,7 +382,7 @@ def test_a_database_gains_its_sync_positions_only_when_it_first_syncs(
     with Store.open(db) as a:
         alias = tmp_path / "alias"
         alias.symlink_to(folder)
-        assert a.sync.saved(FolderTransport(alias).name, a.machine) == kept
+        assert a.sync.saved(FolderTransport(alias).name, a.machine.id) == kept
 
 
 def test_a_position_that_does_not_read_is_a_read_from_the_start(
@@ -387,7 +392,7 @@ def test_a_position_that_does_not_read_is_a_read_from_the_start(
     with Store.open(tmp_path / "a.db") as a:
         sync_folder(a, folder)
         name = FolderTransport(folder).name
-        a.sync.save(name, a.machine, {"b0b": ("{not a position", "[]")}, [])
+        a.sync.save(name, a.machine.id, {"b0b": ("{not a position", "[]")}, [])
         add(folder / file_name("b0b"), line("b0b", 2, "zero/s2"))
         assert sync_folder(a, folder).received == 1
         assert identities(a) == {("b0b", 1), ("b0b", 2)}

@@ -26,7 +26,7 @@ from srs_support import reference_states, sm2_states
 
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import NotInEffect, Store, UndoConflict
 from zerodrill.srs.sync.exchange import Plan, receive, send, survey
 from zerodrill.srs.sync.folder import FolderTransport, sync_folder
@@ -108,7 +108,7 @@ class World:
             m.grades.append(review.id)
         elif what == "undo" and m.grades:
             try:
-                undo = m.store.undo(m.grades.pop(), at=self.now + m.skew)
+                undo = m.store.log.undo(m.grades.pop(), at=self.now + m.skew)
             except (UndoConflict, NotInEffect):
                 return
             self.made.add(undo.identity)
@@ -121,7 +121,7 @@ class World:
             self.anki.append(ReviewEvent("anki", seq, str(key), at, local_day(at, UTC), grade))
             self.made.add(("anki", seq))
         elif what == "import":
-            m.store.add_events(self.anki, batch=2)
+            m.store.log.add_events(self.anki, batch=2)
         elif what == "begin":
             if len(m.pending) == 2:
                 self.finish(m)
@@ -144,7 +144,7 @@ class World:
     def deliver(self, owner: Machine, dst: Machine, fraction: float) -> None:
         if owner is dst:
             return
-        name = file_name(owner.store.machine)
+        name = file_name(owner.store.machine.id)
         source = owner.folder / name
         if not source.exists():
             return
@@ -159,7 +159,7 @@ class World:
             while m.pending:
                 self.finish(m)
         if self.anki:  # what Anki has reaches some machine, at least
-            self.machines[0].store.add_events(self.anki)
+            self.machines[0].store.log.add_events(self.anki)
         for _ in range(2):
             for m in self.machines:
                 sync_folder(m.store, m.folder)
@@ -188,27 +188,27 @@ def test_machines_that_sync_end_with_one_log_and_one_schedule(
         for action in actions:
             world.do(action)
         world.settle()
-        logs = [list(m.store.log()) for m in world.machines]
+        logs = [list(m.store.log.entries()) for m in world.machines]
         for log in logs:
             identities = [review.identity for review in log]
             assert len(identities) == len(set(identities)), "a review was merged twice"
             assert set(identities) == world.made, "a review was lost (or invented)"
-        states = [m.store.states() for m in world.machines]
+        states = [m.store.schedule.states() for m in world.machines]
         assert all(state == states[0] for state in states)
         # What each grade was (the figures and the new-card limit read it), the same too.
         effects = [{r.identity: r.effect for r in log} for log in logs]
         assert all(e == effects[0] for e in effects)
         day = world.now.date()
-        counts = [m.store.review_counts(day) for m in world.machines]
+        counts = [m.store.schedule.review_counts(day) for m in world.machines]
         assert all(c == counts[0] for c in counts)
         # Equal to a straight replay of every event: by the rules spelled out, and by a
         # database that was given them all at once, in one order.
-        events = world.machines[0].store.events()
+        events = world.machines[0].store.log.events()
         assert sm2_states(world.machines[0].store) == reference_states(events)
         with Store.open(root / "straight.db") as straight:
-            straight.add_events(sorted(events, key=lambda e: e.identity))
-            assert straight.states() == states[0]
-            assert {r.identity: r.effect for r in straight.log()} == effects[0]
+            straight.log.add_events(sorted(events, key=lambda e: e.identity))
+            assert straight.schedule.states() == states[0]
+            assert {r.identity: r.effect for r in straight.log.entries()} == effects[0]
     finally:
         world.close()
         shutil.rmtree(root)

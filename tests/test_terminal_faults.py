@@ -34,7 +34,7 @@ from srs_support import ReviewKind, kind, reference_states, sm2_states
 from tui_support import TUI_DECKS
 
 from zerodrill.srs.events import LoggedEvent
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
 
 fcntl = pytest.importorskip("fcntl", reason="needs a POSIX pseudo-terminal")
@@ -235,7 +235,7 @@ def graded(db: Path) -> list[LoggedEvent]:
     if not db.exists():
         return []
     with Store.open(db, create=False) as store:
-        return [r for r in store.log() if kind(r) is not ReviewKind.UNDO]
+        return [r for r in store.log.entries() if kind(r) is not ReviewKind.UNDO]
 
 
 def assert_store_sound(db: Path) -> list[LoggedEvent]:
@@ -246,8 +246,8 @@ def assert_store_sound(db: Path) -> list[LoggedEvent]:
     finally:
         conn.close()
     with Store.open(db, create=False) as store:
-        assert reference_states(store.events()) == sm2_states(store)
-        return list(store.log())
+        assert reference_states(store.log.events()) == sm2_states(store)
+        return list(store.log.entries())
 
 
 def assert_terminal_restored(drill: PtyDrill) -> None:

@@ -154,7 +154,7 @@ def test_red_flag_asks_what_is_wrong_and_answers_why_and_instead() -> None:
 
 
 def test_a_small_day_beside_a_tall_peak_still_shows_in_the_chart() -> None:
-    from zerodrill.srs.stats import bar_eighths
+    from zerodrill.srs.review_stats import bar_eighths
 
     assert bar_eighths(1, 150, 6) == 1  # rounded, it would vanish
     assert bar_eighths(150, 150, 6) == 48 and bar_eighths(0, 150, 6) == 0

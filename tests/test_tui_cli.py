@@ -84,7 +84,7 @@ def test_the_collector_is_back_on_once_the_drill_has_started(tmp_path: Path) -> 
         "from zerodrill.cli.common import load_decks\n"
         "from zerodrill.cli.startup import collector_paused\n"
         "from zerodrill.srs.store import Store\n"
-        "from zerodrill.tui.app import create_app\n"
+        "from zerodrill.tui.drill_app import create_app\n"
         "async def main():\n"
         f"    with Store.open(Path({str(tmp_path / 'r.db')!r})) as store:\n"
         "        with collector_paused() as resume:\n"

@@ -14,14 +14,14 @@ from tui_support import START, Clock, make_app, run_async, shown, tui_decks
 
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import items_of
-from zerodrill.srs.session import record_grade
-from zerodrill.srs.stats import compute_stats
+from zerodrill.srs.review_stats import compute_stats
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.nothing_due import NothingDueScreen
-from zerodrill.tui.screens.stats import StatsScreen
+from zerodrill.tui.screens.stats_screen import StatsScreen
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.session_header import SessionHeader
@@ -130,7 +130,7 @@ async def test_picking_a_deck_never_gives_more_new_cards_than_the_limit(store: S
 
 
 def test_the_summary_counts_every_deck_the_drill_started_with(store: Store) -> None:
-    from zerodrill.srs.session import Session
+    from zerodrill.srs.sitting import Session
 
     decks = tui_decks()
     clock = Clock()
@@ -163,7 +163,7 @@ async def test_a_failed_card_comes_back_after_three_cards(store: Store) -> None:
 
 
 def test_a_failed_card_comes_back_after_ten_minutes_in_a_new_sitting(store: Store) -> None:
-    from zerodrill.srs.session import Session
+    from zerodrill.srs.sitting import Session
 
     decks = tui_decks("zero")
     clock = Clock()

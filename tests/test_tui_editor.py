@@ -17,9 +17,9 @@ from tui_support import Clock, run_async
 from zerodrill.deck.load import load_paths
 from zerodrill.paths import user_decks_dir
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.editor import editor_command
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.installed_deck import InstalledDeckScreen
 from zerodrill.tui.widgets.card_view import CardView
 
@@ -336,7 +336,7 @@ async def _edit_an_installed_deck(
             assert isinstance(app.screen, DrillScreen)
             assert editor.read_text() == f"+5 {copy}"
             await pilot.press("enter", "4")
-        assert [e.key for e in store.log()] == ["shipped/q01"]
+        assert [e.key for e in store.log.entries()] == ["shipped/q01"]
 
 
 @pytest.mark.parametrize(

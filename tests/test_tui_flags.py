@@ -14,8 +14,8 @@ from tui_support import Clock, make_app, run_async, shown
 
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import ZeroDrillApp
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.flag_menu import FlagMenu
 from zerodrill.tui.widgets.card_side import CardSide
 

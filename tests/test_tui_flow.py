@@ -13,16 +13,16 @@ from textual.widgets import Input, OptionList, TextArea
 from tui_support import Clock, make_app, next_frame, run_async, shown
 
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store, StoreError
+from zerodrill.tui.drill_session import DeckCount
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.help import HelpScreen
 from zerodrill.tui.screens.nothing_due import NothingDueScreen
-from zerodrill.tui.screens.stats import StatsScreen
+from zerodrill.tui.screens.stats_screen import StatsScreen
 from zerodrill.tui.screens.summary import SummaryScreen
 from zerodrill.tui.screens.too_small import TooSmallScreen
-from zerodrill.tui.session import DeckCount
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.grade_bar import GradeBar
 from zerodrill.tui.widgets.key_bar import KeyBar
@@ -38,7 +38,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def grades(store: Store) -> list[tuple[str, str, int | None]]:
-    return [(r.key, kind(r).value, r.grade) for r in store.log()]
+    return [(r.key, kind(r).value, r.grade) for r in store.log.entries()]
 
 
 def card(app) -> CardView:  # type: ignore[no-untyped-def]
@@ -122,9 +122,9 @@ async def test_reveal_grade_stores_before_next_card(store: Store) -> None:
         clock.advance(seconds=7)
         await pilot.press("4")
         assert grades(store) == [("zero-tui/stage-key#c1", "grade", 4)]
-        (review,) = store.log()
+        (review,) = store.log.entries()
         assert review.answer_ms == 7000
-        assert store.state("zero-tui/stage-key#c1").interval == 1
+        assert store.schedule.state("zero-tui/stage-key#c1").interval == 1
         assert card(app).item.key == "zero-tui/stage-2-shards"
         assert not card(app).revealed
         # Four new cards left: the c2 deletion waits for another day, as its sibling was seen.
@@ -138,15 +138,15 @@ async def test_undo_brings_the_card_back_and_restores_the_store(store: Store) ->
         assert app.check_action("undo_last", ()) is None  # shown, but disabled
         await pilot.press("enter", "5")
         await pilot.press("enter", "3")
-        assert store.state("zero-tui/stage-2-shards").due is not None
+        assert store.schedule.state("zero-tui/stage-2-shards").due is not None
         await pilot.press("u")
         assert card(app).item.key == "zero-tui/stage-2-shards"
         assert not card(app).revealed
-        assert store.state("zero-tui/stage-2-shards").due is None
-        assert [kind(r) for r in store.log()][-1] is ReviewKind.UNDO
+        assert store.schedule.state("zero-tui/stage-2-shards").due is None
+        assert [kind(r) for r in store.log.entries()][-1] is ReviewKind.UNDO
         await pilot.press("u")
         assert card(app).item.key == "zero-tui/stage-key#c1"
-        assert store.states() == {}
+        assert store.schedule.states() == {}
         assert app.session.done == 0
 
 
@@ -181,14 +181,14 @@ async def test_grades_below_4_come_back_the_same_session(store: Store) -> None:
         assert card(app).item.key == "zero-tui/stage-key#c1"
         await pilot.press("enter", "4")
         assert isinstance(app.screen, SummaryScreen)
-    log = [(r.key, kind(r).value, r.grade) for r in store.log() if r.key.endswith("#c1")]
+    log = [(r.key, kind(r).value, r.grade) for r in store.log.entries() if r.key.endswith("#c1")]
     assert log == [
         ("zero-tui/stage-key#c1", "grade", 2),
         ("zero-tui/stage-key#c1", "repeat", 3),
         ("zero-tui/stage-key#c1", "repeat", 4),
     ]
     # Repeats move no schedule: the state is the one the first grade gave.
-    assert store.state("zero-tui/stage-key#c1").sm2.repetitions == 0
+    assert store.schedule.state("zero-tui/stage-key#c1").sm2.repetitions == 0
 
 
 @run_async
@@ -206,7 +206,7 @@ async def test_typed_cloze_is_checked_and_kept(store: Store) -> None:
         assert app.focused is None  # the digits are grades again
         assert app.screen.query_one(GradeBar).suggested == 4
         await pilot.press("4")
-    (review,) = store.log()
+    (review,) = store.log.entries()
     assert review.typed == " `zero_optimization` " and review.grade == 4
 
 
@@ -264,7 +264,7 @@ async def test_a_misspelt_key_is_almost_with_its_reason_and_the_cloze_keeps_its_
         assert "(one character off in `zero_optimization`: `s` for `z`)" in text
         assert "Almost, a name in code not exact: 2 almost suggested" in text
         await pilot.press("enter")
-    assert [r.grade for r in store.log()] == [2]
+    assert [r.grade for r in store.log.entries()] == [2]
 
 
 @run_async
@@ -318,7 +318,7 @@ async def test_follow_up_answer_is_shown_beside_the_model_and_logged(store: Stor
         assert lines[0].split() == ["Your", "answer", "Model", "answer"]
         assert lines[2].startswith("FULL_SHARD ") and lines[3].startswith("is ZeRO-3 ")
         await pilot.press("4")
-    typed = {r.key: r.typed for r in store.log()}
+    typed = {r.key: r.typed for r in store.log.entries()}
     assert typed["zero-tui/fsdp"] == "FULL_SHARD\nis ZeRO-3"
     assert typed["zero-tui/stage-key#c1"] is None
 
@@ -336,7 +336,7 @@ async def test_esc_then_enter_still_reveals_a_follow_up_and_shift_enter_is_a_new
         await pilot.press("enter")
         assert card(app).revealed
         await pilot.press("4")
-    typed = {r.key: r.typed for r in store.log()}
+    typed = {r.key: r.typed for r in store.log.entries()}
     assert typed["zero-tui/fsdp"] == "one\ntwo"
 
 
@@ -395,7 +395,7 @@ async def test_undo_from_the_summary_goes_back_to_the_card(store: Store) -> None
         await pilot.press("u")
         assert isinstance(app.screen, DrillScreen)
         assert card(app).item.key == "comm-tui/all-gather-bytes"
-        assert len(store.states()) == 1
+        assert len(store.schedule.states()) == 1
 
 
 @run_async
@@ -510,9 +510,9 @@ async def test_picking_a_deck_keeps_the_sitting_and_its_undo(store: Store) -> No
         # Undo reaches back over the deck switch, to grades given in the other decks.
         await pilot.press("u", "u")
         assert app.session.summary().reviews == 1
-        undone = [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO]
+        undone = [r.undoes for r in store.log.entries() if kind(r) is ReviewKind.UNDO]
         assert len(undone) == 2
-        assert [r.key for r in store.log() if r.identity in undone][0] == first_two[1]
+        assert [r.key for r in store.log.entries() if r.identity in undone][0] == first_two[1]
 
 
 @run_async
@@ -522,7 +522,7 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
     app = make_app(store, "zero")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter", "4", "enter", "2")
-        graded = [r.key for r in store.log()]
+        graded = [r.key for r in store.log.entries()]
         # Another terminal grades the second card again.
         with Store.open(tmp_path / "reviews.db") as other:
             record_grade(other, graded[1], 5, day=app.session.day, at=app.clock())
@@ -533,8 +533,8 @@ async def test_an_undo_superseded_elsewhere_is_a_notice_not_the_end(
         # The superseded grade is skipped: the next undo takes back the one before it.
         await pilot.press("u")
         await pilot.pause()
-        assert [r.undoes for r in store.log() if kind(r) is ReviewKind.UNDO] == [
-            next(r.identity for r in store.log() if r.key == graded[0])
+        assert [r.undoes for r in store.log.entries() if kind(r) is ReviewKind.UNDO] == [
+            next(r.identity for r in store.log.entries() if r.key == graded[0])
         ]
         assert isinstance(app.screen, DrillScreen)
 

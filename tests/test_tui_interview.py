@@ -15,13 +15,13 @@ from tui_support import Clock, run_async, shown
 
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
-from zerodrill.srs.interview import AttemptMovedOn, InterviewRun, Step, history
+from zerodrill.srs.interview_run import AttemptMovedOn, InterviewRun, Step, history
 from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.store import Store
 from zerodrill.tui.interview.answering import FollowUpScreen, QuestionScreen
-from zerodrill.tui.interview.app import InterviewApp, create_interview_app
 from zerodrill.tui.interview.checklists import PointsScreen, RedFlagsScreen, TalkTrackScreen
 from zerodrill.tui.interview.end import EndScreen
+from zerodrill.tui.interview.interview_app import InterviewApp, create_interview_app
 from zerodrill.tui.interview.widgets import CheckItem, InterviewHeader, clock_label
 from zerodrill.tui.screens.too_small import TooSmallScreen
 from zerodrill.tui.widgets.grade_bar import GradeBar
@@ -48,7 +48,7 @@ def make(store: Store, clock: Clock, interview_id: str = WALKTHROUGH) -> Intervi
 
 
 def reviews(store: Store) -> list[tuple[str, int | None, str | None]]:
-    return [(r.key, r.grade, r.typed) for r in store.log()]
+    return [(r.key, r.grade, r.typed) for r in store.log.entries()]
 
 
 def header(app: InterviewApp) -> str:
@@ -343,7 +343,7 @@ async def test_a_terminal_too_small_shows_the_drills_notice(
 ) -> None:
     # The test ticks by hand: the app's own timer, firing during a slow pause on a loaded
     # machine, handed the question in before the first assert (flaky before this).
-    monkeypatch.setattr("zerodrill.tui.interview.app.TICK", 3600.0)
+    monkeypatch.setattr("zerodrill.tui.interview.interview_app.TICK", 3600.0)
     clock = Clock()
     app = make(store, clock)
     async with app.run_test(size=(60, 20)) as pilot:

@@ -16,7 +16,7 @@ from tui_support import Clock
 
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
-from zerodrill.tui.interview.app import InterviewApp, create_interview_app
+from zerodrill.tui.interview.interview_app import InterviewApp, create_interview_app
 
 DECKS = Path(__file__).resolve().parent / "data" / "interview"
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]

@@ -17,8 +17,8 @@ from textual.widgets import Input, Static
 from tui_support import Clock, make_app, next_frame, run_async, shown, tui_decks
 
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.help import HelpScreen
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.key_bar import KeyBar

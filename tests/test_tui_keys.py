@@ -16,8 +16,8 @@ from tui_support import Clock, make_app, run_async, shown, tui_decks
 from zerodrill.srs.grades import FOUR_BUTTONS, SIX_BUTTONS, Grade, nearest_button
 from zerodrill.srs.settings import BUTTONS
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.screens.help import HelpScreen
 from zerodrill.tui.screens.nothing_due import NothingDueScreen
 from zerodrill.tui.screens.summary import SummaryScreen
@@ -33,7 +33,7 @@ def app_with(store: Store, buttons: int | None = None) -> ZeroDrillApp:
 
 
 def grades(store: Store) -> list[int | None]:
-    return [r.grade for r in store.log()]
+    return [r.grade for r in store.log.entries()]
 
 
 def card(app: ZeroDrillApp) -> CardView:
@@ -199,7 +199,7 @@ async def test_a_layout_that_cannot_be_saved_is_used_and_said_once(store: Store,
     finally:
         other.execute("ROLLBACK")
         other.close()
-    assert store.setting(BUTTONS) is None
+    assert store.settings.get(BUTTONS) is None
 
 
 # -- quitting ------------------------------------------------------------------------------
@@ -228,7 +228,9 @@ def test_ctrl_c_and_ctrl_q_quit_as_q_does_everywhere(store: Store, key: str, whe
                 assert isinstance(app.screen, SummaryScreen)
             await pilot.press(key)
             assert not notices(app)  # no "press ctrl+q to quit"
-        assert app.return_value is not None and app.return_value.reviews == len(list(store.log()))
+        assert app.return_value is not None and app.return_value.reviews == len(
+            list(store.log.entries())
+        )
         assert app.return_code == 0
 
     go()

@@ -29,8 +29,8 @@ from textual.geometry import Size
 from tui_support import Clock, make_app, run_async
 
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import ZeroDrillApp
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 SCALE = 10 if os.environ.get("ZERODRILL_HEAVY") else 1
@@ -77,7 +77,7 @@ def key_event(key: str) -> events.Key:
 
 def in_effect(store: Store) -> list[tuple[str, int | None]]:
     """The grades the log holds that no undo took back, as (card, grade)."""
-    log = list(store.log())
+    log = list(store.log.entries())
     undone = {r.undoes for r in log if kind(r) is ReviewKind.UNDO}
     return [
         (r.key, r.grade)

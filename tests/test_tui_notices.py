@@ -22,11 +22,11 @@ from tui_support import Clock, make_app, run_async
 
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
-from zerodrill.tui.interview.app import InterviewApp, create_interview_app
 from zerodrill.tui.interview.checklists import PointsScreen, TalkTrackScreen
+from zerodrill.tui.interview.interview_app import InterviewApp, create_interview_app
 from zerodrill.tui.screens.deck_picker import DeckPickerScreen
 from zerodrill.tui.screens.help import HelpScreen
-from zerodrill.tui.screens.stats import StatsScreen
+from zerodrill.tui.screens.stats_screen import StatsScreen
 
 INTERVIEW_DECKS = Path(__file__).resolve().parent / "data" / "interview"
 SIZES = [(80, 24), (100, 30), (200, 50)]

@@ -12,7 +12,7 @@ from tui_support import Clock, make_app, run_async, shown
 
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.widgets.card_side import CardSide
 
 BUNDLED = Path(__file__).resolve().parents[1] / "decks" / "deepspeed-zero.yaml"

@@ -16,9 +16,9 @@ from zerodrill.cli.scratch import decks_not_yours
 from zerodrill.deck.load import load_paths
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp
+from zerodrill.tui.drill_app import ZeroDrillApp
 from zerodrill.tui.widgets.session_header import SessionHeader
 
 
@@ -68,7 +68,7 @@ def grades_in(db: Path) -> list[str]:
     if not db.exists():
         return []
     with Store.open(db, create=False) as store:
-        return [r.key for r in store.log()]
+        return [r.key for r in store.log.entries()]
 
 
 def test_a_deck_new_to_the_database_is_tried_in_scratch_with_no_daily_limit(

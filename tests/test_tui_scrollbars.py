@@ -18,9 +18,9 @@ from tui_support import Clock, run_async
 
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
-from zerodrill.tui.interview.app import InterviewApp, create_interview_app
+from zerodrill.tui.drill_app import create_app
 from zerodrill.tui.interview.checklists import PointsScreen, TalkTrackScreen
+from zerodrill.tui.interview.interview_app import InterviewApp, create_interview_app
 from zerodrill.tui.screens.help import HelpScreen
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -17,9 +17,9 @@ from tui_support import START, Clock, make_app, tui_decks
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import items_of
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 

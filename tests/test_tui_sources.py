@@ -12,8 +12,8 @@ from tui_support import Clock, make_app, run_async, shown
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.source_labels import Source, source
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
-from zerodrill.tui.screens.drill import CardScroll
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
+from zerodrill.tui.screens.drill_screen import CardScroll
 from zerodrill.tui.widgets.card_side import CardSide
 from zerodrill.tui.widgets.card_view import CardView
 from zerodrill.tui.widgets.key_bar import KeyBar

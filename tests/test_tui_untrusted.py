@@ -12,8 +12,8 @@ from tui_support import Clock, run_async, shown
 
 from zerodrill.deck.load import load_paths
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import create_app
-from zerodrill.tui.screens.drill import DrillScreen
+from zerodrill.tui.drill_app import create_app
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.widgets.card_side import CardSide
 from zerodrill.tui.widgets.session_header import SessionHeader
 

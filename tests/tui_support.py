@@ -18,7 +18,7 @@ from textual.widget import Widget
 from zerodrill.deck.load import load_paths
 from zerodrill.deck.model import Deck
 from zerodrill.srs.store import Store
-from zerodrill.tui.app import ZeroDrillApp, create_app
+from zerodrill.tui.drill_app import ZeroDrillApp, create_app
 from zerodrill.tui.widgets.card_side import CardSide, DrawnOnce
 from zerodrill.tui.widgets.key_bar import DrawnLine
 

@@ -9,3 +9,7 @@ class UserError(Exception):
 
 class RecoverableError(UserError):
     """A user error that leaves the work usable: the drill shows it and carries on."""
+
+
+class ExportError(Exception):
+    """A deck cannot be exported as it is; the message says why, in one line."""

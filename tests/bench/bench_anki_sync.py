@@ -120,7 +120,7 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # ty
                     ord_,
                 )
         start = time.perf_counter()
-        store.add_events(_terminal_events(keys, reviews, rng))
+        store.log.add_events(_terminal_events(keys, reviews, rng))
         fill_s = time.perf_counter() - start
         _phone_answers(phone, cids, reviews, rng)
 
@@ -140,7 +140,7 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # ty
         today = study_day(datetime.now().astimezone())
         anki_today = phone.col.sched.today
         mismatched = 0
-        for item, due in store.due_dates().items():
+        for item, due in store.schedule.due_dates().items():
             row = phone.col.db.first("SELECT due FROM cards WHERE id = ?", cids[item])  # type: ignore[union-attr]
             mismatched += today + timedelta(days=row[0] - anki_today) != due
         floor_ms = phone_up_ms + phone_down_ms

@@ -88,7 +88,7 @@ def drill(chars: int = 100_000) -> None:
 
     from zerodrill.deck.load import load_paths
     from zerodrill.srs.store import Store
-    from zerodrill.tui.app import create_app
+    from zerodrill.tui.drill_app import create_app
 
     async def run(folder: Path) -> None:
         deck = folder / "big.yaml"

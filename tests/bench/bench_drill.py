@@ -134,7 +134,7 @@ def seed_all_due(db: Path, deck: Path) -> None:
     """Give every item of ``deck`` a schedule that is due today (overdue by 1-30 days)."""
     from zerodrill.deck.load import load_paths
     from zerodrill.srs.days import study_day
-    from zerodrill.srs.session import record_grade
+    from zerodrill.srs.sitting import record_grade
     from zerodrill.srs.store import Store
 
     items = [i for d in load_paths([deck]).decks for i in d.items()]
@@ -205,7 +205,7 @@ async def _pilot_drill(deck: Path, db: Path, presses: int) -> tuple[float, float
     from zerodrill.cli.common import load_decks
     from zerodrill.cli.startup import collector_paused
     from zerodrill.srs.store import Store
-    from zerodrill.tui.app import create_app
+    from zerodrill.tui.drill_app import create_app
     from zerodrill.tui.widgets.card_view import CardView
 
     # As `zerodrill drill` does it (cli/drill.py): the collector paused from the start and

@@ -9,7 +9,7 @@ as SM-2 schedules them, with a few undos), written to A's file in a sync folder,
   ``COMMIT`` (SQLite's statement trace): the longest is how long a drill in another terminal
   can be kept waiting. Goal: no transaction longer than 250 ms.
 - **derive**: the whole cache dropped and derived again from the events
-  (``Store.rederive``), best and median of a few rounds, under SM-2 and then under FSRS.
+  (``Store.schedule.rederive``), best and median of a few rounds, under SM-2 and then under FSRS.
   Goals: under 1 s under SM-2, under 2 s under FSRS.
 """
 
@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_queue import TODAY, items_of, make_decks  # noqa: E402
 
-from zerodrill.srs import sm2  # noqa: E402
+from zerodrill.srs import sm2_formula as sm2  # noqa: E402
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler  # noqa: E402
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402
@@ -94,11 +94,11 @@ class LockClock:
 
 
 def rederive(store: Store, rounds: int) -> list[float]:
-    """Each round's ``Store.rederive`` with the store's scheduler, in ms."""
+    """Each round's ``Store.schedule.rederive`` with the store's scheduler, in ms."""
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
-        store.rederive()
+        store.schedule.rederive()
         times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -120,7 +120,7 @@ def run(events: int = 100_000, cards: int = 10_000, rounds: int = 3) -> dict[str
             b._conn.set_trace_callback(None)
             assert report.received == len(log), report
             derive = rederive(b, rounds)
-            known = len(b.due_dates())
+            known = len(b.schedule.due_dates())
             b.use(FsrsScheduler())
             derive_fsrs = rederive(b, rounds)
     return {

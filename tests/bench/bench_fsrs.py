@@ -4,8 +4,8 @@ switch of scheduler costs (the palette's command, ``--scheduler``) and what FSRS
 Run by hand: ``python tests/bench/bench_fsrs.py``. It writes a throwaway database of 10,000
 cards graded ten times each on the days SM-2 would have them due (through ``add_events``, as
 a sync or an import adds them), then times, best and median of a few rounds: the whole cache
-rebuilt by each scheduler (``Store.rederive``), a switch there and back (the cache rebuilt at
-the first read after each switch), the grade buttons' preview of one card under each, and
+rebuilt by each scheduler (``store.schedule.rederive``), a switch there and back (the cache
+rebuilt at the first read after each switch), the grade buttons' preview of one card under each, and
 bench_events's receive of 100,000 events by sync under each (its longest write transaction).
 """
 
@@ -28,10 +28,10 @@ from bench_events import LOCK_GOAL_MS, ORIGIN, LockClock, year_of_events  # noqa
 from bench_queue import items_of, make_decks  # noqa: E402
 
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
-from zerodrill.srs.schedulers.base import When, outcomes  # noqa: E402
 from zerodrill.srs.schedulers.fsrs import FsrsScheduler  # noqa: E402
+from zerodrill.srs.schedulers.protocol import When, outcomes  # noqa: E402
 from zerodrill.srs.schedulers.sm2 import Sm2Scheduler  # noqa: E402
-from zerodrill.srs.sm2 import Sm2State, review  # noqa: E402
+from zerodrill.srs.sm2_formula import Sm2State, review  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402
@@ -96,12 +96,12 @@ def run(cards: int = 10_000, per_card: int = 10, rounds: int = 3) -> dict[str, A
     sm2, fsrs = Sm2Scheduler(), FsrsScheduler()
     with tempfile.TemporaryDirectory() as tmp, Store.open(Path(tmp) / "bench.db") as store:
         start = time.perf_counter()
-        store.add_events(log, now=log[-1].at + timedelta(days=1))
+        store.log.add_events(log, now=log[-1].at + timedelta(days=1))
         fill_s = time.perf_counter() - start
 
         def rederive_with(scheduler: Any) -> None:
             store.scheduler = scheduler
-            store.rederive()
+            store.schedule.rederive()
 
         sm2_s = timed(lambda: rederive_with(sm2), rounds)
         fsrs_s = timed(lambda: rederive_with(fsrs), rounds)
@@ -109,18 +109,18 @@ def run(cards: int = 10_000, per_card: int = 10, rounds: int = 3) -> dict[str, A
         def there_and_back() -> None:
             for scheduler in (fsrs, sm2):
                 store.scheduler = scheduler
-                store.state("deck/c0")  # the first read rebuilds the cache
+                store.schedule.state("deck/c0")  # the first read rebuilds the cache
 
         # Each round starts, and ends, with the cache SM-2's: two whole rebuilds a round.
         store.scheduler = sm2
-        store.state("deck/c0")
+        store.schedule.state("deck/c0")
         switch_s = timed(there_and_back, rounds)
 
         when = When(log[-1].at, log[-1].day)
         previews = {}
         for name, scheduler in (("sm2", sm2), ("fsrs", fsrs)):
             store.scheduler = scheduler
-            state = store.state("deck/c0")
+            state = store.schedule.state("deck/c0")
             previews[name] = timed(lambda s=scheduler, st=state: outcomes(s, st, when), 200)
 
     receive = {

@@ -103,14 +103,14 @@ def main_bench(reviews: int, rounds: int) -> None:
         def fresh_merge() -> None:
             db = folder / f"fresh-{time.perf_counter_ns()}.db"
             with Store.open(db) as store:
-                store.add_events(found.reviews)
+                store.log.add_events(found.reviews)
 
         with Store.open(folder / "again.db") as store:
-            merged = store.add_events(found.reviews)
+            merged = store.log.add_events(found.reviews)
             print(f"first merge: {merged.added:,} added, {len(merged.keys):,} cards rebuilt")
 
             def again() -> None:
-                assert store.add_events(found.reviews).added == 0
+                assert store.log.add_events(found.reviews).added == 0
 
             figures = {
                 "read reviews, collection.anki2": timed(

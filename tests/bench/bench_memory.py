@@ -40,7 +40,7 @@ DRILL = textwrap.dedent(
     from pathlib import Path
     from zerodrill.cli.common import load_decks
     from zerodrill.srs.store import Store
-    from zerodrill.tui.app import create_app
+    from zerodrill.tui.drill_app import create_app
     from zerodrill.tui.widgets.card_view import CardView
 
     async def main(deck, db):

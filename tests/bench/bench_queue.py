@@ -23,7 +23,7 @@ from zerodrill.deck.item_index import ItemIndex  # noqa: E402
 from zerodrill.deck.kinds import BASIC, CLOZE  # noqa: E402
 from zerodrill.deck.model import Card, Deck, Pos  # noqa: E402
 from zerodrill.srs.queue import build_queue, items_of  # noqa: E402
-from zerodrill.srs.session import Session, record_grade  # noqa: E402
+from zerodrill.srs.sitting import Session, record_grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 
 GOAL_MS = 100.0
@@ -84,7 +84,7 @@ def fill(store: Store, keys: list[str], reviews: int, rng: random.Random) -> int
             for key in todays[: reviews - 150 - logged]:
                 q = rng.choice((2, 3, 4, 4, 5, 5))
                 record_grade(store, key, q, day=day, at=NOW)
-                next_due = store.state(key).due
+                next_due = store.schedule.state(key).due
                 assert next_due is not None
                 heapq.heappush(due, (next_due, key))
                 logged += 1
@@ -94,7 +94,7 @@ def fill(store: Store, keys: list[str], reviews: int, rng: random.Random) -> int
         for n, key in enumerate(todays):
             review = record_grade(store, key, rng.choice((1, 3, 4, 5)), day=TODAY, at=NOW)
             if n % 20 == 0:
-                store.undo(review.id, at=NOW)
+                store.log.undo(review.id, at=NOW)
     return days
 
 
@@ -115,7 +115,7 @@ def run(cards: int = 10_000, reviews: int = 100_000, rounds: int = 15) -> dict[s
         start = time.perf_counter()
         days = fill(store, [item.key for item in items], reviews, rng)
         fill_s = time.perf_counter() - start
-        logged = sum(1 for _ in store.log())
+        logged = sum(1 for _ in store.log.entries())
 
         # Over the index a sitting builds once and builds every queue over (Session).
         index = ItemIndex(decks)

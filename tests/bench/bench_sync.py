@@ -47,7 +47,7 @@ from bench_queue import NOW, TODAY, fill, items_of, make_decks  # noqa: E402
 
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
-from zerodrill.srs.session import record_grade  # noqa: E402
+from zerodrill.srs.sitting import record_grade  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 from zerodrill.srs.sync.folder import SyncReport, sync_folder  # noqa: E402
 from zerodrill.srs.sync.logfile import file_name, write_log  # noqa: E402
@@ -112,10 +112,10 @@ def main(reviews: int = 100_000) -> None:
         with Store.open(root / "a.db") as a, Store.open(root / "b.db") as b:
             start = time.perf_counter()
             fill(a, keys, reviews, rng)
-            logged = sum(1 for _ in a.log())
+            logged = sum(1 for _ in a.log.entries())
             print(f"machine A: {logged:,} reviews logged in {time.perf_counter() - start:.1f} s")
             line("A sends its whole log", *timed(a, folder))
-            size = (folder / f"zerodrill-{a.machine}.jsonl").stat().st_size
+            size = (folder / f"zerodrill-{a.machine.id}.jsonl").stat().st_size
             print(f"{'  its file':<44} {size / 2**20:>9.1f} MiB")
             line("B receives it all (empty database)", *timed(b, folder))
             line("A again, nothing new", *timed(a, folder))
@@ -124,7 +124,7 @@ def main(reviews: int = 100_000) -> None:
                 record_grade(a, key, 4, day=TODAY + timedelta(days=1), at=later)
             line("A sends a sitting's 100 grades", *timed(a, folder))
             line("B receives them", *timed(b, folder))
-            assert a.states() == b.states()
+            assert a.schedule.states() == b.schedule.states()
 
 
 def history(
@@ -171,18 +171,18 @@ def run(
         folder, db, before = root / "shared", root / "m.db", root / "before.db"
         folder.mkdir()
         with Store.open(db) as store:
-            machines = [store.machine, *OTHERS]
+            machines = [store.machine.id, *OTHERS]
             seqs: dict[str, int] = {}
             made = history(machines, seqs, 0, events, cards)
             for machine, log in made.items():
                 write_log(folder / file_name(machine), machine, "", log)
             start = time.perf_counter()
-            store.add_events(made[store.machine])
+            store.log.add_events(made[store.machine.id])
             own_s = time.perf_counter() - start
             start = time.perf_counter()
             first = sync_folder(store, folder)
             first_s = time.perf_counter() - start
-            assert first.received == events - len(made[store.machine]), first
+            assert first.received == events - len(made[store.machine.id]), first
             del made
         floor = _child(db, folder, "open")
         nothing = [_child(db, folder) for _ in range(rounds)]

@@ -54,7 +54,7 @@ def run(actions: int = 20_000, cards: int = 5_000) -> dict[str, float]:
             began = time.perf_counter()
             sent = sync_folder(a, folder).actions_sent
             send_ms = (time.perf_counter() - began) * 1000
-            size = (folder / file_name(a.machine)).stat().st_size
+            size = (folder / file_name(a.machine.id)).stat().st_size
         with Store.open(Path(tmp) / "b.db") as b:
             locks = LockClock()
             b._conn.set_trace_callback(locks)

@@ -271,7 +271,7 @@ def _breakdown(table: dict[Any, Any], n: int, busy: float) -> list[str]:
         )
 
     dispatch = cum("textual/app.py", "_check_bindings")
-    action = cum("zerodrill/tui/screens/drill.py", "action_reveal", "action_grade")
+    action = cum("zerodrill/tui/screens/drill_screen.py", "action_reveal", "action_grade")
     layout = cum("textual/_compositor.py", "reflow")
     heights = cum("textual/widget.py", "get_content_height")
     drawing = cum("textual/_compositor.py", "render_update")

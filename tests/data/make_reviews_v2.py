@@ -13,9 +13,9 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from zerodrill.srs.scheduler import Review, ReviewKind
-from zerodrill.srs.session import record_grade
+from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.sm2 import Sm2State
+from zerodrill.srs.sm2_formula import Sm2State
 from zerodrill.srs.store import Store
 
 out = Path(sys.argv[1])

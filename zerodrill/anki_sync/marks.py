@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from zerodrill.anki_sync.backend import db
-from zerodrill.anki_sync.notes import NoteKeys
+from zerodrill.anki_sync.note_updates import NoteKeys
 from zerodrill.export.anki_marks import MARKED_TAG, NO_ANKI_MARKS, AnkiMarks
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, legacy_seq

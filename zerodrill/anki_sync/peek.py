@@ -9,7 +9,7 @@ the visit, not even a new modification time. The changes are merged into the dry
 scratch copy as Anki's client merges them (a card or note changed on both sides since the last
 sync is the newer one), so that the rest of the run counts what a real sync would move.
 Deck and config changes are left out, and note types but those that carry the machines'
-events (:mod:`.stream`): zerodrill reads none of them.
+events (:mod:`.collection_transport`): zerodrill reads none of them.
 """
 
 from __future__ import annotations
@@ -192,9 +192,9 @@ def pull(col: Collection, key: HostKey) -> Pulled:
 
 
 def _merge_logs(col: Collection, models: Sequence[dict[str, Any]]) -> None:
-    """The machines' logs (:mod:`.stream`) among the server's note types, into the copy: each
-    one's styling, where the server's is the newer."""
-    from zerodrill.anki_sync.stream import PREFIX
+    """The machines' logs (:mod:`.collection_transport`) among the server's note types, into
+    the copy: each one's styling, where the server's is the newer."""
+    from zerodrill.anki_sync.collection_transport import PREFIX
 
     for model in models:
         name, css = model.get("name"), model.get("css")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from zerodrill.anki_sync.backend import db
-from zerodrill.anki_sync.notes import CardRow
+from zerodrill.anki_sync.note_updates import CardRow
 from zerodrill.srs.schedulers.fsrs import read_parameters
 from zerodrill.srs.schedulers.retention import check_retention
 

@@ -25,7 +25,7 @@ from zerodrill.srs.anki_import import is_marked as is_marked
 from zerodrill.srs.grades import FOUR_BUTTONS, Grade, nearest_button
 
 if TYPE_CHECKING:
-    from zerodrill.anki_sync.events import Answer
+    from zerodrill.anki_sync.store_bridge import Answer
 
 #: Anki keeps an answer time of at most a minute (the deck option's ceiling, by default).
 _MAX_TAKEN_MS = 59_000

@@ -1,7 +1,7 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.stream`): this
+2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.collection_transport`): this
    machine's events added to its log in the collection, and the other machines' taken into
    the store as theirs (their grades, undos and card actions, by identity); then the notes
    brought up to date (:mod:`.notes`); the
@@ -44,18 +44,18 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import (
-    events,
+    collection_transport,
     marks,
-    notes,
     peek,
     preset,
     revlog,
     schedule,
     server,
     siblings,
-    stream,
     workcopy,
 )
+from zerodrill.anki_sync import note_updates as notes
+from zerodrill.anki_sync import store_bridge as events
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     db,
@@ -106,7 +106,7 @@ class Moved(Struct, frozen=True):
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
     #: zerodrill's events (grades, undos, card actions of every machine) added to the
-    #: collection's record of them, and new to this machine from it (:mod:`.stream`).
+    #: collection's record of them, and new to this machine from it (:mod:`.collection_transport`).
     events_sent: int = 0
     events_received: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
@@ -229,12 +229,12 @@ def _run(
 
 
 def _stream(col: Collection, store: Store | None, record_id: str) -> SyncReport | None:
-    """The event stream through the open work copy (:mod:`.stream`): this machine's events
-    (and any it holds that the collection lacks) added to its config entry, every other
-    machine's taken into the store, by identity."""
+    """The event stream through the open work copy (:mod:`.collection_transport`): this
+    machine's events (and any it holds that the collection lacks) added to its log there, every
+    other machine's taken into the store, by identity."""
     if store is None:
         return None
-    transport = stream.CollectionTransport(col, record_id)
+    transport = collection_transport.CollectionTransport(col, record_id)
     report = exchange.sync(store, transport)
     if transport.changed:
         # Anki syncs only a collection modified since its last sync.

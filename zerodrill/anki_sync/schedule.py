@@ -21,8 +21,8 @@ from datetime import date
 from msgspec import Struct
 from msgspec.structs import replace
 
-from zerodrill.anki_sync.events import CardHistory
-from zerodrill.anki_sync.notes import CardRow
+from zerodrill.anki_sync.note_updates import CardRow
+from zerodrill.anki_sync.store_bridge import CardHistory
 from zerodrill.srs.schedulers import AnkiCard
 
 # Anki's card types and queues.

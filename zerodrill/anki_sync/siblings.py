@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from zerodrill.anki_sync.events import DrillDay
-from zerodrill.anki_sync.notes import CardRow
+from zerodrill.anki_sync.note_updates import CardRow
+from zerodrill.anki_sync.store_bridge import DrillDay
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.export.anki_marks import BURIED_QUEUE, SIBLING_BURIED_QUEUE, SUSPENDED_QUEUE
 from zerodrill.srs.queue import held_today

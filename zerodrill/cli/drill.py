@@ -18,13 +18,13 @@ from zerodrill.deck.model import Deck
 from zerodrill.errors import UserError
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.interview_date import InterviewChoice, parse_interview
+from zerodrill.srs.interview_plan import InterviewChoice, parse_interview
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS
 from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, MAX_RETENTION, MIN_RETENTION
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
-    from zerodrill.tui.session import Summary
+    from zerodrill.tui.drill_session import Summary
 
 
 class InterviewDate(click.ParamType[InterviewChoice]):
@@ -170,7 +170,7 @@ def saved_line(summary: Summary, db: Path) -> str:
     interview date, it says what tomorrow holds: the cards due and the new ones."""
     tomorrow = f"{summary.due_tomorrow} due tomorrow"
     if summary.interview is not None and summary.day is not None:
-        from zerodrill.srs.interview_date import when_text
+        from zerodrill.srs.interview_plan import when_text
 
         when = when_text(summary.interview, summary.day)
         tomorrow += f", {summary.new_tomorrow} new (interview {when})"
@@ -247,7 +247,7 @@ def _drill(
     from zerodrill.srs.store import Store
 
     with Store.open(db) as store:
-        from zerodrill.tui.app import create_app
+        from zerodrill.tui.drill_app import create_app
 
         app = create_app(
             decks,

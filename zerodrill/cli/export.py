@@ -113,7 +113,7 @@ def export(
     together, so a rebuild of unchanged decks is byte-identical and edited cards update in
     place when the package is imported again.
     """
-    from zerodrill.export.errors import ExportError
+    from zerodrill.errors import ExportError
 
     chosen_format = FORMATS[format_name]
     if with_progress and not chosen_format.carries_progress:
@@ -196,7 +196,7 @@ def _progress(decks: Sequence[Deck], db: Path | None) -> dict[str, SchedulingSta
     with Store.open(db_path, create=False) as store:
         # The learner's scheduler, as the drill shows it, read as Anki's columns by it.
         scheduler = store.scheduler
-        derived = store.states(keys)
+        derived = store.schedule.states(keys)
         marks = store.actions.marks()
         # Siblings the drill holds today arrive held in Anki too.
         today = study_day(local_now())

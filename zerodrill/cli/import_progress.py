@@ -33,8 +33,8 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     found = read_reviews(file, note_keys(decks))
     # Made only now that FILE was read: a file that is not Anki's creates nothing of ours.
     with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
-        undos = withdrawals(found, store.events())
-        merged = store.add_events([*found.reviews, *undos])
+        undos = withdrawals(found, store.log.events())
+        merged = store.log.add_events([*found.reviews, *undos])
     added = merged.added - len(undos)
     click.echo(
         f"{plural(added, 'review')} imported from Anki, "

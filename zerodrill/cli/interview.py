@@ -40,7 +40,7 @@ def interview(
     if db is None:
         db = default_db_path(create_folder=True)
     with Store.open(db) as store:
-        from zerodrill.tui.interview.app import create_interview_app
+        from zerodrill.tui.interview.interview_app import create_interview_app
 
         app = create_interview_app(decks, store, deck_id=deck_id, interview_id=interview_id)
         result = run_to_end(app, store)

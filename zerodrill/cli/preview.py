@@ -66,7 +66,7 @@ def preview(paths: tuple[Path, ...], output: Path) -> None:
     """Write every card of PATH... (default: a checkout's decks/, else the bundled decks) to one
     HTML page, as Anki will show it: question and answer, light and night, each cloze deletion on
     its own."""
-    from zerodrill.export.errors import ExportError
+    from zerodrill.errors import ExportError
 
     if output.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{shown(str(output))}: name the page FILE.html")

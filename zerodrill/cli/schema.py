@@ -38,7 +38,7 @@ def schema(output: Path | None) -> None:
     Helix...); PATH is relative to the deck file. The schema checks the format; `zerodrill
     validate` checks everything else.
     """
-    from zerodrill.deck.schema import schema_text
+    from zerodrill.deck.json_schema import schema_text
 
     text = schema_text()
     if output is None:
@@ -71,6 +71,6 @@ def _ours(path: Path) -> bool:
         found = json.loads(data) if len(data) <= 2**20 else None
     except (OSError, ValueError):
         return False
-    from zerodrill.deck.schema import TITLE
+    from zerodrill.deck.json_schema import TITLE
 
     return isinstance(found, dict) and found.get("title") == TITLE

@@ -32,7 +32,7 @@ def decks_not_yours(decks: Sequence[Deck], personal_db: Path) -> list[str]:
         from zerodrill.srs.store import Store
 
         with Store.open(personal_db, create=False) as store:
-            reviewed = {key.partition("/")[0] for key in store.states()}
+            reviewed = {key.partition("/")[0] for key in store.schedule.states()}
     return sorted(d.id for d in candidates if d.id not in reviewed)
 
 

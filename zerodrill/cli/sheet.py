@@ -41,7 +41,7 @@ def sheet(paths: tuple[Path, ...], deck_id: str | None, output: Path | None) -> 
             )
     decks = _with_sheets(usable_decks(load_decks(paths)), deck_id)
     # Imported once the decks are known good: a mistake costs no rendering imports.
-    from zerodrill.export import sheet as rendered
+    from zerodrill.export import cheat_sheet as rendered
 
     if kind is None:
         _print(decks)
@@ -80,7 +80,7 @@ def _print(decks: list[Deck]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from zerodrill.export.sheet import HEADING
+    from zerodrill.export.cheat_sheet import HEADING
     from zerodrill.tui.markdown import MarkdownStyles, parse_markdown, render
 
     console = Console(highlight=False)

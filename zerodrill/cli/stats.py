@@ -11,7 +11,7 @@ from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.stats import compute_stats, render_text
+from zerodrill.srs.review_stats import compute_stats, render_text
 from zerodrill.srs.store import Store
 
 

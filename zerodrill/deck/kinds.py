@@ -9,7 +9,7 @@ does not know, and nothing falls back to another kind's behaviour.
 
 Adding a kind takes this module only: declare it with :func:`register` at the bottom, with an
 Anki model id of its own (chosen at random, never reused), then run
-``python -m zerodrill.deck.schema`` to regenerate the JSON Schema and the README's tables. Its
+``python -m zerodrill.deck.json_schema`` to regenerate the JSON Schema and the README's tables. Its
 templates may reuse the other kinds' ``zd-*`` classes, which the export's shared CSS styles
 (``export/notetypes.py``, the one other place to touch if it wants a look of its own).
 

@@ -27,8 +27,8 @@ from msgspec import Struct
 from zerodrill.atomic_write import write_together
 from zerodrill.deck.control_chars import shown
 from zerodrill.deck.model import RESERVED_DECK_IDS, Deck
+from zerodrill.errors import ExportError
 from zerodrill.export.collection import SchedulingState, collection
-from zerodrill.export.errors import ExportError
 from zerodrill.export.formats import ExportStats
 from zerodrill.export.manifest import (
     MAX_NOTE_ID,

@@ -23,19 +23,19 @@ import genanki
 
 from zerodrill.deck import kinds
 from zerodrill.deck.model import Card, Deck
+from zerodrill.errors import ExportError
 from zerodrill.export.anki_marks import (
     MARKED_TAG,
     SIBLING_BURIED_QUEUE,
     SUSPENDED_QUEUE,
     AnkiMarks,
 )
-from zerodrill.export.errors import ExportError
+from zerodrill.export.cheat_sheet import anki_description
 from zerodrill.export.genanki_internals import COLLECTION_ROW, DEFAULT_CONF, INDEXES, TABLES
 from zerodrill.export.ids import ID_STRIDE, deck_anki_id
 from zerodrill.export.manifest import NoteRecord, NoteTypeRecord
 from zerodrill.export.notes import Note
 from zerodrill.export.notetypes import note_type
-from zerodrill.export.sheet import anki_description
 
 #: The collection's creation day. Review ``due`` values count days from it.
 CREATED = date(2020, 1, 1)

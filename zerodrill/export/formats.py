@@ -69,7 +69,7 @@ def card_counts(stats: ExportStats) -> str:
 def write_whole(out: Path, data: bytes) -> None:
     """A text format's file, written whole or not at all; a failure is one line for the user."""
     from zerodrill.atomic_write import write_atomic
-    from zerodrill.export.errors import ExportError
+    from zerodrill.errors import ExportError
 
     try:
         write_atomic(out, data)
@@ -85,7 +85,7 @@ class Format(Struct, frozen=True):
     summary: str
     rules: TargetRules
     #: Writes the decks to the file, with review progress if the format carries it; raises
-    #: :class:`~zerodrill.export.errors.ExportError` with one line for the user.
+    #: :class:`~zerodrill.errors.ExportError` with one line for the user.
     write: Callable[[Sequence[Deck], Path, Progress | None], ExportStats]
     #: What a written file holds, as ``export`` reports it after ``wrote FILE:``.
     counts: Callable[[ExportStats], str]

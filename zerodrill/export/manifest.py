@@ -20,7 +20,7 @@ from typing import NamedTuple
 from msgspec import Struct, field
 
 from zerodrill.deck.control_chars import shown
-from zerodrill.export.errors import ExportError
+from zerodrill.errors import ExportError
 from zerodrill.export.ids import ID_STRIDE, new_note_ids
 
 FORMAT = 1

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from msgspec import Struct, field
 
 from zerodrill.deck.model import Deck
-from zerodrill.export.errors import ExportError
+from zerodrill.errors import ExportError
 from zerodrill.export.ids import media_name
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)

@@ -27,8 +27,8 @@ from msgspec import Struct
 
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, check_layout, to_grade
-from zerodrill.srs.schedulers.base import Effect
 from zerodrill.srs.schedulers.decision import AnkiDecision
+from zerodrill.srs.schedulers.protocol import Effect
 
 #: A review's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]

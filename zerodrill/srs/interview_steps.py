@@ -1,7 +1,7 @@
 """The steps of an interview attempt: one frozen value per kind, each kind with one name.
 
 :class:`Step` names them, as the attempt log's ``step`` column holds them, as
-:attr:`zerodrill.srs.interview.InterviewRun.step` says which comes next, and as the interview's
+:attr:`zerodrill.srs.interview_run.InterviewRun.step` says which comes next, and as the interview's
 screens are chosen: ``question``, ``points``, ``follow_up`` (one per follow-up card),
 ``red_flags`` and ``finish``. Each value's fields are the JSON object of the log's ``data``
 column, under the same names (:func:`step_data`, :func:`step_from`); fields added since the

@@ -1,19 +1,24 @@
-"""What the drill shows besides the schedule, folded from the event stream: each a registered
+"""What the drill shows, folded from the event stream: each a registered
 :class:`Projection` with a fingerprint and a pure fold, as card kinds are registered
 (:mod:`zerodrill.deck.kinds`) and export formats (:mod:`zerodrill.export.formats`).
 
 A projection names the kinds of event it reads (:attr:`Projection.actions`, and with
 :attr:`Projection.grades` the reviews of the cards those name), and folds them, in the order
 logged, into its value: the same events give the same value, wherever they were logged.
-:meth:`zerodrill.srs.store.Store.project` reads them and folds; nothing else is kept, so there is
-nothing to rebuild. Its :attr:`Projection.fingerprint` names what the fold means, and changes
+:meth:`zerodrill.srs.store.stream.EventLog.project` reads them and folds (``store.log.project``).
+Its :attr:`Projection.fingerprint` names what the fold means, and changes
 with it: what a cache of the value would be checked against.
 
 Adding one takes this module only: declare it with :func:`register` at the bottom.
 
-The schedule is the one projection kept in a cache (the ``card`` and ``derived`` tables,
-:mod:`zerodrill.srs.store.derive`): its fold is the scheduler's replay
-(:func:`zerodrill.srs.schedulers.base.replay`), its fingerprint the scheduler's.
+The schedule is the one projection kept in a cache, and one per scheduler
+(:func:`schedule`): its fold is the scheduler's replay of each card's grades in effect
+(:func:`zerodrill.srs.schedulers.protocol.replay`), its fingerprint the scheduler's with its
+options. The cache (the ``card``, ``effect`` and ``derived`` tables,
+:mod:`zerodrill.srs.store.derive`) is that fold, done in SQL's order for speed, and dropped and
+rebuilt whenever the fingerprint it was built with is not the store's
+(:mod:`zerodrill.srs.store.schedule_cache`). :data:`SCHEDULE`, the one under the default scheduler,
+is registered so that what holds for every projection is checked on it too.
 """
 
 from __future__ import annotations
@@ -21,12 +26,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from msgspec import Struct
 
-from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
-from zerodrill.srs.events import ReviewEvent, StreamEvent
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
+from zerodrill.srs.card_actions import replay as replay_marks
+from zerodrill.srs.events import ReviewEvent, StreamEvent, time_order
+from zerodrill.srs.schedulers import Scheduler, scheduler_named
+from zerodrill.srs.schedulers.protocol import CardState, Given, Phase, replay
 
 T = TypeVar("T")
 
@@ -44,6 +53,8 @@ class Projection(Generic[T]):
     grades: bool
     #: The value of the events read, in the order logged. Pure: nothing but them decides it.
     fold: Callable[[Sequence[StreamEvent]], T]
+    #: Also every review (grades and their undos), of every card.
+    reviews: bool = False
 
 
 _REGISTRY: dict[str, Projection[Any]] = {}
@@ -72,7 +83,7 @@ def registered() -> tuple[Projection[Any], ...]:
 
 
 def _marks(events: Sequence[StreamEvent]) -> dict[str, CardMarks]:
-    return replay(e for e in events if isinstance(e, CardActionEvent))
+    return replay_marks(e for e in events if isinstance(e, CardActionEvent))
 
 
 #: Each card's marks (suspended, buried, flagged, marked): cards with none absent.
@@ -141,3 +152,35 @@ BROUGHT_FORWARD = register(
         _forwarded,
     )
 )
+
+
+def _schedule(scheduler: Scheduler[Any], events: Sequence[StreamEvent]) -> dict[str, CardState]:
+    withdrawn = {e.undoes for e in events if isinstance(e, ReviewEvent) and e.undoes is not None}
+    graded: dict[str, list[ReviewEvent]] = {}
+    for e in events:
+        if isinstance(e, ReviewEvent) and e.grade is not None and e.identity not in withdrawn:
+            graded.setdefault(e.key, []).append(e)
+    states: dict[str, CardState] = {}
+    for key in sorted(graded):
+        given: list[Given] = [
+            (e.grade, e.day, e.at, e.buttons)
+            for e in sorted(graded[key], key=time_order)
+            if e.grade is not None
+        ]
+        state, _ = replay(scheduler, given)
+        if state.phase is not Phase.NEW:
+            states[key] = state
+    return states
+
+
+def schedule(scheduler: Scheduler[Any]) -> Projection[dict[str, CardState]]:
+    """The schedule under ``scheduler``: each card with a grade in effect, its state, its
+    grades in effect replayed in the one time order (:func:`zerodrill.srs.events.time_order`)
+    from new. Its fingerprint is the scheduler's, options and all."""
+    return Projection(
+        "schedule", scheduler.fingerprint, frozenset(), False, partial(_schedule, scheduler), True
+    )
+
+
+#: The schedule under the default scheduler (each learner's is :func:`schedule` of theirs).
+SCHEDULE = register(schedule(scheduler_named()))

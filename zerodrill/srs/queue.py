@@ -2,7 +2,7 @@
 
 Order: due reviews first (the cards an interview brought forward, then most overdue first),
 then new items in study order (see :func:`items_of`) up to the daily limit, then the items the
-scheduler brings back today (:attr:`~zerodrill.srs.schedulers.base.CardState.again_on`; SM-2:
+scheduler brings back today (:attr:`~zerodrill.srs.schedulers.protocol.CardState.again_on`; SM-2:
 every item graded below 4 today, until it gets 4 or 5), after the rest. One the scheduler
 brings back at a set moment (a learning step: SM-2's fails) comes sooner: the sitting brings
 it forward once a few other cards were graded or that moment has come
@@ -14,7 +14,7 @@ any deck count against it, so no choice of decks gives more new cards in a day.
 Siblings are never shown on the same day: the deletions of one cloze card, and cards the deck
 says teach the same thing (a card's ``siblings``). Once one of them is queued or was graded
 today, the others wait for another day (:meth:`~zerodrill.deck.item_index.ItemIndex.
-busy_cards`). While an interview date is planned for (:mod:`zerodrill.srs.interview_date`)
+busy_cards`). While an interview date is planned for (:mod:`zerodrill.srs.interview_plan`)
 there are not the days for that: a cloze card's deletions may share a day, and cards that teach
 the same thing are only introduced on different days (:attr:`Apart.NEW_SIBLINGS`), until the
 last day new cards are planned for, when nothing waits (:attr:`Apart.NONE`).
@@ -22,7 +22,7 @@ last day new cards are planned for, when nothing waits (:attr:`Apart.NONE`).
 Everything is derived from the store for the study day, so a session started again the same
 day (or in a second terminal) picks up where the log says things stand. Building the queue
 reads today's log (by the ``day`` index) and the keys due today and due later (by the ``due``
-index): nothing that grows with the number of past reviews. :mod:`zerodrill.srs.session`
+index): nothing that grows with the number of past reviews. :mod:`zerodrill.srs.sitting`
 works through it.
 """
 
@@ -134,19 +134,19 @@ def build_queue(
     with store.snapshot():
         latest: dict[str, LoggedEvent] = {}
         introduced = 0
-        logged = store.reviews_on(day)
+        logged = store.log.reviews_on(day)
         forward = store.attempts.brought_forward(day)
-        again = store.states(store.again_on(day))
+        again = store.schedule.states(store.schedule.again_on(day))
         for review in logged:
             latest[review.key] = review
             # A new card an interview brought forward takes no slot of the daily limit.
             if review.introduced and review.key not in forward.on_day:
                 introduced += 1
-        due = store.due_keys(through=day)
+        due = store.schedule.due_keys(through=day)
         slots = max(0, new_limit - introduced)
         # A new item is one without a schedule: neither due today (queued below, or its card
         # is busy) nor due later. Those later are read only while new cards may come.
-        later = set(store.due_keys(after=day)) if slots else set()
+        later = set(store.schedule.due_keys(after=day)) if slots else set()
 
     graded = frozenset(latest)
     brought = _brought_forward(forward.pending, by_key, graded)
@@ -227,10 +227,10 @@ def held_in(by_key: ItemIndex, store: Store, day: date) -> set[str]:
     """:func:`held_today` for the keys of ``by_key`` as ``store`` has them on study day
     ``day`` (for the export with progress: what Anki shows due is what the drill does)."""
     with store.snapshot():
-        logged = store.reviews_on(day)
+        logged = store.log.reviews_on(day)
         brought = store.attempts.brought_forward(day).pending
-        due = store.due_keys(through=day)
-        scheduled = set(store.due_keys())
+        due = store.schedule.due_keys(through=day)
+        scheduled = set(store.schedule.due_keys())
     return held_today(
         by_key,
         due,

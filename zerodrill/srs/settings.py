@@ -43,7 +43,7 @@ INTERVIEW = "interview_date"
 
 def saved_layout(store: Store) -> int:
     """The number of grade buttons last chosen; the default if none was (or it is unknown)."""
-    value = store.setting(BUTTONS)
+    value = store.settings.get(BUTTONS)
     if value is not None and value.isdigit() and int(value) in LAYOUTS:
         return int(value)
     return DEFAULT_LAYOUT
@@ -59,7 +59,7 @@ def save_layout(store: Store, buttons: int) -> str | None:
 
 def saved_scheduler_name(store: Store) -> str:
     """The scheduler last chosen; SM-2 if none was (or the one saved is unknown)."""
-    value = store.setting(SCHEDULER)
+    value = store.settings.get(SCHEDULER)
     return value if value in SCHEDULERS else DEFAULT_SCHEDULER
 
 
@@ -73,7 +73,7 @@ def save_scheduler_name(store: Store, name: str) -> str | None:
 def saved_option(store: Store, option: Option) -> Any:
     """The value of a scheduler's ``option`` last chosen; None if none was (or it is
     unusable)."""
-    value = store.setting(option.setting)
+    value = store.settings.get(option.setting)
     try:
         return option.read(value) if value is not None else None
     except ValueError:
@@ -106,7 +106,7 @@ def taking(option: Option) -> list[str]:
 
 def saved_interview(store: Store) -> date | None:
     """The interview date last set; None if none is (cleared, or unreadable)."""
-    value = store.setting(INTERVIEW)
+    value = store.settings.get(INTERVIEW)
     try:
         return date.fromisoformat(value) if value else None
     except ValueError:
@@ -164,7 +164,7 @@ def read_profile(store: Store, scheduler: Scheduler[Any] | None = None) -> Profi
 
 def _save(store: Store, setting: str, value: str, what: str) -> str | None:
     try:
-        store.save_setting(setting, value)
+        store.settings.save(setting, value)
     except FileGone:
         raise
     except StoreError as exc:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from zerodrill.srs.schedulers.base import (
+from zerodrill.srs.schedulers.decision import AnkiDecision
+from zerodrill.srs.schedulers.protocol import (
     AnkiCard,
     CardState,
     Effect,
@@ -25,7 +26,6 @@ from zerodrill.srs.schedulers.base import (
     rating_of,
     replay,
 )
-from zerodrill.srs.schedulers.decision import AnkiDecision
 
 #: Each scheduler's name and where its class is (``module:Class``), in the order the palette
 #: lists them; the class is called with the options given to :func:`scheduler_named`.

@@ -5,7 +5,7 @@ it (its revlog row's interval and ease, the learning step it put the card on, an
 state in the card's data where that answer was the card's latest), fixed when the answer is
 read from the collection and carried with the event to every machine, so each replays it the
 same way: a scheduler meeting such an event takes Anki's decision as the card's state
-(:func:`zerodrill.srs.schedulers.base.answer`), and the next grade in a terminal goes on from
+(:func:`zerodrill.srs.schedulers.protocol.answer`), and the next grade in a terminal goes on from
 there with zerodrill's scheduler.
 """
 

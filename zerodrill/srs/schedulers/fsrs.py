@@ -7,7 +7,7 @@ a new card), but two things of it must not reach a replay: fuzzing draws from :m
 and a ``Card`` made without an id or a due time reads the wall clock and sleeps a millisecond.
 So fuzzing is off (the same events must give the same schedule on every machine and after any
 switch of scheduler), and cards are always built with both. A grade becomes one of FSRS's four
-ratings by :func:`~zerodrill.srs.schedulers.base.rating_of`, the one table of them; the layout
+ratings by :func:`~zerodrill.srs.schedulers.protocol.rating_of`, the one table of them; the layout
 it was pressed on changes nothing here (FSRS's ratings are Anki's four buttons already).
 
 FSRS counts elapsed time between instants (``When.at``); the queue counts study days. A review
@@ -32,7 +32,8 @@ from fsrs.scheduler import DEFAULT_PARAMETERS
 from msgspec import Struct, structs
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
-from zerodrill.srs.schedulers.base import (
+from zerodrill.srs.schedulers.decision import AnkiDecision
+from zerodrill.srs.schedulers.protocol import (
     DEFAULT_EASE_PERMILLE,
     AnkiCard,
     Option,
@@ -42,14 +43,13 @@ from zerodrill.srs.schedulers.base import (
     rating_of,
     ratings_text,
 )
-from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.retention import (
     DEFAULT_RETENTION,
     DESIRED_RETENTION,
     check_retention,
 )
 
-#: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2.MAX_INTERVAL`).
+#: Anki's ceiling, as SM-2's (:data:`zerodrill.srs.sm2_formula.MAX_INTERVAL`).
 MAX_INTERVAL = 36_500
 
 _TO_FSRS = {

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, structs
 
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
-from zerodrill.srs.schedulers.base import (
+from zerodrill.srs.schedulers.decision import AnkiDecision
+from zerodrill.srs.schedulers.protocol import (
     AnkiCard,
     CardState,
     Phase,
@@ -42,7 +43,6 @@ from zerodrill.srs.schedulers.base import (
     When,
     answer,
 )
-from zerodrill.srs.schedulers.decision import AnkiDecision
 
 
 def last_study_day(interview: date) -> date:

@@ -4,7 +4,7 @@ loads FSRS)."""
 
 from __future__ import annotations
 
-from zerodrill.srs.schedulers.base import Option
+from zerodrill.srs.schedulers.protocol import Option
 
 #: FSRS's and Anki's default: nine answers in ten right when a card falls due.
 DEFAULT_RETENTION = 0.9

@@ -1,4 +1,4 @@
-"""SM-2 behind the scheduler protocol: :mod:`zerodrill.srs.sm2`'s formula, plus what a drill
+"""SM-2 behind the scheduler protocol: :mod:`zerodrill.srs.sm2_formula`'s formula, plus what a drill
 adds to it, each rule written here once.
 
 - **Same-day repeats** (SM-2's step 7): a grade on a study day the card was graded already
@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field, structs
 
-from zerodrill.srs import sm2
+from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
-from zerodrill.srs.schedulers.base import AnkiCard, Option, Phase, Scheduler, StateDict, When
 from zerodrill.srs.schedulers.decision import AnkiDecision
-from zerodrill.srs.sm2 import MAX_INTERVAL, MIN_EF_HUNDREDTHS, REPEAT_BELOW, Sm2State
+from zerodrill.srs.schedulers.protocol import AnkiCard, Option, Phase, Scheduler, StateDict, When
+from zerodrill.srs.sm2_formula import MAX_INTERVAL, MIN_EF_HUNDREDTHS, REPEAT_BELOW, Sm2State
 
 #: How long after a fail the card comes back at the latest, the same study day.
 LEARNING_STEP = timedelta(minutes=10)
@@ -47,7 +47,7 @@ EASY_BONUS = Fraction(13, 10)
 def easy_interval(passed: int) -> int:
     """The interval Easy on the four buttons gives a card to which SM-2 gives ``passed`` days
     for any pass (see the module docstring): ⌈``passed`` × 1.3⌉, at least 4, at most
-    :data:`~zerodrill.srs.sm2.MAX_INTERVAL`. In integers, as SM-2's own ceiling."""
+    :data:`~zerodrill.srs.sm2_formula.MAX_INTERVAL`. In integers, as SM-2's own ceiling."""
     bonus = -(-passed * EASY_BONUS.numerator // EASY_BONUS.denominator)
     return min(MAX_INTERVAL, max(EASY_INTERVAL, bonus))
 
@@ -134,7 +134,7 @@ def _day(text: Any) -> date | None:
 
 
 class Sm2Scheduler:
-    """SuperMemo 2, exactly (:mod:`zerodrill.srs.sm2`), with the drill's same-day rules and
+    """SuperMemo 2, exactly (:mod:`zerodrill.srs.sm2_formula`), with the drill's same-day rules and
     Anki's Easy on the four buttons."""
 
     name = "sm2"

@@ -7,14 +7,21 @@
 - :mod:`.watch`: the file opened, checked before each write: deleted, moved or replaced
   mid-drill, it is written to no more, and what it held is saved aside.
 - :mod:`.schema`: the append-only migrations, and bringing a file up to date.
+- :mod:`.transactions`: the one connection and its transactions (one ``BEGIN IMMEDIATE`` per
+  write, an inner one joining the outer, the path checked before each write), for every part;
+  :mod:`.part` gives each part of the store them.
 - :mod:`.eventlog`: the event log in SQL: events appended, and events made elsewhere added
   as a set union by identity, in short transactions.
-- :mod:`.derive`: the cache derived from the events by the scheduler: each card's state and
-  what each grade was; dropped and rebuilt at will.
-- :mod:`.sync_state`: what a sync keeps (where it stopped reading each origin) and looks up
-  (events by identity, and those a transport does not carry), so it never reads the log whole.
-- :mod:`.repository`: :class:`Store`, which logs events and reads the log and the cache
-  back, as domain values (:mod:`.rows` converts), never rows.
+- :mod:`.derive`: the cache of the schedule projection, each card's state and what each grade
+  was, replayed from the events by the scheduler; dropped and rebuilt at will.
+- :mod:`.repository`: :class:`Store`, the file opened with the learner's profile, and its
+  parts, one concern each, as domain values (:mod:`.rows` converts), never rows:
+  :mod:`.stream` (``store.log``: grades, undos, events made elsewhere, the log read back),
+  :mod:`.schedule` (``store.schedule``: each card's state, due days, figures),
+  :mod:`.saved_settings` (``store.settings``), :mod:`.machine_id` (``store.machine``),
+  :mod:`.attempts`, :mod:`.actions` and :mod:`.sync_state` (``store.sync``: where syncs
+  stopped reading each origin, and events looked up by identity, so a sync never reads the
+  log whole).
 """
 
 from __future__ import annotations
@@ -22,8 +29,8 @@ from __future__ import annotations
 from zerodrill.srs.store.eventlog import Merged
 from zerodrill.srs.store.figures import ReviewCounts
 from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
+from zerodrill.srs.store.migrations import APPLICATION_ID, SCHEMA_VERSION
 from zerodrill.srs.store.repository import Store
-from zerodrill.srs.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 __all__ = [
     "APPLICATION_ID",

@@ -4,7 +4,7 @@ as :attr:`zerodrill.srs.store.Store.actions`.
 
 Actions are events of the one log (:mod:`.eventlog`): numbered with the machine's reviews,
 withdrawn by an undo under the log's one rule, and those made elsewhere (another machine,
-Anki) added by :meth:`zerodrill.srs.store.Store.add_events` with the reviews.
+Anki) added by :meth:`zerodrill.srs.store.Store.log.add_events` with the reviews.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from datetime import date, datetime
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, Identity
 from zerodrill.srs.projections import MARKS
 from zerodrill.srs.store import eventlog
+from zerodrill.srs.store.migrations import SCHEMA_VERSION, has_tables
 from zerodrill.srs.store.one_stream import LEGACY
 from zerodrill.srs.store.part import StorePart
 from zerodrill.srs.store.rows import event_from
-from zerodrill.srs.store.schema import SCHEMA_VERSION, has_tables
 
 #: The card actions of a file an earlier zerodrill wrote, read without migrating it (see
 #: :meth:`zerodrill.srs.store.Store.open`'s ``read_only``): its own table, numbered as

@@ -2,7 +2,7 @@
 
 An attempt is a row (which interview, when, on which study day) and the steps logged after it,
 each with its data as JSON (:mod:`zerodrill.srs.interview_steps` gives each kind of step its
-value); :mod:`zerodrill.srs.interview` decides what the steps mean. The ticks of a checklist
+value); :mod:`zerodrill.srs.interview_run` decides what the steps mean. The ticks of a checklist
 step not yet handed in are logged beside them as they are given (:meth:`AttemptLog.add_ticks`).
 The keys an attempt *brings forward* (the cards behind the points missed) are events of the log
 (:attr:`~zerodrill.srs.card_actions.Action.BRING_FORWARD`, dated when the attempt ended), and
@@ -27,14 +27,14 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.projections import BROUGHT_FORWARD, BroughtForward, as_of
 from zerodrill.srs.store import eventlog
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.part import StorePart
-from zerodrill.srs.store.rows import date_from
-from zerodrill.srs.store.schema import (
+from zerodrill.srs.store.migrations import (
     ATTEMPT_TABLES,
     ATTEMPT_TICK_TABLES,
     has_tables,
     make_tables,
 )
+from zerodrill.srs.store.part import StorePart
+from zerodrill.srs.store.rows import date_from
 
 if TYPE_CHECKING:
     # Imported where steps are read or written: a drill opens this log for what interviews

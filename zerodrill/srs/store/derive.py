@@ -2,14 +2,14 @@
 
 For each card, its events are read in the one total order (study day, instant, origin,
 sequence: :func:`zerodrill.srs.events.time_order`), the grades an undo withdraws are left out,
-and the rest go through the scheduler (:func:`zerodrill.srs.schedulers.base.replay`). The
+and the rest go through the scheduler (:func:`zerodrill.srs.schedulers.protocol.replay`). The
 ``card`` table gets each known card's state, with its due day, last day and the day it comes
 back again (indexed, for the queue); ``effect`` gets what each grade in effect was when it was
 not a recall (a first sight or a same-day repeat: the new-card limit and the retention figure
 count these), so that it holds one row a card or so, not one an event. A grade is in effect
 when no undo names it (:data:`~zerodrill.srs.store.rows.IN_EFFECT`). ``derived`` names the
-scheduler (its fingerprint) the cache was built with; a store using another rebuilds the whole
-cache first.
+fingerprint of the schedule projection (:func:`zerodrill.srs.projections.schedule`) the cache
+was built with; a store using another rebuilds the whole cache first.
 
 The cache holds nothing the events do not: :func:`derive` may drop it and build it again at
 any moment, and two databases that hold the same events hold the same cache.
@@ -27,7 +27,8 @@ from typing import Any
 
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import to_grade
-from zerodrill.srs.schedulers.base import (
+from zerodrill.srs.projections import schedule
+from zerodrill.srs.schedulers.protocol import (
     CardState,
     Effect,
     Given,
@@ -57,20 +58,21 @@ def built_with(conn: sqlite3.Connection) -> str | None:
 
 
 def ensure(conn: sqlite3.Connection, scheduler: Scheduler[Any]) -> bool:
-    """Rebuild the whole cache unless ``scheduler`` built it; True if it was rebuilt. Call it
-    inside a write transaction."""
-    if built_with(conn) == scheduler.fingerprint:
+    """Rebuild the whole cache unless it is ``scheduler``'s schedule (by the projection's
+    fingerprint); True if it was rebuilt. Call it inside a write transaction."""
+    fingerprint = schedule(scheduler).fingerprint
+    if built_with(conn) == fingerprint:
         return False
     derive(conn, scheduler, None)
     conn.execute(
         "INSERT INTO derived (only, fingerprint) VALUES (1, ?) "
         "ON CONFLICT (only) DO UPDATE SET fingerprint = excluded.fingerprint",
-        (scheduler.fingerprint,),
+        (fingerprint,),
     )
     return True
 
 
-def _chunks(keys: Collection[str]) -> Iterator[list[str]]:
+def chunks(keys: Collection[str]) -> Iterator[list[str]]:
     wanted = list(dict.fromkeys(keys))
     for start in range(0, len(wanted), KEYS_PER_QUERY):
         yield wanted[start : start + KEYS_PER_QUERY]
@@ -87,7 +89,7 @@ def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Ro
 
 
 def _rows_of(conn: sqlite3.Connection, keys: Collection[str]) -> Iterator[Row]:
-    for chunk in _chunks(keys):
+    for chunk in chunks(keys):
         marks = ",".join("?" * len(chunk))
         yield from conn.execute(f"{_GRADE_ROWS} AND key IN ({marks}) {_ORDER}", chunk)
 
@@ -101,7 +103,7 @@ def _withdrawn(conn: sqlite3.Connection, keys: Collection[str] | None) -> set[in
     if keys is None:
         return {i for (i,) in conn.execute(join)}
     found: set[int] = set()
-    for chunk in _chunks(keys):
+    for chunk in chunks(keys):
         marks = ",".join("?" * len(chunk))
         found.update(i for (i,) in conn.execute(f"{join} WHERE g.key IN ({marks})", chunk))
     return found
@@ -162,7 +164,7 @@ def derive(
         conn.execute("DELETE FROM card")
         conn.execute("DELETE FROM effect")
     else:
-        for chunk in _chunks(keys):
+        for chunk in chunks(keys):
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM card WHERE key IN ({marks})", chunk)
             conn.execute(
@@ -210,20 +212,6 @@ def apply(
     )
 
 
-def derive_states(
-    conn: sqlite3.Connection, scheduler: Scheduler[Any], keys: Collection[str] | None
-) -> dict[str, CardState]:
-    """Each known card's state among ``keys`` (None: all) with ``scheduler``, replayed in
-    memory: the cache is neither read nor written."""
-    states = {}
-    withdrawn = _withdrawn(conn, keys)
-    for key, rows in groupby(_rows(conn, keys), key=itemgetter(1)):
-        state, _ = replay_card(scheduler, rows, withdrawn)
-        if state.phase is not Phase.NEW:
-            states[key] = state
-    return states
-
-
 def state_from(scheduler: Scheduler[Any], key: str, text: str) -> CardState:
     """A ``card`` row's state, read back by the scheduler that wrote it."""
     try:
@@ -233,4 +221,4 @@ def state_from(scheduler: Scheduler[Any], key: str, text: str) -> CardState:
         raise Damaged(f"the cached state of {key}: {exc}") from exc
 
 
-__all__ = ["Effect", "built_with", "derive", "derive_states", "ensure", "replay_card", "state_from"]
+__all__ = ["Effect", "built_with", "chunks", "derive", "ensure", "replay_card", "state_from"]

@@ -8,7 +8,7 @@ events hold the same log, whatever order they came in; their cards are then re-d
 (:mod:`.derive`), so they hold the same states too.
 
 Events made elsewhere come in batches of whole cards (:func:`batches`), each batch its own
-short transaction (:meth:`zerodrill.srs.store.Store.add_events`): a drill in another terminal
+short transaction (:meth:`zerodrill.srs.store.Store.log.add_events`): a drill in another terminal
 waits for one batch at most, never for the whole sync. A card that only gains grades after
 all it had (:func:`appended`: what a sync mostly brings) takes them on its cached state.
 An event dated more than :data:`HOLD_AHEAD` after now (a machine with its clock years ahead)
@@ -27,8 +27,8 @@ from msgspec import Struct
 
 from zerodrill.srs.card_actions import LEGACY_SEQ_TOP, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
+from zerodrill.srs.store.migrations import instant_us
 from zerodrill.srs.store.rows import EVENT_COLUMNS, INSERT_EVENT, event_from, event_params, undo_of
-from zerodrill.srs.store.schema import instant_us
 from zerodrill.words import plural
 
 #: An event dated later than this after now is held back until its time.
@@ -226,17 +226,19 @@ def _order(event: ReviewEvent) -> tuple[str, int, str, int]:
 
 
 def of_kinds(
-    conn: sqlite3.Connection, actions: Collection[Action], grades: bool
+    conn: sqlite3.Connection, actions: Collection[Action], grades: bool, reviews: bool = False
 ) -> list[StreamEvent]:
-    """The events of the card actions ``actions`` and the undos of actions, and with
-    ``grades`` the reviews of the cards those name, in the order logged (a projection's:
-    :mod:`zerodrill.srs.projections`)."""
+    """The events of the card actions ``actions`` and the undos of actions, with ``grades``
+    the reviews of the cards those name, with ``reviews`` every review, in the order logged
+    (a projection's: :mod:`zerodrill.srs.projections`)."""
     kinds = sorted({a.value for a in actions} | {Action.UNDO.value})
     marks = ",".join("?" * len(kinds))
     rows = conn.execute(
         f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IN ({marks})", kinds
     ).fetchall()
-    if grades:
+    if reviews:
+        rows += conn.execute(f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IS NULL")
+    elif grades:
         named = [k for k in kinds if k != Action.UNDO.value]
         rows += conn.execute(
             f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.action IS NULL AND e.key IN "

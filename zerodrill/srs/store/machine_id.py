@@ -12,6 +12,7 @@ Another machine reading the two lives' log file (one file name for both: a sync 
 may have taken events of the life whose file lost, under numbers the other life's file gives
 to other events. :func:`forget` drops those: their own database renews, and sends them again
 under its new id.
+:class:`Machine` is the store's part for both: :attr:`zerodrill.srs.store.Store.machine`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import sqlite3
 from collections.abc import Collection
 
 from zerodrill.srs.events import Identity
-from zerodrill.srs.store.eventlog import by_identity
+from zerodrill.srs.store.eventlog import by_identity, machine_origin
+from zerodrill.srs.store.part import StorePart
+from zerodrill.srs.store.schedule_cache import Schedule
+from zerodrill.srs.store.transactions import Transactions
 
 #: The triggers that keep the log and the machine id as written (see the schema): lifted for
 #: the renumbering alone, inside its transaction.
@@ -88,3 +92,35 @@ def forget(conn: sqlite3.Connection, identities: Collection[Identity]) -> set[st
     conn.executemany("DELETE FROM event WHERE id = ?", ids)
     conn.execute(_NO_DELETE)
     return {row[1] for row in rows.values()}
+
+
+class Machine(StorePart):
+    """The store's machine id, through its connection and transactions; a renewal re-derives
+    the cards it moved in ``schedule``."""
+
+    def __init__(self, tx: Transactions, schedule: Schedule) -> None:
+        super().__init__(tx)
+        self._schedule = schedule
+
+    @property
+    def id(self) -> str:
+        """This database's machine id: the origin of the events made here. Read each time: a
+        sync (in another terminal, too) may give the database a new one."""
+        with self._reading():
+            return machine_origin(self._conn)
+
+    def renew(self, moved: Collection[int]) -> str:
+        """A new machine id for this database, its events numbered ``moved`` under the old
+        one renumbered under the new, their cards re-derived; returns it (see :func:`renew`)."""
+        with self._writing():
+            new, keys = renew(self._conn, moved)
+            self._schedule.rederive_cards(keys)
+            return new
+
+    def forget(self, identities: Collection[Identity]) -> int:
+        """Drop other machines' events that a copy of their database numbered twice, their
+        cards re-derived; how many cards (see :func:`forget`)."""
+        with self._writing():
+            keys = forget(self._conn, identities)
+            self._schedule.rederive_cards(keys)
+            return len(keys)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 
 from zerodrill.srs.card_actions import LEGACY_SEQ_TOP
-from zerodrill.srs.store.schema import _statements, has_tables
+from zerodrill.srs.store.migrations import _statements, has_tables
 
 #: Every kind of event that is not a grade: what the ``action`` column may say.
 ACTIONS = (

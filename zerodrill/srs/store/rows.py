@@ -14,10 +14,10 @@ from typing import Any
 from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers.base import Effect
 from zerodrill.srs.schedulers.decision import AnkiDecision
+from zerodrill.srs.schedulers.protocol import Effect
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.schema import instant_us
+from zerodrill.srs.store.migrations import instant_us
 
 #: The ``event e`` columns :func:`event_from` reads, in its order.
 EVENT_COLUMNS = (

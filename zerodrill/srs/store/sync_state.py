@@ -22,9 +22,9 @@ from typing import Any
 
 from zerodrill.srs.events import Identity, StreamEvent
 from zerodrill.srs.store.eventlog import by_identity, machine_origin
+from zerodrill.srs.store.migrations import SYNC_POSITION_TABLE, has_tables, make_tables
 from zerodrill.srs.store.part import StorePart
 from zerodrill.srs.store.rows import EVENT_COLUMNS, event_from
-from zerodrill.srs.store.schema import SYNC_POSITION_TABLE, has_tables, make_tables
 
 #: Runs of sequence numbers, each ``(first, last)``, ascending and apart.
 Runs = Sequence[tuple[int, int]]

@@ -20,7 +20,7 @@ A sync is three steps, which the tests interleave between machines as a concurre
 
 Every kind of event (grades, card actions, undos naming what they withdraw by identity) is one
 stream: one numbering, read, sent and added by the same rules, with
-:meth:`~zerodrill.srs.store.Store.add_events`.
+:meth:`~zerodrill.srs.store.Store.log.add_events`.
 
 What an origin holds is not trusted: a line that claims this machine's identity is ignored, as
 this machine's events come from its own database only; a review another origin contradicts
@@ -29,7 +29,7 @@ machine's own origin that numbers events otherwise than the local log (its datab
 and a sync tool kept one copy's file) is taken as it is, and that machine's local events it
 lacks are dropped, not passed on: the other copy renews its id and sends them again. An undo that
 can never be added (of an undo, of another card, a second one) is the store's to skip
-(:meth:`Store.add_events`). A database whose own origin holds events of its machine id that
+(:meth:`Store.log.add_events`). A database whose own origin holds events of its machine id that
 it lacks (a restored backup, a copy) takes a new machine id before anything else, and reads
 every origin again under it.
 """
@@ -161,7 +161,7 @@ def survey(store: Store, transport: Transport, *, now: datetime | None = None) -
     machine id (:func:`_renew`), and the survey is made again under it.
     """
     origins = transport.origins()
-    plan = Plan(transport, store.machine, now or datetime.now(UTC))
+    plan = Plan(transport, store.machine.id, now or datetime.now(UTC))
     plan.saved = saved = store.sync.saved(transport.name, plan.machine)
     reading = _Reading(store, plan)
     try:
@@ -368,7 +368,7 @@ def _renew(store: Store, transport: Transport, machine: str) -> str:
         if event.origin == machine
         and (event.seq not in theirs or _what(theirs[event.seq]) != _what(event))
     ]
-    new = store.renew_machine(moved)
+    new = store.machine.renew(moved)
     return (
         f"{transport.where(machine)} holds events of machine {machine} that this database does "
         "not have: it was restored from a backup or copied from another machine, and the two "
@@ -394,11 +394,11 @@ def send(plan: Plan) -> int:
 
 def receive(store: Store, plan: Plan) -> Merged:
     """Step 3: add the incoming events to the local log and re-derive the cards they touch,
-    in short transactions (see :meth:`Store.add_events`); then keep where each origin was
+    in short transactions (see :meth:`Store.log.add_events`); then keep where each origin was
     read to. What it did."""
     if plan.forgotten:
-        store.forget_events(plan.forgotten)
-    merged = store.add_events(plan.incoming, now=plan.now)
+        store.machine.forget(plan.forgotten)
+    merged = store.log.add_events(plan.incoming, now=plan.now)
     reached = {
         origin: (position, msgspec.json.encode(carried).decode())
         for origin, (position, carried) in plan.reached.items()

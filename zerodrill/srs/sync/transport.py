@@ -1,6 +1,6 @@
 """The transport seam: what a sync (:mod:`.exchange`) needs of whatever carries events between
 machines. The shared folder is one transport (:mod:`.folder`); Anki's collection is another
-(:mod:`zerodrill.anki_sync.stream`).
+(:mod:`zerodrill.anki_sync.collection_transport`).
 
 A transport holds *origins*, each named by the machine id whose events it carries first-hand
 (the folder's ``zerodrill-<id>.jsonl``; in Anki's collection, a note type named by it), and

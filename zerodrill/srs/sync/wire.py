@@ -28,7 +28,7 @@ from zerodrill.srs.card_actions import LEGACY_WIRE_KIND, Action, CardActionEvent
 from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, check_layout, to_grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
-from zerodrill.srs.sm2 import MAX_INTERVAL
+from zerodrill.srs.sm2_formula import MAX_INTERVAL
 
 #: Machine ids and ``anki``: short, and safe in a file name on every system.
 ORIGIN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -42,7 +42,7 @@ MAX_KEY_CHARS = MAX_DECK_ID_CHARS + 1 + MAX_FIELD_CHARS + len(f"#c{MAX_ORDINAL}"
 #: SQLite's integers are signed 64-bit: a number past this cannot be stored.
 MAX_SQLITE_INT = 2**63 - 1
 #: The times a review may carry: none before Anki's revlog ids begin, and none so late that a
-#: card's next due day (at most :data:`~zerodrill.srs.sm2.MAX_INTERVAL` days on) leaves the
+#: card's next due day (at most :data:`~zerodrill.srs.sm2_formula.MAX_INTERVAL` days on) leaves the
 #: calendar Python can count.
 EARLIEST_DAY = date(1970, 1, 1)
 LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)

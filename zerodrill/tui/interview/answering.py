@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from zerodrill.srs.interview import InterviewRun
-from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
+from zerodrill.srs.interview_run import InterviewRun
+from zerodrill.tui.interview.step_screen import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Prose, markdown_side
 from zerodrill.tui.markdown import parse, render
 from zerodrill.tui.textual_internals import on_top

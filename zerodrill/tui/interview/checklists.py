@@ -17,8 +17,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from zerodrill.deck.model import Card, Deck
-from zerodrill.srs.interview import InterviewRun
-from zerodrill.tui.interview.base import QUIT, SCROLL_KEYS, Body, InterviewScreen
+from zerodrill.srs.interview_run import InterviewRun
+from zerodrill.tui.interview.step_screen import QUIT, SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.interview.widgets import Checklist, Entry, Prose, built_side
 from zerodrill.tui.markdown import parse, render
 from zerodrill.tui.screens.dialog import Dialog

@@ -9,9 +9,9 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.interview import AttemptResult, AttemptSummary, InterviewRun
+from zerodrill.srs.interview_run import AttemptResult, AttemptSummary, InterviewRun
 from zerodrill.tui import time_labels
-from zerodrill.tui.interview.base import SCROLL_KEYS, Body, InterviewScreen
+from zerodrill.tui.interview.step_screen import SCROLL_KEYS, Body, InterviewScreen
 from zerodrill.tui.widgets.key_bar import KeyBar
 from zerodrill.words import plural
 

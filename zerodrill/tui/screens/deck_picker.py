@@ -13,8 +13,8 @@ from textual.content import Content
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from zerodrill.tui.drill_session import DeckCount
 from zerodrill.tui.screens.dialog import Dialog
-from zerodrill.tui.session import DeckCount
 from zerodrill.tui.textual_internals import PagedOptionList
 
 

@@ -1,5 +1,5 @@
 """Ask for the interview date (the palette's "Interview date"): the days before it are planned
-for (:mod:`zerodrill.srs.interview_date`)."""
+for (:mod:`zerodrill.srs.interview_plan`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Label, Static
 
-from zerodrill.srs.interview_date import InterviewChoice, day_text, parse_interview
+from zerodrill.srs.interview_plan import InterviewChoice, day_text, parse_interview
 from zerodrill.tui.screens.dialog import Dialog
 
 

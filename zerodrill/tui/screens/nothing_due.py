@@ -11,8 +11,8 @@ from textual.widgets import Footer, Static
 
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT
 from zerodrill.tui import time_labels
+from zerodrill.tui.drill_session import Outlook
 from zerodrill.tui.screens.undo_keys import AFTER_CARDS_BINDINGS
-from zerodrill.tui.session import Outlook
 from zerodrill.tui.textual_internals import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
 from zerodrill.words import plural

@@ -8,8 +8,8 @@ from textual.widgets import Footer, Static
 
 from zerodrill.srs.grades import SIX_BUTTONS, Button, nearest_button
 from zerodrill.tui import time_labels
+from zerodrill.tui.drill_session import Summary
 from zerodrill.tui.screens.undo_keys import AFTER_CARDS_BINDINGS
-from zerodrill.tui.session import Summary
 from zerodrill.tui.textual_internals import ClickGuard
 from zerodrill.tui.widgets.note_panel import NotePanel
 from zerodrill.words import plural

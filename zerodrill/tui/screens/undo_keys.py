@@ -2,7 +2,7 @@
 
 The footer names what u takes back ("Undo last grade" over a bury promised what u would not
 do): Textual shows the first binding of a key whose action the app allows, and
-:meth:`zerodrill.tui.app.ZeroDrillApp.check_action` allows the one naming the next undo.
+:meth:`zerodrill.tui.drill_app.ZeroDrillApp.check_action` allows the one naming the next undo.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from rich.text import Text
 from textual.widget import Widget
 
-from zerodrill.srs.stats import bars
+from zerodrill.srs.review_stats import bars
 from zerodrill.tui.time_labels import day_month
 
 

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from zerodrill.srs.grades import SIX_BUTTONS, Button, Grade, nearest_button
-from zerodrill.srs.schedulers.base import GradeOutcome
+from zerodrill.srs.schedulers.protocol import GradeOutcome
 from zerodrill.tui import time_labels
 from zerodrill.tui.widgets.card_side import DrawnOnce
 

@@ -1,7 +1,7 @@
 """What the screens need from a drill session, as one small interface.
 
 The screens never see the store or SQL: they ask a :class:`DrillSession` for the card to show
-and hand it grades. :class:`zerodrill.srs.session.Session` implements it; the tests drive that
+and hand it grades. :class:`zerodrill.srs.sitting.Session` implements it; the tests drive that
 same class with a temporary database. Values that ``zerodrill.srs`` already defines (what is
 left, what a grade would do, the sitting's summary, the statistics) are used as they are, and
 named here too, so the screens find their whole vocabulary in one place.
@@ -17,12 +17,12 @@ from zerodrill.deck.model import Deck, Item
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
 from zerodrill.srs.grades import DEFAULT_LAYOUT
 from zerodrill.srs.queue import Counts
-from zerodrill.srs.schedulers.base import GradeOutcome
-from zerodrill.srs.session import DeckCount, Outlook, Summary
+from zerodrill.srs.schedulers.protocol import GradeOutcome
+from zerodrill.srs.sitting import DeckCount, Outlook, Summary
 
 if TYPE_CHECKING:
-    from zerodrill.srs.interview_date import Plan
-    from zerodrill.srs.stats import Stats
+    from zerodrill.srs.interview_plan import Plan
+    from zerodrill.srs.review_stats import Stats
 
 __all__ = ["Counts", "DeckCount", "DrillSession", "GradeOutcome", "Outlook", "Summary"]
 

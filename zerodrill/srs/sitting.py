@@ -2,14 +2,14 @@
 
 The sitting owns its grades: each one is logged the moment it is given (:func:`record_grade`,
 committed before the next card appears) and kept, by review id, on the sitting's undo stack.
-Undo takes back only these, one at a time through :meth:`Store.undo`, so undo in one terminal
+Undo takes back only these, one at a time through :meth:`Store.log.undo`, so undo in one terminal
 never takes back a grade given in another. Choosing another deck keeps the sitting: its day, its
 grades and its undo stack.
 
 The study day is fixed when the sitting starts: a sitting that runs past the rollover hour
 still counts for the day it began on. The clock stamps each grade and times each answer.
 
-No Textual here: the drill's screens see a sitting through :class:`zerodrill.tui.session.
+No Textual here: the drill's screens see a sitting through :class:`zerodrill.tui.drill_session.
 DrillSession`, and the tests drive this class directly.
 """
 
@@ -37,13 +37,13 @@ from zerodrill.srs.queue import (
     build_queue,
     items_of,
 )
-from zerodrill.srs.schedulers.base import GradeOutcome, Scheduler, When, outcomes
+from zerodrill.srs.schedulers.protocol import GradeOutcome, Scheduler, When, outcomes
 from zerodrill.srs.store import NotInEffect, Store
 from zerodrill.srs.store.actions import NothingToUndo
 
 if TYPE_CHECKING:
-    from zerodrill.srs.interview_date import Plan
-    from zerodrill.srs.stats import Stats
+    from zerodrill.srs.interview_plan import Plan
+    from zerodrill.srs.review_stats import Stats
 
 #: Longer than this on one card is a coffee break, not answering time (Anki caps at 60 s).
 MAX_ANSWER_MS = 60_000
@@ -126,7 +126,7 @@ def record_grade(
     Whether it moves the schedule or is a same-day repeat is the scheduler's to say, from
     the log (a grade given today in any terminal counts), never what a sitting remembers.
     """
-    return store.grade(
+    return store.log.grade(
         key, quality, day=day, at=at, answer_ms=answer_ms, typed=typed, buttons=buttons
     )
 
@@ -137,7 +137,7 @@ def choices(
     """What each grade 0-5 would do to ``key`` if given at ``at`` on study day ``day``,
     pressed on the layout of ``buttons``."""
     with store.snapshot():
-        return outcomes(store.scheduler, store.state(key), When(_aware(at), day), buttons)
+        return outcomes(store.scheduler, store.schedule.state(key), When(_aware(at), day), buttons)
 
 
 def _aware(at: datetime) -> datetime:
@@ -163,7 +163,7 @@ class Session:
         interview: date | None = None,
     ) -> None:
         self._all_decks = tuple(decks)
-        #: The interview date planned for (:mod:`zerodrill.srs.interview_date`), or None. The
+        #: The interview date planned for (:mod:`zerodrill.srs.interview_plan`), or None. The
         #: store's scheduler caps intervals for it (:func:`zerodrill.srs.settings.
         #: chosen_scheduler`).
         self.interview = interview
@@ -252,7 +252,7 @@ class Session:
     def _plan_for(self, day: date, marks: Mapping[str, CardMarks]) -> Plan | None:
         if self.interview is None or day >= self.interview:
             return None
-        from zerodrill.srs.interview_date import plan_for
+        from zerodrill.srs.interview_plan import plan_for
 
         keys = self._by_key if self.deck_id is None else ItemIndex(self._all_decks)
         return plan_for(
@@ -263,7 +263,7 @@ class Session:
         """Today's queue over ``items``, with the day's new cards and sibling rule."""
         apart = Apart.ALL
         if self._plan is not None:
-            from zerodrill.srs.interview_date import queue_apart
+            from zerodrill.srs.interview_plan import queue_apart
 
             apart = queue_apart(self._plan)
         return build_queue(items, self._store, self.day, new_limit=self.new_limit, apart=apart)
@@ -341,7 +341,7 @@ class Session:
         short-term review)."""
         if self._current is None:
             return False
-        last = self._store.last_day(self._current.key)
+        last = self._store.schedule.last_day(self._current.key)
         return last is not None and last >= self.day
 
     @property
@@ -363,7 +363,9 @@ class Session:
         self._marks = None
         self._actions.append((len(self._given), event))
         if action in (Action.SUSPEND, Action.BURY):
-            was_new = item.key not in self._graded and self._store.state(item.key).due is None
+            was_new = (
+                item.key not in self._graded and self._store.schedule.state(item.key).due is None
+            )
             self._take(item)
             self._failed.pop(item.key, None)
             if was_new:
@@ -436,7 +438,7 @@ class Session:
         if self._front is not None:
             if self._front.key in self._graded:
                 repeats += 1
-            elif self._store.state(self._front.key).due is None:
+            elif self._store.schedule.state(self._front.key).due is None:
                 new += 1
             else:
                 reviews += 1
@@ -477,7 +479,7 @@ class Session:
         self._ticks += 1
         self._failed.pop(item.key, None)
         # The scheduler says whether, and when, the card comes back today.
-        state = self._store.state(item.key)
+        state = self._store.schedule.state(item.key)
         if state.again_on == self.day:
             self._repeats.append(item)
             if state.step_due is not None:
@@ -500,7 +502,7 @@ class Session:
                 # graded again elsewhere (then it can never be undone).
                 last = self._given.pop()
                 try:
-                    undo = self._store.undo(last.id, at=self._clock())
+                    undo = self._store.log.undo(last.id, at=self._clock())
                 except NotInEffect:
                     continue  # on to the one before
                 self._front = None
@@ -517,7 +519,7 @@ class Session:
     # -- the sitting as a whole -------------------------------------------------------------
 
     def summary(self) -> Summary:
-        from zerodrill.srs.stats import compute_stats
+        from zerodrill.srs.review_stats import compute_stats
 
         # Every deck the drill was started with, not only the one drilled last: the count
         # must not depend on which deck was picked before quitting.
@@ -531,7 +533,7 @@ class Session:
             marks = self._store.actions.marks()
             tomorrow = self._plan_for(self.day + timedelta(days=1), marks)
             limit = tomorrow.new_per_day if tomorrow is not None else self._new_limit
-            schedule = self._store.due_dates()
+            schedule = self._store.schedule.due_dates()
             unseen = sum(
                 1
                 for key in ItemIndex(self._all_decks)
@@ -551,7 +553,7 @@ class Session:
 
     def outlook(self) -> Outlook:
         """What the decks drilled hold beyond today's queue (see :class:`Outlook`)."""
-        schedule = self._store.due_dates()
+        schedule = self._store.schedule.due_dates()
         next_review = next(
             (due for key, due in schedule.items() if due > self.day and key in self._by_key), None
         )
@@ -574,7 +576,7 @@ class Session:
 
     def stats(self) -> Stats:
         # Imported when asked for: the first card does not wait for it.
-        from zerodrill.srs.stats import compute_stats
+        from zerodrill.srs.review_stats import compute_stats
 
         stats = compute_stats(
             self._decks,

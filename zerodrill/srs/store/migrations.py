@@ -206,7 +206,7 @@ def make_tables(conn: sqlite3.Connection, script: str) -> None:
         conn.execute(statement)
 
 
-#: Interview attempts (:mod:`zerodrill.srs.interview`), append-only like the review log: an
+#: Interview attempts (:mod:`zerodrill.srs.interview_run`), append-only like the review log: an
 #: attempt is its row and the steps logged after it (the cards it brings forward are events of
 #: the log, ``bring_forward``). Not a migration: made by the first attempt
 #: (:func:`make_tables`), so that opening a database changes none of its bytes and an older

@@ -1,6 +1,6 @@
-"""The collection as a transport of the event stream (zerodrill/anki_sync/stream.py), on a
-local collection: what another machine wrote there arrives as that machine's, and a log
-there is untrusted."""
+"""The collection as a transport of the event stream (zerodrill/anki_sync/
+collection_transport.py), on a local collection: what another machine wrote there arrives as
+that machine's, and a log there is untrusted."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import anki.collection  # noqa: F401  (Anki's modules import in this order only)
 import pytest
 from anki.collection import Collection
 
-from zerodrill.anki_sync.stream import PREFIX, CollectionTransport
+from zerodrill.anki_sync.collection_transport import PREFIX, CollectionTransport
 from zerodrill.srs.days import study_day
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.exchange import sync
@@ -32,7 +32,7 @@ def col(tmp_path: Path) -> Iterator[Collection]:
 def graded(path: Path, days_ago: int) -> Store:
     store = Store.open(path)
     at = datetime.now().astimezone() - timedelta(days=days_ago)
-    store.grade(KEY, 4, day=study_day(at), at=at)
+    store.log.grade(KEY, 4, day=study_day(at), at=at)
     return store
 
 
@@ -53,10 +53,11 @@ def test_another_machines_events_arrive_as_its_own_once(col: Collection, tmp_pat
     with graded(tmp_path / "a.db", 3) as a, graded(tmp_path / "b.db", 2) as b:
         for store in (a, b, a, b, a):
             sync(store, CollectionTransport(col, "one"))
-        assert sorted(e.identity for e in a.events()) == sorted(e.identity for e in b.events())
-        assert {e.origin for e in b.events()} == {a.machine, b.machine}
-        assert len(b.events()) == 2
-        assert a.due_dates() == b.due_dates()
+        both = [sorted(e.identity for e in s.log.events()) for s in (a, b)]
+        assert both[0] == both[1]
+        assert {e.origin for e in b.log.events()} == {a.machine.id, b.machine.id}
+        assert len(b.log.events()) == 2
+        assert a.schedule.due_dates() == b.schedule.due_dates()
         assert sync(b, CollectionTransport(col, "one")).received == 0
 
 
@@ -66,14 +67,14 @@ def test_a_damaged_line_is_skipped_alone_and_a_log_not_as_left_is_written_again(
     with graded(tmp_path / "a.db", 3) as a, Store.open(tmp_path / "b.db") as b:
         sync(a, CollectionTransport(col, "one"))
         sync(b, CollectionTransport(col, "one"))
-        first = log_text(col, a.machine)
+        first = log_text(col, a.machine.id)
         # Rewritten: read again from its start, the damaged line skipped alone.
-        set_log(col, a.machine, "not an event\n" + first)
+        set_log(col, a.machine.id, "not an event\n" + first)
         report = sync(b, CollectionTransport(col, "one"))
         assert any("1 damaged line skipped" in w for w in report.warnings), report.warnings
-        assert len(b.events()) == 1
+        assert len(b.log.events()) == 1
         # Emptied (a work copy thrown away, a collection taken whole): its machine writes
         # what it lacks again.
-        set_log(col, a.machine, "")
+        set_log(col, a.machine.id, "")
         assert sync(a, CollectionTransport(col, "one")).sent == 1
-        assert log_text(col, a.machine) == first
+        assert log_text(col, a.machine.id) == first

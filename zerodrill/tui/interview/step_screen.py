@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.message import Message
 
-from zerodrill.srs.interview import InterviewRun
+from zerodrill.srs.interview_run import InterviewRun
 from zerodrill.tui.interview.widgets import InterviewHeader
 from zerodrill.tui.textual_internals import ClickGuard, on_top
 from zerodrill.tui.widgets.cued_scroll import CuedScroll

@@ -7,9 +7,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Footer, Label, Static
 
-from zerodrill.srs.interview_date import plan_text
+from zerodrill.srs.interview_plan import plan_text
 from zerodrill.srs.recall import Recall
-from zerodrill.srs.stats import FORECAST_DAYS, RETENTION_DAYS, Stats
+from zerodrill.srs.review_stats import FORECAST_DAYS, RETENTION_DAYS, Stats
 from zerodrill.tui.screens.dialog import Dialog
 from zerodrill.tui.widgets.forecast_chart import ForecastChart
 

@@ -10,8 +10,8 @@ from typing import Any
 from msgspec import Struct
 
 from zerodrill.deck.model import Deck
-from zerodrill.srs.interview_date import Plan, plan_for, plan_text, queue_apart
 from zerodrill.srs.interview_log import InterviewStats, interview_stats
+from zerodrill.srs.interview_plan import Plan, plan_for, plan_text, queue_apart
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, build_queue, items_of
 from zerodrill.srs.recall import Recall, recall_of
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER
@@ -113,7 +113,7 @@ def compute_stats(
     recall = None
     plan = None
     if store is not None and at is not None:
-        recall = recall_of(store.scheduler, store.states(keys).values(), at)
+        recall = recall_of(store.scheduler, store.schedule.states(keys).values(), at)
     if store is not None:
         marks = store.actions.marks()
         suspended = sum(1 for k, m in marks.items() if k in keys and m.suspended)
@@ -130,7 +130,7 @@ def compute_stats(
         again = len(queue.repeats)
         forecast[0] = len(shown_today) + again
         horizon = today + timedelta(days=FORECAST_DAYS - 1)
-        schedule = store.due_dates()
+        schedule = store.schedule.due_dates()
         for key, due in schedule.items():
             if key in keys:
                 known += 1
@@ -141,7 +141,7 @@ def compute_stats(
                         forecast[1] += 1
                 elif due <= horizon and key not in shown_today:
                     forecast[(due - today).days] += 1
-        per_deck = store.review_counts(today, window_days=RETENTION_DAYS)
+        per_deck = store.schedule.review_counts(today, window_days=RETENTION_DAYS)
         for deck_id in {deck.id for deck in decks}:
             counts = per_deck.get(deck_id)
             if counts is not None:

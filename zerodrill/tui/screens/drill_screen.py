@@ -18,7 +18,7 @@ from zerodrill.deck.kinds import Typing
 from zerodrill.srs.card_actions import FLAGS, Action
 from zerodrill.srs.grades import SIX_BUTTONS, Button, Grade, button_for_key, nearest_button
 from zerodrill.tui import markdown
-from zerodrill.tui.session import DrillSession
+from zerodrill.tui.drill_session import DrillSession
 from zerodrill.tui.textual_internals import ClickGuard, on_top
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.tui.widgets.card_view import CardView
@@ -171,7 +171,7 @@ class DrillScreen(ClickGuard):
         interview, day = self.session.interview, self.session.day
         note = ""
         if interview is not None and interview >= day:
-            from zerodrill.srs.interview_date import when_text
+            from zerodrill.srs.interview_plan import when_text
 
             note = f"interview {when_text(interview, day)}"
         self.query_one(SessionHeader).set_state(

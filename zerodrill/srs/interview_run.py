@@ -7,7 +7,7 @@ with an injected clock. Every step is logged the moment it is taken (append-only
 in another terminal) continues at the next step: the latest attempt of the interview,
 unfinished, started the same study day on the interview as it is now. A checklist's ticks are
 saved as they are given, so a resumed run starts that step with them ticked. A follow-up's
-grade and a red flag said are reviews given with :func:`zerodrill.srs.session.record_grade`
+grade and a red flag said are reviews given with :func:`zerodrill.srs.sitting.record_grade`
 in the same transaction as the step, so the drill's same-day rules apply to them.
 """
 
@@ -38,8 +38,8 @@ from zerodrill.srs.interview_steps import (
     RedFlagsStep,
     Step,
 )
-from zerodrill.srs.schedulers.base import GradeOutcome
-from zerodrill.srs.session import answer_ms, choices, record_grade
+from zerodrill.srs.schedulers.protocol import GradeOutcome
+from zerodrill.srs.sitting import answer_ms, choices, record_grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.attempts import AttemptRecord
 

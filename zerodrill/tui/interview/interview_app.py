@@ -10,13 +10,13 @@ from textual.screen import Screen
 
 from zerodrill.deck.model import Deck
 from zerodrill.srs.days import local_now, study_day
-from zerodrill.srs.interview import AttemptResult, InterviewRun, Step, choose
+from zerodrill.srs.interview_run import AttemptResult, InterviewRun, Step, choose
 from zerodrill.srs.store import Store
 from zerodrill.tui.app_base import AppBase, Clock
 from zerodrill.tui.interview.answering import FollowUpScreen, QuestionScreen
-from zerodrill.tui.interview.base import InterviewScreen, StepDone
 from zerodrill.tui.interview.checklists import PointsScreen, RedFlagsScreen
 from zerodrill.tui.interview.end import EndScreen
+from zerodrill.tui.interview.step_screen import InterviewScreen, StepDone
 from zerodrill.tui.user_errors import user_errors_exit
 
 TICK = 0.25
@@ -75,7 +75,7 @@ def create_interview_app(
     deck_id: str | None = None,
     interview_id: str | None = None,
 ) -> InterviewApp:
-    """The interview chosen from ``decks`` (see :func:`zerodrill.srs.interview.choose`), its
+    """The interview chosen from ``decks`` (see :func:`zerodrill.srs.interview_run.choose`), its
     attempt started or resumed in ``store``. A UserError for an unknown id or no interviews."""
     today = study_day(clock())
     deck, interview = choose(store, decks, deck_id=deck_id, interview_id=interview_id, today=today)

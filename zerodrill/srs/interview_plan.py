@@ -116,8 +116,8 @@ def plan_for(
         return None
     marks = marks or {}
     with store.snapshot():
-        schedule = store.due_dates()
-        introduced = {r.key for r in store.reviews_on(today) if r.introduced}
+        schedule = store.schedule.due_dates()
+        introduced = {r.key for r in store.log.reviews_on(today) if r.introduced}
     # Unseen at the start of today: the figure stays the same while today's cards are seen.
     unseen = sum(
         1

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
     from zerodrill.deck.mentions import CardTitles
-    from zerodrill.srs.interview_date import InterviewChoice
+    from zerodrill.srs.interview_plan import InterviewChoice
     from zerodrill.tui.screens.deck_picker import DeckPick
     from zerodrill.tui.screens.installed_deck import EditChoice
 
@@ -32,7 +32,6 @@ from zerodrill.srs.days import local_now
 from zerodrill.srs.grades import DEFAULT_LAYOUT, LAYOUTS
 from zerodrill.srs.schedulers import DEFAULT_SCHEDULER, SCHEDULERS, title_of
 from zerodrill.srs.schedulers.retention import DESIRED_RETENTION
-from zerodrill.srs.session import Session
 from zerodrill.srs.settings import (
     chosen_scheduler,
     save_interview,
@@ -41,11 +40,12 @@ from zerodrill.srs.settings import (
     save_scheduler_name,
     taking,
 )
+from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import FileGone, Store, StoreError
 from zerodrill.tui.app_base import AppBase, Clock
+from zerodrill.tui.drill_session import DrillSession, Summary
 from zerodrill.tui.flags import flag_name
-from zerodrill.tui.screens.drill import DrillScreen
-from zerodrill.tui.session import DrillSession, Summary
+from zerodrill.tui.screens.drill_screen import DrillScreen
 from zerodrill.tui.textual_internals import CommandPalette
 from zerodrill.tui.user_errors import user_errors_exit
 from zerodrill.words import plural
@@ -253,7 +253,7 @@ class ZeroDrillApp(AppBase[Summary]):
     def action_stats(self) -> None:
         if not self._session_on_top():
             return
-        from zerodrill.tui.screens.stats import StatsScreen
+        from zerodrill.tui.screens.stats_screen import StatsScreen
 
         self.push_screen(StatsScreen(self.session.stats()))
 
@@ -483,7 +483,7 @@ class ZeroDrillApp(AppBase[Summary]):
         if problem is not None:
             self.notify(problem, severity="warning", timeout=8, markup=False)
             return
-        from zerodrill.srs.interview_date import when_text
+        from zerodrill.srs.interview_plan import when_text
 
         plan = self.session.plan
         if chosen.day is None:

@@ -10,8 +10,8 @@ The schema is for editors (completion, checks as you type); ``zerodrill validate
 than a schema can. Regenerate both files after changing the format (a test fails while either
 is stale)::
 
-    python -m zerodrill.deck.schema           # rewrite them
-    python -m zerodrill.deck.schema --check   # exit 1 if either is stale
+    python -m zerodrill.deck.json_schema           # rewrite them
+    python -m zerodrill.deck.json_schema --check   # exit 1 if either is stale
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ SCHEMA_PATH = Path(__file__).resolve().with_name("deck.schema.json")
 #: Only in a source checkout: an installed package has no decks/README.md.
 README_PATH = Path(__file__).resolve().parents[2] / "decks" / "README.md"
 README_START = (
-    "<!-- Generated from the loader's declarations by `python -m zerodrill.deck.schema`: "
+    "<!-- Generated from the loader's declarations by `python -m zerodrill.deck.json_schema`: "
     "edit those, not this. -->"
 )
 README_END = "<!-- End of generated tables. -->"
@@ -456,7 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     check = args == ["--check"]
     if args and not check:
-        print("usage: python -m zerodrill.deck.schema [--check]", file=sys.stderr)
+        print("usage: python -m zerodrill.deck.json_schema [--check]", file=sys.stderr)
         return 2
     targets = [(SCHEMA_PATH, schema_text())]
     if README_PATH.exists():
@@ -464,7 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stale = [path for path, text in targets if path.read_text(encoding="utf-8") != text]
     for path in stale:
         if check:
-            print(f"{path}: stale; run python -m zerodrill.deck.schema", file=sys.stderr)
+            print(f"{path}: stale; run python -m zerodrill.deck.json_schema", file=sys.stderr)
         else:
             path.write_text(next(t for p, t in targets if p == path), encoding="utf-8")
             print(f"wrote {path}")

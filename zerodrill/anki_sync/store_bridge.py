@@ -99,7 +99,7 @@ class CardHistory(Struct, frozen=True):
 
 def log_events(store: Store) -> list[Event]:
     """Every event in the store, undos included."""
-    return store.events()
+    return store.log.events()
 
 
 def log_actions(store: Store | None) -> list[CardActionEvent]:
@@ -114,13 +114,13 @@ _RECORD_SETTING = "anki-sync-marks "
 def marks_record(store: Store | None, collection: str) -> str | None:
     """The record of the marks the last run left in ``collection`` (an id naming it); None
     if there is none."""
-    return store.setting(_RECORD_SETTING + collection) if store is not None else None
+    return store.settings.get(_RECORD_SETTING + collection) if store is not None else None
 
 
 def keep_marks_record(store: Store, collection: str, record: str) -> None:
     """Keep ``record`` as the marks this run left in ``collection``."""
-    if store.setting(_RECORD_SETTING + collection) != record:
-        store.save_setting(_RECORD_SETTING + collection, record)
+    if store.settings.get(_RECORD_SETTING + collection) != record:
+        store.settings.save(_RECORD_SETTING + collection, record)
 
 
 def add_anki_actions(
@@ -129,7 +129,7 @@ def add_anki_actions(
     """Log the card actions brought back from Anki that the store lacks (a set union by
     identity); how many were new, and the store's warnings about any it held back."""
     known = {e.identity for e in store_actions}
-    merged = store.add_events([a for a in actions if a.identity not in known])
+    merged = store.log.add_events([a for a in actions if a.identity not in known])
     return merged.added, merged.warnings
 
 
@@ -162,7 +162,7 @@ def add_anki_reviews(
     is known by its revlog id; those ``store_events`` holds are not even offered); the
     store's warnings about any it held back."""
     known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    return store.add_events([r for r in reviews if r.identity not in known]).warnings
+    return store.log.add_events([r for r in reviews if r.identity not in known]).warnings
 
 
 def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:
@@ -286,7 +286,7 @@ def drill_day(
     """What the drill's queue on ``today`` over ``keys`` is built from, the store's events
     and Anki's reviews (``anki``) together: ``histories`` are the cards this run derived again
     (:func:`derive`); every other card is as the store derives it."""
-    dues = dict(store.due_dates()) if store is not None else {}
+    dues = dict(store.schedule.due_dates()) if store is not None else {}
     for key, history in histories.items():
         if history.due is None:
             dues.pop(key, None)
@@ -295,7 +295,7 @@ def drill_day(
     due = tuple(
         key for key, day in sorted(dues.items(), key=lambda kv: (kv[1], kv[0])) if day <= today
     )
-    logged = store.reviews_on(today) if store is not None else []
+    logged = store.log.reviews_on(today) if store is not None else []
     graded = {r.key for r in logged}
     introduced = {r.key for r in logged if r.introduced}
     for event in anki:
@@ -310,7 +310,7 @@ def drill_day(
         brought = tuple(store.attempts.brought_forward(today).pending)
         interview = store.profile.interview
         if interview is not None and today < interview:
-            from zerodrill.srs.interview_date import plan_for, queue_apart
+            from zerodrill.srs.interview_plan import plan_for, queue_apart
 
             plan = plan_for(keys, store, today, interview, new_limit=DEFAULT_NEW_LIMIT)
             apart = queue_apart(plan)
@@ -344,7 +344,7 @@ def one_model(store: Store | None, preset: Preset | None, collection: str) -> Mo
     learner_fsrs = scheduler.name == _FSRS
     one_side = "" if learner_fsrs == preset.fsrs else "zerodrill" if learner_fsrs else "anki"
     notice = None
-    if one_side and store.setting(_ONE_SIDED_SETTING + collection) != one_side:
+    if one_side and store.settings.get(_ONE_SIDED_SETTING + collection) != one_side:
         notice = (
             "FSRS schedules in zerodrill, SM-2 in Anki (FSRS is off in its deck options): "
             "the two sides schedule differently"
@@ -375,9 +375,9 @@ def keep_model(store: Store, model: Model, collection: str) -> None:
         from zerodrill.srs.settings import save_option
 
         for option, value in model.adopted:
-            if store.setting(option.setting) != option.write(value):
+            if store.settings.get(option.setting) != option.write(value):
                 save_option(store, option, value)
         store.use(model.scheduler)
     key = _ONE_SIDED_SETTING + collection
-    if (store.setting(key) or "") != model.one_side:
-        store.save_setting(key, model.one_side)
+    if (store.settings.get(key) or "") != model.one_side:
+        store.settings.save(key, model.one_side)

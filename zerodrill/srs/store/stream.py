@@ -1,0 +1,205 @@
+"""The event log as the store's part: grades and undos given here logged, events made
+elsewhere (sync, Anki) added, and the log read back, as domain values.
+
+The log holds events only (:class:`~zerodrill.srs.events.ReviewEvent`,
+:class:`~zerodrill.srs.card_actions.CardActionEvent`); each write also brings the schedule's
+cache (:mod:`.schedule`) up to date, in the same transaction. :meth:`EventLog.grade` logs a
+grade given here, :meth:`EventLog.undo` withdraws one by name, :meth:`EventLog.add_events`
+adds events made elsewhere as a set union by identity, in short transactions. Reach it as
+:attr:`zerodrill.srs.store.Store.log`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime
+from typing import TypeVar
+
+from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
+from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
+from zerodrill.srs.projections import Projection
+from zerodrill.srs.store import eventlog
+from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
+from zerodrill.srs.store.file import NotInEffect, UndoConflict
+from zerodrill.srs.store.part import StorePart
+from zerodrill.srs.store.rows import (
+    EVENT_COLUMNS,
+    IN_EFFECT,
+    LOGGED_COLUMNS,
+    REVIEW,
+    logged_from,
+    review_from,
+)
+from zerodrill.srs.store.schedule_cache import Schedule
+from zerodrill.srs.store.transactions import Transactions
+
+T = TypeVar("T")
+_LOGGED = f"SELECT {LOGGED_COLUMNS} FROM event e LEFT JOIN effect f ON f.id = e.id"
+
+
+class EventLog(StorePart):
+    """The store's event log, through its connection and transactions; ``schedule`` is kept
+    up to date with it."""
+
+    def __init__(self, tx: Transactions, schedule: Schedule) -> None:
+        super().__init__(tx)
+        self._schedule = schedule
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def reviews_on(self, day: date) -> list[LoggedEvent]:
+        """The grades of study day ``day`` in effect, in the order logged here."""
+        with self._schedule.reading():
+            rows = self._conn.execute(
+                f"{_LOGGED} WHERE e.day = ? AND {IN_EFFECT} ORDER BY e.id",
+                (day.isoformat(),),
+            )
+            return [logged_from(row) for row in rows]
+
+    def entries(self) -> list[LoggedEvent]:
+        """The whole log of reviews in the order logged here, undos and withdrawn grades
+        included, each with what the replay made of it."""
+        with self._schedule.reading():
+            rows = self._conn.execute(f"{_LOGGED} WHERE {REVIEW} ORDER BY e.id")
+            return [logged_from(row) for row in rows]
+
+    def events(self) -> list[ReviewEvent]:
+        """Every review of the log (grades and their undos), in the order logged here."""
+        with self._reading():
+            cursor = self._conn.execute(
+                f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} ORDER BY e.id"
+            )
+            return [review_from(row) for row in cursor]
+
+    def project(self, projection: Projection[T]) -> T:
+        """``projection``'s value now: the events it reads, folded (see
+        :mod:`zerodrill.srs.projections`)."""
+        with self._reading():
+            events = eventlog.of_kinds(
+                self._conn, projection.actions, projection.grades, projection.reviews
+            )
+        return projection.fold(events)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def grade(
+        self,
+        key: str,
+        quality: int,
+        *,
+        day: date,
+        at: datetime,
+        answer_ms: int | None = None,
+        typed: str | None = None,
+        buttons: int = DEFAULT_LAYOUT,
+    ) -> LoggedEvent:
+        """Log a grade given here to ``key`` on study day ``day`` at ``at`` (a naive time is
+        local), pressed on the layout of ``buttons`` (6 or 4); the card is re-derived in the
+        same transaction, on disk when this returns.
+
+        A card graded on a later study day already (another terminal whose sitting began
+        before the rollover) takes this grade on that day: the log's order never puts a new
+        grade before one given earlier.
+        """
+        grade = to_grade(quality)
+        stamped = at if at.tzinfo is not None else at.astimezone()
+        with self._writing():
+            last = self._schedule.last_day(key)
+            if last is not None and last > day:
+                day = last
+            here = eventlog.machine_origin(self._conn)
+            seq = eventlog.next_seq(self._conn, here)
+            event = ReviewEvent(
+                here, seq, key, stamped, day, grade, None, answer_ms, typed, buttons
+            )
+            row_id = eventlog.insert(self._conn, event)
+            if eventlog.is_last(self._conn, row_id):
+                # The usual case, last in the replay's order: one review on the cached state.
+                self._schedule.apply(row_id, event)
+            else:
+                self._schedule.rederive_cards([key])
+            return self._logged(row_id)
+
+    def undo(self, target: int | Identity, *, at: datetime) -> LoggedEvent:
+        """Withdraw the grade ``target`` (its row id here, or its identity); returns the undo
+        logged for it. The undo names exactly that grade: the card is re-derived without it,
+        every other grade (from any machine) staying.
+
+        :class:`NotInEffect` if the grade is not logged or is withdrawn already;
+        :class:`UndoConflict` if the card was graded here again since (in another terminal),
+        as then that terminal's grade stands on it.
+        """
+        stamped = at if at.tzinfo is not None else at.astimezone()
+        with self._writing():
+            where = "e.id = ?" if isinstance(target, int) else "e.origin = ? AND e.seq = ?"
+            params = (target,) if isinstance(target, int) else target
+            row = self._conn.execute(
+                f"{_LOGGED} WHERE {where} AND {IN_EFFECT}",
+                params,
+            ).fetchone()
+            if row is None:
+                raise NotInEffect(
+                    f"review {target} is not in {self._path}, or already undone", self._path
+                )
+            graded = logged_from(row)
+            here = eventlog.machine_origin(self._conn)
+            later = self._conn.execute(
+                f"SELECT 1 FROM event e WHERE e.key = ? AND e.id > ? AND e.origin = ? "
+                f"AND {IN_EFFECT}",
+                (graded.key, graded.id, here),
+            ).fetchone()
+            if later is not None:
+                raise UndoConflict(
+                    f"cannot undo the grade of {graded.key}: it was graded again since "
+                    f"(in another session) in {self._path}",
+                    self._path,
+                )
+            seq = eventlog.next_seq(self._conn, here)
+            undo = ReviewEvent(here, seq, graded.key, stamped, graded.day, None, graded.identity)
+            row_id = eventlog.insert(self._conn, undo)
+            self._schedule.rederive_cards([graded.key])
+            return self._logged(row_id)
+
+    def add_events(
+        self,
+        events: Iterable[StreamEvent],
+        *,
+        now: datetime | None = None,
+        batch: int = BATCH_EVENTS,
+        after_batch: Callable[[Merged], None] | None = None,
+    ) -> Merged:
+        """Add the events of any kind made elsewhere (another machine, Anki) that the log
+        lacks, and re-derive their cards: a set union by identity, so adding twice, or in any
+        order, gives the same log and the same states.
+
+        Whole cards at a time, about ``batch`` events each, every batch its own transaction:
+        a drill in another terminal waits for one batch at most. ``after_batch`` is called
+        with what each batch did once it is committed. Events dated more than a day after
+        ``now`` (default: the clock) are held back with a warning (see :mod:`.eventlog`);
+        undos naming no event of their card here are skipped with one. If a batch fails, the
+        ones before it stay added (each complete); adding the events again finishes the job.
+        """
+        now = now if now is not None else datetime.now(UTC)
+        cut, merged = eventlog.batches(events, now, batch)
+        for events_of_cards in cut:
+            with self._writing():
+                appended = eventlog.appended(self._conn, events_of_cards)
+                done = eventlog.add_batch(self._conn, events_of_cards)
+                self._schedule.take(done.keys, appended)
+            merged += done
+            if after_batch is not None:
+                after_batch(done)
+        warnings = merged.warnings + eventlog.skipped_warning(merged.skipped)
+        return Merged(
+            merged.added,
+            merged.present,
+            merged.keys,
+            merged.held,
+            merged.skipped,
+            warnings,
+            merged.actions,
+        )
+
+    def _logged(self, row_id: int) -> LoggedEvent:
+        row = self._conn.execute(f"{_LOGGED} WHERE e.id = ?", (row_id,)).fetchone()
+        return logged_from(row)
