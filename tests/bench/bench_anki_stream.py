@@ -11,9 +11,8 @@ for each carrier side by side:
 
 - ``note type``: today's carrier (:mod:`zerodrill.anki_sync.collection_transport`): the
   whole log in one note type's styling, which Anki sends whole at every change;
-- ``media files``: the log as immutable files in the media folder, ``_zerodrill-<machine>-
-  <first seq>.jsonl``, one file per write (Anki's media sync sends only files it has not
-  sent, and a name starting with ``_`` is never reported unused by Check Media);
+- ``media files``: :mod:`zerodrill.anki_sync.media_transport`: one immutable file per write
+  in the media folder (Anki's media sync sends only files it has not sent);
 - the floor: Anki's own sync of the same :data:`NEW` answers as revlog rows.
 """
 
@@ -39,6 +38,7 @@ from anki_sync_support import PASSWORD, Phone, SyncServer  # noqa: E402
 
 from zerodrill.anki_sync.backend import insert_rows  # noqa: E402
 from zerodrill.anki_sync.collection_transport import CollectionTransport  # noqa: E402
+from zerodrill.anki_sync.media_transport import MediaTransport  # noqa: E402
 from zerodrill.srs.days import study_day  # noqa: E402
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
@@ -119,10 +119,8 @@ def _note_type(col: Collection, first: int, count: int) -> None:
 
 
 def _media(col: Collection, first: int, count: int) -> None:
-    # One immutable file per write: a file once written never changes, so it travels once.
-    name = f"_zerodrill-{MACHINE}-{first:012d}.jsonl"
-    text = "".join(e.to_json() + "\n" for e in _events(first, count))
-    Path(col.media.dir(), name).write_text(text, encoding="utf-8")
+    transport = MediaTransport(Path(col.media.dir()), "bench")
+    transport.write(MACHINE, _events(first, count), None)
 
 
 def _revlog(col: Collection, first: int, count: int) -> None:
