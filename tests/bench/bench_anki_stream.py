@@ -183,21 +183,28 @@ def _login(folder: Path, url: str, user: str) -> tuple[Collection, object]:
     return col, col.sync_login(user, PASSWORD, url)
 
 
-def run(events: int = 10_000) -> dict[str, dict[str, float]]:
-    out = {}
-    for carrier in ("note type", "media files", "Anki's revlog"):
+#: Each carrier's name, and the slug of its figures in :func:`run`'s result.
+CARRIERS = {"note type": "note_type", "media files": "media", "Anki's revlog": "revlog"}
+
+
+def run(events: int = 10_000) -> dict[str, float]:
+    """``<slug>_ms``, ``<slug>_up`` and ``<slug>_down`` (bytes) for each carrier."""
+    out: dict[str, float] = {"events": events, "new": NEW}
+    for carrier, slug in CARRIERS.items():
         with tempfile.TemporaryDirectory(prefix="zerodrill-bench-stream-") as tmp:
-            out[carrier] = _one(Path(tmp), carrier, events)
+            r = _one(Path(tmp), carrier, events)
+        out.update({f"{slug}_{k}": v for k, v in r.items()})
     return out
 
 
 def main(sizes: list[int]) -> None:
     for events in sizes:
         print(f"{events:,} events in the log, {NEW} new, synced up by one client, down by another")
-        for carrier, r in run(events).items():
+        r = run(events)
+        for carrier, slug in CARRIERS.items():
             print(
-                f"  {carrier:<14} {r['ms']:>8,.0f} ms   {r['up']:>12,} B up  "
-                f"{r['down']:>12,} B down"
+                f"  {carrier:<14} {r[slug + '_ms']:>8,.0f} ms   {r[slug + '_up']:>12,.0f} B up  "
+                f"{r[slug + '_down']:>12,.0f} B down"
             )
 
 
