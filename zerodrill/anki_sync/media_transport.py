@@ -14,7 +14,16 @@ seq>.jsonl``, one event a line as the folder's log files hold them
 A position is ``<files read>:<digest of their names>``: files being immutable, a position
 whose files are no longer the first ones (one deleted, or an older one arrived late) reads
 the origin from its start; the store takes each event once, by identity. A file is
-untrusted like any log file: a line that is not an event is skipped, with one warning.
+untrusted like any log file: a line that is not an event is skipped, with one warning. A file
+may hold other machines' events: those its machine relays (had from a folder).
+
+Left before ``anki sync`` uses it (tried: the stream tests of tests/test_anki_sync.py pass
+but the dry run's): the run's first server sync also syncs the media, so that other
+machines' files are there to read; ``workcopy.put_back`` gives the media folder a later time
+when it moves a file in (Anki's media sync looks for new files only in a folder whose time,
+in whole seconds, changed since its last look, which may be this very second); and the dry
+run's read-only look at the server (:mod:`.peek`) fetches the ``_zerodrill-`` files the
+server has after the collection's last media sync, through the media protocol.
 """
 
 from __future__ import annotations
@@ -74,16 +83,12 @@ class MediaTransport:
                 unreadable.append(name)
                 continue
             for line in text.splitlines():
+                # Another machine's event is one this machine relays (had from a folder).
                 try:
                     if len(line) > MAX_LINE_CHARS:
                         raise BadLine("too long")
-                    event = parse_line(line)
+                    events.append(parse_line(line))
                 except BadLine:
-                    bad += 1
-                    continue
-                if event.origin == origin:
-                    events.append(event)
-                else:  # a file speaks for its own machine only
                     bad += 1
         warnings = [f"{self.where(origin)}: {plural(bad, 'damaged line')} skipped"] if bad else []
         warnings += [f"Anki's media file {name} cannot be read; skipped" for name in unreadable]
