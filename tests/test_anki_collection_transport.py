@@ -4,6 +4,7 @@ that machine's, and a log there is untrusted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -13,7 +14,10 @@ import pytest
 from anki.collection import Collection
 
 from zerodrill.anki_sync.collection_transport import PREFIX, CollectionTransport
+from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.days import study_day
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.exchange import sync
 
@@ -78,3 +82,14 @@ def test_a_damaged_line_is_skipped_alone_and_a_log_not_as_left_is_written_again(
         set_log(col, a.machine.id, "")
         assert sync(a, CollectionTransport(col, "one")).sent == 1
         assert log_text(col, a.machine.id) == first
+
+
+def test_answers_given_in_anki_are_not_carried_again(col: Collection, tmp_path: Path) -> None:
+    """The revlog carries them, under the same identity, to every terminal."""
+    with graded(tmp_path / "a.db", 3) as a:
+        at = datetime.now().astimezone() - timedelta(days=2)
+        phones = ReviewEvent(ANKI_ORIGIN, 1_700_000_000_123, KEY, at, study_day(at), Grade(4))
+        a.log.add_events([phones])
+        sync(a, CollectionTransport(col, "one"))
+        lines = log_text(col, a.machine.id).splitlines()
+        assert [json.loads(line)["origin"] for line in lines] == [a.machine.id]

@@ -4,11 +4,15 @@ that never changes; a file is untrusted."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from zerodrill.anki_sync.media_transport import PREFIX, MediaTransport
+from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.days import study_day
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.exchange import sync
 
@@ -84,3 +88,15 @@ def test_a_damaged_line_is_skipped_alone_and_a_lost_file_is_written_again(
             path.unlink()
         assert sync(a, MediaTransport(media, "one")).sent == 1
         assert files(media, a.machine.id) == {name: text}
+
+
+def test_answers_given_in_anki_are_not_carried_again(tmp_path: Path) -> None:
+    """The revlog carries them, under the same identity, to every terminal."""
+    media = tmp_path / "collection.media"
+    with graded(tmp_path / "a.db", 3) as a:
+        at = datetime.now().astimezone() - timedelta(days=2)
+        phones = ReviewEvent(ANKI_ORIGIN, 1_700_000_000_123, KEY, at, study_day(at), Grade(4))
+        a.log.add_events([phones])
+        sync(a, MediaTransport(media, "one"))
+        (text,) = files(media, a.machine.id).values()
+        assert [json.loads(line)["origin"] for line in text.splitlines()] == [a.machine.id]

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from zerodrill.anki_sync.backend import db
+from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.sync.logfile import MAX_LINE_CHARS
 from zerodrill.srs.sync.transport import Event, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
@@ -80,6 +81,9 @@ class CollectionTransport:
         )
 
     def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
+        # Answers given in Anki are in its revlog, which every terminal reads, under the same
+        # identity: carried twice, they would double a log the size of the user's history.
+        events = [event for event in events if event.origin != ANKI_ORIGIN]
         if not events:  # a machine with nothing to say adds no note type
             return position
         found = self._logs().get(origin)

@@ -34,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from zerodrill.atomic_write import write_atomic
+from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.sync.logfile import MAX_LINE_CHARS
 from zerodrill.srs.sync.transport import Event, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
@@ -101,6 +102,9 @@ class MediaTransport:
         )
 
     def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
+        # Answers given in Anki are in its revlog, which every terminal reads, under the same
+        # identity: carried twice, they would double a log the size of the user's history.
+        events = [event for event in events if event.origin != ANKI_ORIGIN]
         if not events:
             return position
         names = self._names(origin)
