@@ -97,6 +97,10 @@ def test_answers_given_in_anki_are_not_carried_again(tmp_path: Path) -> None:
         at = datetime.now().astimezone() - timedelta(days=2)
         phones = ReviewEvent(ANKI_ORIGIN, 1_700_000_000_123, KEY, at, study_day(at), Grade(4))
         a.log.add_events([phones])
-        sync(a, MediaTransport(media, "one"))
+        assert sync(a, MediaTransport(media, "one")).sent == 1  # its own grade only
         (text,) = files(media, a.machine.id).values()
         assert [json.loads(line)["origin"] for line in text.splitlines()] == [a.machine.id]
+        later = ReviewEvent(ANKI_ORIGIN, 1_700_000_100_123, KEY, at, study_day(at), Grade(3))
+        a.log.add_events([later])
+        assert sync(a, MediaTransport(media, "one")).sent == 0
+        assert len(files(media, a.machine.id)) == 1

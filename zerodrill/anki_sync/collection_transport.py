@@ -46,6 +46,9 @@ class CollectionTransport:
         self.col = col
         self.name = f"anki:{name}"
         self.title = "Anki's collection"
+        # Answers given in Anki are in its revlog, which every terminal reads, under the same
+        # identity: carried twice, they would double a log the size of the user's history.
+        self.native = frozenset({ANKI_ORIGIN})
         #: Whether a write changed the collection (Anki then has something to send).
         self.changed = False
 
@@ -81,9 +84,6 @@ class CollectionTransport:
         )
 
     def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
-        # Answers given in Anki are in its revlog, which every terminal reads, under the same
-        # identity: carried twice, they would double a log the size of the user's history.
-        events = [event for event in events if event.origin != ANKI_ORIGIN]
         if not events:  # a machine with nothing to say adds no note type
             return position
         found = self._logs().get(origin)

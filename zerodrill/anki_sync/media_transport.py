@@ -59,6 +59,9 @@ class MediaTransport:
         self.folders = (folder, *also)
         self.name = f"anki-media:{name}"
         self.title = "Anki's media"
+        # Answers given in Anki are in its revlog, which every terminal reads, under the same
+        # identity: carried twice, they would double a log the size of the user's history.
+        self.native = frozenset({ANKI_ORIGIN})
         #: Whether a write added a file (Anki's media sync then has something to send).
         self.changed = False
 
@@ -102,9 +105,6 @@ class MediaTransport:
         )
 
     def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
-        # Answers given in Anki are in its revlog, which every terminal reads, under the same
-        # identity: carried twice, they would double a log the size of the user's history.
-        events = [event for event in events if event.origin != ANKI_ORIGIN]
         if not events:
             return position
         names = self._names(origin)
