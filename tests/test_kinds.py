@@ -16,7 +16,8 @@ from msgspec import structs
 from textual.widgets import TextArea
 from tui_support import Clock, run_async, shown
 
-from zerodrill.deck import kinds, schema
+from zerodrill.deck import json_schema as schema
+from zerodrill.deck import kinds
 from zerodrill.deck.load import load_file
 from zerodrill.export.notes import notes_of, tags_for
 from zerodrill.export.notetypes import field_names, note_type

@@ -716,7 +716,8 @@ def test_pull_requests_and_issues_never_stand_alone(
 def test_the_tag_rule_its_message_and_its_documentation_agree(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from zerodrill.deck import model, schema
+    from zerodrill.deck import json_schema as schema
+    from zerodrill.deck import model
 
     path = write(tmp_path, HEADER + GOOD_CARD + "    tags: [ok_tag, ok-tag, 1st, Bad, -x]\n")
     assert problems(capsys, path) == [

@@ -4,7 +4,7 @@
 2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.collection_transport`): this
    machine's events added to its log in the collection, and the other machines' taken into
    the store as theirs (their grades, undos and card actions, by identity); then the notes
-   brought up to date (:mod:`.notes`); the
+   brought up to date (:mod:`.note_updates`); the
    model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
    reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, zerodrill's answers Anki lacks written to its revlog and its

@@ -1,4 +1,4 @@
-"""The schedulers, by name: each one behind the protocol of :mod:`.base`, declared in its own
+"""The schedulers, by name: each one behind the protocol of :mod:`.protocol`, declared in its own
 module (its title, options, the help on its grades, how its state reads in Anki).
 
 ``zerodrill drill --scheduler NAME`` or the palette chooses; the store derives every card's

@@ -6,7 +6,7 @@
   drill's WAL), refused before SQLite would replay it.
 - :mod:`.watch`: the file opened, checked before each write: deleted, moved or replaced
   mid-drill, it is written to no more, and what it held is saved aside.
-- :mod:`.schema`: the append-only migrations, and bringing a file up to date.
+- :mod:`.migrations`: the append-only migrations, and bringing a file up to date.
 - :mod:`.transactions`: the one connection and its transactions (one ``BEGIN IMMEDIATE`` per
   write, an inner one joining the outer, the path checked before each write), for every part;
   :mod:`.part` gives each part of the store them.
@@ -17,7 +17,7 @@
 - :mod:`.repository`: :class:`Store`, the file opened with the learner's profile, and its
   parts, one concern each, as domain values (:mod:`.rows` converts), never rows:
   :mod:`.stream` (``store.log``: grades, undos, events made elsewhere, the log read back),
-  :mod:`.schedule` (``store.schedule``: each card's state, due days, figures),
+  :mod:`.schedule_cache` (``store.schedule``: each card's state, due days, figures),
   :mod:`.saved_settings` (``store.settings``), :mod:`.machine_id` (``store.machine``),
   :mod:`.attempts`, :mod:`.actions` and :mod:`.sync_state` (``store.sync``: where syncs
   stopped reading each origin, and events looked up by identity, so a sync never reads the

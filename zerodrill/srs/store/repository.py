@@ -2,7 +2,7 @@
 each, all through one connection and its transactions (:mod:`.transactions`):
 
 - :attr:`Store.log` (:mod:`.stream`): the event log, logged to and read back;
-- :attr:`Store.schedule` (:mod:`.schedule`): each card's state, the cache of the schedule
+- :attr:`Store.schedule` (:mod:`.schedule_cache`): each card's state, the cache of the schedule
   projection under the profile's scheduler;
 - :attr:`Store.settings` (:mod:`.saved_settings`), :attr:`Store.machine` (:mod:`.machine_id`),
   :attr:`Store.attempts` (:mod:`.attempts`), :attr:`Store.actions` (:mod:`.actions`) and

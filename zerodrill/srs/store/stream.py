@@ -3,7 +3,7 @@ elsewhere (sync, Anki) added, and the log read back, as domain values.
 
 The log holds events only (:class:`~zerodrill.srs.events.ReviewEvent`,
 :class:`~zerodrill.srs.card_actions.CardActionEvent`); each write also brings the schedule's
-cache (:mod:`.schedule`) up to date, in the same transaction. :meth:`EventLog.grade` logs a
+cache (:mod:`.schedule_cache`) up to date, in the same transaction. :meth:`EventLog.grade` logs a
 grade given here, :meth:`EventLog.undo` withdraws one by name, :meth:`EventLog.add_events`
 adds events made elsewhere as a set union by identity, in short transactions. Reach it as
 :attr:`zerodrill.srs.store.Store.log`.

@@ -8,7 +8,7 @@ and reads under, kept here only.
 - Every failure a user can cause is one :class:`~.file.StoreError` naming the file
   (:func:`~.file.translated`).
 
-The schedule's cache (:mod:`.schedule`) is kept current through two hooks: ``on_write`` runs
+The schedule's cache (:mod:`.schedule_cache`) is kept current through two hooks: ``on_write`` runs
 first in each write transaction, ``before_snapshot`` before a snapshot begins.
 """
 
