@@ -1571,3 +1571,169 @@ def test_under_fsrs_an_answer_on_the_phone_keeps_ankis_memory_state_and_interval
                     today,
                     today,
                 )
+
+
+# -- Anki carries the whole event stream: terminals on `anki sync` alone converge ---------------
+
+
+def second_terminal(home: Path) -> Path:
+    db = home / "second-terminal" / "reviews.db"
+    db.parent.mkdir(exist_ok=True)
+    return db
+
+
+def identities(db: Path) -> list[tuple[str, int]]:
+    with Store.open(db) as store:
+        return sorted(
+            [e.identity for e in store.log.events()] + [e.identity for e in store.actions.events()]
+        )
+
+
+def machine_of(db: Path) -> str:
+    with Store.open(db) as store:
+        return store.machine.id
+
+
+def test_two_terminals_on_anki_sync_alone_converge_with_each_other_and_the_phone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """No folder: each terminal reads the other's grades from Anki as that machine's events
+    (its identity, each once), and every side shows the same due days."""
+    a, b = _private_review_db, second_terminal(home)
+    drill(a, f"{DECK_ID}/stage-2", 4, noon(9))
+    drill(a, f"{DECK_ID}/stage-2", 3, noon(4))
+    drill(b, f"{DECK_ID}/stage-1", 5, noon(6))
+    drill(b, f"{DECK_ID}/stage-2", 5, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for db in (b, a, b):
+        code, out, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    phone.sync()
+
+    both = identities(a)
+    assert both == identities(b) and len(both) == len(set(both)) == 4
+    assert {origin for origin, _ in both} == {machine_of(a), machine_of(b)}
+    assert zerodrill_due(a) == zerodrill_due(b) == phone_due(phone)
+    with Store.open(a) as store:
+        assert derived_dues(store) == store.schedule.due_dates()
+    assert len(zerodrill_due(a)) == 2
+
+    # Neither terminal's later sync moves the phone's due days: both derive them alike.
+    before = phone_due(phone)
+    for db in (b, a):
+        code, out, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+        assert "0 cards rescheduled" in out
+        phone.sync()
+        assert phone_due(phone) == before
+    assert identities(a) == identities(b) == both
+
+
+def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_phones(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    a, b = _private_review_db, second_terminal(home)
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    code, _, err = sync(capsys, home, "--db", str(b))
+    assert code == 0, err
+    flagged = act(a, S3, Action.FLAG, flag=3)
+    act(a, S1, Action.SUSPEND)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    code, out, err = sync(capsys, home, "--db", str(b), "--dry-run")
+    assert code == 0, err
+    assert "2 from other machines would be taken in" in out
+    assert "brought back" not in marks_line(out)
+    assert identities(b) == []
+    code, out, err = sync(capsys, home, "--db", str(b))
+    assert code == 0, err
+    assert "2 from other machines taken in" in out
+    assert "brought back" not in marks_line(out)
+    with Store.open(b) as store:
+        events = store.actions.events()
+        assert {e.origin for e in events} == {machine_of(a)}
+        assert flagged in {e.identity for e in events} and len(events) == 2
+        assert store.actions.marks() == {
+            S1: CardMarks(suspended=True),
+            S3: CardMarks(flag=3),
+        }
+    phone.sync()
+    assert card(phone, "stage-1").queue == -1 and card(phone, "stage-3").flags == 3
+
+
+def test_an_answer_on_a_phone_whose_clock_runs_ahead_neither_schedules_nor_counts(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The store holds back an event dated more than a day ahead: so does what the sync writes
+    to Anki, and what it says came in."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, S3, 4, noon(1))
+    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.EASY)
+    phone.col.db.execute("UPDATE revlog SET id = id + ? WHERE usn = -1", 3 * 86_400_000)
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 0 reviews" in out
+    assert "1 answer in Anki dated more than a day ahead held back until then" in out
+    with Store.open(db) as store:
+        assert {e.origin for e in store.log.events()} == {machine_of(db)}
+        assert derived_dues(store) == store.schedule.due_dates()
+    phone.sync()
+    assert phone_due(phone)[S3] == zerodrill_due(db)[S3]
+
+
+def test_a_flag_changed_on_the_phone_after_the_drill_flagged_the_card_holds(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """Anki leaves a card's modification time as it was when a flag is set: the phone's later
+    flag must not be timed before the drill's, which would put the drill's back."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    time.sleep(1)
+    act(db, S3, Action.FLAG, flag=1)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert card(phone, "stage-3").flags == 1
+    time.sleep(1)
+    phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "1 change made in Anki brought back" in marks_line(out)
+    with Store.open(db) as store:
+        assert store.actions.marks()[S3] == CardMarks(flag=2)
+    phone.sync()
+    assert card(phone, "stage-3").flags == 2
+
+
+def test_a_folder_only_machines_events_reach_a_terminal_on_anki_sync_alone_as_its_own(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A on the folder and on Anki, B on Anki alone, C on the folder alone: C's grade reaches
+    B by A, with C's identity, and A, which has it by both ways, holds it once."""
+    a, b = _private_review_db, second_terminal(home)
+    c = home / "third-terminal.db"
+    folder = home / "shared"
+    folder.mkdir()
+    drill(c, f"{DECK_ID}/stage-1", 4, noon(3))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    for db in (c, a):
+        code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(db))
+        assert code == 0, err
+    for db in (a, b, a):
+        code, _, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(a))
+    assert code == 0, err
+    theirs = identities(c)
+    assert len(theirs) == 1 and theirs[0][0] == machine_of(c)
+    assert identities(a) == identities(b) == theirs
+    phone.sync()
+    assert zerodrill_due(a) == zerodrill_due(b) == zerodrill_due(c) == phone_due(phone)

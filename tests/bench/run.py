@@ -61,6 +61,8 @@ KWARGS: dict[str, dict[str, dict[str, Any]]] = {
     "memory": {"full": {"cards": CARDS}, "quick": {"cards": CARDS}},
     # The bundled deck, with 10,000 reviews waiting on each side (the terminal and the phone).
     "anki_sync": {"full": {"reviews": CARDS}, "quick": {"reviews": CARDS}},
+    # The event stream in Anki's collection: one day's events synced, by carrier.
+    "anki_stream": {"full": {"events": 100_000}, "quick": {"events": 10_000}},
     # A long-time Anki user's collection file: a million revlog rows (built once, kept in /tmp).
     "anki_collection": {"full": {"rows": 1_000_000}, "quick": {"rows": 1_000_000}},
     "events": {
@@ -424,6 +426,19 @@ def _rows_anki_sync(r: dict[str, Any]) -> list[Row]:
     ]
 
 
+def _rows_anki_stream(r: dict[str, Any]) -> list[Row]:
+    # No goal: the note type re-sends the whole log, media files only the new events; the
+    # floor is Anki's own sync of as many answers as revlog rows.
+    floor = r["revlog_ms"]
+    rows = []
+    for label, slug in (("note type", "note_type"), ("media files", "media")):
+        measure = f"{r['new']:.0f} new of {r['events']:,.0f} events, {label}, up and down"
+        ms, kb = r[f"{slug}_ms"], (r[f"{slug}_up"] + r[f"{slug}_down"]) / 1000
+        rows.append(Row("anki stream", measure, _ms(ms), _ms(floor), f"{ms / floor:.2f}x"))
+        rows.append(Row("anki stream", f"{label}: bytes on the wire", f"{kb:,.0f} kB"))
+    return rows
+
+
 def _rows_anki_collection(r: dict[str, Any]) -> list[Row]:
     where = f"--collection, {r['rows']:,} revlog rows"
     rows = []
@@ -534,6 +549,7 @@ ROWS: dict[str, Callable[..., list[Row]]] = {
     "queue": _rows_queue,
     "memory": _rows_memory,
     "anki_sync": _rows_anki_sync,
+    "anki_stream": _rows_anki_stream,
     "anki_collection": _rows_anki_collection,
     "events": _rows_events,
     "sync": _rows_sync,

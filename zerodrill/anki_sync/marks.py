@@ -17,7 +17,11 @@ wrote. For each card and mark:
   for *marked*, the note's) modification time, its number a digest of the card, the change and
   that time; so a second run, or another machine seeing the same change, makes the same event,
   and the set union by identity keeps one (Anki times a change to the second: two changes of
-  one mark on one card within the same second replay in no particular order);
+  one mark on one card within the same second replay in no particular order). A flag is the
+  exception: Anki leaves the card's time as it was when it sets one, so that time would put
+  the change before zerodrill's older ones, which would undo it. A flag is timed when the run
+  first sees it, at the earliest (another machine that sees the same change before this one's
+  event reaches it through the collection makes an event of its own, which sets the same flag);
 - then the card is given what replaying every action (those just brought back included) makes
   of it.
 
@@ -129,9 +133,10 @@ def from_anki(
     record: Mapping[str, AnkiMarks],
     ours: Mapping[str, AnkiMarks],
     retired: Keys[str],
+    seen: int,
 ) -> list[CardActionEvent]:
     """The marks changed in Anki since the last run that zerodrill did not change, as card
-    actions from ``anki`` (see the module's docstring)."""
+    actions from ``anki`` (see the module's docstring); ``seen``: the run's time (s)."""
     out: list[CardActionEvent | None] = []
     for key, card in sorted(cards.items()):
         was, now, mine = record.get(key, NO_ANKI_MARKS), card.marks, ours.get(key, NO_ANKI_MARKS)
@@ -139,7 +144,7 @@ def from_anki(
             action = Action.SUSPEND if now.suspended else Action.UNSUSPEND
             out.append(_event(key, action, 0, card.card_mod))
         if now.flag != was.flag == mine.flag:
-            out.append(_event(key, Action.FLAG, now.flag, card.card_mod))
+            out.append(_event(key, Action.FLAG, now.flag, max(card.card_mod, seen)))
     for keys in _by_note(cards).values():
         now_marked = cards[keys[0]].marks.marked
         was_marked = any(record.get(k, NO_ANKI_MARKS).marked for k in keys)

@@ -8,7 +8,8 @@ only, sends none of the copy's, and always ends with ``abort``: the server keeps
 the visit, not even a new modification time. The changes are merged into the dry run's
 scratch copy as Anki's client merges them (a card or note changed on both sides since the last
 sync is the newer one), so that the rest of the run counts what a real sync would move.
-Deck, note-type and config changes are left out: zerodrill reads none of them.
+Deck and config changes are left out, and note types but those that carry the machines'
+events (:mod:`.collection_transport`): zerodrill reads none of them.
 """
 
 from __future__ import annotations
@@ -68,6 +69,12 @@ class _Chunk(msgspec.Struct):
     revlog: list[RevlogEntry] = []
     cards: list[CardEntry] = []
     notes: list[NoteEntry] = []
+
+
+class _Changes(msgspec.Struct):
+    """The server's changes that are not chunked: of them, zerodrill reads note types only."""
+
+    models: list[dict[str, Any]] = []
 
 
 class Pulled(msgspec.Struct, frozen=True):
@@ -172,12 +179,39 @@ def pull(col: Collection, key: HostKey) -> Pulled:
         return Pulled(full_sync=True)
     chunks = []
     with client.session_open(usn, mod > meta.mod) as graves:
+        # The copy's own changes are not sent: the server's come back all the same.
+        none: dict[str, list[Any]] = {"models": [], "decks": [[], []], "tags": []}
+        changes = client.call("applyChanges", {"changes": none}, _Changes)
         while True:
             chunk = client.call("chunk", {}, _Chunk)
             chunks.append(chunk)
             if chunk.done:
                 break
+    _merge_logs(col, changes.models)
     return _merge(col, graves, chunks)
+
+
+def _merge_logs(col: Collection, models: Sequence[dict[str, Any]]) -> None:
+    """The machines' logs (:mod:`.collection_transport`) among the server's note types, into
+    the copy: each one's styling, where the server's is the newer."""
+    from zerodrill.anki_sync.collection_transport import PREFIX
+
+    for model in models:
+        name, css = model.get("name"), model.get("css")
+        if not (isinstance(name, str) and name.startswith(PREFIX) and isinstance(css, str)):
+            continue
+        mine = col.models.by_name(name)
+        if mine is None:
+            new = col.models.new(name)
+            col.models.add_field(new, col.models.new_field("Log"))
+            template = col.models.new_template("Log")
+            template["qfmt"] = template["afmt"] = "{{Log}}"
+            col.models.add_template(new, template)
+            new["css"] = css
+            col.models.add_dict(new)
+        elif int(mine.get("mod", 0)) < int(model.get("mod", 0)):
+            mine["css"] = css
+            col.models.update_dict(mine)
 
 
 def _merge(col: Collection, graves: _Graves, chunks: Sequence[_Chunk]) -> Pulled:

@@ -1,7 +1,10 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): the notes brought up to date (:mod:`.note_updates`); the
+2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.collection_transport`): this
+   machine's events added to its log in the collection, and the other machines' taken into
+   the store as theirs (their grades, undos and card actions, by identity); then the notes
+   brought up to date (:mod:`.note_updates`); the
    model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
    reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, zerodrill's answers Anki lacks written to its revlog and its
@@ -13,7 +16,10 @@
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
-have gained are still in Anki for the next run. The marks are the one exception: the card
+have gained are still in Anki for the next run. Two exceptions: the other machines' events,
+taken first (they are theirs whatever becomes of the run, as a folder sync takes them; this
+machine's log in a work copy thrown away no longer reads as what the store kept of it, so the
+next run writes it again); and the marks: the card
 actions read back from Anki are logged just before the copy replaces the collection, and the
 record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
 marks the collection or the store lacks (a failure between the two leaves the older record,
@@ -38,6 +44,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import (
+    collection_transport,
     marks,
     peek,
     preset,
@@ -65,6 +72,8 @@ from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
+from zerodrill.srs.sync import exchange
+from zerodrill.srs.sync.exchange import SyncReport
 from zerodrill.words import plural
 
 if TYPE_CHECKING:
@@ -96,6 +105,10 @@ class Moved(Struct, frozen=True):
     marks_to_zerodrill: int = 0
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
+    #: zerodrill's events (grades, undos, card actions of every machine) added to the
+    #: collection's record of them, and new to this machine from it (:mod:`.collection_transport`).
+    events_sent: int = 0
+    events_received: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
     #: A killed run's work copy was found and thrown away.
     cleaned_up: bool = False
@@ -160,8 +173,6 @@ def _run(
         # only, even of a collection Anki has open.)
         open_collection(collection).close()
 
-    store_events = events.log_events(store) if store is not None else []
-    store_actions = events.log_actions(store)
     record_id = _record_id(target)
     # A collection taken whole from the server may lack what the last run wrote into it.
     fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
@@ -172,6 +183,11 @@ def _run(
         col = open_collection(copy.path)
         try:
             pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
+            # Other machines' events first, as theirs: the schedule is derived from them all.
+            # (A dry run's store and collection are copies: it counts on them, as a run would.)
+            streamed = _stream(col, store, record_id)
+            store_events = events.log_events(store) if store is not None else []
+            store_actions = events.log_actions(store)
             moved, anki, manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
@@ -184,6 +200,13 @@ def _run(
             )
         finally:
             col.close()
+        if streamed is not None:
+            moved = structs.replace(
+                moved,
+                events_sent=streamed.sent + streamed.actions_sent,
+                events_received=streamed.received + streamed.actions_received,
+                remarks=(*moved.remarks, *streamed.warnings),
+            )
         if dry_run:
             if pulled is not None and pulled.full_sync:
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
@@ -203,6 +226,20 @@ def _run(
         warnings += events.add_anki_reviews(store, anki, store_events)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
+
+
+def _stream(col: Collection, store: Store | None, record_id: str) -> SyncReport | None:
+    """The event stream through the open work copy (:mod:`.collection_transport`): this
+    machine's events (and any it holds that the collection lacks) added to its log there, every
+    other machine's taken into the store, by identity."""
+    if store is None:
+        return None
+    transport = collection_transport.CollectionTransport(col, record_id)
+    report = exchange.sync(store, transport)
+    if transport.changed:
+        # Anki syncs only a collection modified since its last sync.
+        db(col).execute("UPDATE col SET mod = ?", int(local_now().timestamp()) * 1000)
+    return report
 
 
 def _sync_with_server(
@@ -245,8 +282,11 @@ def _apply(
     model = events.one_model(store, preset.read(col, cards), record_id)
     scheduler = model.scheduler
 
+    at = local_now()
     found = read_reviews(copy, note_keys)
-    anki = events.from_anki(found)
+    # An answer dated more than a day ahead (a device whose clock runs ahead) waits, as the
+    # store holds such events: until then it neither schedules the card nor counts.
+    anki, ahead = events.held_back(events.from_anki(found), at + HOLD_AHEAD)
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
     # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
@@ -277,7 +317,6 @@ def _apply(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
         cards = notes.our_cards(col, note_keys)
-    at = local_now()
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
@@ -315,7 +354,7 @@ def _apply(
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),
         siblings_held=held_back,
-        remarks=held if model.notice is None else (model.notice, *held),
+        remarks=(*(() if model.notice is None else (model.notice,)), *ahead, *held),
     )
     return moved, anki, manifest, (from_anki, new_record), model
 
@@ -343,7 +382,8 @@ def _marks(
     record = marks.load_record(record_text, today)
     ours = marks.wanted_marks(replay(store_actions), cards, today)
     known = {e.identity for e in store_actions}
-    found = [e for e in marks.from_anki(cards, record, ours, retired) if e.identity not in known]
+    changes = marks.from_anki(cards, record, ours, retired, int(now.timestamp()))
+    found = [e for e in changes if e.identity not in known]
     ahead = {e.key for e in found if e.at > now + HOLD_AHEAD}
     from_anki = [e for e in found if e.key not in ahead]
     every = {e.identity: e for e in (*store_actions, *from_anki)}

@@ -5,7 +5,8 @@ The rest of the package sees only the values defined here (:class:`Answer`,
 change of this module alone:
 
 - the events, zerodrill's and Anki's: :func:`log_events`;
-- Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`;
+- Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`; those dated more than
+  a day ahead held back: :func:`held_back`;
 - Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
 - the cards something moved for since the last sync: :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
@@ -46,6 +47,7 @@ from zerodrill.srs.schedulers import (
     scheduler_named,
 )
 from zerodrill.srs.store import Store
+from zerodrill.words import plural
 
 #: An event as the store gives it (its type is the store's business).
 Event = ReviewEvent
@@ -139,6 +141,18 @@ def scheduler_of(store: Store | None) -> Scheduler[Any]:
 def from_anki(found: AnkiReviews) -> list[Event]:
     """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`)."""
     return [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
+
+
+def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], tuple[str, ...]]:
+    """``reviews`` dated by ``until``, and a line about those after it, held back."""
+    kept = [r for r in reviews if r.at <= until]
+    if len(kept) == len(reviews):
+        return kept, ()
+    ahead = len(reviews) - len(kept)
+    return kept, (
+        f"{plural(ahead, 'answer')} in Anki dated more than a day ahead held back until then: "
+        "is that device's clock wrong?",
+    )
 
 
 def add_anki_reviews(

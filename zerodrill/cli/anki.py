@@ -206,6 +206,11 @@ def _report(moved: Moved, dry_run: bool) -> None:
         f"{plural(moved.to_anki, 'review')}, {plural(moved.rescheduled, 'card')} "
         f"{would}rescheduled."
     )
+    if moved.events_sent or moved.events_received:
+        click.echo(
+            f"zerodrill's events through Anki: {moved.events_received} from other machines "
+            f"{would}taken in, {moved.events_sent} {would}added for them."
+        )
     if moved.marks_to_anki or moved.marks_to_zerodrill:
         click.echo(
             f"Suspended, buried, flagged and marked cards: {plural(moved.marks_to_anki, 'card')} "

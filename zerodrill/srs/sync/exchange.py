@@ -105,6 +105,8 @@ class Plan(Struct):
     now: datetime
     #: Local events no origin carries, oldest first.
     outgoing: list[Event] = field(default_factory=list)
+    #: Local events the transport carries by itself (:attr:`Transport.native`): not written.
+    native: list[Event] = field(default_factory=list)
     #: Events some origin carries and the local log lacks (each once).
     incoming: list[Event] = field(default_factory=list)
     #: The other machines whose origins were read (by their own account).
@@ -280,7 +282,9 @@ class _Reading:
         lost = [e.identity for e in outside if e.origin in copied]
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
-        plan.outgoing = self._sendable([e for e in outside if e.origin not in copied])
+        sendable = self._sendable([e for e in outside if e.origin not in copied])
+        plan.outgoing = [e for e in sendable if e.origin not in plan.transport.native]
+        plan.native = [e for e in sendable if e.origin in plan.transport.native]
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
@@ -388,7 +392,9 @@ def send(plan: Plan) -> int:
     except OSError as exc:
         raise SyncError(f"{transport.where(own)}: cannot write it ({exc.strerror or exc})") from exc
     if after != position:  # read past them next time: they are there
-        plan.reached[own] = (after, carried.add(events))
+        plan.reached[own] = (after, carried.add([*events, *plan.native]))
+    elif plan.native and position is not None:
+        plan.reached[own] = (position, carried.add(plan.native))
     return len(plan.outgoing)
 
 

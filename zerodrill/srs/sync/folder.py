@@ -53,6 +53,7 @@ class FolderTransport:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.title = str(folder)
+        self.native: frozenset[str] = frozenset()
         # The folder itself, however it is named: positions are kept by it.
         self.name = f"folder:{os.path.realpath(folder)}"
 

@@ -1,8 +1,10 @@
 """The transport seam: what a sync (:mod:`.exchange`) needs of whatever carries events between
-machines. The shared folder is one transport (:mod:`.folder`); Anki's sync is to be another.
+machines. The shared folder is one transport (:mod:`.folder`); Anki's collection is another
+(:mod:`zerodrill.anki_sync.collection_transport`).
 
 A transport holds *origins*, each named by the machine id whose events it carries first-hand
-(the folder's ``zerodrill-<id>.jsonl``; Anki's collection would be ``anki``), and is asked:
+(the folder's ``zerodrill-<id>.jsonl``; in Anki's collection, a note type named by it), and
+is asked:
 
 - :meth:`Transport.origins`: the origins it holds now;
 - :meth:`Transport.read`: an origin's events after a position an earlier read gave (all of
@@ -59,6 +61,9 @@ class Transport(Protocol):
     name: str
     #: The transport as the user knows it (the folder as given), for messages.
     title: str
+    #: Origins whose events the transport carries by itself, not through an origin of its
+    #: own (Anki's collection: the answers in its revlog): never written, taken as carried.
+    native: frozenset[str]
 
     def origins(self) -> list[str]:
         """The origins there are now; :class:`SyncError` if the transport cannot be used."""
