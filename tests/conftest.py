@@ -21,6 +21,7 @@ MODULE_MARKERS = {
     "test_cloze_anki.py": "anki",
     "test_import_progress.py": "anki",
     "test_anki_sync.py": "anki",
+    "test_anki_fuzz.py": "anki",
     "test_exports_upgrade.py": "anki",
     "test_terminal_faults.py": "pty",
     "test_tui_editor.py": "pty",
