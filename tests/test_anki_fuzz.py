@@ -80,8 +80,8 @@ SEEDS = (
 )
 DAYS, STEPS_PER_DAY = 4, 10
 
-#: What the phone does, in Anki. (Anki's Set Due Date and Forget join this list once they
-#: come across as events: issue 35, point 1.)
+#: What the phone does, in Anki. Not yet: "set-due" (Set Due Date, 0-7 days) and "forget"
+#: (Forget), made below, which join once they come across as events (issue 35, point 1).
 PHONE_OPS = ("again", "hard", "good", "easy", "flag", "suspend", "unsuspend")
 #: What a zerodrill machine does, in the drill.
 DRILL_OPS = ("grade", "grade", "grade", "bury", "flag", "suspend", "unsuspend", "undo")
@@ -279,8 +279,9 @@ class Fuzz:
         elif op == "suspend" and queue == -1:
             op = "unsuspend"
         flag = self.rng.randint(0, 4) if op == "flag" else 0
+        days = self.rng.randint(0, 7) if op == "set-due" else 0
         self.clock.touch(key)
-        self.steps.append(f"{PHONE} {op}{flag or ''} {key}")
+        self.steps.append(f"{PHONE} {op}{flag or days or ''} {key}")
         col = self.phone.col
 
         def act() -> None:
@@ -288,6 +289,10 @@ class Fuzz:
                 self.phone.answer(cid, RATINGS[op])
             elif op == "flag":
                 col.set_user_flag_for_cards(flag, [CardId(cid)])
+            elif op == "set-due":
+                col.sched.set_due_date([CardId(cid)], str(days))
+            elif op == "forget":
+                col.sched.schedule_cards_as_new([CardId(cid)], restore_position=True)
             elif op == "suspend":
                 col.sched.suspend_cards([CardId(cid)])
             else:
@@ -401,6 +406,18 @@ class Fuzz:
         for name, db in self.dbs.items():
             replayed = own_replay_differs(db)
             assert not replayed, self.failure(f"{name}'s schedule is not its replay: {replayed}")
+        answers = {key: self._answers_on_phone(key) for key in KEYS}
+        grades = _grades_in_effect(self.dbs["R"])
+        assert answers == grades, self.failure(
+            f"the phone's review log is not the grades in effect: {answers} != {grades}"
+        )
+
+    def _answers_on_phone(self, key: str) -> int:
+        """The card's answers in the phone's review log (Anki's manual rows left out)."""
+        cid = phone_cid(self.phone, key)
+        return int(
+            self.phone.col.db.scalar("SELECT count() FROM revlog WHERE cid = ? AND type < 4", cid)
+        )
 
 
 def _known_drill_failure(views: dict[str, dict[str, View]], db: Path) -> None:
@@ -429,6 +446,19 @@ def _known_drill_failure(views: dict[str, dict[str, View]], db: Path) -> None:
             seen = views[PHONE][key]
             if seen[:2] == ("review", due):
                 views[PHONE][key] = (phase, *seen[1:])
+
+
+def _grades_in_effect(db: Path) -> dict[str, int]:
+    with Store.open(db) as store:
+        entries = store.log.entries()
+    return {
+        key: sum(
+            1
+            for logged in entries
+            if logged.key == key and logged.effect is not None and logged.event.undoes is None
+        )
+        for key in KEYS
+    }
 
 
 def _identities(db: Path) -> list[tuple[str, int]]:
