@@ -1568,10 +1568,8 @@ def test_an_answer_on_a_phone_offline_while_the_drill_changed_the_card_holds(
     phone.sync()
     with Store.open(db) as store:
         assert store.schedule.state(S1).phase.value == "learning"
-    assert schedule_row(phone, S1)[:2] == (
-        1,
-        -1,
-    )  # learning as the phone's answer left it, suspended
+    # Learning, as the phone's answer left it; suspended, as the drill did.
+    assert schedule_row(phone, S1)[:2] == (1, -1)
 
 
 def test_under_fsrs_an_answer_on_the_phone_keeps_ankis_memory_state_and_interval(
