@@ -143,6 +143,15 @@ def derived_dues(store: Store) -> dict[str, object]:
     return {key: h.due for key, h in histories.items() if h.due is not None}
 
 
+def assert_cache_is_the_replay(db: Path) -> None:
+    """The store's cache after a sync is what replaying its events gives (the sync hands the
+    store the cards it replayed: :class:`zerodrill.srs.store.Replayed`)."""
+    with Store.open(db) as store:
+        cached = store.schedule.states(), store.log.entries()
+        store.schedule.rederive()
+        assert (store.schedule.states(), store.log.entries()) == cached
+
+
 def zerodrill_due(db: Path) -> dict[str, object]:
     with Store.open(db) as store:
         return dict(store.schedule.due_dates())
@@ -257,6 +266,7 @@ def test_both_sides_review_the_same_card_between_syncs(
         # Both answers are kept; the replay of all of them is the schedule.
         assert len(store.log.events()) == 3
         assert derived_dues(store) == store.schedule.due_dates()
+    assert_cache_is_the_replay(db)
     assert phone_due(phone) == zerodrill_due(db)
     # Anki's Again was first today: the terminal's later grade is that day's repeat.
     today = study_day(datetime.now().astimezone())
@@ -1460,6 +1470,7 @@ def test_an_answer_given_on_the_phone_keeps_ankis_interval_ease_and_due(
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    assert_cache_is_the_replay(db)
     phone.sync()
     # The phone's cards are as Anki scheduled them: nothing rewrote them.
     assert {key: schedule_row(phone, key) for key in anki} == anki

@@ -188,7 +188,7 @@ def _run(
             streamed = _stream(col, store, record_id)
             store_events = events.log_events(store) if store is not None else []
             store_actions = events.log_actions(store)
-            moved, anki, manifest, (from_anki, new_record), model = _apply(
+            moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
                 decks,
@@ -223,7 +223,7 @@ def _run(
         if last is not server.FullSync.NONE:
             full = last
     if store is not None:
-        warnings += events.add_anki_reviews(store, anki, store_events)
+        warnings += events.add_anki_reviews(store, anki, store_events, histories)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
@@ -267,11 +267,17 @@ def _apply(
     manifest_file: Path,
     actions: tuple[str | None, Sequence[CardActionEvent]],
     where: tuple[Store | None, str],
-) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str], events.Model]:
-    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
-    manifest to keep once the copy is the collection, and (given the record of the last
-    run's marks and the store's card actions) the card actions read back from Anki and the
-    record of the marks this run leaves."""
+) -> tuple[
+    Moved,
+    tuple[list[events.Event], dict[str, events.CardHistory]],
+    Manifest,
+    tuple[list[CardActionEvent], str],
+    events.Model,
+]:
+    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards and the
+    cards replayed with them, the manifest to keep once the copy is the collection, and
+    (given the record of the last run's marks and the store's card actions) the card actions
+    read back from Anki and the record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package)
     added, updated = notes.import_package(col, package, note_keys)
@@ -356,7 +362,7 @@ def _apply(
         siblings_held=held_back,
         remarks=(*(() if model.notice is None else (model.notice,)), *ahead, *held),
     )
-    return moved, anki, manifest, (from_anki, new_record), model
+    return moved, (anki, histories), manifest, (from_anki, new_record), model
 
 
 def _marks(

@@ -35,6 +35,7 @@ from zerodrill.srs.anki_import import AnkiReviews
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
+from zerodrill.srs.projections import schedule
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import (
     AnkiCard,
@@ -44,9 +45,10 @@ from zerodrill.srs.schedulers import (
     Scheduler,
     When,
     answer,
+    effect_of,
     scheduler_named,
 )
-from zerodrill.srs.store import Store
+from zerodrill.srs.store import Replayed, Store
 from zerodrill.words import plural
 
 #: An event as the store gives it (its type is the store's business).
@@ -86,6 +88,9 @@ class CardHistory(Struct, frozen=True):
     answers: tuple[Answer, ...]
     #: The whole state as it reads in Anki (FSRS's memory state included); None when new.
     anki: AnkiCard | None = None
+    #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
+    #: not replay the card again.
+    replayed: Replayed | None = None
 
     @property
     def anki_decides(self) -> bool:
@@ -156,13 +161,19 @@ def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], t
 
 
 def add_anki_reviews(
-    store: Store, reviews: Sequence[Event], store_events: Iterable[Event]
+    store: Store,
+    reviews: Sequence[Event],
+    store_events: Iterable[Event],
+    histories: Mapping[str, CardHistory],
 ) -> tuple[str, ...]:
     """Log the reviews given in Anki that the store lacks (a set union by identity: a review
     is known by its revlog id; those ``store_events`` holds are not even offered); the
-    store's warnings about any it held back."""
+    store's warnings about any it held back. ``histories``: the cards :func:`derive` replayed
+    with them, which the store takes as they are if they still are its cards' events."""
     known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    return store.log.add_events([r for r in reviews if r.identity not in known]).warnings
+    replayed = {k: h.replayed for k, h in histories.items() if h.replayed is not None}
+    new = [r for r in reviews if r.identity not in known]
+    return store.log.add_events(new, replayed=replayed).warnings
 
 
 def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:
@@ -230,13 +241,17 @@ def derive(
     not be in the store yet) make it together: a set union by identity, then a replay in the
     log's one order, undone grades left out, as the store derives its cards."""
     out: dict[str, CardHistory] = {}
+    fingerprint = schedule(scheduler).fingerprint
     for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = scheduler.new_state()
         answers = []
-        for event in _in_effect(entries.values()):
+        in_effect = _in_effect(entries.values())
+        effects = []
+        for event in in_effect:
             assert event.grade is not None
             before = state
             when = When(event.at, event.day)
+            effects.append(effect_of(before, when))
             state = answer(scheduler, state, event.grade, when, event.buttons, event.decided)
             answers.append(
                 Answer(
@@ -254,8 +269,17 @@ def derive(
             )
         # How the state reads in Anki is the scheduler's to say (its module declares it).
         card = scheduler.anki(state)
+        identities = tuple(e.identity for e in in_effect)
+        replayed = Replayed(fingerprint, identities, state, tuple(effects))
         out[key] = CardHistory(
-            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers), card
+            key,
+            card.due,
+            card.interval,
+            card.ease_permille,
+            card.lapses,
+            tuple(answers),
+            card,
+            replayed,
         )
     return out
 

@@ -11,7 +11,7 @@ adds events made elsewhere as a set union by identity, in short transactions. Re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from typing import TypeVar
 
@@ -19,6 +19,7 @@ from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, to_grade
 from zerodrill.srs.projections import Projection
 from zerodrill.srs.store import eventlog
+from zerodrill.srs.store.derive import Replayed
 from zerodrill.srs.store.eventlog import BATCH_EVENTS, Merged
 from zerodrill.srs.store.file import NotInEffect, UndoConflict
 from zerodrill.srs.store.part import StorePart
@@ -167,6 +168,7 @@ class EventLog(StorePart):
         now: datetime | None = None,
         batch: int = BATCH_EVENTS,
         after_batch: Callable[[Merged], None] | None = None,
+        replayed: Mapping[str, Replayed] | None = None,
     ) -> Merged:
         """Add the events of any kind made elsewhere (another machine, Anki) that the log
         lacks, and re-derive their cards: a set union by identity, so adding twice, or in any
@@ -178,6 +180,8 @@ class EventLog(StorePart):
         ``now`` (default: the clock) are held back with a warning (see :mod:`.eventlog`);
         undos naming no event of their card here are skipped with one. If a batch fails, the
         ones before it stay added (each complete); adding the events again finishes the job.
+        ``replayed``: cards the caller replayed with these events (:class:`.derive.Replayed`),
+        not replayed again if they are what it says.
         """
         now = now if now is not None else datetime.now(UTC)
         cut, merged = eventlog.batches(events, now, batch)
@@ -185,7 +189,7 @@ class EventLog(StorePart):
             with self._writing():
                 appended = eventlog.appended(self._conn, events_of_cards)
                 done = eventlog.add_batch(self._conn, events_of_cards)
-                self._schedule.take(done.keys, appended)
+                self._schedule.take(done.keys, appended, replayed)
             merged += done
             if after_batch is not None:
                 after_batch(done)
