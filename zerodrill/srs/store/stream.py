@@ -187,7 +187,10 @@ class EventLog(StorePart):
         cut, merged = eventlog.batches(events, now, batch)
         for events_of_cards in cut:
             with self._writing():
-                appended = eventlog.appended(self._conn, events_of_cards)
+                # A card handed over replayed is not reviewed event by event on its cached
+                # state: no need to look (bench_anki_sync.py's 230 lookups, 30 ms).
+                looked = [e for e in events_of_cards if e.key not in (replayed or {})]
+                appended = eventlog.appended(self._conn, looked)
                 done = eventlog.add_batch(self._conn, events_of_cards)
                 self._schedule.take(done.keys, appended, replayed)
             merged += done
