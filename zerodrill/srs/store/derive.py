@@ -48,10 +48,9 @@ from zerodrill.srs.store.rows import decision_from
 KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
-_GRADE_ROWS = (
-    "SELECT id, key, day, at, grade, buttons, decided, origin, seq FROM event "
-    "WHERE grade IS NOT NULL"
-)
+_GRADE_ROWS = "SELECT id, key, day, at, grade, buttons, decided FROM event WHERE grade IS NOT NULL"
+#: The same grades' identities only, for a card handed over replayed (:class:`Replayed`).
+_IDENTITY_ROWS = "SELECT id, key, origin, seq FROM event WHERE grade IS NOT NULL"
 
 Row = tuple[Any, ...]
 
@@ -98,8 +97,8 @@ def chunks(keys: Collection[str]) -> Iterator[list[str]]:
 
 
 def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Row]:
-    """(id, key, day, at, grade, buttons, decided, origin, seq) of the grades of ``keys``
-    (None: all), in replay order."""
+    """(id, key, day, at, grade, buttons, decided) of the grades of ``keys`` (None: all), in replay
+    order."""
     if keys is None:
         # The cursor itself: a generator around it costs a call per row.
         cursor: Iterator[Row] = conn.execute(f"{_GRADE_ROWS} {_ORDER}")
@@ -107,10 +106,12 @@ def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Ro
     return _rows_of(conn, keys)
 
 
-def _rows_of(conn: sqlite3.Connection, keys: Collection[str]) -> Iterator[Row]:
+def _rows_of(
+    conn: sqlite3.Connection, keys: Collection[str], select: str = _GRADE_ROWS
+) -> Iterator[Row]:
     for chunk in chunks(keys):
         marks = ",".join("?" * len(chunk))
-        yield from conn.execute(f"{_GRADE_ROWS} AND key IN ({marks}) {_ORDER}", chunk)
+        yield from conn.execute(f"{select} AND key IN ({marks}) {_ORDER}", chunk)
 
 
 def _withdrawn(conn: sqlite3.Connection, keys: Collection[str] | None) -> set[int]:
@@ -135,7 +136,7 @@ def replay_card(
     ``withdrawn`` ones, and each grade in effect's (event id, effect)."""
     ids: list[int] = []
     grades: list[Given] = []
-    for event_id, _, day, at, grade, buttons, decided, *_ in rows:
+    for event_id, _, day, at, grade, buttons, decided in rows:
         if event_id in withdrawn:
             continue
         try:
@@ -197,20 +198,14 @@ def derive(
     cards: list[tuple[object, ...]] = []
     effects: list[tuple[int, Effect]] = []
     withdrawn = _withdrawn(conn, keys)
-    fingerprint = schedule(scheduler).fingerprint if replayed else ""
+    done: list[tuple[str, CardState, list[tuple[int, Effect]]]] = []
+    if keys is not None and replayed:
+        done = _handed_over(conn, scheduler, keys, replayed, withdrawn)
+        taken = {key for key, _, _ in done}
+        keys = [key for key in keys if key not in taken]
     for key, rows in groupby(_rows(conn, keys), key=itemgetter(1)):
-        handed = replayed.get(key) if replayed else None
-        if handed is not None and handed.fingerprint == fingerprint:
-            in_effect = [row for row in rows if row[0] not in withdrawn]
-            if handed.identities == tuple((row[7], row[8]) for row in in_effect):
-                state = handed.state
-                card_effects = [
-                    (row[0], e) for row, e in zip(in_effect, handed.effects, strict=True)
-                ]
-            else:
-                state, card_effects = replay_card(scheduler, in_effect, withdrawn)
-        else:
-            state, card_effects = replay_card(scheduler, rows, withdrawn)
+        done.append((key, *replay_card(scheduler, rows, withdrawn)))
+    for key, state, card_effects in done:
         # Recalls, most grades, are what a grade in effect is unless the cache says otherwise.
         effects.extend(e for e in card_effects if e[1] is not Effect.RECALL)
         if state.phase is not Phase.NEW:
@@ -221,6 +216,30 @@ def derive(
     # In id order: appended to the table's B-tree, not scattered through it.
     effects.sort()
     conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
+
+
+def _handed_over(
+    conn: sqlite3.Connection,
+    scheduler: Scheduler[Any],
+    keys: Collection[str],
+    replayed: Mapping[str, Replayed],
+    withdrawn: Collection[int],
+) -> list[tuple[str, CardState, list[tuple[int, Effect]]]]:
+    """The cards of ``keys`` that ``replayed`` holds as they are: their grades in effect, read
+    by identity only, are those it names, in its order, under ``scheduler``'s projection."""
+    fingerprint = schedule(scheduler).fingerprint
+    wanted = [k for k in keys if k in replayed and replayed[k].fingerprint == fingerprint]
+    out = []
+    for key, rows in groupby(_rows_of(conn, wanted, _IDENTITY_ROWS), key=itemgetter(1)):
+        handed = replayed[key]
+        ids, identities = [], []
+        for event_id, _, origin, seq in rows:
+            if event_id not in withdrawn:
+                ids.append(event_id)
+                identities.append((origin, seq))
+        if handed.identities == tuple(identities):
+            out.append((key, handed.state, list(zip(ids, handed.effects, strict=True))))
+    return out
 
 
 def apply(
