@@ -572,6 +572,31 @@ def test_sync_positions_are_kept_and_a_database_gains_their_table_only_when_one_
         assert s.sync.saved("folder:/z", new) == {"m1": ("r1", "e1")}
 
 
+def test_the_log_read_for_a_few_cards_or_as_times_and_grades(store: Store) -> None:
+    """events_of, numbers and graded (anki sync's reads): what events() says, narrowed."""
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    later = at + timedelta(days=1)
+    made = [
+        ReviewEvent("m1", 1, "d/a", later, DAY + timedelta(1), Grade.GOOD),
+        ReviewEvent("m1", 2, "d/a", at, DAY, Grade.WRONG),
+        ReviewEvent("m1", 3, "d/b", at, DAY, Grade.HARD),
+        ReviewEvent("m1", 4, "d/b", at, DAY, None, ("m1", 3)),
+        ReviewEvent("anki", 1735722000000, "d/a", at, DAY, Grade.PERFECT),
+        ReviewEvent("m1", 5, "d/c", at, DAY, Grade.GOOD),
+    ]
+    store.log.add_events(made)
+    every = store.log.events()
+    assert store.log.events_of(["d/a", "d/b"]) == [e for e in every if e.key != "d/c"]
+    assert store.log.events_of([]) == []
+    assert store.log.numbers("anki") == {1735722000000}
+    assert store.log.numbers("m1") == {1, 2, 3, 4, 5}
+    # In effect (d/b's grade undone), not Anki's, in the replay's order (by day and time).
+    assert store.log.graded(not_of="anki") == {
+        "d/a": [(at, Grade.WRONG), (later, Grade.GOOD)],
+        "d/c": [(at, Grade.GOOD)],
+    }
+
+
 def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(
     store: Store, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

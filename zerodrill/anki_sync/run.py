@@ -186,14 +186,14 @@ def _run(
             # Other machines' events first, as theirs: the schedule is derived from them all.
             # (A dry run's store and collection are copies: it counts on them, as a run would.)
             streamed = _stream(col, store, record_id)
-            store_events = events.log_events(store) if store is not None else []
+            known = events.anki_known(store)
             store_actions = events.log_actions(store)
             moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
                 decks,
                 note_keys,
-                store_events,
+                known,
                 manifest_file,
                 (record, store_actions),
                 (store, record_id),
@@ -223,7 +223,7 @@ def _run(
         if last is not server.FullSync.NONE:
             full = last
     if store is not None:
-        warnings += events.add_anki_reviews(store, anki, store_events, histories)
+        warnings += events.add_anki_reviews(store, anki, known, histories)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
@@ -263,7 +263,7 @@ def _apply(
     copy: Path,
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
-    store_events: Sequence[events.Event],
+    known: set[tuple[str, int]],
     manifest_file: Path,
     actions: tuple[str | None, Sequence[CardActionEvent]],
     where: tuple[Store | None, str],
@@ -304,10 +304,13 @@ def _apply(
         if revlog.is_marked(rid, taken_ms):
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
-    changed_keys = events.touched(store_events, anki, cids, written)
     if scheduler.fingerprint != events.scheduler_of(store).fingerprint:
         # The preset's model is new to the learner: every card's schedule moves with it.
         changed_keys = set(cids)
+    else:
+        changed_keys = events.touched(store, anki, known, cids, written)
+    # Only the cards something moved for are read whole and replayed.
+    store_events = events.log_events(store, changed_keys)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
     rows: list[revlog.RevlogRow] = []
     for key, history in sorted(histories.items()):
@@ -354,7 +357,7 @@ def _apply(
         notes_added=added,
         notes_updated=updated,
         retired_suspended=suspended,
-        to_zerodrill=events.new_to_zerodrill(store_events, anki),
+        to_zerodrill=events.new_to_zerodrill(known, anki),
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
