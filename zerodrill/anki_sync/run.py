@@ -283,7 +283,8 @@ def _apply(
     added, updated = notes.import_package(col, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
-    cards = notes.our_cards(col, note_keys)
+    if suspended:
+        cards = notes.our_cards(col, note_keys)
     store, record_id = where
     model = events.one_model(store, preset.read(col, cards), record_id)
     scheduler = model.scheduler

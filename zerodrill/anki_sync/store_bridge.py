@@ -4,11 +4,14 @@ The rest of the package sees only the values defined here (:class:`Answer`,
 :class:`CardHistory`), never the store's own types, so a change of the store's API is a
 change of this module alone:
 
-- the events, zerodrill's and Anki's: :func:`log_events`;
+- the events of the cards something moved for, zerodrill's and Anki's: :func:`log_events`;
+  Anki's answers the store holds, by number: :func:`anki_known`;
 - Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`; those dated more than
   a day ahead held back: :func:`held_back`;
-- Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
-- the cards something moved for since the last sync: :func:`touched`;
+- Anki's reviews added as events, idempotently, with the cards :func:`derive` replayed
+  handed to the store (it replays none twice): :func:`add_anki_reviews`;
+- the cards something moved for since the last sync, read as (time, grade) only:
+  :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
   did, for Anki's revlog and card columns: :func:`derive`;
 - the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
