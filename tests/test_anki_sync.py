@@ -833,7 +833,7 @@ def test_a_sync_killed_then_run_again(
     assert phone_due(phone) == zerodrill_due(db)
 
 
-@pytest.mark.parametrize("command", [["login"], ["sync"]])
+@pytest.mark.parametrize("command", [["login"], ["sync"], ["optimize"]])
 def test_without_the_anki_package_one_line_says_what_to_install(command: list[str]) -> None:
     code = (
         "import sys\nsys.modules['anki'] = None\nfrom zerodrill.cli import main\n"

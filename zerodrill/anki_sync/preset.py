@@ -11,7 +11,7 @@ in. The collection is untrusted: values FSRS does not take read as none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
@@ -51,12 +51,21 @@ def read(col: Collection, cards: Mapping[str, CardRow]) -> Preset | None:
     return Preset(col.get_config("fsrs", False) is True, _parameters(conf), _retention(conf))
 
 
+def fsrs6(weights: Sequence[float]) -> tuple[float, ...]:
+    """FSRS-6's 21 weights of FSRS-6's or FSRS-5's (19, the same with :data:`_FSRS5_TAIL`);
+    ``ValueError`` for others or any FSRS does not take."""
+    tail = _FSRS5_TAIL if len(weights) == 19 else ()
+    return read_parameters(",".join(repr(float(w)) for w in [*weights, *tail]))
+
+
 def _parameters(conf: Mapping[str, Any]) -> tuple[float, ...] | None:
-    for name, tail in (("fsrsParams6", ()), ("fsrsParams5", _FSRS5_TAIL)):
+    for name, version in (("fsrsParams6", 21), ("fsrsParams5", 19)):
         weights = conf.get(name)
         if isinstance(weights, list) and weights:
             try:
-                return read_parameters(",".join(repr(float(w)) for w in [*weights, *tail]))
+                if len(weights) != version:
+                    raise ValueError(f"{name} holds {len(weights)} weights")
+                return fsrs6(weights)
             except (TypeError, ValueError):
                 return None
     return None
