@@ -91,7 +91,7 @@ MARKS = register(
     Projection(
         "marks",
         "marks-1",
-        frozenset(Action) - {Action.BRING_FORWARD},
+        frozenset(Action) - {Action.BRING_FORWARD, Action.SETTING},
         False,
         _marks,
     )
@@ -151,6 +151,26 @@ BROUGHT_FORWARD = register(
         True,
         _forwarded,
     )
+)
+
+
+def _settings(events: Sequence[StreamEvent]) -> dict[str, str]:
+    # Newest wins, by the instant each was made (then identity, so that every machine agrees).
+    withdrawn = {e.undoes for e in events if e.undoes is not None}
+    found: dict[str, tuple[tuple[datetime, str, int], str]] = {}
+    for e in events:
+        if isinstance(e, CardActionEvent) and e.action is Action.SETTING and e.value is not None:
+            if e.identity in withdrawn:
+                continue
+            order = (e.at, e.origin, e.seq)
+            if e.key not in found or found[e.key][0] < order:
+                found[e.key] = (order, e.value)
+    return {name: value for name, (_, value) in found.items()}
+
+
+#: The learner's settings that travel with the log (by name, their text): the newest of each.
+SETTINGS = register(
+    Projection("settings", "settings-1", frozenset({Action.SETTING}), False, _settings)
 )
 
 

@@ -143,8 +143,8 @@ def _what(event: Event) -> tuple[object, ...]:
     undo withdraws, which the log says and its line does not."""
     if isinstance(event, CardActionEvent):
         action = None if event.action is Action.UNDO else event.action
-        return (event.key, event.at, None, event.undoes, action, event.flag)
-    return (event.key, event.at, event.grade, event.undoes, None, 0)
+        return (event.key, event.at, None, event.undoes, action, event.flag, event.value)
+    return (event.key, event.at, event.grade, event.undoes, None, 0, None)
 
 
 def _actions(events: Iterable[Event]) -> int:
