@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1331,6 +1331,52 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
         assert phone_due(Phone(col, None)) == after  # type: ignore[arg-type]
         data = col.db.list("SELECT data FROM cards WHERE data LIKE '%\"dr\"%'")
         assert len(data) == 2 and all('"dr":0.8' in d for d in data)
+
+
+def test_under_fsrs_a_fit_newer_than_the_preset_goes_into_it_and_a_newer_preset_wins(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Parameters kept by 'zerodrill anki optimize' after the preset last changed are
+    written into the preset, so that the phone schedules with them; a preset changed in Anki
+    after that is taken again."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.schedulers.fsrs import PARAMETERS
+    from zerodrill.srs.settings import save_option, save_scheduler_name, saved_option
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=True)
+    with closing(Collection(str(path))) as col:
+        col.db.execute("UPDATE deck_config SET mtime_secs = mtime_secs - 86400")
+    fitted = tuple(round(w * 1.5, 4) if n < 4 else w for n, w in enumerate(DEFAULT_PARAMETERS))
+    with Store.open(db) as store:
+        save_option(store, PARAMETERS, fitted, at=datetime.now(UTC) - timedelta(hours=1))
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    sync = ("anki", "sync", str(home / "decks"), "--collection", str(path))
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with closing(Collection(str(path))) as col:
+        in_anki = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        assert in_anki["fsrsParams6"] == pytest.approx(fitted, rel=1e-6)
+        assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]
+    with Store.open(db) as store:
+        assert saved_option(store, PARAMETERS) == pytest.approx(fitted, rel=1e-6)
+    # Optimized again in Anki, later: the drill takes the phone's.
+    phones = tuple(round(w * 0.8, 4) if n < 4 else w for n, w in enumerate(DEFAULT_PARAMETERS))
+    with closing(Collection(str(path))) as col:
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        conf["fsrsParams6"] = list(phones)
+        col.decks.update_config(conf)
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert saved_option(store, PARAMETERS) == pytest.approx(phones, rel=1e-6)
+    with closing(Collection(str(path))) as col:
+        in_anki = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        assert in_anki["fsrsParams6"] == pytest.approx(phones, rel=1e-6)
 
 
 @pytest.mark.parametrize("fsrs_in_anki", [True, False])

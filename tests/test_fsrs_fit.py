@@ -207,3 +207,22 @@ def test_without_a_review_database_there_is_nothing_to_fit(
     assert code == 1
     assert "no reviews to fit" in err
     assert not db.exists()
+
+
+def test_another_machine_syncing_a_folder_takes_the_kept_fit(
+    tmp_path: Path, log: list[ReviewEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    here = make_db(tmp_path / "here.db", log)
+    there = make_db(tmp_path / "there.db", [])
+    assert run_cli(capsys, "anki", "optimize", "--db", str(here))[0] == 0
+    for db in (here, there):
+        code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(db))
+        assert code == 0, err
+    with Store.open(here) as store:
+        kept = saved_option(store, PARAMETERS)
+        due_here = store.schedule.due_dates()
+    with Store.open(there) as store:
+        assert kept is not None and saved_option(store, PARAMETERS) == kept
+        assert store.schedule.due_dates() == due_here

@@ -12,6 +12,7 @@ in. The collection is untrusted: values FSRS does not take read as none.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
@@ -37,18 +38,51 @@ class Preset(Struct, frozen=True):
     parameters: tuple[float, ...] | None = None
     #: None where the preset holds none FSRS takes.
     desired_retention: float | None = None
+    #: When the preset was last changed (in Anki, or by a sync); None if never.
+    changed_at: datetime | None = None
 
 
 def read(col: Collection, cards: Mapping[str, CardRow]) -> Preset | None:
     """The preset zerodrill's ``cards`` are scheduled with in Anki; None without a card."""
     if not cards:
         return None
+    conf = _config(col, cards)
+    fsrs = col.get_config("fsrs", False) is True
+    return Preset(fsrs, _parameters(conf), _retention(conf), _changed_at(conf))
+
+
+def write(col: Collection, cards: Mapping[str, CardRow], weights: Sequence[float]) -> bool:
+    """Give the preset of zerodrill's ``cards`` FSRS-6's ``weights`` (the phone then schedules
+    with them); False where it cannot hold them (an Anki that keeps FSRS-5's alone, and
+    weights FSRS-5 has no room for)."""
+    conf = _config(col, cards)
+    if not conf:
+        return False
+    if "fsrsParams6" in conf:
+        conf["fsrsParams6"] = [float(w) for w in weights]
+    elif tuple(weights[19:]) == _FSRS5_TAIL:
+        conf["fsrsParams5"] = [float(w) for w in weights[:19]]
+    else:
+        return False
+    col.decks.update_config(conf)
+    return True
+
+
+def _config(col: Collection, cards: Mapping[str, CardRow]) -> dict[str, Any]:
+    if not cards:
+        return {}
     first = cards[min(cards)]
     did = db(col).scalar(
         "SELECT CASE WHEN odid != 0 THEN odid ELSE did END FROM cards WHERE id = ?", first.cid
     )
-    conf: Mapping[str, Any] = col.decks.config_dict_for_deck_id(did) if did else {}
-    return Preset(col.get_config("fsrs", False) is True, _parameters(conf), _retention(conf))
+    return dict(col.decks.config_dict_for_deck_id(did)) if did else {}
+
+
+def _changed_at(conf: Mapping[str, Any]) -> datetime | None:
+    mod = conf.get("mod")
+    if isinstance(mod, bool) or not isinstance(mod, int) or not 0 < mod < 2**40:
+        return None
+    return datetime.fromtimestamp(mod, UTC)
 
 
 def fsrs6(weights: Sequence[float]) -> tuple[float, ...]:

@@ -154,21 +154,23 @@ BROUGHT_FORWARD = register(
 )
 
 
-def _settings(events: Sequence[StreamEvent]) -> dict[str, str]:
+def _settings(events: Sequence[StreamEvent]) -> dict[str, CardActionEvent]:
     # Newest wins, by the instant each was made (then identity, so that every machine agrees).
     withdrawn = {e.undoes for e in events if e.undoes is not None}
-    found: dict[str, tuple[tuple[datetime, str, int], str]] = {}
+    newest: dict[str, CardActionEvent] = {}
     for e in events:
-        if isinstance(e, CardActionEvent) and e.action is Action.SETTING and e.value is not None:
-            if e.identity in withdrawn:
-                continue
-            order = (e.at, e.origin, e.seq)
-            if e.key not in found or found[e.key][0] < order:
-                found[e.key] = (order, e.value)
-    return {name: value for name, (_, value) in found.items()}
+        if not isinstance(e, CardActionEvent) or e.action is not Action.SETTING:
+            continue
+        if e.identity in withdrawn:
+            continue
+        found = newest.get(e.key)
+        if found is None or (found.at, found.origin, found.seq) < (e.at, e.origin, e.seq):
+            newest[e.key] = e
+    return newest
 
 
-#: The learner's settings that travel with the log (by name, their text): the newest of each.
+#: The learner's settings that travel with the log, by name: the newest event of each (its
+#: value, and when it was made).
 SETTINGS = register(
     Projection("settings", "settings-1", frozenset({Action.SETTING}), False, _settings)
 )

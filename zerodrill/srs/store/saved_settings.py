@@ -10,6 +10,8 @@ one saved here before it travelled is read until then."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.projections import SETTINGS
@@ -32,7 +34,7 @@ class SavedSettings(StorePart):
             if name in TRAVELLING:
                 travelled = self._travelled().get(name)
                 if travelled is not None:
-                    return travelled
+                    return travelled.value
             if not has_tables(self._conn, "setting"):
                 return None
             row = self._conn.execute(
@@ -45,14 +47,22 @@ class SavedSettings(StorePart):
             except (TypeError, UnicodeDecodeError) as exc:
                 raise Damaged(f"the setting {name!r} is not text") from exc
 
-    def save(self, name: str, value: str) -> None:
+    def saved_at(self, name: str) -> datetime | None:
+        """When setting ``name``, one of :data:`TRAVELLING`, was given the value it has, on
+        whichever machine; None if it has none yet (or none that travelled)."""
+        with self._reading():
+            travelled = self._travelled().get(name)
+        return travelled.at if travelled is not None else None
+
+    def save(self, name: str, value: str, *, at: datetime | None = None) -> None:
         """Save ``value`` for setting ``name``, replacing what was saved; on disk on return.
-        One of :data:`TRAVELLING` is logged as this machine's event, unless it is the value
-        already."""
+        One of :data:`TRAVELLING` is logged as this machine's event, made ``at`` (default:
+        now; earlier for a value that was made elsewhere earlier, as in Anki's preset),
+        unless it is the value already."""
         with self._writing():
             if name in TRAVELLING:
                 if self.get(name) != value:
-                    self._log(name, value)
+                    self._log(name, value, at or local_now())
                 return
             make_tables(self._conn, SETTING_TABLE)
             self._conn.execute(
@@ -61,14 +71,13 @@ class SavedSettings(StorePart):
                 (name, value),
             )
 
-    def _travelled(self) -> dict[str, str]:
+    def _travelled(self) -> dict[str, CardActionEvent]:
         # A file an earlier zerodrill wrote, read without migrating it, has no setting events.
         if self._conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             return {}
         return SETTINGS.fold(eventlog.of_kinds(self._conn, SETTINGS.actions, SETTINGS.grades))
 
-    def _log(self, name: str, value: str) -> None:
-        at = local_now()
+    def _log(self, name: str, value: str, at: datetime) -> None:
         here = eventlog.machine_origin(self._conn)
         seq = eventlog.next_seq(self._conn, here)
         event = CardActionEvent(here, seq, name, at, study_day(at), Action.SETTING, value=value)
