@@ -1351,7 +1351,9 @@ def test_under_fsrs_a_fit_newer_than_the_preset_goes_into_it_and_a_newer_preset_
     path = desktop_collection(home, fsrs=True)
     with closing(Collection(str(path))) as col:
         col.db.execute("UPDATE deck_config SET mtime_secs = mtime_secs - 86400")
-    fitted = tuple(round(w * 1.5, 4) if n < 4 else w for n, w in enumerate(DEFAULT_PARAMETERS))
+    # FSRS-5's tail (no short-term term, decay 0.5): Anki 25.2 keeps FSRS-5's 19 alone.
+    first = DEFAULT_PARAMETERS[:19]
+    fitted = (*(round(w * 1.5, 4) if n < 4 else w for n, w in enumerate(first)), 0.0, 0.5)
     with Store.open(db) as store:
         save_option(store, PARAMETERS, fitted, at=datetime.now(UTC) - timedelta(hours=1))
     drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
@@ -1359,24 +1361,29 @@ def test_under_fsrs_a_fit_newer_than_the_preset_goes_into_it_and_a_newer_preset_
     code, _, err = run_cli(capsys, *sync)
     assert code == 0, err
     with closing(Collection(str(path))) as col:
-        in_anki = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
-        assert in_anki["fsrsParams6"] == pytest.approx(fitted, rel=1e-6)
+        assert preset_weights(col) == pytest.approx(fitted, rel=1e-6)
         assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]
     with Store.open(db) as store:
         assert saved_option(store, PARAMETERS) == pytest.approx(fitted, rel=1e-6)
     # Optimized again in Anki, later: the drill takes the phone's.
-    phones = tuple(round(w * 0.8, 4) if n < 4 else w for n, w in enumerate(DEFAULT_PARAMETERS))
+    phones = (*(round(w * 0.8, 4) if n < 4 else w for n, w in enumerate(fitted[:19])), 0.0, 0.5)
     with closing(Collection(str(path))) as col:
         conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
-        conf["fsrsParams6"] = list(phones)
+        key = "fsrsParams6" if "fsrsParams6" in conf else "fsrsParams5"
+        conf[key] = list(phones if key == "fsrsParams6" else phones[:19])
         col.decks.update_config(conf)
     code, _, err = run_cli(capsys, *sync)
     assert code == 0, err
     with Store.open(db) as store:
         assert saved_option(store, PARAMETERS) == pytest.approx(phones, rel=1e-6)
     with closing(Collection(str(path))) as col:
-        in_anki = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
-        assert in_anki["fsrsParams6"] == pytest.approx(phones, rel=1e-6)
+        assert preset_weights(col) == pytest.approx(phones, rel=1e-6)
+
+
+def preset_weights(col: Any) -> list[float]:
+    """The default preset's FSRS weights, as FSRS-6's."""
+    conf = col.decks.config_dict_for_deck_id(1)
+    return list(conf.get("fsrsParams6") or [*conf["fsrsParams5"], 0.0, 0.5])
 
 
 @pytest.mark.parametrize("fsrs_in_anki", [True, False])

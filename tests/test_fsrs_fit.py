@@ -97,8 +97,10 @@ def backend_figures(events: list[ReviewEvent], params: tuple[float, ...]) -> tup
         try:
             fsrs_fit._write_log(col, fsrs_fit.grades_in_effect(events))
             backend = col._backend
-            evaluate = getattr(backend, "evaluate_params_legacy", None) or backend.evaluate_params
-            found = evaluate(params=list(params), search="", ignore_revlogs_before_ms=0)
+            legacy = getattr(backend, "evaluate_params_legacy", None)
+            # Anki 25.2 evaluates FSRS-5's 19 (FSRS-6's less the last two) as evaluate_params.
+            evaluate, count = (legacy, 21) if legacy else (backend.evaluate_params, 19)
+            found = evaluate(params=list(params[:count]), search="", ignore_revlogs_before_ms=0)
         finally:
             col.close()
     return found.log_loss, found.rmse_bins

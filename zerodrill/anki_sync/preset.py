@@ -40,6 +40,12 @@ class Preset(Struct, frozen=True):
     desired_retention: float | None = None
     #: When the preset was last changed (in Anki, or by a sync); None if never.
     changed_at: datetime | None = None
+    #: The preset keeps FSRS-6's 21 weights (Anki 25.2 keeps FSRS-5's 19 alone).
+    keeps_fsrs6: bool = True
+
+    def can_hold(self, weights: Sequence[float]) -> bool:
+        """:func:`write` can give the preset ``weights`` (FSRS-6's)."""
+        return self.keeps_fsrs6 or tuple(weights[19:]) == _FSRS5_TAIL
 
 
 def read(col: Collection, cards: Mapping[str, CardRow]) -> Preset | None:
@@ -48,7 +54,8 @@ def read(col: Collection, cards: Mapping[str, CardRow]) -> Preset | None:
         return None
     conf = _config(col, cards)
     fsrs = col.get_config("fsrs", False) is True
-    return Preset(fsrs, _parameters(conf), _retention(conf), _changed_at(conf))
+    changed_at = _changed_at(conf)
+    return Preset(fsrs, _parameters(conf), _retention(conf), changed_at, "fsrsParams6" in conf)
 
 
 def write(col: Collection, cards: Mapping[str, CardRow], weights: Sequence[float]) -> bool:

@@ -370,7 +370,10 @@ def one_model(store: Store | None, preset: Preset | None, collection: str) -> Mo
     # The newest wins, as in the log: parameters fitted (zerodrill anki optimize, on any
     # machine) after the preset last changed go to the preset; else the preset's are taken.
     newer = mine_at is not None and (preset.changed_at is None or mine_at > preset.changed_at)
-    written = tuple(mine) if mine is not None and newer and tuple(mine) != parameters else None
+    differ = mine is not None and tuple(mine) != parameters
+    written = tuple(mine) if mine is not None and newer and differ else None
+    if written is not None and not preset.can_hold(written):
+        written = None  # an Anki that keeps FSRS-5's alone: the preset's are taken
     adopted = (
         (PARAMETERS, written or parameters),
         (DESIRED_RETENTION, preset.desired_retention or DEFAULT_RETENTION),
