@@ -219,9 +219,14 @@ def test_another_machine_syncing_a_folder_takes_the_kept_fit(
     here = make_db(tmp_path / "here.db", log)
     there = make_db(tmp_path / "there.db", [])
     assert run_cli(capsys, "anki", "optimize", "--db", str(here))[0] == 0
+    said = []
     for db in (here, there):
-        code, _, err = run_cli(capsys, "sync", str(folder), "--db", str(db))
+        code, out, err = run_cli(capsys, "sync", str(folder), "--db", str(db))
         assert code == 0, err
+        said.append(out)
+    assert "FSRS parameters (zerodrill anki optimize): 1 sent, 0 received" in said[0]
+    assert "FSRS parameters (zerodrill anki optimize): 0 sent, 1 received" in said[1]
+    assert "Card actions" not in said[0] + said[1]
     with Store.open(here) as store:
         kept = saved_option(store, PARAMETERS)
         due_here = store.schedule.due_dates()

@@ -37,7 +37,7 @@ def optimize(db: Path | None, dry_run: bool) -> None:
 
     from zerodrill.anki_sync.fsrs_fit import fit
     from zerodrill.srs.schedulers.fsrs import PARAMETERS
-    from zerodrill.srs.settings import chosen_scheduler, save_option, saved_option
+    from zerodrill.srs.settings import save_option, saved_option
     from zerodrill.srs.store import Store
 
     db_path = db if db is not None else default_db_path(create_folder=False)
@@ -63,7 +63,6 @@ def optimize(db: Path | None, dry_run: bool) -> None:
         if problem is not None:
             raise UserError(problem)
         where = "" if store.scheduler.name == "fsrs" else " once FSRS does (--scheduler fsrs)"
-        store.use(chosen_scheduler(store))
         click.echo(
             f"Kept: the drill schedules with them{where}; each machine takes them at its next sync."
         )

@@ -135,6 +135,9 @@ class SyncReport(Struct, frozen=True):
     #: counted in ``sent`` and ``received``).
     actions_sent: int = 0
     actions_received: int = 0
+    #: Of those, the settings that travel (FSRS's parameters), sent and newly received.
+    settings_sent: int = 0
+    settings_received: int = 0
 
 
 def _what(event: Event) -> tuple[object, ...]:
@@ -432,4 +435,6 @@ def sync(store: Store, transport: Transport) -> SyncReport:
         transport.where(plan.machine),
         actions_sent,
         merged.actions,
+        sum(1 for e in plan.outgoing if isinstance(e, CardActionEvent) and e.value is not None),
+        merged.settings,
     )
