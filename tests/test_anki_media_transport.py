@@ -4,8 +4,10 @@ that never changes; a file is untrusted."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -198,3 +200,33 @@ def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
         workcopy.put_back(copy, collection)
     assert (own / f"{PREFIX}abc-1-1-{'0' * 12}.jsonl").is_file()
     assert int(own.stat().st_mtime) > looked
+
+
+def test_the_dry_runs_fetch_keeps_only_files_of_events_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's zip is untrusted (peek.pull_media): a name that is not exactly a file of
+    events, or not asked for, or a file too large, is not written; nothing leaves ``into``."""
+    from zerodrill.anki_sync import peek
+
+    good, large = (f"{PREFIX}abc-{n}-{n}-{'0' * 12}.jsonl" for n in (1, 2))
+    members = {
+        "0": (good, b"{}\n"),
+        "1": ("../escaped.jsonl", b"x"),
+        "2": (f"{PREFIX}abc-3-3-{'0' * 12}.jsonl", b"not asked for"),
+        "3": (large, b"y" * 10),
+        "4": (f"{PREFIX}abc-4-4-{'0' * 12}.jsonl/../../up.jsonl", b"z"),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for inner, (_, data) in members.items():
+            archive.writestr(inner, data)
+        archive.writestr("_meta", json.dumps({k: name for k, (name, _) in members.items()}))
+    into = tmp_path / "scratch" / "collection.media"
+    monkeypatch.setattr(peek, "MAX_FILE_BYTES", 5)
+    asked = {good, large, "../escaped.jsonl", members["4"][0]}
+    sent, kept = peek._unzip(buffer.getvalue(), asked, into, "the server")
+    assert (sent, kept) == ({good, large}, 1)
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()] == [
+        f"scratch/collection.media/{good}"
+    ]

@@ -252,12 +252,17 @@ def pull_media(key: HostKey, collection: Path, into: Path) -> int:
                 wanted[name] = None
             else:
                 wanted.pop(name, None)
-    names = list(wanted)
-    fetched = 0
-    for start in range(0, len(names), _FILES_IN_ZIP):
-        batch = names[start : start + _FILES_IN_ZIP]
+    pending, fetched = list(wanted), 0
+    while pending:
+        # A server may send fewer files than asked (AnkiWeb caps a zip's size): the rest are
+        # asked again, as Anki's own client does.
+        batch = pending[:_FILES_IN_ZIP]
         zipped = client.fetch("msync/downloadFiles", {"files": batch})
-        fetched += _unzip(zipped, set(batch), into, client.server)
+        sent, kept = _unzip(zipped, set(batch), into, client.server)
+        if not sent:
+            break  # none of them: not asked again
+        fetched += kept
+        pending = [name for name in pending if name not in sent]
     return fetched
 
 
@@ -276,10 +281,12 @@ def _media_usn(collection: Path) -> int:
     return int(row[0]) if row and isinstance(row[0], int) else 0
 
 
-def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> int:
+def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> tuple[set[str], int]:
     """The files of events asked for, out of the server's zip (its ``_meta`` maps the names
-    in the zip to the files' own), written into ``into``; how many. A file too large for one
-    zerodrill wrote is left out, as the transport would skip it."""
+    in the zip to the files' own), written into ``into``: the names of those it holds, and
+    how many were written. Any other name is left out, and so is a file too large for one
+    zerodrill wrote, as the transport would skip it."""
+    sent: set[str] = set()
     count = 0
     try:
         with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
@@ -293,6 +300,7 @@ def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> int:
                 if not (isinstance(name, str) and name in wanted and is_event_file(name)):
                     continue
                 info = archive.getinfo(inner)
+                sent.add(name)
                 if info.file_size > MAX_FILE_BYTES:
                     continue
                 with archive.open(info) as file:
@@ -304,7 +312,7 @@ def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> int:
         raise AnkiSyncError(f"{server} sent media files Anki's protocol has not: {exc}") from None
     except OSError as exc:
         raise AnkiSyncError(f"cannot keep the server's media files for a dry run: {exc}") from None
-    return count
+    return sent, count
 
 
 def _merge(col: Collection, graves: _Graves, chunks: Sequence[_Chunk]) -> Pulled:
