@@ -73,8 +73,6 @@ class MediaTransport:
         # Answers given in Anki are in its revlog, which every terminal reads, under the same
         # identity: carried twice, they would double a log the size of the user's history.
         self.native = frozenset({ANKI_ORIGIN})
-        #: Whether a write added a file (Anki's media sync then has something to send).
-        self.changed = False
 
     def origins(self) -> list[str]:
         return sorted({origin for origin, _, _ in self._files().values()})
@@ -124,7 +122,6 @@ class MediaTransport:
             name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}-{digest}.jsonl"
             if name not in names:  # the same events: written once
                 write_atomic(self.folder / name, data, make_folder=True)
-                self.changed = True
         names = self._names(origin)
         return _position(names) if just_read else position
 
