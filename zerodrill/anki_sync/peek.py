@@ -10,10 +10,11 @@ scratch copy as Anki's client merges them (a card or note changed on both sides 
 sync is the newer one), so that the rest of the run counts what a real sync would move.
 Deck, config and note type changes are left out: zerodrill reads none of them.
 
-The other machines' files of events (:mod:`.media_transport`) come the same way, through the
-media protocol, whose calls that list and send files change nothing on the server: those
-the server has that the collection's media lack are fetched into the scratch copy's media,
-checked as any file of events is (its exact name, its size), never the user's.
+The other machines' files of events (:mod:`.media_transport`) are fetched read-only too,
+through Anki's media protocol, asking only for what changes nothing on the server (its
+media's number, the list of its changes since the collection's media last synced, the files):
+those the collection's media lack go into the scratch copy's media, never the user's, each
+checked as any file of events is (its exact name, its size).
 """
 
 from __future__ import annotations
