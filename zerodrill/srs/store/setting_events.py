@@ -1,4 +1,4 @@
-"""Schema 8: the learner's settings that travel (FSRS's parameters) become events of the one log.
+"""Schema 7: the learner's settings that travel (FSRS's parameters) become events of the one log.
 
 A setting event (``action`` 'setting') says that the setting its ``key`` names is ``value``;
 the profile takes the newest of each (:data:`zerodrill.srs.projections.SETTINGS`), so a fit
