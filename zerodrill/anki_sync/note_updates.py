@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from zerodrill.anki_sync.backend import AnkiSyncError, db, insert_rows
-from zerodrill.anki_sync.collection_transport import PREFIX as EVENT_LOG
 from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
@@ -126,11 +125,6 @@ def _notes(
     }
 
 
-#: Not the note types carrying the event stream (:mod:`.collection_transport`): no package
-#: holds them, and reading their megabytes of log took 130 ms of bench_anki_sync.py's two-way
-#: sync (the goal: within 3x Anki's own syncs).
-_NO_LOG = "ntid NOT IN (SELECT id FROM notetypes WHERE substr(name, 1, ?) = ?)"
-
 _Stamps = tuple[tuple[int, int], tuple[tuple[int, tuple[int, int]], ...]]
 
 
@@ -140,17 +134,14 @@ def _notetypes(col: Collection) -> dict[int, tuple[tuple[object, ...], _Stamps]]
     from anki.notetypes_pb2 import Notetype
 
     fields: dict[int, list[object]] = {}
-    logs = (len(EVENT_LOG), EVENT_LOG)
     for ntid, ord_, name, config in db(col).all(
-        f"SELECT ntid, ord, name, config FROM fields WHERE {_NO_LOG} ORDER BY ord", *logs
+        "SELECT ntid, ord, name, config FROM fields ORDER BY ord"
     ):
         fields.setdefault(ntid, []).append((ord_, name, _config(Notetype.Field.Config, config)))
     templates: dict[int, list[object]] = {}
     template_stamps: dict[int, list[tuple[int, tuple[int, int]]]] = {}
     for ntid, ord_, name, config, mtime, usn in db(col).all(
-        f"SELECT ntid, ord, name, config, mtime_secs, usn FROM templates WHERE {_NO_LOG} "
-        "ORDER BY ord",
-        *logs,
+        "SELECT ntid, ord, name, config, mtime_secs, usn FROM templates ORDER BY ord"
     ):
         content = (ord_, name, _config(Notetype.Template.Config, config))
         templates.setdefault(ntid, []).append(content)
@@ -166,8 +157,7 @@ def _notetypes(col: Collection) -> dict[int, tuple[tuple[object, ...], _Stamps]]
             ((mtime, usn), tuple(template_stamps.get(ntid, ()))),
         )
         for ntid, name, config, mtime, usn in db(col).all(
-            "SELECT id, name, config, mtime_secs, usn FROM notetypes WHERE substr(name, 1, ?) != ?",
-            *logs,
+            "SELECT id, name, config, mtime_secs, usn FROM notetypes"
         )
     }
 

@@ -54,6 +54,9 @@ class Action(StrEnum):
     UNDO = "undo"  #: withdraws the event :attr:`CardActionEvent.undoes` names
     #: An interview missed the card's point: due in the drill until graded after it.
     BRING_FORWARD = "bring_forward"
+    #: Not a card's: the learner's setting :attr:`CardActionEvent.key` names is
+    #: :attr:`CardActionEvent.value` (:mod:`zerodrill.srs.store.saved_settings`).
+    SETTING = "setting"
 
 
 class CardActionEvent(Struct, frozen=True):
@@ -72,6 +75,8 @@ class CardActionEvent(Struct, frozen=True):
     flag: int = 0
     #: For :attr:`Action.UNDO`: the identity of the event withdrawn; None otherwise.
     undoes: Identity | None = None
+    #: For :attr:`Action.SETTING`: the setting's value, as text; None otherwise.
+    value: str | None = None
 
     def __post_init__(self) -> None:
         if self.at.tzinfo is None:
@@ -82,6 +87,8 @@ class CardActionEvent(Struct, frozen=True):
             raise ValueError(f"an undo, and only an undo, names what it undoes: {self!r}")
         if not (0 <= self.flag <= 7) or (self.flag and self.action is not Action.FLAG):
             raise ValueError(f"a flag is 0-7, on a flag event only: {self!r}")
+        if (self.action is Action.SETTING) != (self.value is not None):
+            raise ValueError(f"a setting event, and only one, has a value: {self!r}")
 
     @property
     def identity(self) -> Identity:
@@ -100,6 +107,8 @@ class CardActionEvent(Struct, frozen=True):
         }
         if self.action is Action.FLAG:
             wire["flag"] = self.flag
+        if self.value is not None:
+            wire["value"] = self.value
         if self.undoes is not None:
             wire |= {"grade": None, "undoes": list(self.undoes), "answer_ms": None}
         return wire
@@ -160,7 +169,7 @@ def replay(events: Iterable[CardActionEvent]) -> dict[str, CardMarks]:
     return {key: m for key, m in marks.items() if m != NO_MARKS}
 
 
-_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD)
+_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD, Action.SETTING)
 
 
 def _applied(marks: CardMarks, e: CardActionEvent) -> CardMarks:

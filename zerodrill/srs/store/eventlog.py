@@ -55,6 +55,8 @@ class Merged(Struct, frozen=True):
     warnings: tuple[str, ...] = ()
     #: Of those added, the card actions (and their undos).
     actions: int = 0
+    #: Of those actions, the settings that travel (FSRS's parameters).
+    settings: int = 0
 
     def __add__(self, other: Merged) -> Merged:
         return Merged(
@@ -65,6 +67,7 @@ class Merged(Struct, frozen=True):
             self.skipped + other.skipped,
             self.warnings + other.warnings,
             self.actions + other.actions,
+            self.settings + other.settings,
         )
 
 
@@ -176,7 +179,9 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
     done += undone
     keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent))
     actions = sum(1 for e in done if isinstance(e, CardActionEvent))
-    return Merged(len(done), present, keys, skipped=len(undos) - len(undone), actions=actions)
+    settings = sum(1 for e in done if isinstance(e, CardActionEvent) and e.value is not None)
+    skipped = len(undos) - len(undone)
+    return Merged(len(done), present, keys, skipped=skipped, actions=actions, settings=settings)
 
 
 def withdrawable(

@@ -174,6 +174,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """
     ALTER TABLE event ADD COLUMN decided TEXT;
     """,
+    # The learner's settings that travel (FSRS's parameters) become events of the one log.
+    lambda conn: _setting_events(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -362,6 +364,12 @@ CREATE TABLE IF NOT EXISTS sync_position (
     PRIMARY KEY (transport, origin)
 ) WITHOUT ROWID;
 """
+
+
+def _setting_events(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.setting_events import migrate
+
+    migrate(conn)
 
 
 def _one_stream(conn: sqlite3.Connection) -> None:
