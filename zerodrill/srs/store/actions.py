@@ -14,7 +14,7 @@ from datetime import date, datetime
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, Identity
 from zerodrill.srs.projections import MARKS
 from zerodrill.srs.store import eventlog
-from zerodrill.srs.store.migrations import SCHEMA_VERSION, has_tables
+from zerodrill.srs.store.migrations import has_tables
 from zerodrill.srs.store.one_stream import LEGACY
 from zerodrill.srs.store.part import StorePart
 from zerodrill.srs.store.rows import event_from
@@ -24,8 +24,13 @@ from zerodrill.srs.store.rows import event_from
 #: :mod:`.one_stream` numbers them.
 _EARLIER_MARKS = (
     f"SELECT id, origin, {LEGACY.format('seq')}, key, at, day, NULL, undoes_origin, "
-    f"{LEGACY.format('undoes_seq')}, NULL, NULL, 6, action, flag FROM card_action ORDER BY id"
+    f"{LEGACY.format('undoes_seq')}, NULL, NULL, 6, action, flag, NULL FROM card_action "
+    "ORDER BY id"
 )
+
+
+#: The schema that made card actions events of the log (:mod:`.one_stream`).
+_ONE_STREAM = 5
 
 
 class NothingToUndo(LookupError):
@@ -39,7 +44,8 @@ class ActionLog(StorePart):
         """Every card action of a mark logged here (what :data:`MARKS` folds), in the order
         logged."""
         with self._reading():
-            if self._conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            # Read unmigrated (read only), a file of schema 5 on has its actions in the log.
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] < _ONE_STREAM:
                 if not has_tables(self._conn, "card_action"):
                     return []
                 found = list(map(event_from, self._conn.execute(_EARLIER_MARKS)))

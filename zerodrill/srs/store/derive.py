@@ -40,13 +40,17 @@ from zerodrill.srs.schedulers.protocol import (
     replay,
 )
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import decision_from
+from zerodrill.srs.store.rows import BY_HAND, decision_from
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
-#: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
-_GRADE_ROWS = "SELECT id, key, day, at, grade, buttons, decided FROM event WHERE grade IS NOT NULL"
+#: Grades and the changes made by hand in Anki (a due date set, a Forget: no grade), in the
+#: replay's order; undos are read apart (:func:`_withdrawn`).
+_GRADE_ROWS = (
+    "SELECT id, key, day, at, grade, buttons, decided FROM event "
+    f"WHERE (grade IS NOT NULL OR {BY_HAND})"
+)
 
 Row = tuple[Any, ...]
 
@@ -123,7 +127,7 @@ def replay_card(
             # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
             grades.append(
                 (
-                    to_grade(grade),
+                    to_grade(grade) if grade is not None else None,
                     date.fromisoformat(day),
                     datetime.fromisoformat(at),
                     buttons,
@@ -132,7 +136,8 @@ def replay_card(
             )
         except (TypeError, ValueError) as exc:
             raise Damaged(f"review {event_id}: {exc}") from exc
-        ids.append(event_id)
+        if grade is not None:
+            ids.append(event_id)
     state, effects = replay(scheduler, grades)
     return state, list(zip(ids, effects, strict=True))
 

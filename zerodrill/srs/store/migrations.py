@@ -174,6 +174,9 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """
     ALTER TABLE event ADD COLUMN decided TEXT;
     """,
+    # Anki's Set Due Date and Forget become events of the log (card actions that change a
+    # schedule): the action column's CHECK takes their kinds.
+    lambda conn: _widen_actions(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -369,3 +372,9 @@ def _one_stream(conn: sqlite3.Connection) -> None:
     from zerodrill.srs.store.one_stream import migrate
 
     migrate(conn)
+
+
+def _widen_actions(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.one_stream import widen
+
+    widen(conn)

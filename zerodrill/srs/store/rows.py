@@ -11,7 +11,7 @@ import json
 from datetime import date, datetime
 from typing import Any
 
-from zerodrill.srs.card_actions import Action, CardActionEvent
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
@@ -26,6 +26,9 @@ EVENT_COLUMNS = (
 )
 #: An ``event e`` of the review log: a grade, or the undo of one (not a card action).
 REVIEW = "e.action IS NULL"
+#: An event that is a change made by hand in Anki to a card's schedule (a due date set, a
+#: Forget): replayed with the grades (:data:`~zerodrill.srs.card_actions.SCHEDULE_ACTIONS`).
+BY_HAND = f"action IN ({', '.join(sorted(repr(a.value) for a in SCHEDULE_ACTIONS))})"
 #: An ``event e`` that is a grade in effect: a grade no undo names.
 IN_EFFECT = (
     "e.grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM event u "
@@ -54,7 +57,9 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
         origin, seq, key = row[1], row[2], row[3]
         at, day = datetime.fromisoformat(row[4]), date.fromisoformat(row[5])
         if row[12] is not None:
-            return CardActionEvent(origin, seq, key, at, day, Action(row[12]), row[13], undoes)
+            decided = decision_from(row[14])
+            action = Action(row[12])
+            return CardActionEvent(origin, seq, key, at, day, action, row[13], undoes, decided)
         grade = Grade(row[6]) if row[6] is not None else None
         decided = decision_from(row[14])
         return ReviewEvent(
@@ -99,7 +104,8 @@ def event_params(event: StreamEvent) -> tuple[object, ...]:
     common = (event.origin, event.seq, event.key, event.at.isoformat(), instant_us(event.at))
     if isinstance(event, CardActionEvent):
         action, flag = event.action.value, event.flag
-        return (*common, event.day.isoformat(), None, *undoes, None, None, 6, action, flag, None)
+        decided = decision_text(event.decided)
+        return (*common, event.day.isoformat(), None, *undoes, None, None, 6, action, flag, decided)
     grade = int(event.grade) if event.grade is not None else None
     return (
         *common,
