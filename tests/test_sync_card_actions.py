@@ -456,9 +456,7 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
 # -- property: any order of actions, undos and syncs converges -------------------------------
 
 KEYS = ("zero-tui/stage-key#c1", "zero-tui/fsdp", "zero-tui/offload")
-ACTIONS = [
-    a for a in Action if a not in (Action.UNDO, Action.BRING_FORWARD, *SCHEDULE_ACTIONS)
-]
+ACTIONS = [a for a in Action if a not in (Action.UNDO, Action.BRING_FORWARD, *SCHEDULE_ACTIONS)]
 Step = st.one_of(
     st.tuples(
         st.just("act"), st.integers(0, 2), st.sampled_from(KEYS), st.sampled_from(ACTIONS),

@@ -312,10 +312,19 @@ def _apply(
     if forget:
         from anki.cards import CardId
 
-        # Anki's own "Forget": its revlog row (manual, type 4) is no answer to read back.
+        # Anki's own "Forget": its revlog rows (manual, type 4) marked as zerodrill's, so that
+        # no machine reads them back as a Forget made in Anki.
+        last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
         col.sched.schedule_cards_as_new(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
+        own = db(col).list(
+            f"SELECT id FROM revlog WHERE id > ? AND cid IN ({','.join(map(str, forget))})", last
+        )
+        for new, old in revlog.marked_ids(own, taken):
+            db(col).execute(
+                "UPDATE revlog SET id = ?, time = ? WHERE id = ?", new, revlog.MARK, old
+            )
         cards = notes.our_cards(col, note_keys)
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)

@@ -1,7 +1,8 @@
 """What the learner did to a card besides grading it: suspend, bury, flag, mark (Anki's own), a
-due date set or a Forget in Anki (:data:`SCHEDULE_ACTIONS`), and the undo of one of those. Events, like the review log's: nothing but what was done, when and by
-whom; a card's marks (suspended, buried today, its flag, marked) are derived by replaying its
-events in time order (:func:`replay`).
+due date set or a Forget in Anki (:data:`SCHEDULE_ACTIONS`), and the undo of one of those.
+Events, like the review log's: nothing but what was done, when and by whom; a card's marks
+(suspended, buried today, its flag, marked) are derived by replaying its events in time order
+(:func:`replay`), and the changes to its schedule with its grades, by the scheduler.
 
 They are events of the review log (:mod:`zerodrill.srs.store.actions`), and so is the
 interview's bringing a card forward (:attr:`Action.BRING_FORWARD`): identity ``(origin, seq)``

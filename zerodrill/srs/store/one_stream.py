@@ -35,6 +35,7 @@ ACTIONS = (
     "bring_forward",
 )
 
+
 def event_table(actions: tuple[str, ...], decided: bool = False) -> str:
     """The ``event_new`` table whose ``action`` may say ``actions`` (with ``decided``, the
     column schema 6 added, where it stands)."""
