@@ -1628,6 +1628,11 @@ def test_two_terminals_on_anki_sync_alone_converge_with_each_other_and_the_phone
         phone.sync()
         assert phone_due(phone) == before
     assert identities(a) == identities(b) == both
+    # The log rides in the media, one file a write: the user's note types are theirs alone.
+    phone.sync_media()
+    carried = {p.name.split("-")[1] for p in Path(phone.col.media.dir()).glob("_zerodrill-*")}
+    assert carried == {machine_of(a), machine_of(b)}
+    assert [n.name for n in phone.col.models.all_names_and_ids() if "event log" in n.name] == []
 
 
 def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_phones(
@@ -1642,11 +1647,22 @@ def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_ph
     act(a, S1, Action.SUSPEND)
     code, _, err = sync(capsys, home)
     assert code == 0, err
+
+    def media_state() -> object:
+        """b's folder for Anki, and the server's media (its collection, which SQLite may
+        touch when the protocol opens it, is test_a_dry_run_asks_the_server_read_only's)."""
+        on_server = folder_state(server.base / account)
+        media = {p: v for p, v in on_server.items() if not p.name.startswith("collection.")}
+        return folder_state(b.parent / "anki"), media
+
+    # The dry run fetches a's file of events from the server, and keeps it nowhere.
+    before = media_state()
     code, out, err = sync(capsys, home, "--db", str(b), "--dry-run")
     assert code == 0, err
     assert "2 from other machines would be taken in" in out
     assert "brought back" not in marks_line(out)
     assert identities(b) == []
+    assert media_state() == before
     code, out, err = sync(capsys, home, "--db", str(b))
     assert code == 0, err
     assert "2 from other machines taken in" in out

@@ -427,11 +427,12 @@ def _rows_anki_sync(r: dict[str, Any]) -> list[Row]:
 
 
 def _rows_anki_stream(r: dict[str, Any]) -> list[Row]:
-    # No goal: the note type re-sends the whole log, media files only the new events; the
-    # floor is Anki's own sync of as many answers as revlog rows.
+    # No goal: media files send only the new events, whatever the log's size; the wired path
+    # (``anki sync``) does all its other work too. The floor is Anki's own sync of as many
+    # answers as revlog rows.
     floor = r["revlog_ms"]
     rows = []
-    for label, slug in (("note type", "note_type"), ("media files", "media")):
+    for label, slug in (("anki sync", "wired"), ("media files", "media")):
         measure = f"{r['new']:.0f} new of {r['events']:,.0f} events, {label}, up and down"
         ms, kb = r[f"{slug}_ms"], (r[f"{slug}_up"] + r[f"{slug}_down"]) / 1000
         rows.append(Row("anki stream", measure, _ms(ms), _ms(floor), f"{ms / floor:.2f}x"))

@@ -1,33 +1,33 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
-1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.collection_transport`): this
-   machine's events added to its log in the collection, and the other machines' taken into
-   the store as theirs (their grades, undos and card actions, by identity); then the notes
-   brought up to date (:mod:`.note_updates`); the
-   model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
-   reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
-   something moved for, zerodrill's answers Anki lacks written to its revlog and its
-   schedule set (:mod:`.schedule`); the marks changed in Anki read back as card actions and
-   every card given the marks zerodrill's actions make (:mod:`.marks`); last, the siblings
-   the drill holds today held in Anki too (:mod:`.siblings`). The copy then replaces the
-   collection, and the model taken from the preset becomes the learner's.
+1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media.
+2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.media_transport`): this
+   machine's new events written as a file in the collection's media, and the other machines'
+   taken into the store as theirs (their grades, undos and card actions, by identity); then the
+   notes brought up to date (:mod:`.note_updates`); the model to schedule with (under FSRS on
+   both sides, the preset's: :mod:`.preset`); Anki's reviews read, leaving out the rows
+   zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's answers Anki
+   lacks written to its revlog and its schedule set (:mod:`.schedule`); the marks changed in
+   Anki read back as card actions and every card given the marks zerodrill's actions make
+   (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
+   (:mod:`.siblings`). The copy then replaces the collection, and the model taken from the
+   preset becomes the learner's.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
 have gained are still in Anki for the next run. Two exceptions: the other machines' events,
 taken first (they are theirs whatever becomes of the run, as a folder sync takes them; this
-machine's log in a work copy thrown away no longer reads as what the store kept of it, so the
-next run writes it again); and the marks: the card
-actions read back from Anki are logged just before the copy replaces the collection, and the
-record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
-marks the collection or the store lacks (a failure between the two leaves the older record,
-and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
-(the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
-changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
-copies only, in a temporary folder, and writes nothing; it asks the server what it holds
-that the copy lacks, read-only (:mod:`.peek`), and counts on the copy with that merged in.
+machine's file of events in a work copy thrown away is missed by the next run, which writes its
+events again); and the marks: the card actions read back from Anki are logged just before the
+copy replaces the collection, and the record of the marks the run left (:mod:`.marks`) just
+after, so that the record never holds marks the collection or the store lacks (a failure between
+the two leaves the older record, and the next run finds both sides agreeing). A run killed
+anywhere leaves the collection whole (the work copy is thrown away) and the server as Anki's
+protocol leaves it; a collection that changed meanwhile (an answer in Anki) is left as it is,
+and the run refuses. A dry run reads copies only, in a temporary folder, and writes nothing; it
+asks the server what it holds that the copy lacks (the other machines' files of events
+included), read-only (:mod:`.peek`), and counts on the copy with that merged in.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import (
-    collection_transport,
     marks,
+    media_transport,
     peek,
     preset,
     revlog,
@@ -106,7 +106,7 @@ class Moved(Struct, frozen=True):
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
     #: zerodrill's events (grades, undos, card actions of every machine) added to the
-    #: collection's record of them, and new to this machine from it (:mod:`.collection_transport`).
+    #: collection's media, and new to this machine from it (:mod:`.media_transport`).
     events_sent: int = 0
     events_received: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
@@ -182,10 +182,13 @@ def _run(
     with copying(collection) as copy:
         col = open_collection(copy.path)
         try:
-            pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
+            pulled = None
+            if dry_run and target.key is not None:
+                pulled = peek.pull(col, target.key)
+                peek.pull_media(target.key, collection, Path(col.media.dir()))
             # Other machines' events first, as theirs: the schedule is derived from them all.
             # (A dry run's store and collection are copies: it counts on them, as a run would.)
-            streamed = _stream(col, store, record_id)
+            streamed = _stream(col, store, record_id, collection)
             store_events = events.log_events(store) if store is not None else []
             store_actions = events.log_actions(store)
             moved, anki, manifest, (from_anki, new_record), model = _apply(
@@ -228,31 +231,31 @@ def _run(
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
 
-def _stream(col: Collection, store: Store | None, record_id: str) -> SyncReport | None:
-    """The event stream through the open work copy (:mod:`.collection_transport`): this
-    machine's events (and any it holds that the collection lacks) added to its log there, every
-    other machine's taken into the store, by identity."""
+def _stream(
+    col: Collection, store: Store | None, record_id: str, collection: Path
+) -> SyncReport | None:
+    """The event stream through the media of the open work copy of ``collection``
+    (:mod:`.media_transport`): this machine's new events (and any it holds that the media
+    lack) written there as a file, which :func:`.workcopy.put_back` moves into the
+    collection's media; every other machine's taken into the store, by identity, from both."""
     if store is None:
         return None
-    transport = collection_transport.CollectionTransport(col, record_id)
-    report = exchange.sync(store, transport)
-    if transport.changed:
-        # Anki syncs only a collection modified since its last sync.
-        db(col).execute("UPDATE col SET mod = ?", int(local_now().timestamp()) * 1000)
-    return report
+    own = workcopy.media_folder(collection)
+    transport = media_transport.MediaTransport(Path(col.media.dir()), record_id, also=[own])
+    return exchange.sync(store, transport)
 
 
 def _sync_with_server(
     target: Target, key: HostKey, *, first: bool, full_upload: bool
 ) -> server.FullSync:
-    """One ordinary sync with the server (the last of a run also moves the media)."""
+    """One ordinary sync with the server, and of the media: the first brings the other
+    machines' files of events (:mod:`.media_transport`), the last sends this one's."""
     col = open_collection(target.collection)
     try:
         full = server.sync(
             col, key, first=first, full_upload=full_upload, on_new_endpoint=target.on_new_endpoint
         )
-        if not first:
-            server.sync_media(col, key)
+        server.sync_media(col, key)
     finally:
         col.close()
     return full
