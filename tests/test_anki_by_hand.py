@@ -103,6 +103,7 @@ def test_a_due_date_set_on_the_phone_is_the_drills_and_stays_the_phones(
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "Anki → zerodrill: 0 reviews" in out  # no grade came: no review counted
+    assert "Due dates set and cards forgotten in Anki: 2 changes brought back." in out
     # The drill shows Anki's due days, and the interval and ease set with them.
     assert zerodrill_due(db) == {S1: today() + timedelta(days=9), S2: today()}
     assert S2 in drill_shows_today(home, db) and S1 not in drill_shows_today(home, db)

@@ -103,6 +103,8 @@ class Moved(Struct, frozen=True):
     marks_to_anki: int = 0
     #: Marks changed in Anki, new to zerodrill's store as card actions.
     marks_to_zerodrill: int = 0
+    #: Due dates set and cards forgotten in Anki, new to zerodrill's store.
+    by_hand_to_zerodrill: int = 0
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
     #: zerodrill's events (grades, undos, card actions of every machine) added to the
@@ -361,6 +363,7 @@ def _apply(
         notes_updated=updated,
         retired_suspended=suspended,
         to_zerodrill=events.new_to_zerodrill(store_events, anki),
+        by_hand_to_zerodrill=events.new_to_zerodrill(store_events, anki, by_hand=True),
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,

@@ -179,10 +179,14 @@ def add_anki_reviews(
     return store.log.add_events([r for r in reviews if r.identity not in known]).warnings
 
 
-def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:
-    """How many of Anki's reviews the store does not hold yet."""
+def new_to_zerodrill(
+    store_events: Iterable[Event], anki: Sequence[Event], *, by_hand: bool = False
+) -> int:
+    """How many of Anki's reviews (``by_hand``: of its changes made by hand) the store does
+    not hold yet."""
     known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    return sum(1 for r in anki if isinstance(r, ReviewEvent) and r.identity not in known)
+    kind = CardActionEvent if by_hand else ReviewEvent
+    return sum(1 for r in anki if isinstance(r, kind) and r.identity not in known)
 
 
 def _by_key(
