@@ -237,3 +237,26 @@ def test_under_fsrs_a_due_date_set_and_a_forget_on_the_phone_are_the_drills(
     assert schedule_row(phone, S1) == anki
     assert schedule_row(phone, S2)[:2] == (0, 0)
     assert phone_due(phone) == zerodrill_due(db)
+
+
+def test_zerodrills_own_forget_in_anki_is_not_read_back_as_the_phones(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A card whose every grade the drill undid is made new in Anki by Anki's own Forget: its
+    revlog row is zerodrill's, so no terminal reads it as a Forget made on the phone (which
+    would wipe a grade another machine gave before it)."""
+    a, b = _private_review_db, second_terminal(home)
+    drill(a, S1, 4, noon(3))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    with Store.open(a) as store:
+        (graded,) = store.log.events()
+        store.log.undo(graded.identity, at=datetime.now().astimezone())
+    for db in (a, b, a, b):
+        code, _, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    phone.sync()
+    assert schedule_row(phone, S1)[:2] == (0, 0)  # new in Anki
+    assert phone.rows("SELECT count(*) FROM revlog WHERE type = 4") == [[1]]
+    assert by_hand(a) == by_hand(b) == []
+    assert S1 not in zerodrill_due(a)

@@ -300,7 +300,7 @@ def _apply(
         "SELECT id, cid, ease, time FROM revlog WHERE id % 1000 = ?", revlog.MARK
     ):
         taken.add(rid)
-        if revlog.is_marked(rid, taken_ms):
+        if ease and revlog.is_marked(rid, taken_ms):  # an answer (a Forget of ours has none)
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
     changed_keys = events.touched(store_events, anki, cids, written)
