@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -833,7 +833,7 @@ def test_a_sync_killed_then_run_again(
     assert phone_due(phone) == zerodrill_due(db)
 
 
-@pytest.mark.parametrize("command", [["login"], ["sync"]])
+@pytest.mark.parametrize("command", [["login"], ["sync"], ["optimize"]])
 def test_without_the_anki_package_one_line_says_what_to_install(command: list[str]) -> None:
     code = (
         "import sys\nsys.modules['anki'] = None\nfrom zerodrill.cli import main\n"
@@ -1331,6 +1331,59 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
         assert phone_due(Phone(col, None)) == after  # type: ignore[arg-type]
         data = col.db.list("SELECT data FROM cards WHERE data LIKE '%\"dr\"%'")
         assert len(data) == 2 and all('"dr":0.8' in d for d in data)
+
+
+def test_under_fsrs_a_fit_newer_than_the_preset_goes_into_it_and_a_newer_preset_wins(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Parameters kept by 'zerodrill anki optimize' after the preset last changed are
+    written into the preset, so that the phone schedules with them; a preset changed in Anki
+    after that is taken again."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.schedulers.fsrs import PARAMETERS
+    from zerodrill.srs.settings import save_option, save_scheduler_name, saved_option
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=True)
+    with closing(Collection(str(path))) as col:
+        col.db.execute("UPDATE deck_config SET mtime_secs = mtime_secs - 86400")
+    # FSRS-5's tail (no short-term term, decay 0.5): Anki 25.2 keeps FSRS-5's 19 alone.
+    first = DEFAULT_PARAMETERS[:19]
+    fitted = (*(round(w * 1.5, 4) if n < 4 else w for n, w in enumerate(first)), 0.0, 0.5)
+    with Store.open(db) as store:
+        save_option(store, PARAMETERS, fitted, at=datetime.now(UTC) - timedelta(hours=1))
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    sync = ("anki", "sync", str(home / "decks"), "--collection", str(path))
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with closing(Collection(str(path))) as col:
+        assert preset_weights(col) == pytest.approx(fitted, rel=1e-6)
+        assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]
+    with Store.open(db) as store:
+        assert saved_option(store, PARAMETERS) == pytest.approx(fitted, rel=1e-6)
+    # Optimized again in Anki, later: the drill takes the phone's.
+    phones = (*(round(w * 0.8, 4) if n < 4 else w for n, w in enumerate(fitted[:19])), 0.0, 0.5)
+    with closing(Collection(str(path))) as col:
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        key = "fsrsParams6" if "fsrsParams6" in conf else "fsrsParams5"
+        conf[key] = list(phones if key == "fsrsParams6" else phones[:19])
+        col.decks.update_config(conf)
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert saved_option(store, PARAMETERS) == pytest.approx(phones, rel=1e-6)
+    with closing(Collection(str(path))) as col:
+        assert preset_weights(col) == pytest.approx(phones, rel=1e-6)
+
+
+def preset_weights(col: Any) -> list[float]:
+    """The default preset's FSRS weights, as FSRS-6's."""
+    conf = col.decks.config_dict_for_deck_id(1)
+    return list(conf.get("fsrsParams6") or [*conf["fsrsParams5"], 0.0, 0.5])
 
 
 @pytest.mark.parametrize("fsrs_in_anki", [True, False])

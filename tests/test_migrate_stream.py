@@ -148,8 +148,8 @@ def test_listing_what_is_suspended_reads_a_schema_4_database_without_migrating_i
     assert db.read_bytes() == before
 
 
-def schema_6(path: Path) -> None:
-    """The schema 4 database brought to schema 6 by the migrations that shipped, as the
+def schema_7(path: Path) -> None:
+    """The schema 4 database brought to schema 7 by the migrations that shipped, as the
     zerodrill before Set Due Date and Forget joined the log left it, with an answer given in
     Anki and its decision."""
     from zerodrill.srs.store.migrations import MIGRATIONS, _statements, add_functions
@@ -158,7 +158,7 @@ def schema_6(path: Path) -> None:
     try:
         add_functions(conn)
         conn.execute("BEGIN IMMEDIATE")
-        for step in range(4, 6):
+        for step in range(4, 7):
             migration = MIGRATIONS[step]
             if callable(migration):
                 migration(conn)
@@ -170,7 +170,7 @@ def schema_6(path: Path) -> None:
             "VALUES ('anki', 1735732800000, 'zero/stage-2', '2025-01-01T12:00:00+00:00', "
             "1735732800000000, '2025-01-01', 4, 4, '{\"ivl\":4,\"factor\":2500}')"
         )
-        conn.execute("PRAGMA user_version = 6")
+        conn.execute("PRAGMA user_version = 7")
         conn.execute("COMMIT")
     finally:
         conn.close()
@@ -181,17 +181,17 @@ def every_event(path: Path) -> list[tuple[object, ...]]:
         return conn.execute("SELECT * FROM event ORDER BY id").fetchall()
 
 
-def test_a_schema_6_database_takes_set_due_and_forget_keeping_every_event(
+def test_a_schema_7_database_takes_set_due_and_forget_keeping_every_event(
     tmp_path: Path,
 ) -> None:
-    """Schema 7 widens the action column's CHECK (Anki's Set Due Date and Forget), which
+    """Schema 8 widens the action column's CHECK (Anki's Set Due Date and Forget), which
     SQLite changes only by making the table again: every row stays as it was, id and all, and
     the log stays append-only."""
     from zerodrill.srs.schedulers.decision import AnkiDecision
 
     db = tmp_path / "reviews.db"
     shutil.copyfile(V4_DATABASE, db)
-    schema_6(db)
+    schema_7(db)
     before = every_event(db)
     with Store.open(db) as store:
         marks = store.actions.marks()
@@ -224,7 +224,7 @@ def test_a_schema_6_database_takes_set_due_and_forget_keeping_every_event(
         assert store.actions.marks() == marks == MARKS
     assert every_event(db)[: len(before)] == before
     with closing(sqlite3.connect(db)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             conn.execute("DELETE FROM event WHERE id = 1")
         with pytest.raises(sqlite3.IntegrityError):

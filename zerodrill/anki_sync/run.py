@@ -285,6 +285,8 @@ def _apply(
     cards = notes.our_cards(col, note_keys)
     store, record_id = where
     model = events.one_model(store, preset.read(col, cards), record_id)
+    if model.written is not None:
+        preset.write(col, cards, model.written)  # the learner's newer fit: the phone's too
     scheduler = model.scheduler
 
     at = local_now()

@@ -369,6 +369,10 @@ class Model(Struct, frozen=True):
     #: says so this run (None: said before, or nothing to say).
     one_side: str = ""
     notice: str | None = None
+    #: FSRS parameters of the learner's newer than the preset's, to write into it.
+    written: tuple[float, ...] | None = None
+    #: When the preset's model was made (the time its parameters are kept with).
+    adopted_at: datetime | None = None
 
 
 def one_model(store: Store | None, preset: Preset | None, collection: str) -> Model:
@@ -395,14 +399,25 @@ def one_model(store: Store | None, preset: Preset | None, collection: str) -> Mo
 
     from zerodrill.srs.schedulers.fsrs import PARAMETERS
     from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, DESIRED_RETENTION
-    from zerodrill.srs.settings import chosen_scheduler
+    from zerodrill.srs.settings import chosen_scheduler, saved_option
 
+    parameters = preset.parameters or tuple(DEFAULT_PARAMETERS)
+    mine = saved_option(store, PARAMETERS)
+    mine_at = store.settings.saved_at(PARAMETERS.setting)
+    # The newest wins, as in the log: parameters fitted (zerodrill anki optimize, on any
+    # machine) after the preset last changed go to the preset; else the preset's are taken.
+    newer = mine_at is not None and (preset.changed_at is None or mine_at > preset.changed_at)
+    differ = mine is not None and tuple(mine) != parameters
+    written = tuple(mine) if mine is not None and newer and differ else None
+    if written is not None and not preset.can_hold(written):
+        written = None  # an Anki that keeps FSRS-5's alone: the preset's are taken
     adopted = (
-        (PARAMETERS, preset.parameters or tuple(DEFAULT_PARAMETERS)),
+        (PARAMETERS, written or parameters),
         (DESIRED_RETENTION, preset.desired_retention or DEFAULT_RETENTION),
     )
     options = {option.name: value for option, value in adopted}
-    return Model(chosen_scheduler(store, _FSRS, options=options), adopted)
+    scheduler = chosen_scheduler(store, _FSRS, options=options)
+    return Model(scheduler, adopted, written=written, adopted_at=preset.changed_at)
 
 
 def keep_model(store: Store, model: Model, collection: str) -> None:
@@ -413,7 +428,7 @@ def keep_model(store: Store, model: Model, collection: str) -> None:
 
         for option, value in model.adopted:
             if store.settings.get(option.setting) != option.write(value):
-                save_option(store, option, value)
+                save_option(store, option, value, at=model.adopted_at)
         store.use(model.scheduler)
     key = _ONE_SIDED_SETTING + collection
     if (store.settings.get(key) or "") != model.one_side:

@@ -57,6 +57,9 @@ class Action(StrEnum):
     UNDO = "undo"  #: withdraws the event :attr:`CardActionEvent.undoes` names
     #: An interview missed the card's point: due in the drill until graded after it.
     BRING_FORWARD = "bring_forward"
+    #: Not a card's: the learner's setting :attr:`CardActionEvent.key` names is
+    #: :attr:`CardActionEvent.value` (:mod:`zerodrill.srs.store.saved_settings`).
+    SETTING = "setting"
     #: Anki's Set Due Date (or FSRS's reschedule) made there: the card due on the day, with
     #: the interval and ease, :attr:`CardActionEvent.decided` says; no grade.
     SET_DUE = "set_due"
@@ -85,6 +88,8 @@ class CardActionEvent(Struct, frozen=True):
     flag: int = 0
     #: For :attr:`Action.UNDO`: the identity of the event withdrawn; None otherwise.
     undoes: Identity | None = None
+    #: For :attr:`Action.SETTING`: the setting's value, as text; None otherwise.
+    value: str | None = None
     #: For :attr:`Action.SET_DUE`: what Anki set; None otherwise.
     decided: AnkiDecision | None = None
 
@@ -99,6 +104,8 @@ class CardActionEvent(Struct, frozen=True):
             raise ValueError(f"a flag is 0-7, on a flag event only: {self!r}")
         if (self.action is Action.SET_DUE) != (self.decided is not None):
             raise ValueError(f"a due date set, and only that, says what was set: {self!r}")
+        if (self.action is Action.SETTING) != (self.value is not None):
+            raise ValueError(f"a setting event, and only one, has a value: {self!r}")
 
     @property
     def identity(self) -> Identity:
@@ -119,6 +126,8 @@ class CardActionEvent(Struct, frozen=True):
             wire["flag"] = self.flag
         if self.decided is not None:
             wire["decided"] = self.decided.to_wire()
+        if self.value is not None:
+            wire["value"] = self.value
         if self.undoes is not None:
             wire |= {"grade": None, "undoes": list(self.undoes), "answer_ms": None}
         return wire
@@ -179,7 +188,7 @@ def replay(events: Iterable[CardActionEvent]) -> dict[str, CardMarks]:
     return {key: m for key, m in marks.items() if m != NO_MARKS}
 
 
-_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD, *SCHEDULE_ACTIONS)
+_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD, Action.SETTING, *SCHEDULE_ACTIONS)
 
 
 def _applied(marks: CardMarks, e: CardActionEvent) -> CardMarks:

@@ -91,7 +91,7 @@ MARKS = register(
     Projection(
         "marks",
         "marks-1",
-        frozenset(Action) - {Action.BRING_FORWARD, *SCHEDULE_ACTIONS},
+        frozenset(Action) - {Action.BRING_FORWARD, Action.SETTING, *SCHEDULE_ACTIONS},
         False,
         _marks,
     )
@@ -151,6 +151,28 @@ BROUGHT_FORWARD = register(
         True,
         _forwarded,
     )
+)
+
+
+def _settings(events: Sequence[StreamEvent]) -> dict[str, CardActionEvent]:
+    # Newest wins, by the instant each was made (then identity, so that every machine agrees).
+    withdrawn = {e.undoes for e in events if e.undoes is not None}
+    newest: dict[str, CardActionEvent] = {}
+    for e in events:
+        if not isinstance(e, CardActionEvent) or e.action is not Action.SETTING:
+            continue
+        if e.identity in withdrawn:
+            continue
+        found = newest.get(e.key)
+        if found is None or (found.at, found.origin, found.seq) < (e.at, e.origin, e.seq):
+            newest[e.key] = e
+    return newest
+
+
+#: The learner's settings that travel with the log, by name: the newest event of each (its
+#: value, and when it was made).
+SETTINGS = register(
+    Projection("settings", "settings-1", frozenset({Action.SETTING}), False, _settings)
 )
 
 

@@ -15,9 +15,11 @@ interval of N days is due on the review's study day + N; a learning or relearnin
 minutes) is due on the review's own study day, at :attr:`FsrsCard.step_due`. A second grade on a
 study day is FSRS's own short-term review, not a repeat that moves nothing as in SM-2.
 
-Fitting the parameters to the learner's own log (py-fsrs's ``Optimizer``) needs torch, which
-zerodrill does not install: the parameters are FSRS-6's defaults, or those saved in the
-setting :data:`PARAMETERS` names (fitted in Anki, say).
+Fitting the parameters to the learner's own log with py-fsrs's ``Optimizer`` needs torch, which
+zerodrill does not install: ``zerodrill anki optimize`` fits them with Anki's own optimizer
+instead (:mod:`zerodrill.anki_sync.fsrs_fit`). The parameters are FSRS-6's defaults, or those
+saved in the setting :data:`PARAMETERS` names (that fit, or the preset's in Anki), which
+travels with the log.
 """
 
 from __future__ import annotations

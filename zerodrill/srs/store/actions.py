@@ -9,12 +9,13 @@ Anki) added by :meth:`zerodrill.srs.store.Store.log.add_events` with the reviews
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import date, datetime
 
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, Identity
 from zerodrill.srs.projections import MARKS
 from zerodrill.srs.store import eventlog
-from zerodrill.srs.store.migrations import has_tables
+from zerodrill.srs.store.migrations import SCHEMA_VERSION, has_tables
 from zerodrill.srs.store.one_stream import LEGACY
 from zerodrill.srs.store.part import StorePart
 from zerodrill.srs.store.rows import event_from
@@ -24,13 +25,20 @@ from zerodrill.srs.store.rows import event_from
 #: :mod:`.one_stream` numbers them.
 _EARLIER_MARKS = (
     f"SELECT id, origin, {LEGACY.format('seq')}, key, at, day, NULL, undoes_origin, "
-    f"{LEGACY.format('undoes_seq')}, NULL, NULL, 6, action, flag, NULL FROM card_action "
-    "ORDER BY id"
+    f"{LEGACY.format('undoes_seq')}, NULL, NULL, 6, action, flag FROM card_action ORDER BY id"
+)
+#: The same of a file whose actions are events already (:mod:`.one_stream`) but that an
+#: earlier zerodrill wrote: the columns every such file has.
+_EARLIER_STREAM = (
+    "SELECT id, origin, seq, key, at, day, grade, undoes_origin, undoes_seq, answer_ms, typed, "
+    "buttons, action, flag FROM event WHERE action IN "
+    f"({', '.join(repr(a.value) for a in MARKS.actions | {Action.UNDO})}) ORDER BY id"
 )
 
 
-#: The schema that made card actions events of the log (:mod:`.one_stream`).
-_ONE_STREAM = 5
+def _has_actions(conn: sqlite3.Connection) -> bool:
+    """The file's event table holds card actions (it is one stream: :mod:`.one_stream`)."""
+    return any(row[1] == "action" for row in conn.execute("PRAGMA table_info(event)"))
 
 
 class NothingToUndo(LookupError):
@@ -44,11 +52,14 @@ class ActionLog(StorePart):
         """Every card action of a mark logged here (what :data:`MARKS` folds), in the order
         logged."""
         with self._reading():
-            # Read unmigrated (read only), a file of schema 5 on has its actions in the log.
-            if self._conn.execute("PRAGMA user_version").fetchone()[0] < _ONE_STREAM:
-                if not has_tables(self._conn, "card_action"):
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                if has_tables(self._conn, "card_action"):
+                    earlier = _EARLIER_MARKS
+                elif _has_actions(self._conn):
+                    earlier = _EARLIER_STREAM
+                else:
                     return []
-                found = list(map(event_from, self._conn.execute(_EARLIER_MARKS)))
+                found = list(map(event_from, self._conn.execute(earlier)))
             else:
                 found = eventlog.of_kinds(self._conn, MARKS.actions, MARKS.grades)
             return [e for e in found if isinstance(e, CardActionEvent)]

@@ -67,6 +67,8 @@ class Merged(Struct, frozen=True):
     warnings: tuple[str, ...] = ()
     #: Of those added, the card actions (and their undos).
     actions: int = 0
+    #: Of those actions, the settings that travel (FSRS's parameters).
+    settings: int = 0
 
     def __add__(self, other: Merged) -> Merged:
         return Merged(
@@ -77,6 +79,7 @@ class Merged(Struct, frozen=True):
             self.skipped + other.skipped,
             self.warnings + other.warnings,
             self.actions + other.actions,
+            self.settings + other.settings,
         )
 
 
@@ -189,7 +192,9 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
     # A change by hand in Anki moves its card's schedule; an undo of an action may withdraw one.
     keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent) or _moves_schedule(e))
     actions = sum(1 for e in done if isinstance(e, CardActionEvent))
-    return Merged(len(done), present, keys, skipped=len(undos) - len(undone), actions=actions)
+    settings = sum(1 for e in done if isinstance(e, CardActionEvent) and e.value is not None)
+    skipped = len(undos) - len(undone)
+    return Merged(len(done), present, keys, skipped=skipped, actions=actions, settings=settings)
 
 
 def _moves_schedule(event: StreamEvent) -> bool:

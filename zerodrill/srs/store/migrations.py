@@ -174,9 +174,11 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """
     ALTER TABLE event ADD COLUMN decided TEXT;
     """,
+    # The learner's settings that travel (FSRS's parameters) become events of the one log.
+    lambda conn: _setting_events(conn),
     # Anki's Set Due Date and Forget become events of the log (card actions that change a
     # schedule): the action column's CHECK takes their kinds.
-    lambda conn: _widen_actions(conn),
+    lambda conn: _by_hand_events(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -367,6 +369,12 @@ CREATE TABLE IF NOT EXISTS sync_position (
 """
 
 
+def _setting_events(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.setting_events import migrate
+
+    migrate(conn)
+
+
 def _one_stream(conn: sqlite3.Connection) -> None:
     # Imported here: the step reads tables this module describes.
     from zerodrill.srs.store.one_stream import migrate
@@ -374,7 +382,7 @@ def _one_stream(conn: sqlite3.Connection) -> None:
     migrate(conn)
 
 
-def _widen_actions(conn: sqlite3.Connection) -> None:
-    from zerodrill.srs.store.one_stream import widen
+def _by_hand_events(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.by_hand_events import migrate
 
-    widen(conn)
+    migrate(conn)

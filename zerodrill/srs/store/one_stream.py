@@ -35,12 +35,7 @@ ACTIONS = (
     "bring_forward",
 )
 
-
-def event_table(actions: tuple[str, ...], decided: bool = False) -> str:
-    """The ``event_new`` table whose ``action`` may say ``actions`` (with ``decided``, the
-    column schema 6 added, where it stands)."""
-    column = "\n    decided       TEXT,              -- what Anki decided (JSON)" if decided else ""
-    return f"""
+EVENT_TABLE = f"""
 CREATE TABLE event_new (
     id            INTEGER PRIMARY KEY,
     origin        TEXT    NOT NULL CHECK (origin != ''),
@@ -56,17 +51,14 @@ CREATE TABLE event_new (
     typed         TEXT,
     buttons       INTEGER NOT NULL DEFAULT 6 CHECK (buttons IN (4, 6)),
     -- NULL: a grade, or the undo of one; else what was done ('undo': the undo of an action)
-    action        TEXT    CHECK (action IN ({", ".join(f"'{a}'" for a in actions)})),
-    flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),{column}
+    action        TEXT    CHECK (action IN ({", ".join(f"'{a}'" for a in ACTIONS)})),
+    flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),
     CHECK ((undoes_origin IS NULL) = (undoes_seq IS NULL)),
     CHECK ((grade IS NOT NULL) = (action IS NULL AND undoes_origin IS NULL)),
     CHECK (action IS NULL OR (action = 'undo') = (undoes_origin IS NOT NULL)),
     CHECK (flag = 0 OR action = 'flag')
 )
 """
-
-
-EVENT_TABLE = event_table(ACTIONS)
 
 _AFTER = """
 CREATE UNIQUE INDEX event_identity ON event (origin, seq);
@@ -123,20 +115,3 @@ def migrate(conn: sqlite3.Connection) -> None:
         conn.execute("DROP TABLE brought_forward")
     if has_tables(conn, "sync_position"):
         conn.execute("DELETE FROM sync_position")
-
-
-#: Schema 7's kinds: Anki's Set Due Date and Forget, made there, joined the log.
-SCHEDULE_ACTIONS = ("set_due", "forget")
-
-
-def widen(conn: sqlite3.Connection) -> None:
-    """Schema 7: the ``action`` column may also say :data:`SCHEDULE_ACTIONS`. SQLite changes
-    no CHECK in place: the table is made again, every row kept as it was (id included).
-    Run inside the migration's transaction."""
-    conn.execute(event_table((*ACTIONS, *SCHEDULE_ACTIONS), decided=True))
-    columns = f"{_COLUMNS}, action, flag, decided"
-    conn.execute(f"INSERT INTO event_new ({columns}) SELECT {columns} FROM event ORDER BY id")
-    conn.execute("DROP TABLE event")  # its indexes and triggers with it
-    conn.execute("ALTER TABLE event_new RENAME TO event")
-    for statement in _statements(_AFTER):
-        conn.execute(statement)

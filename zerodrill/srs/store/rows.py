@@ -22,7 +22,7 @@ from zerodrill.srs.store.migrations import instant_us
 #: The ``event e`` columns :func:`event_from` reads, in its order.
 EVENT_COLUMNS = (
     "e.id, e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, e.undoes_seq, "
-    "e.answer_ms, e.typed, e.buttons, e.action, e.flag, e.decided"
+    "e.answer_ms, e.typed, e.buttons, e.action, e.flag, e.decided, e.value"
 )
 #: An ``event e`` of the review log: a grade, or the undo of one (not a card action).
 REVIEW = "e.action IS NULL"
@@ -57,11 +57,15 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
         origin, seq, key = row[1], row[2], row[3]
         at, day = datetime.fromisoformat(row[4]), date.fromisoformat(row[5])
         if row[12] is not None:
-            decided = decision_from(row[14])
+            # A setting's value: absent from the rows of files read as earlier ones wrote them.
+            value = row[15] if len(row) > 15 else None
+            decided = decision_from(row[14]) if len(row) > 14 else None
             action = Action(row[12])
-            return CardActionEvent(origin, seq, key, at, day, action, row[13], undoes, decided)
+            return CardActionEvent(
+                origin, seq, key, at, day, action, row[13], undoes, value, decided
+            )
         grade = Grade(row[6]) if row[6] is not None else None
-        decided = decision_from(row[14])
+        decided = decision_from(row[14]) if len(row) > 14 else None
         return ReviewEvent(
             origin, seq, key, at, day, grade, undoes, row[9], row[10], row[11], decided
         )
@@ -104,8 +108,8 @@ def event_params(event: StreamEvent) -> tuple[object, ...]:
     common = (event.origin, event.seq, event.key, event.at.isoformat(), instant_us(event.at))
     if isinstance(event, CardActionEvent):
         action, flag = event.action.value, event.flag
-        decided = decision_text(event.decided)
-        return (*common, event.day.isoformat(), None, *undoes, None, None, 6, action, flag, decided)
+        day, decided = event.day.isoformat(), decision_text(event.decided)
+        return (*common, day, None, *undoes, None, None, 6, action, flag, decided, event.value)
     grade = int(event.grade) if event.grade is not None else None
     return (
         *common,
@@ -118,6 +122,7 @@ def event_params(event: StreamEvent) -> tuple[object, ...]:
         None,
         0,
         decision_text(event.decided),
+        None,
     )
 
 
@@ -134,6 +139,6 @@ def undo_of(undo: StreamEvent, action: bool) -> StreamEvent:
 
 INSERT_EVENT = (
     "INSERT INTO event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, "
-    "answer_ms, typed, buttons, action, flag, decided) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "answer_ms, typed, buttons, action, flag, decided, value) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )

@@ -198,6 +198,7 @@ class EventLog(StorePart):
             merged.skipped,
             warnings,
             merged.actions,
+            merged.settings,
         )
 
     def _logged(self, row_id: int) -> LoggedEvent:
