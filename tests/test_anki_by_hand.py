@@ -35,6 +35,7 @@ from test_anki_sync import (  # noqa: F401  (fixtures: pytest finds them by name
     drill_shows_today,
     first_sync,
     home,
+    identities,
     noon,
     phone,
     phone_due,
@@ -260,3 +261,5 @@ def test_zerodrills_own_forget_in_anki_is_not_read_back_as_the_phones(
     assert phone.rows("SELECT count(*) FROM revlog WHERE type = 4") == [[1]]
     assert by_hand(a) == by_hand(b) == []
     assert S1 not in zerodrill_due(a)
+    assert identities(a) == identities(b)
+    assert S1 not in zerodrill_due(b)
