@@ -200,6 +200,15 @@ def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
         workcopy.put_back(copy, collection)
     assert (own / f"{PREFIX}abc-1-1-{'0' * 12}.jsonl").is_file()
     assert int(own.stat().st_mtime) > looked
+    # A second run in the same second: the last move set the time ahead, where Anki's sync
+    # after it looked; this move's time must be one it has not seen, or its file never goes.
+    looked = int(own.stat().st_mtime)
+    with workcopy.work_copy(collection) as copy:
+        new = workcopy.media_folder(copy.path)
+        new.mkdir()
+        (new / f"{PREFIX}abc-2-2-{'0' * 12}.jsonl").write_text("{}\n")
+        workcopy.put_back(copy, collection)
+    assert int(own.stat().st_mtime) > looked
 
 
 def test_the_dry_runs_fetch_keeps_only_files_of_events_asked_for(

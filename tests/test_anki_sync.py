@@ -1817,3 +1817,30 @@ def test_a_folder_only_machines_events_reach_a_terminal_on_anki_sync_alone_as_it
     assert identities(a) == identities(b) == theirs
     phone.sync()
     assert zerodrill_due(a) == zerodrill_due(b) == zerodrill_due(c) == phone_due(phone)
+
+
+def test_a_terminals_undo_reaches_another_terminal_on_anki_sync_alone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A grade, then its undo, each reach the other terminal through Anki: both withdraw it,
+    and the phone and both terminals show the card's schedule without it."""
+    a, b = _private_review_db, second_terminal(home)
+    drill(a, f"{DECK_ID}/stage-1", 4, noon(8))
+    drill(a, f"{DECK_ID}/stage-1", 3, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    code, _, err = sync(capsys, home, "--db", str(b))
+    assert code == 0, err
+    assert zerodrill_due(b) == zerodrill_due(a)
+    with Store.open(a) as store:
+        last = [e for e in store.log.events() if e.key == f"{DECK_ID}/stage-1"][-1]
+        store.log.undo(last.identity, at=datetime.now().astimezone())
+    for db in (a, b):
+        code, _, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    phone.sync()
+    expected = {f"{DECK_ID}/stage-1": noon(8).date() + timedelta(days=1)}
+    assert zerodrill_due(a) == expected
+    assert zerodrill_due(b) == expected
+    assert phone_due(phone) == expected
+    assert identities(a) == identities(b)

@@ -133,3 +133,19 @@ def rows_to_write(
             )
         )
     return rows
+
+
+def marked_ids(written: Iterable[int], taken_ids: set[int]) -> list[tuple[int, int]]:
+    """(new id, old id) for revlog rows Anki wrote for zerodrill (``written``: the Forget of
+    a card whose every grade was undone): each moved to the next id of its second that ends
+    in :data:`MARK` and is free (``taken_ids``, which gains them), so that with its answer
+    time set to the mark it reads as zerodrill's (:func:`is_marked`), never as a Forget made
+    in Anki."""
+    moved = []
+    for rid in sorted(written):
+        new = rid // 1000 * 1000 + MARK
+        while new in taken_ids:
+            new += 1000
+        taken_ids.add(new)
+        moved.append((new, rid))
+    return moved

@@ -103,6 +103,8 @@ class Moved(Struct, frozen=True):
     marks_to_anki: int = 0
     #: Marks changed in Anki, new to zerodrill's store as card actions.
     marks_to_zerodrill: int = 0
+    #: Due dates set and cards forgotten in Anki, new to zerodrill's store.
+    by_hand_to_zerodrill: int = 0
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
     #: zerodrill's events (grades, undos, card actions of every machine) added to the
@@ -307,7 +309,7 @@ def _apply(
         "SELECT id, cid, ease, time FROM revlog WHERE id % 1000 = ?", revlog.MARK
     ):
         taken.add(rid)
-        if revlog.is_marked(rid, taken_ms):
+        if ease and revlog.is_marked(rid, taken_ms):  # an answer (a Forget of ours has none)
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
     if scheduler.fingerprint != events.scheduler_of(store).fingerprint:
@@ -327,10 +329,19 @@ def _apply(
     if forget:
         from anki.cards import CardId
 
-        # Anki's own "Forget": its revlog row (manual, type 4) is no answer to read back.
+        # Anki's own "Forget": its revlog rows (manual, type 4) marked as zerodrill's, so that
+        # no machine reads them back as a Forget made in Anki.
+        last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
         col.sched.schedule_cards_as_new(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
+        own = db(col).list(
+            f"SELECT id FROM revlog WHERE id > ? AND cid IN ({','.join(map(str, forget))})", last
+        )
+        for new, old in revlog.marked_ids(own, taken):
+            db(col).execute(
+                "UPDATE revlog SET id = ?, time = ? WHERE id = ?", new, revlog.MARK, old
+            )
         cards = notes.our_cards(col, note_keys)
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
@@ -364,6 +375,7 @@ def _apply(
         notes_updated=updated,
         retired_suspended=suspended,
         to_zerodrill=events.new_to_zerodrill(known, anki),
+        by_hand_to_zerodrill=events.new_to_zerodrill(known, anki, by_hand=True),
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,

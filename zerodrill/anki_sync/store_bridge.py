@@ -35,10 +35,10 @@ from zerodrill.anki_sync import revlog
 from zerodrill.anki_sync.preset import Preset
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
-from zerodrill.srs.card_actions import CardActionEvent
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.projections import schedule
+from zerodrill.srs.projections import Projection, schedule
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import (
     AnkiCard,
@@ -51,11 +51,13 @@ from zerodrill.srs.schedulers import (
     effect_of,
     scheduler_named,
 )
+from zerodrill.srs.schedulers.protocol import by_hand
 from zerodrill.srs.store import Replayed, Store
 from zerodrill.words import plural
 
-#: An event as the store gives it (its type is the store's business).
-Event = ReviewEvent
+#: An event as the store gives it (its type is the store's business): a grade, an undo, or
+#: a change made by hand in Anki (a due date set, a Forget), which moves a schedule too.
+Event = ReviewEvent | CardActionEvent
 
 
 class Answer(Struct, frozen=True):
@@ -91,14 +93,18 @@ class CardHistory(Struct, frozen=True):
     answers: tuple[Answer, ...]
     #: The whole state as it reads in Anki (FSRS's memory state included); None when new.
     anki: AnkiCard | None = None
+    #: The card's latest event in effect is a change made by hand in Anki (Set Due Date,
+    #: Forget): its schedule is Anki's, as set there.
+    set_in_anki: bool = False
     #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
     #: not replay the card again.
     replayed: Replayed | None = None
 
     @property
     def anki_decides(self) -> bool:
-        """The card's latest answer in effect was given in Anki, which decided its schedule."""
-        return bool(self.answers) and self.answers[-1].anki_decided
+        """The card's latest event in effect was an answer given in Anki, which decided its
+        schedule, or a change made by hand there."""
+        return self.set_in_anki or (bool(self.answers) and self.answers[-1].anki_decided)
 
     def not_from_anki(self) -> list[Answer]:
         """The answers given in zerodrill (on any machine), not in Anki."""
@@ -106,12 +112,22 @@ class CardHistory(Struct, frozen=True):
 
 
 def log_events(store: Store | None, keys: Collection[str]) -> list[Event]:
-    """The store's events of the cards ``keys``, undos included (none without a store)."""
-    return store.log.events_of(keys) if store is not None and keys else []
+    """The store's events of the cards ``keys`` that move a schedule (grades, changes made by
+    hand in Anki), undos included (none without a store)."""
+    if store is None or not keys:
+        return []
+    wanted = set(keys)
+    by_hand = [e for e in store.log.project(_BY_HAND) if e.key in wanted]
+    return [*store.log.events_of(wanted), *by_hand]
+
+
+#: The changes made by hand in Anki the store holds, and the undos of actions.
+_BY_HAND = Projection("by hand", "by-hand", SCHEDULE_ACTIONS, False, list)
 
 
 def anki_known(store: Store | None) -> set[tuple[str, int]]:
-    """The identities of the answers given in Anki that the store holds."""
+    """The identities of the events from Anki (answers, changes made by hand) that the store
+    holds."""
     return {(ANKI_ORIGIN, n) for n in store.log.numbers(ANKI_ORIGIN)} if store else set()
 
 
@@ -152,8 +168,10 @@ def scheduler_of(store: Store | None) -> Scheduler[Any]:
 
 
 def from_anki(found: AnkiReviews) -> list[Event]:
-    """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`)."""
-    return [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
+    """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`),
+    and the changes made by hand there (Set Due Date, Forget), oldest first."""
+    reviews = [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
+    return sorted([*reviews, *found.by_hand], key=lambda e: e.seq)
 
 
 def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], tuple[str, ...]]:
@@ -184,9 +202,13 @@ def add_anki_reviews(
     return store.log.add_events(new, replayed=replayed).warnings
 
 
-def new_to_zerodrill(known: Collection[tuple[str, int]], anki: Sequence[Event]) -> int:
-    """How many of Anki's reviews the store does not hold yet (``known``: those it does)."""
-    return sum(1 for r in anki if r.identity not in known)
+def new_to_zerodrill(
+    known: Collection[tuple[str, int]], anki: Sequence[Event], *, by_hand: bool = False
+) -> int:
+    """How many of Anki's reviews (``by_hand``: of its changes made by hand) the store does
+    not hold yet (``known``: those it does, :func:`anki_known`)."""
+    kind = CardActionEvent if by_hand else ReviewEvent
+    return sum(1 for r in anki if isinstance(r, kind) and r.identity not in known)
 
 
 def _by_key(
@@ -202,13 +224,20 @@ def _by_key(
 
 
 def _in_effect(entries: Iterable[Event]) -> list[Event]:
-    """A card's grades not withdrawn by an undo, in the log's one replay order."""
+    """A card's grades and changes made by hand in Anki not withdrawn by an undo, in the
+    log's one replay order."""
     entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
     return sorted(
-        (e for e in entries if e.grade is not None and e.identity not in withdrawn),
+        (e for e in entries if _moves_schedule(e) and e.identity not in withdrawn),
         key=time_order,
     )
+
+
+def _moves_schedule(event: Event) -> bool:
+    if isinstance(event, CardActionEvent):
+        return event.action in SCHEDULE_ACTIONS
+    return event.grade is not None
 
 
 def touched(
@@ -249,12 +278,17 @@ def derive(
     for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = scheduler.new_state()
         answers = []
+        set_in_anki = False
         in_effect = _in_effect(entries.values())
         effects = []
         for event in in_effect:
+            when = When(event.at, event.day)
+            set_in_anki = isinstance(event, CardActionEvent)
+            if isinstance(event, CardActionEvent):
+                state = by_hand(scheduler, state, when, event.decided)
+                continue
             assert event.grade is not None
             before = state
-            when = When(event.at, event.day)
             effects.append(effect_of(before, when))
             state = answer(scheduler, state, event.grade, when, event.buttons, event.decided)
             answers.append(
@@ -283,6 +317,7 @@ def derive(
             card.lapses,
             tuple(answers),
             card,
+            set_in_anki,
             replayed,
         )
     return out
@@ -327,7 +362,7 @@ def drill_day(
     graded = {r.key for r in logged}
     introduced = {r.key for r in logged if r.introduced}
     for event in anki:
-        if event.day == today and event.grade is not None:
+        if event.day == today and isinstance(event, ReviewEvent) and event.grade is not None:
             graded.add(event.key)
             answers = histories[event.key].answers if event.key in histories else ()
             if answers and answers[0].from_anki and answers[0].at == event.at:

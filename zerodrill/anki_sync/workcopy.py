@@ -188,16 +188,18 @@ def put_back(copy: Copy, collection: Path) -> None:
 def _move_media(source: Path, target: Path) -> None:
     """The copy's new media files (the decks' images, the event stream's files) moved into
     the collection's media folder, which is then given a later time: Anki's media sync looks
-    for new files only in a folder whose time, in whole seconds, changed since its last look,
-    which may have been this very second (the run's first sync)."""
+    for new files only in a folder whose time, in whole seconds, is not the one it saw last,
+    which may be this very second (the run's first sync), or a second the last run's move
+    set ahead. Later than both, the time is one Anki has not seen."""
     if not source.is_dir():
         return
     target.mkdir(exist_ok=True)
+    before = int(target.stat().st_mtime)
     moved = False
     for item in source.iterdir():
         if item.is_file() and not item.is_symlink() and not os.path.lexists(target / item.name):
             os.replace(item, target / item.name)
             moved = True
     if moved:
-        seconds = int(target.stat().st_mtime) + 1
+        seconds = max(int(target.stat().st_mtime), before) + 1
         os.utime(target, (seconds, seconds))

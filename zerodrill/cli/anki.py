@@ -212,6 +212,11 @@ def _report(moved: Moved, dry_run: bool) -> None:
         f"{plural(moved.to_anki, 'review')}, {plural(moved.rescheduled, 'card')} "
         f"{would}rescheduled."
     )
+    if moved.by_hand_to_zerodrill:
+        click.echo(
+            f"Due dates set and cards forgotten in Anki: "
+            f"{plural(moved.by_hand_to_zerodrill, 'change')} {would}brought back."
+        )
     if moved.events_sent or moved.events_received:
         click.echo(
             f"zerodrill's events through Anki: {moved.events_received} from other machines "

@@ -192,7 +192,7 @@ class LoggedEvent(Struct, frozen=True):
 StreamEvent = ReviewEvent | CardActionEvent
 
 
-def time_order(event: ReviewEvent) -> tuple[date, datetime, str, int]:
+def time_order(event: ReviewEvent | CardActionEvent) -> tuple[date, datetime, str, int]:
     """The one total order events are replayed in: by study day, as a day-based scheduler
     counts days (a clock set wrong, or a machine in another time zone, cannot put a grade
     before one of an earlier day), then by the instant given, then by identity, so every

@@ -235,6 +235,28 @@ class FsrsScheduler:
             **memory,
         )
 
+    def set_due(self, state: FsrsCard, when: When, decided: AnkiDecision) -> FsrsCard:
+        """The card after a due date set by hand in Anki, or FSRS's reschedule there, at
+        ``when`` (no grade): Anki's due day and interval, the memory state Anki kept where it
+        kept one, else the card's (a card new until then takes a first Good's, from then)."""
+        at = when.at.astimezone(UTC)
+        base = state
+        if state.phase is Phase.NEW:
+            base = structs.replace(self.review(state, Grade.GOOD, when), last_day=None)
+        memory = {}
+        if decided.stability is not None and decided.difficulty is not None:
+            memory = {"stability": decided.stability, "difficulty": decided.difficulty}
+        due = decided.due_on(when.day)
+        return structs.replace(
+            base,
+            phase=Phase.REVIEW,
+            step=None,
+            due_at=at + timedelta(days=(due - when.day).days),
+            due=due,
+            interval=decided.interval,
+            **memory,
+        )
+
     def next_states(
         self, state: FsrsCard, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> Mapping[Grade, FsrsCard]:

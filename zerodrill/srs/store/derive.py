@@ -42,15 +42,17 @@ from zerodrill.srs.schedulers.protocol import (
     replay,
 )
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import decision_from
+from zerodrill.srs.store.rows import BY_HAND, decision_from
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 KEYS_PER_QUERY = 500
 _ORDER = "ORDER BY key, day, at_us, origin, seq"
-#: Grades, in the replay's order; undos are read apart (:func:`_withdrawn`).
-_GRADE_ROWS = "SELECT id, key, day, at, grade, buttons, decided FROM event WHERE grade IS NOT NULL"
-#: The same grades' identities only, for a card handed over replayed (:class:`Replayed`).
-_IDENTITY_ROWS = "SELECT id, key, origin, seq FROM event WHERE grade IS NOT NULL"
+#: Grades and the changes made by hand in Anki (a due date set, a Forget: no grade), in the
+#: replay's order; undos are read apart (:func:`_withdrawn`).
+_REPLAYED = f"(grade IS NOT NULL OR {BY_HAND})"
+_GRADE_ROWS = f"SELECT id, key, day, at, grade, buttons, decided FROM event WHERE {_REPLAYED}"
+#: The same events' identities only, for a card handed over replayed (:class:`Replayed`).
+_IDENTITY_ROWS = f"SELECT id, key, origin, seq, grade IS NOT NULL FROM event WHERE {_REPLAYED}"
 
 Row = tuple[Any, ...]
 
@@ -58,8 +60,9 @@ Row = tuple[Any, ...]
 class Replayed(Struct, frozen=True):
     """One card replayed by a caller that had its events in hand (``zerodrill anki sync``,
     which replays every card it writes to Anki): what :func:`derive` would make of the card,
-    given so that it need not replay it again. Taken only if the card's grades in effect are
-    exactly ``identities``, in this order, and the cache's projection is ``fingerprint``'s;
+    given so that it need not replay it again. Taken only if the card's events replayed (its
+    grades and changes made by hand in effect) are exactly ``identities``, in this order (and
+    ``effects`` those of its grades), and the cache's projection is ``fingerprint``'s;
     otherwise the card is replayed as ever. Speed only: bench_anki_sync.py's two-way sync
     replayed its 20,000 grades twice (the goal: within 3x Anki's own syncs)."""
 
@@ -143,7 +146,7 @@ def replay_card(
             # Aware: at_us, NOT NULL, was computed from it (see schema.instant_us).
             grades.append(
                 (
-                    to_grade(grade),
+                    to_grade(grade) if grade is not None else None,
                     date.fromisoformat(day),
                     datetime.fromisoformat(at),
                     buttons,
@@ -152,7 +155,8 @@ def replay_card(
             )
         except (TypeError, ValueError) as exc:
             raise Damaged(f"review {event_id}: {exc}") from exc
-        ids.append(event_id)
+        if grade is not None:
+            ids.append(event_id)
     state, effects = replay(scheduler, grades)
     return state, list(zip(ids, effects, strict=True))
 
@@ -225,7 +229,7 @@ def _handed_over(
     replayed: Mapping[str, Replayed],
     withdrawn: Collection[int],
 ) -> list[tuple[str, CardState, list[tuple[int, Effect]]]]:
-    """The cards of ``keys`` that ``replayed`` holds as they are: their grades in effect, read
+    """The cards of ``keys`` that ``replayed`` holds as they are: their events replayed, read
     by identity only, are those it names, in its order, under ``scheduler``'s projection."""
     fingerprint = schedule(scheduler).fingerprint
     wanted = [k for k in keys if k in replayed and replayed[k].fingerprint == fingerprint]
@@ -233,10 +237,11 @@ def _handed_over(
     for key, rows in groupby(_rows_of(conn, wanted, _IDENTITY_ROWS), key=itemgetter(1)):
         handed = replayed[key]
         ids, identities = [], []
-        for event_id, _, origin, seq in rows:
+        for event_id, _, origin, seq, graded in rows:
             if event_id not in withdrawn:
-                ids.append(event_id)
                 identities.append((origin, seq))
+                if graded:  # a change made by hand has no effect of its own
+                    ids.append(event_id)
         if handed.identities == tuple(identities):
             out.append((key, handed.state, list(zip(ids, handed.effects, strict=True))))
     return out

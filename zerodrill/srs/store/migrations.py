@@ -176,6 +176,9 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """,
     # The learner's settings that travel (FSRS's parameters) become events of the one log.
     lambda conn: _setting_events(conn),
+    # Anki's Set Due Date and Forget become events of the log (card actions that change a
+    # schedule): the action column's CHECK takes their kinds.
+    lambda conn: _by_hand_events(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -375,5 +378,11 @@ def _setting_events(conn: sqlite3.Connection) -> None:
 def _one_stream(conn: sqlite3.Connection) -> None:
     # Imported here: the step reads tables this module describes.
     from zerodrill.srs.store.one_stream import migrate
+
+    migrate(conn)
+
+
+def _by_hand_events(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.by_hand_events import migrate
 
     migrate(conn)

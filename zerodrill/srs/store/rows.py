@@ -11,7 +11,7 @@ import json
 from datetime import date, datetime
 from typing import Any
 
-from zerodrill.srs.card_actions import Action, CardActionEvent
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
@@ -26,6 +26,9 @@ EVENT_COLUMNS = (
 )
 #: An ``event e`` of the review log: a grade, or the undo of one (not a card action).
 REVIEW = "e.action IS NULL"
+#: An event that is a change made by hand in Anki to a card's schedule (a due date set, a
+#: Forget): replayed with the grades (:data:`~zerodrill.srs.card_actions.SCHEDULE_ACTIONS`).
+BY_HAND = f"action IN ({', '.join(sorted(repr(a.value) for a in SCHEDULE_ACTIONS))})"
 #: An ``event e`` that is a grade in effect: a grade no undo names.
 IN_EFFECT = (
     "e.grade IS NOT NULL AND NOT EXISTS (SELECT 1 FROM event u "
@@ -56,8 +59,11 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
         if row[12] is not None:
             # A setting's value: absent from the rows of files read as earlier ones wrote them.
             value = row[15] if len(row) > 15 else None
+            decided = decision_from(row[14]) if len(row) > 14 else None
             action = Action(row[12])
-            return CardActionEvent(origin, seq, key, at, day, action, row[13], undoes, value)
+            return CardActionEvent(
+                origin, seq, key, at, day, action, row[13], undoes, value, decided
+            )
         grade = Grade(row[6]) if row[6] is not None else None
         decided = decision_from(row[14]) if len(row) > 14 else None
         return ReviewEvent(
@@ -107,8 +113,8 @@ def event_params(event: StreamEvent) -> tuple[object, ...]:
     common = (event.origin, event.seq, event.key, event.at.isoformat(), instant_us(event.at))
     if isinstance(event, CardActionEvent):
         action, flag = event.action.value, event.flag
-        day = event.day.isoformat()
-        return (*common, day, None, *undoes, None, None, 6, action, flag, None, event.value)
+        day, decided = event.day.isoformat(), decision_text(event.decided)
+        return (*common, day, None, *undoes, None, None, 6, action, flag, decided, event.value)
     grade = int(event.grade) if event.grade is not None else None
     return (
         *common,

@@ -17,7 +17,10 @@ from zerodrill.srs.store.one_stream import ACTIONS as ONE_STREAM_ACTIONS
 #: Every kind of event that is not a grade, as of this schema.
 ACTIONS = (*ONE_STREAM_ACTIONS, "setting")
 
-EVENT_TABLE = f"""
+
+def event_table(actions: tuple[str, ...]) -> str:
+    """The ``event_new`` table whose ``action`` may say ``actions``."""
+    return f"""
 CREATE TABLE event_new (
     id            INTEGER PRIMARY KEY,
     origin        TEXT    NOT NULL CHECK (origin != ''),
@@ -33,7 +36,7 @@ CREATE TABLE event_new (
     typed         TEXT,
     buttons       INTEGER NOT NULL DEFAULT 6 CHECK (buttons IN (4, 6)),
     -- NULL: a grade, or the undo of one; else what was done ('undo': the undo of an action)
-    action        TEXT    CHECK (action IN ({", ".join(f"'{a}'" for a in ACTIONS)})),
+    action        TEXT    CHECK (action IN ({", ".join(f"'{a}'" for a in actions)})),
     flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),
     decided       TEXT,              -- an answer given in Anki: what Anki decided (JSON)
     value         TEXT,              -- a setting event: the setting's value
@@ -44,6 +47,9 @@ CREATE TABLE event_new (
     CHECK ((value IS NOT NULL) = (action IS 'setting'))
 )
 """
+
+
+EVENT_TABLE = event_table(ACTIONS)
 
 _AFTER = """
 CREATE UNIQUE INDEX event_identity ON event (origin, seq);

@@ -139,7 +139,10 @@ def _event(
         value = record.get("value")
         if (action is Action.SETTING) != isinstance(value, str):
             raise BadLine("a setting line, and only one, has a value: text")
-        return CardActionEvent(**common, action=action, flag=flag, undoes=target, value=value)
+        decided = _decided(record) if action is Action.SET_DUE else None
+        return CardActionEvent(
+            **common, action=action, flag=flag, undoes=target, value=value, decided=decided
+        )
     grade = record.get("grade")
     if kind != "undo":
         grade = _int(grade, "grade", low=0)
@@ -155,12 +158,7 @@ def _event(
     # A "repeat" (files from before the log held events) is a grade: the replay says which.
     given = to_grade(grade) if grade is not None else None
     # Only on an answer given in Anki: what Anki decided, which every replay takes.
-    decided = record.get("decided")
-    if decided is not None:
-        try:
-            decided = AnkiDecision.from_wire(decided)
-        except ValueError as exc:
-            raise BadLine(str(exc)) from None
+    decided = _decided(record) if record.get("decided") is not None else None
     return ReviewEvent(
         **common,
         grade=given,
@@ -169,6 +167,14 @@ def _event(
         buttons=buttons,
         decided=decided,
     )
+
+
+def _decided(record: dict[str, Any]) -> AnkiDecision:
+    """What Anki decided, as a line carries it (an answer's, or a due date set there)."""
+    try:
+        return AnkiDecision.from_wire(record.get("decided"))
+    except ValueError as exc:
+        raise BadLine(str(exc)) from None
 
 
 def unfit(event: LogEntry) -> str | None:
