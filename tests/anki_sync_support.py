@@ -53,6 +53,7 @@ class SyncServer:
     """Anki's sync server in a child process."""
 
     def __init__(self, base: Path) -> None:
+        self.base = base
         self.port = free_port()
         env = dict(os.environ, SYNC_BASE=str(base), SYNC_HOST="127.0.0.1")
         env["SYNC_PORT"] = str(self.port)

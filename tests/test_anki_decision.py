@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_LAYOUT, Grade
 from zerodrill.srs.schedulers import AnkiDecision, scheduler_named
@@ -134,3 +135,55 @@ def structs_without_decision(event: ReviewEvent) -> ReviewEvent:
     from dataclasses import replace
 
     return replace(event, decided=None)
+
+
+def by_hand(seq: int, days: int, decided: AnkiDecision | None) -> CardActionEvent:
+    at = AT + timedelta(days=days)
+    action = Action.SET_DUE if decided is not None else Action.FORGET
+    return CardActionEvent("anki", seq, KEY, at, at.date(), action, decided=decided)
+
+
+def terminal_grade(seq: int, grade: Grade, days: int) -> ReviewEvent:
+    at = AT + timedelta(days=days, hours=1)
+    return ReviewEvent("m1", seq, KEY, at, at.date(), grade)
+
+
+#: Answers in Anki, a due date set there, a terminal's grade, a Forget, and a first grade again.
+BY_HAND = [
+    *HISTORY[:2],
+    by_hand(10, 5, AnkiDecision(11, 2650, due_days=20)),
+    terminal_grade(1, Grade.GOOD, 6),
+    by_hand(11, 8, None),
+    terminal_grade(2, Grade.GOOD, 9),
+]
+
+
+@pytest.mark.parametrize("name", ["sm2", "fsrs"])
+def test_every_way_of_deriving_replays_a_due_date_set_and_a_forget_alike(
+    tmp_path: Path, name: str
+) -> None:
+    """The store's cache, a grade or a change at a time and all at once, the schedule's
+    projection, and the sync's own replay give one state at each step; a due date set moves
+    the card to that day, a Forget makes it new, and the grade after it is a first sight."""
+    from zerodrill.anki_sync.store_bridge import derive, log_events
+    from zerodrill.srs.projections import schedule
+
+    scheduler = scheduler_named(name)
+    with Store.open(tmp_path / "a.db", scheduler=scheduler) as store:
+        for event in BY_HAND:
+            line = parse_line(event.to_json())
+            assert line == event
+            store.log.add_events([line])
+            state = store.schedule.state(KEY)
+            synced = derive(log_events(store, [KEY]), [], [KEY], scheduler)[KEY]
+            assert synced.anki == scheduler.anki(state)
+            assert store.log.project(schedule(scheduler)).get(KEY, scheduler.new_state()) == state
+            if event is BY_HAND[2]:
+                assert (state.due, state.interval) == (event.day + timedelta(days=20), 11)
+            if event is BY_HAND[4]:
+                assert state == scheduler.new_state()
+        store.use(scheduler_named("fsrs" if name == "sm2" else "sm2"))
+        store.use(scheduler)
+        assert store.schedule.state(KEY) == state
+        first = [e for e in store.log.entries() if e.identity == ("m1", 2)]
+        assert first[0].introduced

@@ -4,10 +4,16 @@ that never changes; a file is untrusted."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from zerodrill.anki_sync import media_transport, workcopy
 from zerodrill.anki_sync.media_transport import PREFIX, MediaTransport
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.days import study_day
@@ -15,6 +21,7 @@ from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.sync.exchange import sync
+from zerodrill.srs.sync.transport import Event
 
 KEY = "phone-deck/stage-1"
 
@@ -24,6 +31,11 @@ def graded(path: Path, days_ago: int) -> Store:
     at = datetime.now().astimezone() - timedelta(days=days_ago)
     store.log.grade(KEY, 4, day=study_day(at), at=at)
     return store
+
+
+def copied(event: Event, origin: str) -> Event:
+    """``event`` as though ``origin`` had made it (a machine the writer relays)."""
+    return ReviewEvent(origin, event.seq, event.key, event.at, event.day, event.grade)  # type: ignore[union-attr]
 
 
 def files(media: Path, machine: str) -> dict[str, str]:
@@ -77,7 +89,7 @@ def test_a_damaged_line_is_skipped_alone_and_a_lost_file_is_written_again(
         sync(b, MediaTransport(media, "one"))
         ((name, text),) = files(media, a.machine.id).items()
         # Another file of a's, damaged: skipped line by line.
-        (media / f"{PREFIX}{a.machine.id}-0-0.jsonl").write_text(
+        (media / f"{PREFIX}{a.machine.id}-0-0-{'0' * 12}.jsonl").write_text(
             "not an event\n" + text + "x" * 100_000 + "\n"
         )
         report = sync(b, MediaTransport(media, "one"))
@@ -104,3 +116,126 @@ def test_answers_given_in_anki_are_not_carried_again(tmp_path: Path) -> None:
         a.log.add_events([later])
         assert sync(a, MediaTransport(media, "one")).sent == 0
         assert len(files(media, a.machine.id)) == 1
+
+
+def test_only_regular_files_under_their_exact_names_are_read(tmp_path: Path) -> None:
+    """A link is never followed (it could lead out of the media folder, to any file); a name
+    that is not exactly one zerodrill writes is not looked at."""
+    media, elsewhere = tmp_path / "collection.media", tmp_path / "elsewhere"
+    with graded(tmp_path / "a.db", 3) as a, Store.open(tmp_path / "b.db") as b:
+        sync(a, MediaTransport(elsewhere, "one"))
+        ((name, text),) = files(elsewhere, a.machine.id).items()
+        media.mkdir()
+        (media / name).symlink_to(elsewhere / name)
+        stem = name.removesuffix(".jsonl")
+        for odd in (
+            f"{stem}.jsonl.tmp",
+            f"{stem}.JSONL",
+            name.replace("-1-1-", "-01-1-"),
+            "x" + name,
+        ):
+            (media / odd).write_text(text)
+        report = sync(b, MediaTransport(media, "one"))
+        assert b.log.events() == []
+        assert report.warnings == (f"Anki's media file {name} cannot be read; skipped",)
+
+
+def test_a_file_larger_than_zerodrill_writes_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    media = tmp_path / "collection.media"
+    with graded(tmp_path / "a.db", 3) as a, Store.open(tmp_path / "b.db") as b:
+        sync(a, MediaTransport(media, "one"))
+        ((name, text),) = files(media, a.machine.id).items()
+        monkeypatch.setattr(media_transport, "MAX_FILE_BYTES", len(text.encode()) - 1)
+        report = sync(b, MediaTransport(media, "one"))
+        assert b.log.events() == []
+        assert report.warnings == (f"Anki's media file {name} cannot be read; skipped",)
+
+
+def test_events_under_the_same_numbers_are_another_file(tmp_path: Path) -> None:
+    """A machine relays another's events under their own numbers: a write of them is not
+    taken for the earlier write of its own under the same numbers."""
+    media = tmp_path / "collection.media"
+    with graded(tmp_path / "a.db", 3) as a, Store.open(tmp_path / "b.db") as b:
+        sync(a, MediaTransport(media, "one"))
+        (own,) = a.log.events()
+        transport = MediaTransport(media, "one")
+        transport.write(a.machine.id, [copied(own, "folder-only")], None)
+        assert len(files(media, a.machine.id)) == 2
+        sync(b, MediaTransport(media, "one"))
+        assert {e.origin for e in b.log.events()} == {a.machine.id, "folder-only"}
+
+
+def test_a_large_write_spreads_over_files_each_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    media = tmp_path / "collection.media"
+    monkeypatch.setattr(media_transport, "_WRITE_BYTES", 1)
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        for days_ago in (5, 4, 3):
+            at = datetime.now().astimezone() - timedelta(days=days_ago)
+            a.log.grade(KEY, 4, day=study_day(at), at=at)
+        assert sync(a, MediaTransport(media, "one")).sent == 3
+        assert len(files(media, a.machine.id)) == 3
+        sync(b, MediaTransport(media, "one"))
+        assert sorted(e.identity for e in b.log.events()) == sorted(
+            e.identity for e in a.log.events()
+        )
+
+
+def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
+    """Anki's media sync looks for new files only in a folder whose time, in whole seconds,
+    changed since it last looked, which may have been this very second."""
+    collection = tmp_path / "collection.anki2"
+    collection.write_bytes(b"a collection")
+    own = workcopy.media_folder(collection)
+    own.mkdir()
+    looked = int(own.stat().st_mtime)  # as Anki's media sync keeps it
+    os.utime(own, (looked, looked))
+    with workcopy.work_copy(collection) as copy:
+        new = workcopy.media_folder(copy.path)
+        new.mkdir()
+        (new / f"{PREFIX}abc-1-1-{'0' * 12}.jsonl").write_text("{}\n")
+        workcopy.put_back(copy, collection)
+    assert (own / f"{PREFIX}abc-1-1-{'0' * 12}.jsonl").is_file()
+    assert int(own.stat().st_mtime) > looked
+    # A second run in the same second: the last move set the time ahead, where Anki's sync
+    # after it looked; this move's time must be one it has not seen, or its file never goes.
+    looked = int(own.stat().st_mtime)
+    with workcopy.work_copy(collection) as copy:
+        new = workcopy.media_folder(copy.path)
+        new.mkdir()
+        (new / f"{PREFIX}abc-2-2-{'0' * 12}.jsonl").write_text("{}\n")
+        workcopy.put_back(copy, collection)
+    assert int(own.stat().st_mtime) > looked
+
+
+def test_the_dry_runs_fetch_keeps_only_files_of_events_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's zip is untrusted (peek.pull_media): a name that is not exactly a file of
+    events, or not asked for, or a file too large, is not written; nothing leaves ``into``."""
+    from zerodrill.anki_sync import peek
+
+    good, large = (f"{PREFIX}abc-{n}-{n}-{'0' * 12}.jsonl" for n in (1, 2))
+    members = {
+        "0": (good, b"{}\n"),
+        "1": ("../escaped.jsonl", b"x"),
+        "2": (f"{PREFIX}abc-3-3-{'0' * 12}.jsonl", b"not asked for"),
+        "3": (large, b"y" * 10),
+        "4": (f"{PREFIX}abc-4-4-{'0' * 12}.jsonl/../../up.jsonl", b"z"),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for inner, (_, data) in members.items():
+            archive.writestr(inner, data)
+        archive.writestr("_meta", json.dumps({k: name for k, (name, _) in members.items()}))
+    into = tmp_path / "scratch" / "collection.media"
+    monkeypatch.setattr(peek, "MAX_FILE_BYTES", 5)
+    asked = {good, large, "../escaped.jsonl", members["4"][0]}
+    sent, kept = peek._unzip(buffer.getvalue(), asked, into, "the server")
+    assert (sent, kept) == ({good, large}, 1)
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()] == [
+        f"scratch/collection.media/{good}"
+    ]

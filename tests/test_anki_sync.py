@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,15 @@ def derived_dues(store: Store) -> dict[str, object]:
     return {key: h.due for key, h in histories.items() if h.due is not None}
 
 
+def assert_cache_is_the_replay(db: Path) -> None:
+    """The store's cache after a sync is what replaying its events gives (the sync hands the
+    store the cards it replayed: :class:`zerodrill.srs.store.Replayed`)."""
+    with Store.open(db) as store:
+        cached = store.schedule.states(), store.log.entries()
+        store.schedule.rederive()
+        assert (store.schedule.states(), store.log.entries()) == cached
+
+
 def zerodrill_due(db: Path) -> dict[str, object]:
     with Store.open(db) as store:
         return dict(store.schedule.due_dates())
@@ -257,6 +266,7 @@ def test_both_sides_review_the_same_card_between_syncs(
         # Both answers are kept; the replay of all of them is the schedule.
         assert len(store.log.events()) == 3
         assert derived_dues(store) == store.schedule.due_dates()
+    assert_cache_is_the_replay(db)
     assert phone_due(phone) == zerodrill_due(db)
     # Anki's Again was first today: the terminal's later grade is that day's repeat.
     today = study_day(datetime.now().astimezone())
@@ -833,7 +843,7 @@ def test_a_sync_killed_then_run_again(
     assert phone_due(phone) == zerodrill_due(db)
 
 
-@pytest.mark.parametrize("command", [["login"], ["sync"]])
+@pytest.mark.parametrize("command", [["login"], ["sync"], ["optimize"]])
 def test_without_the_anki_package_one_line_says_what_to_install(command: list[str]) -> None:
     code = (
         "import sys\nsys.modules['anki'] = None\nfrom zerodrill.cli import main\n"
@@ -1333,6 +1343,59 @@ def test_under_fsrs_the_drill_takes_the_model_of_ankis_preset(
         assert len(data) == 2 and all('"dr":0.8' in d for d in data)
 
 
+def test_under_fsrs_a_fit_newer_than_the_preset_goes_into_it_and_a_newer_preset_wins(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """Parameters kept by 'zerodrill anki optimize' after the preset last changed are
+    written into the preset, so that the phone schedules with them; a preset changed in Anki
+    after that is taken again."""
+    from anki.collection import Collection
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from zerodrill.srs.schedulers.fsrs import PARAMETERS
+    from zerodrill.srs.settings import save_option, save_scheduler_name, saved_option
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=True)
+    with closing(Collection(str(path))) as col:
+        col.db.execute("UPDATE deck_config SET mtime_secs = mtime_secs - 86400")
+    # FSRS-5's tail (no short-term term, decay 0.5): Anki 25.2 keeps FSRS-5's 19 alone.
+    first = DEFAULT_PARAMETERS[:19]
+    fitted = (*(round(w * 1.5, 4) if n < 4 else w for n, w in enumerate(first)), 0.0, 0.5)
+    with Store.open(db) as store:
+        save_option(store, PARAMETERS, fitted, at=datetime.now(UTC) - timedelta(hours=1))
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    sync = ("anki", "sync", str(home / "decks"), "--collection", str(path))
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with closing(Collection(str(path))) as col:
+        assert preset_weights(col) == pytest.approx(fitted, rel=1e-6)
+        assert phone_due(Phone(col, None)) == zerodrill_due(db)  # type: ignore[arg-type]
+    with Store.open(db) as store:
+        assert saved_option(store, PARAMETERS) == pytest.approx(fitted, rel=1e-6)
+    # Optimized again in Anki, later: the drill takes the phone's.
+    phones = (*(round(w * 0.8, 4) if n < 4 else w for n, w in enumerate(fitted[:19])), 0.0, 0.5)
+    with closing(Collection(str(path))) as col:
+        conf = col.decks.config_dict_for_deck_id(1)  # type: ignore[arg-type]
+        key = "fsrsParams6" if "fsrsParams6" in conf else "fsrsParams5"
+        conf[key] = list(phones if key == "fsrsParams6" else phones[:19])
+        col.decks.update_config(conf)
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert saved_option(store, PARAMETERS) == pytest.approx(phones, rel=1e-6)
+    with closing(Collection(str(path))) as col:
+        assert preset_weights(col) == pytest.approx(phones, rel=1e-6)
+
+
+def preset_weights(col: Any) -> list[float]:
+    """The default preset's FSRS weights, as FSRS-6's."""
+    conf = col.decks.config_dict_for_deck_id(1)
+    return list(conf.get("fsrsParams6") or [*conf["fsrsParams5"], 0.0, 0.5])
+
+
 @pytest.mark.parametrize("fsrs_in_anki", [True, False])
 def test_fsrs_on_one_side_only_is_said_once(
     home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path, fsrs_in_anki: bool
@@ -1460,6 +1523,7 @@ def test_an_answer_given_on_the_phone_keeps_ankis_interval_ease_and_due(
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
+    assert_cache_is_the_replay(db)
     phone.sync()
     # The phone's cards are as Anki scheduled them: nothing rewrote them.
     assert {key: schedule_row(phone, key) for key in anki} == anki
@@ -1708,6 +1772,11 @@ def test_two_terminals_on_anki_sync_alone_converge_with_each_other_and_the_phone
         phone.sync()
         assert phone_due(phone) == before
     assert identities(a) == identities(b) == both
+    # The log rides in the media, one file a write: the user's note types are theirs alone.
+    phone.sync_media()
+    carried = {p.name.split("-")[1] for p in Path(phone.col.media.dir()).glob("_zerodrill-*")}
+    assert carried == {machine_of(a), machine_of(b)}
+    assert [n.name for n in phone.col.models.all_names_and_ids() if "event log" in n.name] == []
 
 
 def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_phones(
@@ -1722,11 +1791,22 @@ def test_a_terminals_card_action_is_read_by_another_as_that_terminals_not_the_ph
     act(a, S1, Action.SUSPEND)
     code, _, err = sync(capsys, home)
     assert code == 0, err
+
+    def media_state() -> object:
+        """b's folder for Anki, and the server's media (its collection, which SQLite may
+        touch when the protocol opens it, is test_a_dry_run_asks_the_server_read_only's)."""
+        on_server = folder_state(server.base / account)
+        media = {p: v for p, v in on_server.items() if not p.name.startswith("collection.")}
+        return folder_state(b.parent / "anki"), media
+
+    # The dry run fetches a's file of events from the server, and keeps it nowhere.
+    before = media_state()
     code, out, err = sync(capsys, home, "--db", str(b), "--dry-run")
     assert code == 0, err
     assert "2 from other machines would be taken in" in out
     assert "brought back" not in marks_line(out)
     assert identities(b) == []
+    assert media_state() == before
     code, out, err = sync(capsys, home, "--db", str(b))
     assert code == 0, err
     assert "2 from other machines taken in" in out
@@ -1817,3 +1897,30 @@ def test_a_folder_only_machines_events_reach_a_terminal_on_anki_sync_alone_as_it
     assert identities(a) == identities(b) == theirs
     phone.sync()
     assert zerodrill_due(a) == zerodrill_due(b) == zerodrill_due(c) == phone_due(phone)
+
+
+def test_a_terminals_undo_reaches_another_terminal_on_anki_sync_alone(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A grade, then its undo, each reach the other terminal through Anki: both withdraw it,
+    and the phone and both terminals show the card's schedule without it."""
+    a, b = _private_review_db, second_terminal(home)
+    drill(a, f"{DECK_ID}/stage-1", 4, noon(8))
+    drill(a, f"{DECK_ID}/stage-1", 3, noon(2))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    code, _, err = sync(capsys, home, "--db", str(b))
+    assert code == 0, err
+    assert zerodrill_due(b) == zerodrill_due(a)
+    with Store.open(a) as store:
+        last = [e for e in store.log.events() if e.key == f"{DECK_ID}/stage-1"][-1]
+        store.log.undo(last.identity, at=datetime.now().astimezone())
+    for db in (a, b):
+        code, _, err = sync(capsys, home, "--db", str(db))
+        assert code == 0, err
+    phone.sync()
+    expected = {f"{DECK_ID}/stage-1": noon(8).date() + timedelta(days=1)}
+    assert zerodrill_due(a) == expected
+    assert zerodrill_due(b) == expected
+    assert phone_due(phone) == expected
+    assert identities(a) == identities(b)

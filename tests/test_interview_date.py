@@ -25,11 +25,12 @@ from zerodrill.deck.model import Deck
 from zerodrill.paths import bundled_decks_dir
 from zerodrill.srs.card_actions import Action
 from zerodrill.srs.days import study_day
-from zerodrill.srs.grades import Grade
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import ANKI_LAYOUT, Grade
 from zerodrill.srs.interview_plan import Plan, parse_interview, plan_for, plan_text
 from zerodrill.srs.queue import items_of
 from zerodrill.srs.review_stats import compute_stats, render_text
-from zerodrill.srs.schedulers import scheduler_named
+from zerodrill.srs.schedulers import AnkiDecision, scheduler_named
 from zerodrill.srs.schedulers.interview_cap import CappedCard, InterviewCap
 from zerodrill.srs.schedulers.protocol import When, outcomes
 from zerodrill.srs.settings import INTERVIEW, chosen_scheduler, save_interview, saved_interview
@@ -236,6 +237,30 @@ def test_the_cap_names_its_date_so_a_new_date_derives_every_card_again(store: St
     store.scheduler = chosen_scheduler(store, "sm2", interview=TODAY + days(5))
     assert store.schedule.due_dates() == {"d/a": TODAY + days(4)}
     assert isinstance(chosen_scheduler(store, "sm2"), type(scheduler_named("sm2")))
+
+
+@pytest.mark.parametrize("name", ["sm2", "fsrs"])
+def test_an_answer_given_in_anki_keeps_ankis_due_and_the_next_drill_grade_is_capped(
+    store: Store, name: str
+) -> None:
+    """The phone knows no interview date: capped in the drill only, the card would be due on
+    one day there and another on the phone. So Anki's decision stands, however it is derived."""
+    interview = TODAY + days(5)
+    store.scheduler = chosen_scheduler(store, name, interview=interview)
+    store.log.grade("d/a", 4, day=TODAY, at=MORNING)
+    at = MORNING + days(1)
+    decided = AnkiDecision(20, 2500, stability=20.0, difficulty=5.0)
+    phone = ReviewEvent(
+        "anki", 1, "d/a", at, at.date(), Grade.GOOD, buttons=ANKI_LAYOUT, decided=decided
+    )
+    store.log.add_events([phone])  # the cache's update of one answer
+    assert store.schedule.due_dates() == {"d/a": TODAY + days(21)}
+    store.scheduler = chosen_scheduler(store, name, interview=interview + days(1))
+    store.scheduler = chosen_scheduler(store, name, interview=interview)  # derived again
+    assert store.schedule.due_dates() == {"d/a": TODAY + days(21)}
+    # The next grade is the drill's: capped to the day before the interview.
+    store.log.grade("d/a", 4, day=TODAY + days(2), at=MORNING + days(2))
+    assert store.schedule.due_dates() == {"d/a": interview - days(1)}
 
 
 def test_sm2_forecasts_no_recall_under_a_cap_and_fsrs_does(store: Store) -> None:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from datetime import date
+from contextlib import closing
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from cli_support import run_cli
 
-from zerodrill.srs.card_actions import Action, CardMarks
+from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
 from zerodrill.srs.store import SCHEMA_VERSION, Store
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import read_log
@@ -145,3 +146,89 @@ def test_listing_what_is_suspended_reads_a_schema_4_database_without_migrating_i
     code, out, _ = run_cli(capsys, "unsuspend", "--db", str(db))
     assert code == 0 and out.splitlines()[:2] == ["zero/stage-1", "zero/stage-4"]
     assert db.read_bytes() == before
+
+
+def schema_7(path: Path) -> None:
+    """The schema 4 database brought to schema 7 by the migrations that shipped, as the
+    zerodrill before Set Due Date and Forget joined the log left it, with an answer given in
+    Anki and its decision."""
+    from zerodrill.srs.store.migrations import MIGRATIONS, _statements, add_functions
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        add_functions(conn)
+        conn.execute("BEGIN IMMEDIATE")
+        for step in range(4, 7):
+            migration = MIGRATIONS[step]
+            if callable(migration):
+                migration(conn)
+            else:
+                for statement in _statements(migration):
+                    conn.execute(statement)
+        conn.execute(
+            "INSERT INTO event (origin, seq, key, at, at_us, day, grade, buttons, decided) "
+            "VALUES ('anki', 1735732800000, 'zero/stage-2', '2025-01-01T12:00:00+00:00', "
+            "1735732800000000, '2025-01-01', 4, 4, '{\"ivl\":4,\"factor\":2500}')"
+        )
+        conn.execute("PRAGMA user_version = 7")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def every_event(path: Path) -> list[tuple[object, ...]]:
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT * FROM event ORDER BY id").fetchall()
+
+
+def test_a_schema_7_database_takes_set_due_and_forget_keeping_every_event(
+    tmp_path: Path,
+) -> None:
+    """Schema 8 widens the action column's CHECK (Anki's Set Due Date and Forget), which
+    SQLite changes only by making the table again: every row stays as it was, id and all, and
+    the log stays append-only."""
+    from zerodrill.srs.schedulers.decision import AnkiDecision
+
+    db = tmp_path / "reviews.db"
+    shutil.copyfile(V4_DATABASE, db)
+    schema_7(db)
+    before = every_event(db)
+    with Store.open(db) as store:
+        marks = store.actions.marks()
+        set_on = DAY + timedelta(days=1)
+        store.log.add_events(
+            [
+                CardActionEvent(
+                    "anki",
+                    1,
+                    "zero/stage-2",
+                    datetime(2025, 1, 2, 12, tzinfo=UTC),
+                    set_on,
+                    Action.SET_DUE,
+                    decided=AnkiDecision(4, 2500, due_days=9),
+                ),
+                CardActionEvent(
+                    "anki",
+                    2,
+                    "zero/stage-1",
+                    datetime(2025, 1, 2, 12, tzinfo=UTC),
+                    set_on,
+                    Action.FORGET,
+                ),
+            ],
+            now=datetime(2025, 1, 3, tzinfo=UTC),
+        )
+        dues = store.schedule.due_dates()
+        assert dues["zero/stage-2"] == set_on + timedelta(days=9)
+        assert "zero/stage-1" not in dues
+        assert store.actions.marks() == marks == MARKS
+    assert every_event(db)[: len(before)] == before
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            conn.execute("DELETE FROM event WHERE id = 1")
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(
+                "INSERT INTO event (origin, seq, key, at, at_us, day, action) "
+                "SELECT origin, seq, key, at, at_us, day, 'suspend' FROM event LIMIT 1"
+            )

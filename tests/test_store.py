@@ -22,7 +22,8 @@ from srs_support import ReviewKind, kind, reference_states, sm2_states
 from zerodrill.srs import sm2_formula as sm2
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import Grade
-from zerodrill.srs.schedulers.protocol import When
+from zerodrill.srs.projections import schedule
+from zerodrill.srs.schedulers.protocol import When, replay
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.sitting import record_grade
 from zerodrill.srs.sm2_formula import Sm2State
@@ -30,10 +31,12 @@ from zerodrill.srs.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     NotInEffect,
+    Replayed,
     ReviewCounts,
     Store,
     StoreError,
     UndoConflict,
+    derive,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -567,6 +570,66 @@ def test_sync_positions_are_kept_and_a_database_gains_their_table_only_when_one_
         s.sync.save("folder:/z", new, {"m1": ("r1", "e1")}, [])
         assert s.sync.saved("folder:/x", old) == s.sync.saved("folder:/y", old) == {}
         assert s.sync.saved("folder:/z", new) == {"m1": ("r1", "e1")}
+
+
+def test_the_log_read_for_a_few_cards_or_as_times_and_grades(store: Store) -> None:
+    """events_of, numbers and graded (anki sync's reads): what events() says, narrowed."""
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    later = at + timedelta(days=1)
+    made = [
+        ReviewEvent("m1", 1, "d/a", later, DAY + timedelta(1), Grade.GOOD),
+        ReviewEvent("m1", 2, "d/a", at, DAY, Grade.WRONG),
+        ReviewEvent("m1", 3, "d/b", at, DAY, Grade.HARD),
+        ReviewEvent("m1", 4, "d/b", at, DAY, None, ("m1", 3)),
+        ReviewEvent("anki", 1735722000000, "d/a", at, DAY, Grade.PERFECT),
+        ReviewEvent("m1", 5, "d/c", at, DAY, Grade.GOOD),
+    ]
+    store.log.add_events(made)
+    every = store.log.events()
+    assert store.log.events_of(["d/a", "d/b"]) == [e for e in every if e.key != "d/c"]
+    assert store.log.events_of([]) == []
+    assert store.log.numbers("anki") == {1735722000000}
+    assert store.log.numbers("m1") == {1, 2, 3, 4, 5}
+    # In effect (d/b's grade undone), not Anki's, in the replay's order (by day and time).
+    assert store.log.graded(not_of="anki") == {
+        "d/a": [(at, Grade.WRONG), (later, Grade.GOOD)],
+        "d/c": [(at, Grade.GOOD)],
+    }
+
+
+def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(
+    store: Store, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """add_events(replayed=...) (anki sync's replay, handed over): taken as it is when the
+    card's grades in effect are exactly those it names under the cache's scheduler; else the
+    card is replayed from its events, as ever."""
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    first = ReviewEvent("m1", 1, "d/a", at, DAY, Grade.GOOD)
+    second = ReviewEvent("m1", 2, "d/a", at + timedelta(days=1), DAY + timedelta(1), Grade.WRONG)
+    scheduler = store.scheduler
+    fingerprint = schedule(scheduler).fingerprint
+    only_first, effects = replay(scheduler, [(first.grade, first.day, first.at)])
+    assert first.grade is not None
+    # Naming one grade of the two, or another scheduler's cache: replayed.
+    for handed in (
+        Replayed(fingerprint, (first.identity,), only_first, tuple(effects)),
+        Replayed("fsrs", (first.identity, second.identity), only_first, (*effects, *effects)),
+    ):
+        with Store.open(db.with_name(f"other-{handed.fingerprint}.db")) as other:
+            other.log.add_events([first, second], replayed={"d/a": handed})
+            assert other.schedule.state("d/a") != only_first
+            assert other.schedule.state("d/a").due == DAY + timedelta(2)
+    # Exactly its grades: taken, with no replay.
+    both = [(e.grade, e.day, e.at) for e in (first, second) if e.grade is not None]
+    state, effects = replay(scheduler, both)
+    handed = Replayed(fingerprint, (first.identity, second.identity), state, tuple(effects))
+
+    def no_replay(*args: object) -> None:
+        raise AssertionError("replayed again")
+
+    monkeypatch.setattr(derive, "replay_card", no_replay)
+    store.log.add_events([first, second], replayed={"d/a": handed})
+    assert store.schedule.state("d/a") == state
 
 
 def test_the_events_outside_the_runs_a_transport_carries_are_found_by_range(

@@ -18,8 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tui_support import Clock, tui_decks
 
-from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, replay
+from zerodrill.srs.card_actions import (
+    SCHEDULE_ACTIONS,
+    Action,
+    CardActionEvent,
+    CardMarks,
+    replay,
+)
 from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.sitting import Session
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.actions import NothingToUndo
@@ -217,7 +224,8 @@ def test_an_action_line_round_trips_and_old_files_still_read(folder: Path) -> No
 
 @settings(max_examples=200, deadline=None)
 @given(
-    action=st.sampled_from(list(Action)),
+    # A setting is no card's (tests/test_setting_events.py).
+    action=st.sampled_from([a for a in Action if a is not Action.SETTING]),
     flag=st.integers(0, 7),
     seq=st.integers(1, 2**63 - 1),
     when=st.datetimes(
@@ -232,8 +240,18 @@ def test_every_action_a_machine_may_write_reads_back_as_itself(
     # With its UTC offset, as a drill's clock gives it (datetime.now().astimezone()): a
     # zoneinfo time in a fold compares unequal to the same instant in any other zone.
     when = when.astimezone(timezone(when.utcoffset() or timedelta(0)))
+    # A due date set in Anki says what was set (what every machine's replay takes).
+    decided = AnkiDecision(3, 2500, due_days=4) if action is Action.SET_DUE else None
     event = CardActionEvent(
-        origin, seq, FIRST, when, when.date(), action, flag if action is Action.FLAG else 0, undoes
+        origin,
+        seq,
+        FIRST,
+        when,
+        when.date(),
+        action,
+        flag if action is Action.FLAG else 0,
+        undoes,
+        decided=decided,
     )
     assert unfit(event) is None
     read = parse_line(event.to_json())
@@ -439,7 +457,11 @@ def test_a_database_restored_from_a_backup_renumbers_its_card_actions_too(
 # -- property: any order of actions, undos and syncs converges -------------------------------
 
 KEYS = ("zero-tui/stage-key#c1", "zero-tui/fsdp", "zero-tui/offload")
-ACTIONS = [a for a in Action if a not in (Action.UNDO, Action.BRING_FORWARD)]
+ACTIONS = [
+    a
+    for a in Action
+    if a not in (Action.UNDO, Action.BRING_FORWARD, Action.SETTING, *SCHEDULE_ACTIONS)
+]
 Step = st.one_of(
     st.tuples(
         st.just("act"), st.integers(0, 2), st.sampled_from(KEYS), st.sampled_from(ACTIONS),

@@ -144,7 +144,7 @@ def test_a_vanished_file_reads_as_empty(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "change, says",
     [
-        ({"kind": "forget"}, "kind"),
+        ({"kind": "reschedule"}, "kind"),
         ({"key": ""}, "key"),
         ({"at": "2025-03-10T12:00:00"}, "UTC offset"),
         ({"day": "March"}, "ISO"),

@@ -9,15 +9,22 @@ phone, which has synced them once. Then the terminal adds :data:`NEW` events (a 
 answers) and syncs up, and the phone syncs down: timed, and the bytes on the wire counted,
 for each carrier side by side:
 
-- ``note type``: today's carrier (:mod:`zerodrill.anki_sync.collection_transport`): the
-  whole log in one note type's styling, which Anki sends whole at every change;
-- ``media files``: :mod:`zerodrill.anki_sync.media_transport`: one immutable file per write
-  in the media folder (Anki's media sync sends only files it has not sent);
+- ``anki sync``: the wired path, ``zerodrill anki sync`` itself (:mod:`zerodrill.anki_sync.run`)
+  on a review store of the repository's decks, whose EVENTS events came from a folder-only
+  machine (so the terminal carries them all): its syncs of the collection and the media, and
+  everything else it does (the new answers written to Anki's revlog, their cards
+  rescheduled); then the phone's syncs of both;
+- ``media files``: the carrier alone (:mod:`zerodrill.anki_sync.media_transport`): one
+  immutable file per write in the media folder, which Anki's media sync sends only once;
 - the floor: Anki's own sync of the same :data:`NEW` answers as revlog rows.
+
+(The note type each machine's log rode in before, ``collection_transport.py``, is gone: it
+sent the whole log at every change; its figures are in tests/bench/RESULTS.md.)
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import tempfile
@@ -36,12 +43,16 @@ import anki.collection  # noqa: E402, F401  (Anki's modules import in this order
 from anki.collection import Collection  # noqa: E402
 from anki_sync_support import PASSWORD, Phone, SyncServer  # noqa: E402
 
+from zerodrill.anki_sync import login  # noqa: E402
+from zerodrill.anki_sync import run as anki_sync  # noqa: E402
 from zerodrill.anki_sync.backend import insert_rows  # noqa: E402
-from zerodrill.anki_sync.collection_transport import CollectionTransport  # noqa: E402
 from zerodrill.anki_sync.media_transport import MediaTransport  # noqa: E402
+from zerodrill.cli.common import load_decks, usable_decks  # noqa: E402
+from zerodrill.cli.import_progress import note_keys  # noqa: E402
 from zerodrill.srs.days import study_day  # noqa: E402
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
+from zerodrill.srs.store import Store  # noqa: E402
 
 #: The events added between two syncs: a day's answers.
 NEW = 100
@@ -101,21 +112,16 @@ class CountingProxy:
         self.listener.close()
 
 
-def _events(first: int, count: int) -> list[ReviewEvent]:
+def _events(first: int, count: int, keys: list[str] | None = None) -> list[ReviewEvent]:
+    """``count`` answers numbered from ``first``, a minute apart up to now, on ``keys`` in
+    turn (made-up keys without)."""
     now = datetime.now(UTC)
     out = []
     for seq in range(first, first + count):
         at = (now - timedelta(minutes=count - seq + first)).astimezone()
-        key = f"zero-deck/card-{seq % 500}"
+        key = keys[seq % len(keys)] if keys else f"zero-deck/card-{seq % 500}"
         out.append(ReviewEvent(MACHINE, seq, key, at, study_day(at), Grade(4), None, 8000))
     return out
-
-
-def _note_type(col: Collection, first: int, count: int) -> None:
-    transport = CollectionTransport(col, "bench")
-    transport.write(MACHINE, _events(first, count), None)
-    assert col.db is not None
-    col.db.execute("UPDATE col SET mod = ?", int(time.time() * 1000))
 
 
 def _media(col: Collection, first: int, count: int) -> None:
@@ -140,9 +146,52 @@ def _both_sync(terminal: Phone, phone: Phone, media: bool) -> None:
         phone.sync_media()
 
 
+def _wired(root: Path, events: int) -> dict[str, float]:
+    """``zerodrill anki sync`` on a store of ``events`` answers, :data:`NEW` more, and the
+    phone's syncs."""
+    os.environ["ZERODRILL_CACHE_DIR"] = str(root / "deck-cache")
+    decks = usable_decks(load_decks([]))
+    notes = note_keys(decks)
+    keys = [key for ords in notes.values() for key in ords.values()]
+    (root / "base").mkdir()
+    server = SyncServer(root / "base")
+    proxy = CountingProxy(server.port)
+    try:
+        user = server.account()
+        phone = Phone(*_login(root / "phone", proxy.url, user))
+        try:
+            phone.add_own_note("the phone's own note")
+            phone.sync()
+            key = login.HostKey(proxy.url, phone.auth.hkey)
+            folder = root / "terminal" / "anki"
+            folder.mkdir(parents=True)
+            target = anki_sync.Target(anki_sync.cache_for(folder, key), key)
+            manifest = folder / "decks.manifest.json"
+            with Store.open(root / "terminal" / "reviews.db") as store:
+                store.log.add_events(_events(1, events, keys))
+                anki_sync.sync(target, decks, notes, store, manifest, full_upload=True)
+                phone.sync()
+                phone.sync_media()
+                store.log.add_events(_events(events + 1, NEW, keys))
+                proxy.reset()
+                start = time.perf_counter()
+                moved = anki_sync.sync(target, decks, notes, store, manifest)
+                phone.sync()
+                phone.sync_media()
+                ms = (time.perf_counter() - start) * 1000
+            assert moved.events_sent == NEW, moved
+            return {"ms": ms, "up": proxy.up, "down": proxy.down}
+        finally:
+            phone.close()
+    finally:
+        proxy.close()
+        server.stop()
+
+
 def _one(root: Path, carrier: str, events: int) -> dict[str, float]:
+    if carrier == "anki sync":
+        return _wired(root, events)
     writes: dict[str, Callable[[Collection, int, int], None]] = {
-        "note type": _note_type,
         "media files": _media,
         "Anki's revlog": _revlog,
     }
@@ -184,7 +233,7 @@ def _login(folder: Path, url: str, user: str) -> tuple[Collection, object]:
 
 
 #: Each carrier's name, and the slug of its figures in :func:`run`'s result.
-CARRIERS = {"note type": "note_type", "media files": "media", "Anki's revlog": "revlog"}
+CARRIERS = {"anki sync": "wired", "media files": "media", "Anki's revlog": "revlog"}
 
 
 def run(events: int = 10_000) -> dict[str, float]:

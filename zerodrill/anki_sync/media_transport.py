@@ -1,52 +1,63 @@
-"""The collection's media folder as a transport of the event stream
-(:mod:`zerodrill.srs.sync.transport`), meant to replace the note type of
-:mod:`.collection_transport` (not yet used by ``anki sync``).
+"""The collection's media folder as ``anki sync``'s transport of the event stream
+(:mod:`zerodrill.srs.sync.transport`): every machine's grades, undos and card actions, with
+their identity, so that terminals on ``anki sync`` alone converge with each other, the phone
+and the machines on a folder.
 
-Why media: a note type travels whole, so every sync sends a machine's whole log again (0.5 MB
-each way for 10^5 events, ``tests/bench/bench_anki_stream.py``), and the user sees it in the
-note-type list. Anki's media sync (AnkiWeb's by the same protocol) sends a file once, to every
-device; Check Media never calls a file whose name starts with ``_`` unused, and no note
-refers to these, so the user never meets them.
+Why media: Anki's media sync (AnkiWeb's by the same protocol) sends a file once, to every
+device, where a note type would travel whole at every change (0.5 MB each way for 10^5
+events, ``tests/bench/bench_anki_stream.py``) and show in the user's note-type list. Check
+Media never calls a file whose name starts with ``_`` unused, and no note refers to these,
+so the user never meets them. The run syncs the media at its start, so that the other
+machines' files are there to read, and again at its end (:mod:`.run`, :mod:`.server`); the
+dry run fetches the server's files read-only (:mod:`.peek`).
 
 Each write is a file of its own that never changes: ``_zerodrill-<machine>-<first seq>-<last
-seq>.jsonl``, one event a line as the folder's log files hold them
-(:mod:`zerodrill.srs.sync.wire`). An origin's log is its files in the order of their numbers.
-A position is ``<files read>:<digest of their names>``: files being immutable, a position
-whose files are no longer the first ones (one deleted, or an older one arrived late) reads
-the origin from its start; the store takes each event once, by identity. A file is
-untrusted like any log file: a line that is not an event is skipped, with one warning. A file
-may hold other machines' events: those its machine relays (had from a folder).
+seq>-<digest>.jsonl``, one event a line as the folder's log files hold them
+(:mod:`zerodrill.srs.sync.wire`), the digest that of its bytes (the same events, the same
+file; others under the same numbers, another). A file may hold other machines' events: those
+its machine relays (had from a folder). A write larger than :data:`_WRITE_BYTES` is split
+over several files. An origin's log is its files in the order of their numbers. A position is
+``<files read>:<digest of their names>``: files being immutable, a position whose files are
+no longer the first ones (one deleted, an older one arrived late) reads the origin from its
+start; the store takes each event once, by identity.
 
-Left before ``anki sync`` uses it (tried: the stream tests of tests/test_anki_sync.py pass
-but the dry run's): the run's first server sync also syncs the media, so that other
-machines' files are there to read; ``workcopy.put_back`` gives the media folder a later time
-when it moves a file in (Anki's media sync looks for new files only in a folder whose time,
-in whole seconds, changed since its last look, which may be this very second); and the dry
-run's read-only look at the server (:mod:`.peek`) fetches the ``_zerodrill-`` files the
-server has after the collection's last media sync, through the media protocol.
+A file is untrusted like any log file: only a name of exactly that form is read, only a
+regular file (never through a link, which could lead out of the folder), at most
+:data:`MAX_FILE_BYTES`; a line that is not an event is skipped alone, with one warning.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from zerodrill.atomic_write import write_atomic
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
-from zerodrill.srs.sync.logfile import MAX_LINE_CHARS
+from zerodrill.srs.sync.logfile import MAX_LINE_CHARS, open_regular
 from zerodrill.srs.sync.transport import Event, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
 from zerodrill.words import plural
 
 PREFIX = "_zerodrill-"
+_NUMBER = r"(?:0|[1-9][0-9]{0,18})"
 _NAME_RE = re.compile(
-    rf"{PREFIX}(?P<origin>{ORIGIN_RE.pattern})-(?P<first>[0-9]{{1,19}})-(?P<last>[0-9]{{1,19}})"
-    r"\.jsonl"
+    rf"{PREFIX}(?P<origin>{ORIGIN_RE.pattern})-(?P<first>{_NUMBER})-(?P<last>{_NUMBER})"
+    r"-[0-9a-f]{12}\.jsonl"
 )
-#: A file larger than this is not one zerodrill wrote (a write is one run's events).
+#: A file larger than this is not one zerodrill wrote (it writes at most :data:`_WRITE_BYTES`
+#: of events a file, and a line is at most :data:`MAX_LINE_CHARS`).
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: What one file of a write holds at most: far below the largest file Anki's media sync sends
+#: (100 MB), and a machine's whole log, the first time, spreads over a few.
+_WRITE_BYTES = 8 * 1024 * 1024
+
+
+def is_event_file(name: str) -> bool:
+    """Whether ``name`` is that of a file of events (:data:`PREFIX`), exactly."""
+    return _NAME_RE.fullmatch(name) is not None
 
 
 class MediaTransport:
@@ -62,8 +73,6 @@ class MediaTransport:
         # Answers given in Anki are in its revlog, which every terminal reads, under the same
         # identity: carried twice, they would double a log the size of the user's history.
         self.native = frozenset({ANKI_ORIGIN})
-        #: Whether a write added a file (Anki's media sync then has something to send).
-        self.changed = False
 
     def origins(self) -> list[str]:
         return sorted({origin for origin, _, _ in self._files().values()})
@@ -78,11 +87,8 @@ class MediaTransport:
         bad = 0
         unreadable: list[str] = []
         for name in names[reached or 0 :]:
-            path = self._path(name)
             try:
-                if path.stat().st_size > MAX_FILE_BYTES:
-                    raise OSError("too large")
-                text = path.read_bytes().decode("utf-8", errors="replace")
+                text = self._read(name)
             except OSError:
                 unreadable.append(name)
                 continue
@@ -109,27 +115,27 @@ class MediaTransport:
             return position
         names = self._names(origin)
         just_read = _reached(names, position) == len(names)
-        seqs = [event.seq for event in events]
-        name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}.jsonl"
-        if name not in names:  # the same numbers are the same events: written once
-            text = "".join(event.to_json() + "\n" for event in events)
-            write_atomic(self.folder / name, text.encode("utf-8"), make_folder=True)
-            self.changed = True
-            names = self._names(origin)
+        for part in _parts(events):
+            data = "".join(line for _, line in part).encode("utf-8")
+            seqs = [seq for seq, _ in part]
+            digest = hashlib.sha256(data).hexdigest()[:12]
+            name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}-{digest}.jsonl"
+            if name not in names:  # the same events: written once
+                write_atomic(self.folder / name, data, make_folder=True)
+        names = self._names(origin)
         return _position(names) if just_read else position
 
     def _files(self) -> dict[str, tuple[str, int, int]]:
         found: dict[str, tuple[str, int, int]] = {}
         for folder in self.folders:
             try:
-                entries = list(folder.iterdir())
+                entries = os.listdir(folder)
             except OSError:
                 continue
-            for path in entries:
-                match = _NAME_RE.fullmatch(path.name)
-                if match and path.name not in found:
-                    origin, first, last = match["origin"], match["first"], match["last"]
-                    found[path.name] = (origin, int(first), int(last))
+            for name in entries:
+                match = _NAME_RE.fullmatch(name)
+                if match and name not in found:
+                    found[name] = (match["origin"], int(match["first"]), int(match["last"]))
         return found
 
     def _names(self, origin: str) -> list[str]:
@@ -138,11 +144,36 @@ class MediaTransport:
         mine = [name for name, (o, _, _) in files.items() if o == origin]
         return sorted(mine, key=lambda name: (files[name][1], files[name][2], name))
 
-    def _path(self, name: str) -> Path:
+    def _read(self, name: str) -> str:
+        """The text of the file ``name`` in the first folder that has it. ``OSError`` if it
+        is not a regular file (a link, a folder...), is too large, or cannot be read."""
         for folder in self.folders:
-            if (folder / name).is_file():
-                return folder / name
-        return self.folder / name
+            try:
+                fd = open_regular(folder / name, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            with os.fdopen(fd, "rb") as file:
+                data = file.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise OSError("too large")
+            return data.decode("utf-8", errors="replace")
+        raise FileNotFoundError(name)
+
+
+def _parts(events: Sequence[Event]) -> Iterator[list[tuple[int, str]]]:
+    """``events`` as lines, in runs of at most :data:`_WRITE_BYTES`, each with its number."""
+    part: list[tuple[int, str]] = []
+    size = 0
+    for event in events:
+        line = event.to_json() + "\n"
+        length = len(line.encode("utf-8"))
+        if part and size + length > _WRITE_BYTES:
+            yield part
+            part, size = [], 0
+        part.append((event.seq, line))
+        size += length
+    if part:
+        yield part
 
 
 def _position(names: Sequence[str]) -> str:

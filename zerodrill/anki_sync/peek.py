@@ -8,26 +8,39 @@ only, sends none of the copy's, and always ends with ``abort``: the server keeps
 the visit, not even a new modification time. The changes are merged into the dry run's
 scratch copy as Anki's client merges them (a card or note changed on both sides since the last
 sync is the newer one), so that the rest of the run counts what a real sync would move.
-Deck and config changes are left out, and note types but those that carry the machines'
-events (:mod:`.collection_transport`): zerodrill reads none of them.
+Deck, config and note type changes are left out: zerodrill reads none of them.
+
+The other machines' files of events (:mod:`.media_transport`) are fetched read-only too,
+through Anki's media protocol, asking only for what changes nothing on the server (its
+media's number, the list of its changes since the collection's media last synced, the files):
+those the collection's media lack go into the scratch copy's media, never the user's, each
+checked as any file of events is (its exact name, its size).
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import secrets
+import sqlite3
 import sys
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import msgspec
 
 from zerodrill.anki_sync.backend import AnkiSyncError, Value, db, insert_rows
 from zerodrill.anki_sync.login import HostKey
+from zerodrill.anki_sync.media_transport import MAX_FILE_BYTES, is_event_file
 from zerodrill.anki_sync.server import where
+from zerodrill.anki_sync.workcopy import media_folder
+from zerodrill.atomic_write import write_atomic
 
 if TYPE_CHECKING:
     from anki.collection import Collection
@@ -38,6 +51,10 @@ _ANKIWEB = "https://sync.ankiweb.net/"
 _TIMEOUT_S = 60
 #: The most a reply may decompress to: the server's own ceiling for a payload (300 MB).
 _MAX_REPLY = 300 * 1024 * 1024
+#: The files the media protocol sends in one zip at most (Anki's own client asks for as many).
+_FILES_IN_ZIP = 25
+#: The most a zip's list of names may be: 25 names (the server's own ceiling is 50 kB).
+_MAX_META_BYTES = 64 * 1024
 
 T = TypeVar("T")
 
@@ -72,9 +89,22 @@ class _Chunk(msgspec.Struct):
 
 
 class _Changes(msgspec.Struct):
-    """The server's changes that are not chunked: of them, zerodrill reads note types only."""
+    """The server's changes that are not chunked: zerodrill reads none of them."""
 
-    models: list[dict[str, Any]] = []
+
+class _MediaBegin(msgspec.Struct):
+    usn: int
+
+
+class _MediaReply(msgspec.Struct):
+    """A media call's reply: what it holds, or why not."""
+
+    data: msgspec.Raw = msgspec.Raw(b"null")
+    err: str = ""
+
+
+#: A change of the server's media: the file's name, its number, its SHA-1 ("" once deleted).
+MediaChange = tuple[str, int, str]
 
 
 class Pulled(msgspec.Struct, frozen=True):
@@ -114,11 +144,30 @@ class _Client:
         self.client_version = f"anki,{version} (zerodrill),{_platform()}"
 
     def call(self, method: str, body: object, into: type[T]) -> T:
+        return self.decoded(self.fetch(f"sync/{method}", body), into)
+
+    def decoded(self, data: bytes, into: type[T]) -> T:
+        try:
+            return msgspec.json.decode(data or b"null", type=into)
+        except msgspec.ValidationError as exc:
+            raise AnkiSyncError(
+                f"{self.server} sent a reply Anki's protocol has not: {exc}"
+            ) from None
+
+    def media(self, method: str, body: object, into: type[T]) -> T:
+        """A call of the media protocol, whose replies are wrapped with an error text."""
+        reply = self.decoded(self.fetch(f"msync/{method}", body), _MediaReply)
+        if reply.err:
+            raise AnkiSyncError(f"{self.server} refused to list its media: {reply.err[:200]}")
+        return self.decoded(reply.data, into)
+
+    def fetch(self, path: str, body: object) -> bytes:
+        """The reply to ``body`` sent to ``path`` under the endpoint, decompressed."""
         import zstandard
 
         header = {"v": _VERSION, "k": self.hkey, "c": self.client_version, "s": self.session}
         request = urllib.request.Request(
-            f"{self.endpoint}sync/{method}",
+            f"{self.endpoint}{path}",
             data=zstandard.ZstdCompressor().compress(json.dumps(body).encode()),
             headers={"anki-sync": json.dumps(header), "Content-Type": "application/octet-stream"},
         )
@@ -127,10 +176,10 @@ class _Client:
                 with zstandard.ZstdDecompressor().stream_reader(reply) as raw:
                     data = _read_capped(raw)
         except urllib.error.HTTPError as exc:
-            if exc.code == 308 and method == "meta" and exc.headers.get("Location"):
+            if exc.code == 308 and path == "sync/meta" and exc.headers.get("Location"):
                 # AnkiWeb moved the account: asked there, not kept (a dry run saves nothing).
                 self.endpoint = str(exc.headers["Location"])
-                return self.call(method, body, into)
+                return self.fetch(path, body)
             if exc.code == 403:
                 raise AnkiSyncError(
                     f"{self.server} no longer accepts zerodrill's login (it expired or the "
@@ -148,12 +197,7 @@ class _Client:
             ) from None
         if data is None:
             raise AnkiSyncError(f"{self.server} sent more than a sync reply holds")
-        try:
-            return msgspec.json.decode(data or b"null", type=into)
-        except msgspec.ValidationError as exc:
-            raise AnkiSyncError(
-                f"{self.server} sent a reply Anki's protocol has not: {exc}"
-            ) from None
+        return data
 
     @contextmanager
     def session_open(self, usn: int, local_is_newer: bool) -> Iterator[_Graves]:
@@ -181,37 +225,95 @@ def pull(col: Collection, key: HostKey) -> Pulled:
     with client.session_open(usn, mod > meta.mod) as graves:
         # The copy's own changes are not sent: the server's come back all the same.
         none: dict[str, list[Any]] = {"models": [], "decks": [[], []], "tags": []}
-        changes = client.call("applyChanges", {"changes": none}, _Changes)
+        client.call("applyChanges", {"changes": none}, _Changes)
         while True:
             chunk = client.call("chunk", {}, _Chunk)
             chunks.append(chunk)
             if chunk.done:
                 break
-    _merge_logs(col, changes.models)
     return _merge(col, graves, chunks)
 
 
-def _merge_logs(col: Collection, models: Sequence[dict[str, Any]]) -> None:
-    """The machines' logs (:mod:`.collection_transport`) among the server's note types, into
-    the copy: each one's styling, where the server's is the newer."""
-    from zerodrill.anki_sync.collection_transport import PREFIX
+def pull_media(key: HostKey, collection: Path, into: Path) -> int:
+    """Fetch into ``into`` (a dry run's scratch copy's media folder) the files of events
+    (:mod:`.media_transport`) the server holds that ``collection``'s media lack; how many.
+    The server is only asked; ``collection`` and its media are only read."""
+    client = _Client(key)
+    begin = client.media("begin", {"v": client.client_version}, _MediaBegin)
+    usn = _media_usn(collection)
+    own = media_folder(collection)
+    wanted: dict[str, None] = {}
+    while usn < begin.usn:
+        changes = client.media("mediaChanges", {"lastUsn": usn}, list[MediaChange])
+        if not changes or changes[-1][1] <= usn:
+            break  # the end, or a server that counts backwards: not asked again
+        usn = changes[-1][1]
+        for name, _, sha1 in changes:
+            if sha1 and is_event_file(name) and not os.path.lexists(own / name):
+                wanted[name] = None
+            else:
+                wanted.pop(name, None)
+    pending, fetched = list(wanted), 0
+    while pending:
+        # A server may send fewer files than asked (AnkiWeb caps a zip's size): the rest are
+        # asked again, as Anki's own client does.
+        batch = pending[:_FILES_IN_ZIP]
+        zipped = client.fetch("msync/downloadFiles", {"files": batch})
+        sent, kept = _unzip(zipped, set(batch), into, client.server)
+        if not sent:
+            break  # none of them: not asked again
+        fetched += kept
+        pending = [name for name in pending if name not in sent]
+    return fetched
 
-    for model in models:
-        name, css = model.get("name"), model.get("css")
-        if not (isinstance(name, str) and name.startswith(PREFIX) and isinstance(css, str)):
-            continue
-        mine = col.models.by_name(name)
-        if mine is None:
-            new = col.models.new(name)
-            col.models.add_field(new, col.models.new_field("Log"))
-            template = col.models.new_template("Log")
-            template["qfmt"] = template["afmt"] = "{{Log}}"
-            col.models.add_template(new, template)
-            new["css"] = css
-            col.models.add_dict(new)
-        elif int(mine.get("mod", 0)) < int(model.get("mod", 0)):
-            mine["css"] = css
-            col.models.update_dict(mine)
+
+def _media_usn(collection: Path) -> int:
+    """How far the collection's media last synced (0 if it cannot say: everything is listed,
+    and what the media hold is left out by name). Read without writing anything, not even
+    SQLite's shared memory file, so an older number may come back: only more is listed."""
+    path = collection.with_name(collection.stem + ".media.db2")
+    if not path.is_file():
+        return 0
+    try:
+        with closing(sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True)) as con:
+            row = con.execute("SELECT lastUsn FROM meta").fetchone()
+    except sqlite3.Error:
+        return 0
+    return int(row[0]) if row and isinstance(row[0], int) else 0
+
+
+def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> tuple[set[str], int]:
+    """The files of events asked for, out of the server's zip (its ``_meta`` maps the names
+    in the zip to the files' own), written into ``into``: the names of those it holds, and
+    how many were written. Any other name is left out, and so is a file too large for one
+    zerodrill wrote, as the transport would skip it."""
+    sent: set[str] = set()
+    count = 0
+    try:
+        with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+            meta = archive.getinfo("_meta")
+            if meta.file_size > _MAX_META_BYTES:
+                raise ValueError("its list of names is too large")
+            names = json.loads(archive.read(meta))
+            if not isinstance(names, dict):
+                raise ValueError("its list of names is no map")
+            for inner, name in names.items():
+                if not (isinstance(name, str) and name in wanted and is_event_file(name)):
+                    continue
+                info = archive.getinfo(inner)
+                sent.add(name)
+                if info.file_size > MAX_FILE_BYTES:
+                    continue
+                with archive.open(info) as file:
+                    data = file.read(MAX_FILE_BYTES + 1)
+                if len(data) <= MAX_FILE_BYTES:
+                    write_atomic(into / name, data, make_folder=True)
+                    count += 1
+    except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
+        raise AnkiSyncError(f"{server} sent media files Anki's protocol has not: {exc}") from None
+    except OSError as exc:
+        raise AnkiSyncError(f"cannot keep the server's media files for a dry run: {exc}") from None
+    return sent, count
 
 
 def _merge(col: Collection, graves: _Graves, chunks: Sequence[_Chunk]) -> Pulled:

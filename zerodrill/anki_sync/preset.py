@@ -11,7 +11,8 @@ in. The collection is untrusted: values FSRS does not take read as none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
@@ -37,26 +38,75 @@ class Preset(Struct, frozen=True):
     parameters: tuple[float, ...] | None = None
     #: None where the preset holds none FSRS takes.
     desired_retention: float | None = None
+    #: When the preset was last changed (in Anki, or by a sync); None if never.
+    changed_at: datetime | None = None
+    #: The preset keeps FSRS-6's 21 weights (Anki 25.2 keeps FSRS-5's 19 alone).
+    keeps_fsrs6: bool = True
+
+    def can_hold(self, weights: Sequence[float]) -> bool:
+        """:func:`write` can give the preset ``weights`` (FSRS-6's)."""
+        return self.keeps_fsrs6 or tuple(weights[19:]) == _FSRS5_TAIL
 
 
 def read(col: Collection, cards: Mapping[str, CardRow]) -> Preset | None:
     """The preset zerodrill's ``cards`` are scheduled with in Anki; None without a card."""
     if not cards:
         return None
+    conf = _config(col, cards)
+    fsrs = col.get_config("fsrs", False) is True
+    changed_at = _changed_at(conf)
+    return Preset(fsrs, _parameters(conf), _retention(conf), changed_at, "fsrsParams6" in conf)
+
+
+def write(col: Collection, cards: Mapping[str, CardRow], weights: Sequence[float]) -> bool:
+    """Give the preset of zerodrill's ``cards`` FSRS-6's ``weights`` (the phone then schedules
+    with them); False where it cannot hold them (an Anki that keeps FSRS-5's alone, and
+    weights FSRS-5 has no room for)."""
+    conf = _config(col, cards)
+    if not conf:
+        return False
+    if "fsrsParams6" in conf:
+        conf["fsrsParams6"] = [float(w) for w in weights]
+    elif tuple(weights[19:]) == _FSRS5_TAIL:
+        conf["fsrsParams5"] = [float(w) for w in weights[:19]]
+    else:
+        return False
+    col.decks.update_config(conf)
+    return True
+
+
+def _config(col: Collection, cards: Mapping[str, CardRow]) -> dict[str, Any]:
+    if not cards:
+        return {}
     first = cards[min(cards)]
     did = db(col).scalar(
         "SELECT CASE WHEN odid != 0 THEN odid ELSE did END FROM cards WHERE id = ?", first.cid
     )
-    conf: Mapping[str, Any] = col.decks.config_dict_for_deck_id(did) if did else {}
-    return Preset(col.get_config("fsrs", False) is True, _parameters(conf), _retention(conf))
+    return dict(col.decks.config_dict_for_deck_id(did)) if did else {}
+
+
+def _changed_at(conf: Mapping[str, Any]) -> datetime | None:
+    mod = conf.get("mod")
+    if isinstance(mod, bool) or not isinstance(mod, int) or not 0 < mod < 2**40:
+        return None
+    return datetime.fromtimestamp(mod, UTC)
+
+
+def fsrs6(weights: Sequence[float]) -> tuple[float, ...]:
+    """FSRS-6's 21 weights of FSRS-6's or FSRS-5's (19, the same with :data:`_FSRS5_TAIL`);
+    ``ValueError`` for others or any FSRS does not take."""
+    tail = _FSRS5_TAIL if len(weights) == 19 else ()
+    return read_parameters(",".join(repr(float(w)) for w in [*weights, *tail]))
 
 
 def _parameters(conf: Mapping[str, Any]) -> tuple[float, ...] | None:
-    for name, tail in (("fsrsParams6", ()), ("fsrsParams5", _FSRS5_TAIL)):
+    for name, version in (("fsrsParams6", 21), ("fsrsParams5", 19)):
         weights = conf.get(name)
         if isinstance(weights, list) and weights:
             try:
-                return read_parameters(",".join(repr(float(w)) for w in [*weights, *tail]))
+                if len(weights) != version:
+                    raise ValueError(f"{name} holds {len(weights)} weights")
+                return fsrs6(weights)
             except (TypeError, ValueError):
                 return None
     return None

@@ -14,6 +14,7 @@ which leaves these rows out for ``import-progress`` as for the sync).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -55,9 +56,10 @@ class RevlogRow(Struct, frozen=True):
         return (f.id, f.cid, -1, f.ease, f.ivl, f.last_ivl, f.factor, f.time, f.type)
 
 
-def _ease(grade: Grade) -> int:
-    """The Anki button (1-4) of a zerodrill grade: the four-button layout's nearest."""
-    return nearest_button(FOUR_BUTTONS, grade).key
+#: The Anki button (1-4) of each zerodrill grade: the four-button layout's nearest. A table,
+#: not a call per answer: bench_anki_sync.py's 20,000 answers spent 150 ms finding them (the
+#: goal: a two-way sync within 3x Anki's own syncs).
+_EASE = {grade: nearest_button(FOUR_BUTTONS, grade).key for grade in Grade}
 
 
 def _compare(
@@ -73,15 +75,21 @@ def _compare(
         else (start, start + _SLACK_MS)
         for n, start in enumerate(starts)
     ]
-    left = sorted(written)
+    # Each answer takes the first row of its button at or after its second, if it is before
+    # its window's end: found by bisection in the button's ids, not by a scan of every row
+    # (a card's long history made the scan quadratic: bench_anki_stream.py's 100,000 events).
+    ids: dict[int, list[int]] = {}
+    for rid, ease in sorted(written):
+        ids.setdefault(ease, []).append(rid)
     missing = []
     for n, ((start, end), (_, grade)) in enumerate(zip(windows, answers, strict=True)):
-        ease = _ease(grade)
-        match = next((w for w in left if w[1] == ease and start <= w[0] < end), None)
-        if match is None:
-            missing.append(n)
+        of_button = ids.get(_EASE[grade], [])
+        at = bisect_left(of_button, start)
+        if at < len(of_button) and of_button[at] < end:
+            del of_button[at]
         else:
-            left.remove(match)
+            missing.append(n)
+    left = sorted((rid, ease) for ease, rids in ids.items() for rid in rids)
     return windows, missing, left
 
 
@@ -123,7 +131,7 @@ def rows_to_write(
             RevlogRow(
                 id=rid,
                 cid=cid,
-                ease=_ease(answer.grade),
+                ease=_EASE[answer.grade],
                 ivl=min(max(answer.ivl, 1), _MAX_IVL),
                 last_ivl=min(answer.last_ivl, _MAX_IVL),
                 factor=min(answer.factor, _MAX_FACTOR),
@@ -132,3 +140,19 @@ def rows_to_write(
             )
         )
     return rows
+
+
+def marked_ids(written: Iterable[int], taken_ids: set[int]) -> list[tuple[int, int]]:
+    """(new id, old id) for revlog rows Anki wrote for zerodrill (``written``: the Forget of
+    a card whose every grade was undone): each moved to the next id of its second that ends
+    in :data:`MARK` and is free (``taken_ids``, which gains them), so that with its answer
+    time set to the mark it reads as zerodrill's (:func:`is_marked`), never as a Forget made
+    in Anki."""
+    moved = []
+    for rid in sorted(written):
+        new = rid // 1000 * 1000 + MARK
+        while new in taken_ids:
+            new += 1000
+        taken_ids.add(new)
+        moved.append((new, rid))
+    return moved

@@ -1,33 +1,33 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
-1. With a server: an ordinary sync of zerodrill's copy of the collection.
-2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.collection_transport`): this
-   machine's events added to its log in the collection, and the other machines' taken into
-   the store as theirs (their grades, undos and card actions, by identity); then the notes
-   brought up to date (:mod:`.note_updates`); the
-   model to schedule with (under FSRS on both sides, the preset's: :mod:`.preset`); Anki's
-   reviews read, leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
-   something moved for, zerodrill's answers Anki lacks written to its revlog and its
-   schedule set (:mod:`.schedule`); the marks changed in Anki read back as card actions and
-   every card given the marks zerodrill's actions make (:mod:`.marks`); last, the siblings
-   the drill holds today held in Anki too (:mod:`.siblings`). The copy then replaces the
-   collection, and the model taken from the preset becomes the learner's.
+1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media.
+2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.media_transport`): this
+   machine's new events written as a file in the collection's media, and the other machines'
+   taken into the store as theirs (their grades, undos and card actions, by identity); then the
+   notes brought up to date (:mod:`.note_updates`); the model to schedule with (under FSRS on
+   both sides, the preset's: :mod:`.preset`); Anki's reviews read, leaving out the rows
+   zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's answers Anki
+   lacks written to its revlog and its schedule set (:mod:`.schedule`); the marks changed in
+   Anki read back as card actions and every card given the marks zerodrill's actions make
+   (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
+   (:mod:`.siblings`). The copy then replaces the collection, and the model taken from the
+   preset becomes the learner's.
 3. With a server: an ordinary sync up, and the media.
 4. Anki's reviews added to the review store as events.
 
 The store is written last: until then a failure leaves it as it was, and the reviews it would
 have gained are still in Anki for the next run. Two exceptions: the other machines' events,
 taken first (they are theirs whatever becomes of the run, as a folder sync takes them; this
-machine's log in a work copy thrown away no longer reads as what the store kept of it, so the
-next run writes it again); and the marks: the card
-actions read back from Anki are logged just before the copy replaces the collection, and the
-record of the marks the run left (:mod:`.marks`) just after, so that the record never holds
-marks the collection or the store lacks (a failure between the two leaves the older record,
-and the next run finds both sides agreeing). A run killed anywhere leaves the collection whole
-(the work copy is thrown away) and the server as Anki's protocol leaves it; a collection that
-changed meanwhile (an answer in Anki) is left as it is, and the run refuses. A dry run reads
-copies only, in a temporary folder, and writes nothing; it asks the server what it holds
-that the copy lacks, read-only (:mod:`.peek`), and counts on the copy with that merged in.
+machine's file of events in a work copy thrown away is missed by the next run, which writes its
+events again); and the marks: the card actions read back from Anki are logged just before the
+copy replaces the collection, and the record of the marks the run left (:mod:`.marks`) just
+after, so that the record never holds marks the collection or the store lacks (a failure between
+the two leaves the older record, and the next run finds both sides agreeing). A run killed
+anywhere leaves the collection whole (the work copy is thrown away) and the server as Anki's
+protocol leaves it; a collection that changed meanwhile (an answer in Anki) is left as it is,
+and the run refuses. A dry run reads copies only, in a temporary folder, and writes nothing; it
+asks the server what it holds that the copy lacks (the other machines' files of events
+included), read-only (:mod:`.peek`), and counts on the copy with that merged in.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field, structs
 
 from zerodrill.anki_sync import (
-    collection_transport,
     marks,
+    media_transport,
     peek,
     preset,
     revlog,
@@ -103,10 +103,12 @@ class Moved(Struct, frozen=True):
     marks_to_anki: int = 0
     #: Marks changed in Anki, new to zerodrill's store as card actions.
     marks_to_zerodrill: int = 0
+    #: Due dates set and cards forgotten in Anki, new to zerodrill's store.
+    by_hand_to_zerodrill: int = 0
     #: Cards buried or put back in Anki as siblings, so that it holds what the drill holds.
     siblings_held: int = 0
     #: zerodrill's events (grades, undos, card actions of every machine) added to the
-    #: collection's record of them, and new to this machine from it (:mod:`.collection_transport`).
+    #: collection's media, and new to this machine from it (:mod:`.media_transport`).
     events_sent: int = 0
     events_received: int = 0
     full_sync: server.FullSync = server.FullSync.NONE
@@ -182,18 +184,21 @@ def _run(
     with copying(collection) as copy:
         col = open_collection(copy.path)
         try:
-            pulled = peek.pull(col, target.key) if dry_run and target.key is not None else None
+            pulled = None
+            if dry_run and target.key is not None:
+                pulled = peek.pull(col, target.key)
+                peek.pull_media(target.key, collection, Path(col.media.dir()))
             # Other machines' events first, as theirs: the schedule is derived from them all.
             # (A dry run's store and collection are copies: it counts on them, as a run would.)
-            streamed = _stream(col, store, record_id)
-            store_events = events.log_events(store) if store is not None else []
+            streamed = _stream(col, store, record_id, collection)
+            known = events.anki_known(store)
             store_actions = events.log_actions(store)
-            moved, anki, manifest, (from_anki, new_record), model = _apply(
+            moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
                 col,
                 copy.path,
                 decks,
                 note_keys,
-                store_events,
+                known,
                 manifest_file,
                 (record, store_actions),
                 (store, record_id),
@@ -223,36 +228,36 @@ def _run(
         if last is not server.FullSync.NONE:
             full = last
     if store is not None:
-        warnings += events.add_anki_reviews(store, anki, store_events)
+        warnings += events.add_anki_reviews(store, anki, known, histories)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
 
-def _stream(col: Collection, store: Store | None, record_id: str) -> SyncReport | None:
-    """The event stream through the open work copy (:mod:`.collection_transport`): this
-    machine's events (and any it holds that the collection lacks) added to its log there, every
-    other machine's taken into the store, by identity."""
+def _stream(
+    col: Collection, store: Store | None, record_id: str, collection: Path
+) -> SyncReport | None:
+    """The event stream through the media of the open work copy of ``collection``
+    (:mod:`.media_transport`): this machine's new events (and any it holds that the media
+    lack) written there as a file, which :func:`.workcopy.put_back` moves into the
+    collection's media; every other machine's taken into the store, by identity, from both."""
     if store is None:
         return None
-    transport = collection_transport.CollectionTransport(col, record_id)
-    report = exchange.sync(store, transport)
-    if transport.changed:
-        # Anki syncs only a collection modified since its last sync.
-        db(col).execute("UPDATE col SET mod = ?", int(local_now().timestamp()) * 1000)
-    return report
+    own = workcopy.media_folder(collection)
+    transport = media_transport.MediaTransport(Path(col.media.dir()), record_id, also=[own])
+    return exchange.sync(store, transport)
 
 
 def _sync_with_server(
     target: Target, key: HostKey, *, first: bool, full_upload: bool
 ) -> server.FullSync:
-    """One ordinary sync with the server (the last of a run also moves the media)."""
+    """One ordinary sync with the server, and of the media: the first brings the other
+    machines' files of events (:mod:`.media_transport`), the last sends this one's."""
     col = open_collection(target.collection)
     try:
         full = server.sync(
             col, key, first=first, full_upload=full_upload, on_new_endpoint=target.on_new_endpoint
         )
-        if not first:
-            server.sync_media(col, key)
+        server.sync_media(col, key)
     finally:
         col.close()
     return full
@@ -263,23 +268,32 @@ def _apply(
     copy: Path,
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
-    store_events: Sequence[events.Event],
+    known: set[tuple[str, int]],
     manifest_file: Path,
     actions: tuple[str | None, Sequence[CardActionEvent]],
     where: tuple[Store | None, str],
-) -> tuple[Moved, list[events.Event], Manifest, tuple[list[CardActionEvent], str], events.Model]:
-    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards, the
-    manifest to keep once the copy is the collection, and (given the record of the last
-    run's marks and the store's card actions) the card actions read back from Anki and the
-    record of the marks this run leaves."""
+) -> tuple[
+    Moved,
+    tuple[list[events.Event], dict[str, events.CardHistory]],
+    Manifest,
+    tuple[list[CardActionEvent], str],
+    events.Model,
+]:
+    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards and the
+    cards replayed with them, the manifest to keep once the copy is the collection, and
+    (given the record of the last run's marks and the store's card actions) the card actions
+    read back from Anki and the record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     manifest = notes.build_package(decks, manifest_file, package)
     added, updated = notes.import_package(col, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
-    cards = notes.our_cards(col, note_keys)
+    if suspended:
+        cards = notes.our_cards(col, note_keys)
     store, record_id = where
     model = events.one_model(store, preset.read(col, cards), record_id)
+    if model.written is not None:
+        preset.write(col, cards, model.written)  # the learner's newer fit: the phone's too
     scheduler = model.scheduler
 
     at = local_now()
@@ -295,13 +309,16 @@ def _apply(
         "SELECT id, cid, ease, time FROM revlog WHERE id % 1000 = ?", revlog.MARK
     ):
         taken.add(rid)
-        if revlog.is_marked(rid, taken_ms):
+        if ease and revlog.is_marked(rid, taken_ms):  # an answer (a Forget of ours has none)
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
-    changed_keys = events.touched(store_events, anki, cids, written)
     if scheduler.fingerprint != events.scheduler_of(store).fingerprint:
         # The preset's model is new to the learner: every card's schedule moves with it.
         changed_keys = set(cids)
+    else:
+        changed_keys = events.touched(store, anki, known, cids, written)
+    # Only the cards something moved for are read whole and replayed.
+    store_events = events.log_events(store, changed_keys)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
     rows: list[revlog.RevlogRow] = []
     for key, history in sorted(histories.items()):
@@ -312,10 +329,19 @@ def _apply(
     if forget:
         from anki.cards import CardId
 
-        # Anki's own "Forget": its revlog row (manual, type 4) is no answer to read back.
+        # Anki's own "Forget": its revlog rows (manual, type 4) marked as zerodrill's, so that
+        # no machine reads them back as a Forget made in Anki.
+        last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
         col.sched.schedule_cards_as_new(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
+        own = db(col).list(
+            f"SELECT id FROM revlog WHERE id > ? AND cid IN ({','.join(map(str, forget))})", last
+        )
+        for new, old in revlog.marked_ids(own, taken):
+            db(col).execute(
+                "UPDATE revlog SET id = ?, time = ? WHERE id = ?", new, revlog.MARK, old
+            )
         cards = notes.our_cards(col, note_keys)
     today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
@@ -348,7 +374,8 @@ def _apply(
         notes_added=added,
         notes_updated=updated,
         retired_suspended=suspended,
-        to_zerodrill=events.new_to_zerodrill(store_events, anki),
+        to_zerodrill=events.new_to_zerodrill(known, anki),
+        by_hand_to_zerodrill=events.new_to_zerodrill(known, anki, by_hand=True),
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
@@ -356,7 +383,7 @@ def _apply(
         siblings_held=held_back,
         remarks=(*(() if model.notice is None else (model.notice,)), *ahead, *held),
     )
-    return moved, anki, manifest, (from_anki, new_record), model
+    return moved, (anki, histories), manifest, (from_anki, new_record), model
 
 
 def _marks(

@@ -4,11 +4,14 @@ The rest of the package sees only the values defined here (:class:`Answer`,
 :class:`CardHistory`), never the store's own types, so a change of the store's API is a
 change of this module alone:
 
-- the events, zerodrill's and Anki's: :func:`log_events`;
+- the events of the cards something moved for, zerodrill's and Anki's: :func:`log_events`;
+  Anki's answers the store holds, by number: :func:`anki_known`;
 - Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`; those dated more than
   a day ahead held back: :func:`held_back`;
-- Anki's reviews added as events, idempotently: :func:`add_anki_reviews`;
-- the cards something moved for since the last sync: :func:`touched`;
+- Anki's reviews added as events, idempotently, with the cards :func:`derive` replayed
+  handed to the store (it replays none twice): :func:`add_anki_reviews`;
+- the cards something moved for since the last sync, read as (time, grade) only:
+  :func:`touched`;
 - each card's schedule derived from all events, with the answers in effect and what each
   did, for Anki's revlog and card columns: :func:`derive`;
 - the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
@@ -22,7 +25,7 @@ change of this module alone:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -32,9 +35,10 @@ from zerodrill.anki_sync import revlog
 from zerodrill.anki_sync.preset import Preset
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
-from zerodrill.srs.card_actions import CardActionEvent
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, CardActionEvent
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
+from zerodrill.srs.projections import Projection, schedule
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import (
     AnkiCard,
@@ -44,13 +48,16 @@ from zerodrill.srs.schedulers import (
     Scheduler,
     When,
     answer,
+    effect_of,
     scheduler_named,
 )
-from zerodrill.srs.store import Store
+from zerodrill.srs.schedulers.protocol import by_hand
+from zerodrill.srs.store import Replayed, Store
 from zerodrill.words import plural
 
-#: An event as the store gives it (its type is the store's business).
-Event = ReviewEvent
+#: An event as the store gives it (its type is the store's business): a grade, an undo, or
+#: a change made by hand in Anki (a due date set, a Forget), which moves a schedule too.
+Event = ReviewEvent | CardActionEvent
 
 
 class Answer(Struct, frozen=True):
@@ -86,20 +93,42 @@ class CardHistory(Struct, frozen=True):
     answers: tuple[Answer, ...]
     #: The whole state as it reads in Anki (FSRS's memory state included); None when new.
     anki: AnkiCard | None = None
+    #: The card's latest event in effect is a change made by hand in Anki (Set Due Date,
+    #: Forget): its schedule is Anki's, as set there.
+    set_in_anki: bool = False
+    #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
+    #: not replay the card again.
+    replayed: Replayed | None = None
 
     @property
     def anki_decides(self) -> bool:
-        """The card's latest answer in effect was given in Anki, which decided its schedule."""
-        return bool(self.answers) and self.answers[-1].anki_decided
+        """The card's latest event in effect was an answer given in Anki, which decided its
+        schedule, or a change made by hand there."""
+        return self.set_in_anki or (bool(self.answers) and self.answers[-1].anki_decided)
 
     def not_from_anki(self) -> list[Answer]:
         """The answers given in zerodrill (on any machine), not in Anki."""
         return [a for a in self.answers if not a.from_anki]
 
 
-def log_events(store: Store) -> list[Event]:
-    """Every event in the store, undos included."""
-    return store.log.events()
+def log_events(store: Store | None, keys: Collection[str]) -> list[Event]:
+    """The store's events of the cards ``keys`` that move a schedule (grades, changes made by
+    hand in Anki), undos included (none without a store)."""
+    if store is None or not keys:
+        return []
+    wanted = set(keys)
+    by_hand = [e for e in store.log.project(_BY_HAND) if e.key in wanted]
+    return [*store.log.events_of(wanted), *by_hand]
+
+
+#: The changes made by hand in Anki the store holds, and the undos of actions.
+_BY_HAND = Projection("by hand", "by-hand", SCHEDULE_ACTIONS, False, list)
+
+
+def anki_known(store: Store | None) -> set[tuple[str, int]]:
+    """The identities of the events from Anki (answers, changes made by hand) that the store
+    holds."""
+    return {(ANKI_ORIGIN, n) for n in store.log.numbers(ANKI_ORIGIN)} if store else set()
 
 
 def log_actions(store: Store | None) -> list[CardActionEvent]:
@@ -139,8 +168,10 @@ def scheduler_of(store: Store | None) -> Scheduler[Any]:
 
 
 def from_anki(found: AnkiReviews) -> list[Event]:
-    """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`)."""
-    return [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
+    """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`),
+    and the changes made by hand there (Set Due Date, Forget), oldest first."""
+    reviews = [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
+    return sorted([*reviews, *found.by_hand], key=lambda e: e.seq)
 
 
 def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], tuple[str, ...]]:
@@ -156,19 +187,28 @@ def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], t
 
 
 def add_anki_reviews(
-    store: Store, reviews: Sequence[Event], store_events: Iterable[Event]
+    store: Store,
+    reviews: Sequence[Event],
+    known: Collection[tuple[str, int]],
+    histories: Mapping[str, CardHistory],
 ) -> tuple[str, ...]:
     """Log the reviews given in Anki that the store lacks (a set union by identity: a review
-    is known by its revlog id; those ``store_events`` holds are not even offered); the
-    store's warnings about any it held back."""
-    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    return store.log.add_events([r for r in reviews if r.identity not in known]).warnings
+    is known by its revlog id; those ``known`` (:func:`anki_known`) are not even offered);
+    the store's warnings about any it held back. ``histories``: the cards :func:`derive`
+    replayed with them, which the store takes as they are if they still are its cards'
+    events."""
+    replayed = {k: h.replayed for k, h in histories.items() if h.replayed is not None}
+    new = [r for r in reviews if r.identity not in known]
+    return store.log.add_events(new, replayed=replayed).warnings
 
 
-def new_to_zerodrill(store_events: Iterable[Event], anki: Sequence[Event]) -> int:
-    """How many of Anki's reviews the store does not hold yet."""
-    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    return sum(1 for r in anki if r.identity not in known)
+def new_to_zerodrill(
+    known: Collection[tuple[str, int]], anki: Sequence[Event], *, by_hand: bool = False
+) -> int:
+    """How many of Anki's reviews (``by_hand``: of its changes made by hand) the store does
+    not hold yet (``known``: those it does, :func:`anki_known`)."""
+    kind = CardActionEvent if by_hand else ReviewEvent
+    return sum(1 for r in anki if isinstance(r, kind) and r.identity not in known)
 
 
 def _by_key(
@@ -184,39 +224,43 @@ def _by_key(
 
 
 def _in_effect(entries: Iterable[Event]) -> list[Event]:
-    """A card's grades not withdrawn by an undo, in the log's one replay order."""
+    """A card's grades and changes made by hand in Anki not withdrawn by an undo, in the
+    log's one replay order."""
     entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
     return sorted(
-        (e for e in entries if e.grade is not None and e.identity not in withdrawn),
+        (e for e in entries if _moves_schedule(e) and e.identity not in withdrawn),
         key=time_order,
     )
 
 
+def _moves_schedule(event: Event) -> bool:
+    if isinstance(event, CardActionEvent):
+        return event.action in SCHEDULE_ACTIONS
+    return event.grade is not None
+
+
 def touched(
-    store_events: Iterable[Event],
+    store: Store | None,
     anki: Sequence[Event],
+    known: Collection[tuple[str, int]],
     cids: Mapping[str, int],
     written: Mapping[int, Sequence[tuple[int, int]]],
 ) -> set[str]:
     """The cards (among ``cids``'s keys) something moved for: an answer given in Anki that
-    the store lacks, or Anki's marked rows (``written``, by card id) not exactly the card's
-    zerodrill answers in effect (one missing, or one undone since). The others are as the
-    last sync left them on both sides, and need no replay."""
-    store_events = list(store_events)
-    known = {e.identity for e in store_events if e.origin == ANKI_ORIGIN}
-    out = set()
-    for key, entries in _by_key(store_events, anki, cids).items():
-        if any(e.origin == ANKI_ORIGIN and e.identity not in known for e in entries.values()):
-            out.add(key)
-            continue
-        ours = [
-            (e.at, e.grade)
-            for e in _in_effect(entries.values())
-            if e.origin != ANKI_ORIGIN and e.grade is not None
-        ]
-        if not revlog.all_written(ours, written.get(cids[key], ())):
-            out.add(key)
+    the store lacks (``known``: those it holds), or Anki's marked rows (``written``, by card
+    id) not exactly the card's zerodrill answers in effect (one missing, or one undone since).
+    The others are as the last sync left them on both sides, and need no replay.
+
+    Read from the store as (time, grade) alone, not as events: a sync with little new reads
+    little more (bench_anki_sync.py's nothing-new sync: the goal of 3x Anki's own syncs)."""
+    out = {r.key for r in anki if r.key in cids and r.identity not in known}
+    ours = store.log.graded(not_of=ANKI_ORIGIN) if store is not None else {}
+    for key, cid in cids.items():
+        rows = written.get(cid, ())
+        if key not in out and (key in ours or rows):
+            if not revlog.all_written(ours.get(key, ()), rows):
+                out.add(key)
     return out
 
 
@@ -230,13 +274,22 @@ def derive(
     not be in the store yet) make it together: a set union by identity, then a replay in the
     log's one order, undone grades left out, as the store derives its cards."""
     out: dict[str, CardHistory] = {}
+    fingerprint = schedule(scheduler).fingerprint
     for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = scheduler.new_state()
         answers = []
-        for event in _in_effect(entries.values()):
+        set_in_anki = False
+        in_effect = _in_effect(entries.values())
+        effects = []
+        for event in in_effect:
+            when = When(event.at, event.day)
+            set_in_anki = isinstance(event, CardActionEvent)
+            if isinstance(event, CardActionEvent):
+                state = by_hand(scheduler, state, when, event.decided)
+                continue
             assert event.grade is not None
             before = state
-            when = When(event.at, event.day)
+            effects.append(effect_of(before, when))
             state = answer(scheduler, state, event.grade, when, event.buttons, event.decided)
             answers.append(
                 Answer(
@@ -254,8 +307,18 @@ def derive(
             )
         # How the state reads in Anki is the scheduler's to say (its module declares it).
         card = scheduler.anki(state)
+        identities = tuple(e.identity for e in in_effect)
+        replayed = Replayed(fingerprint, identities, state, tuple(effects))
         out[key] = CardHistory(
-            key, card.due, card.interval, card.ease_permille, card.lapses, tuple(answers), card
+            key,
+            card.due,
+            card.interval,
+            card.ease_permille,
+            card.lapses,
+            tuple(answers),
+            card,
+            set_in_anki,
+            replayed,
         )
     return out
 
@@ -299,7 +362,7 @@ def drill_day(
     graded = {r.key for r in logged}
     introduced = {r.key for r in logged if r.introduced}
     for event in anki:
-        if event.day == today and event.grade is not None:
+        if event.day == today and isinstance(event, ReviewEvent) and event.grade is not None:
             graded.add(event.key)
             answers = histories[event.key].answers if event.key in histories else ()
             if answers and answers[0].from_anki and answers[0].at == event.at:
@@ -332,6 +395,10 @@ class Model(Struct, frozen=True):
     #: says so this run (None: said before, or nothing to say).
     one_side: str = ""
     notice: str | None = None
+    #: FSRS parameters of the learner's newer than the preset's, to write into it.
+    written: tuple[float, ...] | None = None
+    #: When the preset's model was made (the time its parameters are kept with).
+    adopted_at: datetime | None = None
 
 
 def one_model(store: Store | None, preset: Preset | None, collection: str) -> Model:
@@ -358,14 +425,25 @@ def one_model(store: Store | None, preset: Preset | None, collection: str) -> Mo
 
     from zerodrill.srs.schedulers.fsrs import PARAMETERS
     from zerodrill.srs.schedulers.retention import DEFAULT_RETENTION, DESIRED_RETENTION
-    from zerodrill.srs.settings import chosen_scheduler
+    from zerodrill.srs.settings import chosen_scheduler, saved_option
 
+    parameters = preset.parameters or tuple(DEFAULT_PARAMETERS)
+    mine = saved_option(store, PARAMETERS)
+    mine_at = store.settings.saved_at(PARAMETERS.setting)
+    # The newest wins, as in the log: parameters fitted (zerodrill anki optimize, on any
+    # machine) after the preset last changed go to the preset; else the preset's are taken.
+    newer = mine_at is not None and (preset.changed_at is None or mine_at > preset.changed_at)
+    differ = mine is not None and tuple(mine) != parameters
+    written = tuple(mine) if mine is not None and newer and differ else None
+    if written is not None and not preset.can_hold(written):
+        written = None  # an Anki that keeps FSRS-5's alone: the preset's are taken
     adopted = (
-        (PARAMETERS, preset.parameters or tuple(DEFAULT_PARAMETERS)),
+        (PARAMETERS, written or parameters),
         (DESIRED_RETENTION, preset.desired_retention or DEFAULT_RETENTION),
     )
     options = {option.name: value for option, value in adopted}
-    return Model(chosen_scheduler(store, _FSRS, options=options), adopted)
+    scheduler = chosen_scheduler(store, _FSRS, options=options)
+    return Model(scheduler, adopted, written=written, adopted_at=preset.changed_at)
 
 
 def keep_model(store: Store, model: Model, collection: str) -> None:
@@ -376,7 +454,7 @@ def keep_model(store: Store, model: Model, collection: str) -> None:
 
         for option, value in model.adopted:
             if store.settings.get(option.setting) != option.write(value):
-                save_option(store, option, value)
+                save_option(store, option, value, at=model.adopted_at)
         store.use(model.scheduler)
     key = _ONE_SIDED_SETTING + collection
     if (store.settings.get(key) or "") != model.one_side:

@@ -176,15 +176,30 @@ def put_back(copy: Copy, collection: Path) -> None:
                 f"{collection} changed during the sync (in Anki?); it is left as it is, "
                 "nothing of it lost: run again"
             )
-        source, target = media_folder(copy.path), media_folder(collection)
-        if source.is_dir():
-            target.mkdir(exist_ok=True)
-            for item in source.iterdir():
-                if item.is_file() and not (target / item.name).exists():
-                    os.replace(item, target / item.name)
+        _move_media(media_folder(copy.path), media_folder(collection))
         os.replace(copy.path, collection)
     except OSError as exc:
         raise AnkiSyncError(
             f"cannot replace {collection} with its updated copy: {exc.strerror or exc}; "
             "it is unchanged"
         ) from None
+
+
+def _move_media(source: Path, target: Path) -> None:
+    """The copy's new media files (the decks' images, the event stream's files) moved into
+    the collection's media folder, which is then given a later time: Anki's media sync looks
+    for new files only in a folder whose time, in whole seconds, is not the one it saw last,
+    which may be this very second (the run's first sync), or a second the last run's move
+    set ahead. Later than both, the time is one Anki has not seen."""
+    if not source.is_dir():
+        return
+    target.mkdir(exist_ok=True)
+    before = int(target.stat().st_mtime)
+    moved = False
+    for item in source.iterdir():
+        if item.is_file() and not item.is_symlink() and not os.path.lexists(target / item.name):
+            os.replace(item, target / item.name)
+            moved = True
+    if moved:
+        seconds = max(int(target.stat().st_mtime), before) + 1
+        os.utime(target, (seconds, seconds))

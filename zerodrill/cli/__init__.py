@@ -34,7 +34,7 @@ COMMANDS: dict[str, str] = {
 }
 
 SHORT_HELP: dict[str, str] = {
-    "anki": "Sync with Anki: AnkiWeb, a sync server, or a collection.",
+    "anki": "Sync with Anki (AnkiWeb, a server, a collection); fit FSRS.",
     "drill": "Drill due cards in the terminal (SM-2 or FSRS).",
     "export": "Build Anki packages, or files for other apps, from decks.",
     "import-progress": "Bring your Anki reviews into zerodrill's schedule.",

@@ -1,4 +1,5 @@
-"""``zerodrill anki login|sync``: Anki's own sync between the terminal and the phone.
+"""``zerodrill anki login|sync|optimize``: Anki's own sync between the terminal and the phone,
+and FSRS fitted by Anki's optimizer (:mod:`.anki_optimize`).
 
 Needs the ``anki`` extra (``pip install 'zerodrill[anki]'``); without it each command says so
 in one line. The work is :mod:`zerodrill.anki_sync`'s; this module reads options, credentials
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zerodrill.anki_sync.backend import AnkiSyncError, require_anki
+from zerodrill.cli.anki_optimize import optimize
 from zerodrill.cli.common import db_option, load_decks, usable_decks
 from zerodrill.deck.control_chars import shown
 from zerodrill.paths import default_db_path
@@ -32,7 +34,11 @@ USER_ENV, PASSWORD_ENV = "ZERODRILL_ANKI_USER", "ZERODRILL_ANKI_PASSWORD"
 
 @click.group()
 def anki() -> None:
-    """Sync zerodrill's schedule with Anki: AnkiWeb, a self-hosted server, or a collection."""
+    """Sync zerodrill's schedule with Anki: AnkiWeb, a self-hosted server, or a collection;
+    fit FSRS to your reviews with Anki's optimizer."""
+
+
+anki.add_command(optimize)
 
 
 @anki.command()
@@ -206,6 +212,11 @@ def _report(moved: Moved, dry_run: bool) -> None:
         f"{plural(moved.to_anki, 'review')}, {plural(moved.rescheduled, 'card')} "
         f"{would}rescheduled."
     )
+    if moved.by_hand_to_zerodrill:
+        click.echo(
+            f"Due dates set and cards forgotten in Anki: "
+            f"{plural(moved.by_hand_to_zerodrill, 'change')} {would}brought back."
+        )
     if moved.events_sent or moved.events_received:
         click.echo(
             f"zerodrill's events through Anki: {moved.events_received} from other machines "

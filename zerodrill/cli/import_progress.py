@@ -35,10 +35,11 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
     with Store.open(db if db is not None else default_db_path(create_folder=True)) as store:
         undos = withdrawals(found, store.log.events())
         merged = store.log.add_events([*found.reviews, *undos])
+        by_hand = store.log.add_events(found.by_hand)
     added = merged.added - len(undos)
     click.echo(
         f"{plural(added, 'review')} imported from Anki, "
-        f"{plural(len(merged.keys), 'card')} affected; "
+        f"{plural(len(merged.keys | by_hand.keys), 'card')} affected; "
         f"{plural(merged.present, 'review')} already present."
     )
     if undos:
@@ -54,10 +55,13 @@ def import_progress(db: Path | None, file: Path, paths: tuple[Path, ...]) -> Non
         notes.append(f"{plural(found.unmatched, 'review')} of cards in none of the decks")
     if found.own:
         notes.append(f"{plural(found.own, 'answer')} zerodrill wrote (skipped: its own)")
+    if found.by_hand:
+        changes = plural(len(found.by_hand), "change")
+        notes.append(f"{changes} made by hand in Anki (Set Due Date, Forget) taken")
     if found.skipped:
         notes.append(f"{plural(found.skipped, 'revlog row')} that are not answers (skipped)")
     click.echo("; ".join(notes) + ".")
-    for warning in merged.warnings:
+    for warning in merged.warnings + by_hand.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 

@@ -40,8 +40,15 @@ def sync(folder: Path, db: Path | None) -> None:
         f"{plural(report.received, 'review')} from {plural(report.machines, 'other machine')}; "
         f"{plural(report.cards, 'card')} rescheduled."
     )
-    if report.actions_sent or report.actions_received:
+    actions_sent = report.actions_sent - report.settings_sent
+    actions_received = report.actions_received - report.settings_received
+    if actions_sent or actions_received:
         click.echo(
-            f"Card actions (suspend, bury, flag, mark): {report.actions_sent} sent, "
-            f"{report.actions_received} received."
+            f"Card actions (suspend, bury, flag, mark): {actions_sent} sent, "
+            f"{actions_received} received."
+        )
+    if report.settings_sent or report.settings_received:
+        click.echo(
+            f"FSRS parameters (zerodrill anki optimize): {report.settings_sent} sent, "
+            f"{report.settings_received} received; the newest schedules."
         )

@@ -2,10 +2,16 @@
 file, always through a copy (:mod:`.anki_package`), never writing the user's file.
 
 The answers to cards of zerodrill's notes (by GUID) become events of origin ``"anki"``
-numbered by the revlog id, so importing the same file again adds nothing. Rows that record no
-grade are skipped and counted: manual changes (revlog types 4 and 5), answers in a filtered
-deck with rescheduling off (type 3 with no ease factor: Anki's own test for "cramming", which
-moves no schedule in Anki either), and any row whose ease is not a button.
+numbered by the revlog id, so importing the same file again adds nothing. So do the changes
+made by hand (:attr:`AnkiReviews.by_hand`), as card actions: Anki writes a row of type 4
+(Manual, ease 0) for a Set Due Date (``ivl`` the card's interval after it, ``factor`` its
+ease, or under FSRS its difficulty) and for a Forget (``ivl`` and ``factor`` 0), and one of
+type 5 (Rescheduled) for FSRS's reschedule (as a Set Due Date). The row holds no due day: it is
+the card's, read where the row is the card's latest (a later row decides the schedule
+anyway), else the row's interval on. Rows that record neither are skipped and counted:
+answers in a filtered deck with rescheduling off (type 3 with no ease factor: Anki's own test
+for "cramming", which moves no schedule in Anki either), and any row whose ease is not a
+button.
 
 The rows ``zerodrill anki sync`` wrote (:func:`is_marked`) are zerodrill's own answers, in its
 store already: they are left out, so no path brings them back as Anki's.
@@ -36,10 +42,11 @@ from msgspec import Struct, field
 
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, RESERVED_DECK_IDS, SLUG_PATTERN
 from zerodrill.srs.anki_package import AnkiImportError, copy_collection
+from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
-from zerodrill.srs.schedulers.decision import from_revlog
+from zerodrill.srs.schedulers.decision import from_manual, from_revlog
 
 __all__ = ["AnkiImportError", "AnkiReviews", "read_reviews", "withdrawals"]
 
@@ -51,6 +58,10 @@ UNDO_ORIGIN = "anki-undo"
 MIN_SCHEMA, MAX_SCHEMA = 11, 18
 #: The revlog types that are answers: learning, review, relearning, filtered deck.
 _ANSWER_TYPES = (0, 1, 2, 3)
+#: The revlog types of changes by hand: Manual (Set Due Date, Forget), Rescheduled (FSRS).
+_MANUAL, _RESCHEDULED = 4, 5
+#: Anki's card type of a card in review.
+_REVIEW_CARD = 2
 #: Revlog type 3 with ease factor 0 is an answer with rescheduling off (Anki: is_cramming).
 _FILTERED = 3
 _TABLES = {"col", "notes", "cards", "revlog"}
@@ -84,6 +95,8 @@ class AnkiReviews(Struct, frozen=True):
     other_decks: Mapping[str, int] = field(default_factory=dict)
     #: Rows ``zerodrill anki sync`` wrote (:func:`is_marked`): left out.
     own: int = 0
+    #: Set Due Date, FSRS's reschedule and Forget made in Anki, as card actions, oldest first.
+    by_hand: tuple[CardActionEvent, ...] = ()
 
 
 def is_marked(rid: int, taken_ms: object) -> bool:
@@ -136,10 +149,17 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             other_decks[deck] = other_decks.get(deck, 0) + 1
     cards: dict[int, str | None] = {}
     memories: dict[int, tuple[float, float] | None] = {}
-    for cid, nid, ord_, data in conn.execute("SELECT id, nid, ord, data FROM cards"):
+    #: The day number a card in review is due on (Anki's, from the collection's creation).
+    due_numbers: dict[int, int] = {}
+    for cid, nid, ord_, data, type_, due, odue, odid in conn.execute(
+        "SELECT id, nid, ord, data, type, due, odue, odid FROM cards"
+    ):
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
             memories[cid] = _memory(data)
+            number = odue if odid else due
+            if type_ == _REVIEW_CARD and isinstance(number, int):
+                due_numbers[cid] = number
     # SQLite picks zerodrill's cards' rows out of the review log (a temporary table is in
     # memory, not in the file): a long-time user's million rows never reach Python.
     conn.execute("CREATE TEMP TABLE zerodrill_cards (id INTEGER PRIMARY KEY)")
@@ -148,10 +168,26 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
     # The card's data holds the memory state after its latest answer (of any kind) only.
     latest = dict(conn.execute(f"SELECT cid, max(id) FROM revlog {ours_only} GROUP BY cid"))
     reviews, unmatched, skipped, own = [], 0, 0, 0
+    by_hand: list[CardActionEvent] = []
     for rid, cid, ease, kind, factor, taken, ivl in conn.execute(
         f"SELECT id, cid, ease, type, factor, time, ivl FROM revlog {ours_only} ORDER BY id"
     ):
         key = cards[cid]
+        if kind in (_MANUAL, _RESCHEDULED) and isinstance(rid, int) and rid > 0:
+            if key is None:
+                unmatched += 1
+            elif is_marked(rid, taken):
+                own += 1
+            else:
+                latest_row = latest[cid] == rid
+                due = due_numbers.get(cid) if latest_row else None
+                memory = memories[cid] if latest_row else None
+                made = _by_hand(rid, key, kind, ivl, factor, memory, due, calendar)
+                if made is None:
+                    skipped += 1
+                else:
+                    by_hand.append(made)
+            continue
         grade = ANKI_EASE_TO_GRADE.get(ease)
         if (
             kind not in _ANSWER_TYPES
@@ -189,7 +225,46 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         )
     held = frozenset(key for key in cards.values() if key is not None)
     horizon = _horizon(conn)
-    return AnkiReviews(tuple(reviews), foreign, unmatched, skipped, held, horizon, other_decks, own)
+    return AnkiReviews(
+        tuple(reviews),
+        foreign,
+        unmatched,
+        skipped,
+        held,
+        horizon,
+        other_decks,
+        own,
+        tuple(by_hand),
+    )
+
+
+def _by_hand(
+    rid: int,
+    key: str,
+    kind: object,
+    ivl: object,
+    factor: object,
+    memory: tuple[float, float] | None,
+    due: int | None,
+    calendar: Calendar,
+) -> CardActionEvent | None:
+    """The card action of a revlog row of a change by hand (see the module docstring);
+    ``due`` the card's due day number where the row is its latest. None for values no Anki
+    writes."""
+    when = calendar.when(rid)
+    if when is None:
+        return None
+    at, day = when
+    if kind == _MANUAL and ivl == 0 and factor == 0:
+        return CardActionEvent(ORIGIN, rid, key, at, day, Action.FORGET)
+    due_days = None
+    if due is not None:
+        due_day = calendar.day_numbered(due)
+        due_days = max((due_day - day).days, 0) if due_day is not None else None
+    decided = from_manual(ivl, factor, memory, due_days)
+    if decided is None:
+        return None
+    return CardActionEvent(ORIGIN, rid, key, at, day, Action.SET_DUE, decided=decided)
 
 
 def _memory(data: object) -> tuple[float, float] | None:
@@ -246,6 +321,15 @@ class Calendar(Struct, frozen=True):
                 break
         (created,) = conn.execute("SELECT crt FROM col").fetchone() or (0,)
         return cls(rollover, zone, created if isinstance(created, int) else 0)
+
+    def day_numbered(self, number: int) -> date | None:
+        """The study day of Anki's day number ``number`` (a card's due day in review: the days
+        from the collection's creation day); None past the calendar."""
+        created = self.when(self.created * 1000)
+        try:
+            return created[1] + timedelta(days=number) if created is not None else None
+        except OverflowError:
+            return None
 
     def when(self, rid: int) -> tuple[datetime, date] | None:
         """The time and study day of the answer with revlog id ``rid``; None if it is not a

@@ -1,7 +1,8 @@
-"""What the learner did to a card besides grading it: suspend, bury, flag, mark (Anki's own), and
-the undo of one of those. Events, like the review log's: nothing but what was done, when and by
-whom; a card's marks (suspended, buried today, its flag, marked) are derived by replaying its
-events in time order (:func:`replay`).
+"""What the learner did to a card besides grading it: suspend, bury, flag, mark (Anki's own), a
+due date set or a Forget in Anki (:data:`SCHEDULE_ACTIONS`), and the undo of one of those.
+Events, like the review log's: nothing but what was done, when and by whom; a card's marks
+(suspended, buried today, its flag, marked) are derived by replaying its events in time order
+(:func:`replay`), and the changes to its schedule with its grades, by the scheduler.
 
 They are events of the review log (:mod:`zerodrill.srs.store.actions`), and so is the
 interview's bringing a card forward (:attr:`Action.BRING_FORWARD`): identity ``(origin, seq)``
@@ -29,6 +30,8 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import replace
 
+from zerodrill.srs.schedulers.decision import AnkiDecision
+
 #: An event's identity on every machine: (origin, sequence number at that origin).
 Identity = tuple[str, int]
 
@@ -54,6 +57,19 @@ class Action(StrEnum):
     UNDO = "undo"  #: withdraws the event :attr:`CardActionEvent.undoes` names
     #: An interview missed the card's point: due in the drill until graded after it.
     BRING_FORWARD = "bring_forward"
+    #: Not a card's: the learner's setting :attr:`CardActionEvent.key` names is
+    #: :attr:`CardActionEvent.value` (:mod:`zerodrill.srs.store.saved_settings`).
+    SETTING = "setting"
+    #: Anki's Set Due Date (or FSRS's reschedule) made there: the card due on the day, with
+    #: the interval and ease, :attr:`CardActionEvent.decided` says; no grade.
+    SET_DUE = "set_due"
+    #: Anki's Forget (Reset) made there: the card new again; its next grade is its first.
+    FORGET = "forget"
+
+
+#: The actions that change a card's schedule: replayed with its grades, in their time order
+#: (:func:`zerodrill.srs.schedulers.protocol.replay`), and no mark.
+SCHEDULE_ACTIONS = frozenset({Action.SET_DUE, Action.FORGET})
 
 
 class CardActionEvent(Struct, frozen=True):
@@ -72,6 +88,10 @@ class CardActionEvent(Struct, frozen=True):
     flag: int = 0
     #: For :attr:`Action.UNDO`: the identity of the event withdrawn; None otherwise.
     undoes: Identity | None = None
+    #: For :attr:`Action.SETTING`: the setting's value, as text; None otherwise.
+    value: str | None = None
+    #: For :attr:`Action.SET_DUE`: what Anki set; None otherwise.
+    decided: AnkiDecision | None = None
 
     def __post_init__(self) -> None:
         if self.at.tzinfo is None:
@@ -82,6 +102,10 @@ class CardActionEvent(Struct, frozen=True):
             raise ValueError(f"an undo, and only an undo, names what it undoes: {self!r}")
         if not (0 <= self.flag <= 7) or (self.flag and self.action is not Action.FLAG):
             raise ValueError(f"a flag is 0-7, on a flag event only: {self!r}")
+        if (self.action is Action.SET_DUE) != (self.decided is not None):
+            raise ValueError(f"a due date set, and only that, says what was set: {self!r}")
+        if (self.action is Action.SETTING) != (self.value is not None):
+            raise ValueError(f"a setting event, and only one, has a value: {self!r}")
 
     @property
     def identity(self) -> Identity:
@@ -100,6 +124,10 @@ class CardActionEvent(Struct, frozen=True):
         }
         if self.action is Action.FLAG:
             wire["flag"] = self.flag
+        if self.decided is not None:
+            wire["decided"] = self.decided.to_wire()
+        if self.value is not None:
+            wire["value"] = self.value
         if self.undoes is not None:
             wire |= {"grade": None, "undoes": list(self.undoes), "answer_ms": None}
         return wire
@@ -160,7 +188,7 @@ def replay(events: Iterable[CardActionEvent]) -> dict[str, CardMarks]:
     return {key: m for key, m in marks.items() if m != NO_MARKS}
 
 
-_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD)
+_NOT_MARKS = (Action.UNDO, Action.BRING_FORWARD, Action.SETTING, *SCHEDULE_ACTIONS)
 
 
 def _applied(marks: CardMarks, e: CardActionEvent) -> CardMarks:

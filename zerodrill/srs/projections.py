@@ -31,7 +31,7 @@ from typing import Any, Generic, TypeVar
 
 from msgspec import Struct
 
-from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, Action, CardActionEvent, CardMarks
 from zerodrill.srs.card_actions import replay as replay_marks
 from zerodrill.srs.events import ReviewEvent, StreamEvent, time_order
 from zerodrill.srs.schedulers import Scheduler, scheduler_named
@@ -91,7 +91,7 @@ MARKS = register(
     Projection(
         "marks",
         "marks-1",
-        frozenset(Action) - {Action.BRING_FORWARD},
+        frozenset(Action) - {Action.BRING_FORWARD, Action.SETTING, *SCHEDULE_ACTIONS},
         False,
         _marks,
     )
@@ -154,19 +154,47 @@ BROUGHT_FORWARD = register(
 )
 
 
-def _schedule(scheduler: Scheduler[Any], events: Sequence[StreamEvent]) -> dict[str, CardState]:
-    withdrawn = {e.undoes for e in events if isinstance(e, ReviewEvent) and e.undoes is not None}
-    graded: dict[str, list[ReviewEvent]] = {}
+def _settings(events: Sequence[StreamEvent]) -> dict[str, CardActionEvent]:
+    # Newest wins, by the instant each was made (then identity, so that every machine agrees).
+    withdrawn = {e.undoes for e in events if e.undoes is not None}
+    newest: dict[str, CardActionEvent] = {}
     for e in events:
-        if isinstance(e, ReviewEvent) and e.grade is not None and e.identity not in withdrawn:
+        if not isinstance(e, CardActionEvent) or e.action is not Action.SETTING:
+            continue
+        if e.identity in withdrawn:
+            continue
+        found = newest.get(e.key)
+        if found is None or (found.at, found.origin, found.seq) < (e.at, e.origin, e.seq):
+            newest[e.key] = e
+    return newest
+
+
+#: The learner's settings that travel with the log, by name: the newest event of each (its
+#: value, and when it was made).
+SETTINGS = register(
+    Projection("settings", "settings-1", frozenset({Action.SETTING}), False, _settings)
+)
+
+
+def _given(e: ReviewEvent | CardActionEvent) -> Given:
+    if isinstance(e, CardActionEvent):  # a change made by hand in Anki: no grade
+        return (None, e.day, e.at, 6, e.decided)
+    return (e.grade, e.day, e.at, e.buttons, e.decided)
+
+
+def _schedule(scheduler: Scheduler[Any], events: Sequence[StreamEvent]) -> dict[str, CardState]:
+    withdrawn = {e.undoes for e in events if e.undoes is not None}
+    graded: dict[str, list[ReviewEvent | CardActionEvent]] = {}
+    for e in events:
+        if e.identity in withdrawn:
+            continue
+        if (isinstance(e, ReviewEvent) and e.grade is not None) or (
+            isinstance(e, CardActionEvent) and e.action in SCHEDULE_ACTIONS
+        ):
             graded.setdefault(e.key, []).append(e)
     states: dict[str, CardState] = {}
     for key in sorted(graded):
-        given: list[Given] = [
-            (e.grade, e.day, e.at, e.buttons)
-            for e in sorted(graded[key], key=time_order)
-            if e.grade is not None
-        ]
+        given = [_given(e) for e in sorted(graded[key], key=time_order)]
         state, _ = replay(scheduler, given)
         if state.phase is not Phase.NEW:
             states[key] = state
@@ -178,7 +206,12 @@ def schedule(scheduler: Scheduler[Any]) -> Projection[dict[str, CardState]]:
     grades in effect replayed in the one time order (:func:`zerodrill.srs.events.time_order`)
     from new. Its fingerprint is the scheduler's, options and all."""
     return Projection(
-        "schedule", scheduler.fingerprint, frozenset(), False, partial(_schedule, scheduler), True
+        "schedule",
+        scheduler.fingerprint,
+        SCHEDULE_ACTIONS,
+        False,
+        partial(_schedule, scheduler),
+        True,
     )
 
 

@@ -12,7 +12,7 @@ gone ends the drill as a grade would.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Literal
 
 from msgspec import structs
@@ -80,12 +80,15 @@ def saved_option(store: Store, option: Option) -> Any:
         return None
 
 
-def save_option(store: Store, option: Option, value: Any) -> str | None:
+def save_option(
+    store: Store, option: Option, value: Any, *, at: datetime | None = None
+) -> str | None:
     """Remember a scheduler's ``option`` for the next sittings (see the module's docstring);
-    ``ValueError`` for a value it does not take."""
+    ``ValueError`` for a value it does not take. ``at``: when the value was chosen, if not
+    now (one that travels: :meth:`zerodrill.srs.store.saved_settings.SavedSettings.save`)."""
     text = option.write(value)
     option.read(text)
-    return _save(store, option.setting, text, f"A {option.title} of {text}")
+    return _save(store, option.setting, text, f"A {option.title} of {text}", at)
 
 
 def saved_retention(store: Store) -> float | None:
@@ -162,9 +165,11 @@ def read_profile(store: Store, scheduler: Scheduler[Any] | None = None) -> Profi
     return Profile(scheduler, saved_layout(store), interview)
 
 
-def _save(store: Store, setting: str, value: str, what: str) -> str | None:
+def _save(
+    store: Store, setting: str, value: str, what: str, at: datetime | None = None
+) -> str | None:
     try:
-        store.settings.save(setting, value)
+        store.settings.save(setting, value, at=at)
     except FileGone:
         raise
     except StoreError as exc:

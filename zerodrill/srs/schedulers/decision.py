@@ -12,7 +12,7 @@ there with zerodrill's scheduler.
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from msgspec import Struct
@@ -38,10 +38,16 @@ class AnkiDecision(Struct, frozen=True):
     #: FSRS's memory state Anki kept after the answer, where it kept one.
     stability: float | None = None
     difficulty: float | None = None
+    #: For a change made by hand in Anki (Set Due Date, FSRS's reschedule): the days from
+    #: that change's study day to the day Anki set the card due, where the collection showed
+    #: it (the change was the card's latest); None: :attr:`interval` days on.
+    due_days: int | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.interval <= MAX_DAYS or not 0 <= self.ease_permille <= 65_535:
             raise ValueError(f"not Anki's schedule: {self!r}")
+        if self.due_days is not None and not 0 <= self.due_days <= MAX_DAYS:
+            raise ValueError(f"not Anki's due day: {self!r}")
         if self.step_seconds is not None and not 0 < self.step_seconds <= MAX_STEP_SECONDS:
             raise ValueError(f"not Anki's learning step: {self!r}")
         if (self.step_seconds is None) == (self.interval == 0):
@@ -54,6 +60,10 @@ class AnkiDecision(Struct, frozen=True):
         """When the card comes back after an answer at ``at``; None for a day interval."""
         return at + timedelta(seconds=self.step_seconds) if self.step_seconds else None
 
+    def due_on(self, day: date) -> date:
+        """The day a change by hand made on study day ``day`` set the card due."""
+        return day + timedelta(days=self.interval if self.due_days is None else self.due_days)
+
     def to_wire(self) -> dict[str, Any]:
         """As a sync line carries it (only the fields set)."""
         wire: dict[str, Any] = {"ivl": self.interval}
@@ -65,6 +75,8 @@ class AnkiDecision(Struct, frozen=True):
             wire["relearning"] = True
         if self.stability is not None and self.difficulty is not None:
             wire["s"], wire["d"] = self.stability, self.difficulty
+        if self.due_days is not None:
+            wire["due"] = self.due_days
         return wire
 
     @classmethod
@@ -78,6 +90,7 @@ class AnkiDecision(Struct, frozen=True):
             "relearning",
             "s",
             "d",
+            "due",
         }:
             raise ValueError("not Anki's decision")
 
@@ -111,6 +124,7 @@ class AnkiDecision(Struct, frozen=True):
             relearning,
             stability,
             difficulty,
+            whole("due", None),
         )
 
 
@@ -130,4 +144,24 @@ def from_revlog(
             return AnkiDecision(days, max(factor, 0), step, relearning, stability, difficulty)
         except ValueError:
             continue  # a memory state out of bounds is left to FSRS's own review
+    return None
+
+
+def from_manual(
+    ivl: object, factor: object, memory: tuple[float, float] | None, due_days: int | None
+) -> AnkiDecision | None:
+    """What a Set Due Date or an FSRS reschedule in Anki set (its revlog row's ``ivl`` and
+    ``factor``, and where the row is the card's latest, the memory state in the card's data
+    and the days from the row's study day to the card's due day); None for values no Anki
+    writes."""
+    if not isinstance(ivl, int) or not isinstance(factor, int) or isinstance(due_days, bool):
+        return None
+    for stability, difficulty in (memory or (None, None), (None, None)):
+        try:
+            days = min(max(ivl, 1), MAX_DAYS)
+            return AnkiDecision(
+                days, min(max(factor, 0), 65_535), None, False, stability, difficulty, due_days
+            )
+        except ValueError:
+            continue  # a memory state out of bounds is left as the card had it
     return None

@@ -15,9 +15,11 @@ interval of N days is due on the review's study day + N; a learning or relearnin
 minutes) is due on the review's own study day, at :attr:`FsrsCard.step_due`. A second grade on a
 study day is FSRS's own short-term review, not a repeat that moves nothing as in SM-2.
 
-Fitting the parameters to the learner's own log (py-fsrs's ``Optimizer``) needs torch, which
-zerodrill does not install: the parameters are FSRS-6's defaults, or those saved in the
-setting :data:`PARAMETERS` names (fitted in Anki, say).
+Fitting the parameters to the learner's own log with py-fsrs's ``Optimizer`` needs torch, which
+zerodrill does not install: ``zerodrill anki optimize`` fits them with Anki's own optimizer
+instead (:mod:`zerodrill.anki_sync.fsrs_fit`). The parameters are FSRS-6's defaults, or those
+saved in the setting :data:`PARAMETERS` names (that fit, or the preset's in Anki), which
+travels with the log.
 """
 
 from __future__ import annotations
@@ -230,6 +232,28 @@ class FsrsScheduler:
             due_at=at + timedelta(days=days),
             due=when.day + timedelta(days=days),
             interval=days,
+            **memory,
+        )
+
+    def set_due(self, state: FsrsCard, when: When, decided: AnkiDecision) -> FsrsCard:
+        """The card after a due date set by hand in Anki, or FSRS's reschedule there, at
+        ``when`` (no grade): Anki's due day and interval, the memory state Anki kept where it
+        kept one, else the card's (a card new until then takes a first Good's, from then)."""
+        at = when.at.astimezone(UTC)
+        base = state
+        if state.phase is Phase.NEW:
+            base = structs.replace(self.review(state, Grade.GOOD, when), last_day=None)
+        memory = {}
+        if decided.stability is not None and decided.difficulty is not None:
+            memory = {"stability": decided.stability, "difficulty": decided.difficulty}
+        due = decided.due_on(when.day)
+        return structs.replace(
+            base,
+            phase=Phase.REVIEW,
+            step=None,
+            due_at=at + timedelta(days=(due - when.day).days),
+            due=due,
+            interval=decided.interval,
             **memory,
         )
 

@@ -17,6 +17,10 @@ grade buttons show:
   FSRS aims); where it falls after, the card comes back on L, close to the day, when the
   predicted recall is still above it, so that on the day it is higher still.
 
+An answer given in Anki is not capped: whoever answers a card decides its next interval, and the
+phone, which knows no interview date, shows the day Anki gave it; capped in the drill only, the
+two would disagree. The next grade given in zerodrill is capped again.
+
 The cap is a projection over the log, never stored as an event: the cache derived with it
 carries its fingerprint (the inner one and the date), so setting, moving or clearing the date
 derives every card again from its grades, and clearing it gives the scheduler's own schedule
@@ -44,6 +48,9 @@ from zerodrill.srs.schedulers.protocol import (
     answer,
 )
 
+#: The key :meth:`CappedCard.to_dict` adds for a state Anki decided.
+_ANKI_DECIDED = "anki_decided"
+
 
 def last_study_day(interview: date) -> date:
     """The last study day before ``interview``: the day every card comes back by."""
@@ -66,6 +73,8 @@ class CappedCard(Struct, frozen=True):
     due: date | None
     #: Days from the card's last grade to :attr:`due`: what its grade button shows.
     interval: int
+    #: Its last answer was given in Anki and keeps Anki's due, uncapped.
+    anki_decided: bool = False
 
     @property
     def phase(self) -> Phase:
@@ -88,9 +97,10 @@ class CappedCard(Struct, frozen=True):
         return at
 
     def to_dict(self) -> StateDict:
-        # The scheduler's own: the cap follows from it and the date (in the fingerprint).
+        # The scheduler's own: the cap follows from it and the date (in the fingerprint),
+        # but for an answer Anki decided, which no state tells from the drill's own.
         data: StateDict = self.inner.to_dict()
-        return data
+        return {**data, _ANKI_DECIDED: True} if self.anki_decided else data
 
     def __getattr__(self, name: str) -> Any:
         # What a scheduler's state has beyond the protocol (SM-2's numbers) is the inner
@@ -130,7 +140,10 @@ class InterviewCap:
     def from_anki(
         self, state: CappedCard, grade: Grade, when: When, buttons: int, decided: AnkiDecision
     ) -> CappedCard:
-        return self.cap(answer(self.inner, state.inner, grade, when, buttons, decided))
+        inner = answer(self.inner, state.inner, grade, when, buttons, decided)
+        if getattr(self.inner, "from_anki", None) is None:
+            return self.cap(inner)  # scheduled as the drill's own answer: capped as one
+        return CappedCard(inner, inner.due, inner.interval, anki_decided=True)
 
     def next_states(
         self, state: CappedCard, when: When, buttons: int = DEFAULT_LAYOUT
@@ -139,7 +152,11 @@ class InterviewCap:
         return {grade: self.cap(inner) for grade, inner in after.items()}
 
     def state_from_dict(self, data: Mapping[str, Any]) -> CappedCard:
-        return self.cap(self.inner.state_from_dict(data))
+        own = {k: v for k, v in data.items() if k != _ANKI_DECIDED}
+        inner = self.inner.state_from_dict(own)
+        if data.get(_ANKI_DECIDED) is True:
+            return CappedCard(inner, inner.due, inner.interval, anki_decided=True)
+        return self.cap(inner)
 
     def anki(self, state: CappedCard) -> AnkiCard:
         # The scheduler's own numbers, due on the capped day.

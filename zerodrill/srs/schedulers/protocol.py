@@ -283,11 +283,12 @@ def effect_of(before: CardState, when: When) -> Effect:
 #: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware),
 #: and the layout it was pressed on (6, or 4 for Anki's four buttons); without it, six grades,
 #: as an event without one (:func:`layout_of`); then, for an answer given in Anki, what Anki
-#: decided (:func:`decision_of`).
+#: decided (:func:`decision_of`). A grade of None is a change made by hand in Anki, no grade
+#: (:func:`by_hand`): a due date set (what Anki set), or a Forget (None).
 Given = (
     tuple[Grade, date, datetime]
     | tuple[Grade, date, datetime, int]
-    | tuple[Grade, date, datetime, int, AnkiDecision | None]
+    | tuple[Grade | None, date, datetime, int, AnkiDecision | None]
 )
 
 
@@ -320,14 +321,32 @@ def answer(
     return adopted
 
 
+def by_hand(scheduler: Scheduler[S], state: S, when: When, decided: AnkiDecision | None) -> S:
+    """The state after a change made by hand in Anki at ``when``: a Forget (``decided``
+    None) makes the card new; a due date set gives it the due day, interval and ease Anki
+    set, by the scheduler's ``set_due`` (a scheduler without one leaves the state as it
+    was). No grade: the card's latest grade stays its latest."""
+    if decided is None:
+        return scheduler.new_state()
+    set_due = getattr(scheduler, "set_due", None)
+    if set_due is None:
+        return state
+    changed: S = set_due(state, when, decided)
+    return changed
+
+
 def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Effect]]:
-    """One card's state after ``grades`` (its grades in effect, in time order), from new, one
-    :meth:`Scheduler.review` at a time, and what each grade was."""
+    """One card's state after ``grades`` (its grades in effect and the changes made to it by
+    hand in Anki, in time order), from new, one :meth:`Scheduler.review` (or
+    :func:`by_hand`) at a time, and what each grade was (the changes by hand have none)."""
     state = scheduler.new_state()
     effects = []
     for given in grades:
         grade, day, at = given[:3]
         when = When(at, day)
+        if grade is None:
+            state = by_hand(scheduler, state, when, decision_of(given))
+            continue
         effects.append(effect_of(state, when))
         state = answer(scheduler, state, grade, when, layout_of(given), decision_of(given))
     return state, effects

@@ -197,6 +197,26 @@ class Sm2Scheduler:
             s, first, when.day, to_grade(grade), when.at, True, decided.step_due(when.at)
         )
 
+    def set_due(self, state: Sm2Card, when: When, decided: AnkiDecision) -> Sm2Card:
+        """The card after a due date set by hand in Anki at ``when`` (no grade): Anki's due
+        day, interval and ease (where it keeps one). Its repetitions are at least SM-2's
+        second pass, so that the next pass goes on from the interval set (⌈I × EF⌉), as
+        Anki's does; its latest grade stays its latest."""
+        s = state.sm2
+        ef = (
+            decided.ease_permille // 10
+            if decided.ease_permille >= 10 * MIN_EF_HUNDREDTHS
+            else s.ef_hundredths
+        )
+        s = structs.replace(
+            s,
+            repetitions=max(s.repetitions, 2),
+            interval=decided.interval,
+            ef_hundredths=ef,
+            due=decided.due_on(when.day),
+        )
+        return structs.replace(state, sm2=s, anki=True, anki_step=None)
+
     def next_states(
         self, state: Sm2Card, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> Mapping[Grade, Sm2Card]:

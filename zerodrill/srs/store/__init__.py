@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+from zerodrill.srs.store.derive import Replayed
 from zerodrill.srs.store.eventlog import Merged
 from zerodrill.srs.store.figures import ReviewCounts
 from zerodrill.srs.store.file import FileGone, NotInEffect, StoreError, UndoConflict
@@ -38,6 +39,7 @@ __all__ = [
     "Merged",
     "SCHEMA_VERSION",
     "NotInEffect",
+    "Replayed",
     "ReviewCounts",
     "Store",
     "StoreError",

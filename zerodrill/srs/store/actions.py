@@ -9,6 +9,7 @@ Anki) added by :meth:`zerodrill.srs.store.Store.log.add_events` with the reviews
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import date, datetime
 
 from zerodrill.srs.card_actions import Action, CardActionEvent, CardMarks, Identity
@@ -26,6 +27,18 @@ _EARLIER_MARKS = (
     f"SELECT id, origin, {LEGACY.format('seq')}, key, at, day, NULL, undoes_origin, "
     f"{LEGACY.format('undoes_seq')}, NULL, NULL, 6, action, flag FROM card_action ORDER BY id"
 )
+#: The same of a file whose actions are events already (:mod:`.one_stream`) but that an
+#: earlier zerodrill wrote: the columns every such file has.
+_EARLIER_STREAM = (
+    "SELECT id, origin, seq, key, at, day, grade, undoes_origin, undoes_seq, answer_ms, typed, "
+    "buttons, action, flag FROM event WHERE action IN "
+    f"({', '.join(repr(a.value) for a in MARKS.actions | {Action.UNDO})}) ORDER BY id"
+)
+
+
+def _has_actions(conn: sqlite3.Connection) -> bool:
+    """The file's event table holds card actions (it is one stream: :mod:`.one_stream`)."""
+    return any(row[1] == "action" for row in conn.execute("PRAGMA table_info(event)"))
 
 
 class NothingToUndo(LookupError):
@@ -40,9 +53,13 @@ class ActionLog(StorePart):
         logged."""
         with self._reading():
             if self._conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                if not has_tables(self._conn, "card_action"):
+                if has_tables(self._conn, "card_action"):
+                    earlier = _EARLIER_MARKS
+                elif _has_actions(self._conn):
+                    earlier = _EARLIER_STREAM
+                else:
                     return []
-                found = list(map(event_from, self._conn.execute(_EARLIER_MARKS)))
+                found = list(map(event_from, self._conn.execute(earlier)))
             else:
                 found = eventlog.of_kinds(self._conn, MARKS.actions, MARKS.grades)
             return [e for e in found if isinstance(e, CardActionEvent)]

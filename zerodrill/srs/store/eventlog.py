@@ -25,10 +25,22 @@ from typing import Any
 
 from msgspec import Struct
 
-from zerodrill.srs.card_actions import LEGACY_SEQ_TOP, Action, CardActionEvent
+from zerodrill.srs.card_actions import (
+    LEGACY_SEQ_TOP,
+    SCHEDULE_ACTIONS,
+    Action,
+    CardActionEvent,
+)
 from zerodrill.srs.events import Identity, ReviewEvent, StreamEvent
 from zerodrill.srs.store.migrations import instant_us
-from zerodrill.srs.store.rows import EVENT_COLUMNS, INSERT_EVENT, event_from, event_params, undo_of
+from zerodrill.srs.store.rows import (
+    BY_HAND,
+    EVENT_COLUMNS,
+    INSERT_EVENT,
+    event_from,
+    event_params,
+    undo_of,
+)
 from zerodrill.words import plural
 
 #: An event dated later than this after now is held back until its time.
@@ -55,6 +67,8 @@ class Merged(Struct, frozen=True):
     warnings: tuple[str, ...] = ()
     #: Of those added, the card actions (and their undos).
     actions: int = 0
+    #: Of those actions, the settings that travel (FSRS's parameters).
+    settings: int = 0
 
     def __add__(self, other: Merged) -> Merged:
         return Merged(
@@ -65,6 +79,7 @@ class Merged(Struct, frozen=True):
             self.skipped + other.skipped,
             self.warnings + other.warnings,
             self.actions + other.actions,
+            self.settings + other.settings,
         )
 
 
@@ -96,7 +111,7 @@ def is_last(conn: sqlite3.Connection, row_id: int) -> bool:
     order (study day, instant, origin, sequence)."""
     later = conn.execute(
         "SELECT 1 FROM event e, event n WHERE n.id = ? AND e.key = n.key AND e.id != n.id "
-        "AND e.action IS NULL "
+        f"AND (e.action IS NULL OR e.{BY_HAND}) "
         "AND (e.day, e.at_us, e.origin, e.seq) > (n.day, n.at_us, n.origin, n.seq) LIMIT 1",
         (row_id,),
     ).fetchone()
@@ -174,9 +189,18 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
             undone.append(undo_of(event, action=target[1] is not None))
     conn.executemany(INSERT_EVENT, [event_params(e) for e in undone])
     done += undone
-    keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent))
+    # A change by hand in Anki moves its card's schedule; an undo of an action may withdraw one.
+    keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent) or _moves_schedule(e))
     actions = sum(1 for e in done if isinstance(e, CardActionEvent))
-    return Merged(len(done), present, keys, skipped=len(undos) - len(undone), actions=actions)
+    settings = sum(1 for e in done if isinstance(e, CardActionEvent) and e.value is not None)
+    skipped = len(undos) - len(undone)
+    return Merged(len(done), present, keys, skipped=skipped, actions=actions, settings=settings)
+
+
+def _moves_schedule(event: StreamEvent) -> bool:
+    return isinstance(event, CardActionEvent) and (
+        event.action in SCHEDULE_ACTIONS or event.action is Action.UNDO
+    )
 
 
 def withdrawable(
@@ -205,12 +229,14 @@ def appended(conn: sqlite3.Connection, batch: list[StreamEvent]) -> dict[str, li
         if isinstance(event, ReviewEvent):
             by_key.setdefault(event.key, []).append(event)
     logged = _logged(conn, batch)
+    by_hand = {e.key for e in batch if _moves_schedule(e)}
     found = {}
     for key, events in by_key.items():
-        if any(e.undoes is not None or e.identity in logged for e in events):
+        if key in by_hand or any(e.undoes is not None or e.identity in logged for e in events):
             continue
         last = conn.execute(
-            "SELECT day, at_us, origin, seq FROM event WHERE key = ? AND action IS NULL "
+            "SELECT day, at_us, origin, seq FROM event WHERE key = ? "
+            f"AND (action IS NULL OR {BY_HAND}) "
             "ORDER BY day DESC, at_us DESC, origin DESC, seq DESC LIMIT 1",
             (key,),
         ).fetchone()

@@ -174,6 +174,11 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """
     ALTER TABLE event ADD COLUMN decided TEXT;
     """,
+    # The learner's settings that travel (FSRS's parameters) become events of the one log.
+    lambda conn: _setting_events(conn),
+    # Anki's Set Due Date and Forget become events of the log (card actions that change a
+    # schedule): the action column's CHECK takes their kinds.
+    lambda conn: _by_hand_events(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -364,8 +369,20 @@ CREATE TABLE IF NOT EXISTS sync_position (
 """
 
 
+def _setting_events(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.setting_events import migrate
+
+    migrate(conn)
+
+
 def _one_stream(conn: sqlite3.Connection) -> None:
     # Imported here: the step reads tables this module describes.
     from zerodrill.srs.store.one_stream import migrate
+
+    migrate(conn)
+
+
+def _by_hand_events(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.by_hand_events import migrate
 
     migrate(conn)

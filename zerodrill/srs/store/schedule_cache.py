@@ -11,7 +11,7 @@ start of the next write. A grade logged last in its card's order is applied to t
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date
 from typing import Any, Literal
@@ -70,9 +70,13 @@ class Schedule(StorePart):
 
     # -- inside the write transactions of the log -----------------------------------------
 
-    def rederive_cards(self, keys: Collection[str]) -> None:
-        """Derive the cards ``keys`` again from their events. Inside a write transaction."""
-        derive.derive(self._conn, self._scheduler(), keys)
+    def rederive_cards(
+        self, keys: Collection[str], replayed: Mapping[str, derive.Replayed] | None = None
+    ) -> None:
+        """Derive the cards ``keys`` again from their events (those ``replayed`` holds as
+        replayed elsewhere, if they are what it says: :class:`.derive.Replayed`). Inside a
+        write transaction."""
+        derive.derive(self._conn, self._scheduler(), keys, replayed)
 
     def apply(self, row_id: int, event: ReviewEvent) -> None:
         """Take the grade ``event`` (logged as ``row_id``, last in its card's order) on the
@@ -81,13 +85,18 @@ class Schedule(StorePart):
         before = self._state_of(event.key)
         derive.apply(self._conn, self._scheduler(), row_id, before, event)
 
-    def take(self, keys: frozenset[str], appended: dict[str, list[ReviewEvent]]) -> None:
+    def take(
+        self,
+        keys: frozenset[str],
+        appended: dict[str, list[ReviewEvent]],
+        replayed: Mapping[str, derive.Replayed] | None = None,
+    ) -> None:
         """Re-derive the cards ``keys`` that events were added to: those whose added grades all
         come after the rest of their card (``appended``: a sync's reviews made since) take
         them on the cached state one by one, as a grade given here does; the others are
-        replayed. The 10,000 new events of bench_sync.py's folder row need it to stay within
-        2 s. Inside the write transaction that added them."""
-        self.rederive_cards(keys - appended.keys())
+        replayed (or taken from ``replayed``). The 10,000 new events of bench_sync.py's folder
+        row need it to stay within 2 s. Inside the write transaction that added them."""
+        self.rederive_cards(keys - appended.keys(), replayed)
         for events in appended.values():
             for event in events:
                 self.apply(eventlog.row_id(self._conn, event.identity), event)

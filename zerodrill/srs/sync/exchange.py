@@ -135,6 +135,9 @@ class SyncReport(Struct, frozen=True):
     #: counted in ``sent`` and ``received``).
     actions_sent: int = 0
     actions_received: int = 0
+    #: Of those, the settings that travel (FSRS's parameters), sent and newly received.
+    settings_sent: int = 0
+    settings_received: int = 0
 
 
 def _what(event: Event) -> tuple[object, ...]:
@@ -143,8 +146,8 @@ def _what(event: Event) -> tuple[object, ...]:
     undo withdraws, which the log says and its line does not."""
     if isinstance(event, CardActionEvent):
         action = None if event.action is Action.UNDO else event.action
-        return (event.key, event.at, None, event.undoes, action, event.flag)
-    return (event.key, event.at, event.grade, event.undoes, None, 0)
+        return (event.key, event.at, None, event.undoes, action, event.flag, event.value)
+    return (event.key, event.at, event.grade, event.undoes, None, 0, None)
 
 
 def _actions(events: Iterable[Event]) -> int:
@@ -432,4 +435,6 @@ def sync(store: Store, transport: Transport) -> SyncReport:
         transport.where(plan.machine),
         actions_sent,
         merged.actions,
+        sum(1 for e in plan.outgoing if isinstance(e, CardActionEvent) and e.value is not None),
+        merged.settings,
     )

@@ -284,7 +284,7 @@ def _read_after(path: Path, since: Cursor | None) -> tuple[bytes, int, bytes, bo
     :data:`EDGE` bytes before ``since``'s offset, to check them, and what follows), its first
     :data:`EDGE` bytes, and whether it was read from the start because it is not the file
     ``since`` read."""
-    fd = _open_regular(path, os.O_RDONLY)
+    fd = open_regular(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
         if size > MAX_FILE_BYTES:
@@ -347,7 +347,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _open_regular(path: Path, flags: int) -> int:
+def open_regular(path: Path, flags: int) -> int:
     """A descriptor of the regular file at ``path``, opened with ``flags``.
 
     :class:`NotRegular` for anything else, looked at without following a link or opening a
@@ -409,7 +409,7 @@ def append_log(
     """
     lines = "".join(event.to_json() + "\n" for event in new).encode("utf-8")
     try:
-        fd = _open_regular(path, os.O_RDWR | os.O_APPEND)
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
         body = _write_whole(path, origin, b"", lines)
         return Cursor(len(body), 1 + len(new), origin, _digest(body[:EDGE]), _digest(body[-EDGE:]))

@@ -1,9 +1,9 @@
 """The transport seam: what a sync (:mod:`.exchange`) needs of whatever carries events between
-machines. The shared folder is one transport (:mod:`.folder`); Anki's collection is another
-(:mod:`zerodrill.anki_sync.collection_transport`).
+machines. The shared folder is one transport (:mod:`.folder`); Anki's collection's media is
+another (:mod:`zerodrill.anki_sync.media_transport`).
 
 A transport holds *origins*, each named by the machine id whose events it carries first-hand
-(the folder's ``zerodrill-<id>.jsonl``; in Anki's collection, a note type named by it), and
+(the folder's ``zerodrill-<id>.jsonl``; in Anki's media, the files named by it), and
 is asked:
 
 - :meth:`Transport.origins`: the origins it holds now;

@@ -50,6 +50,9 @@ LATEST_DAY = date.max - timedelta(days=MAX_INTERVAL + 2)
 _ACTIONS = {a.value: a for a in Action if a is not Action.UNDO}
 KINDS = {"grade", "repeat", "undo"} | _ACTIONS.keys()
 
+#: FSRS's 21 parameters as text take some 450 characters.
+_MAX_SETTING_CHARS = 2000
+
 #: One line of a log file is one event.
 LogEntry = StreamEvent
 
@@ -133,7 +136,13 @@ def _event(
         if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
             raise BadLine("flag must be 0-7")
         action = _ACTIONS.get(kind, Action.UNDO)
-        return CardActionEvent(**common, action=action, flag=flag, undoes=target)
+        value = record.get("value")
+        if (action is Action.SETTING) != isinstance(value, str):
+            raise BadLine("a setting line, and only one, has a value: text")
+        decided = _decided(record) if action is Action.SET_DUE else None
+        return CardActionEvent(
+            **common, action=action, flag=flag, undoes=target, value=value, decided=decided
+        )
     grade = record.get("grade")
     if kind != "undo":
         grade = _int(grade, "grade", low=0)
@@ -149,12 +158,7 @@ def _event(
     # A "repeat" (files from before the log held events) is a grade: the replay says which.
     given = to_grade(grade) if grade is not None else None
     # Only on an answer given in Anki: what Anki decided, which every replay takes.
-    decided = record.get("decided")
-    if decided is not None:
-        try:
-            decided = AnkiDecision.from_wire(decided)
-        except ValueError as exc:
-            raise BadLine(str(exc)) from None
+    decided = _decided(record) if record.get("decided") is not None else None
     return ReviewEvent(
         **common,
         grade=given,
@@ -163,6 +167,14 @@ def _event(
         buttons=buttons,
         decided=decided,
     )
+
+
+def _decided(record: dict[str, Any]) -> AnkiDecision:
+    """What Anki decided, as a line carries it (an answer's, or a due date set there)."""
+    try:
+        return AnkiDecision.from_wire(record.get("decided"))
+    except ValueError as exc:
+        raise BadLine(str(exc)) from None
 
 
 def unfit(event: LogEntry) -> str | None:
@@ -174,12 +186,34 @@ def unfit(event: LogEntry) -> str | None:
     for name, number in (("seq", event.seq), ("answer_ms", answer_ms)):
         if number is not None and not 0 <= number <= MAX_SQLITE_INT:
             return f"{name} must be a whole number from 0 to {MAX_SQLITE_INT}"
+    if isinstance(event, CardActionEvent) and event.action is Action.SETTING:
+        return _setting_unfit(event.key, event.value) or _key_or_time_unfit(
+            None, event.at, event.day
+        )
     return _key_or_time_unfit(event.key, event.at, event.day)
 
 
-def _key_or_time_unfit(key: str, at: datetime, day: date) -> str | None:
-    """What keeps a line's card key or time from the wire, or None."""
-    if len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
+def _setting_unfit(name: str, value: str | None) -> str | None:
+    """What keeps a setting line from the wire, or None: only a setting that travels, with a
+    value it takes (FSRS's parameters within FSRS's bounds)."""
+    # Imported here: only a setting line needs them (and the fsrs package).
+    from zerodrill.srs.schedulers.fsrs import PARAMETERS
+    from zerodrill.srs.store.saved_settings import TRAVELLING
+
+    if name not in TRAVELLING or name != PARAMETERS.setting or value is None:
+        return f"no setting {name[:40]!r} travels"
+    if len(value) > _MAX_SETTING_CHARS:
+        return "a setting's value is too long"
+    try:
+        PARAMETERS.read(value)
+    except ValueError:
+        return f"not a value of {name}"
+    return None
+
+
+def _key_or_time_unfit(key: str | None, at: datetime, day: date) -> str | None:
+    """What keeps a line's card key (None: no card's) or time from the wire, or None."""
+    if key is not None and (len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key)):
         return "key must be a card key"
     try:
         _check_time(at, day)

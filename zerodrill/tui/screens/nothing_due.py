@@ -71,7 +71,8 @@ def explain(o: Outlook, now: datetime) -> list[str]:
         )
     if o.next_review is not None:
         paragraphs.append(f"The next review is due {time_labels.when(o.next_review, now)}.")
+        # Said of every scheduler: each one times a review for when it helps most.
         paragraphs.append(
-            "[dim]Reviewing before a card is due does not help SM-2; come back then.[/dim]"
+            "[dim]Each card is due when reviewing it helps most; come back then.[/dim]"
         )
     return paragraphs

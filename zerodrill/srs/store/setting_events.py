@@ -1,0 +1,80 @@
+"""Schema 7: the learner's settings that travel (FSRS's parameters) become events of the one log.
+
+A setting event (``action`` 'setting') says that the setting its ``key`` names is ``value``;
+the profile takes the newest of each (:data:`zerodrill.srs.projections.SETTINGS`), so a fit
+made on one machine schedules on every machine that syncs with it. The ``action`` column's
+CHECK lists its kinds, so the table is made anew with the new kind and the ``value`` column,
+every row copied as it was (ids included): no event changes, none is added.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from zerodrill.srs.store.migrations import _statements
+from zerodrill.srs.store.one_stream import ACTIONS as ONE_STREAM_ACTIONS
+
+#: Every kind of event that is not a grade, as of this schema.
+ACTIONS = (*ONE_STREAM_ACTIONS, "setting")
+
+
+def event_table(actions: tuple[str, ...]) -> str:
+    """The ``event_new`` table whose ``action`` may say ``actions``."""
+    return f"""
+CREATE TABLE event_new (
+    id            INTEGER PRIMARY KEY,
+    origin        TEXT    NOT NULL CHECK (origin != ''),
+    seq           INTEGER NOT NULL CHECK (seq >= 1),
+    key           TEXT    NOT NULL CHECK (key != ''),  -- a setting event: the setting's name
+    at            TEXT    NOT NULL,  -- wall time, ISO 8601 with UTC offset
+    at_us         INTEGER NOT NULL,  -- the same instant: microseconds since 1970 (UTC)
+    day           TEXT    NOT NULL,  -- study day, ISO date
+    grade         INTEGER CHECK (grade BETWEEN 0 AND 5),
+    undoes_origin TEXT,              -- an undo: the identity of the event it withdraws
+    undoes_seq    INTEGER,
+    answer_ms     INTEGER CHECK (answer_ms >= 0),
+    typed         TEXT,
+    buttons       INTEGER NOT NULL DEFAULT 6 CHECK (buttons IN (4, 6)),
+    -- NULL: a grade, or the undo of one; else what was done ('undo': the undo of an action)
+    action        TEXT    CHECK (action IN ({", ".join(f"'{a}'" for a in actions)})),
+    flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),
+    decided       TEXT,              -- an answer given in Anki: what Anki decided (JSON)
+    value         TEXT,              -- a setting event: the setting's value
+    CHECK ((undoes_origin IS NULL) = (undoes_seq IS NULL)),
+    CHECK ((grade IS NOT NULL) = (action IS NULL AND undoes_origin IS NULL)),
+    CHECK (action IS NULL OR (action = 'undo') = (undoes_origin IS NOT NULL)),
+    CHECK (flag = 0 OR action = 'flag'),
+    CHECK ((value IS NOT NULL) = (action IS 'setting'))
+)
+"""
+
+
+EVENT_TABLE = event_table(ACTIONS)
+
+_AFTER = """
+CREATE UNIQUE INDEX event_identity ON event (origin, seq);
+CREATE INDEX event_order ON event (key, day, at_us, origin, seq);
+CREATE INDEX event_day ON event (day);
+CREATE INDEX event_action ON event (action, day) WHERE action IS NOT NULL;
+CREATE UNIQUE INDEX event_undoes ON event (undoes_origin, undoes_seq)
+    WHERE undoes_origin IS NOT NULL;
+CREATE TRIGGER event_no_update BEFORE UPDATE ON event
+    BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+CREATE TRIGGER event_no_delete BEFORE DELETE ON event
+    BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
+"""
+
+_COLUMNS = (
+    "id, origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, answer_ms, typed, "
+    "buttons, action, flag, decided"
+)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Run inside the migration's transaction."""
+    conn.execute(EVENT_TABLE)
+    conn.execute(f"INSERT INTO event_new ({_COLUMNS}) SELECT {_COLUMNS} FROM event ORDER BY id")
+    conn.execute("DROP TABLE event")  # its indexes and triggers with it
+    conn.execute("ALTER TABLE event_new RENAME TO event")
+    for statement in _statements(_AFTER):
+        conn.execute(statement)
