@@ -215,7 +215,12 @@ def store_view(db: Path) -> dict[str, View]:
             state = store.schedule.state(key)
             m = marks.get(key, CardMarks())
             phase = "learning" if state.phase.value == "relearning" else state.phase.value
-            out[key] = (phase, state.due, m.flag, m.suspended)
+            day = state.due
+            if day is not None and state.step_due is not None:
+                # A learning step past the rollover shows the card the next study day, in
+                # the drill as in Anki (whose due is that step's time).
+                day = max(day, study_day(state.step_due))
+            out[key] = (phase, day, m.flag, m.suspended)
         return out
 
 
