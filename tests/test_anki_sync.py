@@ -1844,3 +1844,26 @@ def test_a_terminals_undo_reaches_another_terminal_on_anki_sync_alone(
     assert zerodrill_due(b) == expected
     assert phone_due(phone) == expected
     assert identities(a) == identities(b)
+
+
+def test_an_answer_on_a_phone_offline_while_the_drill_changed_the_card_holds(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The phone answers a new card Good, not synced; meanwhile the drill suspends it and
+    syncs. Anki's sync keeps the newer card row (the drill's: new, suspended) and the phone's
+    answer in the review log: that answer, the card's latest, is Anki's decision, so the card
+    must be as it left it (the drill has it so)."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    time.sleep(1)
+    act(db, S1, Action.SUSPEND)
+    assert sync(capsys, home)[0] == 0
+    phone.sync()
+    assert sync(capsys, home)[0] == 0
+    phone.sync()
+    with Store.open(db) as store:
+        assert store.schedule.state(S1).phase.value == "learning"
+    # Learning, as the phone's answer left it; suspended, as the drill did.
+    assert schedule_row(phone, S1)[:2] == (1, -1)

@@ -23,6 +23,7 @@ from msgspec.structs import replace
 
 from zerodrill.anki_sync.note_updates import CardRow
 from zerodrill.anki_sync.store_bridge import CardHistory
+from zerodrill.srs.anki_import import left_as
 from zerodrill.srs.schedulers import AnkiCard
 
 # Anki's card types and queues.
@@ -40,9 +41,9 @@ class Today(Struct, frozen=True):
 
 def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
     """``row`` with the scheduling ``history`` derives (unchanged if it derives none, or if
-    the card's latest answer was given in Anki: whoever answers decides, and Anki's schedule
-    is the card's already)."""
-    if history.due is None or history.anki_decides:
+    the card's latest answer was given in Anki and the row is as it left it: whoever answers
+    decides, and Anki's schedule is the card's already)."""
+    if history.due is None or history.anki_decides and _as_anki_left(row, history):
         return row
     day = today.anki + (history.due - today.zerodrill).days
     queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else _REVIEW
@@ -58,6 +59,19 @@ def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
         lapses=min(history.lapses, _MAX_COUNT),
         left=0,
         data=memory_data(row.data, history.anki),
+    )
+
+
+def _as_anki_left(row: CardRow, history: CardHistory) -> bool:
+    """The card's row is as the answer (or change by hand) given in Anki that decides it left
+    it. Anki's sync keeps a card's newer row: an answer on a phone offline while the drill
+    changed the card (a suspend) reaches the revlog, its row does not, and the card is then
+    written as that answer decided (the replay took it), its marks kept."""
+    decided = history.decided
+    if decided is None:
+        return True  # a Forget, or an answer logged before decisions were kept
+    return left_as(
+        decided, row.type, row.ivl, row.data, history.decided_id, by_hand=history.set_in_anki
     )
 
 

@@ -42,6 +42,7 @@ from zerodrill.srs.projections import Projection, schedule
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import (
     AnkiCard,
+    AnkiDecision,
     CardState,
     Option,
     Phase,
@@ -99,6 +100,11 @@ class CardHistory(Struct, frozen=True):
     #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
     #: not replay the card again.
     replayed: Replayed | None = None
+    #: The decision of the card's latest event in effect where Anki made it (an answer or a
+    #: change by hand given there), and that event's revlog id: Anki's card row may have lost
+    #: it (:func:`zerodrill.srs.anki_import.left_as`), and is then written as it decided.
+    decided: AnkiDecision | None = None
+    decided_id: int = 0
 
     @property
     def anki_decides(self) -> bool:
@@ -279,11 +285,14 @@ def derive(
         state: CardState = scheduler.new_state()
         answers = []
         set_in_anki = False
+        decided: AnkiDecision | None = None
+        decided_id = 0
         in_effect = _in_effect(entries.values())
         effects = []
         for event in in_effect:
             when = When(event.at, event.day)
             set_in_anki = isinstance(event, CardActionEvent)
+            decided, decided_id = event.decided, event.seq
             if isinstance(event, CardActionEvent):
                 state = by_hand(scheduler, state, when, event.decided)
                 continue
@@ -319,6 +328,8 @@ def derive(
             card,
             set_in_anki,
             replayed,
+            decided=decided,
+            decided_id=decided_id if decided is not None else 0,
         )
     return out
 
