@@ -100,6 +100,12 @@ class CardHistory(Struct, frozen=True):
     #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
     #: not replay the card again.
     replayed: Replayed | None = None
+    #: The study day a learning step brings the card back on, and the moment (the latest
+    #: grade's, for a step after the day's other cards); None when it waits for :attr:`due`.
+    again_on: date | None = None
+    again_at: datetime | None = None
+    #: That step is a known card's, failed (Anki's relearning).
+    relearning: bool = False
     #: The decision of the card's latest event in effect where Anki made it (an answer or a
     #: change by hand given there), and that event's revlog id: Anki's card row may have lost
     #: it (:func:`zerodrill.srs.anki_import.left_as`), and is then written as it decided.
@@ -318,6 +324,7 @@ def derive(
         card = scheduler.anki(state)
         identities = tuple(e.identity for e in in_effect)
         replayed = Replayed(fingerprint, identities, state, tuple(effects))
+        again_at = state.step_due or (answers[-1].at if answers else None)
         out[key] = CardHistory(
             key,
             card.due,
@@ -328,6 +335,9 @@ def derive(
             card,
             set_in_anki,
             replayed,
+            state.again_on,
+            again_at if state.again_on is not None else None,
+            state.phase is Phase.RELEARNING,
             decided=decided,
             decided_id=decided_id if decided is not None else 0,
         )
