@@ -128,7 +128,11 @@ def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_dec
     before = [structs_without_decision(e) for e in HISTORY]
     undecided = derive(before, [], [KEY], sm2)[KEY]
     assert not undecided.anki_decides
-    assert wanted(row, undecided, today).queue == 2  # zerodrill's review, as before
+    # The failure is zerodrill's to schedule: relearning, in Anki's learning queue, due at the
+    # drill's step (10 minutes on), as the drill brings it back.
+    step = HISTORY[-1].at + timedelta(minutes=10)
+    new = wanted(row, undecided, today)
+    assert (new.type, new.queue, new.due) == (3, 1, int(step.timestamp()))
 
 
 def structs_without_decision(event: ReviewEvent) -> ReviewEvent:

@@ -1846,6 +1846,34 @@ def test_a_terminals_undo_reaches_another_terminal_on_anki_sync_alone(
     assert identities(a) == identities(b)
 
 
+def test_a_card_failed_in_the_drill_is_learning_in_anki_too(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The mirror of a failure on the phone: the drill shows the card again today, and so
+    must Anki (found by tests/test_anki_fuzz.py: it went to Anki as a review due the next
+    day). Answered there, it leaves learning as Anki has it."""
+    db = _private_review_db
+    key = f"{DECK_ID}/stage-1"
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, key, 0, datetime.now().astimezone())
+    with Store.open(db) as store:
+        assert store.schedule.state(key).phase.value == "learning"
+    assert key in drill_shows_today(home, db)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert schedule_row(phone, key)[:2] == (1, 1)  # learning, in the learning queue
+    assert key in anki_shows_today(phone)
+    # The phone answers it Good: Anki's own learning steps decide, on both sides.
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    phone.sync()
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert zerodrill_due(db)[key] == phone_due(phone)[key]
+
+
 def test_a_card_suspended_on_a_phone_that_had_not_synced_keeps_the_drills_schedule(
     home: Path, server: SyncServer, account: str, phone: Phone,
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,

@@ -99,6 +99,12 @@ class CardHistory(Struct, frozen=True):
     #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
     #: not replay the card again.
     replayed: Replayed | None = None
+    #: The study day a learning step brings the card back on, and the moment (the latest
+    #: grade's, for a step after the day's other cards); None when it waits for :attr:`due`.
+    again_on: date | None = None
+    again_at: datetime | None = None
+    #: That step is a known card's, failed (Anki's relearning).
+    relearning: bool = False
 
     @property
     def anki_decides(self) -> bool:
@@ -321,6 +327,7 @@ def derive(
         card = scheduler.anki(state)
         identities = tuple(e.identity for e in in_effect)
         replayed = Replayed(fingerprint, identities, state, tuple(effects))
+        again_at = state.step_due or (answers[-1].at if answers else None)
         out[key] = CardHistory(
             key,
             card.due,
@@ -331,6 +338,9 @@ def derive(
             card,
             set_in_anki,
             replayed,
+            state.again_on,
+            again_at if state.again_on is not None else None,
+            state.phase is Phase.RELEARNING,
         )
     return out
 
