@@ -6,8 +6,9 @@
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
    notes brought up to date (:mod:`.note_updates`); the model to schedule with (under FSRS on
    both sides, the preset's: :mod:`.preset`); Anki's reviews read, leaving out the rows
-   zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's answers Anki
-   lacks written to its revlog and its schedule set (:mod:`.schedule`); the marks changed in
+   zerodrill wrote (:mod:`.revlog`); for each card something moved for, or whose row no longer
+   shows the store's schedule (:mod:`.stale_rows`), zerodrill's answers Anki lacks written to
+   its revlog and its schedule set (:mod:`.schedule`); the marks changed in
    Anki read back as card actions and every card given the marks zerodrill's actions make
    (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
    (:mod:`.siblings`). The copy then replaces the collection, and the model taken from the
