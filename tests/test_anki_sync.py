@@ -1895,3 +1895,50 @@ def test_an_answer_on_a_phone_offline_while_the_drill_changed_the_card_holds(
         assert store.schedule.state(S1).phase.value == "learning"
     # Learning, as the phone's answer left it; suspended, as the drill did.
     assert schedule_row(phone, S1)[:2] == (1, -1)
+
+
+def test_a_card_suspended_on_a_phone_that_had_not_synced_keeps_the_drills_schedule(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The drill grades a new card and syncs; the phone, not synced since, suspends it: Anki's
+    sync keeps the phone's newer row, new. The drill's grade stands: the card is suspended
+    where it stood, a review, on the phone too."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, S1, 4, datetime.now().astimezone())
+    assert sync(capsys, home)[0] == 0
+    time.sleep(1)
+    phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.sync()
+    assert sync(capsys, home)[0] == 0
+    phone.sync()
+    with Store.open(db) as store:
+        assert store.actions.marks()[S1] == CardMarks(suspended=True)
+    assert schedule_row(phone, S1)[:2] == (2, -1)  # a review, suspended
+    assert phone_due(phone)[S1] == zerodrill_due(db)[S1]
+
+
+def test_a_dry_run_counts_a_stale_phones_row_as_the_sync_rewrites_it(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The row a stale phone's suspend put back (new) is counted by the dry run as a card
+    rescheduled, as the real sync then counts it; a sync after that finds nothing to move."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, S1, 4, datetime.now().astimezone())
+    assert sync(capsys, home)[0] == 0
+    time.sleep(1)
+    phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.sync()
+    moved = "zerodrill → Anki: 0 reviews, 1 card "
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert moved + "would be rescheduled" in out
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert moved + "rescheduled" in out
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
