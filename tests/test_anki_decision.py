@@ -128,7 +128,11 @@ def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_dec
     before = [structs_without_decision(e) for e in HISTORY]
     undecided = derive(before, [], [KEY], sm2)[KEY]
     assert not undecided.anki_decides
-    assert wanted(row, undecided, today).queue == 2  # zerodrill's review, as before
+    # The failure is zerodrill's to schedule: relearning, in Anki's learning queue, due at the
+    # drill's step (10 minutes on), as the drill brings it back.
+    step = HISTORY[-1].at + timedelta(minutes=10)
+    new = wanted(row, undecided, today)
+    assert (new.type, new.queue, new.due) == (3, 1, int(step.timestamp()))
 
 
 def structs_without_decision(event: ReviewEvent) -> ReviewEvent:
@@ -187,3 +191,82 @@ def test_every_way_of_deriving_replays_a_due_date_set_and_a_forget_alike(
         assert store.schedule.state(KEY) == state
         first = [e for e in store.log.entries() if e.identity == ("m1", 2)]
         assert first[0].introduced
+
+
+# -- an answer whose card row Anki's sync did not keep (found by tests/test_anki_fuzz.py) ----
+
+
+def test_a_card_row_is_the_answers_only_where_its_schedule_is_as_the_answer_left_it() -> None:
+    from zerodrill.srs.anki_import import left_as
+
+    rid = 1_800_000_000_123
+    lrt = '{"s":2.3,"d":5.0,"lrt":1800000000}'
+    days, step = AnkiDecision(4, 2500), AnkiDecision(0, 0, 600)
+    assert left_as(days, 2, 4, lrt, rid)  # in review, that interval, reviewed then
+    assert left_as(step, 1, 0, "", rid) and left_as(AnkiDecision(0, 0, 600, True), 3, 1, "", rid)
+    assert not left_as(step, 0, 0, "", rid)  # new: the drill's row, kept by Anki's sync
+    assert not left_as(days, 2, 6, lrt, rid)  # another interval
+    assert not left_as(step, 2, 4, lrt, rid)  # in review: not on a step
+    assert not left_as(days, 2, 4, lrt, rid + 5_000)  # reviewed at another time
+    # A change by hand sets no review time; Anki's interval under FSRS may be 0 for it.
+    assert left_as(AnkiDecision(1, 2500), 2, 0, lrt, rid + 5_000, by_hand=True)
+
+
+def test_a_card_anki_decided_whose_row_lost_that_answer_is_written_as_it_decided() -> None:
+    """The phone's answer (4 days) is the card's latest, but Anki's sync kept the drill's
+    newer row (new, suspended): the sync writes the answer's schedule, and the suspend stays."""
+    from zerodrill.anki_sync.note_updates import CardRow
+    from zerodrill.anki_sync.schedule import Today, wanted
+    from zerodrill.anki_sync.store_bridge import derive
+
+    # Numbered by its revlog id, its time in ms, as Anki's answers are.
+    phone = anki_answer(int(AT.timestamp()) * 1000 + 123, Grade.GOOD, 0, AnkiDecision(4, 2500))
+    history = derive([phone], [], [KEY], scheduler_named("sm2"))[KEY]
+    assert history.anki_decides
+    today = Today(phone.day, 100)
+    drills = CardRow(KEY, 7, 0, -1, 1, 0, 0, 0, 0, 0, 0, 0, '{"pos":1}')
+    written = wanted(drills, history, today)
+    assert (written.type, written.queue, written.due, written.ivl) == (2, -1, 104, 4)
+    assert written.factor == 2500
+    # As the answer left it (suspended on the phone later): left alone.
+    lrt = int(phone.at.timestamp())
+    phones = CardRow(KEY, 7, 2, -1, 105, 4, 2500, 1, 0, 0, 0, 0, f'{{"lrt":{lrt}}}')
+    assert wanted(phones, history, today) == phones
+
+
+@pytest.mark.parametrize("lost", [False, True], ids=["kept", "lost"])
+def test_fsrs_memory_is_read_from_the_card_only_where_the_row_is_the_answers(
+    tmp_path: Path, lost: bool
+) -> None:
+    """Under FSRS the card's data holds Anki's memory state after its latest answer: taken
+    where the row is that answer's; where Anki's sync kept the drill's newer row, the
+    decision is the revlog row's alone (FSRS's own memory state then follows)."""
+    from anki.collection import Collection
+    from anki.scheduler.v3 import CardAnswer
+
+    from zerodrill.srs.anki_import import read_reviews
+
+    path = tmp_path / "collection.anki2"
+    col = Collection(str(path))
+    col.set_config("fsrs", True)
+    note = col.new_note(col.models.by_name("Basic"))
+    note["Front"], note["Back"] = "q", "a"
+    col.add_note(note, col.decks.id("Default"))
+    card = note.cards()[0]
+    card.start_timer()
+    states = col._backend.get_scheduling_states(card.id)
+    col.sched.answer_card(col.sched.build_answer(card=card, states=states, rating=CardAnswer.GOOD))
+    (ivl,) = col.db.first("SELECT ivl FROM revlog")
+    memory = json.loads(col.db.scalar("SELECT data FROM cards WHERE id = ?", card.id))
+    if lost:  # the drill's row: new, suspended, an older memory state of its own
+        col.db.execute(
+            "UPDATE cards SET type = 0, queue = -1, ivl = 0, data = ? WHERE id = ?",
+            '{"s":9.0,"d":9.0,"lrt":1}',
+            card.id,
+        )
+    col.close()
+    (event,) = read_reviews(path, {note.guid: {0: KEY}}).reviews
+    assert event.decided is not None and event.decided.step_seconds == -ivl
+    expected = None if lost else (round(memory["s"], 4), round(memory["d"], 4))
+    got = event.decided.stability, event.decided.difficulty
+    assert (None if got == (None, None) else got) == expected

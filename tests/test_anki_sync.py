@@ -1959,3 +1959,101 @@ def test_a_terminals_undo_reaches_another_terminal_on_anki_sync_alone(
     assert zerodrill_due(b) == expected
     assert phone_due(phone) == expected
     assert identities(a) == identities(b)
+
+
+def test_a_card_failed_in_the_drill_is_learning_in_anki_too(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The mirror of a failure on the phone: the drill shows the card again today, and so
+    must Anki (found by tests/test_anki_fuzz.py: it went to Anki as a review due the next
+    day). Answered there, it leaves learning as Anki has it."""
+    db = _private_review_db
+    key = f"{DECK_ID}/stage-1"
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, key, 0, datetime.now().astimezone())
+    with Store.open(db) as store:
+        assert store.schedule.state(key).phase.value == "learning"
+    assert key in drill_shows_today(home, db)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert schedule_row(phone, key)[:2] == (1, 1)  # learning, in the learning queue
+    assert key in anki_shows_today(phone)
+    # The phone answers it Good: Anki's own learning steps decide, on both sides.
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    phone.sync()
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert zerodrill_due(db)[key] == phone_due(phone)[key]
+
+
+def test_an_answer_on_a_phone_offline_while_the_drill_changed_the_card_holds(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The phone answers a new card Good, not synced; meanwhile the drill suspends it and
+    syncs. Anki's sync keeps the newer card row (the drill's: new, suspended) and the phone's
+    answer in the review log: that answer, the card's latest, is Anki's decision, so the card
+    must be as it left it (the drill has it so)."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    time.sleep(1)
+    act(db, S1, Action.SUSPEND)
+    assert sync(capsys, home)[0] == 0
+    phone.sync()
+    assert sync(capsys, home)[0] == 0
+    phone.sync()
+    with Store.open(db) as store:
+        assert store.schedule.state(S1).phase.value == "learning"
+    # Learning, as the phone's answer left it; suspended, as the drill did.
+    assert schedule_row(phone, S1)[:2] == (1, -1)
+
+
+def test_a_card_suspended_on_a_phone_that_had_not_synced_keeps_the_drills_schedule(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The drill grades a new card and syncs; the phone, not synced since, suspends it: Anki's
+    sync keeps the phone's newer row, new. The drill's grade stands: the card is suspended
+    where it stood, a review, on the phone too."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, S1, 4, datetime.now().astimezone())
+    assert sync(capsys, home)[0] == 0
+    time.sleep(1)
+    phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.sync()
+    assert sync(capsys, home)[0] == 0
+    phone.sync()
+    with Store.open(db) as store:
+        assert store.actions.marks()[S1] == CardMarks(suspended=True)
+    assert schedule_row(phone, S1)[:2] == (2, -1)  # a review, suspended
+    assert phone_due(phone)[S1] == zerodrill_due(db)[S1]
+
+
+def test_a_dry_run_counts_a_stale_phones_row_as_the_sync_rewrites_it(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The row a stale phone's suspend put back (new) is counted by the dry run as a card
+    rescheduled, as the real sync then counts it; a sync after that finds nothing to move."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, S1, 4, datetime.now().astimezone())
+    assert sync(capsys, home)[0] == 0
+    time.sleep(1)
+    phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
+    phone.sync()
+    moved = "zerodrill → Anki: 0 reviews, 1 card "
+    code, out, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    assert moved + "would be rescheduled" in out
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert moved + "rescheduled" in out
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out

@@ -6,8 +6,9 @@
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
    notes brought up to date (:mod:`.note_updates`); the model to schedule with (under FSRS on
    both sides, the preset's: :mod:`.preset`); Anki's reviews read, leaving out the rows
-   zerodrill wrote (:mod:`.revlog`); for each card something moved for, zerodrill's answers Anki
-   lacks written to its revlog and its schedule set (:mod:`.schedule`); the marks changed in
+   zerodrill wrote (:mod:`.revlog`); for each card something moved for, or whose row no longer
+   shows the store's schedule (:mod:`.stale_rows`), zerodrill's answers Anki lacks written to
+   its revlog and its schedule set (:mod:`.schedule`); the marks changed in
    Anki read back as card actions and every card given the marks zerodrill's actions make
    (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
    (:mod:`.siblings`). The copy then replaces the collection, and the model taken from the
@@ -52,6 +53,7 @@ from zerodrill.anki_sync import (
     schedule,
     server,
     siblings,
+    stale_rows,
     workcopy,
 )
 from zerodrill.anki_sync import note_updates as notes
@@ -300,7 +302,8 @@ def _apply(
     found = read_reviews(copy, note_keys)
     # An answer dated more than a day ahead (a device whose clock runs ahead) waits, as the
     # store holds such events: until then it neither schedules the card nor counts.
-    anki, ahead = events.held_back(events.from_anki(found), at + HOLD_AHEAD)
+    every_anki = events.from_anki(found)
+    anki, ahead = events.held_back(every_anki, at + HOLD_AHEAD)
     taken: set[int] = set()
     written: dict[int, list[tuple[int, int]]] = {}
     # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
@@ -312,11 +315,18 @@ def _apply(
         if ease and revlog.is_marked(rid, taken_ms):  # an answer (a Forget of ours has none)
             written.setdefault(cid, []).append((rid, ease))
     cids = {key: row.cid for key, row in cards.items()}
+    today = schedule.Today(study_day(at), col.sched.today)
     if scheduler.fingerprint != events.scheduler_of(store).fingerprint:
         # The preset's model is new to the learner: every card's schedule moves with it.
         changed_keys = set(cids)
     else:
         changed_keys = events.touched(store, anki, known, cids, written)
+        # Every row checked against the store's cache, so that one a stale phone's sync put
+        # back is written again (the phone and every terminal keep one schedule); a card with
+        # an answer held back for its time keeps the row Anki gave it.
+        waiting = {e.key for e in every_anki if e.at > at + HOLD_AHEAD}
+        mine = {key: row for key, row in cards.items() if key not in changed_keys}
+        changed_keys |= stale_rows.stale(mine, events.cached(store, mine), today, waiting)
     # Only the cards something moved for are read whole and replayed.
     store_events = events.log_events(store, changed_keys)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
@@ -343,7 +353,6 @@ def _apply(
                 "UPDATE revlog SET id = ?, time = ? WHERE id = ?", new, revlog.MARK, old
             )
         cards = notes.our_cards(col, note_keys)
-    today = schedule.Today(study_day(at), col.sched.today)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
     insert_rows(col, "INSERT INTO revlog {values}", [r.values() for r in rows])

@@ -6,9 +6,10 @@ Anki counts due days from its collection's creation, on its own rollover; zerodr
 calendar study days. Both say which day is *today* at the same moment, so a due date goes to
 Anki as today's day number plus the days from today to it: the phone shows the day the
 terminal does. A card the user suspended or buried in Anki stays so; one in a filtered deck
-gets its home deck's due day (``odue``), as Anki keeps it there. A card whose every grade
-was undone is new again, in both. Under FSRS each card also carries its memory state, desired
-retention and last review time in Anki's ``data`` JSON, as Anki keeps them
+gets its home deck's due day (``odue``), as Anki keeps it there. A card the drill brings back
+later the same day (a learning step, a failed card) is in Anki's learning queue, due then. A
+card whose every grade was undone is new again, in both. Under FSRS each card also carries its
+memory state, desired retention and last review time in Anki's ``data`` JSON, as Anki keeps them
 (:func:`memory_data`), so Anki's Check Database has nothing to add.
 """
 
@@ -23,10 +24,12 @@ from msgspec.structs import replace
 
 from zerodrill.anki_sync.note_updates import CardRow
 from zerodrill.anki_sync.store_bridge import CardHistory
+from zerodrill.srs.anki_import import left_as
 from zerodrill.srs.schedulers import AnkiCard
 
 # Anki's card types and queues.
-_NEW, _REVIEW = 0, 2
+_NEW, _LEARNING, _REVIEW, _RELEARNING = 0, 1, 2, 3
+_LEARNING_QUEUE = 1
 _SUSPENDED_OR_BURIED = (-1, -2, -3)
 _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
 
@@ -40,24 +43,46 @@ class Today(Struct, frozen=True):
 
 def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
     """``row`` with the scheduling ``history`` derives (unchanged if it derives none, or if
-    the card's latest answer was given in Anki: whoever answers decides, and Anki's schedule
-    is the card's already)."""
-    if history.due is None or history.anki_decides:
+    the card's latest answer was given in Anki and the row is as it left it: whoever answers
+    decides, and Anki's schedule is the card's already)."""
+    if history.due is None or history.anki_decides and _as_anki_left(row, history):
         return row
     day = today.anki + (history.due - today.zerodrill).days
-    queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else _REVIEW
+    type_, queue, due = _REVIEW, _REVIEW, day
+    if history.again_at is not None and history.again_on is not None:
+        if history.again_on >= today.zerodrill:
+            # A learning step the drill brings back today: Anki's learning queue, due at
+            # that moment (a time stamp there), so that the phone shows it today too.
+            type_ = _RELEARNING if history.relearning else _LEARNING
+            queue = _LEARNING_QUEUE
+            due = int(history.again_at.timestamp())
+    queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else queue
     return replace(
         row,
-        type=_REVIEW,
+        type=type_,
         queue=queue,
-        due=row.due if row.odid else day,
+        due=row.due if row.odid else due,
         odue=day if row.odid else row.odue,
         ivl=min(max(1, history.interval), _MAX_COUNT),
         factor=min(history.factor, _MAX_FACTOR),
         reps=min(len(history.answers), _MAX_COUNT),
         lapses=min(history.lapses, _MAX_COUNT),
-        left=0,
+        # One step left: Anki's Good then graduates it, as the drill's would.
+        left=0 if type_ == _REVIEW else 1,
         data=memory_data(row.data, history.anki),
+    )
+
+
+def _as_anki_left(row: CardRow, history: CardHistory) -> bool:
+    """The card's row is as the answer (or change by hand) given in Anki that decides it left
+    it. Anki's sync keeps a card's newer row: an answer on a phone offline while the drill
+    changed the card (a suspend) reaches the revlog, its row does not, and the card is then
+    written as that answer decided (the replay took it), its marks kept."""
+    decided = history.decided
+    if decided is None:
+        return True  # a Forget, or an answer logged before decisions were kept
+    return left_as(
+        decided, row.type, row.ivl, row.data, history.decided_id, by_hand=history.set_in_anki
     )
 
 

@@ -11,7 +11,7 @@ change of this module alone:
 - Anki's reviews added as events, idempotently, with the cards :func:`derive` replayed
   handed to the store (it replays none twice): :func:`add_anki_reviews`;
 - the cards something moved for since the last sync, read as (time, grade) only:
-  :func:`touched`;
+  :func:`touched`; every card's schedule as the store's cache holds it: :func:`cached`;
 - each card's schedule derived from all events, with the answers in effect and what each
   did, for Anki's revlog and card columns: :func:`derive`;
 - the card actions (suspend, bury, flag, mark), those brought back from Anki added, and the
@@ -42,6 +42,7 @@ from zerodrill.srs.projections import Projection, schedule
 from zerodrill.srs.queue import DEFAULT_NEW_LIMIT, Apart
 from zerodrill.srs.schedulers import (
     AnkiCard,
+    AnkiDecision,
     CardState,
     Option,
     Phase,
@@ -99,6 +100,17 @@ class CardHistory(Struct, frozen=True):
     #: The replay as the store's cache takes it (:func:`add_anki_reviews`), so that it need
     #: not replay the card again.
     replayed: Replayed | None = None
+    #: The study day a learning step brings the card back on, and the moment (the latest
+    #: grade's, for a step after the day's other cards); None when it waits for :attr:`due`.
+    again_on: date | None = None
+    again_at: datetime | None = None
+    #: That step is a known card's, failed (Anki's relearning).
+    relearning: bool = False
+    #: The decision of the card's latest event in effect where Anki made it (an answer or a
+    #: change by hand given there), and that event's revlog id: Anki's card row may have lost
+    #: it (:func:`zerodrill.srs.anki_import.left_as`), and is then written as it decided.
+    decided: AnkiDecision | None = None
+    decided_id: int = 0
 
     @property
     def anki_decides(self) -> bool:
@@ -264,6 +276,18 @@ def touched(
     return out
 
 
+def cached(store: Store | None, keys: Collection[str]) -> dict[str, tuple[Phase, AnkiCard]]:
+    """The schedule the store's derived cache holds for each of ``keys`` it knows (the new
+    ones absent): its phase, and how it reads in Anki. No replay: cheap for every card."""
+    if store is None or not keys:
+        return {}
+    scheduler = store.scheduler
+    return {
+        key: (state.phase, scheduler.anki(state))
+        for key, state in store.schedule.states(keys).items()
+    }
+
+
 def derive(
     store_events: Iterable[Event],
     anki: Sequence[Event],
@@ -279,11 +303,14 @@ def derive(
         state: CardState = scheduler.new_state()
         answers = []
         set_in_anki = False
+        decided: AnkiDecision | None = None
+        decided_id = 0
         in_effect = _in_effect(entries.values())
         effects = []
         for event in in_effect:
             when = When(event.at, event.day)
             set_in_anki = isinstance(event, CardActionEvent)
+            decided, decided_id = event.decided, event.seq
             if isinstance(event, CardActionEvent):
                 state = by_hand(scheduler, state, when, event.decided)
                 continue
@@ -309,6 +336,7 @@ def derive(
         card = scheduler.anki(state)
         identities = tuple(e.identity for e in in_effect)
         replayed = Replayed(fingerprint, identities, state, tuple(effects))
+        again_at = state.step_due or (answers[-1].at if answers else None)
         out[key] = CardHistory(
             key,
             card.due,
@@ -319,6 +347,11 @@ def derive(
             card,
             set_in_anki,
             replayed,
+            state.again_on,
+            again_at if state.again_on is not None else None,
+            state.phase is Phase.RELEARNING,
+            decided=decided,
+            decided_id=decided_id if decided is not None else 0,
         )
     return out
 

@@ -8,10 +8,18 @@ made by hand (:attr:`AnkiReviews.by_hand`), as card actions: Anki writes a row o
 ease, or under FSRS its difficulty) and for a Forget (``ivl`` and ``factor`` 0), and one of
 type 5 (Rescheduled) for FSRS's reschedule (as a Set Due Date). The row holds no due day: it is
 the card's, read where the row is the card's latest (a later row decides the schedule
-anyway), else the row's interval on. Rows that record neither are skipped and counted:
-answers in a filtered deck with rescheduling off (type 3 with no ease factor: Anki's own test
-for "cramming", which moves no schedule in Anki either), and any row whose ease is not a
-button.
+anyway) and the card is as it left it (:func:`left_as`), else the row's interval on. Rows that
+record neither are skipped and counted: answers in a filtered deck with rescheduling off
+(type 3 with no ease factor: Anki's own test for "cramming", which moves no schedule in Anki
+either), and any row whose ease is not a button.
+
+The card's row is not always its latest answer's: Anki's sync keeps the newer of two rows of a
+card, so an answer given on a phone offline while the drill changed the card (a suspend) is in
+the revlog, but the card row is the drill's. An answer's decision is its revlog row's (type,
+``ivl``: days, or seconds of a learning step; ``factor``); FSRS's memory state, which only the
+card's ``data`` holds, is taken from there only where that row is as the answer left it
+(:func:`left_as`), else it follows zerodrill's FSRS from the history. Every machine reading
+the same collection so makes the same event.
 
 The rows ``zerodrill anki sync`` wrote (:func:`is_marked`) are zerodrill's own answers, in its
 store already: they are left out, so no path brings them back as Anki's.
@@ -46,9 +54,9 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.days import DEFAULT_ROLLOVER_HOUR
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
-from zerodrill.srs.schedulers.decision import from_manual, from_revlog
+from zerodrill.srs.schedulers.decision import AnkiDecision, from_manual, from_revlog
 
-__all__ = ["AnkiImportError", "AnkiReviews", "read_reviews", "withdrawals"]
+__all__ = ["AnkiImportError", "AnkiReviews", "left_as", "read_reviews", "withdrawals"]
 
 ORIGIN = "anki"
 #: The origin of the undos an import makes for answers undone in Anki since.
@@ -60,8 +68,8 @@ MIN_SCHEMA, MAX_SCHEMA = 11, 18
 _ANSWER_TYPES = (0, 1, 2, 3)
 #: The revlog types of changes by hand: Manual (Set Due Date, Forget), Rescheduled (FSRS).
 _MANUAL, _RESCHEDULED = 4, 5
-#: Anki's card type of a card in review.
-_REVIEW_CARD = 2
+#: Anki's card types of a card learning, in review, relearning.
+_LEARNING_CARD, _REVIEW_CARD, _RELEARNING_CARD = 1, 2, 3
 #: Revlog type 3 with ease factor 0 is an answer with rescheduling off (Anki: is_cramming).
 _FILTERED = 3
 _TABLES = {"col", "notes", "cards", "revlog"}
@@ -149,14 +157,17 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             other_decks[deck] = other_decks.get(deck, 0) + 1
     cards: dict[int, str | None] = {}
     memories: dict[int, tuple[float, float] | None] = {}
+    #: Each card's type, interval and data, to tell whether its row is its latest answer's.
+    rows: dict[int, tuple[object, object, object]] = {}
     #: The day number a card in review is due on (Anki's, from the collection's creation).
     due_numbers: dict[int, int] = {}
-    for cid, nid, ord_, data, type_, due, odue, odid in conn.execute(
-        "SELECT id, nid, ord, data, type, due, odue, odid FROM cards"
+    for cid, nid, ord_, data, type_, due, odue, odid, ivl in conn.execute(
+        "SELECT id, nid, ord, data, type, due, odue, odid, ivl FROM cards"
     ):
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
             memories[cid] = _memory(data)
+            rows[cid] = (type_, ivl, data)
             number = odue if odid else due
             if type_ == _REVIEW_CARD and isinstance(number, int):
                 due_numbers[cid] = number
@@ -179,7 +190,12 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             elif is_marked(rid, taken):
                 own += 1
             else:
-                latest_row = latest[cid] == rid
+                bare = from_manual(ivl, factor, None, None)
+                latest_row = (
+                    latest[cid] == rid
+                    and bare is not None
+                    and left_as(bare, *rows[cid], rid, by_hand=True)
+                )
                 due = due_numbers.get(cid) if latest_row else None
                 memory = memories[cid] if latest_row else None
                 made = _by_hand(rid, key, kind, ivl, factor, memory, due, calendar)
@@ -209,8 +225,9 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             skipped += 1
             continue
         answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
-        memory = memories[cid] if latest[cid] == rid else None
-        decided = from_revlog(ivl, factor, kind, memory)
+        decided = from_revlog(ivl, factor, kind, None)
+        if decided is not None and latest[cid] == rid and left_as(decided, *rows[cid], rid):
+            decided = from_revlog(ivl, factor, kind, memories[cid])
         reviews.append(
             ReviewEvent(
                 ORIGIN,
@@ -265,6 +282,42 @@ def _by_hand(
     if decided is None:
         return None
     return CardActionEvent(ORIGIN, rid, key, at, day, Action.SET_DUE, decided=decided)
+
+
+def left_as(
+    decided: AnkiDecision,
+    card_type: object,
+    card_ivl: object,
+    data: object,
+    rid: int,
+    *,
+    by_hand: bool = False,
+) -> bool:
+    """Whether a card row (its ``type``, ``ivl`` and ``data``) is as the answer, or the change
+    made by hand (``by_hand``), with revlog id ``rid`` and decision ``decided`` left it: a
+    learning step leaves the card learning or relearning, days leave it in review with that
+    interval, and an answer (not a change by hand, which sets none) is its last review time
+    where the data keeps one. Marks (a suspend, a flag) do not count: they move no schedule."""
+    if not isinstance(card_type, int) or not isinstance(card_ivl, int):
+        return False
+    if decided.step_seconds is not None:
+        if card_type not in (_LEARNING_CARD, _RELEARNING_CARD):
+            return False
+    elif card_type != _REVIEW_CARD or max(card_ivl, 1) != decided.interval:
+        return False
+    reviewed = None if by_hand else _last_review(data)
+    # Anki stamps both with the answer's moment; a revlog id taken moves on by a millisecond.
+    return reviewed is None or abs(reviewed - rid // 1000) <= 1
+
+
+def _last_review(data: object) -> int | None:
+    """The last review's time (seconds) in a card's ``data`` JSON, where Anki keeps it."""
+    try:
+        found = json.loads(data) if isinstance(data, str) and data else None
+    except ValueError:
+        return None
+    lrt = found.get("lrt") if isinstance(found, dict) else None
+    return lrt if isinstance(lrt, int) and not isinstance(lrt, bool) else None
 
 
 def _memory(data: object) -> tuple[float, float] | None:

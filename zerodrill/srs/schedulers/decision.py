@@ -2,7 +2,8 @@
 
 Whoever answers a card decides its next interval. An answer given in Anki keeps what Anki gave
 it (its revlog row's interval and ease, the learning step it put the card on, and the memory
-state in the card's data where that answer was the card's latest), fixed when the answer is
+state in the card's data where that answer was the card's latest and its row is as the answer
+left it: Anki's sync may keep a newer row of the drill's instead), fixed when the answer is
 read from the collection and carried with the event to every machine, so each replays it the
 same way: a scheduler meeting such an event takes Anki's decision as the card's state
 (:func:`zerodrill.srs.schedulers.protocol.answer`), and the next grade in a terminal goes on from
@@ -132,8 +133,9 @@ def from_revlog(
     ivl: object, factor: object, kind: object, memory: tuple[float, float] | None
 ) -> AnkiDecision | None:
     """The decision of a revlog row (its ``ivl``, ``factor`` and ``type``), with the memory
-    state of the card's data when the row is the card's latest; None for values no Anki
-    writes (the answer then replays as zerodrill schedules it)."""
+    state of the card's data when the row is the card's latest and the card is as it left it
+    (:func:`zerodrill.srs.anki_import.left_as`); None for values no Anki writes (the answer
+    then replays as zerodrill schedules it)."""
     if not isinstance(ivl, int) or not isinstance(factor, int) or ivl == 0:
         return None
     # Anki's learn type is 0; a step after a review or relearning answer relearns.

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from zerodrill.srs.store.migrations import _statements
-from zerodrill.srs.store.setting_events import _AFTER, _COLUMNS, event_table
+from zerodrill.srs.store.one_stream import rebuild_event_table
 from zerodrill.srs.store.setting_events import ACTIONS as SETTING_ACTIONS
+from zerodrill.srs.store.setting_events import COLUMNS, event_table
 
 #: Every kind of event that is not a grade, as of this schema.
 ACTIONS = (*SETTING_ACTIONS, "set_due", "forget")
@@ -21,10 +21,4 @@ ACTIONS = (*SETTING_ACTIONS, "set_due", "forget")
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Run inside the migration's transaction."""
-    conn.execute(event_table(ACTIONS))
-    columns = f"{_COLUMNS}, value"
-    conn.execute(f"INSERT INTO event_new ({columns}) SELECT {columns} FROM event ORDER BY id")
-    conn.execute("DROP TABLE event")  # its indexes and triggers with it
-    conn.execute("ALTER TABLE event_new RENAME TO event")
-    for statement in _statements(_AFTER):
-        conn.execute(statement)
+    rebuild_event_table(conn, event_table(ACTIONS), f"{COLUMNS}, value")

@@ -82,14 +82,21 @@ _COLUMNS = (
 LEGACY = f"({LEGACY_SEQ_TOP - 1} - {{0}} + 1)"
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Run inside the migration's transaction."""
-    conn.execute(EVENT_TABLE)
-    conn.execute(f"INSERT INTO event_new ({_COLUMNS}) SELECT {_COLUMNS} FROM event ORDER BY id")
+def rebuild_event_table(conn: sqlite3.Connection, table: str, columns: str) -> None:
+    """``event`` made anew as ``table`` (an ``event_new`` DDL) says, its ``columns`` copied
+    row for row (ids included), its indexes and triggers as before: SQLite changes no CHECK
+    in place. Inside the migration's transaction."""
+    conn.execute(table)
+    conn.execute(f"INSERT INTO event_new ({columns}) SELECT {columns} FROM event ORDER BY id")
     conn.execute("DROP TABLE event")  # its indexes and triggers with it
     conn.execute("ALTER TABLE event_new RENAME TO event")
     for statement in _statements(_AFTER):
         conn.execute(statement)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Run inside the migration's transaction."""
+    rebuild_event_table(conn, EVENT_TABLE, _COLUMNS)
     if has_tables(conn, "card_action"):
         conn.execute(
             "INSERT INTO event (origin, seq, key, at, at_us, day, undoes_origin, undoes_seq, "

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from zerodrill.srs.store.migrations import _statements
 from zerodrill.srs.store.one_stream import ACTIONS as ONE_STREAM_ACTIONS
+from zerodrill.srs.store.one_stream import rebuild_event_table
 
 #: Every kind of event that is not a grade, as of this schema.
 ACTIONS = (*ONE_STREAM_ACTIONS, "setting")
@@ -51,20 +51,9 @@ CREATE TABLE event_new (
 
 EVENT_TABLE = event_table(ACTIONS)
 
-_AFTER = """
-CREATE UNIQUE INDEX event_identity ON event (origin, seq);
-CREATE INDEX event_order ON event (key, day, at_us, origin, seq);
-CREATE INDEX event_day ON event (day);
-CREATE INDEX event_action ON event (action, day) WHERE action IS NOT NULL;
-CREATE UNIQUE INDEX event_undoes ON event (undoes_origin, undoes_seq)
-    WHERE undoes_origin IS NOT NULL;
-CREATE TRIGGER event_no_update BEFORE UPDATE ON event
-    BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
-CREATE TRIGGER event_no_delete BEFORE DELETE ON event
-    BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END;
-"""
 
-_COLUMNS = (
+#: The columns schema 6 had, copied as they are.
+COLUMNS = (
     "id, origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, answer_ms, typed, "
     "buttons, action, flag, decided"
 )
@@ -72,9 +61,4 @@ _COLUMNS = (
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Run inside the migration's transaction."""
-    conn.execute(EVENT_TABLE)
-    conn.execute(f"INSERT INTO event_new ({_COLUMNS}) SELECT {_COLUMNS} FROM event ORDER BY id")
-    conn.execute("DROP TABLE event")  # its indexes and triggers with it
-    conn.execute("ALTER TABLE event_new RENAME TO event")
-    for statement in _statements(_AFTER):
-        conn.execute(statement)
+    rebuild_event_table(conn, EVENT_TABLE, COLUMNS)
