@@ -83,15 +83,8 @@ DAYS, STEPS_PER_DAY = 4, 10
 #: What the phone does, in Anki: answers with each button, flags, suspends and unsuspends,
 #: sets a due date (0-7 days) and forgets.
 PHONE_OPS = ("again", "hard", "good", "easy", "flag", "suspend", "unsuspend", "set-due", "forget")
-#: KNOWN BUGS (reported on issue 35; run.py, store_bridge.py and schedule.py are other parts'):
-#: a phone that acts offline loses to Anki's sync, which keeps the newer of two changes of a
-#: card whole. An answer there while a terminal's sync changed the card (a suspend, a sibling
-#: held) is in the review log but the card row is the terminal's, and the sync takes that row
-#: for the answer's decision; a suspend or flag on a copy older than a terminal's grade puts
-#: back the older schedule, and the sync re-derives only cards with new answers. Either way
-#: the phone shows the card new (or as it was) for good. Until fixed, the phone syncs before
-#: and after each of its actions (tests/test_anki_sync.py: test_an_answer_on_a_phone_offline_
-#: while_the_drill_changed_the_card_holds, test_a_card_suspended_on_a_phone_that_had_not_...).
+#: Whether the phone syncs before and after each of its actions; False: it acts offline too,
+#: on whatever copy it last synced (a card it changes may have changed on a terminal since).
 PHONE_ONLINE = True
 #: KNOWN BUG (reported on issue 35; anki_import.py is another part's): under FSRS an answer
 #: given in Anki carries Anki's memory state only if read while still its card's latest
@@ -203,11 +196,14 @@ def phone_view(phone: Phone) -> dict[str, View]:
             day = study_day(datetime.fromtimestamp(due).astimezone())
         else:
             day = today + timedelta(days=due - phone.col.sched.today)
+        if day is not None:
+            day = max(day, today)  # overdue: due today, as in the drill
         out[key] = (_PHASES[card_type], day, flags & 7, queue == -1)
     return out
 
 
 def store_view(db: Path) -> dict[str, View]:
+    today = study_day(datetime.now().astimezone())
     with Store.open(db) as store:
         marks = store.actions.marks()
         out = {}
@@ -215,11 +211,13 @@ def store_view(db: Path) -> dict[str, View]:
             state = store.schedule.state(key)
             m = marks.get(key, CardMarks())
             phase = "learning" if state.phase.value == "relearning" else state.phase.value
+            # The day the card shows next: a card coming back the same day shows at its
+            # learning step (past the rollover: the next study day), as Anki's due time does.
             day = state.due
-            if day is not None and state.step_due is not None:
-                # A learning step past the rollover shows the card the next study day, in
-                # the drill as in Anki (whose due is that step's time).
-                day = max(day, study_day(state.step_due))
+            if state.again_on is not None:
+                day = study_day(state.step_due) if state.step_due else state.again_on
+            if day is not None:
+                day = max(day, today)  # overdue: due today, whichever day it was due
             out[key] = (phase, day, m.flag, m.suspended)
         return out
 
@@ -462,12 +460,12 @@ class Fuzz:
 
 
 def _known_phase_bugs(views: dict[str, dict[str, View]], db: Path) -> None:
-    """KNOWN BUG (reported on issue 35, not fixed here: store_bridge.py and schedule.py are
-    another part's): a card whose last grade in effect was a failure in the drill is learning
-    or relearning in zerodrill (again today, then due the next day) but goes to Anki as a
-    review due that next day, so the phone does not show it again today. The phone's view of
-    such a card is taken as the drill's phase, its due day still compared; remove this when
-    the drill's failures reach Anki as its learning steps."""
+    """KNOWN BUG (reported on issue 35; sm2.py and fsrs.py derive the phase): a card the
+    drill had passed, answered on the phone while Anki still had it new, is on Anki's learning
+    step in Anki and a review (on that step) in the drill. The phone's view of such a card is
+    taken as the drill's phase, its due day, flag and suspension still compared. KNOWN LIMIT
+    too: a failure in the drill synced on a later day (a terminal offline) reaches Anki as a
+    review due the day after it, not as learning (both show it due)."""
     with Store.open(db) as store:
         states = store.schedule.states(KEYS)
         last = {}
@@ -484,9 +482,6 @@ def _known_phase_bugs(views: dict[str, dict[str, View]], db: Path) -> None:
             continue
         if ours[0] == "learning" and seen[0] == "review" and not by_anki:
             views[PHONE][key] = ours
-        # KNOWN BUG too (reported on issue 35; sm2.py and fsrs.py derive the phase): a card
-        # the drill had passed, answered on the phone while Anki still had it new, is on
-        # Anki's learning step in Anki and a review (on that step) in the drill.
         if ours[0] == "review" and seen[0] == "learning" and by_anki and state.step_due:
             views[PHONE][key] = ours
 
