@@ -27,7 +27,7 @@ from anki.sync import SyncAuth, SyncOutput
 from zerodrill.export import ids
 from zerodrill.srs.days import study_day
 
-ACCOUNTS = 60
+ACCOUNTS = 80
 PASSWORD = "secret"
 
 
