@@ -415,6 +415,9 @@ class Fuzz:
 
     def run(self) -> None:
         for behind in range(DAYS - 1, -1, -1):
+            # A new real second for each day: two days' rows in one second of the real clock
+            # would take each other's ids when the phone's card is moved by whole days.
+            time.sleep(1.01 - time.time() % 1)
             self.clock.behind = behind
             self.steps.append(f"-- day {study_day(self.clock.now())}")
             for _ in range(STEPS_PER_DAY):
