@@ -86,12 +86,6 @@ PHONE_OPS = ("again", "hard", "good", "easy", "flag", "suspend", "unsuspend", "s
 #: Whether the phone syncs before and after each of its actions; False: it acts offline too,
 #: on whatever copy it last synced (a card it changes may have changed on a terminal since).
 PHONE_ONLINE = True
-#: KNOWN BUG (reported on issue 35; anki_import.py is another part's): under FSRS an answer
-#: given in Anki carries Anki's memory state only if read while still its card's latest
-#: answer, so two terminals that read it before and after a later grade of the card hold one
-#: event with two decisions, and keep two due days. Until fixed, every terminal on Anki syncs
-#: after each answer on the phone (tests/test_anki_sync.py::test_under_fsrs_two_terminals_...).
-TERMINALS_READ_EACH_ANSWER_AT_ONCE = True
 #: What a zerodrill machine does, in the drill.
 DRILL_OPS = ("grade", "grade", "grade", "bury", "flag", "suspend", "unsuspend", "undo")
 ANKI_ONLY, BOTH, FOLDER_ONLY, PHONE = ("T1", "T2"), "H", "F", "P"
@@ -293,9 +287,6 @@ class Fuzz:
         key, op = self.rng.choice(KEYS), self.rng.choice(PHONE_OPS)
         if PHONE_ONLINE:
             self.sync(PHONE, "anki")
-        if op in RATINGS and self.scheduler == "fsrs" and TERMINALS_READ_EACH_ANSWER_AT_ONCE:
-            for name in (*ANKI_ONLY, BOTH):
-                self.sync(name, "anki")
         cid = phone_cid(self.phone, key)
         queue = self.phone.col.db.scalar("SELECT queue FROM cards WHERE id = ?", cid)
         if op in RATINGS and queue == -1 or op == "unsuspend" and queue != -1:
@@ -325,9 +316,6 @@ class Fuzz:
         on_phone(self.phone, cid, self.clock.behind, act)
         if PHONE_ONLINE:
             self.sync(PHONE, "anki")
-        if op in RATINGS and self.scheduler == "fsrs" and TERMINALS_READ_EACH_ANSWER_AT_ONCE:
-            for name in (*ANKI_ONLY, BOTH):
-                self.sync(name, "anki")
 
     def drill_acts(self, name: str) -> None:
         key, op = self.rng.choice(KEYS), self.rng.choice(DRILL_OPS)

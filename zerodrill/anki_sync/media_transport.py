@@ -36,6 +36,7 @@ from pathlib import Path
 
 from zerodrill.atomic_write import write_atomic
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
+from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.sync.logfile import MAX_LINE_CHARS, open_regular
 from zerodrill.srs.sync.transport import Event, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
@@ -70,9 +71,18 @@ class MediaTransport:
         self.folders = (folder, *also)
         self.name = f"anki-media:{name}"
         self.title = "Anki's media"
-        # Answers given in Anki are in its revlog, which every terminal reads, under the same
-        # identity: carried twice, they would double a log the size of the user's history.
-        self.native = frozenset({ANKI_ORIGIN})
+
+    def native(self, event: Event) -> bool:
+        """Answers given in Anki are in its revlog, which every terminal reads, under the same
+        identity: carried twice, they would double a log the size of the user's history. But
+        what a terminal reads from the card row beside the revlog (FSRS's memory state; a due
+        date set there) depends on when it reads: the first reader's event travels, and a
+        later reader, which takes other machines' events before Anki's, keeps that one."""
+        if event.origin != ANKI_ORIGIN:
+            return False
+        if isinstance(event, CardActionEvent):
+            return False  # a due date set or a Forget: rare, and read from the card
+        return event.decided is None or event.decided.stability is None
 
     def origins(self) -> list[str]:
         return sorted({origin for origin, _, _ in self._files().values()})

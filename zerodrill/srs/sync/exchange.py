@@ -286,8 +286,8 @@ class _Reading:
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
         sendable = self._sendable([e for e in outside if e.origin not in copied])
-        plan.outgoing = [e for e in sendable if e.origin not in plan.transport.native]
-        plan.native = [e for e in sendable if e.origin in plan.transport.native]
+        plan.outgoing = [e for e in sendable if not plan.transport.native(e)]
+        plan.native = [e for e in sendable if plan.transport.native(e)]
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "

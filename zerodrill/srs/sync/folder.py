@@ -53,9 +53,11 @@ class FolderTransport:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.title = str(folder)
-        self.native: frozenset[str] = frozenset()
         # The folder itself, however it is named: positions are kept by it.
         self.name = f"folder:{os.path.realpath(folder)}"
+
+    def native(self, event: Event) -> bool:
+        return False  # a folder carries every event in a machine's file
 
     def origins(self) -> list[str]:
         check_folder(self.folder)

@@ -61,9 +61,11 @@ class Transport(Protocol):
     name: str
     #: The transport as the user knows it (the folder as given), for messages.
     title: str
-    #: Origins whose events the transport carries by itself, not through an origin of its
-    #: own (Anki's collection: the answers in its revlog): never written, taken as carried.
-    native: frozenset[str]
+
+    def native(self, event: Event) -> bool:
+        """The transport carries ``event`` by itself, not through an origin of its own (Anki's
+        collection: most answers in its revlog): never written, taken as carried."""
+        ...
 
     def origins(self) -> list[str]:
         """The origins there are now; :class:`SyncError` if the transport cannot be used."""
