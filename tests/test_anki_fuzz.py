@@ -206,9 +206,11 @@ def store_view(db: Path) -> dict[str, View]:
             m = marks.get(key, CardMarks())
             phase = "learning" if state.phase.value == "relearning" else state.phase.value
             # The day the card shows next: a card coming back the same day shows at its
-            # learning step (past the rollover: the next study day), as Anki's due time does.
+            # learning step (past the rollover: the next study day), as Anki's due time does;
+            # a step whose day has passed is not owed any more (the drill shows the card on
+            # its due day).
             day = state.due
-            if state.again_on is not None:
+            if state.again_on is not None and state.again_on >= today:
                 day = study_day(state.step_due) if state.step_due else state.again_on
             if day is not None:
                 day = max(day, today)  # overdue: due today, whichever day it was due

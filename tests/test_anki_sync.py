@@ -1974,3 +1974,30 @@ def test_a_dry_run_counts_a_stale_phones_row_as_the_sync_rewrites_it(
     code, out, err = sync(capsys, home)
     assert code == 0, err
     assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
+
+
+def test_a_repeat_the_drill_no_longer_owes_is_not_due_in_anki_either(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A card failed in a same-day repeat yesterday and synced today: the drill owes that
+    repeat no more and shows the card on its due day; so does Anki (a review on that day,
+    not a learning step due since yesterday)."""
+    db = _private_review_db
+    key = f"{DECK_ID}/stage-1"
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    yesterday = datetime.now().astimezone() - timedelta(days=1)
+    drill(db, key, 4, yesterday - timedelta(days=3))
+    drill(db, key, 4, yesterday - timedelta(days=2))
+    drill(db, key, 4, yesterday)
+    drill(db, key, 2, yesterday + timedelta(minutes=1))  # a repeat the same day, failed
+    assert key not in drill_shows_today(home, db)
+    code, _, err = sync(capsys, home)
+    assert code == 0, err
+    phone.sync()
+    assert schedule_row(phone, key)[:2] == (2, 2)  # a review
+    assert key not in anki_shows_today(phone)
+    assert phone_due(phone)[key] == zerodrill_due(db)[key]
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "0 cards rescheduled" in out
