@@ -28,7 +28,7 @@ from zerodrill.srs.anki_import import left_as
 from zerodrill.srs.schedulers import AnkiCard
 
 # Anki's card types and queues.
-_NEW, _LEARNING, _REVIEW, _RELEARNING = 0, 1, 2, 3
+NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3
 _LEARNING_QUEUE = 1
 _SUSPENDED_OR_BURIED = (-1, -2, -3)
 _MAX_FACTOR, _MAX_COUNT = 2**16 - 1, 2**31 - 1
@@ -40,6 +40,10 @@ class Today(Struct, frozen=True):
     zerodrill: date
     anki: int
 
+    def anki_day(self, day: date) -> int:
+        """``day`` as Anki numbers it: today's number plus the days from today to it."""
+        return self.anki + (day - self.zerodrill).days
+
 
 def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
     """``row`` with the scheduling ``history`` derives (unchanged if it derives none, or if
@@ -47,13 +51,13 @@ def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
     decides, and Anki's schedule is the card's already)."""
     if history.due is None or history.anki_decides and _as_anki_left(row, history):
         return row
-    day = today.anki + (history.due - today.zerodrill).days
-    type_, queue, due = _REVIEW, _REVIEW, day
+    day = today.anki_day(history.due)
+    type_, queue, due = REVIEW, REVIEW, day
     if history.again_at is not None and history.again_on is not None:
         if history.again_on >= today.zerodrill:
             # A learning step the drill brings back today: Anki's learning queue, due at
             # that moment (a time stamp there), so that the phone shows it today too.
-            type_ = _RELEARNING if history.relearning else _LEARNING
+            type_ = RELEARNING if history.relearning else LEARNING
             queue = _LEARNING_QUEUE
             due = int(history.again_at.timestamp())
     queue = row.queue if row.queue in _SUSPENDED_OR_BURIED or row.odid else queue
@@ -68,7 +72,7 @@ def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
         reps=min(len(history.answers), _MAX_COUNT),
         lapses=min(history.lapses, _MAX_COUNT),
         # One step left: Anki's Good then graduates it, as the drill's would.
-        left=0 if type_ == _REVIEW else 1,
+        left=0 if type_ == REVIEW else 1,
         data=memory_data(row.data, history.anki),
     )
 
@@ -136,5 +140,5 @@ def to_forget(cards: Mapping[str, CardRow], histories: Mapping[str, CardHistory]
     return [
         row.cid
         for key, row in cards.items()
-        if key in histories and histories[key].due is None and row.type != _NEW
+        if key in histories and histories[key].due is None and row.type != NEW
     ]

@@ -15,11 +15,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from zerodrill.anki_sync.note_updates import CardRow
-from zerodrill.anki_sync.schedule import Today
+from zerodrill.anki_sync.schedule import LEARNING, NEW, RELEARNING, REVIEW, Today
 from zerodrill.srs.schedulers import AnkiCard, Phase
 
-# Anki's card types.
-_NEW, _LEARNING, _REVIEW, _RELEARNING = 0, 1, 2, 3
 _LEARNING_PHASES = (Phase.LEARNING, Phase.RELEARNING)
 
 
@@ -39,14 +37,14 @@ def stale(
             continue
         phase, card = cached.get(key, (Phase.NEW, None))
         if card is None or card.due is None:
-            if row.type != _NEW:
+            if row.type != NEW:
                 out.add(key)
-        elif row.type == _NEW:
+        elif row.type == NEW:
             out.add(key)
-        elif row.type == _REVIEW:
-            day = today.anki + (card.due - today.zerodrill).days
+        elif row.type == REVIEW:
+            day = today.anki_day(card.due)
             if (row.odue if row.odid else row.due) != day or row.ivl != max(1, card.interval):
                 out.add(key)
-        elif row.type in (_LEARNING, _RELEARNING) and phase not in _LEARNING_PHASES:
+        elif row.type in (LEARNING, RELEARNING) and phase not in _LEARNING_PHASES:
             out.add(key)
     return out
