@@ -48,18 +48,22 @@ def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> 
         assert again == []
 
 
-def test_an_answer_with_no_free_id_before_the_next_is_not_written() -> None:
-    """Two answers a second apart, every id between them taken: the first is left out (its
-    schedule is set all the same) rather than written where no run would find it."""
+def test_an_answer_whose_second_is_taken_moves_past_the_next_answer_and_is_found() -> None:
+    """Two answers of a card a second apart, the first one's id taken by another card's row
+    of that second: its row moves on past the second answer's second (it used to be left
+    out, and never reached Anki), and a next run finds both rows, each its own."""
     start = int(NOON.timestamp()) * 1000
+    answers = [answer(NOON), answer(NOON + timedelta(seconds=1), Grade.PERFECT)]
     taken = {start + MARK}
-    rows = rows_to_write(1, [answer(NOON), answer(NOON + timedelta(seconds=1))], [], taken)
-    # The first answer's id would be the second's own second: it is left out.
-    assert [r.id for r in rows] == [start + 1000 + MARK]
-    again = rows_to_write(
-        1,
-        [answer(NOON), answer(NOON + timedelta(seconds=1))],
-        [(r.id, r.ease) for r in rows],
-        taken,
-    )
-    assert again == []
+    rows = rows_to_write(1, answers, [], taken)
+    assert [(r.id, r.ease) for r in rows] == [(start + 1000 + MARK, 3), (start + 2000 + MARK, 4)]
+    assert rows_to_write(1, answers, [(r.id, r.ease) for r in rows], set(taken)) == []
+    # The second answer's row written first (by a machine that lacked the first answer):
+    # the first answer's row goes after it, and each is found as its own.
+    second = rows_to_write(1, answers[1:], [], {start + MARK})
+    assert [r.id for r in second] == [start + 1000 + MARK]
+    kept = {start + MARK, second[0].id}
+    first = rows_to_write(1, answers, [(second[0].id, 4)], kept)
+    assert [(r.id, r.ease) for r in first] == [(start + 2000 + MARK, 3)]
+    both = [(second[0].id, 4), (first[0].id, 3)]
+    assert rows_to_write(1, answers, both, set(kept)) == []

@@ -7,9 +7,10 @@ answer time in ms) both end in :data:`MARK` ms. Anki's own rows end in any three
 one of them carries both by chance once in a million answers; the cost is under a second of
 precision in each. The mark is the same on every machine, so is the check that an answer is
 in Anki already: a marked row of the card with the answer's button, stamped in the same
-second or later, before the card's next answer (a second taken by another answer moves a row
-on by a second). The mark is read where every revlog is read (:mod:`zerodrill.srs.anki_import`,
-which leaves these rows out for ``import-progress`` as for the sync).
+second or later, before the card's next answer or within a minute (a second taken by another
+answer moves a row on by a second), each answer in turn claiming the first such row left.
+The mark is read where every revlog is read (:mod:`zerodrill.srs.anki_import`, which leaves
+these rows out for ``import-progress`` as for the sync).
 """
 
 from __future__ import annotations
@@ -31,8 +32,14 @@ if TYPE_CHECKING:
 #: Anki keeps an answer time of at most a minute (the deck option's ceiling, by default).
 _MAX_TAKEN_MS = 59_000
 #: How far (ms) a row may move on from its answer's second to find a free revlog id (at most
-#: to the card's next answer).
+#: to the card's next answer, but at least :data:`_MIN_SLACK_MS`).
 _SLACK_MS = 86_400_000
+#: A row may move on this far (ms) even past the card's next answer: the id of an answer's
+#: second can be taken by another card's row of that second, and a next answer a second
+#: later then left it no free id at all (two terminals grading one card a second apart: its
+#: first answer never reached Anki). Rows then claim in the answers' order, each the first
+#: of its button from its own second on, so a moved row is still found, and its own.
+_MIN_SLACK_MS = 60_000
 # Anki's revlog types.
 _LEARN, _REVIEW, _RELEARN = 0, 1, 2
 _MAX_FACTOR, _MAX_IVL = 2**16 - 1, 2**31 - 1
@@ -66,11 +73,11 @@ def _compare(
     answers: Sequence[tuple[datetime, Grade]], written: Iterable[tuple[int, int]]
 ) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
     """Where each answer's row may be (from its second to the card's next answer, a day at
-    most, a second at least); the answers (by index) without a marked row there with their
+    most, a minute at least); the answers (by index) without a marked row there with their
     button; and the marked rows no answer claims."""
     starts = [int(at.timestamp()) * 1000 for at, _ in answers]
     windows = [
-        (start, max(min(start + _SLACK_MS, starts[n + 1]), start + 1000))
+        (start, max(min(start + _SLACK_MS, starts[n + 1]), start + _MIN_SLACK_MS))
         if n + 1 < len(starts)
         else (start, start + _SLACK_MS)
         for n, start in enumerate(starts)

@@ -1,0 +1,106 @@
+"""The cases the Anki-sync fuzz (tests/test_anki_fuzz.py) found, each reduced to a few
+scripted steps: terminals on ``anki sync``, and a phone (a second Anki client) where one
+is needed, against a collection file or Anki's real sync server (tests/anki_sync_support.py).
+"""
+
+from __future__ import annotations
+
+from contextlib import closing
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import anki.collection  # noqa: F401  (Anki's modules import in this order only)
+import pytest
+from anki.collection import Collection
+from anki_sync_support import Phone
+from cli_support import run_cli
+
+from zerodrill.srs.days import study_day
+from zerodrill.srs.store import Store
+
+DECK_YAML = """\
+deck: case-deck
+title: Case deck
+description: Cards of the fuzz's cases.
+retired: []
+cards:
+  - id: one
+    kind: basic
+    front: What does ZeRO stage 1 partition?
+    back: Optimizer states.
+  - id: two
+    kind: basic
+    front: What does ZeRO stage 2 partition?
+    back: Optimizer states and gradients.
+"""
+DECK_ID = "case-deck"
+ONE, TWO = f"{DECK_ID}/one", f"{DECK_ID}/two"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _private_review_db: Path) -> Path:
+    monkeypatch.setenv("ZERODRILL_CONFIG_DIR", str(tmp_path / "config"))
+    deck = tmp_path / "decks" / "case.yaml"
+    deck.parent.mkdir()
+    deck.write_text(DECK_YAML)
+    return tmp_path
+
+
+def terminal(home: Path, name: str) -> Path:
+    db = home / name / "reviews.db"
+    db.parent.mkdir(exist_ok=True)
+    return db
+
+
+def yesterday_noon() -> datetime:
+    day = study_day(datetime.now().astimezone()) - timedelta(days=1)
+    return datetime.combine(day, datetime.min.time()).replace(hour=12).astimezone()
+
+
+def grade(db: Path, key: str, quality: int, at: datetime) -> None:
+    with Store.open(db) as store:
+        store.log.grade(key, quality, day=study_day(at), at=at)
+
+
+def desktop(home: Path) -> Path:
+    path = home / "desktop" / "collection.anki2"
+    path.parent.mkdir()
+    Collection(str(path)).close()
+    return path
+
+
+def sync_with(capsys: pytest.CaptureFixture[str], home: Path, db: Path, path: Path) -> str:
+    code, out, err = run_cli(
+        capsys, "anki", "sync", str(home / "decks"), "--db", str(db), "--collection", str(path)
+    )
+    assert code == 0, err
+    return out
+
+
+def answers_in_anki(path: Path, card_id: str) -> int:
+    with closing(Collection(str(path))) as col:
+        cid = Phone(col, None).card_of(DECK_ID, card_id)  # type: ignore[arg-type]
+        return int(col.db.scalar("SELECT count() FROM revlog WHERE cid = ? AND type < 4", cid))
+
+
+def test_a_cards_two_answers_a_second_apart_both_reach_anki_when_another_card_took_the_first_second(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fuzz seeds 9 and 11: two terminals graded one card a second apart, the later answer
+    reached Anki first, and another card was graded in the earlier one's second. That card's
+    row took the only marked revlog id of the second, and the earlier answer found none free
+    before the later one's: it never reached Anki (its schedule did), and the phone's review
+    log stayed one answer short."""
+    path = desktop(home)
+    first, second = terminal(home, "T1"), terminal(home, "T2")
+    noon = yesterday_noon()
+    grade(first, ONE, 4, noon)
+    grade(first, TWO, 5, noon)
+    grade(second, TWO, 3, noon + timedelta(seconds=1))
+    for db in (second, first, second, first):
+        sync_with(capsys, home, db, path)
+    assert answers_in_anki(path, "one") == 1
+    assert answers_in_anki(path, "two") == 2
+    # Each answer found in Anki at the next sync: nothing moves.
+    out = sync_with(capsys, home, second, path)
+    assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
