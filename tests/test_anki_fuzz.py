@@ -375,7 +375,7 @@ class Fuzz:
     def settle(self) -> None:
         """Rounds of syncs until a whole round moves nothing."""
         self.steps.append("-- settling")
-        last = None
+        last, moved = None, ""
         for _ in range(6):
             for name, how in (
                 (FOLDER_ONLY, "folder"),
@@ -391,8 +391,9 @@ class Fuzz:
             now = (self.views(), {n: _identities(db) for n, db in self.dbs.items()})
             if now == last:
                 return
+            moved = _moved(last, now)
             last = now
-        pytest.fail(self.failure("the machines do not settle: syncs keep changing them"))
+        pytest.fail(self.failure(f"the machines do not settle: the last round moved {moved}"))
 
     def failure(self, what: str, cards: dict[str, dict[str, View]] | None = None) -> str:
         lines = [f"seed {self.seed} under {self.scheduler}: {what}"]
@@ -489,6 +490,25 @@ def _grades(db: Path) -> tuple[dict[str, int], dict[str, int]]:
         {k: sum(1 for e in grades if e.key == k and e.effect is not None) for k in KEYS},
         {k: sum(1 for e in grades if e.key == k and e.event.identity in undone) for k in KEYS},
     )
+
+
+def _moved(
+    before: tuple[dict[str, dict[str, View]], dict[str, list[tuple[str, int]]]] | None,
+    after: tuple[dict[str, dict[str, View]], dict[str, list[tuple[str, int]]]],
+) -> str:
+    """What a round of syncs changed: each machine's card views and events, before -> after."""
+    if before is None:
+        return "everything (the first round)"
+    lines = []
+    for name, views in after[0].items():
+        for key, view in views.items():
+            if before[0][name][key] != view:
+                lines.append(f"{name} {key}: {before[0][name][key]} -> {view}")
+    for name, ids in after[1].items():
+        gained, lost = set(ids) - set(before[1][name]), set(before[1][name]) - set(ids)
+        if gained or lost:
+            lines.append(f"{name}'s events: +{sorted(gained)} -{sorted(lost)}")
+    return "; ".join(lines)
 
 
 def _identities(db: Path) -> list[tuple[str, int]]:

@@ -15,6 +15,7 @@ from anki.collection import Collection
 from anki_sync_support import Phone
 from cli_support import run_cli
 
+from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
 from zerodrill.srs.store import Store
 
@@ -104,3 +105,43 @@ def test_a_cards_two_answers_a_second_apart_both_reach_anki_when_another_card_to
     # Each answer found in Anki at the next sync: nothing moves.
     out = sync_with(capsys, home, second, path)
     assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
+
+
+def flag_in_anki(path: Path, card_id: str, flag: int | None = None) -> int:
+    """The card's flag in the collection; set first to ``flag`` if given, as the phone does."""
+    from anki.cards import CardId
+
+    with closing(Collection(str(path))) as col:
+        cid = Phone(col, None).card_of(DECK_ID, card_id)  # type: ignore[arg-type]
+        if flag is not None:
+            col.set_user_flag_for_cards(flag, [CardId(cid)])
+        return int(col.db.scalar("SELECT flags FROM cards WHERE id = ?", cid)) & 7
+
+
+def flag_in_drill(db: Path, key: str) -> int:
+    with Store.open(db) as store:
+        return store.actions.marks().get(key, CardMarks()).flag
+
+
+def test_a_flag_read_back_from_the_phone_is_not_undone_by_a_terminal_that_lacked_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fuzz seed 9 under FSRS (and the offline phone's seed 2): a terminal read the phone's
+    flag back as a card action, but sent it to the other machines only at its next run. A
+    terminal syncing meanwhile took the first one's older flag and wrote it into Anki over
+    the phone's, which the first then read as another change made there: the phone's flag
+    lost, and with a third machine the flag flipped at every sync."""
+    path = desktop(home)
+    first, second = terminal(home, "T1"), terminal(home, "T2")
+    at = yesterday_noon()
+    with Store.open(first) as store:
+        store.actions.record(ONE, Action.FLAG, at=at, day=study_day(at), flag=1)
+    sync_with(capsys, home, first, path)
+    assert flag_in_anki(path, "one") == 1
+    flag_in_anki(path, "one", 4)  # the phone, later
+    sync_with(capsys, home, first, path)  # reads the phone's flag back
+    sync_with(capsys, home, second, path)  # had neither flag yet
+    assert flag_in_anki(path, "one") == 4
+    for db in (first, second, first):
+        sync_with(capsys, home, db, path)
+    assert flag_in_anki(path, "one") == flag_in_drill(first, ONE) == flag_in_drill(second, ONE) == 4

@@ -20,10 +20,12 @@ The store is written last: until then a failure leaves it as it was, and the rev
 have gained are still in Anki for the next run. Two exceptions: the other machines' events,
 taken first (they are theirs whatever becomes of the run, as a folder sync takes them; this
 machine's file of events in a work copy thrown away is missed by the next run, which writes its
-events again); and the marks: the card actions read back from Anki are logged just before the
-copy replaces the collection, and the record of the marks the run left (:mod:`.marks`) just
-after, so that the record never holds marks the collection or the store lacks (a failure between
-the two leaves the older record, and the next run finds both sides agreeing). A run killed
+events again); and the marks: the card actions read back from Anki are logged (and written
+into the copy's media, so that no machine syncing before this one's next run writes older marks
+back over them) just before the copy replaces the collection, and the record of the marks the
+run left (:mod:`.marks`) just after, so that the record never holds marks the collection or the
+store lacks (a failure between the two leaves the older record, and the next run finds both
+sides agreeing). A run killed
 anywhere leaves the collection whole (the work copy is thrown away) and the server as Anki's
 protocol leaves it; a collection that changed meanwhile (an answer in Anki) is left as it is,
 and the run refuses. A dry run reads copies only, in a temporary folder, and writes nothing; it
@@ -192,7 +194,8 @@ def _run(
                 peek.pull_media(target.key, collection, Path(col.media.dir()))
             # Other machines' events first, as theirs: the schedule is derived from them all.
             # (A dry run's store and collection are copies: it counts on them, as a run would.)
-            streamed = _stream(col, store, record_id, collection)
+            media = Path(col.media.dir())
+            streamed = _stream(media, store, record_id, collection)
             known = events.anki_known(store)
             store_actions = events.log_actions(store)
             moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
@@ -220,6 +223,14 @@ def _run(
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         if store is not None and from_anki:
             _, warnings = events.add_anki_actions(store, from_anki, store_actions)
+            # Sent in this run, not the next: a machine syncing before this one runs again
+            # would take this one's older actions without them, write those marks back into
+            # Anki, and this one would read that as another change made there (two machines
+            # flipping a flag for ever; the phone's change lost).
+            resent = _stream(media, store, record_id, collection)
+            if resent is not None:
+                sent = moved.events_sent + resent.sent + resent.actions_sent
+                moved = structs.replace(moved, events_sent=sent)
         workcopy.put_back(copy, collection)
         if store is not None:
             events.keep_marks_record(store, record_id, new_record)
@@ -236,16 +247,16 @@ def _run(
 
 
 def _stream(
-    col: Collection, store: Store | None, record_id: str, collection: Path
+    media: Path, store: Store | None, record_id: str, collection: Path
 ) -> SyncReport | None:
-    """The event stream through the media of the open work copy of ``collection``
-    (:mod:`.media_transport`): this machine's new events (and any it holds that the media
-    lack) written there as a file, which :func:`.workcopy.put_back` moves into the
+    """The event stream through ``media``, the media folder of the work copy of
+    ``collection`` (:mod:`.media_transport`): this machine's new events (and any it holds that
+    the media lack) written there as a file, which :func:`.workcopy.put_back` moves into the
     collection's media; every other machine's taken into the store, by identity, from both."""
     if store is None:
         return None
     own = workcopy.media_folder(collection)
-    transport = media_transport.MediaTransport(Path(col.media.dir()), record_id, also=[own])
+    transport = media_transport.MediaTransport(media, record_id, also=[own])
     return exchange.sync(store, transport)
 
 
