@@ -17,6 +17,7 @@ from cli_support import run_cli
 
 from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
+from zerodrill.srs.settings import save_scheduler_name
 from zerodrill.srs.store import Store
 
 DECK_YAML = """\
@@ -107,6 +108,12 @@ def test_a_cards_two_answers_a_second_apart_both_reach_anki_when_another_card_to
     assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
 
 
+def logged(db: Path) -> list[object]:
+    """The store's grades, whole (an answer given in Anki with the decision read there)."""
+    with Store.open(db) as store:
+        return sorted(store.log.events(), key=lambda e: e.identity)
+
+
 def flag_in_anki(path: Path, card_id: str, flag: int | None = None) -> int:
     """The card's flag in the collection; set first to ``flag`` if given, as the phone does."""
     from anki.cards import CardId
@@ -145,3 +152,34 @@ def test_a_flag_read_back_from_the_phone_is_not_undone_by_a_terminal_that_lacked
     for db in (first, second, first):
         sync_with(capsys, home, db, path)
     assert flag_in_anki(path, "one") == flag_in_drill(first, ONE) == flag_in_drill(second, ONE) == 4
+
+
+def test_under_fsrs_two_terminals_keep_one_reading_of_the_phones_answer(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fuzz seed 11 under FSRS: the phone's answer carries its memory state in the card row
+    only while it is the card's latest. The first terminal read it so, then wrote its own
+    later answer; its reading reached the media only at its next run, so the second read the
+    phone's answer without it, and each kept its own: the two derived the card differently
+    and rescheduled it, one after the other, at every sync."""
+    from anki.scheduler.v3 import CardAnswer
+
+    path = desktop(home)
+    with closing(Collection(str(path))) as col:
+        col.set_config("fsrs", True)
+    first, second = terminal(home, "T1"), terminal(home, "T2")
+    for db in (first, second):
+        with Store.open(db) as store:
+            save_scheduler_name(store, "fsrs")
+        sync_with(capsys, home, db, path)
+    with closing(Collection(str(path))) as col:
+        phone = Phone(col, None)  # type: ignore[arg-type]
+        phone.answer(phone.card_of(DECK_ID, "one"), CardAnswer.EASY)
+    grade(first, ONE, 4, datetime.now().astimezone() + timedelta(seconds=2))
+    for db in (first, second, first, second):
+        sync_with(capsys, home, db, path)
+    # One reading of the phone's answer (its memory state) on both.
+    assert logged(first) == logged(second)
+    for db in (first, second):
+        out = sync_with(capsys, home, db, path)
+        assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out

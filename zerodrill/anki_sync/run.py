@@ -11,26 +11,28 @@
    its revlog and its schedule set (:mod:`.schedule`); the marks changed in
    Anki read back as card actions and every card given the marks zerodrill's actions make
    (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
-   (:mod:`.siblings`). The copy then replaces the collection, and the model taken from the
-   preset becomes the learner's.
+   (:mod:`.siblings`). Then what was read from Anki (its reviews, changes made by hand and
+   marks) is added to the review store as events and sent in the copy's media. The copy then
+   replaces the collection, and the model taken from the preset becomes the learner's.
 3. With a server: an ordinary sync up, and the media.
-4. Anki's reviews added to the review store as events.
 
-The store is written last: until then a failure leaves it as it was, and the reviews it would
-have gained are still in Anki for the next run. Two exceptions: the other machines' events,
-taken first (they are theirs whatever becomes of the run, as a folder sync takes them; this
+The store is written last but for three things, each safe to keep whatever becomes of the run:
+the other machines' events, taken first (they are theirs, as a folder sync takes them; this
 machine's file of events in a work copy thrown away is missed by the next run, which writes its
-events again); and the marks: the card actions read back from Anki are logged (and written
-into the copy's media, so that no machine syncing before this one's next run writes older marks
-back over them) just before the copy replaces the collection, and the record of the marks the
-run left (:mod:`.marks`) just after, so that the record never holds marks the collection or the
-store lacks (a failure between the two leaves the older record, and the next run finds both
-sides agreeing). A run killed
-anywhere leaves the collection whole (the work copy is thrown away) and the server as Anki's
-protocol leaves it; a collection that changed meanwhile (an answer in Anki) is left as it is,
-and the run refuses. A dry run reads copies only, in a temporary folder, and writes nothing; it
-asks the server what it holds that the copy lacks (the other machines' files of events
-included), read-only (:mod:`.peek`), and counts on the copy with that merged in.
+events again); what was read from Anki, which the collection holds already; and the record of
+the marks the run left (:mod:`.marks`), kept just after the copy replaces the collection, so
+that it never holds marks the collection or the store lacks (a failure between the two leaves
+the older record, and the next run finds both sides agreeing). What was read from Anki is sent
+in this run, not the next, because it depends on when it was read (a mark's time; an answer's
+memory state, in the card row while the answer is its latest): a machine syncing before this
+one's next run would read its own, or take this one's older actions without it and write their
+marks back over the phone's (two machines flipping a flag, or rescheduling a card, at every
+sync). A run killed anywhere leaves the collection whole (the work copy is thrown away) and
+the server as Anki's protocol leaves it; a collection that changed meanwhile (an answer in
+Anki) is left as it is, and the run refuses. A dry run reads copies only, in a temporary
+folder, and writes nothing; it asks the server what it holds that the copy lacks (the other
+machines' files of events included), read-only (:mod:`.peek`), and counts on the copy with
+that merged in.
 """
 
 from __future__ import annotations
@@ -221,12 +223,11 @@ def _run(
             if pulled is not None and pulled.full_sync:
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
-        if store is not None and from_anki:
-            _, warnings = events.add_anki_actions(store, from_anki, store_actions)
-            # Sent in this run, not the next: a machine syncing before this one runs again
-            # would take this one's older actions without them, write those marks back into
-            # Anki, and this one would read that as another change made there (two machines
-            # flipping a flag for ever; the phone's change lost).
+        if store is not None and (from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill):
+            if from_anki:
+                _, warnings = events.add_anki_actions(store, from_anki, store_actions)
+            warnings += events.add_anki_reviews(store, anki, known, histories)
+            # Sent in this run, not the next: what was read depends on when (the docstring).
             resent = _stream(media, store, record_id, collection)
             if resent is not None:
                 sent = moved.events_sent + resent.sent + resent.actions_sent
@@ -240,8 +241,6 @@ def _run(
         last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
         if last is not server.FullSync.NONE:
             full = last
-    if store is not None:
-        warnings += events.add_anki_reviews(store, anki, known, histories)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
