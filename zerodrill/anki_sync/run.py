@@ -228,10 +228,13 @@ def _run(
                 _, warnings = events.add_anki_actions(store, from_anki, store_actions)
             warnings += events.add_anki_reviews(store, anki, known, histories)
             # Sent in this run, not the next: what was read depends on when (the docstring).
-            resent = _stream(media, store, record_id, collection)
-            if resent is not None:
-                sent = moved.events_sent + resent.sent + resent.actions_sent
-                moved = structs.replace(moved, events_sent=sent)
+            # Only what travels at all (SM-2's answers are read alike from the revlog alone).
+            transport = media_transport.MediaTransport(media, record_id)
+            if from_anki or any(e.identity not in known and not transport.native(e) for e in anki):
+                resent = _stream(media, store, record_id, collection)
+                if resent is not None:
+                    sent = moved.events_sent + resent.sent + resent.actions_sent
+                    moved = structs.replace(moved, events_sent=sent)
         workcopy.put_back(copy, collection)
         if store is not None:
             events.keep_marks_record(store, record_id, new_record)
