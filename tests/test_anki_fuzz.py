@@ -318,6 +318,12 @@ class Fuzz:
         on_phone(self.phone, cid, self.clock.behind, act)
         if PHONE_ONLINE:
             self.sync(PHONE, "anki")
+        else:
+            # Anki's sync keeps the newer of two changes of a card by its time, to the second;
+            # two in one second are a tie each side keeps its own of, for good (Anki's own
+            # clients too). A person does not change a card offline and have a terminal's
+            # sync rewrite it within one second: the next sync starts in the next one.
+            time.sleep(1.01 - time.time() % 1)
 
     def drill_acts(self, name: str) -> None:
         key, op = self.rng.choice(KEYS), self.rng.choice(DRILL_OPS)
