@@ -183,3 +183,39 @@ def test_under_fsrs_two_terminals_keep_one_reading_of_the_phones_answer(
     for db in (first, second):
         out = sync_with(capsys, home, db, path)
         assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
+
+
+def test_a_phones_answer_of_an_earlier_day_whose_row_was_replaced_is_written_as_learning(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Offline fuzz, seed 10: the phone answered a new card Good two days ago, offline, while
+    a terminal suspended it; Anki's sync kept the terminal's newer row (new) and the phone's
+    answer in the review log. That answer is Anki's decision, a learning step, and the card
+    is to be written as it left it: learning (overdue, so due now), as the phone shows it when
+    the row survives and as the drill has it; it was written as a review, the step's day past."""
+    from anki.scheduler.v3 import CardAnswer
+
+    path = desktop(home)
+    db = terminal(home, "T1")
+    sync_with(capsys, home, db, path)
+    days = 2
+    with closing(Collection(str(path))) as col:
+        phone = Phone(col, None)  # type: ignore[arg-type]
+        cid = phone.card_of(DECK_ID, "one")
+        phone.answer(cid, CardAnswer.GOOD)
+        # Two days back, as a phone whose answer that was; then the terminal's newer row.
+        back = days * 86_400
+        col.db.execute("UPDATE revlog SET id = id - ? WHERE cid = ?", back * 1000, cid)
+        col.db.execute(
+            "UPDATE cards SET type = 0, queue = -1, due = 1, ivl = 0, left = 0, reps = 0, "
+            "mod = mod + 1, usn = -1 WHERE id = ?",
+            cid,
+        )
+    sync_with(capsys, home, db, path)
+    with Store.open(db) as store:
+        assert store.schedule.state(ONE).phase.value == "learning"
+    with closing(Collection(str(path))) as col:
+        card_type, due = col.db.first("SELECT type, due FROM cards WHERE id = ?", cid)
+    assert card_type == 1  # learning, as the phone's answer left it
+    assert due < datetime.now().timestamp()  # its step long past: due now
+    assert "0 cards rescheduled" in sync_with(capsys, home, db, path)

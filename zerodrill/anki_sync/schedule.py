@@ -54,9 +54,12 @@ def wanted(row: CardRow, history: CardHistory, today: Today) -> CardRow:
     day = today.anki_day(history.due)
     type_, queue, due = REVIEW, REVIEW, day
     if history.again_at is not None and history.again_on is not None:
-        if history.again_on >= today.zerodrill:
+        if history.again_on >= today.zerodrill or history.anki_decides:
             # A learning step the drill brings back today: Anki's learning queue, due at
-            # that moment (a time stamp there), so that the phone shows it today too.
+            # that moment (a time stamp there), so that the phone shows it today too. And a
+            # step Anki decided, whatever its day: the row its answer left, which a newer
+            # change of the card replaced (a phone offline), is learning, overdue, not a
+            # review (as the phone shows it where that row survives).
             type_ = RELEARNING if history.relearning else LEARNING
             queue = _LEARNING_QUEUE
             due = int(history.again_at.timestamp())
