@@ -18,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from zerodrill.srs.events import Identity, StreamEvent
@@ -114,7 +115,7 @@ def _outside(conn: sqlite3.Connection, runs: Mapping[str, Runs]) -> list[Row]:
                 rows += conn.execute(f"{select} AND e.seq > ? AND e.seq < ?", between)
             after = max(after, last)
         rows += conn.execute(f"{select} AND e.seq > ?", (origin, after))
-    rows.sort(key=lambda row: int(row[0]))
+    rows.sort(key=itemgetter(0))
     return rows
 
 
