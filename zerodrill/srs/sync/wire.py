@@ -17,10 +17,11 @@ it does not know as damaged, and skips it alone.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date, datetime, timedelta
 from typing import Any
+
+import msgspec
 
 from zerodrill.deck.cloze import MAX_ORDINAL
 from zerodrill.deck.model import MAX_DECK_ID_CHARS, MAX_FIELD_CHARS
@@ -53,6 +54,10 @@ KINDS = {"grade", "repeat", "undo"} | _ACTIONS.keys()
 #: FSRS's 21 parameters as text take some 450 characters.
 _MAX_SETTING_CHARS = 2000
 
+#: Lines are read by msgspec's parser: a third of the standard library's time (a sync of
+#: 10,000 events from another terminal), and it refuses what JSON does not allow (NaN).
+_JSON = msgspec.json.Decoder()
+
 #: One line of a log file is one event.
 LogEntry = StreamEvent
 
@@ -63,7 +68,7 @@ class BadLine(ValueError):
 
 def _int(value: Any, name: str, *, low: int) -> int:
     # bool is an int subclass: true is no sequence number.
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_SQLITE_INT:
+    if type(value) is not int or not low <= value <= MAX_SQLITE_INT:
         raise BadLine(f"{name} must be a whole number from {low} to {MAX_SQLITE_INT}")
     return value
 
@@ -78,8 +83,8 @@ def origin_id(value: Any) -> str:
 def parse_line(line: str) -> LogEntry:
     """One event line; :class:`BadLine` saying what is wrong with it."""
     try:
-        record = json.loads(line)
-    except ValueError as exc:
+        record = _JSON.decode(line)
+    except msgspec.DecodeError as exc:
         raise BadLine("not JSON") from exc
     if not isinstance(record, dict):
         raise BadLine("not a JSON object")
