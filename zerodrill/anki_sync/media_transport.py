@@ -143,7 +143,8 @@ class MediaTransport:
             except OSError:
                 continue
             for name in entries:
-                match = _NAME_RE.fullmatch(name)
+                # A collection's media folder holds the user's thousands of pictures and sounds.
+                match = _NAME_RE.fullmatch(name) if name.startswith(PREFIX) else None
                 if match and name not in found:
                     found[name] = (match["origin"], int(match["first"]), int(match["last"]))
         return found
