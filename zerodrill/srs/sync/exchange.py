@@ -298,10 +298,13 @@ class _Reading:
         lost = [e.identity for e in outside if e.origin in copied] if copied else []
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
-        sendable = self._sendable([e for e in outside if e.origin not in copied])
         native = plan.transport.native
-        for event in sendable:
-            (plan.native if native(event) else plan.outgoing).append(event)
+        written: list[Event] = []
+        for event in outside:
+            if event.origin not in copied:
+                (plan.native if native(event) else written).append(event)
+        # Only what is written is held to the wire's rules: the native ones are never written.
+        plan.outgoing = self._sendable(written)
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
