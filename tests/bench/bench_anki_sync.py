@@ -113,9 +113,11 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng, schedu
     folder.mkdir(parents=True)
     target = anki_sync.Target(anki_sync.cache_for(folder, key), key)
     manifest = folder / "decks.manifest.json"
-    with Store.open(root / "terminal" / "reviews.db") as store:
-        if scheduler != "sm2":
+    if scheduler != "sm2":
+        # Saved, then opened again: a store schedules with the learner's choice as it opens.
+        with Store.open(root / "terminal" / "reviews.db") as store:
             save_scheduler_name(store, scheduler)
+    with Store.open(root / "terminal" / "reviews.db") as store:
         anki_sync.sync(target, decks, notes, store, manifest, full_upload=True)
         phone.sync()
         cids = {}
