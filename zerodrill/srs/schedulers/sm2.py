@@ -189,12 +189,11 @@ class Sm2Scheduler:
         # next pass is SM-2's first, one day.
         due = when.day + timedelta(days=decided.interval)
         reps = s.repetitions if decided.step_seconds is None else 0
-        s = structs.replace(
-            s, repetitions=reps, interval=decided.interval, ef_hundredths=ef, due=due
-        )
+        s = Sm2State(reps, decided.interval, ef, due, s.lapses)
         first = after.first_day if after.first_day is not None else when.day
+        # after.last_grade: the grade as review read it.
         return Sm2Card(
-            s, first, when.day, to_grade(grade), when.at, True, decided.step_due(when.at)
+            s, first, when.day, after.last_grade, when.at, True, decided.step_due(when.at)
         )
 
     def set_due(self, state: Sm2Card, when: When, decided: AnkiDecision) -> Sm2Card:
