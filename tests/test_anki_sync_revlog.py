@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from zerodrill.anki_sync.revlog import MARK, is_marked, rows_to_write
+from zerodrill.anki_sync.revlog import MARK, TakenIds, is_marked, rows_to_write
 from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
 
@@ -20,7 +20,7 @@ def answer(at: datetime, grade: Grade = Grade.GOOD, *, first: bool = False) -> A
 
 
 def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
-    (row,) = rows_to_write(7, [answer(NOON, first=True)], [], set())
+    (row,) = rows_to_write(7, [answer(NOON, first=True)], [], TakenIds())
     assert is_marked(row.id, row.time)
     assert row.id == int(NOON.timestamp()) * 1000 + MARK
     assert row.time == 4000 + MARK  # the answer time, to the second
@@ -34,7 +34,7 @@ def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
 def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> None:
     """Many cards answered in one second (a bulk of events from another machine): each row
     moves on a second from the one before; the next run finds every one of them."""
-    taken: set[int] = set()
+    taken = TakenIds()
     written: dict[int, list[tuple[int, int]]] = {}
     for cid in range(100):
         rows = rows_to_write(cid, [answer(NOON), answer(NOON + timedelta(days=3))], [], taken)
@@ -43,7 +43,7 @@ def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> 
     assert len(taken) == 200
     for cid in range(100):
         again = rows_to_write(
-            cid, [answer(NOON), answer(NOON + timedelta(days=3))], written[cid], set(taken)
+            cid, [answer(NOON), answer(NOON + timedelta(days=3))], written[cid], TakenIds(taken)
         )
         assert again == []
 
@@ -52,7 +52,7 @@ def test_an_answer_with_no_free_id_before_the_next_is_not_written() -> None:
     """Two answers a second apart, every id between them taken: the first is left out (its
     schedule is set all the same) rather than written where no run would find it."""
     start = int(NOON.timestamp()) * 1000
-    taken = {start + MARK}
+    taken = TakenIds({start + MARK})
     rows = rows_to_write(1, [answer(NOON), answer(NOON + timedelta(seconds=1))], [], taken)
     # The first answer's id would be the second's own second: it is left out.
     assert [r.id for r in rows] == [start + 1000 + MARK]

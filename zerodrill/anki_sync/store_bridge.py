@@ -251,17 +251,15 @@ def _in_effect(entries: Iterable[Event]) -> list[Event]:
     log's one replay order."""
     entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
-    kept = [e for e in entries if _moves_schedule(e)]
+    kept = [
+        e
+        for e in entries
+        if (e.action in SCHEDULE_ACTIONS if isinstance(e, CardActionEvent) else e.grade is not None)
+    ]
     if withdrawn:
         kept = [e for e in kept if _IDENTITY(e) not in withdrawn]
     kept.sort(key=time_order)
     return kept
-
-
-def _moves_schedule(event: Event) -> bool:
-    if isinstance(event, CardActionEvent):
-        return event.action in SCHEDULE_ACTIONS
-    return event.grade is not None
 
 
 def touched(

@@ -33,6 +33,7 @@ import fsrs
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from msgspec import Struct, structs
 
+from zerodrill.srs.days import whole_days
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import (
@@ -200,7 +201,7 @@ class FsrsScheduler:
             difficulty=card.difficulty,
             last_review=at,
             due_at=card.due,
-            due=day + timedelta(days=interval),
+            due=day + whole_days(interval),
             interval=interval,
             last_day=day,
             lapses=lapses,
@@ -229,8 +230,8 @@ class FsrsScheduler:
             after,
             phase=Phase.REVIEW,
             step=None,
-            due_at=at + timedelta(days=days),
-            due=when.day + timedelta(days=days),
+            due_at=at + whole_days(days),
+            due=when.day + whole_days(days),
             interval=days,
             **memory,
         )

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field, structs
 
 from zerodrill.srs import sm2_formula as sm2
+from zerodrill.srs.days import whole_days
 from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import AnkiCard, Option, Phase, Scheduler, StateDict, When
@@ -168,7 +169,7 @@ class Sm2Scheduler:
         after = sm2.review(state.sm2, grade, when.day)
         if grade == Grade.PERFECT and buttons == ANKI_LAYOUT:
             easy = easy_interval(after.interval)
-            after = structs.replace(after, interval=easy, due=when.day + timedelta(days=easy))
+            after = structs.replace(after, interval=easy, due=when.day + whole_days(easy))
         return Sm2Card(after, first, when.day, grade, when.at)
 
     def from_anki(
@@ -187,7 +188,7 @@ class Sm2Scheduler:
         )
         # On a step, due that day with no interval and no pass in a row yet, as in Anki: the
         # next pass is SM-2's first, one day.
-        due = when.day + timedelta(days=decided.interval)
+        due = when.day + whole_days(decided.interval)
         reps = s.repetitions if decided.step_seconds is None else 0
         s = Sm2State(reps, decided.interval, ef, due, s.lapses)
         first = after.first_day if after.first_day is not None else when.day

@@ -241,7 +241,9 @@ def _handed_over(
     # Compared in C (a map of itemgetter), not row by row in Python: the bench's 20,000
     # events handed over cost 40 ms read so (issue 35 point 7).
     for key, group in groupby(_rows_of(conn, wanted, _IDENTITY_ROWS), key=itemgetter(1)):
-        rows = [row for row in group if row[0] not in withdrawn] if withdrawn else list(group)
+        rows = list(group)
+        if withdrawn:
+            rows = [row for row in rows if row[0] not in withdrawn]
         handed = replayed[key]
         if handed.identities == tuple(map(_ORIGIN_SEQ, rows)):
             # A change made by hand (graded false) has no effect of its own.
