@@ -64,8 +64,10 @@ from zerodrill.words import plural
 Event = ReviewEvent | CardActionEvent
 
 
-class Answer(Struct, frozen=True):
-    """One grade in effect, as Anki's revlog records an answer."""
+class Answer(Struct, frozen=True, gc=False):
+    """One grade in effect, as Anki's revlog records an answer. Untracked by the garbage
+    collector, as the states a replay makes are (:class:`~zerodrill.srs.schedulers.sm2.
+    Sm2Card`): a value no reference cycle can pass through, one for every grade."""
 
     key: str
     grade: Grade

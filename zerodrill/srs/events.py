@@ -41,12 +41,15 @@ Identity = tuple[str, int]
 _WIRE_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-class ReviewEvent(Struct, frozen=True):
+class ReviewEvent(Struct, frozen=True, gc=False):
     """One entry of the review log: a grade, or an undo of a named event.
 
     A frozen Struct, as :class:`~zerodrill.srs.card_actions.CardActionEvent` is: a frozen
     dataclass set each field through ``object.__setattr__``, 2.9 µs an event, and a sync
-    makes one for every event it reads (bench_anki_sync.py's 30,000; issue 35 point 7)."""
+    makes one for every event it reads (bench_anki_sync.py's 30,000; issue 35 point 7).
+    Untracked by the garbage collector (``gc=False``), as the states a replay makes are
+    (:class:`~zerodrill.srs.schedulers.sm2.Sm2Card`): a value of scalars and other values,
+    which no reference cycle can pass through."""
 
     #: Where it was made: a machine id, or ``"anki"``.
     origin: str
@@ -130,7 +133,7 @@ class ReviewEvent(Struct, frozen=True):
         return _WIRE_JSON.encode(self.to_wire())
 
 
-class LoggedEvent(Struct, frozen=True):
+class LoggedEvent(Struct, frozen=True, gc=False):
     """An event as this database's log holds it: its place in the log and what the replay
     made of it."""
 

@@ -87,8 +87,10 @@ PARAMETERS = Option(
 )
 
 
-class FsrsCard(Struct, frozen=True):
-    """What FSRS knows about one study item; :class:`FsrsCard()` is a card never graded."""
+class FsrsCard(Struct, frozen=True, gc=False):
+    """What FSRS knows about one study item; :class:`FsrsCard()` is a card never graded.
+    Untracked by the garbage collector, as :class:`~zerodrill.srs.schedulers.sm2.Sm2Card`
+    is (a value no reference cycle can pass through; a replay makes one for every grade)."""
 
     phase: Phase = Phase.NEW
     #: The learning or relearning step the card is on; None in the other phases.

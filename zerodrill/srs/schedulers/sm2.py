@@ -53,8 +53,13 @@ def easy_interval(passed: int) -> int:
     return min(MAX_INTERVAL, max(EASY_INTERVAL, bonus))
 
 
-class Sm2Card(Struct, frozen=True):
-    """A card's SM-2 state and what its latest grade on its latest study day says."""
+class Sm2Card(Struct, frozen=True, gc=False):
+    """A card's SM-2 state and what its latest grade on its latest study day says.
+
+    Untracked by the garbage collector (``gc=False``): a value of scalars and other values,
+    which no reference cycle can pass through. A replay makes one or two for every grade,
+    and the collector's passes over them took a quarter of the replay of
+    bench_anki_sync.py's 20,000 grades (issue 35 point 7)."""
 
     sm2: Sm2State = field(default_factory=Sm2State)
     #: The study day of its first grade in effect.
