@@ -213,9 +213,7 @@ def derive(
         done.append((key, *replay_card(scheduler, rows, withdrawn)))
     for key, state, card_effects in done:
         # Recalls, most grades, are what a grade in effect is unless the cache says otherwise.
-        # As plain text: sqlite3 adapts an enum member at twice the cost (10,000 of them in
-        # bench_anki_sync.py's sync).
-        effects.extend((i, e.value) for i, e in card_effects if e is not Effect.RECALL)
+        effects.extend([(i, _KEPT[e]) for i, e in card_effects if e in _KEPT])
         if state.phase is not Phase.NEW:
             cards.append(card_row(key, state))
     conn.executemany(
@@ -224,6 +222,12 @@ def derive(
     # In id order: appended to the table's B-tree, not scattered through it.
     effects.sort()
     conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
+
+
+#: The effects the cache keeps, as the text it keeps them as: sqlite3 adapts an enum member
+#: at twice the cost of a str, and reading .value costs more than this lookup (10,000 of them
+#: in bench_anki_sync.py's sync).
+_KEPT = {effect: effect.value for effect in Effect if effect is not Effect.RECALL}
 
 
 def _handed_over(
