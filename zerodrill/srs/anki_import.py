@@ -77,6 +77,9 @@ _TABLES = {"col", "notes", "cards", "revlog"}
 #: (see :mod:`zerodrill.anki_sync.revlog`).
 MARK = 419
 
+#: Not a decision: a shape not met yet.
+_UNSEEN: Any = object()
+
 #: A note GUID -> its template ordinals -> the item key each card is reviewed under.
 NoteKeys = Mapping[str, Mapping[int, str]]
 
@@ -179,6 +182,7 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
     # The card's data holds the memory state after its latest answer (of any kind) only.
     latest = dict(conn.execute(f"SELECT cid, max(id) FROM revlog {ours_only} GROUP BY cid"))
     reviews, unmatched, skipped, own = [], 0, 0, 0
+    shapes: dict[tuple[object, ...], AnkiDecision | None] = {}
     by_hand: list[CardActionEvent] = []
     for rid, cid, ease, kind, factor, taken, ivl in conn.execute(
         f"SELECT id, cid, ease, type, factor, time, ivl FROM revlog {ours_only} ORDER BY id"
@@ -225,7 +229,12 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             skipped += 1
             continue
         answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
-        decided = from_revlog(ivl, factor, kind, None)
+        # Most rows share their (ivl, factor, type): one decision each, made once (the types
+        # too, so that a float 3.0 is not taken for the int 3).
+        shape = (ivl, type(ivl), factor, type(factor), kind)
+        decided = shapes.get(shape, _UNSEEN)
+        if decided is _UNSEEN:
+            decided = shapes[shape] = from_revlog(ivl, factor, kind, None)
         if decided is not None and latest[cid] == rid and left_as(decided, *rows[cid], rid):
             decided = from_revlog(ivl, factor, kind, memories[cid])
         reviews.append(
@@ -348,6 +357,10 @@ def _horizon(conn: sqlite3.Connection) -> int:
     return max(mod * 1000 if 0 < mod < 10**11 else mod, latest if isinstance(latest, int) else 0)
 
 
+_MS = timedelta(milliseconds=1)
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
+
+
 class Calendar(Struct, frozen=True):
     """How a collection counts study days (Anki's ``sched_timing_today``): the day turns at
     the rollover hour in the collection's UTC offset; with no offset recorded (Anki's first
@@ -393,8 +406,11 @@ class Calendar(Struct, frozen=True):
                 start = datetime.fromtimestamp(self.created, tz=UTC).date()
                 return at, start + timedelta(days=(rid // 1000 - self.created) // 86_400)
             at = datetime.fromtimestamp(rid / 1000, tz=self.zone)
-            # Wall-clock arithmetic, as in zerodrill.srs.days.study_day.
-            return at, (at.replace(tzinfo=None) - timedelta(hours=self.rollover)).date()
+            # Wall-clock arithmetic, as in zerodrill.srs.days.study_day, in whole milliseconds
+            # (the offset is fixed): a day number, not two datetimes made per answer.
+            offset = self.zone.utcoffset(None) or timedelta(0)
+            local_ms = rid + offset // _MS - self.rollover * 3_600_000
+            return at, date.fromordinal(_EPOCH_DAY + local_ms // 86_400_000)
         except (OverflowError, OSError, ValueError):
             return None
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 from zerodrill.srs.store.file import StoreError
@@ -321,7 +321,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def instant_us(at: datetime) -> int:
     """``at`` (aware) as microseconds since 1970 UTC: comparable whatever the UTC offset."""
-    return (at - _EPOCH) // timedelta(microseconds=1)
+    # The timedelta's parts, not a division by a new timedelta: half the time, and every
+    # event logged computes it (bench_anki_sync.py's 10,000 answers from Anki).
+    since = at - _EPOCH
+    return (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds
 
 
 def _instant_of_text(text: object) -> int | None:
