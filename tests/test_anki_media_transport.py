@@ -239,3 +239,17 @@ def test_the_dry_runs_fetch_keeps_only_files_of_events_asked_for(
     assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()] == [
         f"scratch/collection.media/{good}"
     ]
+
+
+def test_an_answer_anki_carries_itself_is_never_held_to_the_wires_rules(tmp_path: Path) -> None:
+    # Written nowhere, it is no line: a key the wire refuses (made in Anki, say) is no reason
+    # to warn at every sync that it cannot be sent.
+    at = datetime.now().astimezone() - timedelta(days=1)
+    answer = ReviewEvent(ANKI_ORIGIN, 1_700_000_000_000, "Phone Deck/1", at, at.date(), Grade.GOOD)
+    media = tmp_path / "collection.media"
+    with Store.open(tmp_path / "a.db") as store:
+        store.log.add_events([answer])
+        for _ in range(2):
+            report = sync(store, MediaTransport(media, "one"))
+            assert report.warnings == () and report.sent == 0
+        assert not media.exists() or not list(media.iterdir())

@@ -9,6 +9,7 @@ import pytest
 
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.grades import Grade
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.sync.wire import BadLine, parse_line
 
 AT = datetime(2025, 1, 1, 9, 30, tzinfo=UTC)
@@ -54,6 +55,21 @@ def test_the_wire_carries_everything_but_the_typed_text() -> None:
     assert back == ReviewEvent("m1", 7, "d/u", tokyo, DAY, Grade.ALMOST, answer_ms=5)
     undo = ReviewEvent("m1", 8, "d/ü", AT, DAY, None, ("m1", 7))
     assert json.loads(undo.to_json())["kind"] == "undo"
+
+
+def test_a_line_is_the_bytes_earlier_versions_wrote_for_it() -> None:
+    # A media file is named by the digest of its bytes: the same events, the same file.
+    sm2, fsrs = AnkiDecision(3, 2500), AnkiDecision(11, 0, None, False, 9.5, 4.25)
+    tokyo = datetime(2025, 1, 1, 18, 30, 5, 250, tzinfo=timezone(timedelta(hours=9)))
+    events = [
+        ReviewEvent("m1", 7, "d/ü", tokyo, DAY, Grade.ALMOST, answer_ms=5, typed="secret"),
+        ReviewEvent("m1", 8, 'd/a"b', AT, DAY, None, ("m1", 7)),
+        ReviewEvent("anki", 9, "d/a", AT, DAY, Grade.GOOD, buttons=4, decided=sm2),
+        ReviewEvent("anki", 10, "d/a", AT, DAY, Grade.GOOD, decided=fsrs),
+    ]
+    for event in events:
+        earlier = json.dumps(event.to_wire(), ensure_ascii=False, separators=(",", ":"))
+        assert event.to_json() == earlier
 
 
 def test_a_repeat_from_an_older_file_reads_as_a_grade() -> None:

@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from srs_support import grade, identities, reference_states, sm2_states
 
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.store import SCHEMA_VERSION, Store
 from zerodrill.srs.store.stream import EventLog
 from zerodrill.srs.sync import logfile
-from zerodrill.srs.sync.exchange import receive, send, survey
+from zerodrill.srs.sync.exchange import Carried, receive, send, survey
 from zerodrill.srs.sync.folder import FolderTransport, sync_folder
 from zerodrill.srs.sync.logfile import EDGE, file_name, header, read_log
 
@@ -410,3 +412,13 @@ def _version(db: Path) -> int:
 
     with sqlite3.connect(db) as conn:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def test_what_an_origin_carries_is_kept_as_runs_of_numbers_however_they_arrive() -> None:
+    at = datetime(2025, 3, 10, 12, tzinfo=UTC)
+    events = [
+        ReviewEvent(origin, seq, "d/a", at, at.date(), Grade.GOOD)
+        for origin, seq in [("m1", 5), ("m1", 3), ("m2", 1), ("m1", 4), ("m1", 9), ("m1", 3)]
+    ]
+    carried = Carried({"m1": [(1, 2), (12, 12)]}).add(events)
+    assert carried.numbers == {"m1": [(1, 5), (9, 9), (12, 12)], "m2": [(1, 1)]}

@@ -126,7 +126,7 @@ class MediaTransport:
         names = self._names(origin)
         just_read = _reached(names, position) == len(names)
         for part in _parts(events):
-            data = "".join(line for _, line in part).encode("utf-8")
+            data = b"".join(line for _, line in part)
             seqs = [seq for seq, _ in part]
             digest = hashlib.sha256(data).hexdigest()[:12]
             name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}-{digest}.jsonl"
@@ -143,7 +143,8 @@ class MediaTransport:
             except OSError:
                 continue
             for name in entries:
-                match = _NAME_RE.fullmatch(name)
+                # A collection's media folder holds the user's thousands of pictures and sounds.
+                match = _NAME_RE.fullmatch(name) if name.startswith(PREFIX) else None
                 if match and name not in found:
                     found[name] = (match["origin"], int(match["first"]), int(match["last"]))
         return found
@@ -170,13 +171,13 @@ class MediaTransport:
         raise FileNotFoundError(name)
 
 
-def _parts(events: Sequence[Event]) -> Iterator[list[tuple[int, str]]]:
+def _parts(events: Sequence[Event]) -> Iterator[list[tuple[int, bytes]]]:
     """``events`` as lines, in runs of at most :data:`_WRITE_BYTES`, each with its number."""
-    part: list[tuple[int, str]] = []
+    part: list[tuple[int, bytes]] = []
     size = 0
     for event in events:
-        line = event.to_json() + "\n"
-        length = len(line.encode("utf-8"))
+        line = f"{event.to_json()}\n".encode()
+        length = len(line)
         if part and size + length > _WRITE_BYTES:
             yield part
             part, size = [], 0

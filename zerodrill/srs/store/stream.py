@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, date, datetime
+from heapq import merge
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, to_grade
@@ -80,14 +81,17 @@ class EventLog(StorePart):
         """:meth:`events` of the cards ``keys`` only: a reader of a few cards (``anki sync``
         of the cards something moved for) need not parse the whole log."""
         with self._reading():
-            rows: list[tuple[Any, ...]] = []
-            for chunk in derive.chunks(keys):
-                marks = ",".join("?" * len(chunk))
-                rows += self._conn.execute(
-                    f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} AND e.key IN ({marks})",
+            # Each row read from SQLite as it is taken: the events are held, not their rows
+            # too (which cost a pass of the garbage collector over all the process holds).
+            cursors = [
+                self._conn.execute(
+                    f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} "
+                    f"AND e.key IN ({','.join('?' * len(chunk))}) ORDER BY e.id",
                     chunk,
                 )
-            rows.sort(key=itemgetter(0))
+                for chunk in derive.chunks(keys)
+            ]
+            rows = cursors[0] if len(cursors) == 1 else merge(*cursors, key=itemgetter(0))
             return [review_from(row) for row in rows]
 
     def numbers(self, origin: str) -> set[int]:

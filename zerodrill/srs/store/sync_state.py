@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import sqlite3
 from bisect import bisect_right
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from heapq import merge
+from operator import itemgetter
 from typing import Any
 
 from zerodrill.srs.events import Identity, StreamEvent
@@ -96,26 +98,34 @@ def _among(conn: sqlite3.Connection, identities: Iterable[Identity]) -> list[Row
     return list(by_identity(conn, identities, EVENT_COLUMNS).values())
 
 
-def _outside(conn: sqlite3.Connection, runs: Mapping[str, Runs]) -> list[Row]:
+def _outside(conn: sqlite3.Connection, runs: Mapping[str, Runs]) -> Iterator[Row]:
+    """The rows, in the order logged, each read from SQLite as it is taken: a sync relaying
+    10,000 events holds them, not 10,000 rows too (which cost it a pass of the garbage
+    collector over everything the process holds)."""
     select = f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.origin = ?"
-    rows: list[Row] = []
+    parts: list[Iterable[Row]] = []
     for origin in _origins(conn):
         held = runs.get(origin, ())
         if len(held) > _RANGE_QUERIES:
             firsts = [first for first, _ in held]
             numbers = conn.execute("SELECT seq FROM event WHERE origin = ?", (origin,))
             missing = [(origin, seq) for (seq,) in numbers if not _within(held, firsts, seq)]
-            rows += _among(conn, missing)
+            parts.append(sorted(_among(conn, missing), key=_ID))
             continue
         after = 0  # numbers start at 1
         for first, last in held:
             if first > after + 1:
                 between = (origin, after, first)
-                rows += conn.execute(f"{select} AND e.seq > ? AND e.seq < ?", between)
+                parts.append(
+                    conn.execute(f"{select} AND e.seq > ? AND e.seq < ? {_BY_ID}", between)
+                )
             after = max(after, last)
-        rows += conn.execute(f"{select} AND e.seq > ?", (origin, after))
-    rows.sort(key=lambda row: int(row[0]))
-    return rows
+        parts.append(conn.execute(f"{select} AND e.seq > ? {_BY_ID}", (origin, after)))
+    return merge(*parts, key=_ID)
+
+
+_ID = itemgetter(0)
+_BY_ID = "ORDER BY e.id"
 
 
 def _within(held: Runs, firsts: list[int], seq: int) -> bool:

@@ -63,12 +63,25 @@ class Carried(Struct, forbid_unknown_fields=True):
     def add(self, events: Iterable[Event]) -> Carried:
         """A copy with ``events`` added."""
         added = Carried(dict(self.numbers))
-        seqs: dict[str, list[tuple[int, int]]] = {}
+        seqs: dict[str, list[int]] = {}
         for event in events:
-            seqs.setdefault(event.origin, []).append((event.seq, event.seq))
+            seqs.setdefault(event.origin, []).append(event.seq)
         for origin, more in seqs.items():
-            added.numbers[origin] = _merged(added.numbers.get(origin, []), more)
+            added.numbers[origin] = _merged(added.numbers.get(origin, []), _runs(more))
         return added
+
+
+def _runs(seqs: list[int]) -> Runs:
+    """``seqs`` as runs: a relayed log of 10,000 events is one run, not 10,000 to sort."""
+    seqs.sort()
+    runs: Runs = []
+    for seq in seqs:
+        if runs and seq <= runs[-1][1] + 1:
+            if seq > runs[-1][1]:
+                runs[-1] = (runs[-1][0], seq)
+        else:
+            runs.append((seq, seq))
+    return runs
 
 
 def _union(many: Iterable[Carried]) -> Carried:
@@ -282,12 +295,16 @@ class _Reading:
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
         # are taken as it gives them.
         copied = self.found.copied
-        lost = [e.identity for e in outside if e.origin in copied]
+        lost = [e.identity for e in outside if e.origin in copied] if copied else []
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
-        sendable = self._sendable([e for e in outside if e.origin not in copied])
-        plan.outgoing = [e for e in sendable if not plan.transport.native(e)]
-        plan.native = [e for e in sendable if plan.transport.native(e)]
+        native = plan.transport.native
+        written: list[Event] = []
+        for event in outside:
+            if event.origin not in copied:
+                (plan.native if native(event) else written).append(event)
+        # Only what is written is held to the wire's rules: the native ones are never written.
+        plan.outgoing = self._sendable(written)
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
