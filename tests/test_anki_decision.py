@@ -136,7 +136,7 @@ def test_the_sync_leaves_a_card_anki_decided_and_schedules_one_logged_before_dec
 
 
 def structs_without_decision(event: ReviewEvent) -> ReviewEvent:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(event, decided=None)
 

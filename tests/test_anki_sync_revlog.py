@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from zerodrill.anki_sync.revlog import MARK, is_marked, rows_to_write
+from zerodrill.anki_sync.revlog import MARK, TakenIds, is_marked, rows_to_write
 from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
 
@@ -20,7 +20,7 @@ def answer(at: datetime, grade: Grade = Grade.GOOD, *, first: bool = False) -> A
 
 
 def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
-    (row,) = rows_to_write(7, [answer(NOON, first=True)], [], set())
+    (row,) = rows_to_write(7, [answer(NOON, first=True)], [], TakenIds())
     assert is_marked(row.id, row.time)
     assert row.id == int(NOON.timestamp()) * 1000 + MARK
     assert row.time == 4000 + MARK  # the answer time, to the second
@@ -34,7 +34,7 @@ def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
 def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> None:
     """Many cards answered in one second (a bulk of events from another machine): each row
     moves on a second from the one before; the next run finds every one of them."""
-    taken: set[int] = set()
+    taken = TakenIds()
     written: dict[int, list[tuple[int, int]]] = {}
     for cid in range(100):
         rows = rows_to_write(cid, [answer(NOON), answer(NOON + timedelta(days=3))], [], taken)
@@ -43,7 +43,7 @@ def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> 
     assert len(taken) == 200
     for cid in range(100):
         again = rows_to_write(
-            cid, [answer(NOON), answer(NOON + timedelta(days=3))], written[cid], set(taken)
+            cid, [answer(NOON), answer(NOON + timedelta(days=3))], written[cid], TakenIds(taken)
         )
         assert again == []
 
@@ -54,16 +54,16 @@ def test_an_answer_whose_second_is_taken_moves_past_the_next_answer_and_is_found
     out, and never reached Anki), and a next run finds both rows, each its own."""
     start = int(NOON.timestamp()) * 1000
     answers = [answer(NOON), answer(NOON + timedelta(seconds=1), Grade.PERFECT)]
-    taken = {start + MARK}
+    taken = TakenIds({start + MARK})
     rows = rows_to_write(1, answers, [], taken)
     assert [(r.id, r.ease) for r in rows] == [(start + 1000 + MARK, 3), (start + 2000 + MARK, 4)]
-    assert rows_to_write(1, answers, [(r.id, r.ease) for r in rows], set(taken)) == []
+    assert rows_to_write(1, answers, [(r.id, r.ease) for r in rows], TakenIds(taken)) == []
     # The second answer's row written first (by a machine that lacked the first answer):
     # the first answer's row goes after it, and each is found as its own.
-    second = rows_to_write(1, answers[1:], [], {start + MARK})
+    second = rows_to_write(1, answers[1:], [], TakenIds({start + MARK}))
     assert [r.id for r in second] == [start + 1000 + MARK]
-    kept = {start + MARK, second[0].id}
+    kept = TakenIds({start + MARK, second[0].id})
     first = rows_to_write(1, answers, [(second[0].id, 4)], kept)
     assert [(r.id, r.ease) for r in first] == [(start + 2000 + MARK, 3)]
     both = [(second[0].id, 4), (first[0].id, 3)]
-    assert rows_to_write(1, answers, both, set(kept)) == []
+    assert rows_to_write(1, answers, both, TakenIds(kept)) == []

@@ -1,7 +1,8 @@
 """``zerodrill anki sync``: a two-way sync of the bundled deck with 10,000 reviews waiting on
 each side.
 
-Run by hand: ``python tests/bench/bench_anki_sync.py [REVIEWS]`` (or through ``run.py``).
+Run by hand: ``python tests/bench/bench_anki_sync.py [REVIEWS] [--scheduler sm2|fsrs]`` (or
+through ``run.py``; FSRS: on in the phone's preset and the learner's scheduler).
 Anki's own sync server runs on 127.0.0.1 (tests/anki_sync_support.py); the terminal has synced
 the bundled deck's notes once and the phone has them. Then each side gets REVIEWS answers, on
 past days: the terminal's as events from another machine (as the shared folder brings them),
@@ -43,6 +44,7 @@ from zerodrill.cli.import_progress import note_keys  # noqa: E402
 from zerodrill.srs.days import study_day  # noqa: E402
 from zerodrill.srs.events import ReviewEvent  # noqa: E402
 from zerodrill.srs.grades import Grade  # noqa: E402
+from zerodrill.srs.settings import save_scheduler_name  # noqa: E402
 from zerodrill.srs.store import Store  # noqa: E402
 
 
@@ -76,7 +78,7 @@ def _phone_answers(phone: Phone, cids: dict[str, int], reviews: int, rng: random
     phone.col.db.execute("UPDATE col SET mod = ?", now_ms)
 
 
-def run(reviews: int = 10_000) -> dict[str, float]:
+def run(reviews: int = 10_000, scheduler: str = "sm2") -> dict[str, float]:
     rng = random.Random(2026)
     with tempfile.TemporaryDirectory(prefix="zerodrill-bench-anki-") as tmp:
         root = Path(tmp)
@@ -90,14 +92,18 @@ def run(reviews: int = 10_000) -> dict[str, float]:
             user = server.account()
             phone = Phone.on(root / "phone", server, user)
             try:
-                return _measure(root, server, user, phone, decks, notes, keys, reviews, rng)
+                if scheduler == "fsrs":
+                    phone.col.set_config("fsrs", True)
+                return _measure(
+                    root, server, user, phone, decks, notes, keys, reviews, rng, scheduler
+                )
             finally:
                 phone.close()
         finally:
             server.stop()
 
 
-def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # type: ignore[no-untyped-def]
+def _measure(root, server, user, phone, decks, notes, keys, reviews, rng, scheduler):  # type: ignore[no-untyped-def]
     phone.add_own_note("the phone's own note")
     phone.sync()
     col = Phone.on(root / "login", server, user)
@@ -107,6 +113,10 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # ty
     folder.mkdir(parents=True)
     target = anki_sync.Target(anki_sync.cache_for(folder, key), key)
     manifest = folder / "decks.manifest.json"
+    if scheduler != "sm2":
+        # Saved, then opened again: a store schedules with the learner's choice as it opens.
+        with Store.open(root / "terminal" / "reviews.db") as store:
+            save_scheduler_name(store, scheduler)
     with Store.open(root / "terminal" / "reviews.db") as store:
         anki_sync.sync(target, decks, notes, store, manifest, full_upload=True)
         phone.sync()
@@ -163,11 +173,11 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng):  # ty
     return result
 
 
-def main(reviews: int = 10_000) -> None:
-    r = run(reviews)
+def main(reviews: int = 10_000, scheduler: str = "sm2") -> None:
+    r = run(reviews, scheduler)
     print(
-        f"bundled deck, {r['cards']} cards; {r['reviews']:,} reviews waiting on each side "
-        f"(store filled in {r['fill_s']:.1f} s)"
+        f"bundled deck, {r['cards']} cards, {scheduler}; {r['reviews']:,} reviews waiting on "
+        f"each side (store filled in {r['fill_s']:.1f} s)"
     )
     print(
         f"zerodrill anki sync, two-way          {r['sync_ms']:>9,.0f} ms   "
@@ -186,4 +196,10 @@ def main(reviews: int = 10_000) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reviews", nargs="?", type=int, default=10_000)
+    parser.add_argument("--scheduler", choices=("sm2", "fsrs"), default="sm2")
+    args = parser.parse_args()
+    main(args.reviews, args.scheduler)

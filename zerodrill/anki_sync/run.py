@@ -318,7 +318,7 @@ def _apply(
     # store holds such events: until then it neither schedules the card nor counts.
     every_anki = events.from_anki(found)
     anki, ahead = events.held_back(every_anki, at + HOLD_AHEAD)
-    taken: set[int] = set()
+    taken = revlog.TakenIds()
     written: dict[int, list[tuple[int, int]]] = {}
     # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
     # id one it writes could take. SQLite leaves out the rest (a long-time user's million).

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from msgspec import Struct
@@ -44,6 +46,7 @@ from zerodrill.srs.schedulers import (
     AnkiCard,
     AnkiDecision,
     CardState,
+    Effect,
     Option,
     Phase,
     Scheduler,
@@ -61,8 +64,10 @@ from zerodrill.words import plural
 Event = ReviewEvent | CardActionEvent
 
 
-class Answer(Struct, frozen=True):
-    """One grade in effect, as Anki's revlog records an answer."""
+class Answer(Struct, frozen=True, gc=False):
+    """One grade in effect, as Anki's revlog records an answer. Untracked by the garbage
+    collector, as the states a replay makes are (:class:`~zerodrill.srs.schedulers.sm2.
+    Sm2Card`): a value no reference cycle can pass through, one for every grade."""
 
     key: str
     grade: Grade
@@ -229,10 +234,18 @@ def _by_key(
     """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
     wanted = set(keys)
     by_key: dict[str, dict[tuple[str, int], Event]] = {}
-    for event in (*store_events, *anki):
-        if event.key in wanted:
-            by_key.setdefault(event.key, {}).setdefault(event.identity, event)
+    for event in chain(store_events, anki):
+        key = event.key
+        if key in wanted:
+            entries = by_key.get(key)
+            if entries is None:
+                entries = by_key[key] = {}
+            entries.setdefault(_IDENTITY(event), event)
     return by_key
+
+
+#: An event's identity, read in C: a replay reads it several times for each of 20,000 events.
+_IDENTITY = attrgetter("origin", "seq")
 
 
 def _in_effect(entries: Iterable[Event]) -> list[Event]:
@@ -240,16 +253,15 @@ def _in_effect(entries: Iterable[Event]) -> list[Event]:
     log's one replay order."""
     entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
-    return sorted(
-        (e for e in entries if _moves_schedule(e) and e.identity not in withdrawn),
-        key=time_order,
-    )
-
-
-def _moves_schedule(event: Event) -> bool:
-    if isinstance(event, CardActionEvent):
-        return event.action in SCHEDULE_ACTIONS
-    return event.grade is not None
+    kept = [
+        e
+        for e in entries
+        if (e.action in SCHEDULE_ACTIONS if isinstance(e, CardActionEvent) else e.grade is not None)
+    ]
+    if withdrawn:
+        kept = [e for e in kept if _IDENTITY(e) not in withdrawn]
+    kept.sort(key=time_order)
+    return kept
 
 
 def touched(
@@ -299,9 +311,11 @@ def derive(
     log's one order, undone grades left out, as the store derives its cards."""
     out: dict[str, CardHistory] = {}
     fingerprint = schedule(scheduler).fingerprint
+    # How a state reads in Anki is the scheduler's to say (its module declares it).
+    anki_of = scheduler.anki
     for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = scheduler.new_state()
-        answers = []
+        answers: list[Answer] = []
         set_in_anki = False
         decided: AnkiDecision | None = None
         decided_id = 0
@@ -309,32 +323,34 @@ def derive(
         effects = []
         for event in in_effect:
             when = When(event.at, event.day)
-            set_in_anki = isinstance(event, CardActionEvent)
             decided, decided_id = event.decided, event.seq
             if isinstance(event, CardActionEvent):
-                state = by_hand(scheduler, state, when, event.decided)
+                set_in_anki = True
+                state = by_hand(scheduler, state, when, decided)
                 continue
-            assert event.grade is not None
+            set_in_anki = False
+            grade = event.grade
+            assert grade is not None
             before = state
-            effects.append(effect_of(before, when))
-            state = answer(scheduler, state, event.grade, when, event.buttons, event.decided)
+            effect = effect_of(before, when)
+            effects.append(effect)
+            state = answer(scheduler, state, grade, when, event.buttons, decided)
             answers.append(
                 Answer(
-                    key=key,
-                    grade=event.grade,
-                    at=event.at,
-                    answer_ms=event.answer_ms,
-                    from_anki=event.origin == ANKI_ORIGIN,
-                    first=before.phase is Phase.NEW,
-                    last_ivl=before.interval,
-                    ivl=state.interval,
-                    factor=scheduler.anki(state).ease_permille,
-                    anki_decided=event.decided is not None,
+                    key,
+                    grade,
+                    event.at,
+                    event.answer_ms,
+                    event.origin == ANKI_ORIGIN,
+                    effect is Effect.FIRST,  # it was new
+                    before.interval,
+                    state.interval,
+                    anki_of(state).ease_permille,
+                    decided is not None,
                 )
             )
-        # How the state reads in Anki is the scheduler's to say (its module declares it).
-        card = scheduler.anki(state)
-        identities = tuple(e.identity for e in in_effect)
+        card = anki_of(state)
+        identities = tuple(map(_IDENTITY, in_effect))
         replayed = Replayed(fingerprint, identities, state, tuple(effects))
         again_at = state.step_due or (answers[-1].at if answers else None)
         out[key] = CardHistory(

@@ -21,11 +21,12 @@ permille), so nothing is lost, and ⌈I × EF⌉ is computed in integers: with f
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from fractions import Fraction
 
 from msgspec import Struct
 
+from zerodrill.srs.days import whole_days
 from zerodrill.srs.grades import Grade, to_grade
 
 #: Step 7: a grade below this comes back the same day until it reaches it.
@@ -104,4 +105,4 @@ def review(state: Sm2State, quality: int, day: date) -> Sm2State:
         reps, interval = 0, 1
     d = 5 - q
     ef = max(MIN_EF_HUNDREDTHS, state.ef_hundredths + 10 - d * (8 + 2 * d))
-    return Sm2State(reps, interval, ef, day + timedelta(days=interval), lapses)
+    return Sm2State(reps, interval, ef, day + whole_days(interval), lapses)

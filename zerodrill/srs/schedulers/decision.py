@@ -18,6 +18,8 @@ from typing import Any
 
 from msgspec import Struct
 
+from zerodrill.srs.days import whole_days
+
 #: Anki's ceiling on an interval, in days, and on a learning step, in seconds (a day).
 MAX_DAYS = 36_500
 MAX_STEP_SECONDS = 86_400
@@ -63,7 +65,7 @@ class AnkiDecision(Struct, frozen=True):
 
     def due_on(self, day: date) -> date:
         """The day a change by hand made on study day ``day`` set the card due."""
-        return day + timedelta(days=self.interval if self.due_days is None else self.due_days)
+        return day + whole_days(self.interval if self.due_days is None else self.due_days)
 
     def to_wire(self) -> dict[str, Any]:
         """As a sync line carries it (only the fields set)."""

@@ -33,6 +33,7 @@ import fsrs
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from msgspec import Struct, structs
 
+from zerodrill.srs.days import whole_days
 from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import (
@@ -40,6 +41,7 @@ from zerodrill.srs.schedulers.protocol import (
     AnkiCard,
     Option,
     Phase,
+    Rating,
     StateDict,
     When,
     rating_of,
@@ -85,8 +87,10 @@ PARAMETERS = Option(
 )
 
 
-class FsrsCard(Struct, frozen=True):
-    """What FSRS knows about one study item; :class:`FsrsCard()` is a card never graded."""
+class FsrsCard(Struct, frozen=True, gc=False):
+    """What FSRS knows about one study item; :class:`FsrsCard()` is a card never graded.
+    Untracked by the garbage collector, as :class:`~zerodrill.srs.schedulers.sm2.Sm2Card`
+    is (a value no reference cycle can pass through; a replay makes one for every grade)."""
 
     phase: Phase = Phase.NEW
     #: The learning or relearning step the card is on; None in the other phases.
@@ -182,7 +186,7 @@ class FsrsScheduler:
     def review(
         self, state: FsrsCard, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> FsrsCard:
-        rating = fsrs.Rating(int(rating_of(grade)))
+        rating = _RATING[rating_of(grade)]
         at = when.at.astimezone(UTC)  # py-fsrs takes UTC and nothing else
         card, _ = self._fsrs.review_card(_card(state, at), rating, at)
         lapse = state.phase is Phase.REVIEW and rating is fsrs.Rating.Again
@@ -200,7 +204,7 @@ class FsrsScheduler:
             difficulty=card.difficulty,
             last_review=at,
             due_at=card.due,
-            due=day + timedelta(days=interval),
+            due=day + whole_days(interval),
             interval=interval,
             last_day=day,
             lapses=lapses,
@@ -229,8 +233,8 @@ class FsrsScheduler:
             after,
             phase=Phase.REVIEW,
             step=None,
-            due_at=at + timedelta(days=days),
-            due=when.day + timedelta(days=days),
+            due_at=at + whole_days(days),
+            due=when.day + whole_days(days),
             interval=days,
             **memory,
         )
@@ -314,16 +318,50 @@ def _optional(value: Any, read: Any) -> Any:
     return None if value is None else read(value)
 
 
+#: py-fsrs's rating of each of the four (:func:`rating_of` says which a grade is).
+_RATING = {rating: fsrs.Rating(int(rating)) for rating in Rating}
+
+
+class _Card(fsrs.Card):
+    """py-fsrs's card with its seven fields set as given (its own ``__init__`` fills in
+    defaults: a card id from the clock, a sleep, a due time from the clock), and copied
+    field by field: ``review_card`` copies the card it is given, which ``copy.copy`` does
+    generically at five times the cost (a replay makes and copies one for every grade:
+    bench_anki_sync.py's 20,000, issue 35 point 7)."""
+
+    def __init__(
+        self,
+        state: fsrs.State,
+        step: int | None,
+        stability: float | None,
+        difficulty: float | None,
+        due: datetime,
+        last_review: datetime | None,
+    ) -> None:
+        self.card_id = 0
+        self.state = state
+        # As py-fsrs's own __init__: a learning card without a step is on the first.
+        self.step = 0 if step is None and state is fsrs.State.Learning else step
+        self.stability = stability
+        self.difficulty = difficulty
+        self.due = due
+        self.last_review = last_review
+
+    def __copy__(self) -> _Card:
+        copied = _Card.__new__(_Card)
+        copied.__dict__.update(self.__dict__)
+        return copied
+
+
 def _card(state: FsrsCard, at: datetime) -> fsrs.Card:
     # card_id and due given: without them py-fsrs reads the clock and sleeps (see above).
     if state.phase is Phase.NEW:
-        return fsrs.Card(card_id=0, due=at)
-    return fsrs.Card(
-        card_id=0,
-        state=_TO_FSRS[state.phase],
-        step=state.step,
-        stability=state.stability,
-        difficulty=state.difficulty,
-        due=state.due_at or at,
-        last_review=state.last_review,
+        return _Card(fsrs.State.Learning, 0, None, None, at, None)
+    return _Card(
+        _TO_FSRS[state.phase],
+        state.step,
+        state.stability,
+        state.difficulty,
+        state.due_at or at,
+        state.last_review,
     )

@@ -1,0 +1,44 @@
+"""``insert_rows``: many rows a statement through Anki's backend, read back exactly as given,
+whether they travel as one JSON text (whole numbers, text, NULLs) or as parameters (a float,
+which JSON text would not carry to its last bit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from zerodrill.anki_sync.backend import insert_rows
+
+pytestmark = pytest.mark.anki
+
+
+def test_whole_numbers_text_and_nulls_read_back_as_given(col: Any) -> None:
+    col.db.execute("CREATE TABLE t (a INTEGER, b TEXT, c INTEGER, d)")
+    rows = [
+        (2**62 + n, f'"quoted" \\ \x1f {n} ✓', None if n % 2 else -n, str(n)) for n in range(2500)
+    ]
+    insert_rows(col, "INSERT INTO t {values}", rows)
+    back = col.db.all("SELECT a, b, c, d, typeof(a), typeof(c), typeof(d) FROM t ORDER BY rowid")
+    assert [tuple(r[:4]) for r in back] == rows
+    # As parameters give them: an integer stays one, and text that reads as a number text.
+    assert {(r[4], r[6]) for r in back} == {("integer", "text")}
+
+
+def test_a_float_reads_back_to_its_last_bit(col: Any) -> None:
+    col.db.execute("CREATE TABLE t (a INTEGER, b REAL)")
+    # One that SQLite's reading of JSON text gets a bit wrong (7.581454333883295e-148).
+    rows = [(1, 7.581454333883296e-148), (2, 0.1), (3, None)]
+    insert_rows(col, "INSERT INTO t {values}", rows)
+    assert [tuple(r) for r in col.db.all("SELECT a, b FROM t ORDER BY a")] == rows
+
+
+def test_the_columns_are_named_as_a_values_list_names_them(col: Any) -> None:
+    col.db.execute("CREATE TABLE t (a INTEGER, b TEXT)")
+    insert_rows(col, "INSERT INTO t SELECT column2, column1 FROM ({values})", [("x", 7)])
+    insert_rows(
+        col,
+        "WITH v(a, b) AS ({values}) UPDATE t SET b = v.b FROM v WHERE t.a = v.a",
+        [(7, "y")],
+    )
+    assert [tuple(r) for r in col.db.all("SELECT a, b FROM t")] == [(7, "y")]
