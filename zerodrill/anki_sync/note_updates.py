@@ -8,17 +8,17 @@ collection's, and the importer would rewrite them all, their times only, for eve
 download again. So a note whose content the import left as it was gets its time and sync
 number back: a note is written only when its content changed.
 
-The import itself is the most of a sync with nothing new on a large deck (``python
-tests/bench/bench_anki_notes.py``), so the collection records, in its config, the digest of
-the package each record last imported: the same bytes again, with every note still there,
-would change nothing, and are not imported.
+Anki updates a note (or note type) only from a copy whose time is later than its own. So when
+every note of the package is in the collection with a time no earlier than the package's (and
+every note type likewise), the import would change nothing and is not run: it was most of a
+sync with nothing new on a large deck (``python tests/bench/bench_anki_notes.py``). A note
+whose time was given back after an import is kept in the manifest with that time, so the
+next build carries it and the next run finds nothing newer.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Collection as Collection_
 from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,22 +53,8 @@ class CardRow(Struct, frozen=True):
     data: str = ""
 
 
-#: The collection's config key: {record: digest of the package that record last imported}.
-IMPORTED_KEY = "zerodrillImported"
-#: Records kept in it (one per terminal and collection file; the oldest goes first).
-_RECORDS_KEPT = 32
-
-
-class Built(Struct, frozen=True):
-    """The decks' package as written: the manifest to keep once it is imported, and the
-    SHA-256 of its bytes."""
-
-    manifest: Manifest
-    digest: str
-
-
-def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Built:
-    """Write the decks' package to ``out``."""
+def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Manifest:
+    """Write the decks' package to ``out``; the manifest to keep once it is imported."""
     try:
         package = apkg.build(decks, manifest=Manifest.load(manifest_file))
     except apkg.ExportError as exc:
@@ -77,27 +63,50 @@ def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Buil
         out.write_bytes(package.data)
     except OSError as exc:
         raise AnkiSyncError(f"cannot write {out}: {exc.strerror or exc}") from None
-    digest = hashlib.sha256(package.data).hexdigest()
-    return Built(package.manifest, digest)
+    return package.manifest
 
 
 def bring_up_to_date(
-    col: Collection, built: Built, package: Path, guids: Collection_[str], record: str
-) -> tuple[int, int]:
-    """Import ``package`` (as :func:`import_package`) unless ``record`` last imported these
-    very bytes into this collection and every note of ``guids`` is still there: then the
-    import would change nothing (Anki updates a note only from a newer copy, these are the
-    copies it had, and it brings a note's images only with the note). The record travels
-    with the collection, so a backup restored or a collection downloaded whole brings its
-    own."""
-    imported = _imported(col)
-    if imported.get(record) == built.digest and _all_there(col, guids):
-        return 0, 0
-    done = import_package(col, package, guids)
-    imported.pop(record, None)
-    kept = [*imported.items()][-(_RECORDS_KEPT - 1) :]
-    col.set_config(IMPORTED_KEY, {**dict(kept), record: built.digest})
-    return done
+    col: Collection, manifest: Manifest, package: Path, notes: NoteKeys
+) -> tuple[int, int, Manifest]:
+    """Import ``package`` (built with ``manifest``, holding the notes of ``notes``) as
+    :func:`import_package` does, unless nothing in it is newer than the collection's copy;
+    (added, updated, the manifest to keep)."""
+    guids = _note_keys(notes)
+    if not _anything_newer(col, manifest, guids):
+        return 0, 0, manifest
+    added, updated, kept_notes, kept_kinds = import_package(col, package, guids)
+    records = dict(manifest.notes)
+    for guid, mod in kept_notes.items():
+        record = records[guids[guid]]
+        records[guids[guid]] = record._replace(mod=min(record.mod, mod))
+    kinds = dict(manifest.notetypes)
+    for ntid, mtime in kept_kinds.items():
+        if (kind := kinds.get(str(ntid))) is not None:
+            kinds[str(ntid)] = kind._replace(mod=min(kind.mod, mtime))
+    return added, updated, Manifest(records, kinds)
+
+
+def _note_keys(notes: NoteKeys) -> dict[str, str]:
+    """Each note's GUID -> its key in the manifest (``deck/card``: a cloze deletion's item
+    key without its ``#cN``)."""
+    return {
+        guid: next(iter(ords.values())).partition("#")[0] for guid, ords in notes.items() if ords
+    }
+
+
+def _anything_newer(col: Collection, manifest: Manifest, guids: Mapping[str, str]) -> bool:
+    """Whether the import would change something: a note (or note type) of the package that
+    the collection lacks or holds with an earlier time."""
+    have: dict[str, int] = {guid: mod for guid, mod in db(col).all("SELECT guid, mod FROM notes")}
+    for guid, key in guids.items():
+        record = manifest.notes.get(key)
+        if record is None or have.get(guid, -1) < record.mod:
+            return True
+    kinds: dict[int, int] = {
+        ntid: mtime for ntid, mtime in db(col).all("SELECT id, mtime_secs FROM notetypes")
+    }
+    return any(kinds.get(int(ntid), -1) < record.mod for ntid, record in manifest.notetypes.items())
 
 
 def keep_manifest(manifest: Manifest, manifest_file: Path) -> None:
@@ -107,21 +116,11 @@ def keep_manifest(manifest: Manifest, manifest_file: Path) -> None:
         raise AnkiSyncError(f"cannot write {manifest_file}: {exc.strerror or exc}") from None
 
 
-def _imported(col: Collection) -> dict[str, str]:
-    """The collection's record of imports (another device may have written anything there)."""
-    value = col.get_config(IMPORTED_KEY, None)
-    if not isinstance(value, dict):
-        return {}
-    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def _all_there(col: Collection, guids: Collection_[str]) -> bool:
-    have = {guid for (guid,) in db(col).all("SELECT guid FROM notes")}
-    return all(guid in have for guid in guids)
-
-
-def import_package(col: Collection, package: Path, guids: Container[str]) -> tuple[int, int]:
-    """Import the package's notes (no scheduling), those of ``guids``; (added, updated)."""
+def import_package(
+    col: Collection, package: Path, guids: Container[str]
+) -> tuple[int, int, dict[str, int], dict[int, int]]:
+    """Import the package's notes (no scheduling), those of ``guids``; (added, updated, and
+    the times given back: by GUID for notes, by id for note types)."""
     from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
     from anki.errors import BackendError
     from anki.import_export_pb2 import IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER as IF_NEWER
@@ -146,6 +145,7 @@ def import_package(col: Collection, package: Path, guids: Container[str]) -> tup
         for nid, (content, stamp) in after.items()
         if nid in before and before[nid][0] == content and before[nid][1] != stamp
     ]
+    kept_notes: dict[str, int] = {str(before[nid][0][0]): mod for nid, mod, _ in same}
     insert_rows(
         col,
         "WITH v(id, mod, usn) AS ({values}) "
@@ -153,10 +153,12 @@ def import_package(col: Collection, package: Path, guids: Container[str]) -> tup
         same,
     )
     # Their note types alike (the importer rewrites one whole, its templates included).
+    kept_kinds: dict[int, int] = {}
     for ntid, (content, stamps) in _notetypes(col).items():
         if ntid in kinds_before and kinds_before[ntid][0] == content:
             (mtime, usn), templates = kinds_before[ntid][1]
             if stamps != kinds_before[ntid][1]:
+                kept_kinds[ntid] = mtime
                 sql = db(col).execute
                 sql("UPDATE notetypes SET mtime_secs = ?, usn = ? WHERE id = ?", mtime, usn, ntid)
                 for ord_, (t_mtime, t_usn) in templates:
@@ -164,16 +166,17 @@ def import_package(col: Collection, package: Path, guids: Container[str]) -> tup
                         "UPDATE templates SET mtime_secs = ?, usn = ? WHERE ntid = ? AND ord = ?",
                         t_mtime, t_usn, ntid, ord_,
                     )  # fmt: skip
-    return len(done.log.new), len(done.log.updated) - len(same)
+    return len(done.log.new), len(done.log.updated) - len(same), kept_notes, kept_kinds
 
 
 def _notes(
     col: Collection, guids: Container[str]
 ) -> dict[int, tuple[tuple[object, ...], tuple[int, int]]]:
-    """The notes of ``guids``: id -> (what Anki shows of it, (its time, its sync number))."""
+    """The notes of ``guids``: id -> ((its GUID and what Anki shows of it), (its time, its
+    sync number))."""
     rows = db(col).all("SELECT id, guid, mid, flds, tags, mod, usn FROM notes")
     return {
-        nid: ((mid, flds, tags), (mod, usn))
+        nid: ((guid, mid, flds, tags), (mod, usn))
         for nid, guid, mid, flds, tags, mod, usn in rows
         if guid in guids
     }

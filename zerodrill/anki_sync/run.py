@@ -300,13 +300,12 @@ def _apply(
     read back from Anki and the record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
     built = notes.build_package(decks, manifest_file, package)
-    store, record_id = where
-    added, updated = notes.bring_up_to_date(col, built, package, note_keys, record_id)
-    manifest = built.manifest
+    added, updated, manifest = notes.bring_up_to_date(col, built, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     if suspended:
         cards = notes.our_cards(col, note_keys)
+    store, record_id = where
     model = events.one_model(store, preset.read(col, cards), record_id)
     if model.written is not None:
         preset.write(col, cards, model.written)  # the learner's newer fit: the phone's too
