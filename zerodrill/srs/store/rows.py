@@ -15,7 +15,7 @@ import msgspec
 
 from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
-from zerodrill.srs.grades import Grade
+from zerodrill.srs.grades import to_grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import Effect
 from zerodrill.srs.store.file import Damaged
@@ -66,20 +66,13 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
             return CardActionEvent(
                 origin, seq, key, at, day, action, row[13], undoes, value, decided
             )
-        grade = _GRADES.get(row[6]) if row[6] is not None else None
-        if grade is None and row[6] is not None:
-            raise ValueError(f"{row[6]!r} is not a grade")
+        grade = to_grade(row[6]) if row[6] is not None else None
         decided = decision_from(row[14]) if len(row) > 14 else None
         return ReviewEvent(
             origin, seq, key, at, day, grade, undoes, row[9], row[10], row[11], decided
         )
     except (TypeError, ValueError) as exc:
         raise Damaged(f"event {row[0]}: {exc}") from exc
-
-
-#: Each grade by its number: a look-up, not an enum call per row (bench_anki_sync.py's
-#: 10,000 events read by ``anki sync``).
-_GRADES = {int(grade): grade for grade in Grade}
 
 
 def decision_from(text: str | None) -> AnkiDecision | None:
