@@ -41,7 +41,7 @@ def test_written_schema_checks_a_deck_beside_it(
     assert code == 0 and written.read_text(encoding="utf-8") == SCHEMA_PATH.read_text()
 
 
-@pytest.mark.parametrize("kind", ["other json", "not json", "symlink"])
+@pytest.mark.parametrize("kind", ["other json", "not json", "nested too deep", "symlink"])
 def test_a_file_zerodrill_did_not_write_is_left_as_it_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
@@ -51,7 +51,8 @@ def test_a_file_zerodrill_did_not_write_is_left_as_it_is(
     if kind == "symlink":
         target.symlink_to(mine)
     else:
-        target.write_text('{"title": "my own"}' if kind == "other json" else "notes")
+        text = {"other json": '{"title": "my own"}', "nested too deep": "[" * 100_000}
+        target.write_text(text.get(kind, "notes"))
     before = target.read_bytes()
     code, out, err = run_cli(capsys, "schema", "-o", str(target))
     assert code == 1

@@ -87,7 +87,7 @@ def load_record(text: str | None, today: date) -> dict[str, AnkiMarks]:
     :func:`record_text` made; what is not such a record reads as none, entry by entry."""
     try:
         raw: Any = json.loads(text) if text is not None else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(raw, dict):
         return {}

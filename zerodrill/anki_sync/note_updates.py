@@ -226,7 +226,7 @@ def _config(kind: Any, blob: bytes | list[int]) -> tuple[bytes, object]:
     config.ParseFromString(bytes(blob))
     try:
         other = json.loads(config.other) if config.other else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         other = config.other
     config.other = b""
     return config.SerializeToString(deterministic=True), json.dumps(other, sort_keys=True)

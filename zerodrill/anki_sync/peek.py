@@ -309,7 +309,7 @@ def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> tuple[se
                 if len(data) <= MAX_FILE_BYTES:
                     write_atomic(into / name, data, make_folder=True)
                     count += 1
-    except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, KeyError, ValueError, EOFError, RecursionError) as exc:
         raise AnkiSyncError(f"{server} sent media files Anki's protocol has not: {exc}") from None
     except OSError as exc:
         raise AnkiSyncError(f"cannot keep the server's media files for a dry run: {exc}") from None

@@ -102,7 +102,7 @@ def memory_data(data: str, card: AnkiCard | None) -> str:
         return data
     try:
         found = json.loads(data) if data else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         return data
     if not isinstance(found, dict):
         return data

@@ -69,7 +69,7 @@ def _ours(path: Path) -> bool:
         with path.open("rb") as f:
             data = f.read(2**20 + 1)
         found = json.loads(data) if len(data) <= 2**20 else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deep to parse
         return False
     from zerodrill.deck.json_schema import TITLE
 

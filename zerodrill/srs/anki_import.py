@@ -323,7 +323,7 @@ def _last_review(data: object) -> int | None:
     """The last review's time (seconds) in a card's ``data`` JSON, where Anki keeps it."""
     try:
         found = json.loads(data) if isinstance(data, str) and data else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         return None
     lrt = found.get("lrt") if isinstance(found, dict) else None
     return lrt if isinstance(lrt, int) and not isinstance(lrt, bool) else None
@@ -333,7 +333,7 @@ def _memory(data: object) -> tuple[float, float] | None:
     """FSRS's stability and difficulty in a card's ``data`` JSON, where Anki keeps them."""
     try:
         found = json.loads(data) if isinstance(data, str) and data else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(found, dict):
         return None
@@ -428,7 +428,7 @@ def _config(conn: sqlite3.Connection, has_config_table: bool) -> dict[str, Any]:
         return (
             {name: conf[name] for name in names if name in conf} if isinstance(conf, dict) else {}
         )
-    except (ValueError, TypeError, sqlite3.Error):
+    except (ValueError, TypeError, RecursionError, sqlite3.Error):
         return {}
 
 

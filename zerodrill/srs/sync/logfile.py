@@ -240,7 +240,7 @@ def _header_machine(line: bytes) -> str:
         raise BadLine(": not a zerodrill review log (not UTF-8)") from None
     try:
         head = json.loads(text) if len(text) <= MAX_LINE_CHARS else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         head = None
     if not isinstance(head, dict) or head.get("zerodrill") != MAGIC:
         raise BadLine(": not a zerodrill review log")

@@ -84,7 +84,10 @@ def parse_line(line: str) -> LogEntry:
     """One event line; :class:`BadLine` saying what is wrong with it."""
     try:
         record = _JSON.decode(line)
-    except msgspec.DecodeError as exc:
+    # Nesting deeper than the parser's stack (a line of brackets under the length cap) is a
+    # RecursionError; a lone surrogate in the text (never from a file read as UTF-8) can't be
+    # encoded for the parser.
+    except (msgspec.DecodeError, RecursionError, UnicodeEncodeError) as exc:
         raise BadLine("not JSON") from exc
     if not isinstance(record, dict):
         raise BadLine("not a JSON object")
