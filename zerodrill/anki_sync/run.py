@@ -299,8 +299,8 @@ def _apply(
     (given the record of the last run's marks and the store's card actions) the card actions
     read back from Anki and the record of the marks this run leaves."""
     package = copy.with_name(PACKAGE_NAME)
-    built = notes.build_package(decks, manifest_file, package)
-    added, updated, manifest = notes.bring_up_to_date(col, built, package, note_keys)
+    manifest = notes.build_package(decks, manifest_file, package)
+    added, updated, manifest = notes.bring_up_to_date(col, manifest, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     if suspended:
