@@ -223,27 +223,39 @@ def _run(
             if pulled is not None and pulled.full_sync:
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
-        if store is not None and (from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill):
-            if from_anki:
-                _, warnings = events.add_anki_actions(store, from_anki, store_actions)
-            warnings += events.add_anki_reviews(store, anki, known, histories)
-            # Sent in this run, not the next: what was read depends on when (the docstring).
-            # Only what travels at all (SM-2's answers are read alike from the revlog alone).
-            transport = media_transport.MediaTransport(media, record_id)
-            if from_anki or any(e.identity not in known and not transport.native(e) for e in anki):
-                resent = _stream(media, store, record_id, collection)
-                if resent is not None:
-                    sent = moved.events_sent + resent.sent + resent.actions_sent
-                    moved = structs.replace(moved, events_sent=sent)
         workcopy.put_back(copy, collection)
-        if store is not None:
+
+        def log_what_was_read() -> None:
+            """The store's part, once the collection holds the run's changes: what was read
+            from Anki, which the collection holds already, added and sent in this run, not
+            the next, as what was read depends on when (the docstring)."""
+            nonlocal moved, warnings
+            if store is None:
+                return
             events.keep_marks_record(store, record_id, new_record)
+            if from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill:
+                if from_anki:
+                    _, warnings = events.add_anki_actions(store, from_anki, store_actions)
+                warnings += events.add_anki_reviews(store, anki, known, histories)
+                # Only what travels at all (SM-2's answers are read alike from the revlog).
+                transport = media_transport.MediaTransport(media, record_id)
+                if from_anki or any(
+                    e.identity not in known and not transport.native(e) for e in anki
+                ):
+                    resent = _stream(media, store, record_id, collection)
+                    workcopy.move_media(copy, collection)
+                    if resent is not None:
+                        sent = moved.events_sent + resent.sent + resent.actions_sent
+                        moved = structs.replace(moved, events_sent=sent)
             events.keep_model(store, model, record_id)
+
+        if target.key is None:
+            log_what_was_read()
+        else:
+            last = _last_sync(target, target.key, full_upload, meanwhile=log_what_was_read)
+            if last is not server.FullSync.NONE:
+                full = last
     notes.keep_manifest(manifest, manifest_file)
-    if target.key is not None:
-        last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
-        if last is not server.FullSync.NONE:
-            full = last
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
@@ -276,6 +288,24 @@ def _sync_with_server(
     finally:
         col.close()
     return full
+
+
+def _last_sync(
+    target: Target, key: HostKey, full_upload: bool, *, meanwhile: Callable[[], None]
+) -> server.FullSync:
+    """The run's last sync with the server, sending what it changed, and of the media, with
+    ``meanwhile`` (the store's part, and any file of events it adds to the media) run while
+    the collection syncs: Anki's backend leaves Python's lock as it talks to the server."""
+    col = open_collection(target.collection)
+    try:
+        with server.Background(
+            col, key, full_upload=full_upload, on_new_endpoint=target.on_new_endpoint
+        ) as last:
+            meanwhile()
+        server.sync_media(col, key)
+    finally:
+        col.close()
+    return last.full
 
 
 def _apply(
