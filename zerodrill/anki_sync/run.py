@@ -11,23 +11,25 @@
    its revlog and its schedule set (:mod:`.schedule`); the marks changed in
    Anki read back as card actions and every card given the marks zerodrill's actions make
    (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
-   (:mod:`.siblings`). Then what was read from Anki (its reviews, changes made by hand and
-   marks) is added to the review store as events and sent in the copy's media. The copy then
-   replaces the collection, and the model taken from the preset becomes the learner's.
-3. With a server: an ordinary sync up, and the media.
+   (:mod:`.siblings`). The copy then replaces the collection.
+3. With a server: an ordinary sync up, and the media. While the collection syncs (Anki's
+   backend leaves Python's lock as it talks to the server), what was read from Anki (its
+   reviews, changes made by hand and marks) is added to the review store as events, and
+   sent in the collection's media; the record of the marks the run left is kept, and the
+   model taken from the preset becomes the learner's.
 
-The store is written last but for three things, each safe to keep whatever becomes of the run:
-the other machines' events, taken first (they are theirs, as a folder sync takes them; this
-machine's file of events in a work copy thrown away is missed by the next run, which writes its
-events again); what was read from Anki, which the collection holds already; and the record of
-the marks the run left (:mod:`.marks`), kept just after the copy replaces the collection, so
-that it never holds marks the collection or the store lacks (a failure between the two leaves
-the older record, and the next run finds both sides agreeing). What was read from Anki is sent
-in this run, not the next, because it depends on when it was read (a mark's time; an answer's
-memory state, in the card row while the answer is its latest): a machine syncing before this
-one's next run would read its own, or take this one's older actions without it and write their
-marks back over the phone's (two machines flipping a flag, or rescheduling a card, at every
-sync). A run killed anywhere leaves the collection whole (the work copy is thrown away) and
+The store is written once the copy has replaced the collection, but for the other machines'
+events, taken first (they are theirs, as a folder sync takes them; this machine's file of
+events in a work copy thrown away is missed by the next run, which writes its events again):
+what was read from Anki the collection holds already, and a run that stops before the store
+takes it leaves it for the next; the record of the marks (:mod:`.marks`) never holds marks the
+collection or the store lacks (a failure between the two leaves the older record, and the next
+run finds both sides agreeing). What was read from Anki is sent in this run, not the next,
+because it depends on when it was read (a mark's time; an answer's memory state, in the card
+row while the answer is its latest): a machine syncing before this one's next run would read
+its own, or take this one's older actions without it and write their marks back over the
+phone's (two machines flipping a flag, or rescheduling a card, at every sync). A run killed
+anywhere leaves the collection whole (the work copy is thrown away) and
 the server as Anki's protocol leaves it; a collection that changed meanwhile (an answer in
 Anki) is left as it is, and the run refuses. A dry run reads copies only, in a temporary
 folder, and writes nothing; it asks the server what it holds that the copy lacks (the other
@@ -224,6 +226,7 @@ def _run(
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         workcopy.put_back(copy, collection)
+        notes.keep_manifest(manifest, manifest_file)
 
         def log_what_was_read() -> None:
             """The store's part, once the collection holds the run's changes: what was read
@@ -255,7 +258,6 @@ def _run(
             last = _last_sync(target, target.key, full_upload, meanwhile=log_what_was_read)
             if last is not server.FullSync.NONE:
                 full = last
-    notes.keep_manifest(manifest, manifest_file)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
