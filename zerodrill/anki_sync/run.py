@@ -228,10 +228,17 @@ def _run(
         workcopy.put_back(copy, collection)
         notes.keep_manifest(manifest, manifest_file)
 
+        # Sent in this run, not the next, as what was read depends on when (the docstring):
+        # only what travels at all (SM-2's answers are read alike from the revlog alone).
+        transport = media_transport.MediaTransport(media, record_id)
+        resend = store is not None and (
+            bool(from_anki)
+            or any(e.identity not in known and not transport.native(e) for e in anki)
+        )
+
         def log_what_was_read() -> None:
             """The store's part, once the collection holds the run's changes: what was read
-            from Anki, which the collection holds already, added and sent in this run, not
-            the next, as what was read depends on when (the docstring)."""
+            from Anki, which the collection holds already, added (and sent, if it travels)."""
             nonlocal moved, warnings
             if store is None:
                 return
@@ -240,11 +247,7 @@ def _run(
                 if from_anki:
                     _, warnings = events.add_anki_actions(store, from_anki, store_actions)
                 warnings += events.add_anki_reviews(store, anki, known, histories)
-                # Only what travels at all (SM-2's answers are read alike from the revlog).
-                transport = media_transport.MediaTransport(media, record_id)
-                if from_anki or any(
-                    e.identity not in known and not transport.native(e) for e in anki
-                ):
+                if resend:
                     resent = _stream(media, store, record_id, collection)
                     workcopy.move_media(copy, collection)
                     if resent is not None:
@@ -255,7 +258,7 @@ def _run(
         if target.key is None:
             log_what_was_read()
         else:
-            last = _last_sync(target, target.key, full_upload, meanwhile=log_what_was_read)
+            last = _last_sync(target, target.key, full_upload, log_what_was_read, resend)
             if last is not server.FullSync.NONE:
                 full = last
     remarks = moved.remarks + warnings
@@ -293,18 +296,28 @@ def _sync_with_server(
 
 
 def _last_sync(
-    target: Target, key: HostKey, full_upload: bool, *, meanwhile: Callable[[], None]
+    target: Target,
+    key: HostKey,
+    full_upload: bool,
+    meanwhile: Callable[[], None],
+    adds_media: bool,
 ) -> server.FullSync:
     """The run's last sync with the server, sending what it changed, and of the media, with
-    ``meanwhile`` (the store's part, and any file of events it adds to the media) run while
-    the collection syncs: Anki's backend leaves Python's lock as it talks to the server."""
+    ``meanwhile`` (the store's part) run while they sync: Anki's backend leaves Python's lock
+    as it talks to the server. If ``meanwhile`` ``adds_media`` (a file of events), the media
+    sync waits for it."""
     col = open_collection(target.collection)
     try:
         with server.Background(
-            col, key, full_upload=full_upload, on_new_endpoint=target.on_new_endpoint
+            col,
+            key,
+            full_upload=full_upload,
+            on_new_endpoint=target.on_new_endpoint,
+            media=not adds_media,
         ) as last:
             meanwhile()
-        server.sync_media(col, key)
+        if adds_media:
+            server.sync_media(col, key)
     finally:
         col.close()
     return last.full

@@ -136,7 +136,8 @@ def sync(
 
 
 class Background:
-    """:func:`sync` of ``col`` (the last of a run) in a thread while the ``with`` block runs:
+    """:func:`sync` of ``col`` (the last of a run), and with ``media`` :func:`sync_media`, in
+    a thread while the ``with`` block runs:
     Anki's backend leaves Python's lock as it talks to the server, so the two overlap
     (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The block's end
     waits for it; then :attr:`full` is what it did, or its error is raised (the block's own,
@@ -150,6 +151,7 @@ class Background:
         *,
         full_upload: bool,
         on_new_endpoint: Callable[[str], None],
+        media: bool,
     ) -> None:
         self._col = col
         self._outcome: FullSync | BaseException = FullSync.NONE
@@ -163,6 +165,8 @@ class Background:
                     full_upload=full_upload,
                     on_new_endpoint=on_new_endpoint,
                 )
+                if media:
+                    sync_media(col, key)
             except BaseException as exc:  # raised in the caller's thread, by __exit__
                 self._outcome = exc
 
@@ -180,20 +184,24 @@ class Background:
     ) -> None:
         interrupted = kind is KeyboardInterrupt
         if interrupted:
-            self._col.abort_sync()
+            self._stop()
         while True:
             try:
                 self._thread.join()
                 break
             except KeyboardInterrupt:
                 interrupted = True
-                self._col.abort_sync()
+                self._stop()
         if kind is not None:
             return
         if interrupted:
             raise KeyboardInterrupt
         if isinstance(self._outcome, BaseException):
             raise self._outcome
+
+    def _stop(self) -> None:
+        self._col.abort_sync()
+        self._col.abort_media_sync()
 
     @property
     def full(self) -> FullSync:
