@@ -12,6 +12,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -795,6 +796,103 @@ def test_the_server_failing_mid_sync_leaves_nothing_half_done(
     phone.sync()
     cid = phone.card_of(DECK_ID, "stage-1")
     assert len(phone.rows("SELECT id FROM revlog WHERE cid = ?", cid)) == 1
+    assert phone_due(phone) == zerodrill_due(db)
+
+
+def _failing_as_the_store_logs_ankis_answers(
+    monkeypatch: pytest.MonkeyPatch, failure: BaseException, first: threading.Event | None = None
+) -> list[int]:
+    """The store failing with ``failure`` as it is given Anki's answers (once ``first`` is
+    set, if given): how many answers it was given, in a list that fills as it is called."""
+    from zerodrill.anki_sync import store_bridge
+
+    given: list[int] = []
+
+    def failing(store: Store, reviews: Any, *args: Any, **kwargs: Any) -> tuple[str, ...]:
+        given.append(len(reviews))
+        if first is not None:
+            assert first.wait(60)
+        raise failure
+
+    monkeypatch.setattr(store_bridge, "add_anki_reviews", failing)
+    return given
+
+
+def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_the_server(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The store takes Anki's answers while the last sync with the server runs: Ctrl+C in it
+    stops that sync too, as Anki stops one, not waiting on a server that does not answer."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before_cards = phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id")
+    # The server does not answer the last sync's changes until released.
+    release = threading.Event()
+    proxy = DroppingProxy(server.port, b"/sync/applyChanges", skip=1, hold=release)
+    key = kept.load()
+    kept.save(kept.HostKey(proxy.url, key.hkey))
+    aborted: list[bool] = []
+    abort_sync = anki.collection.Collection.abort_sync
+
+    def stopping(col: anki.collection.Collection) -> None:
+        aborted.append(proxy.dropped == 0)  # the server still not answering
+        abort_sync(col)
+
+    try:
+        with monkeypatch.context() as patched:
+            given = _failing_as_the_store_logs_ankis_answers(
+                patched, KeyboardInterrupt(), first=proxy.holding
+            )
+            patched.setattr(anki.collection.Collection, "abort_sync", stopping)
+            code, out, err = sync(capsys, home)
+        assert (code, err.strip(), given) == (1, "Aborted.", [1])  # click's Ctrl+C
+        # Stopped as Anki stops a sync, not waited for (Anki's client gives up after 30 s).
+        assert aborted == [True]
+    finally:
+        release.set()
+        proxy.close()
+    kept.save(key)
+    phone.sync()
+    assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
+    # The next run sends what the stopped one wrote into zerodrill's copy, and takes the
+    # phone's answer.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert set(zerodrill_due(db)) == {f"{DECK_ID}/stage-1", f"{DECK_ID}/stage-2"}
+
+
+def test_the_store_failing_as_the_last_sync_runs_loses_nothing(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A full disk as the store takes Anki's answers: one line, the collection synced all
+    the same (the answers are in it), and the next run takes them."""
+    from zerodrill.srs.store import StoreError
+
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    with monkeypatch.context() as patched:
+        full = StoreError(f"cannot write {db}: the disk is full", db)
+        given = _failing_as_the_store_logs_ankis_answers(patched, full)
+        code, out, err = sync(capsys, home)
+    assert (code, given) == (1, [1])
+    assert one_line(err) == f"zerodrill: cannot write {db}: the disk is full\n"
+    phone.sync()
+    assert phone_due(phone)[f"{DECK_ID}/stage-1"] == zerodrill_due(db)[f"{DECK_ID}/stage-1"]
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
     assert phone_due(phone) == zerodrill_due(db)
 
 
