@@ -193,7 +193,8 @@ def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
     own.mkdir()
     looked = int(own.stat().st_mtime)  # as Anki's media sync keeps it
     os.utime(own, (looked, looked))
-    with workcopy.work_copy(collection) as copy:
+    with workcopy.work_folder(collection) as folder:
+        copy = workcopy.copy_into(folder, collection)
         new = workcopy.media_folder(copy.path)
         new.mkdir()
         (new / f"{PREFIX}abc-1-1-{'0' * 12}.jsonl").write_text("{}\n")
@@ -203,7 +204,8 @@ def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
     # A second run in the same second: the last move set the time ahead, where Anki's sync
     # after it looked; this move's time must be one it has not seen, or its file never goes.
     looked = int(own.stat().st_mtime)
-    with workcopy.work_copy(collection) as copy:
+    with workcopy.work_folder(collection) as folder:
+        copy = workcopy.copy_into(folder, collection)
         new = workcopy.media_folder(copy.path)
         new.mkdir()
         (new / f"{PREFIX}abc-2-2-{'0' * 12}.jsonl").write_text("{}\n")
