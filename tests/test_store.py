@@ -595,6 +595,9 @@ def test_the_log_read_for_a_few_cards_or_as_times_and_grades(store: Store) -> No
         "d/a": [(at, Grade.WRONG), (later, Grade.GOOD)],
         "d/c": [(at, Grade.GOOD)],
     }
+    # Of the cards asked about only (a two-way sync asks about those Anki did not move).
+    assert store.log.graded(not_of="anki", keys=["d/c", "d/b"]) == {"d/c": [(at, Grade.GOOD)]}
+    assert store.log.graded(not_of="anki", keys=[]) == {}
 
 
 def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(

@@ -279,7 +279,10 @@ def touched(
     Read from the store as (time, grade) alone, not as events: a sync with little new reads
     little more (bench_anki_sync.py's nothing-new sync: the goal of 3x Anki's own syncs)."""
     out = {r.key for r in anki if r.key in cids and r.identity not in known}
-    ours = store.log.graded(not_of=ANKI_ORIGIN) if store is not None else {}
+    # The cards with a new answer from Anki are moved whatever the store holds: the store is
+    # asked about the others only (a two-way sync's every card, bench_anki_sync.py's).
+    rest = [key for key in cids if key not in out]
+    ours = store.log.graded(not_of=ANKI_ORIGIN, keys=rest) if store is not None else {}
     for key, cid in cids.items():
         rows = written.get(cid, ())
         if key not in out and (key in ours or rows):
