@@ -230,17 +230,23 @@ def new_to_zerodrill(
 
 def _by_key(
     store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
-) -> dict[str, dict[tuple[str, int], Event]]:
-    """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
+) -> dict[str, list[Event]]:
+    """The events of each of ``keys``, the store's and Anki's: a set union by identity (the
+    store's first), each card's in the order met."""
     wanted = set(keys)
-    by_key: dict[str, dict[tuple[str, int], Event]] = {}
+    by_key: dict[str, list[Event]] = {}
+    seen: set[tuple[str, int]] = set()
     for event in chain(store_events, anki):
         key = event.key
         if key in wanted:
-            entries = by_key.get(key)
-            if entries is None:
-                entries = by_key[key] = {}
-            entries.setdefault(_IDENTITY(event), event)
+            identity = _IDENTITY(event)
+            if identity not in seen:
+                seen.add(identity)
+                entries = by_key.get(key)
+                if entries is None:
+                    by_key[key] = [event]
+                else:
+                    entries.append(event)
     return by_key
 
 
@@ -248,10 +254,9 @@ def _by_key(
 _IDENTITY = attrgetter("origin", "seq")
 
 
-def _in_effect(entries: Iterable[Event]) -> list[Event]:
+def _in_effect(entries: list[Event]) -> list[Event]:
     """A card's grades and changes made by hand in Anki not withdrawn by an undo, in the
     log's one replay order."""
-    entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
     kept = [
         e
@@ -316,16 +321,19 @@ def derive(
     fingerprint = schedule(scheduler).fingerprint
     # How a state reads in Anki is the scheduler's to say (its module declares it).
     anki_of = scheduler.anki
+    new_state = scheduler.new_state
+    first = Effect.FIRST
     for key, entries in _by_key(store_events, anki, keys).items():
-        state: CardState = scheduler.new_state()
+        state: CardState = new_state()
         answers: list[Answer] = []
+        effects: list[Effect] = []
         set_in_anki = False
         decided: AnkiDecision | None = None
         decided_id = 0
-        in_effect = _in_effect(entries.values())
-        effects = []
+        in_effect = _in_effect(entries)
         for event in in_effect:
-            when = When(event.at, event.day)
+            at = event.at
+            when = When(at, event.day)
             decided, decided_id = event.decided, event.seq
             if isinstance(event, CardActionEvent):
                 set_in_anki = True
@@ -334,19 +342,20 @@ def derive(
             set_in_anki = False
             grade = event.grade
             assert grade is not None
-            before = state
-            effect = effect_of(before, when)
+            last_ivl = state.interval
+            effect = effect_of(state, when)
             effects.append(effect)
             state = answer(scheduler, state, grade, when, event.buttons, decided)
+            # Positional, in the fields' order: one for each of 20,000 grades.
             answers.append(
                 Answer(
                     key,
                     grade,
-                    event.at,
+                    at,
                     event.answer_ms,
                     event.origin == ANKI_ORIGIN,
-                    effect is Effect.FIRST,  # it was new
-                    before.interval,
+                    effect is first,  # it was new
+                    last_ivl,
                     state.interval,
                     anki_of(state).ease_permille,
                     decided is not None,
