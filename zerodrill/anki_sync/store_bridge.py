@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime
+from heapq import merge
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -187,8 +188,11 @@ def scheduler_of(store: Store | None) -> Scheduler[Any]:
 def from_anki(found: AnkiReviews) -> list[Event]:
     """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`),
     and the changes made by hand there (Set Due Date, Forget), oldest first."""
-    reviews = [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
-    return sorted([*reviews, *found.by_hand], key=lambda e: e.seq)
+    # The reading left the rows zerodrill wrote out already, and each kind is oldest first.
+    return list(merge(found.reviews, found.by_hand, key=_SEQ))
+
+
+_SEQ = attrgetter("seq")
 
 
 def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], tuple[str, ...]]:
@@ -230,23 +234,17 @@ def new_to_zerodrill(
 
 def _by_key(
     store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
-) -> dict[str, list[Event]]:
-    """The events of each of ``keys``, the store's and Anki's: a set union by identity (the
-    store's first), each card's in the order met."""
+) -> dict[str, dict[tuple[str, int], Event]]:
+    """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
     wanted = set(keys)
-    by_key: dict[str, list[Event]] = {}
-    seen: set[tuple[str, int]] = set()
+    by_key: dict[str, dict[tuple[str, int], Event]] = {}
     for event in chain(store_events, anki):
         key = event.key
         if key in wanted:
-            identity = _IDENTITY(event)
-            if identity not in seen:
-                seen.add(identity)
-                entries = by_key.get(key)
-                if entries is None:
-                    by_key[key] = [event]
-                else:
-                    entries.append(event)
+            entries = by_key.get(key)
+            if entries is None:
+                entries = by_key[key] = {}
+            entries.setdefault(_IDENTITY(event), event)
     return by_key
 
 
@@ -254,9 +252,10 @@ def _by_key(
 _IDENTITY = attrgetter("origin", "seq")
 
 
-def _in_effect(entries: list[Event]) -> list[Event]:
+def _in_effect(entries: Iterable[Event]) -> list[Event]:
     """A card's grades and changes made by hand in Anki not withdrawn by an undo, in the
     log's one replay order."""
+    entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
     kept = [
         e
@@ -330,7 +329,7 @@ def derive(
         set_in_anki = False
         decided: AnkiDecision | None = None
         decided_id = 0
-        in_effect = _in_effect(entries)
+        in_effect = _in_effect(entries.values())
         for event in in_effect:
             at = event.at
             when = When(at, event.day)
