@@ -369,7 +369,7 @@ def _apply(
         cards = notes.our_cards(col, note_keys)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    insert_rows(col, "INSERT INTO revlog {values}", rows)
+    insert_rows(col, revlog.INSERT, revlog.packed(rows))
     insert_rows(
         col,
         "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "
