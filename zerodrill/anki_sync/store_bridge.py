@@ -78,7 +78,9 @@ class Answer(Struct, frozen=True, gc=False):
     from_anki: bool
     #: The card's first grade: it was new.
     first: bool
-    #: The interval (days) before and after it, and the ease after it (Anki's permille).
+    #: The interval (days) before and after it, and the ease after it (Anki's permille; 0
+    #: for an answer given in Anki, whose row Anki wrote: worked out for the rows zerodrill
+    #: writes only, as 10,000 of bench_anki_sync.py's 20,000 grades are Anki's).
     last_ivl: int
     ivl: int
     factor: int
@@ -345,6 +347,7 @@ def derive(
             effect = effect_of(state, when)
             effects.append(effect)
             state = answer(scheduler, state, grade, when, event.buttons, decided)
+            given_in_anki = event.origin == ANKI_ORIGIN
             # Positional, in the fields' order: one for each of 20,000 grades.
             answers.append(
                 Answer(
@@ -352,11 +355,11 @@ def derive(
                     grade,
                     at,
                     event.answer_ms,
-                    event.origin == ANKI_ORIGIN,
+                    given_in_anki,
                     effect is first,  # it was new
                     last_ivl,
                     state.interval,
-                    anki_of(state).ease_permille,
+                    0 if given_in_anki else anki_of(state).ease_permille,
                     decided is not None,
                 )
             )
