@@ -231,7 +231,7 @@ def new_to_zerodrill(
     """How many of Anki's reviews (``by_hand``: of its changes made by hand) the store does
     not hold yet (``known``: those it does, :func:`anki_known`)."""
     kind = CardActionEvent if by_hand else ReviewEvent
-    return sum(1 for r in anki if isinstance(r, kind) and r.identity not in known)
+    return sum(1 for r in anki if isinstance(r, kind) and _IDENTITY(r) not in known)
 
 
 def _by_key(
@@ -284,7 +284,8 @@ def touched(
 
     Read from the store as (time, grade) alone, not as events: a sync with little new reads
     little more (bench_anki_sync.py's nothing-new sync: the goal of 3x Anki's own syncs)."""
-    out = {r.key for r in anki if r.key in cids and r.identity not in known}
+    # The identity read in C (_IDENTITY), not by the property: for each of Anki's answers.
+    out = {r.key for r in anki if r.key in cids and _IDENTITY(r) not in known}
     # The cards with a new answer from Anki are moved whatever the store holds: the store is
     # asked about the others only (a two-way sync's every card, bench_anki_sync.py's).
     rest = [key for key in cids if key not in out]
