@@ -185,6 +185,7 @@ def rows_to_write(
         grade = answer.grade
         kind = _LEARN if answer.first else _REVIEW if grade.passed else _RELEARN
         taken_ms = answer.answer_ms or 0
+        taken_ms = 0 if taken_ms < 0 else _MAX_TAKEN_MS if taken_ms > _MAX_TAKEN_MS else taken_ms
         # Positional, in the table's column order (id cid usn ease ivl lastIvl factor time
         # type); the bounds written out, not min() and max() called five times a row.
         ivl, last_ivl, factor = answer.ivl, answer.last_ivl, answer.factor
@@ -197,10 +198,7 @@ def rows_to_write(
                 1 if ivl < 1 else _MAX_IVL if ivl > _MAX_IVL else ivl,
                 _MAX_IVL if last_ivl > _MAX_IVL else last_ivl,
                 _MAX_FACTOR if factor > _MAX_FACTOR else factor,
-                (0 if taken_ms < 0 else _MAX_TAKEN_MS if taken_ms > _MAX_TAKEN_MS else taken_ms)
-                // 1000
-                * 1000
-                + MARK,
+                taken_ms // 1000 * 1000 + MARK,
                 kind,
             )
         )
