@@ -38,7 +38,7 @@ from zerodrill.atomic_write import write_atomic
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.sync.logfile import MAX_LINE_CHARS, open_regular
-from zerodrill.srs.sync.transport import Event, Page
+from zerodrill.srs.sync.transport import Event, Line, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
 from zerodrill.words import plural
 
@@ -71,6 +71,7 @@ class MediaTransport:
         self.folders = (folder, *also)
         self.name = f"anki-media:{name}"
         self.title = "Anki's media"
+        self.native_origins = frozenset({ANKI_ORIGIN})
 
     def native(self, event: Event) -> bool:
         """Answers given in Anki are in its revlog, which every terminal reads, under the same
@@ -120,7 +121,7 @@ class MediaTransport:
             warnings=warnings,
         )
 
-    def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
+    def write(self, origin: str, events: Sequence[Line], position: str | None) -> str | None:
         if not events:
             return position
         names = self._names(origin)
@@ -171,12 +172,12 @@ class MediaTransport:
         raise FileNotFoundError(name)
 
 
-def _parts(events: Sequence[Event]) -> Iterator[list[tuple[int, bytes]]]:
+def _parts(events: Sequence[Line]) -> Iterator[list[tuple[int, bytes]]]:
     """``events`` as lines, in runs of at most :data:`_WRITE_BYTES`, each with its number."""
     part: list[tuple[int, bytes]] = []
     size = 0
     for event in events:
-        line = f"{event.to_json()}\n".encode()
+        line = f"{event.line}\n".encode()
         length = len(line)
         if part and size + length > _WRITE_BYTES:
             yield part

@@ -47,8 +47,9 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import Identity
 from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
+from zerodrill.srs.store.sync_state import Outgoing
 from zerodrill.srs.sync.transport import Event, SyncError, Transport
-from zerodrill.srs.sync.wire import unfit
+from zerodrill.srs.sync.wire import review_unfit, unfit
 from zerodrill.words import plural
 
 #: Runs of sequence numbers, each ``(first, last)``, ascending and apart.
@@ -60,7 +61,7 @@ class Carried(Struct, forbid_unknown_fields=True):
 
     numbers: dict[str, Runs] = field(default_factory=dict)
 
-    def add(self, events: Iterable[Event]) -> Carried:
+    def add(self, events: Iterable[Event | Outgoing]) -> Carried:
         """A copy with ``events`` added."""
         added = Carried(dict(self.numbers))
         seqs: dict[str, list[int]] = {}
@@ -117,9 +118,9 @@ class Plan(Struct):
     #: The time events are judged by: those dated more than a day after it wait.
     now: datetime
     #: Local events no origin carries, oldest first.
-    outgoing: list[Event] = field(default_factory=list)
+    outgoing: list[Outgoing] = field(default_factory=list)
     #: Local events the transport carries by itself (:attr:`Transport.native`): not written.
-    native: list[Event] = field(default_factory=list)
+    native: list[Outgoing] = field(default_factory=list)
     #: Events some origin carries and the local log lacks (each once).
     incoming: list[Event] = field(default_factory=list)
     #: The other machines whose origins were read (by their own account).
@@ -163,8 +164,8 @@ def _what(event: Event) -> tuple[object, ...]:
     return (event.key, event.at, event.grade, event.undoes, None, 0, None)
 
 
-def _actions(events: Iterable[Event]) -> int:
-    return sum(1 for e in events if isinstance(e, CardActionEvent))
+def _actions(events: Iterable[Outgoing]) -> int:
+    return sum(1 for e in events if e.is_action)
 
 
 class _Shared(Exception):
@@ -298,11 +299,13 @@ class _Reading:
         lost = [e.identity for e in outside if e.origin in copied] if copied else []
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
-        native = plan.transport.native
-        written: list[Event] = []
+        written: list[Outgoing] = []
+        native = self._native(outside)
         for event in outside:
-            if event.origin not in copied:
-                (plan.native if native(event) else written).append(event)
+            if event.identity in native:
+                plan.native.append(event)
+            elif event.origin not in copied:
+                written.append(event)
         # Only what is written is held to the wire's rules: the native ones are never written.
         plan.outgoing = self._sendable(written)
         for machine, origin in copied.items():
@@ -352,8 +355,18 @@ class _Reading:
                 stop[origin] = min(stop.get(origin, index), index)
         return [event for event in incoming if event.identity not in waiting]
 
-    def _sendable(self, events: list[Event]) -> list[Event]:
-        fit = [event for event in events if unfit(event) is None]
+    def _native(self, outside: list[Outgoing]) -> set[Identity]:
+        """Those of ``outside`` the transport carries by itself (:meth:`Transport.native`),
+        asked of the events of its :attr:`~Transport.native_origins` only."""
+        transport = self.plan.transport
+        asked = [e for e in outside if e.origin in transport.native_origins]
+        if not asked:
+            return set()
+        read = self.store.sync.events(e.identity for e in asked if e.event is None)
+        return {e.identity for e in asked if transport.native(e.event or read[e.identity])}
+
+    def _sendable(self, events: list[Outgoing]) -> list[Outgoing]:
+        fit = [event for event in events if _unfit(event) is None]
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
             self.plan.warnings.append(
@@ -361,6 +374,16 @@ class _Reading:
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
+
+
+def _unfit(event: Outgoing) -> str | None:
+    """:func:`.wire.unfit`: of a review the store vouched for, by its fields; of any other, as
+    its event (a card action, a setting's value)."""
+    if event.event is None:
+        return review_unfit(
+            event.origin, event.seq, event.key, event.at_day, event.day, event.answer_ms
+        )
+    return unfit(event.event)
 
 
 _NOT_OURS = "this machine's log file cannot be added to; move it away and sync again"
@@ -386,11 +409,12 @@ def _renew(store: Store, transport: Transport, machine: str) -> str:
         for event in page.events
         if event.origin == machine
     }
+    mine = [o.identity for o in store.sync.outside({}) if o.origin == machine]
+    events = store.sync.events(mine)
     moved = [
-        event.seq
-        for event in store.sync.outside({})
-        if event.origin == machine
-        and (event.seq not in theirs or _what(theirs[event.seq]) != _what(event))
+        seq
+        for _, seq in mine
+        if seq not in theirs or _what(theirs[seq]) != _what(events[machine, seq])
     ]
     new = store.machine.renew(moved)
     return (
@@ -452,6 +476,6 @@ def sync(store: Store, transport: Transport) -> SyncReport:
         transport.where(plan.machine),
         actions_sent,
         merged.actions,
-        sum(1 for e in plan.outgoing if isinstance(e, CardActionEvent) and e.value is not None),
+        sum(1 for e in plan.outgoing if e.is_setting),
         merged.settings,
     )
