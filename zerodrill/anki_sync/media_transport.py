@@ -127,8 +127,8 @@ class MediaTransport:
         names = self._names(origin)
         just_read = _reached(names, position) == len(names)
         for part in _parts(events):
-            data = b"".join(line for _, line in part)
-            seqs = [seq for seq, _ in part]
+            data = "".join([f"{event.line}\n" for event in part]).encode()
+            seqs = [event.seq for event in part]
             digest = hashlib.sha256(data).hexdigest()[:12]
             name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}-{digest}.jsonl"
             if name not in names:  # the same events: written once
@@ -172,17 +172,18 @@ class MediaTransport:
         raise FileNotFoundError(name)
 
 
-def _parts(events: Sequence[Line]) -> Iterator[list[tuple[int, bytes]]]:
-    """``events`` as lines, in runs of at most :data:`_WRITE_BYTES`, each with its number."""
-    part: list[tuple[int, bytes]] = []
+def _parts(events: Sequence[Line]) -> Iterator[list[Line]]:
+    """``events`` in runs of at most :data:`_WRITE_BYTES` of lines."""
+    part: list[Line] = []
     size = 0
     for event in events:
-        line = f"{event.line}\n".encode()
-        length = len(line)
+        line = event.line
+        # With its newline; a line of ASCII (most: keys are) is as long encoded.
+        length = (len(line) if line.isascii() else len(line.encode())) + 1
         if part and size + length > _WRITE_BYTES:
             yield part
             part, size = [], 0
-        part.append((event.seq, line))
+        part.append(event)
         size += length
     if part:
         yield part

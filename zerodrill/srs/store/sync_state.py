@@ -26,7 +26,6 @@ from typing import Any
 
 from msgspec import Struct
 
-from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.events import Identity, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT
 from zerodrill.srs.store.eventlog import by_identity, machine_origin
@@ -45,49 +44,49 @@ _FIELDS = (
     "THEN json_array(e.undoes_origin, e.undoes_seq) END, 'answer_ms', e.answer_ms"
 )
 #: An ``event e``'s line on the wire as :meth:`~zerodrill.srs.events.ReviewEvent.to_json`
-#: writes it, for a review without a decision of Anki's (this machine's answers); NULL for any
-#: other, which is read as its event and written by it. The same bytes: the store keeps a
-#: time and a day as Python writes them (:func:`~.rows.event_params`), the rest are whole
-#: numbers, and SQLite escapes text as msgspec does (``tests/test_sync_lines.py``).
+#: writes it, for a review without a decision of Anki's and numbers a line may carry (this
+#: machine's answers); NULL for any other, which is read as its event and written by it. The
+#: same bytes: the store keeps a time and a day as Python writes them
+#: (:func:`~.rows.event_params`), and SQLite escapes text as msgspec does
+#: (``tests/test_sync_lines.py``).
 _LINE = (
-    "CASE WHEN e.action IS NULL AND e.decided IS NULL "
+    "CASE WHEN e.action IS NULL AND e.decided IS NULL AND e.seq >= 0 "
+    "AND coalesce(e.answer_ms, 0) >= 0 "
     f"THEN CASE WHEN e.buttons = {DEFAULT_LAYOUT} THEN json_object({_FIELDS}) "
     f"ELSE json_object({_FIELDS}, 'buttons', e.buttons) END END"
 )
+#: What the rules of the wire ask of such a review beside its numbers (:attr:`Outgoing.check`),
+#: as one text: thousands of answers have a few of them, each checked once.
+_CHECK = "e.origin || char(10) || e.key || char(10) || substr(e.at, 1, 10) || char(10) || e.day"
 #: What a sync asks of an event it sends, in :class:`Outgoing`'s order, after ``e.id``.
-_OUTGOING = f"e.id, e.origin, e.seq, e.key, substr(e.at, 1, 10), e.day, e.answer_ms, {_LINE}"
+_OUTGOING = f"e.id, e.origin, e.seq, {_LINE}, {_CHECK}"
 
 
 class Outgoing(Struct, frozen=True, gc=False):
-    """A local event a transport lacks, as a sync sends it: its identity, what
-    :func:`~zerodrill.srs.sync.wire.unfit` asks of it, and its line on the wire (without the
-    newline). Read as its event only where it is not a review SQLite writes (:data:`_LINE`):
-    the 10,000 answers of a sync are only written."""
+    """A local event a transport lacks, as a sync sends it: its identity and its line on the
+    wire (without the newline). Read as its event only where it is not a review SQLite writes
+    (:data:`_LINE`): the 10,000 answers of a sync are only written."""
 
     origin: str
     seq: int
-    key: str
-    #: The date of its time where it was given, and its study day (ISO text).
-    at_day: str
-    day: str
-    answer_ms: int | None
     line: str
+    #: For a review SQLite writes: its origin, key, the date of its time where it was given
+    #: and its study day, in one text (:attr:`checked` reads them).
+    check: str
     #: The event, for a card action or an answer with Anki's decision; None for the rest.
     event: StreamEvent | None = None
 
     @property
+    def checked(self) -> tuple[str, str, str, str]:
+        """:attr:`check` as its origin, key, date of its time and day (ISO text). A line break
+        in the origin or the key leaves one in the key, which no card key has."""
+        origin, rest = self.check.split("\n", 1)
+        key, at_day, day = rest.rsplit("\n", 2)
+        return origin, key, at_day, day
+
+    @property
     def identity(self) -> Identity:
         return (self.origin, self.seq)
-
-    @property
-    def is_action(self) -> bool:
-        """A card action (not a review)."""
-        return isinstance(self.event, CardActionEvent)
-
-    @property
-    def is_setting(self) -> bool:
-        """A setting that travels (a card action with a value)."""
-        return isinstance(self.event, CardActionEvent) and self.event.value is not None
 
 
 #: Up to this many runs, the numbers between them are looked up range by range; past it (the
@@ -149,16 +148,16 @@ class SyncState(StorePart):
         """The events whose numbers are in none of their origin's ``runs``, oldest first."""
         with self._reading():
             rows = list(_outside(self._conn, runs))
-            others = [(row[1], row[2]) for row in rows if row[7] is None]
+            others = [(row[1], row[2]) for row in rows if row[3] is None]
             events = {(r[1], r[2]): event_from(r) for r in _among(self._conn, others)}
         return [
-            Outgoing(*row[1:]) if row[7] is not None else _read(row, events[row[1], row[2]])
+            Outgoing(*row[1:]) if row[3] is not None else _read(row, events[row[1], row[2]])
             for row in rows
         ]
 
 
 def _read(row: Row, event: StreamEvent) -> Outgoing:
-    return Outgoing(row[1], row[2], row[3], row[4], row[5], row[6], event.to_json(), event)
+    return Outgoing(row[1], row[2], event.to_json(), row[4], event)
 
 
 def _among(

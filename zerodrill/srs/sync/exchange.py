@@ -164,8 +164,8 @@ def _what(event: Event) -> tuple[object, ...]:
     return (event.key, event.at, event.grade, event.undoes, None, 0, None)
 
 
-def _actions(events: Iterable[Outgoing]) -> int:
-    return sum(1 for e in events if e.is_action)
+def _actions(events: Iterable[Event]) -> int:
+    return sum(1 for e in events if isinstance(e, CardActionEvent))
 
 
 class _Shared(Exception):
@@ -366,7 +366,17 @@ class _Reading:
         return {e.identity for e in asked if transport.native(e.event or read[e.identity])}
 
     def _sendable(self, events: list[Outgoing]) -> list[Outgoing]:
-        fit = [event for event in events if _unfit(event) is None]
+        # A review SQLite writes is checked by what the rules ask of it beside its numbers
+        # (within them): the few machines, cards and days of thousands of answers, once each.
+        checked: dict[str, str | None] = {}
+        for event in events:
+            if event.event is None and event.check not in checked:
+                checked[event.check] = review_unfit(*event.checked)
+        fit = [
+            event
+            for event in events
+            if (checked[event.check] if event.event is None else unfit(event.event)) is None
+        ]
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
             self.plan.warnings.append(
@@ -374,16 +384,6 @@ class _Reading:
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
-
-
-def _unfit(event: Outgoing) -> str | None:
-    """:func:`.wire.unfit`: of a review the store vouched for, by its fields; of any other, as
-    its event (a card action, a setting's value)."""
-    if event.event is None:
-        return review_unfit(
-            event.origin, event.seq, event.key, event.at_day, event.day, event.answer_ms
-        )
-    return unfit(event.event)
 
 
 _NOT_OURS = "this machine's log file cannot be added to; move it away and sync again"
@@ -466,7 +466,8 @@ def sync(store: Store, transport: Transport) -> SyncReport:
     plan = survey(store, transport)
     sent = send(plan)
     merged = receive(store, plan)
-    actions_sent = _actions(plan.outgoing)
+    read = [e.event for e in plan.outgoing if e.event is not None]  # no answer is an action
+    actions_sent = _actions(read)
     return SyncReport(
         sent - actions_sent,
         merged.added - merged.actions,
@@ -476,6 +477,6 @@ def sync(store: Store, transport: Transport) -> SyncReport:
         transport.where(plan.machine),
         actions_sent,
         merged.actions,
-        sum(1 for e in plan.outgoing if e.is_setting),
+        sum(1 for e in read if isinstance(e, CardActionEvent) and e.value is not None),
         merged.settings,
     )

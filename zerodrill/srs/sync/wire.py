@@ -204,23 +204,27 @@ def unfit(event: LogEntry) -> str | None:
     )
 
 
-def review_unfit(
-    origin: str, seq: int, key: str, at_day: str, day: str, answer_ms: int | None
-) -> str | None:
-    """:func:`unfit` of a review given by its fields, its dates as ISO text (``at_day`` that of
-    its time where it was given): a sync checks the 10,000 answers it sends without reading
-    them as events (:class:`~zerodrill.srs.store.sync_state.Outgoing`)."""
-    return _numbers_unfit(origin, seq, answer_ms) or _key_unfit(key) or _days_unfit(at_day, day)
+def review_unfit(origin: str, key: str, at_day: str, day: str) -> str | None:
+    """:func:`unfit` of a review whose numbers are within the wire's, given by the rest, its
+    dates as ISO text (``at_day`` that of its time where it was given): a sync checks the
+    10,000 answers it sends without reading them as events
+    (:class:`~zerodrill.srs.store.sync_state.Outgoing`)."""
+    if _origin_unfit(origin):
+        return _NOT_AN_ORIGIN
+    return _key_unfit(key) or _days_unfit(at_day, day)
 
 
 def _numbers_unfit(origin: str, seq: int, answer_ms: int | None) -> str | None:
     if _origin_unfit(origin):
-        return "origin must be a machine id"
+        return _NOT_AN_ORIGIN
     if not 0 <= seq <= MAX_SQLITE_INT:
         return f"seq must be a whole number from 0 to {MAX_SQLITE_INT}"
     if answer_ms is not None and not 0 <= answer_ms <= MAX_SQLITE_INT:
         return f"answer_ms must be a whole number from 0 to {MAX_SQLITE_INT}"
     return None
+
+
+_NOT_AN_ORIGIN = "origin must be a machine id"
 
 
 # The few machines, cards and days of a log are checked once each, not once an event: a sync
