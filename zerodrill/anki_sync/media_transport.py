@@ -126,8 +126,7 @@ class MediaTransport:
             return position
         names = self._names(origin)
         just_read = _reached(names, position) == len(names)
-        for part in _parts(events):
-            data = "".join([f"{event.line}\n" for event in part]).encode()
+        for part, data in _parts(events):
             seqs = [event.seq for event in part]
             digest = hashlib.sha256(data).hexdigest()[:12]
             name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}-{digest}.jsonl"
@@ -172,21 +171,25 @@ class MediaTransport:
         raise FileNotFoundError(name)
 
 
-def _parts(events: Sequence[Line]) -> Iterator[list[Line]]:
-    """``events`` in runs of at most :data:`_WRITE_BYTES` of lines."""
+def _parts(events: Sequence[Line]) -> Iterator[tuple[Sequence[Line], bytes]]:
+    """``events`` in runs of at most :data:`_WRITE_BYTES` of lines, each with its lines."""
+    data = "".join([f"{event.line}\n" for event in events]).encode()
+    if len(data) <= _WRITE_BYTES:  # most writes: one file
+        yield events, data
+        return
     part: list[Line] = []
+    lines: list[bytes] = []
     size = 0
     for event in events:
-        line = event.line
-        # With its newline; a line of ASCII (most: keys are) is as long encoded.
-        length = (len(line) if line.isascii() else len(line.encode())) + 1
-        if part and size + length > _WRITE_BYTES:
-            yield part
-            part, size = [], 0
+        line = f"{event.line}\n".encode()
+        if part and size + len(line) > _WRITE_BYTES:
+            yield part, b"".join(lines)
+            part, lines, size = [], [], 0
         part.append(event)
-        size += length
+        lines.append(line)
+        size += len(line)
     if part:
-        yield part
+        yield part, b"".join(lines)
 
 
 def _position(names: Sequence[str]) -> str:

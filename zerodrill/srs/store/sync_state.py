@@ -55,11 +55,8 @@ _LINE = (
     f"THEN CASE WHEN e.buttons = {DEFAULT_LAYOUT} THEN json_object({_FIELDS}) "
     f"ELSE json_object({_FIELDS}, 'buttons', e.buttons) END END"
 )
-#: What the rules of the wire ask of such a review beside its numbers (:attr:`Outgoing.check`),
-#: as one text: thousands of answers have a few of them, each checked once.
-_CHECK = "e.origin || char(10) || e.key || char(10) || substr(e.at, 1, 10) || char(10) || e.day"
 #: What a sync asks of an event it sends, in :class:`Outgoing`'s order, after ``e.id``.
-_OUTGOING = f"e.id, e.origin, e.seq, {_LINE}, {_CHECK}"
+_OUTGOING = f"e.id, e.origin, e.seq, {_LINE}, e.key, substr(e.at, 1, 10), e.day"
 
 
 class Outgoing(Struct, frozen=True, gc=False):
@@ -70,19 +67,13 @@ class Outgoing(Struct, frozen=True, gc=False):
     origin: str
     seq: int
     line: str
-    #: For a review SQLite writes: its origin, key, the date of its time where it was given
-    #: and its study day, in one text (:attr:`checked` reads them).
-    check: str
+    #: What the rules of the wire ask of a review beside its numbers: its key, the date of its
+    #: time where it was given and its study day (ISO text).
+    key: str
+    at_day: str
+    day: str
     #: The event, for a card action or an answer with Anki's decision; None for the rest.
     event: StreamEvent | None = None
-
-    @property
-    def checked(self) -> tuple[str, str, str, str]:
-        """:attr:`check` as its origin, key, date of its time and day (ISO text). A line break
-        in the origin or the key leaves one in the key, which no card key has."""
-        origin, rest = self.check.split("\n", 1)
-        key, at_day, day = rest.rsplit("\n", 2)
-        return origin, key, at_day, day
 
     @property
     def identity(self) -> Identity:
@@ -157,7 +148,7 @@ class SyncState(StorePart):
 
 
 def _read(row: Row, event: StreamEvent) -> Outgoing:
-    return Outgoing(row[1], row[2], event.to_json(), row[4], event)
+    return Outgoing(row[1], row[2], event.to_json(), row[4], row[5], row[6], event)
 
 
 def _among(

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -65,16 +67,22 @@ class Carried(Struct, forbid_unknown_fields=True):
         """A copy with ``events`` added."""
         added = Carried(dict(self.numbers))
         seqs: dict[str, list[int]] = {}
-        for event in events:
-            seqs.setdefault(event.origin, []).append(event.seq)
+        # Runs of one origin at a time: a sync's events are mostly one machine's.
+        for origin, run in groupby(events, _ORIGIN):
+            seqs.setdefault(origin, []).extend(map(_SEQ, run))
         for origin, more in seqs.items():
             added.numbers[origin] = _merged(added.numbers.get(origin, []), _runs(more))
         return added
 
 
+_ORIGIN, _SEQ = attrgetter("origin"), attrgetter("seq")
+
+
 def _runs(seqs: list[int]) -> Runs:
     """``seqs`` as runs: a relayed log of 10,000 events is one run, not 10,000 to sort."""
     seqs.sort()
+    if seqs[-1] - seqs[0] == len(seqs) - 1 == len(set(seqs)) - 1:  # a machine's new events
+        return [(seqs[0], seqs[-1])]
     runs: Runs = []
     for seq in seqs:
         if runs and seq <= runs[-1][1] + 1:
@@ -302,10 +310,8 @@ class _Reading:
         written: list[Outgoing] = []
         native = self._native(outside)
         for event in outside:
-            if event.identity in native:
-                plan.native.append(event)
-            elif event.origin not in copied:
-                written.append(event)
+            if event.origin not in copied:
+                (plan.native if native and event.identity in native else written).append(event)
         # Only what is written is held to the wire's rules: the native ones are never written.
         plan.outgoing = self._sendable(written)
         for machine, origin in copied.items():
@@ -367,15 +373,16 @@ class _Reading:
 
     def _sendable(self, events: list[Outgoing]) -> list[Outgoing]:
         # A review SQLite writes is checked by what the rules ask of it beside its numbers
-        # (within them): the few machines, cards and days of thousands of answers, once each.
-        checked: dict[str, str | None] = {}
-        for event in events:
-            if event.event is None and event.check not in checked:
-                checked[event.check] = review_unfit(*event.checked)
+        # (within them), each of which the wire checks once (its cards, its days).
         fit = [
             event
             for event in events
-            if (checked[event.check] if event.event is None else unfit(event.event)) is None
+            if (
+                review_unfit(event.origin, event.key, event.at_day, event.day)
+                if event.event is None
+                else unfit(event.event)
+            )
+            is None
         ]
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
