@@ -11,8 +11,8 @@ read from its start.
 The events a transport lacks are those outside the runs it carries: found by ranges of the
 identity index, so their cost grows with the runs (one or two for a machine's own numbers),
 not with the log. They come as :class:`Outgoing`, each with its line on the wire, which
-SQLite writes for a review as it is logged (:data:`_LINE`): a sync sends 10,000 of this
-machine's answers without reading them as events only to write them out again.
+SQLite writes from a review's row (:data:`_LINE`): a sync sends 10,000 of this machine's
+answers without reading them as events only to write them out again.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from heapq import merge
 from operator import itemgetter
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from zerodrill.srs.events import Identity, StreamEvent
 from zerodrill.srs.grades import DEFAULT_LAYOUT
@@ -138,17 +138,21 @@ class SyncState(StorePart):
     def outside(self, runs: Mapping[str, Runs]) -> list[Outgoing]:
         """The events whose numbers are in none of their origin's ``runs``, oldest first."""
         with self._reading():
-            rows = list(_outside(self._conn, runs))
-            others = [(row[1], row[2]) for row in rows if row[3] is None]
-            events = {(r[1], r[2]): event_from(r) for r in _among(self._conn, others)}
-        return [
-            Outgoing(*row[1:]) if row[3] is not None else _read(row, events[row[1], row[2]])
-            for row in rows
-        ]
+            # A row SQLite wrote no line for ("" until then) is read as its event, all of them
+            # at once after.
+            outgoing = [
+                Outgoing(row[1], row[2], row[3] or "", row[4], row[5], row[6])
+                for row in _outside(self._conn, runs)
+            ]
+            others = [o.identity for o in outgoing if not o.line]
+            if not others:
+                return outgoing
+            read = {(r[1], r[2]): event_from(r) for r in _among(self._conn, others)}
+        return [o if o.line else _read(o, read[o.identity]) for o in outgoing]
 
 
-def _read(row: Row, event: StreamEvent) -> Outgoing:
-    return Outgoing(row[1], row[2], event.to_json(), row[4], row[5], row[6], event)
+def _read(outgoing: Outgoing, event: StreamEvent) -> Outgoing:
+    return structs.replace(outgoing, line=event.to_json(), event=event)
 
 
 def _among(
