@@ -16,6 +16,7 @@ from zerodrill.srs.grades import Grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.store import Store, StoreError
 from zerodrill.srs.store.migrations import instant_us
+from zerodrill.srs.sync import wire
 from zerodrill.srs.sync.folder import sync_folder
 from zerodrill.srs.sync.logfile import file_name, read_log
 
@@ -95,3 +96,25 @@ def test_a_review_whose_stored_day_is_no_date_is_damage_not_a_line(
         with pytest.raises(StoreError, match="it is damaged"):
             sync_folder(store, folder)
     assert read_log(folder / file_name(me)).entries == []
+
+
+def test_long_keys_are_checked_every_time_not_kept(tmp_path: Path) -> None:
+    # A hostile file of long keys must not fill the cache of keys checked.
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    long_fit, long_unfit = "zero/" + "a" * 300, "zero/" + "A" * 300
+    with Store.open(tmp_path / "a.db") as store:
+        me = store.machine.id
+        store.log.add_events(
+            [
+                ReviewEvent(me, 1, long_fit, AT, DAY, Grade.GOOD),
+                ReviewEvent(me, 2, long_unfit, AT, DAY, Grade.GOOD),
+            ]
+        )
+        report = sync_folder(store, folder)
+    assert report.sent == 1 and "1 event in this database" in report.warnings[0]
+    assert [e.key for e in read_log(folder / file_name(me)).entries] == [long_fit]
+    # Neither long key is among those kept (the cache holds keys as its arguments).
+    wire._short_key_unfit.cache_clear()
+    assert wire._key_unfit(long_fit) is None and wire._key_unfit(long_unfit) is not None
+    assert wire._short_key_unfit.cache_info().currsize == 0

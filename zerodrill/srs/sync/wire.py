@@ -252,15 +252,28 @@ def _setting_unfit(name: str, value: str | None) -> str | None:
     return None
 
 
-@lru_cache(maxsize=8192)
 def _key_unfit(key: str) -> str | None:
     """What keeps a card key from the wire, or None."""
+    # Kept only up to a length no key reaches in practice: a file could hold thousands of
+    # long ones, each a different key, which the cache would then hold.
+    return _short_key_unfit(key) if len(key) <= _KEPT_KEY_CHARS else _key_check(key)
+
+
+_KEPT_KEY_CHARS = 256
+
+
+@lru_cache(maxsize=4096)
+def _short_key_unfit(key: str) -> str | None:
+    return _key_check(key)
+
+
+def _key_check(key: str) -> str | None:
     if len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
         return "key must be a card key"
     return None
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _time_unfit(at_day: date, day: date) -> str | None:
     """What keeps a line's time (``at_day``, the date of ``at`` where it was given) and study
     day from the wire, or None (see :func:`_check_time`)."""
@@ -271,7 +284,7 @@ def _time_unfit(at_day: date, day: date) -> str | None:
     return None
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _days_unfit(at_day: str, day: str) -> str | None:
     """:func:`_time_unfit` of the two dates as ISO text."""
     try:
