@@ -10,6 +10,7 @@ import os
 import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -33,9 +34,17 @@ def graded(path: Path, days_ago: int) -> Store:
     return store
 
 
-def copied(event: Event, origin: str) -> Event:
-    """``event`` as though ``origin`` had made it (a machine the writer relays)."""
-    return ReviewEvent(origin, event.seq, event.key, event.at, event.day, event.grade)  # type: ignore[union-attr]
+class Written(NamedTuple):
+    """An event as a transport writes it (:class:`~zerodrill.srs.sync.transport.Line`)."""
+
+    seq: int
+    line: str
+
+
+def copied(event: Event, origin: str) -> Written:
+    """``event``'s line as though ``origin`` had made it (a machine the writer relays)."""
+    relayed = ReviewEvent(origin, event.seq, event.key, event.at, event.day, event.grade)  # type: ignore[union-attr]
+    return Written(relayed.seq, relayed.to_json())
 
 
 def files(media: Path, machine: str) -> dict[str, str]:
