@@ -438,8 +438,9 @@ def _apply(
     drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
     held_back = siblings.hold(col, notes.our_cards(col, note_keys), index, drill)
     if rows or changed or marked or held_back:
-        # Anki syncs only a collection modified since its last sync.
-        db(col).execute("UPDATE col SET mod = ?", stamp * 1000)
+        # Anki syncs only a collection whose time is not the server's: later than it was,
+        # never set back to the run's whole second, which the server's may be (a full sync's).
+        db(col).execute("UPDATE col SET mod = max(mod + 1, ?)", stamp * 1000)
     moved = Moved(
         notes_added=added,
         notes_updated=updated,
