@@ -51,8 +51,11 @@ _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: replay's order; undos are read apart (:func:`_withdrawn`).
 _REPLAYED = f"(grade IS NOT NULL OR {BY_HAND})"
 _GRADE_ROWS = f"SELECT id, key, day, at, grade, buttons, decided FROM event WHERE {_REPLAYED}"
-#: The same events' identities only, for a card handed over replayed (:class:`Replayed`).
-_IDENTITY_ROWS = f"SELECT id, key, origin, seq, grade IS NOT NULL FROM event WHERE {_REPLAYED}"
+#: One card's same events, by identity, for a card handed over replayed (:class:`Replayed`).
+_IDENTITY_ROWS = (
+    f"SELECT origin, seq, id, grade IS NOT NULL FROM event WHERE key = ? AND {_REPLAYED} "
+    "ORDER BY day, at_us, origin, seq"
+)
 
 Row = tuple[Any, ...]
 
@@ -109,12 +112,10 @@ def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Ro
     return _rows_of(conn, keys)
 
 
-def _rows_of(
-    conn: sqlite3.Connection, keys: Collection[str], select: str = _GRADE_ROWS
-) -> Iterator[Row]:
+def _rows_of(conn: sqlite3.Connection, keys: Collection[str]) -> Iterator[Row]:
     # The cursors chained, not yielded from: a generator costs a resumption for every row.
     return chain.from_iterable(
-        conn.execute(f"{select} AND key IN ({','.join('?' * len(chunk))}) {_ORDER}", chunk)
+        conn.execute(f"{_GRADE_ROWS} AND key IN ({','.join('?' * len(chunk))}) {_ORDER}", chunk)
         for chunk in chunks(keys)
     )
 
@@ -240,24 +241,27 @@ def _handed_over(
     """The cards of ``keys`` that ``replayed`` holds as they are: their events replayed, read
     by identity only, are those it names, in its order, under ``scheduler``'s projection."""
     fingerprint = schedule(scheduler).fingerprint
-    wanted = [k for k in keys if k in replayed and replayed[k].fingerprint == fingerprint]
     out = []
-    # Compared in C (a map of itemgetter), not row by row in Python: the bench's 20,000
-    # events handed over cost 40 ms read so (issue 35 point 7).
-    for key, group in groupby(_rows_of(conn, wanted, _IDENTITY_ROWS), key=itemgetter(1)):
-        rows = list(group)
+    # A card at a time, its rows compared in C (a map of itemgetter), not row by row in
+    # Python: no key read back for each row to group them by, and no generator around them
+    # (the bench's 20,000 events handed over cost 25 ms read with their keys; issue 35
+    # point 7).
+    for key in dict.fromkeys(keys):
+        handed = replayed.get(key)
+        if handed is None or handed.fingerprint != fingerprint:
+            continue
+        rows = conn.execute(_IDENTITY_ROWS, (key,)).fetchall()
         if withdrawn:
-            rows = [row for row in rows if row[0] not in withdrawn]
-        handed = replayed[key]
-        if handed.identities == tuple(map(_ORIGIN_SEQ, rows)):
+            rows = [row for row in rows if row[2] not in withdrawn]
+        if rows and handed.identities == tuple(map(_ORIGIN_SEQ, rows)):
             # A change made by hand (graded false) has no effect of its own.
-            ids = [row[0] for row in rows if row[4]]
+            ids = [row[2] for row in rows if row[3]]
             out.append((key, handed.state, list(zip(ids, handed.effects, strict=True))))
     return out
 
 
 #: An identity row's (origin, seq).
-_ORIGIN_SEQ = itemgetter(2, 3)
+_ORIGIN_SEQ = itemgetter(0, 1)
 
 
 def apply(

@@ -21,6 +21,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
+from functools import cache
+from itertools import chain
 from typing import Any
 
 from msgspec import Struct
@@ -178,34 +180,65 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
 
     One undo rule for every kind: an undo is taken if it names an event of its card here that
     is no undo and that nothing withdrew yet (:func:`withdrawable`)."""
-    logged = _logged(conn, batch)
-    done: list[StreamEvent] = []
-    undos: list[tuple[StreamEvent, Identity]] = []
-    for event in batch:
-        if event.identity in logged:
-            continue
-        if event.undoes is None:
-            done.append(event)
-        else:
-            undos.append((event, event.undoes))
-    present = len(batch) - len(done) - len(undos)
+    undos = [e for e in batch if e.undoes is not None]
+    fresh = [e for e in batch if e.undoes is None] if undos else batch
     # Events first, so that an undo finds the event it withdraws among them.
-    conn.executemany(INSERT_EVENT, [event_params(e) for e in done])
-    targets = withdrawable(conn, [named for _, named in undos])
+    added = _insert_new(conn, fresh)
+    done = fresh if added is None else [e for e in fresh if e.identity in added]
+    logged = _logged(conn, undos)
+    undos = [e for e in undos if e.identity not in logged]
+    present = len(batch) - len(done) - len(undos)
+    targets = withdrawable(conn, [named for named in (e.undoes for e in undos) if named])
     undone: list[StreamEvent] = []
-    for event, named in undos:
+    for event in undos:
+        named = event.undoes
+        assert named is not None
         target = targets.get(named)
         if target is not None and target[0] == event.key:
             del targets[named]  # withdrawn once: a second undo of it is skipped
             undone.append(undo_of(event, action=target[1] is not None))
-    conn.executemany(INSERT_EVENT, [event_params(e) for e in undone])
-    done += undone
+    _insert_new(conn, undone)
+    done = [*done, *undone]
     # A change by hand in Anki moves its card's schedule; an undo of an action may withdraw one.
     keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent) or _moves_schedule(e))
     actions = sum(1 for e in done if isinstance(e, CardActionEvent))
     settings = sum(1 for e in done if isinstance(e, CardActionEvent) and e.value is not None)
     skipped = len(undos) - len(undone)
     return Merged(len(done), present, keys, skipped=skipped, actions=actions, settings=settings)
+
+
+def _insert_new(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Identity] | None:
+    """Log those of ``events`` whose identity the log lacks, in their order; their identities,
+    or None when all were new.
+
+    Set-based: the identity index says which are logged as each row goes in (no look-up
+    before), and a statement inserts many rows, which binds their values without a round
+    trip through executemany for each (bench_anki_sync.py's 9,747 answers from Anki)."""
+    if not events:
+        return None
+    values = list(chain.from_iterable(map(event_params, events)))
+    step = _ROWS_PER_INSERT * _WIDTH
+    (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()
+    changes = conn.total_changes
+    for start in range(0, len(values), step):
+        chunk = values[start : start + step]
+        conn.execute(_insert_rows(len(chunk) // _WIDTH), chunk)
+    if conn.total_changes - changes == len(events):
+        return None
+    # The rows added have the ids after the log's last (INTEGER PRIMARY KEY: max + 1).
+    return set(conn.execute("SELECT origin, seq FROM event WHERE id > ?", (last,)))
+
+
+#: Rows each statement of :func:`_insert_new` inserts; SQLite's limit on parameters is
+#: far above their values.
+_ROWS_PER_INSERT = 100
+_WIDTH = INSERT_EVENT.count("?")
+
+
+@cache
+def _insert_rows(rows: int) -> str:
+    head, values = INSERT_EVENT.split(" VALUES ")
+    return f"{head} VALUES {', '.join([values] * rows)} ON CONFLICT (origin, seq) DO NOTHING"
 
 
 def _moves_schedule(event: StreamEvent) -> bool:
