@@ -13,8 +13,9 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
@@ -93,6 +94,28 @@ def test_naive_wall_time_is_stored_with_its_local_offset(store: Store) -> None:
     review = record_grade(store, "d/a", 5, day=DAY, at=datetime(2025, 1, 1, 9, 30))
     (logged,) = store.log.entries()
     assert logged.at.tzinfo is not None and logged.at == review.at
+
+
+def test_times_are_kept_as_isoformat_writes_them_whatever_their_zone(db: Path) -> None:
+    """The ``at`` column holds each time as datetime.isoformat() writes it: UTC as +00:00
+    (not "Z"), an offset in seconds (a zone's local mean time) whole, microseconds or none."""
+    amsterdam = ZoneInfo("Europe/Amsterdam")
+    times = [
+        datetime(2025, 1, 1, 9, 30, tzinfo=UTC),
+        datetime(2025, 1, 1, 9, 30, 5, 120, tzinfo=timezone(timedelta(0), "UTC")),
+        datetime(2025, 1, 1, 9, 30, 5, 500000, tzinfo=timezone(timedelta(hours=-3, minutes=-30))),
+        datetime(2025, 1, 1, 9, 30, tzinfo=timezone(timedelta(hours=1, seconds=37))),
+        datetime(1900, 1, 1, 9, 30, 1, tzinfo=amsterdam),  # +00:19:32, local mean time
+        datetime(2024, 7, 1, 9, 30, 1, 999999, tzinfo=amsterdam),
+    ]
+    events = [ReviewEvent("m1", n, f"d/{n}", at, DAY, Grade.GOOD) for n, at in enumerate(times, 1)]
+    with Store.open(db) as s:
+        s.log.add_events(events, now=NOW)
+        assert [e.at for e in s.log.events()] == times
+    with sqlite3.connect(db) as conn:
+        kept = [at for (at,) in conn.execute("SELECT at FROM event ORDER BY seq")]
+    conn.close()
+    assert kept == [at.isoformat() for at in times]
 
 
 def test_repeat_is_logged_but_moves_nothing(store: Store) -> None:

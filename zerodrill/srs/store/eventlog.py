@@ -22,7 +22,6 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
 from functools import cache
-from itertools import chain
 from typing import Any
 
 from msgspec import Struct
@@ -41,6 +40,7 @@ from zerodrill.srs.store.rows import (
     INSERT_EVENT,
     event_from,
     event_params,
+    event_values,
     undo_of,
 )
 from zerodrill.words import plural
@@ -216,7 +216,7 @@ def _insert_new(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Iden
     trip through executemany for each (bench_anki_sync.py's 9,747 answers from Anki)."""
     if not events:
         return None
-    values = list(chain.from_iterable(map(event_params, events)))
+    values = event_values(events)
     step = _ROWS_PER_INSERT * _WIDTH
     (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()
     changes = conn.total_changes
