@@ -42,7 +42,7 @@ from zerodrill.srs.schedulers.protocol import (
     replay,
 )
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import BY_HAND, decision_from
+from zerodrill.srs.store.rows import BY_HAND, decision_from, insert_many
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 KEYS_PER_QUERY = 500
@@ -222,7 +222,7 @@ def derive(
     )
     # In id order: appended to the table's B-tree, not scattered through it.
     effects.sort()
-    conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
+    insert_many(conn, "effect (id, effect)", "(?, ?)", list(chain.from_iterable(effects)))
 
 
 #: The effects the cache keeps, as the text it keeps them as: sqlite3 adapts an enum member

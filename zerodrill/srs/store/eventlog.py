@@ -21,7 +21,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
-from functools import cache
 from typing import Any
 
 from msgspec import Struct
@@ -37,10 +36,13 @@ from zerodrill.srs.store.migrations import instant_us
 from zerodrill.srs.store.rows import (
     BY_HAND,
     EVENT_COLUMNS,
+    EVENT_INTO,
+    EVENT_ROW,
     INSERT_EVENT,
     event_from,
     event_params,
     event_values,
+    insert_many,
     undo_of,
 )
 from zerodrill.words import plural
@@ -216,29 +218,14 @@ def _insert_new(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Iden
     trip through executemany for each (bench_anki_sync.py's 9,747 answers from Anki)."""
     if not events:
         return None
-    values = event_values(events)
-    step = _ROWS_PER_INSERT * _WIDTH
     (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()
     changes = conn.total_changes
-    for start in range(0, len(values), step):
-        chunk = values[start : start + step]
-        conn.execute(_insert_rows(len(chunk) // _WIDTH), chunk)
+    values = event_values(events)
+    insert_many(conn, EVENT_INTO, EVENT_ROW, values, "ON CONFLICT (origin, seq) DO NOTHING")
     if conn.total_changes - changes == len(events):
         return None
     # The rows added have the ids after the log's last (INTEGER PRIMARY KEY: max + 1).
     return set(conn.execute("SELECT origin, seq FROM event WHERE id > ?", (last,)))
-
-
-#: Rows each statement of :func:`_insert_new` inserts; SQLite's limit on parameters is
-#: far above their values.
-_ROWS_PER_INSERT = 100
-_WIDTH = INSERT_EVENT.count("?")
-
-
-@cache
-def _insert_rows(rows: int) -> str:
-    head, values = INSERT_EVENT.split(" VALUES ")
-    return f"{head} VALUES {', '.join([values] * rows)} ON CONFLICT (origin, seq) DO NOTHING"
 
 
 def _moves_schedule(event: StreamEvent) -> bool:
