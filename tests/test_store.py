@@ -21,6 +21,7 @@ import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2_formula as sm2
+from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.projections import schedule
@@ -653,6 +654,39 @@ def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(
     monkeypatch.setattr(derive, "replay_card", no_replay)
     store.log.add_events([first, second], replayed={"d/a": handed})
     assert store.schedule.state("d/a") == state
+
+
+def test_a_card_handed_over_is_taken_past_its_flags_undos_and_withdrawn_grades(
+    store: Store, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Among a card's events, what is no grade in effect (a flag, an undo, the grade it
+    withdraws) is no part of what a caller hands over: taken without a replay when it names
+    the grades in effect, not when it names a flag too."""
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    first = ReviewEvent("m1", 1, "d/a", at, DAY, Grade.GOOD)
+    flag = CardActionEvent("m1", 2, "d/a", at + timedelta(hours=1), DAY, Action.FLAG, 3)
+    withdrawn = ReviewEvent("m1", 3, "d/a", at + timedelta(days=1), DAY + timedelta(1), Grade.WRONG)
+    undo = ReviewEvent("m1", 4, "d/a", withdrawn.at, withdrawn.day, None, withdrawn.identity)
+    third = ReviewEvent("m1", 5, "d/a", at + timedelta(days=2), DAY + timedelta(2), Grade.GOOD)
+    events = [first, flag, withdrawn, undo, third]
+    later = third.at + timedelta(hours=1)
+    scheduler = store.scheduler
+    fingerprint = schedule(scheduler).fingerprint
+    state, effects = replay(scheduler, [(e.grade, e.day, e.at) for e in (first, third)])
+    with Store.open(db.with_name("other.db")) as other:
+        naming_the_flag = (first.identity, flag.identity, third.identity)
+        handed = Replayed(fingerprint, naming_the_flag, Sm2Card(), tuple(effects))
+        other.log.add_events(events, now=later, replayed={"d/a": handed})
+        assert other.schedule.state("d/a") == state
+
+    def no_replay(*args: object) -> None:
+        raise AssertionError("replayed again")
+
+    monkeypatch.setattr(derive, "replay_card", no_replay)
+    handed = Replayed(fingerprint, (first.identity, third.identity), state, tuple(effects))
+    store.log.add_events(events, now=later, replayed={"d/a": handed})
+    assert store.schedule.state("d/a") == state
+    assert [e.introduced for e in store.log.entries() if e.in_effect] == [True, False]
 
 
 def test_the_events_outside_the_runs_a_transport_carries_are_found_by_range(

@@ -27,6 +27,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS
 from zerodrill.srs.events import Identity, ReviewEvent
 from zerodrill.srs.grades import to_grade
 from zerodrill.srs.projections import schedule
@@ -51,11 +52,9 @@ _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: replay's order; undos are read apart (:func:`_withdrawn`).
 _REPLAYED = f"(grade IS NOT NULL OR {BY_HAND})"
 _GRADE_ROWS = f"SELECT id, key, day, at, grade, buttons, decided FROM event WHERE {_REPLAYED}"
-#: One card's same events, by identity, for a card handed over replayed (:class:`Replayed`).
-_IDENTITY_ROWS = (
-    f"SELECT origin, seq, id, grade IS NOT NULL FROM event WHERE key = ? AND {_REPLAYED} "
-    "ORDER BY day, at_us, origin, seq"
-)
+#: One card's events of every kind, by identity, in the replay's order, for a card handed
+#: over replayed (:class:`Replayed`): all in the index on that order.
+_IDENTITY_ROWS = "SELECT origin, seq, id FROM event WHERE key = ? ORDER BY day, at_us, origin, seq"
 
 Row = tuple[Any, ...]
 
@@ -241,25 +240,46 @@ def _handed_over(
     """The cards of ``keys`` that ``replayed`` holds as they are: their events replayed, read
     by identity only, are those it names, in its order, under ``scheduler``'s projection."""
     fingerprint = schedule(scheduler).fingerprint
+    wanted = [k for k in dict.fromkeys(keys) if k in replayed]
+    if not wanted:
+        return []
+    # What kind each row is, from the two indexes that hold the rows that are no grades.
+    not_grades = _not_grades(conn)
+    by_hand = {i for i, action in not_grades.items() if action in _BY_HAND}
+    left_out = (not_grades.keys() - by_hand) | set(withdrawn)
     out = []
-    # A card at a time, its rows compared in C (a map of itemgetter), not row by row in
-    # Python: no key read back for each row to group them by, and no generator around them
-    # (the bench's 20,000 events handed over cost 25 ms read with their keys; issue 35
-    # point 7).
-    for key in dict.fromkeys(keys):
-        handed = replayed.get(key)
-        if handed is None or handed.fingerprint != fingerprint:
+    # A card at a time, its rows read from the index on the replay's order alone (no look
+    # into the table for each) and compared in C (a map of itemgetter), not row by row in
+    # Python: the bench's 20,000 events handed over cost 40 ms read with their keys and
+    # kinds (issue 35 point 7).
+    for key in wanted:
+        handed = replayed[key]
+        if handed.fingerprint != fingerprint:
             continue
         rows = conn.execute(_IDENTITY_ROWS, (key,)).fetchall()
-        if withdrawn:
-            rows = [row for row in rows if row[2] not in withdrawn]
-        if rows and handed.identities == tuple(map(_ORIGIN_SEQ, rows)):
-            # A change made by hand (graded false) has no effect of its own.
-            ids = [row[2] for row in rows if row[3]]
+        if left_out:
+            rows = [row for row in rows if row[2] not in left_out]
+        if not rows or handed.identities != tuple(map(_ORIGIN_SEQ, rows)):
+            continue
+        # A change made by hand has no effect of its own.
+        ids = [row[2] for row in rows if row[2] not in by_hand]
+        if len(ids) == len(handed.effects):
             out.append((key, handed.state, list(zip(ids, handed.effects, strict=True))))
     return out
 
 
+def _not_grades(conn: sqlite3.Connection) -> dict[int, str | None]:
+    """The log's events that are no grades, by id: the action each is (None: the undo of a
+    grade). Read from the two indexes that hold these rows alone (on actions, on undos)."""
+    found: dict[int, str | None] = dict.fromkeys(
+        i for (i,) in conn.execute("SELECT id FROM event WHERE undoes_origin IS NOT NULL")
+    )
+    found.update(conn.execute("SELECT id, action FROM event WHERE action IS NOT NULL"))
+    return found
+
+
+#: The actions replayed with the grades (:data:`~.rows.BY_HAND`).
+_BY_HAND = frozenset(action.value for action in SCHEDULE_ACTIONS)
 #: An identity row's (origin, seq).
 _ORIGIN_SEQ = itemgetter(0, 1)
 
