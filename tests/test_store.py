@@ -656,6 +656,17 @@ def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(
     assert store.schedule.state("d/a") == state
 
 
+@pytest.mark.parametrize(("origin", "seq"), [("", 1), ("m1", 0), ("m1", True), ("m1", -3)])
+def test_an_event_from_elsewhere_without_its_origin_and_number_adds_nothing(
+    store: Store, origin: str, seq: int
+) -> None:
+    good = [ReviewEvent("m1", n, "d/a", NOW, DAY, Grade.GOOD) for n in range(2, 5)]
+    bad = ReviewEvent(origin, seq, "d/b", NOW, DAY, Grade.GOOD)
+    with pytest.raises(ValueError, match="needs its origin and number"):
+        store.log.add_events([*good, bad, *good], now=NOW)
+    assert store.log.events() == []
+
+
 def test_a_card_handed_over_is_taken_past_its_flags_undos_and_withdrawn_grades(
     store: Store, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
