@@ -25,6 +25,7 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.projections import schedule
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import When, replay
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.sitting import record_grade
@@ -117,6 +118,44 @@ def test_times_are_kept_as_isoformat_writes_them_whatever_their_zone(db: Path) -
         kept = [at for (at,) in conn.execute("SELECT at FROM event ORDER BY seq")]
     conn.close()
     assert kept == [at.isoformat() for at in times]
+
+
+def test_events_of_every_shape_are_kept_column_for_column(db: Path) -> None:
+    """Grades (with and without what was typed, how long, Anki's decision), an undo, a flag,
+    a setting, taken in one go (one statement for many rows): each column holds the value
+    or NULL the event has, the same as one logged alone."""
+    decided = AnkiDecision(interval=3, ease_permille=2500)
+    at = NOW - timedelta(hours=1)
+    events = [
+        ReviewEvent("m1", 1, "d/a", at, DAY, Grade.GOOD, None, 3250, "gradients", 4),
+        ReviewEvent("anki", 7, "d/a", at, DAY, Grade.WRONG, None, None, None, 4, decided),
+        ReviewEvent("m1", 2, "d/a", at, DAY, None, ("m1", 1)),
+        CardActionEvent("m1", 3, "d/a", at, DAY, Action.FLAG, 3),
+        CardActionEvent("m1", 4, "d/rate", at, DAY, Action.SETTING, 0, None, "0.9"),
+        ReviewEvent("m1", 5, "d/b", at, DAY, Grade.PERFECT),
+    ]
+    columns = "origin, seq, key, grade, undoes_origin, undoes_seq, answer_ms, typed, buttons, "
+    columns += "action, flag, decided, value, at, at_us, day"
+    one_by_one = db.with_name("one-by-one.db")
+    for path, batch in ((db, 100), (one_by_one, 1)):
+        with Store.open(path) as s:
+            s.log.add_events(events, now=NOW, batch=batch)
+    read = f"SELECT {columns} FROM event ORDER BY origin, seq"
+    with sqlite3.connect(db) as conn, sqlite3.connect(one_by_one) as alone:
+        rows = conn.execute(read).fetchall()
+        assert rows == alone.execute(read).fetchall()
+    conn.close()
+    alone.close()
+    when = (at.isoformat(), int(at.timestamp()) * 1_000_000, DAY.isoformat())
+    json = '{"ivl":3,"factor":2500}'
+    assert rows == [
+        ("anki", 7, "d/a", 1, None, None, None, None, 4, None, 0, json, None, *when),
+        ("m1", 1, "d/a", 4, None, None, 3250, "gradients", 4, None, 0, None, None, *when),
+        ("m1", 2, "d/a", None, "m1", 1, None, None, 6, None, 0, None, None, *when),
+        ("m1", 3, "d/a", None, None, None, None, None, 6, "flag", 3, None, None, *when),
+        ("m1", 4, "d/rate", None, None, None, None, None, 6, "setting", 0, None, "0.9", *when),
+        ("m1", 5, "d/b", 5, None, None, None, None, 6, None, 0, None, None, *when),
+    ]
 
 
 def test_repeat_is_logged_but_moves_nothing(store: Store) -> None:

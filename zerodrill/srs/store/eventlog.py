@@ -38,11 +38,8 @@ from zerodrill.srs.store.rows import (
     BY_HAND,
     EVENT_COLUMNS,
     EVENT_INTO,
-    EVENT_ROW,
-    INSERT_EVENT,
     event_from,
-    event_params,
-    event_values,
+    event_rows,
     insert_many,
     undo_of,
 )
@@ -108,7 +105,8 @@ def next_seq(conn: sqlite3.Connection, origin: str) -> int:
 
 def insert(conn: sqlite3.Connection, event: StreamEvent) -> int:
     """Log ``event``; its row id."""
-    cursor = conn.execute(INSERT_EVENT, event_params(event))
+    ((row, values),) = event_rows([event])
+    cursor = conn.execute(f"INSERT INTO {EVENT_INTO} VALUES {row}", values)
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
@@ -253,8 +251,8 @@ def _insert_new(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Iden
         return None
     (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()
     changes = conn.total_changes
-    values = event_values(events)
-    insert_many(conn, EVENT_INTO, EVENT_ROW, values, "ON CONFLICT (origin, seq) DO NOTHING")
+    for row, values in event_rows(events):
+        insert_many(conn, EVENT_INTO, row, values, "ON CONFLICT (origin, seq) DO NOTHING")
     if conn.total_changes - changes == len(events):
         return None
     # The rows added have the ids after the log's last (INTEGER PRIMARY KEY: max + 1).

@@ -113,22 +113,19 @@ def logged_from(row: tuple[Any, ...]) -> LoggedEvent:
     return LoggedEvent(row[0], review_from(row), effect)
 
 
-def event_params(event: StreamEvent) -> tuple[object, ...]:
-    """An event as the values of :data:`INSERT_EVENT`."""
-    return tuple(event_values([event]))
-
-
-def event_values(events: Sequence[StreamEvent]) -> list[object]:
-    """The values of :data:`INSERT_EVENT` for each of ``events``, one event's after the
-    other's (as a statement inserting many rows takes them).
+def event_rows(events: Sequence[StreamEvent]) -> list[tuple[str, list[object]]]:
+    """``events`` as rows of the ``event`` table (:data:`EVENT_INTO`), in their order: runs
+    of events of one shape, each a row's ``VALUES`` (:data:`GRADE_ROW` or :data:`EVENT_ROW`)
+    and the values of its rows, one event's after the other's (as a statement inserting many
+    rows takes them).
 
     In one pass, which reads each study day and each decision of Anki's once (the answers of
     a sync share a few dozen of each) and writes the times in one go: this runs for every
     event a sync adds (bench_anki_sync.py's 9,747 answers from Anki)."""
     days: dict[date, str] = {}
     decisions: dict[AnkiDecision | None, object] = {None: EMPTY}
-    values: list[object] = []
-    add = values.extend
+    runs: list[tuple[str, list[object]]] = []
+    row, values = "", list[object]()
     for event, at in zip(events, _iso_texts([e.at for e in events]), strict=True):
         day = days.get(event.day)
         if day is None:
@@ -136,21 +133,31 @@ def event_values(events: Sequence[StreamEvent]) -> list[object]:
         decided = decisions.get(event.decided, _UNSEEN)
         if decided is _UNSEEN:
             decided = decisions[event.decided] = decision_text(event.decided)
-        undoes = event.undoes or _NO_UNDO
+        common = (event.origin, event.seq, event.key, at, instant_us(event.at), day)
+        shape = EVENT_ROW
         if isinstance(event, CardActionEvent):
             action, value = event.action.value, _or_empty(event.value)
-            add((event.origin, event.seq, event.key, at, instant_us(event.at), day, EMPTY))
-            add((*undoes, EMPTY, EMPTY, 6, action, event.flag, decided, value))
+            undoes = event.undoes or _NO_UNDO
+            rest: tuple[object, ...] = (EMPTY, *undoes, EMPTY, EMPTY, 6, action, event.flag)
+            rest = (*rest, decided, value)
         else:
-            grade = EMPTY if event.grade is None else int(event.grade)
             answer_ms = EMPTY if event.answer_ms is None else event.answer_ms
             typed = EMPTY if event.typed is None else event.typed
-            add((event.origin, event.seq, event.key, at, instant_us(event.at), day, grade))
-            add((*undoes, answer_ms, typed, event.buttons, EMPTY, 0, decided, EMPTY))
-    return values
+            if event.grade is not None:
+                shape = GRADE_ROW
+                rest = (int(event.grade), answer_ms, typed, event.buttons, decided)
+            else:
+                undoes = event.undoes or _NO_UNDO
+                rest = (EMPTY, *undoes, answer_ms, typed, event.buttons, EMPTY, 0, decided, EMPTY)
+        if shape is not row:
+            row, values = shape, []
+            runs.append((row, values))
+        values += common
+        values += rest
+    return runs
 
 
-#: What :data:`INSERT_EVENT` takes for a value left empty (NULL): an empty blob, which no
+#: What :data:`EVENT_ROW` takes for a value left empty (NULL): an empty blob, which no
 #: column holds, made NULL by the statement (``nullif(?, x'')``). Python 3.11's sqlite3 binds
 #: None only after looking for an adapter, which raises and formats an AttributeError inside
 #: it: 2,000 instructions each, a fifth of what inserting an answer from Anki cost (five empty
@@ -215,7 +222,7 @@ def undo_of(undo: StreamEvent, action: bool) -> StreamEvent:
     return ReviewEvent(undo.origin, undo.seq, undo.key, undo.at, undo.day, None, undo.undoes)
 
 
-#: The ``event`` table and its columns :func:`event_values` gives values of.
+#: The ``event`` table and its columns, as :func:`event_rows` gives their values.
 EVENT_INTO = (
     "event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, answer_ms, "
     "typed, buttons, action, flag, decided, value)"
@@ -225,7 +232,12 @@ EVENT_ROW = (
     "(?, ?, ?, ?, ?, ?, nullif(?, x''), nullif(?, x''), nullif(?, x''), nullif(?, x''), "
     "nullif(?, x''), ?, nullif(?, x''), ?, nullif(?, x''), nullif(?, x''))"
 )
-INSERT_EVENT = f"INSERT INTO {EVENT_INTO} VALUES {EVENT_ROW}"
+#: A row of a grade: what a grade leaves empty, written in, not bound (an undo, an action, a
+#: setting's value): a value bound costs 600 instructions.
+GRADE_ROW = (
+    "(?, ?, ?, ?, ?, ?, ?, NULL, NULL, nullif(?, x''), nullif(?, x''), ?, NULL, 0, "
+    "nullif(?, x''), NULL)"
+)
 
 
 def insert_many(
