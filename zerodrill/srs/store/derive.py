@@ -197,8 +197,11 @@ def derive(
         for chunk in chunks(keys):
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM card WHERE key IN ({marks})", chunk)
+            # Only the ids an effect row may have: those of the events just added, after
+            # every row's, have none yet (half the bench's 20,000 looked up).
             conn.execute(
-                f"DELETE FROM effect WHERE id IN (SELECT id FROM event WHERE key IN ({marks}))",
+                f"DELETE FROM effect WHERE id IN (SELECT id FROM event WHERE key IN ({marks}) "
+                "AND id <= (SELECT max(id) FROM effect))",
                 chunk,
             )
     cards: list[tuple[object, ...]] = []
