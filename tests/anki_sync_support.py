@@ -189,10 +189,15 @@ def own_rows(phone: Phone, nid: int) -> tuple[object, ...]:
 class DroppingProxy:
     """A TCP proxy to the server that cuts the connection once a request for ``path`` starts
     (after ``skip`` such requests went through): the server failing mid-sync, as the client
-    sees it."""
+    sees it. With ``hold``, the request first waits, unanswered, until ``hold`` is set (a
+    server that does not answer; :attr:`holding` is set as it starts waiting), or 60 s, and
+    is dropped then."""
 
-    def __init__(self, target_port: int, path: bytes, *, skip: int = 0) -> None:
-        self.target_port, self.path, self.skip = target_port, path, skip
+    def __init__(
+        self, target_port: int, path: bytes, *, skip: int = 0, hold: threading.Event | None = None
+    ) -> None:
+        self.target_port, self.path, self.skip, self.hold = target_port, path, skip, hold
+        self.holding = threading.Event()
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen()
@@ -234,6 +239,9 @@ class DroppingProxy:
                     if self.skip:
                         self.skip -= 1
                     else:
+                        if self.hold is not None:
+                            self.holding.set()
+                            self.hold.wait(60)
                         self.dropped += 1
                         break
                 upstream.sendall(data)

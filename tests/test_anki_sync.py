@@ -12,6 +12,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -798,6 +799,103 @@ def test_the_server_failing_mid_sync_leaves_nothing_half_done(
     assert phone_due(phone) == zerodrill_due(db)
 
 
+def _failing_as_the_store_logs_ankis_answers(
+    monkeypatch: pytest.MonkeyPatch, failure: BaseException, first: threading.Event | None = None
+) -> list[int]:
+    """The store failing with ``failure`` as it is given Anki's answers (once ``first`` is
+    set, if given): how many answers it was given, in a list that fills as it is called."""
+    from zerodrill.anki_sync import store_bridge
+
+    given: list[int] = []
+
+    def failing(store: Store, reviews: Any, *args: Any, **kwargs: Any) -> tuple[str, ...]:
+        given.append(len(reviews))
+        if first is not None:
+            assert first.wait(60)
+        raise failure
+
+    monkeypatch.setattr(store_bridge, "add_anki_reviews", failing)
+    return given
+
+
+def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_the_server(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The store takes Anki's answers while the last sync with the server runs: Ctrl+C in it
+    stops that sync too, as Anki stops one, not waiting on a server that does not answer."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    before_cards = phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id")
+    # The server does not answer the last sync's changes until released.
+    release = threading.Event()
+    proxy = DroppingProxy(server.port, b"/sync/applyChanges", skip=1, hold=release)
+    key = kept.load()
+    kept.save(kept.HostKey(proxy.url, key.hkey))
+    aborted: list[bool] = []
+    abort_sync = anki.collection.Collection.abort_sync
+
+    def stopping(col: anki.collection.Collection) -> None:
+        aborted.append(proxy.dropped == 0)  # the server still not answering
+        abort_sync(col)
+
+    try:
+        with monkeypatch.context() as patched:
+            given = _failing_as_the_store_logs_ankis_answers(
+                patched, KeyboardInterrupt(), first=proxy.holding
+            )
+            patched.setattr(anki.collection.Collection, "abort_sync", stopping)
+            code, out, err = sync(capsys, home)
+        assert (code, err.strip(), given) == (1, "Aborted.", [1])  # click's Ctrl+C
+        # Stopped as Anki stops a sync, not waited for (Anki's client gives up after 30 s).
+        assert aborted == [True]
+    finally:
+        release.set()
+        proxy.close()
+    kept.save(key)
+    phone.sync()
+    assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
+    # The next run sends what the stopped one wrote into zerodrill's copy, and takes the
+    # phone's answer.
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+    assert set(zerodrill_due(db)) == {f"{DECK_ID}/stage-1", f"{DECK_ID}/stage-2"}
+
+
+def test_the_store_failing_as_the_last_sync_runs_loses_nothing(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """A full disk as the store takes Anki's answers: one line, the collection synced all
+    the same (the answers are in it), and the next run takes them."""
+    from zerodrill.srs.store import StoreError
+
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    with monkeypatch.context() as patched:
+        full = StoreError(f"cannot write {db}: the disk is full", db)
+        given = _failing_as_the_store_logs_ankis_answers(patched, full)
+        code, out, err = sync(capsys, home)
+    assert (code, given) == (1, [1])
+    assert one_line(err) == f"zerodrill: cannot write {db}: the disk is full\n"
+    phone.sync()
+    assert phone_due(phone)[f"{DECK_ID}/stage-1"] == zerodrill_due(db)[f"{DECK_ID}/stage-1"]
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
+    phone.sync()
+    assert phone_due(phone) == zerodrill_due(db)
+
+
 def cache_rows(cache: Path) -> tuple[list[object], list[object], list[object]]:
     with closing(sqlite3.connect(cache)) as conn:
         return (
@@ -1452,6 +1550,131 @@ def test_a_preset_fsrs_cannot_read_leaves_the_defaults(
         assert f"w={','.join(repr(float(w)) for w in DEFAULT_PARAMETERS)}" in (
             store.scheduler.fingerprint
         )
+
+
+def test_a_card_whose_deck_the_collection_lacks_reads_ankis_default_preset(
+    home: Path, capsys: pytest.CaptureFixture[str], _private_review_db: Path
+) -> None:
+    """A collection is untrusted: a card of zerodrill's naming a deck that is not there (a
+    damaged collection; Anki's Check Database would move it) is scheduled by Anki with the
+    default preset, and so is it read: it was an internal error, Anki's bare assert on a
+    missing deck ("AssertionError: ")."""
+    from anki.collection import Collection
+
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    path = desktop_collection(home, fsrs=True, retention=0.85)
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    sync = ("anki", "sync", str(home / "decks"), "--collection", str(path))
+    code, _, err = run_cli(capsys, *sync)
+    assert code == 0, err
+    with closing(Collection(str(path))) as col:
+        col.db.execute("UPDATE cards SET did = 4242 WHERE did != 1")
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    for dry in (("--dry-run",), ()):
+        code, _, err = run_cli(capsys, *sync, *dry)
+        assert code == 0, err
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.85  # type: ignore[attr-defined]
+
+
+def test_a_dry_run_after_the_phone_moved_the_cards_to_a_deck_of_its_own_counts_as_the_sync(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """zerodrill's cards moved on the phone into a deck made there, with a preset of its own:
+    the dry run's look at the server takes the deck and its preset with the cards, as the
+    sync does (the cards came without their deck: an internal error, Anki's bare assert on a
+    missing deck), and says what the sync then does."""
+    from zerodrill.srs.settings import save_scheduler_name
+
+    db = _private_review_db
+    with Store.open(db) as store:
+        save_scheduler_name(store, "fsrs")
+    phone.col.set_config("fsrs", True)
+    phone.sync()
+    drill(db, f"{DECK_ID}/stage-2", 5, noon(9))
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    moved = phone.col.decks.id("Moved on the phone")
+    preset = phone.col.decks.add_config_returning_id("The phone's preset")
+    conf = phone.col.decks.get_config(preset)
+    conf["desiredRetention"] = 0.8
+    phone.col.decks.update_config(conf)
+    deck = phone.col.decks.get(moved)
+    deck["conf"] = preset
+    phone.col.decks.save(deck)
+    ours = []
+    for key in KEYS:
+        card_id, _, cloze = key.partition("/")[2].partition("#c")
+        ours.append(CardId(phone.card_of(DECK_ID, card_id, int(cloze) - 1 if cloze else 0)))
+    phone.col.set_deck(ours, moved)
+    phone.sync()
+
+    code, dry, err = sync(capsys, home, "--dry-run")
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.9  # type: ignore[attr-defined]
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    with Store.open(db) as store:
+        assert store.scheduler.desired_retention == 0.8  # type: ignore[attr-defined]
+    said = [line.replace("would be ", "") for line in dry.splitlines() if "Dry run" not in line]
+    assert said == out.splitlines()
+    phone.sync()
+    assert {card(phone, k).did for k in ("stage-1", "stage-2", "stage-3")} == {moved}
+
+
+def test_a_dry_runs_look_takes_the_servers_decks_and_presets_as_ankis_client_does(
+    tmp_path: Path,
+) -> None:
+    """The server's decks and presets go into the dry run's copy, each unless the copy's is
+    newer, with the server's times (a preset's time decides whose model a run takes); what no
+    Anki sends is one line."""
+    from anki.collection import Collection
+
+    from zerodrill.anki_sync import peek
+    from zerodrill.anki_sync.backend import AnkiSyncError
+
+    with closing(Collection(str(tmp_path / "phone.anki2"))) as there:
+        made = there.decks.id("Made on the phone")
+        preset_id = there.decks.add_config_returning_id("The phone's preset")
+        preset = there.decks.get_config(preset_id)
+        assert made is not None and preset is not None
+        preset["desiredRetention"] = 0.8
+        there.decks.update_config(preset)
+        there.db.execute("UPDATE deck_config SET mtime_secs = 1700000000 WHERE id = ?", preset_id)
+        deck = there.decks.get(made)
+        assert deck is not None
+        deck["conf"] = preset_id
+        there.decks.save(deck)
+        deck, preset = there.decks.get(made), there.decks.get_config(preset_id)
+        default = there.decks.get_config(1)
+    assert deck is not None and preset is not None and default is not None
+    with closing(Collection(str(tmp_path / "copy.anki2"))) as copy:
+        # The copy's default preset was changed after the server's: it stays.
+        mine = copy.decks.get_config(1)
+        assert mine is not None
+        mine["desiredRetention"] = 0.7
+        copy.decks.update_config(mine)
+        older = {**default, "desiredRetention": 0.95, "mod": default["mod"] - 60}
+        peek._merge_decks(copy, peek._Changes(decks=([deck], [preset, older])), "the server")
+        taken = copy.decks.config_dict_for_deck_id(made)
+        assert (taken["name"], taken["desiredRetention"], taken["mod"]) == (
+            "The phone's preset",
+            0.8,
+            1700000000,
+        )
+        assert copy.decks.config_dict_for_deck_id(1)["desiredRetention"] == 0.7  # type: ignore[arg-type]
+        for decks, presets in (([{**deck, "id": str(made)}], []), ([], [{"id": 5, "mod": 1}])):
+            with pytest.raises(AnkiSyncError, match="^the server sent a deck Anki's protocol"):
+                peek._merge_decks(copy, peek._Changes(decks=(decks, presets)), "the server")
+        with pytest.raises(AnkiSyncError, match="^the server sent a deck Anki's protocol"):
+            broken = {"id": 77, "mod": 1, "usn": 1, "name": ["not a name"]}
+            peek._merge_decks(copy, peek._Changes(decks=([broken], [])), "the server")
 
 
 def test_with_an_interview_near_the_deletions_the_drill_lets_share_a_day_are_due_in_anki(

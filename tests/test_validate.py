@@ -308,14 +308,38 @@ def test_unexpected_error_is_one_line_unless_debug(
     monkeypatch.setattr("zerodrill.cli.validate.load_paths", boom)
     code, out, err = run(capsys, "validate", str(tmp_path))
     assert code == 1
-    assert err.strip() == (
-        "zerodrill: internal error: RuntimeError: kaput (run again with --debug for the traceback)"
+    # Where it was raised, and the last of zerodrill's lines on the way when that is elsewhere.
+    line = boom.__code__.co_firstlineno + 1
+    assert err.count("\n") == 1
+    assert err.startswith(
+        f"zerodrill: internal error: RuntimeError: kaput (raised at test_validate.py:{line}, "
+        "called from zerodrill/cli/validate.py:"
     )
+    assert err.endswith("; run again with --debug for the traceback)\n")
     with pytest.raises(RuntimeError, match="kaput"):
         main(["--debug", "validate", str(tmp_path)])
     monkeypatch.setenv("ZERODRILL_DEBUG", "1")
     with pytest.raises(RuntimeError, match="kaput"):
         main(["validate", str(tmp_path)])
+
+
+def test_a_bare_assert_says_where_it_was_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare assert has no message ("AssertionError: " was all CI saw of one, once): the
+    line names the place instead."""
+
+    def bare(*_: object) -> None:
+        raise AssertionError
+
+    monkeypatch.setattr("zerodrill.cli.validate.load_paths", bare)
+    code, _, err = run(capsys, "validate", str(tmp_path))
+    assert code == 1
+    line = bare.__code__.co_firstlineno + 1
+    assert err.startswith(
+        f"zerodrill: internal error: AssertionError (raised at test_validate.py:{line}, called "
+        "from zerodrill/cli/validate.py:"
+    ), err
 
 
 def test_bundled_decks_validate(capsys: pytest.CaptureFixture[str]) -> None:

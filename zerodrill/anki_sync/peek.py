@@ -7,8 +7,11 @@ notes, and ``abort`` rolls the transaction back. So the dry run speaks the proto
 only, sends none of the copy's, and always ends with ``abort``: the server keeps nothing of
 the visit, not even a new modification time. The changes are merged into the dry run's
 scratch copy as Anki's client merges them (a card or note changed on both sides since the last
-sync is the newer one), so that the rest of the run counts what a real sync would move.
-Deck, config and note type changes are left out: zerodrill reads none of them.
+sync is the newer one), so that the rest of the run counts what a real sync would move. So are
+the server's decks and their presets, as Anki's client takes them (the copy's where it changed
+them later): a card moved into a deck made on another device comes with it, and its preset is
+the one the run reads (:mod:`.preset`). Note type and tag changes are left out: zerodrill reads
+none of them.
 
 The other machines' files of events (:mod:`.media_transport`) are fetched read-only too,
 through Anki's media protocol, asking only for what changes nothing on the server (its
@@ -88,8 +91,15 @@ class _Chunk(msgspec.Struct):
     notes: list[NoteEntry] = []
 
 
+#: A deck or a preset as Anki's protocol sends it (the JSON of Anki's legacy API).
+_Legacy = dict[str, Any]
+
+
 class _Changes(msgspec.Struct):
-    """The server's changes that are not chunked: zerodrill reads none of them."""
+    """The server's changes that are not chunked: of them zerodrill reads the decks and their
+    presets (the note types and tags, not)."""
+
+    decks: tuple[list[_Legacy], list[_Legacy]] = ([], [])
 
 
 class _MediaBegin(msgspec.Struct):
@@ -225,12 +235,13 @@ def pull(col: Collection, key: HostKey) -> Pulled:
     with client.session_open(usn, mod > meta.mod) as graves:
         # The copy's own changes are not sent: the server's come back all the same.
         none: dict[str, list[Any]] = {"models": [], "decks": [[], []], "tags": []}
-        client.call("applyChanges", {"changes": none}, _Changes)
+        changes = client.call("applyChanges", {"changes": none}, _Changes)
         while True:
             chunk = client.call("chunk", {}, _Chunk)
             chunks.append(chunk)
             if chunk.done:
                 break
+    _merge_decks(col, changes, client.server)
     return _merge(col, graves, chunks)
 
 
@@ -314,6 +325,43 @@ def _unzip(zipped: bytes, wanted: set[str], into: Path, server: str) -> tuple[se
     except OSError as exc:
         raise AnkiSyncError(f"cannot keep the server's media files for a dry run: {exc}") from None
     return sent, count
+
+
+def _merge_decks(col: Collection, changes: _Changes, server: str) -> None:
+    """The server's presets and decks, each where the copy's is not newer (Anki's client's
+    rule), with the times and numbers the server gave them."""
+    from anki.errors import BackendError
+
+    decks, presets = changes.decks
+    try:
+        for preset in presets:
+            preset_id, mod, usn = _stamps(preset)
+            # Anki gives the default preset for one it lacks.
+            kept = col.decks.get_config(preset_id)
+            if kept is None or kept.get("id") != preset_id or _stamps(kept)[1] <= mod:
+                col.decks.update_config(preset)
+                # Anki's call stamps it now: a preset changed now is one the run would take.
+                db(col).execute(
+                    "UPDATE deck_config SET mtime_secs = ?, usn = ? WHERE id = ?",
+                    mod,
+                    usn,
+                    preset_id,
+                )
+        for deck in decks:
+            did, mod, _ = _stamps(deck)
+            had = col.decks.get(did, default=False)
+            if had is None or _stamps(had)[1] <= mod:
+                col.decks.update(deck, preserve_usn=True)
+    except (BackendError, ValueError, TypeError) as exc:
+        raise AnkiSyncError(f"{server} sent a deck Anki's protocol has not: {exc}") from None
+
+
+def _stamps(legacy: _Legacy) -> tuple[Any, int, int]:
+    """A deck's or preset's id, time and sync number, each a whole number (``ValueError``)."""
+    ident, mod, usn = legacy.get("id"), legacy.get("mod"), legacy.get("usn")
+    if type(ident) is not int or type(mod) is not int or type(usn) is not int:
+        raise ValueError("its id, mod and usn must be whole numbers")
+    return ident, mod, usn
 
 
 def _merge(col: Collection, graves: _Graves, chunks: Sequence[_Chunk]) -> Pulled:

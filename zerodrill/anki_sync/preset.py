@@ -25,6 +25,8 @@ from zerodrill.srs.schedulers.retention import check_retention
 if TYPE_CHECKING:
     from anki.collection import Collection
 
+#: The preset Anki gives a deck unless told otherwise ("Default"), which it cannot delete.
+_DEFAULT_PRESET: Any = 1
 #: What FSRS-5's parameters lack of FSRS-6's: no short-term stability term, decay 0.5.
 _FSRS5_TAIL = (0.0, 0.5)
 
@@ -82,7 +84,16 @@ def _config(col: Collection, cards: Mapping[str, CardRow]) -> dict[str, Any]:
     did = db(col).scalar(
         "SELECT CASE WHEN odid != 0 THEN odid ELSE did END FROM cards WHERE id = ?", first.cid
     )
-    return dict(col.decks.config_dict_for_deck_id(did)) if did else {}
+    if did is None:
+        return {}
+    from anki.decks import DeckId
+
+    deck = DeckId(did) if type(did) is int else None
+    if deck is None or not col.decks.get(deck, default=False):
+        # A deck the collection lacks (a damaged collection, which Anki's Check Database
+        # mends with a deck of the default preset): Anki's own look-up of it is a bare assert.
+        return dict(col.decks.get_config(_DEFAULT_PRESET) or {})
+    return dict(col.decks.config_dict_for_deck_id(deck))
 
 
 def _changed_at(conf: Mapping[str, Any]) -> datetime | None:

@@ -11,23 +11,25 @@
    its revlog and its schedule set (:mod:`.schedule`); the marks changed in
    Anki read back as card actions and every card given the marks zerodrill's actions make
    (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
-   (:mod:`.siblings`). Then what was read from Anki (its reviews, changes made by hand and
-   marks) is added to the review store as events and sent in the copy's media. The copy then
-   replaces the collection, and the model taken from the preset becomes the learner's.
-3. With a server: an ordinary sync up, and the media.
+   (:mod:`.siblings`). The copy then replaces the collection.
+3. With a server: an ordinary sync up, and the media. While the collection syncs (Anki's
+   backend leaves Python's lock as it talks to the server), what was read from Anki (its
+   reviews, changes made by hand and marks) is added to the review store as events, and
+   sent in the collection's media; the record of the marks the run left is kept, and the
+   model taken from the preset becomes the learner's.
 
-The store is written last but for three things, each safe to keep whatever becomes of the run:
-the other machines' events, taken first (they are theirs, as a folder sync takes them; this
-machine's file of events in a work copy thrown away is missed by the next run, which writes its
-events again); what was read from Anki, which the collection holds already; and the record of
-the marks the run left (:mod:`.marks`), kept just after the copy replaces the collection, so
-that it never holds marks the collection or the store lacks (a failure between the two leaves
-the older record, and the next run finds both sides agreeing). What was read from Anki is sent
-in this run, not the next, because it depends on when it was read (a mark's time; an answer's
-memory state, in the card row while the answer is its latest): a machine syncing before this
-one's next run would read its own, or take this one's older actions without it and write their
-marks back over the phone's (two machines flipping a flag, or rescheduling a card, at every
-sync). A run killed anywhere leaves the collection whole (the work copy is thrown away) and
+The store is written once the copy has replaced the collection, but for the other machines'
+events, taken first (they are theirs, as a folder sync takes them; this machine's file of
+events in a work copy thrown away is missed by the next run, which writes its events again):
+what was read from Anki the collection holds already, and a run that stops before the store
+takes it leaves it for the next; the record of the marks (:mod:`.marks`) never holds marks the
+collection or the store lacks (a failure between the two leaves the older record, and the next
+run finds both sides agreeing). What was read from Anki is sent in this run, not the next,
+because it depends on when it was read (a mark's time; an answer's memory state, in the card
+row while the answer is its latest): a machine syncing before this one's next run would read
+its own, or take this one's older actions without it and write their marks back over the
+phone's (two machines flipping a flag, or rescheduling a card, at every sync). A run killed
+anywhere leaves the collection whole (the work copy is thrown away) and
 the server as Anki's protocol leaves it; a collection that changed meanwhile (an answer in
 Anki) is left as it is, and the run refuses. A dry run reads copies only, in a temporary
 folder, and writes nothing; it asks the server what it holds that the copy lacks (the other
@@ -223,27 +225,42 @@ def _run(
             if pulled is not None and pulled.full_sync:
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
-        if store is not None and (from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill):
-            if from_anki:
-                _, warnings = events.add_anki_actions(store, from_anki, store_actions)
-            warnings += events.add_anki_reviews(store, anki, known, histories)
-            # Sent in this run, not the next: what was read depends on when (the docstring).
-            # Only what travels at all (SM-2's answers are read alike from the revlog alone).
-            transport = media_transport.MediaTransport(media, record_id)
-            if from_anki or any(e.identity not in known and not transport.native(e) for e in anki):
-                resent = _stream(media, store, record_id, collection)
-                if resent is not None:
-                    sent = moved.events_sent + resent.sent + resent.actions_sent
-                    moved = structs.replace(moved, events_sent=sent)
         workcopy.put_back(copy, collection)
-        if store is not None:
+        notes.keep_manifest(manifest, manifest_file)
+
+        # Sent in this run, not the next, as what was read depends on when (the docstring):
+        # only what travels at all (SM-2's answers are read alike from the revlog alone).
+        transport = media_transport.MediaTransport(media, record_id)
+        resend = store is not None and (
+            bool(from_anki)
+            or any(e.identity not in known and not transport.native(e) for e in anki)
+        )
+
+        def log_what_was_read() -> None:
+            """The store's part, once the collection holds the run's changes: what was read
+            from Anki, which the collection holds already, added (and sent, if it travels)."""
+            nonlocal moved, warnings
+            if store is None:
+                return
             events.keep_marks_record(store, record_id, new_record)
+            if from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill:
+                if from_anki:
+                    _, warnings = events.add_anki_actions(store, from_anki, store_actions)
+                warnings += events.add_anki_reviews(store, anki, known, histories)
+                if resend:
+                    resent = _stream(media, store, record_id, collection)
+                    workcopy.move_media(copy, collection)
+                    if resent is not None:
+                        sent = moved.events_sent + resent.sent + resent.actions_sent
+                        moved = structs.replace(moved, events_sent=sent)
             events.keep_model(store, model, record_id)
-    notes.keep_manifest(manifest, manifest_file)
-    if target.key is not None:
-        last = _sync_with_server(target, target.key, first=False, full_upload=full_upload)
-        if last is not server.FullSync.NONE:
-            full = last
+
+        if target.key is None:
+            log_what_was_read()
+        else:
+            last = _last_sync(target, target.key, full_upload, log_what_was_read, resend)
+            if last is not server.FullSync.NONE:
+                full = last
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
@@ -276,6 +293,34 @@ def _sync_with_server(
     finally:
         col.close()
     return full
+
+
+def _last_sync(
+    target: Target,
+    key: HostKey,
+    full_upload: bool,
+    meanwhile: Callable[[], None],
+    adds_media: bool,
+) -> server.FullSync:
+    """The run's last sync with the server, sending what it changed, and of the media, with
+    ``meanwhile`` (the store's part) run while they sync: Anki's backend leaves Python's lock
+    as it talks to the server. If ``meanwhile`` ``adds_media`` (a file of events), the media
+    sync waits for it."""
+    col = open_collection(target.collection)
+    try:
+        with server.Background(
+            col,
+            key,
+            full_upload=full_upload,
+            on_new_endpoint=target.on_new_endpoint,
+            media=not adds_media,
+        ) as last:
+            meanwhile()
+        if adds_media:
+            server.sync_media(col, key)
+    finally:
+        col.close()
+    return last.full
 
 
 def _apply(

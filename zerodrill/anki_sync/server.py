@@ -7,10 +7,12 @@ replaces the collection on the server, and every device's: only with ``--full-up
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from zerodrill.anki_sync.backend import AnkiSyncError
@@ -131,6 +133,80 @@ def sync(
         _full(col, auth, out.server_media_usn, upload=True, endpoint=key.endpoint)
         return FullSync.UPLOADED
     raise AnkiSyncError(f"{server} asked for a sync zerodrill does not know ({required})")
+
+
+class Background:
+    """:func:`sync` of ``col`` (the last of a run), and with ``media`` :func:`sync_media`, in
+    a thread while the ``with`` block runs:
+    Anki's backend leaves Python's lock as it talks to the server, so the two overlap
+    (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The block's end
+    waits for it; then :attr:`full` is what it did, or its error is raised (the block's own,
+    if it failed too, goes first). Ctrl+C, in the block or while waiting, stops it as Anki
+    stops a sync, and is raised once it has stopped."""
+
+    def __init__(
+        self,
+        col: Collection,
+        key: HostKey,
+        *,
+        full_upload: bool,
+        on_new_endpoint: Callable[[str], None],
+        media: bool,
+    ) -> None:
+        self._col = col
+        self._outcome: FullSync | BaseException = FullSync.NONE
+
+        def run() -> None:
+            try:
+                self._outcome = sync(
+                    col,
+                    key,
+                    first=False,
+                    full_upload=full_upload,
+                    on_new_endpoint=on_new_endpoint,
+                )
+                if media:
+                    sync_media(col, key)
+            except BaseException as exc:  # raised in the caller's thread, by __exit__
+                self._outcome = exc
+
+        self._thread = threading.Thread(target=run, name="zerodrill-anki-sync", daemon=True)
+
+    def __enter__(self) -> Background:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        interrupted = kind is KeyboardInterrupt
+        if interrupted:
+            self._stop()
+        while True:
+            try:
+                self._thread.join()
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+                self._stop()
+        if kind is not None:
+            return
+        if interrupted:
+            raise KeyboardInterrupt
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+
+    def _stop(self) -> None:
+        self._col.abort_sync()
+        self._col.abort_media_sync()
+
+    @property
+    def full(self) -> FullSync:
+        assert not isinstance(self._outcome, BaseException)  # __exit__ raised it
+        return self._outcome
 
 
 def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endpoint: str) -> None:

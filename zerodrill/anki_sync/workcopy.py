@@ -185,6 +185,15 @@ def put_back(copy: Copy, collection: Path) -> None:
         ) from None
 
 
+def move_media(copy: Copy, collection: Path) -> None:
+    """The files added to ``copy``'s media since :func:`put_back` replaced ``collection``
+    with it (a file of events written after) moved into the collection's media."""
+    try:
+        _move_media(media_folder(copy.path), media_folder(collection))
+    except OSError as exc:
+        raise AnkiSyncError(f"cannot move files into {media_folder(collection)}: {exc}") from None
+
+
 def _move_media(source: Path, target: Path) -> None:
     """The copy's new media files (the decks' images, the event stream's files) moved into
     the collection's media folder, which is then given a later time: Anki's media sync looks

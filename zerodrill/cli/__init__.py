@@ -110,9 +110,14 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as exc:
         if _state["debug"]:
             raise
+        from zerodrill.cli.raised_at import raised_at
+
+        said = str(exc)
+        where = raised_at(exc)
         click.echo(
-            f"zerodrill: internal error: {type(exc).__name__}: {shown(str(exc))} "
-            "(run again with --debug for the traceback)",
+            f"zerodrill: internal error: {type(exc).__name__}{': ' + shown(said) if said else ''}"
+            f" ({'raised at ' + shown(where) + '; ' if where else ''}"
+            "run again with --debug for the traceback)",
             err=True,
         )
         sys.exit(1)
