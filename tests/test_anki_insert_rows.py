@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from zerodrill.anki_sync import revlog
 from zerodrill.anki_sync.backend import insert_rows
+from zerodrill.anki_sync.revlog import MARK, RevlogRow
 
 pytestmark = pytest.mark.anki
 
@@ -42,3 +44,26 @@ def test_the_columns_are_named_as_a_values_list_names_them(col: Any) -> None:
         [(7, "y")],
     )
     assert [tuple(r) for r in col.db.all("SELECT a, b FROM t")] == [(7, "y")]
+
+
+def test_revlog_rows_packed_read_back_as_written(col: Any) -> None:
+    """zerodrill's revlog rows travel packed (:func:`revlog.packed`) and are unpacked by
+    :data:`revlog.INSERT`: every column back as the row had it, at the bounds too."""
+    rows = [
+        RevlogRow(1_700_000_000_000 + MARK, 1, -1, 1, 1, 0, 1300, MARK, 0),
+        RevlogRow(
+            1_700_000_001_000 + MARK,
+            2**40,
+            -1,
+            4,
+            2**31 - 1,
+            2**31 - 1,
+            2**16 - 1,
+            59_000 + MARK,
+            2,
+        ),
+        RevlogRow(1_700_000_002_000 + MARK, 3, -1, 3, 36_500, 10_000, 2500, 8000 + MARK, 1),
+    ]
+    insert_rows(col, revlog.INSERT, revlog.packed(rows))
+    back = col.db.all("SELECT id, cid, usn, ease, ivl, lastIvl, factor, time, type FROM revlog")
+    assert sorted(tuple(r) for r in back) == sorted(tuple(r) for r in rows)

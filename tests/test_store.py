@@ -649,7 +649,11 @@ def test_the_log_read_for_a_few_cards_or_as_times_and_grades(store: Store) -> No
     ]
     store.log.add_events(made)
     every = store.log.events()
-    assert store.log.events_of(["d/a", "d/b"]) == [e for e in every if e.key != "d/c"]
+    # Card by card, each in the replay's order (by day, time, origin and number).
+    assert store.log.events_of(["d/b", "d/a"]) == [made[4], made[1], made[0], made[2], made[3]]
+    assert sorted(store.log.events_of(["d/a", "d/b"]), key=lambda e: e.identity) == sorted(
+        (e for e in every if e.key != "d/c"), key=lambda e: e.identity
+    )
     assert store.log.events_of([]) == []
     assert store.log.numbers("anki") == {1735722000000}
     assert store.log.numbers("m1") == {1, 2, 3, 4, 5}
@@ -658,6 +662,9 @@ def test_the_log_read_for_a_few_cards_or_as_times_and_grades(store: Store) -> No
         "d/a": [(at, Grade.WRONG), (later, Grade.GOOD)],
         "d/c": [(at, Grade.GOOD)],
     }
+    # Of the cards asked about only (a two-way sync asks about those Anki did not move).
+    assert store.log.graded(not_of="anki", keys=["d/c", "d/b"]) == {"d/c": [(at, Grade.GOOD)]}
+    assert store.log.graded(not_of="anki", keys=[]) == {}
 
 
 def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(

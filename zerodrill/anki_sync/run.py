@@ -361,7 +361,8 @@ def _apply(
     # An answer dated more than a day ahead (a device whose clock runs ahead) waits, as the
     # store holds such events: until then it neither schedules the card nor counts.
     every_anki = events.from_anki(found)
-    anki, ahead = events.held_back(every_anki, at + HOLD_AHEAD)
+    until = at + HOLD_AHEAD
+    anki, ahead = events.held_back(every_anki, until)
     taken = revlog.TakenIds()
     written: dict[int, list[tuple[int, int]]] = {}
     # Only ids ending in the mark: the rows zerodrill wrote are among them, and so is every
@@ -382,7 +383,7 @@ def _apply(
         # Every row checked against the store's cache, so that one a stale phone's sync put
         # back is written again (the phone and every terminal keep one schedule); a card with
         # an answer held back for its time keeps the row Anki gave it.
-        waiting = {e.key for e in every_anki if e.at > at + HOLD_AHEAD}
+        waiting = {e.key for e in every_anki if e.at > until} if ahead else set()
         mine = {key: row for key, row in cards.items() if key not in changed_keys}
         changed_keys |= stale_rows.stale(mine, events.cached(store, mine), today, waiting)
     # Only the cards something moved for are read whole and replayed.
@@ -413,7 +414,7 @@ def _apply(
         cards = notes.our_cards(col, note_keys)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    insert_rows(col, "INSERT INTO revlog {values}", [r.values() for r in rows])
+    insert_rows(col, revlog.INSERT, revlog.packed(rows))
     insert_rows(
         col,
         "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "

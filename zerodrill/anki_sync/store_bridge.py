@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime
+from heapq import merge
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -77,7 +78,9 @@ class Answer(Struct, frozen=True, gc=False):
     from_anki: bool
     #: The card's first grade: it was new.
     first: bool
-    #: The interval (days) before and after it, and the ease after it (Anki's permille).
+    #: The interval (days) before and after it, and the ease after it (Anki's permille; 0
+    #: for an answer given in Anki, whose row Anki wrote: worked out for the rows zerodrill
+    #: writes only, as 10,000 of bench_anki_sync.py's 20,000 grades are Anki's).
     last_ivl: int
     ivl: int
     factor: int
@@ -187,8 +190,11 @@ def scheduler_of(store: Store | None) -> Scheduler[Any]:
 def from_anki(found: AnkiReviews) -> list[Event]:
     """Anki's reviews of zerodrill's cards, less the rows zerodrill wrote (:mod:`.revlog`),
     and the changes made by hand there (Set Due Date, Forget), oldest first."""
-    reviews = [r for r in found.reviews if not revlog.is_marked(r.seq, r.answer_ms)]
-    return sorted([*reviews, *found.by_hand], key=lambda e: e.seq)
+    # The reading left the rows zerodrill wrote out already, and each kind is oldest first.
+    return list(merge(found.reviews, found.by_hand, key=_SEQ))
+
+
+_SEQ = attrgetter("seq")
 
 
 def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], tuple[str, ...]]:
@@ -225,7 +231,7 @@ def new_to_zerodrill(
     """How many of Anki's reviews (``by_hand``: of its changes made by hand) the store does
     not hold yet (``known``: those it does, :func:`anki_known`)."""
     kind = CardActionEvent if by_hand else ReviewEvent
-    return sum(1 for r in anki if isinstance(r, kind) and r.identity not in known)
+    return sum(1 for r in anki if isinstance(r, kind) and _IDENTITY(r) not in known)
 
 
 def _by_key(
@@ -278,8 +284,12 @@ def touched(
 
     Read from the store as (time, grade) alone, not as events: a sync with little new reads
     little more (bench_anki_sync.py's nothing-new sync: the goal of 3x Anki's own syncs)."""
-    out = {r.key for r in anki if r.key in cids and r.identity not in known}
-    ours = store.log.graded(not_of=ANKI_ORIGIN) if store is not None else {}
+    # The identity read in C (_IDENTITY), not by the property: for each of Anki's answers.
+    out = {r.key for r in anki if r.key in cids and _IDENTITY(r) not in known}
+    # The cards with a new answer from Anki are moved whatever the store holds: the store is
+    # asked about the others only (a two-way sync's every card, bench_anki_sync.py's).
+    rest = [key for key in cids if key not in out]
+    ours = store.log.graded(not_of=ANKI_ORIGIN, keys=rest) if store is not None else {}
     for key, cid in cids.items():
         rows = written.get(cid, ())
         if key not in out and (key in ours or rows):
@@ -313,16 +323,19 @@ def derive(
     fingerprint = schedule(scheduler).fingerprint
     # How a state reads in Anki is the scheduler's to say (its module declares it).
     anki_of = scheduler.anki
+    new_state = scheduler.new_state
+    first = Effect.FIRST
     for key, entries in _by_key(store_events, anki, keys).items():
-        state: CardState = scheduler.new_state()
+        state: CardState = new_state()
         answers: list[Answer] = []
+        effects: list[Effect] = []
         set_in_anki = False
         decided: AnkiDecision | None = None
         decided_id = 0
         in_effect = _in_effect(entries.values())
-        effects = []
         for event in in_effect:
-            when = When(event.at, event.day)
+            at = event.at
+            when = When(at, event.day)
             decided, decided_id = event.decided, event.seq
             if isinstance(event, CardActionEvent):
                 set_in_anki = True
@@ -331,21 +344,23 @@ def derive(
             set_in_anki = False
             grade = event.grade
             assert grade is not None
-            before = state
-            effect = effect_of(before, when)
+            last_ivl = state.interval
+            effect = effect_of(state, when)
             effects.append(effect)
             state = answer(scheduler, state, grade, when, event.buttons, decided)
+            given_in_anki = event.origin == ANKI_ORIGIN
+            # Positional, in the fields' order: one for each of 20,000 grades.
             answers.append(
                 Answer(
                     key,
                     grade,
-                    event.at,
+                    at,
                     event.answer_ms,
-                    event.origin == ANKI_ORIGIN,
-                    effect is Effect.FIRST,  # it was new
-                    before.interval,
+                    given_in_anki,
+                    effect is first,  # it was new
+                    last_ivl,
                     state.interval,
-                    anki_of(state).ease_permille,
+                    0 if given_in_anki else anki_of(state).ease_permille,
                     decided is not None,
                 )
             )

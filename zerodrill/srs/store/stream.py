@@ -15,8 +15,7 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping
 from contextlib import suppress
 from datetime import UTC, date, datetime
-from heapq import merge
-from operator import itemgetter
+from itertools import chain
 from typing import TypeVar
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
@@ -80,20 +79,23 @@ class EventLog(StorePart):
             return [review_from(row) for row in cursor]
 
     def events_of(self, keys: Collection[str]) -> list[ReviewEvent]:
-        """:meth:`events` of the cards ``keys`` only: a reader of a few cards (``anki sync``
-        of the cards something moved for) need not parse the whole log."""
+        """:meth:`events` of the cards ``keys`` only, card by card, each card's in the
+        replay's order (by study day, time and identity): a reader of a few cards (``anki
+        sync`` of the cards something moved for) need not parse the whole log, and SQLite
+        reads them in the order of its index, sorting none (bench_anki_sync.py's 10,000
+        events: 4 ms of 23 went to sorting them by their place in the log)."""
         with self._reading():
             # Each row read from SQLite as it is taken: the events are held, not their rows
             # too (which cost a pass of the garbage collector over all the process holds).
-            cursors = [
+            rows = chain.from_iterable(
                 self._conn.execute(
                     f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} "
-                    f"AND e.key IN ({','.join('?' * len(chunk))}) ORDER BY e.id",
+                    f"AND e.key IN ({','.join('?' * len(chunk))}) "
+                    "ORDER BY e.key, e.day, e.at_us, e.origin, e.seq",
                     chunk,
                 )
                 for chunk in derive.chunks(keys)
-            ]
-            rows = cursors[0] if len(cursors) == 1 else merge(*cursors, key=itemgetter(0))
+            )
             return [review_from(row) for row in rows]
 
     def numbers(self, origin: str) -> set[int]:
@@ -103,21 +105,37 @@ class EventLog(StorePart):
             rows = self._conn.execute("SELECT seq FROM event WHERE origin = ?", (origin,))
             return {seq for (seq,) in rows}
 
-    def graded(self, *, not_of: str) -> dict[str, list[tuple[datetime, Grade]]]:
+    def graded(
+        self, *, not_of: str, keys: Collection[str] | None = None
+    ) -> dict[str, list[tuple[datetime, Grade]]]:
         """Each card's grades in effect but ``not_of``'s, (time, grade) in the replay's order:
         what a reader compares with its own record of them, without parsing the log whole
         (``anki sync``'s check of the answers Anki holds; bench_anki_sync.py's nothing-new sync
-        spent 250 ms reading every event for it)."""
+        spent 250 ms reading every event for it). Of the cards ``keys`` only, if given (none:
+        nothing read)."""
+        if keys is not None and not keys:
+            return {}
+        sql = (
+            f"SELECT e.key, e.at, e.grade FROM event e WHERE {REVIEW} AND {IN_EFFECT} "
+            "AND e.origin != ?{keys} ORDER BY e.key, e.day, e.at_us, e.origin, e.seq"
+        )
         with self._reading():
-            rows = self._conn.execute(
-                f"SELECT e.key, e.at, e.grade FROM event e WHERE {REVIEW} AND {IN_EFFECT} "
-                "AND e.origin != ? ORDER BY e.key, e.day, e.at_us, e.origin, e.seq",
-                (not_of,),
-            )
+            queries: list[tuple[str, tuple[str, ...]]]
+            if keys is None:
+                queries = [(sql.format(keys=""), (not_of,))]
+            else:
+                queries = [
+                    (
+                        sql.format(keys=f" AND e.key IN ({','.join('?' * len(chunk))})"),
+                        (not_of, *chunk),
+                    )
+                    for chunk in derive.chunks(keys)
+                ]
             out: dict[str, list[tuple[datetime, Grade]]] = {}
             try:
-                for key, at, grade in rows:
-                    out.setdefault(key, []).append((datetime.fromisoformat(at), _GRADES[grade]))
+                for query, params in queries:
+                    for key, at, grade in self._conn.execute(query, params):
+                        out.setdefault(key, []).append((datetime.fromisoformat(at), _GRADES[grade]))
             except (KeyError, TypeError, ValueError) as exc:
                 raise Damaged(f"a grade of {key}: {exc!r}") from exc
             return out
