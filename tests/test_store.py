@@ -713,6 +713,32 @@ def test_an_event_from_elsewhere_without_its_origin_and_number_adds_nothing(
     assert store.log.events() == []
 
 
+def test_events_added_in_batches_are_on_disk_when_it_returns_or_fails(store: Store) -> None:
+    """Every batch but the last commits without waiting for the disk (synchronous NORMAL);
+    the last one's commit, at FULL, puts them all there; and the store is back at FULL for
+    every write after, whether adding returned or failed midway."""
+
+    def synchronous() -> int:
+        level: int = store._conn.execute("PRAGMA synchronous").fetchone()[0]
+        return level
+
+    events = [ReviewEvent("m1", n, f"d/{n}", NOW, DAY, Grade.GOOD) for n in range(1, 7)]
+    seen: list[int] = []
+    store.log.add_events(
+        events[:5], now=NOW, batch=2, after_batch=lambda _: seen.append(synchronous())
+    )
+    assert seen == [1, 1, 2]  # NORMAL, NORMAL, FULL
+    assert synchronous() == 2
+
+    def fail(_: object) -> None:
+        raise RuntimeError("the sync stopped")
+
+    with pytest.raises(RuntimeError):
+        store.log.add_events([events[5], *events], now=NOW, batch=1, after_batch=fail)
+    assert synchronous() == 2
+    assert len(store.log.events()) == 6
+
+
 def test_a_card_handed_over_is_taken_past_its_flags_undos_and_withdrawn_grades(
     store: Store, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
