@@ -253,8 +253,8 @@ def _handed_over(
     out = []
     # A card at a time, its rows read from the index on the replay's order alone (no look
     # into the table for each) and compared in C (a map of itemgetter), not row by row in
-    # Python: the bench's 20,000 events handed over cost 40 ms read with their keys and
-    # kinds (issue 35 point 7).
+    # Python: the bench's 20,000 events handed over cost 25 ms read with their keys and
+    # kinds, 14 so (issue 35 point 7).
     for key in wanted:
         handed = replayed[key]
         if handed.fingerprint != fingerprint:

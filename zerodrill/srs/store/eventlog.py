@@ -217,7 +217,7 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
     logged = _logged(conn, undos)
     undos = [e for e in undos if e.identity not in logged]
     present = len(batch) - len(done) - len(undos)
-    targets = withdrawable(conn, [named for named in (e.undoes for e in undos) if named])
+    targets = withdrawable(conn, [e.undoes for e in undos if e.undoes is not None])
     undone: list[StreamEvent] = []
     for event in undos:
         named = event.undoes

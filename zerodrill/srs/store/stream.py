@@ -248,7 +248,7 @@ class EventLog(StorePart):
         ``now`` (default: the clock) are held back with a warning (see :mod:`.eventlog`);
         undos naming no event of their card here are skipped with one. If a batch fails, the
         ones before it stay added (each complete); adding the events again finishes the job.
-        All are on disk when it returns (see :meth:`_synced`).
+        All are on disk when it returns (:meth:`_synced`).
         ``replayed``: cards the caller replayed with these events (:class:`.derive.Replayed`),
         not replayed again if they are what it says.
         """
@@ -290,9 +290,11 @@ class EventLog(StorePart):
 
         Every batch but the last of :meth:`add_events` commits at ``NORMAL``: each is seen
         by a drill in another terminal once committed, and the last's commit puts them all
-        on disk, as the WAL keeps commits in their order (a crash before it loses a tail of
-        batches, which adding the events again adds). bench_anki_sync.py's 5 batches waited
-        for the disk 5 times, 25 ms. Inside an outer transaction its commit decides."""
+        on disk, as the WAL keeps commits in their order (a crash before it, or a batch that
+        fails, leaves a tail of batches to the next commit at ``FULL``; adding the events
+        again adds what a crash lost). A commit at ``FULL`` waits 1 to 10 ms for the disk,
+        one at ``NORMAL`` 0.3 (bench_anki_sync.py's 5 batches). Inside an outer transaction
+        its commit decides."""
         if not self._conn.in_transaction:
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if synced else 'NORMAL'}")
 
