@@ -10,6 +10,7 @@ import os
 import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -33,9 +34,17 @@ def graded(path: Path, days_ago: int) -> Store:
     return store
 
 
-def copied(event: Event, origin: str) -> Event:
-    """``event`` as though ``origin`` had made it (a machine the writer relays)."""
-    return ReviewEvent(origin, event.seq, event.key, event.at, event.day, event.grade)  # type: ignore[union-attr]
+class Written(NamedTuple):
+    """An event as a transport writes it (:class:`~zerodrill.srs.sync.transport.Line`)."""
+
+    seq: int
+    line: str
+
+
+def copied(event: Event, origin: str) -> Written:
+    """``event``'s line as though ``origin`` had made it (a machine the writer relays)."""
+    relayed = ReviewEvent(origin, event.seq, event.key, event.at, event.day, event.grade)  # type: ignore[union-attr]
+    return Written(relayed.seq, relayed.to_json())
 
 
 def files(media: Path, machine: str) -> dict[str, str]:
@@ -193,7 +202,8 @@ def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
     own.mkdir()
     looked = int(own.stat().st_mtime)  # as Anki's media sync keeps it
     os.utime(own, (looked, looked))
-    with workcopy.work_copy(collection) as copy:
+    with workcopy.work_folder(collection) as folder:
+        copy = workcopy.copy_into(folder, collection)
         new = workcopy.media_folder(copy.path)
         new.mkdir()
         (new / f"{PREFIX}abc-1-1-{'0' * 12}.jsonl").write_text("{}\n")
@@ -203,7 +213,8 @@ def test_put_back_gives_the_media_folder_a_later_second(tmp_path: Path) -> None:
     # A second run in the same second: the last move set the time ahead, where Anki's sync
     # after it looked; this move's time must be one it has not seen, or its file never goes.
     looked = int(own.stat().st_mtime)
-    with workcopy.work_copy(collection) as copy:
+    with workcopy.work_folder(collection) as folder:
+        copy = workcopy.copy_into(folder, collection)
         new = workcopy.media_folder(copy.path)
         new.mkdir()
         (new / f"{PREFIX}abc-2-2-{'0' * 12}.jsonl").write_text("{}\n")

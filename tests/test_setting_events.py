@@ -85,7 +85,7 @@ def test_saving_the_value_in_effect_logs_nothing(tmp_path: Path) -> None:
     with Store.open(machine(tmp_path / "a.db")) as store:
         save_option(store, PARAMETERS, FITTED)
         save_option(store, PARAMETERS, FITTED)
-        events = [e for e in store.sync.outside({}) if isinstance(e, CardActionEvent)]
+        events = [o.event for o in store.sync.outside({}) if isinstance(o.event, CardActionEvent)]
     assert [(e.action, e.key, e.value) for e in events] == [
         (Action.SETTING, PARAMETERS.setting, PARAMETERS.write(FITTED))
     ]

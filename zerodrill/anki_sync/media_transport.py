@@ -38,7 +38,7 @@ from zerodrill.atomic_write import write_atomic
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.card_actions import CardActionEvent
 from zerodrill.srs.sync.logfile import MAX_LINE_CHARS, open_regular
-from zerodrill.srs.sync.transport import Event, Page
+from zerodrill.srs.sync.transport import Event, Line, Page
 from zerodrill.srs.sync.wire import ORIGIN_RE, BadLine, parse_line
 from zerodrill.words import plural
 
@@ -71,6 +71,7 @@ class MediaTransport:
         self.folders = (folder, *also)
         self.name = f"anki-media:{name}"
         self.title = "Anki's media"
+        self.native_origins = frozenset({ANKI_ORIGIN})
 
     def native(self, event: Event) -> bool:
         """Answers given in Anki are in its revlog, which every terminal reads, under the same
@@ -120,14 +121,13 @@ class MediaTransport:
             warnings=warnings,
         )
 
-    def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
+    def write(self, origin: str, events: Sequence[Line], position: str | None) -> str | None:
         if not events:
             return position
         names = self._names(origin)
         just_read = _reached(names, position) == len(names)
-        for part in _parts(events):
-            data = b"".join(line for _, line in part)
-            seqs = [seq for seq, _ in part]
+        for part, data in _parts(events):
+            seqs = [event.seq for event in part]
             digest = hashlib.sha256(data).hexdigest()[:12]
             name = f"{PREFIX}{origin}-{min(seqs)}-{max(seqs)}-{digest}.jsonl"
             if name not in names:  # the same events: written once
@@ -171,20 +171,25 @@ class MediaTransport:
         raise FileNotFoundError(name)
 
 
-def _parts(events: Sequence[Event]) -> Iterator[list[tuple[int, bytes]]]:
-    """``events`` as lines, in runs of at most :data:`_WRITE_BYTES`, each with its number."""
-    part: list[tuple[int, bytes]] = []
+def _parts(events: Sequence[Line]) -> Iterator[tuple[Sequence[Line], bytes]]:
+    """``events`` in runs of at most :data:`_WRITE_BYTES` of lines, each with its lines."""
+    data = "".join([f"{event.line}\n" for event in events]).encode()
+    if len(data) <= _WRITE_BYTES:  # most writes: one file
+        yield events, data
+        return
+    part: list[Line] = []
+    lines: list[bytes] = []
     size = 0
     for event in events:
-        line = f"{event.to_json()}\n".encode()
-        length = len(line)
-        if part and size + length > _WRITE_BYTES:
-            yield part
-            part, size = [], 0
-        part.append((event.seq, line))
-        size += length
+        line = f"{event.line}\n".encode()
+        if part and size + len(line) > _WRITE_BYTES:
+            yield part, b"".join(lines)
+            part, lines, size = [], [], 0
+        part.append(event)
+        lines.append(line)
+        size += len(line)
     if part:
-        yield part
+        yield part, b"".join(lines)
 
 
 def _position(names: Sequence[str]) -> str:

@@ -173,23 +173,33 @@ def _run(
     if dry_run:
         if first_time:
             return Moved(synced_before=False)
-    elif target.key is not None:
-        full = _sync_with_server(target, target.key, first=True, full_upload=False)
-        if first_time and full is server.FullSync.DOWNLOADED:
-            full = server.FullSync.FIRST_DOWNLOAD
-    else:
+    elif target.key is None:
         # Opened and closed first: a collection open in Anki is refused here, and one left
         # with a -wal by a crash is made whole before it is copied. (A dry run reads a copy
         # only, even of a collection Anki has open.)
         open_collection(collection).close()
 
     record_id = _record_id(target)
-    # A collection taken whole from the server may lack what the last run wrote into it.
-    fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
-    record = None if fresh else events.marks_record(store, record_id)
     warnings: tuple[str, ...] = ()
-    copying = workcopy.scratch_copy if dry_run else workcopy.work_copy
-    with copying(collection) as copy:
+    making = workcopy.scratch_folder if dry_run else workcopy.work_folder
+    with making(collection) as folder:
+        package = folder / PACKAGE_NAME
+        built: list[Manifest] = []
+
+        def build() -> None:
+            built.append(notes.build_package(decks, manifest_file, package))
+
+        if dry_run or target.key is None:
+            build()
+        else:
+            # The package is the decks' alone: built while the server's changes come in.
+            full = _sync_with_server(target, target.key, build, first=True)
+            if first_time and full is server.FullSync.DOWNLOADED:
+                full = server.FullSync.FIRST_DOWNLOAD
+        # A collection taken whole from the server may lack what the last run wrote into it.
+        fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
+        record = None if fresh else events.marks_record(store, record_id)
+        copy = workcopy.copy_into(folder, collection)
         col = open_collection(copy.path)
         try:
             pulled = None
@@ -208,7 +218,7 @@ def _run(
                 decks,
                 note_keys,
                 known,
-                manifest_file,
+                (built[0], package),
                 (record, store_actions),
                 (store, record_id),
             )
@@ -258,7 +268,13 @@ def _run(
         if target.key is None:
             log_what_was_read()
         else:
-            last = _last_sync(target, target.key, full_upload, log_what_was_read, resend)
+            last = _sync_with_server(
+                target,
+                target.key,
+                log_what_was_read,
+                full_upload=full_upload,
+                adds_media=resend,
+            )
             if last is not server.FullSync.NONE:
                 full = last
     remarks = moved.remarks + warnings
@@ -280,47 +296,34 @@ def _stream(
 
 
 def _sync_with_server(
-    target: Target, key: HostKey, *, first: bool, full_upload: bool
-) -> server.FullSync:
-    """One ordinary sync with the server, and of the media: the first brings the other
-    machines' files of events (:mod:`.media_transport`), the last sends this one's."""
-    col = open_collection(target.collection)
-    try:
-        full = server.sync(
-            col, key, first=first, full_upload=full_upload, on_new_endpoint=target.on_new_endpoint
-        )
-        server.sync_media(col, key)
-    finally:
-        col.close()
-    return full
-
-
-def _last_sync(
     target: Target,
     key: HostKey,
-    full_upload: bool,
     meanwhile: Callable[[], None],
-    adds_media: bool,
+    *,
+    first: bool = False,
+    full_upload: bool = False,
+    adds_media: bool = False,
 ) -> server.FullSync:
-    """The run's last sync with the server, sending what it changed, and of the media, with
-    ``meanwhile`` (the store's part) run while they sync: Anki's backend leaves Python's lock
-    as it talks to the server. If ``meanwhile`` ``adds_media`` (a file of events), the media
-    sync waits for it."""
+    """One ordinary sync with the server, and of the media (the first brings the other
+    machines' files of events (:mod:`.media_transport`), the last sends this one's), with
+    ``meanwhile`` run while they sync: Anki's backend leaves Python's lock as it talks to the
+    server. If ``meanwhile`` ``adds_media`` (a file of events), the media sync waits for it."""
     col = open_collection(target.collection)
     try:
         with server.Background(
             col,
             key,
+            first=first,
             full_upload=full_upload,
             on_new_endpoint=target.on_new_endpoint,
             media=not adds_media,
-        ) as last:
+        ) as done:
             meanwhile()
         if adds_media:
             server.sync_media(col, key)
     finally:
         col.close()
-    return last.full
+    return done.full
 
 
 def _apply(
@@ -329,7 +332,7 @@ def _apply(
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     known: set[tuple[str, int]],
-    manifest_file: Path,
+    built: tuple[Manifest, Path],
     actions: tuple[str | None, Sequence[CardActionEvent]],
     where: tuple[Store | None, str],
 ) -> tuple[
@@ -343,8 +346,7 @@ def _apply(
     cards replayed with them, the manifest to keep once the copy is the collection, and
     (given the record of the last run's marks and the store's card actions) the card actions
     read back from Anki and the record of the marks this run leaves."""
-    package = copy.with_name(PACKAGE_NAME)
-    manifest = notes.build_package(decks, manifest_file, package)
+    manifest, package = built
     added, updated, manifest = notes.bring_up_to_date(col, manifest, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))

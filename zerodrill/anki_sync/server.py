@@ -136,8 +136,8 @@ def sync(
 
 
 class Background:
-    """:func:`sync` of ``col`` (the last of a run), and with ``media`` :func:`sync_media`, in
-    a thread while the ``with`` block runs:
+    """:func:`sync` of ``col``, and with ``media`` :func:`sync_media`, in a thread while the
+    ``with`` block runs:
     Anki's backend leaves Python's lock as it talks to the server, so the two overlap
     (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The block's end
     waits for it; then :attr:`full` is what it did, or its error is raised (the block's own,
@@ -149,6 +149,7 @@ class Background:
         col: Collection,
         key: HostKey,
         *,
+        first: bool,
         full_upload: bool,
         on_new_endpoint: Callable[[str], None],
         media: bool,
@@ -161,7 +162,7 @@ class Background:
                 self._outcome = sync(
                     col,
                     key,
-                    first=False,
+                    first=first,
                     full_upload=full_upload,
                     on_new_endpoint=on_new_endpoint,
                 )

@@ -8,7 +8,7 @@ killed run's leftover, and a leftover is removed only if it holds the mark
 (:data:`_OWNED`) each work folder gets when it is made: nothing else beside a user's
 collection is zerodrill's to remove. The collection is replaced only if it is, byte for
 byte, what was copied (:func:`put_back`): an answer given in Anki meanwhile is never lost.
-A dry run's copy is in a temporary folder elsewhere (:func:`scratch_copy`): it writes
+A dry run's copy is in a temporary folder elsewhere (:func:`scratch_folder`): it writes
 nothing beside the collection.
 """
 
@@ -126,8 +126,9 @@ def _digest(source: Path, copy: Path | None = None) -> str:
 
 
 @contextmanager
-def work_copy(collection: Path) -> Iterator[Copy]:
-    """A copy of ``collection`` to change, removed on the way out whatever happened."""
+def work_folder(collection: Path) -> Iterator[Path]:
+    """The folder beside ``collection`` a run works in (its copy, the decks' package), removed
+    on the way out whatever happened."""
     folder = collection.parent / f"{_PREFIX}{collection.name}-{os.getpid()}"
     try:
         folder.mkdir()
@@ -140,25 +141,27 @@ def work_copy(collection: Path) -> Iterator[Copy]:
     try:
         try:
             (folder / _OWNED).write_bytes(b"")
-            copy = folder / collection.name
-            digest = _copy(collection, copy)
         except OSError as exc:
             raise AnkiSyncError(f"cannot copy {collection}: {exc.strerror or exc}") from None
-        yield Copy(copy, digest)
+        yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager
-def scratch_copy(collection: Path) -> Iterator[Copy]:
-    """A dry run's copy of ``collection``, in a temporary folder away from it."""
+def scratch_folder(collection: Path) -> Iterator[Path]:
+    """A dry run's folder, a temporary one away from ``collection``."""
     with tempfile.TemporaryDirectory(prefix="zerodrill-dry-run-") as tmp:
-        copy = Path(tmp) / collection.name
-        try:
-            digest = _copy(collection, copy)
-        except OSError as exc:
-            raise AnkiSyncError(f"cannot copy {collection}: {exc.strerror or exc}") from None
-        yield Copy(copy, digest)
+        yield Path(tmp)
+
+
+def copy_into(folder: Path, collection: Path) -> Copy:
+    """A copy of ``collection`` in ``folder`` (:func:`work_folder`, :func:`scratch_folder`)."""
+    copy = folder / collection.name
+    try:
+        return Copy(copy, _copy(collection, copy))
+    except OSError as exc:
+        raise AnkiSyncError(f"cannot copy {collection}: {exc.strerror or exc}") from None
 
 
 def put_back(copy: Copy, collection: Path) -> None:

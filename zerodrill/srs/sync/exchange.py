@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -47,8 +49,9 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import Identity
 from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
+from zerodrill.srs.store.sync_state import Outgoing
 from zerodrill.srs.sync.transport import Event, SyncError, Transport
-from zerodrill.srs.sync.wire import unfit
+from zerodrill.srs.sync.wire import review_unfit, unfit
 from zerodrill.words import plural
 
 #: Runs of sequence numbers, each ``(first, last)``, ascending and apart.
@@ -60,20 +63,26 @@ class Carried(Struct, forbid_unknown_fields=True):
 
     numbers: dict[str, Runs] = field(default_factory=dict)
 
-    def add(self, events: Iterable[Event]) -> Carried:
+    def add(self, events: Iterable[Event | Outgoing]) -> Carried:
         """A copy with ``events`` added."""
         added = Carried(dict(self.numbers))
         seqs: dict[str, list[int]] = {}
-        for event in events:
-            seqs.setdefault(event.origin, []).append(event.seq)
+        # Runs of one origin at a time: a sync's events are mostly one machine's.
+        for origin, run in groupby(events, _ORIGIN):
+            seqs.setdefault(origin, []).extend(map(_SEQ, run))
         for origin, more in seqs.items():
             added.numbers[origin] = _merged(added.numbers.get(origin, []), _runs(more))
         return added
 
 
+_ORIGIN, _SEQ = attrgetter("origin"), attrgetter("seq")
+
+
 def _runs(seqs: list[int]) -> Runs:
     """``seqs`` as runs: a relayed log of 10,000 events is one run, not 10,000 to sort."""
     seqs.sort()
+    if seqs[-1] - seqs[0] == len(seqs) - 1 == len(set(seqs)) - 1:  # a machine's new events
+        return [(seqs[0], seqs[-1])]
     runs: Runs = []
     for seq in seqs:
         if runs and seq <= runs[-1][1] + 1:
@@ -117,9 +126,9 @@ class Plan(Struct):
     #: The time events are judged by: those dated more than a day after it wait.
     now: datetime
     #: Local events no origin carries, oldest first.
-    outgoing: list[Event] = field(default_factory=list)
+    outgoing: list[Outgoing] = field(default_factory=list)
     #: Local events the transport carries by itself (:attr:`Transport.native`): not written.
-    native: list[Event] = field(default_factory=list)
+    native: list[Outgoing] = field(default_factory=list)
     #: Events some origin carries and the local log lacks (each once).
     incoming: list[Event] = field(default_factory=list)
     #: The other machines whose origins were read (by their own account).
@@ -298,11 +307,11 @@ class _Reading:
         lost = [e.identity for e in outside if e.origin in copied] if copied else []
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
-        native = plan.transport.native
-        written: list[Event] = []
+        written: list[Outgoing] = []
+        native = self._native(outside)
         for event in outside:
             if event.origin not in copied:
-                (plan.native if native(event) else written).append(event)
+                (plan.native if native and event.identity in native else written).append(event)
         # Only what is written is held to the wire's rules: the native ones are never written.
         plan.outgoing = self._sendable(written)
         for machine, origin in copied.items():
@@ -352,8 +361,29 @@ class _Reading:
                 stop[origin] = min(stop.get(origin, index), index)
         return [event for event in incoming if event.identity not in waiting]
 
-    def _sendable(self, events: list[Event]) -> list[Event]:
-        fit = [event for event in events if unfit(event) is None]
+    def _native(self, outside: list[Outgoing]) -> set[Identity]:
+        """Those of ``outside`` the transport carries by itself (:meth:`Transport.native`),
+        asked of the events of its :attr:`~Transport.native_origins` only."""
+        transport = self.plan.transport
+        asked = [e for e in outside if e.origin in transport.native_origins]
+        if not asked:
+            return set()
+        read = self.store.sync.events(e.identity for e in asked if e.event is None)
+        return {e.identity for e in asked if transport.native(e.event or read[e.identity])}
+
+    def _sendable(self, events: list[Outgoing]) -> list[Outgoing]:
+        # A review SQLite writes is checked by what the rules ask of it beside its numbers
+        # (within them), each of which the wire checks once (its cards, its days).
+        fit = [
+            event
+            for event in events
+            if (
+                review_unfit(event.origin, event.key, event.at_day, event.day)
+                if event.event is None
+                else unfit(event.event)
+            )
+            is None
+        ]
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
             self.plan.warnings.append(
@@ -386,11 +416,12 @@ def _renew(store: Store, transport: Transport, machine: str) -> str:
         for event in page.events
         if event.origin == machine
     }
+    mine = [o.identity for o in store.sync.outside({}) if o.origin == machine]
+    events = store.sync.events(mine)
     moved = [
-        event.seq
-        for event in store.sync.outside({})
-        if event.origin == machine
-        and (event.seq not in theirs or _what(theirs[event.seq]) != _what(event))
+        seq
+        for _, seq in mine
+        if seq not in theirs or _what(theirs[seq]) != _what(events[machine, seq])
     ]
     new = store.machine.renew(moved)
     return (
@@ -442,7 +473,8 @@ def sync(store: Store, transport: Transport) -> SyncReport:
     plan = survey(store, transport)
     sent = send(plan)
     merged = receive(store, plan)
-    actions_sent = _actions(plan.outgoing)
+    read = [e.event for e in plan.outgoing if e.event is not None]  # no answer is an action
+    actions_sent = _actions(read)
     return SyncReport(
         sent - actions_sent,
         merged.added - merged.actions,
@@ -452,6 +484,6 @@ def sync(store: Store, transport: Transport) -> SyncReport:
         transport.where(plan.machine),
         actions_sent,
         merged.actions,
-        sum(1 for e in plan.outgoing if isinstance(e, CardActionEvent) and e.value is not None),
+        sum(1 for e in read if isinstance(e, CardActionEvent) and e.value is not None),
         merged.settings,
     )

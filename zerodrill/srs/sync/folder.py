@@ -32,7 +32,7 @@ from zerodrill.srs.sync.logfile import (
     read_pages,
     remove_stale_temps,
 )
-from zerodrill.srs.sync.transport import Event, Page, SyncError
+from zerodrill.srs.sync.transport import Event, Line, Page, SyncError
 
 
 def check_folder(folder: Path) -> None:
@@ -55,6 +55,7 @@ class FolderTransport:
         self.title = str(folder)
         # The folder itself, however it is named: positions are kept by it.
         self.name = f"folder:{os.path.realpath(folder)}"
+        self.native_origins: frozenset[str] = frozenset()
 
     def native(self, event: Event) -> bool:
         return False  # a folder carries every event in a machine's file
@@ -93,14 +94,15 @@ class FolderTransport:
             )
             page, restarted = following, False
 
-    def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
+    def write(self, origin: str, events: Sequence[Line], position: str | None) -> str | None:
         try:
             # Left by a sync of this machine that was killed: a sync tool would copy them.
             remove_stale_temps(self.folder, origin)
         except OSError:
             pass  # litter, not a reason to stop the sync
         path = self.folder / file_name(origin)
-        return _position(append_log(path, origin, events, _cursor(position)))
+        lines = [event.line for event in events]
+        return _position(append_log(path, origin, lines, _cursor(position)))
 
 
 def _position(cursor: Cursor | None) -> str | None:

@@ -391,13 +391,12 @@ def _write_whole(path: Path, origin: str, kept: bytes, lines: bytes) -> bytes:
     return body
 
 
-def append_log(
-    path: Path, origin: str, new: Sequence[LogEntry], after: Cursor | None
-) -> Cursor | None:
-    """Add the lines of ``new`` to this machine's file at ``path``, which was read up to
-    ``after`` (None: not read, or not there); where to read it from next: past the lines if
-    the file was just what ``after`` read, else ``after``. A file not there is written whole,
-    with its header, even with no lines to add (the other machines then count this one).
+def append_log(path: Path, origin: str, new: Sequence[str], after: Cursor | None) -> Cursor | None:
+    """Add the lines ``new`` (events' lines, :mod:`.wire`, without their newline) to this
+    machine's file at ``path``, which was read up to ``after`` (None: not read, or not there);
+    where to read it from next: past the lines if the file was just what ``after`` read, else
+    ``after``. A file not there is written whole, with its header, even with no lines to add
+    (the other machines then count this one).
 
     The lines go at the end in one write, flushed to disk (``fsync``) before this returns: no
     line there is ever written again. A crash half-way leaves a cut last line, which readers
@@ -407,7 +406,7 @@ def append_log(
     which adding to would write through to the other name), is written anew instead, beside
     it, and renamed in.
     """
-    lines = "".join(event.to_json() + "\n" for event in new).encode("utf-8")
+    lines = "".join(f"{line}\n" for line in new).encode("utf-8")
     try:
         fd = open_regular(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:

@@ -11,7 +11,8 @@ is asked:
   them without one), in pages, each with the position after it. An origin that is no longer
   what the position was read from (replaced, rewritten, cut) is read from its start, and its
   first page says so;
-- :meth:`Transport.write`: this machine's events, added to its own origin.
+- :meth:`Transport.write`: this machine's events, added to its own origin as their lines
+  (:class:`Line`).
 
 A position is the transport's own text, opaque to the rest. The store keeps it for each origin
 (:class:`~zerodrill.srs.store.sync_state.SyncState`), with what the origin was seen to carry,
@@ -38,6 +39,16 @@ class SyncError(UserError):
     origin not its own): one line."""
 
 
+class Line(Protocol):
+    """An event as a transport writes it: its number and its line (:mod:`.wire`, without the
+    newline); the store gives them so (:class:`~zerodrill.srs.store.sync_state.Outgoing`)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def line(self) -> str: ...
+
+
 class Page(Struct):
     """Events read from one origin, and where the read then stood."""
 
@@ -61,6 +72,9 @@ class Transport(Protocol):
     name: str
     #: The transport as the user knows it (the folder as given), for messages.
     title: str
+    #: The origins of the events :meth:`native` may say it carries by itself: it is asked of
+    #: those only (the others' events are not read as events only to ask).
+    native_origins: frozenset[str]
 
     def native(self, event: Event) -> bool:
         """The transport carries ``event`` by itself, not through an origin of its own (Anki's
@@ -81,8 +95,9 @@ class Transport(Protocol):
         origin holds (a page says what could not be read)."""
         ...
 
-    def write(self, origin: str, events: Sequence[Event], position: str | None) -> str | None:
-        """Add ``events`` to this machine's own ``origin``, read up to ``position``; where to
-        read it from next: after them if the origin was just what was read, else
-        ``position`` (they are read back then). ``OSError`` if it cannot be written."""
+    def write(self, origin: str, events: Sequence[Line], position: str | None) -> str | None:
+        """Add ``events`` (their lines) to this machine's own ``origin``, read up to
+        ``position``; where to read it from next: after them if the origin was just what was
+        read, else ``position`` (they are read back then). ``OSError`` if it cannot be
+        written."""
         ...

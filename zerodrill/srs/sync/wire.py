@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -188,16 +189,49 @@ def _decided(record: dict[str, Any]) -> AnkiDecision:
 def unfit(event: LogEntry) -> str | None:
     """What keeps ``event`` from being a line of a log file, or None: the rules a line read
     is held to, so that a machine never writes a line it, or another, would skip."""
-    if not ORIGIN_RE.fullmatch(event.origin):
-        return "origin must be a machine id"
-    if not 0 <= event.seq <= MAX_SQLITE_INT:
-        return f"seq must be a whole number from 0 to {MAX_SQLITE_INT}"
     if isinstance(event, CardActionEvent):
         if event.action is Action.SETTING:
-            return _setting_unfit(event.key, event.value) or _time_unfit(event.at, event.day)
-    elif event.answer_ms is not None and not 0 <= event.answer_ms <= MAX_SQLITE_INT:
+            return (
+                _numbers_unfit(event.origin, event.seq, None)
+                or _setting_unfit(event.key, event.value)
+                or _time_unfit(event.at.date(), event.day)
+            )
+        answer_ms = None
+    else:
+        answer_ms = event.answer_ms
+    return _numbers_unfit(event.origin, event.seq, answer_ms) or (
+        _key_unfit(event.key) or _time_unfit(event.at.date(), event.day)
+    )
+
+
+def review_unfit(origin: str, key: str, at_day: str, day: str) -> str | None:
+    """:func:`unfit` of a review whose numbers are within the wire's, given by the rest, its
+    dates as ISO text (``at_day`` that of its time where it was given): a sync checks the
+    10,000 answers it sends without reading them as events
+    (:class:`~zerodrill.srs.store.sync_state.Outgoing`)."""
+    if _origin_unfit(origin):
+        return _NOT_AN_ORIGIN
+    return _key_unfit(key) or _days_unfit(at_day, day)
+
+
+def _numbers_unfit(origin: str, seq: int, answer_ms: int | None) -> str | None:
+    if _origin_unfit(origin):
+        return _NOT_AN_ORIGIN
+    if not 0 <= seq <= MAX_SQLITE_INT:
+        return f"seq must be a whole number from 0 to {MAX_SQLITE_INT}"
+    if answer_ms is not None and not 0 <= answer_ms <= MAX_SQLITE_INT:
         return f"answer_ms must be a whole number from 0 to {MAX_SQLITE_INT}"
-    return _key_unfit(event.key) or _time_unfit(event.at, event.day)
+    return None
+
+
+_NOT_AN_ORIGIN = "origin must be a machine id"
+
+
+# The few machines, cards and days of a log are checked once each, not once an event: a sync
+# reads and writes thousands of events of the same few.
+@lru_cache(maxsize=256)
+def _origin_unfit(origin: str) -> bool:
+    return ORIGIN_RE.fullmatch(origin) is None
 
 
 def _setting_unfit(name: str, value: str | None) -> str | None:
@@ -220,31 +254,56 @@ def _setting_unfit(name: str, value: str | None) -> str | None:
 
 def _key_unfit(key: str) -> str | None:
     """What keeps a card key from the wire, or None."""
+    # Kept only up to a length no key reaches in practice: a file could hold thousands of
+    # long ones, each a different key, which the cache would then hold.
+    return _short_key_unfit(key) if len(key) <= _KEPT_KEY_CHARS else _key_check(key)
+
+
+_KEPT_KEY_CHARS = 256
+
+
+@lru_cache(maxsize=4096)
+def _short_key_unfit(key: str) -> str | None:
+    return _key_check(key)
+
+
+def _key_check(key: str) -> str | None:
     if len(key) > MAX_KEY_CHARS or not KEY_RE.fullmatch(key):
         return "key must be a card key"
     return None
 
 
-def _time_unfit(at: datetime, day: date) -> str | None:
-    """What keeps a line's time from the wire, or None (see :func:`_check_time`)."""
+@lru_cache(maxsize=4096)
+def _time_unfit(at_day: date, day: date) -> str | None:
+    """What keeps a line's time (``at_day``, the date of ``at`` where it was given) and study
+    day from the wire, or None (see :func:`_check_time`)."""
     try:
-        _check_time(at, day)
+        _check_time(at_day, day)
     except BadLine as exc:
         return str(exc)
     return None
 
 
-def _check_time(at: datetime, day: date) -> None:
-    """A time and study day a review can have: within the schedulable calendar, and never
-    after the day its time falls on where it was given (time zones differ by up to 26 hours
-    from the offset ``at`` carries): a day ahead of its time would hold the card back until
-    then, past the check on times ahead. (A day before its time is an undo's, which carries
-    the day of the grade it withdraws, or a review logged late.)
+@lru_cache(maxsize=4096)
+def _days_unfit(at_day: str, day: str) -> str | None:
+    """:func:`_time_unfit` of the two dates as ISO text."""
+    try:
+        return _time_unfit(date.fromisoformat(at_day), date.fromisoformat(day))
+    except ValueError:
+        return "at and day must be an ISO time and date"
+
+
+def _check_time(local: date, day: date) -> None:
+    """A time's date where it was given (``local``) and study day a review can have: within
+    the schedulable calendar, and never after the day its time falls on where it was given
+    (time zones differ by up to 26 hours from the offset its time carries): a day ahead of its
+    time would hold the card back until then, past the check on times ahead. (A day before
+    its time is an undo's, which carries the day of the grade it withdraws, or a review
+    logged late.)
     """
     if not EARLIEST_DAY <= day <= LATEST_DAY:
         raise BadLine(f"day must be from {EARLIEST_DAY} to {LATEST_DAY}")
     # Its date within the calendar, a time is days from the ends of datetime's: in UTC too.
-    local = at.date()
     if not EARLIEST_DAY <= local <= LATEST_DAY:
         raise BadLine(f"at must be from {EARLIEST_DAY} to {LATEST_DAY}")
     if (day - local).days > 2:
