@@ -154,13 +154,14 @@ def event_rows(events: Sequence[StreamEvent]) -> list[tuple[str, list[object]]]:
             rest = (*rest, decided, value)
         else:
             answer_ms = EMPTY if event.answer_ms is None else event.answer_ms
-            typed = EMPTY if event.typed is None else event.typed
-            if event.grade is not None:
+            if event.grade is not None and event.typed is None:
                 shape = GRADE_ROW
-                rest = (int(event.grade), answer_ms, typed, event.buttons, decided)
+                rest = (int(event.grade), answer_ms, event.buttons, decided)
             else:
+                grade = EMPTY if event.grade is None else int(event.grade)
                 undoes = event.undoes or _NO_UNDO
-                rest = (EMPTY, *undoes, answer_ms, typed, event.buttons, EMPTY, 0, decided, EMPTY)
+                typed = _or_empty(event.typed)
+                rest = (grade, *undoes, answer_ms, typed, event.buttons, EMPTY, 0, decided, EMPTY)
         if shape is not row:
             row, values = shape, []
             runs.append((row, values))
@@ -233,11 +234,11 @@ EVENT_ROW = (
     "(?, ?, ?, ?, ?, ?, nullif(?, x''), nullif(?, x''), nullif(?, x''), nullif(?, x''), "
     "nullif(?, x''), ?, nullif(?, x''), ?, nullif(?, x''), nullif(?, x''))"
 )
-#: A row of a grade: what a grade leaves empty, written in, not bound (an undo, an action, a
-#: setting's value): a value bound costs 600 instructions.
+#: A row of a grade with nothing typed (every one from elsewhere: what was typed stays on its
+#: machine): what it leaves empty, written in, not bound (an undo, what was typed, an action,
+#: a setting's value): a value bound costs 600 instructions.
 GRADE_ROW = (
-    "(?, ?, ?, ?, ?, ?, ?, NULL, NULL, nullif(?, x''), nullif(?, x''), ?, NULL, 0, "
-    "nullif(?, x''), NULL)"
+    "(?, ?, ?, ?, ?, ?, ?, NULL, NULL, nullif(?, x''), NULL, ?, NULL, 0, nullif(?, x''), NULL)"
 )
 
 
