@@ -13,16 +13,19 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
 from zerodrill.srs import sm2_formula as sm2
+from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent
 from zerodrill.srs.grades import Grade
 from zerodrill.srs.projections import schedule
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import When, replay
 from zerodrill.srs.schedulers.sm2 import Sm2Card, Sm2Scheduler
 from zerodrill.srs.sitting import record_grade
@@ -93,6 +96,66 @@ def test_naive_wall_time_is_stored_with_its_local_offset(store: Store) -> None:
     review = record_grade(store, "d/a", 5, day=DAY, at=datetime(2025, 1, 1, 9, 30))
     (logged,) = store.log.entries()
     assert logged.at.tzinfo is not None and logged.at == review.at
+
+
+def test_times_are_kept_as_isoformat_writes_them_whatever_their_zone(db: Path) -> None:
+    """The ``at`` column holds each time as datetime.isoformat() writes it: UTC as +00:00
+    (not "Z"), an offset in seconds (a zone's local mean time) whole, microseconds or none."""
+    amsterdam = ZoneInfo("Europe/Amsterdam")
+    times = [
+        datetime(2025, 1, 1, 9, 30, tzinfo=UTC),
+        datetime(2025, 1, 1, 9, 30, 5, 120, tzinfo=timezone(timedelta(0), "UTC")),
+        datetime(2025, 1, 1, 9, 30, 5, 500000, tzinfo=timezone(timedelta(hours=-3, minutes=-30))),
+        datetime(2025, 1, 1, 9, 30, tzinfo=timezone(timedelta(hours=1, seconds=37))),
+        datetime(1900, 1, 1, 9, 30, 1, tzinfo=amsterdam),  # +00:19:32, local mean time
+        datetime(2024, 7, 1, 9, 30, 1, 999999, tzinfo=amsterdam),
+    ]
+    events = [ReviewEvent("m1", n, f"d/{n}", at, DAY, Grade.GOOD) for n, at in enumerate(times, 1)]
+    with Store.open(db) as s:
+        s.log.add_events(events, now=NOW)
+        assert [e.at for e in s.log.events()] == times
+    with sqlite3.connect(db) as conn:
+        kept = [at for (at,) in conn.execute("SELECT at FROM event ORDER BY seq")]
+    conn.close()
+    assert kept == [at.isoformat() for at in times]
+
+
+def test_events_of_every_shape_are_kept_column_for_column(db: Path) -> None:
+    """Grades (with and without what was typed, how long, Anki's decision), an undo, a flag,
+    a setting, taken in one go (one statement for many rows): each column holds the value
+    or NULL the event has, the same as one logged alone."""
+    decided = AnkiDecision(interval=3, ease_permille=2500)
+    at = NOW - timedelta(hours=1)
+    events = [
+        ReviewEvent("m1", 1, "d/a", at, DAY, Grade.GOOD, None, 3250, "gradients", 4),
+        ReviewEvent("anki", 7, "d/a", at, DAY, Grade.WRONG, None, None, None, 4, decided),
+        ReviewEvent("m1", 2, "d/a", at, DAY, None, ("m1", 1)),
+        CardActionEvent("m1", 3, "d/a", at, DAY, Action.FLAG, 3),
+        CardActionEvent("m1", 4, "d/rate", at, DAY, Action.SETTING, 0, None, "0.9"),
+        ReviewEvent("m1", 5, "d/b", at, DAY, Grade.PERFECT),
+    ]
+    columns = "origin, seq, key, grade, undoes_origin, undoes_seq, answer_ms, typed, buttons, "
+    columns += "action, flag, decided, value, at, at_us, day"
+    one_by_one = db.with_name("one-by-one.db")
+    for path, batch in ((db, 100), (one_by_one, 1)):
+        with Store.open(path) as s:
+            s.log.add_events(events, now=NOW, batch=batch)
+    read = f"SELECT {columns} FROM event ORDER BY origin, seq"
+    with sqlite3.connect(db) as conn, sqlite3.connect(one_by_one) as alone:
+        rows = conn.execute(read).fetchall()
+        assert rows == alone.execute(read).fetchall()
+    conn.close()
+    alone.close()
+    when = (at.isoformat(), int(at.timestamp()) * 1_000_000, DAY.isoformat())
+    json = '{"ivl":3,"factor":2500}'
+    assert rows == [
+        ("anki", 7, "d/a", 1, None, None, None, None, 4, None, 0, json, None, *when),
+        ("m1", 1, "d/a", 4, None, None, 3250, "gradients", 4, None, 0, None, None, *when),
+        ("m1", 2, "d/a", None, "m1", 1, None, None, 6, None, 0, None, None, *when),
+        ("m1", 3, "d/a", None, None, None, None, None, 6, "flag", 3, None, None, *when),
+        ("m1", 4, "d/rate", None, None, None, None, None, 6, "setting", 0, None, "0.9", *when),
+        ("m1", 5, "d/b", 5, None, None, None, None, 6, None, 0, None, None, *when),
+    ]
 
 
 def test_repeat_is_logged_but_moves_nothing(store: Store) -> None:
@@ -637,6 +700,76 @@ def test_a_card_replayed_by_the_caller_is_taken_only_if_it_is_the_cards_events(
     monkeypatch.setattr(derive, "replay_card", no_replay)
     store.log.add_events([first, second], replayed={"d/a": handed})
     assert store.schedule.state("d/a") == state
+
+
+@pytest.mark.parametrize(("origin", "seq"), [("", 1), ("m1", 0), ("m1", True), ("m1", -3)])
+def test_an_event_from_elsewhere_without_its_origin_and_number_adds_nothing(
+    store: Store, origin: str, seq: int
+) -> None:
+    good = [ReviewEvent("m1", n, "d/a", NOW, DAY, Grade.GOOD) for n in range(2, 5)]
+    bad = ReviewEvent(origin, seq, "d/b", NOW, DAY, Grade.GOOD)
+    with pytest.raises(ValueError, match="needs its origin and number"):
+        store.log.add_events([*good, bad, *good], now=NOW)
+    assert store.log.events() == []
+
+
+def test_events_added_in_batches_are_on_disk_when_it_returns_or_fails(store: Store) -> None:
+    """Every batch but the last commits without waiting for the disk (synchronous NORMAL);
+    the last one's commit, at FULL, puts them all there; and the store is back at FULL for
+    every write after, whether adding returned or failed midway."""
+
+    def synchronous() -> int:
+        level: int = store._conn.execute("PRAGMA synchronous").fetchone()[0]
+        return level
+
+    events = [ReviewEvent("m1", n, f"d/{n}", NOW, DAY, Grade.GOOD) for n in range(1, 7)]
+    seen: list[int] = []
+    store.log.add_events(
+        events[:5], now=NOW, batch=2, after_batch=lambda _: seen.append(synchronous())
+    )
+    assert seen == [1, 1, 2]  # NORMAL, NORMAL, FULL
+    assert synchronous() == 2
+
+    def fail(_: object) -> None:
+        raise RuntimeError("the sync stopped")
+
+    with pytest.raises(RuntimeError):
+        store.log.add_events([events[5], *events], now=NOW, batch=1, after_batch=fail)
+    assert synchronous() == 2
+    assert len(store.log.events()) == 6
+
+
+def test_a_card_handed_over_is_taken_past_its_flags_undos_and_withdrawn_grades(
+    store: Store, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Among a card's events, what is no grade in effect (a flag, an undo, the grade it
+    withdraws) is no part of what a caller hands over: taken without a replay when it names
+    the grades in effect, not when it names a flag too."""
+    at = datetime(2025, 1, 1, 9, tzinfo=UTC)
+    first = ReviewEvent("m1", 1, "d/a", at, DAY, Grade.GOOD)
+    flag = CardActionEvent("m1", 2, "d/a", at + timedelta(hours=1), DAY, Action.FLAG, 3)
+    withdrawn = ReviewEvent("m1", 3, "d/a", at + timedelta(days=1), DAY + timedelta(1), Grade.WRONG)
+    undo = ReviewEvent("m1", 4, "d/a", withdrawn.at, withdrawn.day, None, withdrawn.identity)
+    third = ReviewEvent("m1", 5, "d/a", at + timedelta(days=2), DAY + timedelta(2), Grade.GOOD)
+    events = [first, flag, withdrawn, undo, third]
+    later = third.at + timedelta(hours=1)
+    scheduler = store.scheduler
+    fingerprint = schedule(scheduler).fingerprint
+    state, effects = replay(scheduler, [(e.grade, e.day, e.at) for e in (first, third)])
+    with Store.open(db.with_name("other.db")) as other:
+        naming_the_flag = (first.identity, flag.identity, third.identity)
+        handed = Replayed(fingerprint, naming_the_flag, Sm2Card(), tuple(effects))
+        other.log.add_events(events, now=later, replayed={"d/a": handed})
+        assert other.schedule.state("d/a") == state
+
+    def no_replay(*args: object) -> None:
+        raise AssertionError("replayed again")
+
+    monkeypatch.setattr(derive, "replay_card", no_replay)
+    handed = Replayed(fingerprint, (first.identity, third.identity), state, tuple(effects))
+    store.log.add_events(events, now=later, replayed={"d/a": handed})
+    assert store.schedule.state("d/a") == state
+    assert [e.introduced for e in store.log.entries() if e.in_effect] == [True, False]
 
 
 def test_the_events_outside_the_runs_a_transport_carries_are_found_by_range(

@@ -27,6 +27,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from zerodrill.srs.card_actions import SCHEDULE_ACTIONS
 from zerodrill.srs.events import Identity, ReviewEvent
 from zerodrill.srs.grades import to_grade
 from zerodrill.srs.projections import schedule
@@ -42,7 +43,7 @@ from zerodrill.srs.schedulers.protocol import (
     replay,
 )
 from zerodrill.srs.store.file import Damaged
-from zerodrill.srs.store.rows import BY_HAND, decision_from
+from zerodrill.srs.store.rows import BY_HAND, decision_from, insert_many
 
 #: SQLite's limit on parameters is far above this; chunks keep each statement small.
 KEYS_PER_QUERY = 500
@@ -51,8 +52,9 @@ _ORDER = "ORDER BY key, day, at_us, origin, seq"
 #: replay's order; undos are read apart (:func:`_withdrawn`).
 _REPLAYED = f"(grade IS NOT NULL OR {BY_HAND})"
 _GRADE_ROWS = f"SELECT id, key, day, at, grade, buttons, decided FROM event WHERE {_REPLAYED}"
-#: The same events' identities only, for a card handed over replayed (:class:`Replayed`).
-_IDENTITY_ROWS = f"SELECT id, key, origin, seq, grade IS NOT NULL FROM event WHERE {_REPLAYED}"
+#: One card's events of every kind, by identity, in the replay's order, for a card handed
+#: over replayed (:class:`Replayed`): all in the index on that order.
+_IDENTITY_ROWS = "SELECT origin, seq, id FROM event WHERE key = ? ORDER BY day, at_us, origin, seq"
 
 Row = tuple[Any, ...]
 
@@ -109,12 +111,10 @@ def _rows(conn: sqlite3.Connection, keys: Collection[str] | None) -> Iterator[Ro
     return _rows_of(conn, keys)
 
 
-def _rows_of(
-    conn: sqlite3.Connection, keys: Collection[str], select: str = _GRADE_ROWS
-) -> Iterator[Row]:
+def _rows_of(conn: sqlite3.Connection, keys: Collection[str]) -> Iterator[Row]:
     # The cursors chained, not yielded from: a generator costs a resumption for every row.
     return chain.from_iterable(
-        conn.execute(f"{select} AND key IN ({','.join('?' * len(chunk))}) {_ORDER}", chunk)
+        conn.execute(f"{_GRADE_ROWS} AND key IN ({','.join('?' * len(chunk))}) {_ORDER}", chunk)
         for chunk in chunks(keys)
     )
 
@@ -128,6 +128,8 @@ def _withdrawn(conn: sqlite3.Connection, keys: Collection[str] | None) -> set[in
     if keys is None:
         return {i for (i,) in conn.execute(join)}
     found: set[int] = set()
+    if not conn.execute("SELECT 1 FROM event WHERE undoes_origin IS NOT NULL LIMIT 1").fetchone():
+        return found  # no undo at all: the cards' events need no looking through
     for chunk in chunks(keys):
         marks = ",".join("?" * len(chunk))
         found.update(i for (i,) in conn.execute(f"{join} WHERE g.key IN ({marks})", chunk))
@@ -197,8 +199,11 @@ def derive(
         for chunk in chunks(keys):
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM card WHERE key IN ({marks})", chunk)
+            # Only the ids an effect row may have: those of the events just added, after
+            # every row's, have none yet (half the bench's 20,000 looked up).
             conn.execute(
-                f"DELETE FROM effect WHERE id IN (SELECT id FROM event WHERE key IN ({marks}))",
+                f"DELETE FROM effect WHERE id IN (SELECT id FROM event WHERE key IN ({marks}) "
+                "AND id <= (SELECT max(id) FROM effect))",
                 chunk,
             )
     cards: list[tuple[object, ...]] = []
@@ -221,7 +226,7 @@ def derive(
     )
     # In id order: appended to the table's B-tree, not scattered through it.
     effects.sort()
-    conn.executemany("INSERT INTO effect (id, effect) VALUES (?, ?)", effects)
+    insert_many(conn, "effect (id, effect)", "(?, ?)", list(chain.from_iterable(effects)))
 
 
 #: The effects the cache keeps, as the text it keeps them as: sqlite3 adapts an enum member
@@ -240,24 +245,48 @@ def _handed_over(
     """The cards of ``keys`` that ``replayed`` holds as they are: their events replayed, read
     by identity only, are those it names, in its order, under ``scheduler``'s projection."""
     fingerprint = schedule(scheduler).fingerprint
-    wanted = [k for k in keys if k in replayed and replayed[k].fingerprint == fingerprint]
+    wanted = [k for k in dict.fromkeys(keys) if k in replayed]
+    if not wanted:
+        return []
+    # What kind each row is, from the two indexes that hold the rows that are no grades.
+    not_grades = _not_grades(conn)
+    by_hand = {i for i, action in not_grades.items() if action in _BY_HAND}
+    left_out = (not_grades.keys() - by_hand) | set(withdrawn)
     out = []
-    # Compared in C (a map of itemgetter), not row by row in Python: the bench's 20,000
-    # events handed over cost 40 ms read so (issue 35 point 7).
-    for key, group in groupby(_rows_of(conn, wanted, _IDENTITY_ROWS), key=itemgetter(1)):
-        rows = list(group)
-        if withdrawn:
-            rows = [row for row in rows if row[0] not in withdrawn]
+    # A card at a time, its rows read from the index on the replay's order alone (no look
+    # into the table for each) and compared in C (a map of itemgetter), not row by row in
+    # Python: the bench's 20,000 events handed over cost 25 ms read with their keys and
+    # kinds, 14 so (issue 35 point 7).
+    for key in wanted:
         handed = replayed[key]
-        if handed.identities == tuple(map(_ORIGIN_SEQ, rows)):
-            # A change made by hand (graded false) has no effect of its own.
-            ids = [row[0] for row in rows if row[4]]
+        if handed.fingerprint != fingerprint:
+            continue
+        rows = conn.execute(_IDENTITY_ROWS, (key,)).fetchall()
+        if left_out:
+            rows = [row for row in rows if row[2] not in left_out]
+        if not rows or handed.identities != tuple(map(_ORIGIN_SEQ, rows)):
+            continue
+        # A change made by hand has no effect of its own.
+        ids = [row[2] for row in rows if row[2] not in by_hand]
+        if len(ids) == len(handed.effects):
             out.append((key, handed.state, list(zip(ids, handed.effects, strict=True))))
     return out
 
 
+def _not_grades(conn: sqlite3.Connection) -> dict[int, str | None]:
+    """The log's events that are no grades, by id: the action each is (None: the undo of a
+    grade). Read from the two indexes that hold these rows alone (on actions, on undos)."""
+    found: dict[int, str | None] = dict.fromkeys(
+        i for (i,) in conn.execute("SELECT id FROM event WHERE undoes_origin IS NOT NULL")
+    )
+    found.update(conn.execute("SELECT id, action FROM event WHERE action IS NOT NULL"))
+    return found
+
+
+#: The actions replayed with the grades (:data:`~.rows.BY_HAND`).
+_BY_HAND = frozenset(action.value for action in SCHEDULE_ACTIONS)
 #: An identity row's (origin, seq).
-_ORIGIN_SEQ = itemgetter(2, 3)
+_ORIGIN_SEQ = itemgetter(0, 1)
 
 
 def apply(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from msgspec import Struct
@@ -36,9 +37,10 @@ from zerodrill.srs.store.migrations import instant_us
 from zerodrill.srs.store.rows import (
     BY_HAND,
     EVENT_COLUMNS,
-    INSERT_EVENT,
+    EVENT_INTO,
     event_from,
-    event_params,
+    event_rows,
+    insert_many,
     undo_of,
 )
 from zerodrill.words import plural
@@ -46,9 +48,10 @@ from zerodrill.words import plural
 #: An event dated later than this after now is held back until its time.
 HOLD_AHEAD = timedelta(days=1)
 #: Events per transaction when adding many: a batch holds the write lock for a short moment
-#: (tests/bench/bench_events.py times it: goal 250 ms). Each batch costs a commit (an fsync)
-#: and its cards' re-derivation: 500 made bench_anki_sync.py's 9,747 answers from Anki 20
-#: transactions, a fifth of that phase's time.
+#: (tests/bench/bench_events.py times it: goal 250 ms). Each batch costs a commit (the last
+#: one an fsync: :meth:`~zerodrill.srs.store.stream.EventLog.add_events`) and its cards'
+#: re-derivation: 500 made bench_anki_sync.py's 9,747 answers from Anki 20 transactions, a
+#: fifth of that phase's time; one (all 9,747) would save 6 ms of its 150.
 BATCH_EVENTS = 2000
 
 
@@ -103,7 +106,8 @@ def next_seq(conn: sqlite3.Connection, origin: str) -> int:
 
 def insert(conn: sqlite3.Connection, event: StreamEvent) -> int:
     """Log ``event``; its row id."""
-    cursor = conn.execute(INSERT_EVENT, event_params(event))
+    ((row, values),) = event_rows([event])
+    cursor = conn.execute(f"INSERT INTO {EVENT_INTO} VALUES {row}", values)
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 
@@ -126,6 +130,24 @@ def _checked(event: StreamEvent) -> StreamEvent:
     return event
 
 
+def _all_checked(events: Iterable[StreamEvent]) -> list[StreamEvent]:
+    """``events``, each :func:`_checked`: in C when all are well formed (a sync's thousands)."""
+    events = list(events)
+    seqs = list(map(_SEQ, events))
+    if not all(map(_ORIGIN, events)) or set(map(type, seqs)) - {int} or min(seqs, default=1) < 1:
+        events = list(map(_checked, events))
+    return events
+
+
+_IDENTITY, _KEY, _ORIGIN, _SEQ, _AT = (
+    attrgetter("origin", "seq"),
+    attrgetter("key"),
+    attrgetter("origin"),
+    attrgetter("seq"),
+    attrgetter("at"),
+)
+
+
 def batches(
     events: Iterable[StreamEvent], now: datetime, size: int = BATCH_EVENTS
 ) -> tuple[Iterator[list[StreamEvent]], Merged]:
@@ -136,7 +158,16 @@ def batches(
     present = 0
     ahead: dict[tuple[str, str], list[StreamEvent]] = {}
     until = now + HOLD_AHEAD
-    for event in map(_checked, events):
+    events = _all_checked(events)
+    if (
+        len(set(map(_IDENTITY, events))) == len(events)
+        and max(map(_AT, events), default=until) <= until
+    ):
+        # What a sync brings: each event once, none ahead (looked at in C, not one by one).
+        for event in events:
+            by_key.setdefault(event.key, []).append(event)
+        events = []
+    for event in events:
         identity = event.identity
         if identity in seen:
             present += 1
@@ -178,34 +209,55 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
 
     One undo rule for every kind: an undo is taken if it names an event of its card here that
     is no undo and that nothing withdrew yet (:func:`withdrawable`)."""
-    logged = _logged(conn, batch)
-    done: list[StreamEvent] = []
-    undos: list[tuple[StreamEvent, Identity]] = []
-    for event in batch:
-        if event.identity in logged:
-            continue
-        if event.undoes is None:
-            done.append(event)
-        else:
-            undos.append((event, event.undoes))
-    present = len(batch) - len(done) - len(undos)
+    undos = [e for e in batch if e.undoes is not None]
+    fresh = [e for e in batch if e.undoes is None] if undos else batch
     # Events first, so that an undo finds the event it withdraws among them.
-    conn.executemany(INSERT_EVENT, [event_params(e) for e in done])
-    targets = withdrawable(conn, [named for _, named in undos])
+    added = _insert_new(conn, fresh)
+    done = fresh if added is None else [e for e in fresh if e.identity in added]
+    logged = _logged(conn, undos)
+    undos = [e for e in undos if e.identity not in logged]
+    present = len(batch) - len(done) - len(undos)
+    targets = withdrawable(conn, [e.undoes for e in undos if e.undoes is not None])
     undone: list[StreamEvent] = []
-    for event, named in undos:
+    for event in undos:
+        named = event.undoes
+        assert named is not None
         target = targets.get(named)
         if target is not None and target[0] == event.key:
             del targets[named]  # withdrawn once: a second undo of it is skipped
             undone.append(undo_of(event, action=target[1] is not None))
-    conn.executemany(INSERT_EVENT, [event_params(e) for e in undone])
-    done += undone
+    _insert_new(conn, undone)
+    done = [*done, *undone]
+    acted = [e for e in done if isinstance(e, CardActionEvent)]
     # A change by hand in Anki moves its card's schedule; an undo of an action may withdraw one.
-    keys = frozenset(e.key for e in done if isinstance(e, ReviewEvent) or _moves_schedule(e))
-    actions = sum(1 for e in done if isinstance(e, CardActionEvent))
-    settings = sum(1 for e in done if isinstance(e, CardActionEvent) and e.value is not None)
+    keys = (
+        frozenset(e.key for e in done if isinstance(e, ReviewEvent) or _moves_schedule(e))
+        if acted
+        else frozenset(map(_KEY, done))
+    )
+    actions = len(acted)
+    settings = sum(1 for e in acted if e.value is not None)
     skipped = len(undos) - len(undone)
     return Merged(len(done), present, keys, skipped=skipped, actions=actions, settings=settings)
+
+
+def _insert_new(conn: sqlite3.Connection, events: list[StreamEvent]) -> set[Identity] | None:
+    """Log those of ``events`` whose identity the log lacks, in their order; their identities,
+    or None when all were new.
+
+    Set-based: the identity index says which are logged as each row goes in (no look-up
+    before), and a statement inserts many rows, which binds their values without a round
+    trip through executemany for each (bench_anki_sync.py's 9,747 answers from Anki)."""
+    if not events:
+        return None
+    (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()
+    changes = conn.total_changes
+    for row, values in event_rows(events):
+        insert_many(conn, EVENT_INTO, row, values, "ON CONFLICT (origin, seq) DO NOTHING")
+    if conn.total_changes - changes == len(events):
+        return None
+    # The rows added have the ids after the log's last (INTEGER PRIMARY KEY: max + 1).
+    return set(conn.execute("SELECT origin, seq FROM event WHERE id > ?", (last,)))
 
 
 def _moves_schedule(event: StreamEvent) -> bool:

@@ -8,7 +8,11 @@ line.
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+import sqlite3
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from functools import cache
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -121,36 +125,92 @@ def logged_from(row: tuple[Any, ...]) -> LoggedEvent:
     return LoggedEvent(row[0], review_from(row), effect)
 
 
-def event_params(event: StreamEvent) -> tuple[object, ...]:
-    """An event as the values of :data:`INSERT_EVENT`."""
-    undoes = event.undoes if event.undoes is not None else (None, None)
-    at = event.at
-    if isinstance(event, CardActionEvent):
-        common = (event.origin, event.seq, event.key, at.isoformat(), instant_us(at))
-        action, flag = event.action.value, event.flag
-        day, decided_text = event.day.isoformat(), decision_text(event.decided)
-        return (*common, day, None, *undoes, None, None, 6, action, flag, decided_text, event.value)
-    # One tuple built at once: this runs for every event a sync adds.
-    grade = event.grade
-    decided = event.decided
-    return (
-        event.origin,
-        event.seq,
-        event.key,
-        at.isoformat(),
-        instant_us(at),
-        event.day.isoformat(),
-        int(grade) if grade is not None else None,
-        undoes[0],
-        undoes[1],
-        event.answer_ms,
-        event.typed,
-        event.buttons,
-        None,
-        0,
-        _JSON.encode(decided.to_wire()).decode() if decided is not None else None,
-        None,
-    )
+def event_rows(events: Sequence[StreamEvent]) -> list[tuple[str, list[object]]]:
+    """``events`` as rows of the ``event`` table (:data:`EVENT_INTO`), in their order: runs
+    of events of one shape, each a row's ``VALUES`` (:data:`GRADE_ROW` or :data:`EVENT_ROW`)
+    and the values of its rows, one event's after the other's (as a statement inserting many
+    rows takes them).
+
+    In one pass, which reads each study day and each decision of Anki's once (the answers of
+    a sync share a few dozen of each) and writes the times in one go: this runs for every
+    event a sync adds (bench_anki_sync.py's 9,747 answers from Anki)."""
+    days: dict[date, str] = {}
+    decisions: dict[AnkiDecision | None, object] = {None: EMPTY}
+    runs: list[tuple[str, list[object]]] = []
+    row, values = "", list[object]()
+    for event, at in zip(events, _iso_texts([e.at for e in events]), strict=True):
+        day = days.get(event.day)
+        if day is None:
+            day = days[event.day] = event.day.isoformat()
+        decided = decisions.get(event.decided, _UNSEEN)
+        if decided is _UNSEEN:
+            decided = decisions[event.decided] = decision_text(event.decided)
+        common = (event.origin, event.seq, event.key, at, instant_us(event.at), day)
+        shape = EVENT_ROW
+        if isinstance(event, CardActionEvent):
+            action, value = event.action.value, _or_empty(event.value)
+            undoes = event.undoes or _NO_UNDO
+            rest: tuple[object, ...] = (EMPTY, *undoes, EMPTY, EMPTY, 6, action, event.flag)
+            rest = (*rest, decided, value)
+        else:
+            answer_ms = EMPTY if event.answer_ms is None else event.answer_ms
+            if event.grade is not None and event.typed is None:
+                shape = GRADE_ROW
+                rest = (int(event.grade), answer_ms, event.buttons, decided)
+            else:
+                grade = EMPTY if event.grade is None else int(event.grade)
+                undoes = event.undoes or _NO_UNDO
+                typed = _or_empty(event.typed)
+                rest = (grade, *undoes, answer_ms, typed, event.buttons, EMPTY, 0, decided, EMPTY)
+        if shape is not row:
+            row, values = shape, []
+            runs.append((row, values))
+        values += common
+        values += rest
+    return runs
+
+
+#: What :data:`EVENT_ROW` takes for a value left empty (NULL): an empty blob, which no
+#: column holds, made NULL by the statement (``nullif(?, x'')``). Python 3.11's sqlite3 binds
+#: None only after looking for an adapter, which raises and formats an AttributeError inside
+#: it: 2,000 instructions each, a fifth of what inserting an answer from Anki cost (five empty
+#: columns; bench_anki_sync.py's 9,747 of them).
+EMPTY = bytearray()
+_NO_UNDO = (EMPTY, EMPTY)
+_UNSEEN = "unseen"
+
+
+def _or_empty(value: object) -> object:
+    return EMPTY if value is None else value
+
+
+#: The texts msgspec's encoder writes times as, read back.
+_TEXTS = msgspec.json.Decoder(list[str])
+
+
+def _iso_texts(times: list[datetime]) -> list[str]:
+    """Each of ``times`` as ``datetime.isoformat`` writes it (what the ``at`` column holds).
+
+    Written by msgspec, all at once, in a tenth of isoformat's time, which writes them alike
+    but for two things: an offset of zero, which msgspec writes "Z" (each put right in the
+    text of them all, in C), and an offset in seconds, which it rounds to minutes (a zone's
+    local mean time, before about 1900); a time in such a zone, or in a zone whose offset
+    changes (zoneinfo), is written by isoformat."""
+    texts = _TEXTS.decode(_JSON.encode(times).replace(b'Z"', b'+00:00"'))
+    others = {zone for zone in set(map(_ZONE, times)) if _unlike_isoformat(zone)}
+    if others:
+        for i, at in enumerate(times):
+            if at.tzinfo in others:
+                texts[i] = at.isoformat()
+    return texts
+
+
+_ZONE = attrgetter("tzinfo")
+
+
+def _unlike_isoformat(zone: tzinfo | None) -> bool:
+    """Whether msgspec may write a time in ``zone`` otherwise than isoformat does."""
+    return type(zone) is not timezone or bool(zone.utcoffset(None) % timedelta(minutes=1))
 
 
 def undo_of(undo: StreamEvent, action: bool) -> StreamEvent:
@@ -164,8 +224,43 @@ def undo_of(undo: StreamEvent, action: bool) -> StreamEvent:
     return ReviewEvent(undo.origin, undo.seq, undo.key, undo.at, undo.day, None, undo.undoes)
 
 
-INSERT_EVENT = (
-    "INSERT INTO event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, "
-    "answer_ms, typed, buttons, action, flag, decided, value) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#: The ``event`` table and its columns, as :func:`event_rows` gives their values.
+EVENT_INTO = (
+    "event (origin, seq, key, at, at_us, day, grade, undoes_origin, undoes_seq, answer_ms, "
+    "typed, buttons, action, flag, decided, value)"
 )
+#: A row of them: :data:`EMPTY` where a value is left empty.
+EVENT_ROW = (
+    "(?, ?, ?, ?, ?, ?, nullif(?, x''), nullif(?, x''), nullif(?, x''), nullif(?, x''), "
+    "nullif(?, x''), ?, nullif(?, x''), ?, nullif(?, x''), nullif(?, x''))"
+)
+#: A row of a grade with nothing typed (every one from elsewhere: what was typed stays on its
+#: machine): what it leaves empty, written in, not bound (an undo, what was typed, an action,
+#: a setting's value): a value bound costs 600 instructions.
+GRADE_ROW = (
+    "(?, ?, ?, ?, ?, ?, ?, NULL, NULL, nullif(?, x''), NULL, ?, NULL, 0, nullif(?, x''), NULL)"
+)
+
+
+def insert_many(
+    conn: sqlite3.Connection, into: str, row: str, values: Sequence[object], then: str = ""
+) -> None:
+    """``INSERT INTO {into} VALUES {row}, {row}, ... {then}`` for rows of ``values`` (one
+    row's after the other's), a hundred rows a statement: one statement for many rows binds
+    their values without a round trip through executemany for each (bench_anki_sync.py's
+    9,747 answers from Anki and their 9,707 effects)."""
+    width = row.count("?")
+    step = _ROWS_PER_INSERT * width
+    for start in range(0, len(values), step):
+        chunk = values[start : start + step]
+        conn.execute(_statement(into, row, len(chunk) // width, then), chunk)
+
+
+#: Rows each statement of :func:`insert_many` inserts; SQLite's limit on parameters is far
+#: above their values.
+_ROWS_PER_INSERT = 100
+
+
+@cache
+def _statement(into: str, row: str, rows: int, then: str) -> str:
+    return f"INSERT INTO {into} VALUES {', '.join([row] * rows)} {then}"
