@@ -135,8 +135,10 @@ class SyncState(StorePart):
             rows = _among(self._conn, identities)
             return {(row[1], row[2]): event_from(row) for row in rows}
 
-    def outside(self, runs: Mapping[str, Runs]) -> list[Outgoing]:
-        """The events whose numbers are in none of their origin's ``runs``, oldest first."""
+    def outside(self, runs: Mapping[str, Runs], unlined: Collection[str] = ()) -> list[Outgoing]:
+        """The events whose numbers are in none of their origin's ``runs``, oldest first.
+        Those of the origins ``unlined`` that SQLite writes no line for are read as events
+        without one (:func:`lined` makes it): a transport carries most of them by itself."""
         with self._reading():
             # A row SQLite wrote no line for ("" until then) is read as its event, all of them
             # at once after.
@@ -148,11 +150,21 @@ class SyncState(StorePart):
             if not others:
                 return outgoing
             read = {(r[1], r[2]): event_from(r) for r in _among(self._conn, others)}
-        return [o if o.line else _read(o, read[o.identity]) for o in outgoing]
+        return [
+            o if o.line else _read(o, read[o.identity], o.origin not in unlined) for o in outgoing
+        ]
 
 
-def _read(outgoing: Outgoing, event: StreamEvent) -> Outgoing:
-    return structs.replace(outgoing, line=event.to_json(), event=event)
+def _read(outgoing: Outgoing, event: StreamEvent, line: bool) -> Outgoing:
+    made = event.to_json() if line else ""
+    return structs.replace(outgoing, line=made, event=event)
+
+
+def lined(outgoing: Outgoing) -> Outgoing:
+    """``outgoing`` with its line (one :meth:`Sync.outside` left out)."""
+    if outgoing.line or outgoing.event is None:
+        return outgoing
+    return structs.replace(outgoing, line=outgoing.event.to_json())
 
 
 def _among(

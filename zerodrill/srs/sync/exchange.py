@@ -49,7 +49,7 @@ from zerodrill.srs.card_actions import Action, CardActionEvent
 from zerodrill.srs.events import Identity
 from zerodrill.srs.store import Merged, Store
 from zerodrill.srs.store.eventlog import HOLD_AHEAD
-from zerodrill.srs.store.sync_state import Outgoing
+from zerodrill.srs.store.sync_state import Outgoing, lined
 from zerodrill.srs.sync.transport import Event, SyncError, Transport
 from zerodrill.srs.sync.wire import review_unfit, unfit
 from zerodrill.words import plural
@@ -298,7 +298,8 @@ class _Reading:
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
         carried = _union(self.carried.values())
-        outside = self.store.sync.outside(carried.numbers)
+        native_origins = self.plan.transport.native_origins
+        outside = self.store.sync.outside(carried.numbers, unlined=native_origins)
         # The events of a machine whose database was copied that its own origin does not hold
         # were the other life's: that life takes a new id and sends them again under it.
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
@@ -313,7 +314,7 @@ class _Reading:
             if event.origin not in copied:
                 (plan.native if native and event.identity in native else written).append(event)
         # Only what is written is held to the wire's rules: the native ones are never written.
-        plan.outgoing = self._sendable(written)
+        plan.outgoing = self._sendable([lined(e) for e in written])
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
