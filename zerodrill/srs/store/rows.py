@@ -7,7 +7,6 @@ line.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta, timezone, tzinfo
@@ -75,7 +74,7 @@ def event_from(row: tuple[Any, ...]) -> StreamEvent:
 
 def decision_from(text: str | None) -> AnkiDecision | None:
     """The ``decided`` column as Anki's decision (None: the answer was zerodrill's)."""
-    return AnkiDecision.from_wire(json.loads(text)) if text is not None else None
+    return AnkiDecision.from_text(text) if text is not None else None
 
 
 #: msgspec's encoder: a tenth of json's time per decision (bench_anki_sync.py's 10,000 answers
