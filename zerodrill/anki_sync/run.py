@@ -1,6 +1,8 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
-1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media.
+1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media,
+   while the decks' package is built (in a thread: Anki's backend leaves Python's lock as it
+   talks to the server).
 2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.media_transport`): this
    machine's new events written as a file in the collection's media, and the other machines'
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
@@ -12,11 +14,10 @@
    Anki read back as card actions and every card given the marks zerodrill's actions make
    (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
    (:mod:`.siblings`). The copy then replaces the collection.
-3. With a server: an ordinary sync up, and the media. While the collection syncs (Anki's
-   backend leaves Python's lock as it talks to the server), what was read from Anki (its
-   reviews, changes made by hand and marks) is added to the review store as events, and
-   sent in the collection's media; the record of the marks the run left is kept, and the
-   model taken from the preset becomes the learner's.
+3. With a server: an ordinary sync up, and the media. While the collection syncs (the same
+   way), what was read from Anki (its reviews, changes made by hand and marks) is added to
+   the review store as events, and sent in the collection's media; the record of the marks
+   the run left is kept, and the model taken from the preset becomes the learner's.
 
 The store is written once the copy has replaced the collection, but for the other machines'
 events, taken first (they are theirs, as a folder sync takes them; this machine's file of
@@ -29,12 +30,11 @@ because it depends on when it was read (a mark's time; an answer's memory state,
 row while the answer is its latest): a machine syncing before this one's next run would read
 its own, or take this one's older actions without it and write their marks back over the
 phone's (two machines flipping a flag, or rescheduling a card, at every sync). A run killed
-anywhere leaves the collection whole (the work copy is thrown away) and
-the server as Anki's protocol leaves it; a collection that changed meanwhile (an answer in
-Anki) is left as it is, and the run refuses. A dry run reads copies only, in a temporary
-folder, and writes nothing; it asks the server what it holds that the copy lacks (the other
-machines' files of events included), read-only (:mod:`.peek`), and counts on the copy with
-that merged in.
+anywhere leaves the collection whole (the work copy is thrown away) and the server as Anki's
+protocol leaves it; a collection that changed meanwhile (an answer in Anki) is left as it is,
+and the run refuses. A dry run reads copies only, in a temporary folder, and writes nothing;
+it asks the server what it holds that the copy lacks (the other machines' files of events
+included), read-only (:mod:`.peek`), and counts on the copy with that merged in.
 """
 
 from __future__ import annotations
