@@ -137,12 +137,11 @@ def sync(
 
 class Background:
     """:func:`sync` of ``col``, and with ``media`` :func:`sync_media`, in a thread while the
-    ``with`` block runs:
-    Anki's backend leaves Python's lock as it talks to the server, so the two overlap
-    (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The block's end
-    waits for it; then :attr:`full` is what it did, or its error is raised (the block's own,
-    if it failed too, goes first). Ctrl+C, in the block or while waiting, stops it as Anki
-    stops a sync, and is raised once it has stopped."""
+    ``with`` block runs: Anki's backend leaves Python's lock as it talks to the server, so
+    the two overlap (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The
+    block's end waits for it; then :attr:`full` is what it did, or its error is raised (the
+    block's own, if it failed too, goes first). Ctrl+C, in the block or while waiting, stops
+    it as Anki stops a sync, and is raised once it has stopped."""
 
     def __init__(
         self,

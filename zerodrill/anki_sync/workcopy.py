@@ -150,7 +150,8 @@ def work_folder(collection: Path) -> Iterator[Path]:
 
 @contextmanager
 def scratch_folder(collection: Path) -> Iterator[Path]:
-    """A dry run's folder, a temporary one away from ``collection``."""
+    """A dry run's folder, a temporary one away from ``collection`` (named as
+    :func:`work_folder` names it, which a run takes in its place)."""
     with tempfile.TemporaryDirectory(prefix="zerodrill-dry-run-") as tmp:
         yield Path(tmp)
 
