@@ -66,9 +66,8 @@ class TakenIds(set[int]):
 
 
 class RevlogRow(NamedTuple):
-    """One row of Anki's ``revlog`` as zerodrill writes it, in the table's column order (usn
-    -1: to be sent): the values :func:`~zerodrill.anki_sync.backend.insert_rows` takes as
-    they are, not copied into a tuple of their own for each of 10,000 rows."""
+    """One row of Anki's ``revlog`` as zerodrill writes it (usn -1: to be sent), in the
+    table's column order, as the row reads back; written :func:`packed`."""
 
     id: int
     cid: int

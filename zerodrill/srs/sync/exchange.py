@@ -83,14 +83,7 @@ def _runs(seqs: list[int]) -> Runs:
     seqs.sort()
     if seqs[-1] - seqs[0] == len(seqs) - 1 == len(set(seqs)) - 1:  # a machine's new events
         return [(seqs[0], seqs[-1])]
-    runs: Runs = []
-    for seq in seqs:
-        if runs and seq <= runs[-1][1] + 1:
-            if seq > runs[-1][1]:
-                runs[-1] = (runs[-1][0], seq)
-        else:
-            runs.append((seq, seq))
-    return runs
+    return _merged([], [(seq, seq) for seq in seqs])
 
 
 def _union(many: Iterable[Carried]) -> Carried:
