@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from msgspec import Struct, field, structs
 
@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from anki.collection import Collection
 
 PACKAGE_NAME = "zerodrill-decks.apkg"
+_T = TypeVar("_T")
 
 
 #: A dry run's remark when the server's collection was replaced since the last sync.
@@ -180,20 +181,18 @@ def _run(
         open_collection(collection).close()
 
     record_id = _record_id(target)
-    warnings: tuple[str, ...] = ()
     making = workcopy.scratch_folder if dry_run else workcopy.work_folder
     with making(collection) as folder:
         package = folder / PACKAGE_NAME
-        built: list[Manifest] = []
 
-        def build() -> None:
-            built.append(notes.build_package(decks, manifest_file, package))
+        def build() -> Manifest:
+            return notes.build_package(decks, manifest_file, package)
 
         if dry_run or target.key is None:
-            build()
+            built = build()
         else:
             # The package is the decks' alone: built while the server's changes come in.
-            full = _sync_with_server(target, target.key, build, first=True)
+            full, built = _sync_with_server(target, target.key, build, first=True)
             if first_time and full is server.FullSync.DOWNLOADED:
                 full = server.FullSync.FIRST_DOWNLOAD
         # A collection taken whole from the server may lack what the last run wrote into it.
@@ -218,7 +217,7 @@ def _run(
                 decks,
                 note_keys,
                 known,
-                (built[0], package),
+                (built, package),
                 (record, store_actions),
                 (store, record_id),
             )
@@ -246,29 +245,30 @@ def _run(
             or any(e.identity not in known and not transport.native(e) for e in anki)
         )
 
-        def log_what_was_read() -> None:
+        def log_what_was_read() -> tuple[int, tuple[str, ...]]:
             """The store's part, once the collection holds the run's changes: what was read
-            from Anki, which the collection holds already, added (and sent, if it travels)."""
-            nonlocal moved, warnings
+            from Anki, which the collection holds already, added (and sent, if it travels);
+            how many events that sent, and the store's warnings."""
             if store is None:
-                return
+                return 0, ()
             events.keep_marks_record(store, record_id, new_record)
+            sent, said = 0, tuple[str, ...]()
             if from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill:
                 if from_anki:
-                    _, warnings = events.add_anki_actions(store, from_anki, store_actions)
-                warnings += events.add_anki_reviews(store, anki, known, histories)
+                    _, said = events.add_anki_actions(store, from_anki, store_actions)
+                said += events.add_anki_reviews(store, anki, known, histories)
                 if resend:
                     resent = _stream(media, store, record_id, collection)
                     workcopy.move_media(copy, collection)
                     if resent is not None:
-                        sent = moved.events_sent + resent.sent + resent.actions_sent
-                        moved = structs.replace(moved, events_sent=sent)
+                        sent = resent.sent + resent.actions_sent
             events.keep_model(store, model, record_id)
+            return sent, said
 
         if target.key is None:
-            log_what_was_read()
+            resent_count, warnings = log_what_was_read()
         else:
-            last = _sync_with_server(
+            last, (resent_count, warnings) = _sync_with_server(
                 target,
                 target.key,
                 log_what_was_read,
@@ -277,6 +277,8 @@ def _run(
             )
             if last is not server.FullSync.NONE:
                 full = last
+        if resent_count:
+            moved = structs.replace(moved, events_sent=moved.events_sent + resent_count)
     remarks = moved.remarks + warnings
     return structs.replace(moved, full_sync=full, cleaned_up=cleaned, remarks=remarks)
 
@@ -298,16 +300,17 @@ def _stream(
 def _sync_with_server(
     target: Target,
     key: HostKey,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], _T],
     *,
     first: bool = False,
     full_upload: bool = False,
     adds_media: bool = False,
-) -> server.FullSync:
+) -> tuple[server.FullSync, _T]:
     """One ordinary sync with the server, and of the media (the first brings the other
     machines' files of events (:mod:`.media_transport`), the last sends this one's), with
-    ``meanwhile`` run while they sync: Anki's backend leaves Python's lock as it talks to the
-    server. If ``meanwhile`` ``adds_media`` (a file of events), the media sync waits for it."""
+    ``meanwhile`` run while they sync (Anki's backend leaves Python's lock as it talks to the
+    server): what full sync ran, and what ``meanwhile`` gave. If ``meanwhile``
+    ``adds_media`` (a file of events), the media sync waits for it."""
     col = open_collection(target.collection)
     try:
         with server.Background(
@@ -318,12 +321,12 @@ def _sync_with_server(
             on_new_endpoint=target.on_new_endpoint,
             media=not adds_media,
         ) as done:
-            meanwhile()
+            given = meanwhile()
         if adds_media:
             server.sync_media(col, key)
     finally:
         col.close()
-    return done.full
+    return done.full, given
 
 
 def _apply(
