@@ -52,11 +52,10 @@ from zerodrill.srs.schedulers import (
     Phase,
     Scheduler,
     When,
-    answer,
     effect_of,
     scheduler_named,
 )
-from zerodrill.srs.schedulers.protocol import by_hand
+from zerodrill.srs.schedulers.protocol import answerer, by_hand
 from zerodrill.srs.store import Replayed, Store
 from zerodrill.words import plural
 
@@ -236,28 +235,38 @@ def new_to_zerodrill(
 
 def _by_key(
     store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
-) -> dict[str, dict[tuple[str, int], Event]]:
-    """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
+) -> dict[str, list[Event]]:
+    """The events of each of ``keys``, the store's and Anki's: a set union by identity.
+
+    Told apart by origin, then number, not by their (origin, seq) pairs: each pair would be
+    a new tuple, which the garbage collector counts, and bench_anki_sync.py's 20,000 of them
+    set off a collection of all the process holds in the replay."""
     wanted = set(keys)
-    by_key: dict[str, dict[tuple[str, int], Event]] = {}
+    by_key: dict[str, dict[str, dict[int, Event]]] = {}
     for event in chain(store_events, anki):
         key = event.key
         if key in wanted:
-            entries = by_key.get(key)
-            if entries is None:
-                entries = by_key[key] = {}
-            entries.setdefault(_IDENTITY(event), event)
-    return by_key
+            origins = by_key.get(key)
+            if origins is None:
+                origins = by_key[key] = {}
+            origin = event.origin
+            numbers = origins.get(origin)
+            if numbers is None:
+                numbers = origins[origin] = {}
+            numbers.setdefault(event.seq, event)
+    return {
+        key: [event for numbers in origins.values() for event in numbers.values()]
+        for key, origins in by_key.items()
+    }
 
 
 #: An event's identity, read in C: a replay reads it several times for each of 20,000 events.
 _IDENTITY = attrgetter("origin", "seq")
 
 
-def _in_effect(entries: Iterable[Event]) -> list[Event]:
+def _in_effect(entries: Sequence[Event]) -> list[Event]:
     """A card's grades and changes made by hand in Anki not withdrawn by an undo, in the
     log's one replay order."""
-    entries = list(entries)
     withdrawn = {e.undoes for e in entries if e.undoes is not None}
     kept = [
         e
@@ -324,6 +333,8 @@ def derive(
     # How a state reads in Anki is the scheduler's to say (its module declares it).
     anki_of = scheduler.anki
     new_state = scheduler.new_state
+    # The scheduler's step looked up once, not for each of bench_anki_sync.py's 20,000 grades.
+    step = answerer(scheduler)
     first = Effect.FIRST
     for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = new_state()
@@ -332,7 +343,7 @@ def derive(
         set_in_anki = False
         decided: AnkiDecision | None = None
         decided_id = 0
-        in_effect = _in_effect(entries.values())
+        in_effect = _in_effect(entries)
         for event in in_effect:
             at = event.at
             when = When(at, event.day)
@@ -347,23 +358,39 @@ def derive(
             last_ivl = state.interval
             effect = effect_of(state, when)
             effects.append(effect)
-            state = answer(scheduler, state, grade, when, event.buttons, decided)
-            given_in_anki = event.origin == ANKI_ORIGIN
-            # Positional, in the fields' order: one for each of 20,000 grades.
-            answers.append(
-                Answer(
-                    key,
-                    grade,
-                    at,
-                    event.answer_ms,
-                    given_in_anki,
-                    effect is first,  # it was new
-                    last_ivl,
-                    state.interval,
-                    0 if given_in_anki else anki_of(state).ease_permille,
-                    decided is not None,
+            state = step(state, grade, when, event.buttons, decided)
+            # Positional, in the fields' order: one for each of 20,000 grades. The ease is
+            # worked out for zerodrill's answers alone (Answer.factor).
+            if event.origin == ANKI_ORIGIN:
+                answers.append(
+                    Answer(
+                        key,
+                        grade,
+                        at,
+                        event.answer_ms,
+                        True,
+                        effect is first,  # it was new
+                        last_ivl,
+                        state.interval,
+                        0,
+                        decided is not None,
+                    )
                 )
-            )
+            else:
+                answers.append(
+                    Answer(
+                        key,
+                        grade,
+                        at,
+                        event.answer_ms,
+                        False,
+                        effect is first,
+                        last_ivl,
+                        state.interval,
+                        anki_of(state).ease_permille,
+                        decided is not None,
+                    )
+                )
         card = anki_of(state)
         identities = tuple(map(_IDENTITY, in_effect))
         replayed = Replayed(fingerprint, identities, state, tuple(effects))

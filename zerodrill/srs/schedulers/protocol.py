@@ -273,11 +273,17 @@ class Effect(StrEnum):
 
 def effect_of(before: CardState, when: When) -> Effect:
     """What a grade given at ``when`` to a card in ``before`` is (see :class:`Effect`)."""
-    if before.phase is Phase.NEW:
-        return Effect.FIRST
-    if before.last_day is not None and when.day <= before.last_day:
-        return Effect.REPEAT
-    return Effect.RECALL
+    if before.phase is _NEW:
+        return _FIRST
+    last = before.last_day
+    if last is not None and when.day <= last:
+        return _REPEAT
+    return _RECALL
+
+
+#: The members effect_of reads, as module names: an enum's member read through its class
+#: costs a lookup of the class's, for every grade a replay takes (bench_anki_sync.py's 20,000).
+_NEW, _FIRST, _REPEAT, _RECALL = Phase.NEW, Effect.FIRST, Effect.REPEAT, Effect.RECALL
 
 
 #: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware),
@@ -314,11 +320,28 @@ def answer(
     scheduler's ``from_anki`` (the inverse of its :meth:`Scheduler.anki`), else the
     scheduler's own :meth:`Scheduler.review`. A scheduler that declares no ``from_anki``
     schedules Anki's answers as its own."""
-    adopt = getattr(scheduler, "from_anki", None) if decided is not None else None
-    if adopt is None:
-        return scheduler.review(state, grade, when, buttons)
-    adopted: S = adopt(state, grade, when, buttons, decided)
-    return adopted
+    return answerer(scheduler)(state, grade, when, buttons, decided)
+
+
+#: :func:`answer` for one scheduler: (state, grade, when, buttons, decided) to the state after.
+Answerer = Callable[[S, Grade, When, int, AnkiDecision | None], S]
+
+
+def answerer(scheduler: Scheduler[S]) -> Answerer[S]:
+    """:func:`answer` with ``scheduler`` looked into once: a replay calls it for every grade
+    (bench_anki_sync.py's 20,000), and each call goes straight to the scheduler's step."""
+    review = scheduler.review
+    found = getattr(scheduler, "from_anki", None)
+    if found is None:
+        return lambda state, grade, when, buttons, decided: review(state, grade, when, buttons)
+    adopt: Callable[[S, Grade, When, int, AnkiDecision], S] = found
+
+    def step(state: S, grade: Grade, when: When, buttons: int, decided: AnkiDecision | None) -> S:
+        if decided is None:
+            return review(state, grade, when, buttons)
+        return adopt(state, grade, when, buttons, decided)
+
+    return step
 
 
 def by_hand(scheduler: Scheduler[S], state: S, when: When, decided: AnkiDecision | None) -> S:
@@ -341,6 +364,7 @@ def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Ef
     :func:`by_hand`) at a time, and what each grade was (the changes by hand have none)."""
     state = scheduler.new_state()
     effects = []
+    step = answerer(scheduler)
     for given in grades:
         grade, day, at = given[:3]
         when = When(at, day)
@@ -348,7 +372,7 @@ def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Ef
             state = by_hand(scheduler, state, when, decision_of(given))
             continue
         effects.append(effect_of(state, when))
-        state = answer(scheduler, state, grade, when, layout_of(given), decision_of(given))
+        state = step(state, grade, when, layout_of(given), decision_of(given))
     return state, effects
 
 
