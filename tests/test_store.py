@@ -906,6 +906,7 @@ def test_damaged_values_are_reported_as_one_line(
         lambda s: s.schedule.due_dates(),
         lambda s: list(s.log.entries()),
         lambda s: s.log.reviews_on(DAY),
+        lambda s: s.log.events_of(["d/a"]),
         lambda s: record(s, "d/a", 4, DAY + timedelta(days=1)),
     ]
     failed = 0
