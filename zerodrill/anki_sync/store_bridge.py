@@ -344,6 +344,8 @@ def derive(
         decided: AnkiDecision | None = None
         decided_id = 0
         in_effect = _in_effect(entries)
+        # The interval before each grade: the one the step before left (read once a step).
+        ivl = state.interval
         for event in in_effect:
             at = event.at
             when = When(at, event.day)
@@ -351,14 +353,16 @@ def derive(
             if isinstance(event, CardActionEvent):
                 set_in_anki = True
                 state = by_hand(scheduler, state, when, decided)
+                ivl = state.interval
                 continue
             set_in_anki = False
             grade = event.grade
             assert grade is not None
-            last_ivl = state.interval
+            last_ivl = ivl
             effect = effect_of(state, when)
             effects.append(effect)
             state = step(state, grade, when, event.buttons, decided)
+            ivl = state.interval
             # Positional, in the fields' order: one for each of 20,000 grades. The ease is
             # worked out for zerodrill's answers alone (Answer.factor).
             if event.origin == ANKI_ORIGIN:
@@ -371,7 +375,7 @@ def derive(
                         True,
                         effect is first,  # it was new
                         last_ivl,
-                        state.interval,
+                        ivl,
                         0,
                         decided is not None,
                     )
@@ -386,7 +390,7 @@ def derive(
                         False,
                         effect is first,
                         last_ivl,
-                        state.interval,
+                        ivl,
                         anki_of(state).ease_permille,
                         decided is not None,
                     )

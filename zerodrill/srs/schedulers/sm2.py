@@ -129,6 +129,22 @@ _NEW, _REVIEW, _LEARNING, _RELEARNING = Phase.NEW, Phase.REVIEW, Phase.LEARNING,
 _PERFECT = Grade.PERFECT
 
 
+#: Anki's lowest ease (permille) SM-2 takes: its EF floor.
+_MIN_EASE = 10 * MIN_EF_HUNDREDTHS
+
+
+def _checked(grade: Grade, buttons: int) -> Grade:
+    """``grade`` as a :class:`Grade`, pressed on a layout there is (4 or 6); ``ValueError``
+    otherwise. One test for a grade as a replay hands it on (bench_anki_sync.py's 20,000):
+    :func:`to_grade` and :func:`check_layout` are called for anything else."""
+    if type(grade) is Grade and type(buttons) is int:
+        if buttons == ANKI_LAYOUT or buttons == DEFAULT_LAYOUT:
+            return grade
+    grade = to_grade(grade)
+    check_layout(buttons)
+    return grade
+
+
 def _same_day(state: Sm2Card, day: date) -> bool:
     """A grade on study day ``day`` is a same-day repeat, which moves no schedule: the card
     was graded that day (or later) already, and not onto a learning step of Anki's."""
@@ -175,8 +191,7 @@ class Sm2Scheduler:
     def review(
         self, state: Sm2Card, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> Sm2Card:
-        grade = to_grade(grade)
-        check_layout(buttons)
+        grade = _checked(grade, buttons)
         day = when.day
         if _same_day(state, day):
             # A same-day repeat: logged, the schedule unchanged.
@@ -196,8 +211,7 @@ class Sm2Scheduler:
         repetitions and lapses for the grade (:meth:`review`'s: none moved by a same-day
         repeat; Easy's interval is Anki's here); on a learning step, due that day at Anki's
         step, and the next grade (in a terminal too) is SM-2's from there."""
-        grade = to_grade(grade)
-        check_layout(buttons)
+        grade = _checked(grade, buttons)
         day = when.day
         s = state.sm2
         reps, ef, lapses = s.repetitions, s.ef_hundredths, s.lapses
@@ -205,7 +219,7 @@ class Sm2Scheduler:
             # The counts alone: one state made, not review's two (bench_anki_sync.py's
             # 10,000 answers from Anki).
             reps, _, ef, lapses = sm2.counts(s, grade)
-        if decided.ease_permille >= 10 * MIN_EF_HUNDREDTHS:
+        if decided.ease_permille >= _MIN_EASE:
             ef = decided.ease_permille // 10
         # On a step, due that day with no interval and no pass in a row yet, as in Anki: the
         # next pass is SM-2's first, one day.
