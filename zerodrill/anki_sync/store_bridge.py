@@ -238,26 +238,27 @@ def _by_key(
 ) -> dict[str, list[Event]]:
     """The events of each of ``keys``, the store's and Anki's: a set union by identity.
 
-    Told apart by origin, then number, not by their (origin, seq) pairs: each pair would be
-    a new tuple, which the garbage collector counts, and bench_anki_sync.py's 20,000 of them
-    set off a collection of all the process holds in the replay."""
+    Told apart by number, and by origin only where two origins share a number on a card:
+    an (origin, seq) pair for each would be a new tuple, which the garbage collector counts,
+    and bench_anki_sync.py's 20,000 of them set off a collection of all the process holds in
+    the replay."""
     wanted = set(keys)
-    by_key: dict[str, dict[str, dict[int, Event]]] = {}
+    by_key: dict[str, dict[int, Event]] = {}
+    # The events whose number on their card is another origin's too, by identity.
+    shared: dict[str, dict[tuple[str, int], Event]] = {}
     for event in chain(store_events, anki):
         key = event.key
         if key in wanted:
-            origins = by_key.get(key)
-            if origins is None:
-                origins = by_key[key] = {}
-            origin = event.origin
-            numbers = origins.get(origin)
-            if numbers is None:
-                numbers = origins[origin] = {}
-            numbers.setdefault(event.seq, event)
-    return {
-        key: [event for numbers in origins.values() for event in numbers.values()]
-        for key, origins in by_key.items()
-    }
+            entries = by_key.get(key)
+            if entries is None:
+                entries = by_key[key] = {}
+            held = entries.setdefault(event.seq, event)
+            if held is not event and held.origin != event.origin:
+                shared.setdefault(key, {}).setdefault(_IDENTITY(event), event)
+    out = {key: list(entries.values()) for key, entries in by_key.items()}
+    for key, more in shared.items():
+        out[key] += more.values()
+    return out
 
 
 #: An event's identity, read in C: a replay reads it several times for each of 20,000 events.
