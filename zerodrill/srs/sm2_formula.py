@@ -105,9 +105,9 @@ def review(state: Sm2State, quality: int, day: date) -> Sm2State:
 
 def counts(state: Sm2State, q: Grade) -> tuple[int, int, int, int]:
     """Steps 1-3 for grade ``q``: the repetitions, interval, EF (hundredths) and lapses after
-    it, without the state: a caller that replaces the interval with another's (Anki's
-    decision, :meth:`~zerodrill.srs.schedulers.sm2.Sm2Scheduler.from_anki`) makes one state,
-    not two (bench_anki_sync.py's 10,000 answers from Anki)."""
+    it, without the state: a caller that puts another interval in its place (Anki's decision,
+    Easy on the four buttons: :mod:`zerodrill.srs.schedulers.sm2`) makes one state, not two
+    (bench_anki_sync.py's replay of 20,000 grades)."""
     reps, interval, lapses = state.repetitions, state.interval, state.lapses
     # Plain comparisons, not q.passed, min() and max(): each a call, for every grade.
     if q >= _LOWEST_PASS:

@@ -197,10 +197,12 @@ class Sm2Scheduler:
             # A same-day repeat: logged, the schedule unchanged.
             return Sm2Card(state.sm2, state.first_day, state.last_day, grade, when.at)
         first = state.first_day if state.first_day is not None else day
-        after = sm2.review(state.sm2, grade, day)
+        # SM-2's counts, and Easy's interval in place of its own on the four buttons: one
+        # state made (sm2.review's, less the interval it would replace).
+        reps, interval, ef, lapses = sm2.counts(state.sm2, grade)
         if grade is _PERFECT and buttons == ANKI_LAYOUT:
-            easy = easy_interval(after.interval)
-            after = structs.replace(after, interval=easy, due=day + whole_days(easy))
+            interval = easy_interval(interval)
+        after = Sm2State(reps, interval, ef, day + whole_days(interval), lapses)
         return Sm2Card(after, first, day, grade, when.at)
 
     def from_anki(
