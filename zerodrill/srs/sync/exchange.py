@@ -36,10 +36,11 @@ every origin again under it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import groupby
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import msgspec
@@ -76,6 +77,7 @@ class Carried(Struct, forbid_unknown_fields=True):
 
 
 _ORIGIN, _SEQ = attrgetter("origin"), attrgetter("seq")
+_FIRST = itemgetter(0)
 
 
 def _runs(seqs: list[int]) -> Runs:
@@ -173,8 +175,40 @@ class _Shared(Exception):
     """This machine's own origin holds an event of its id that its database lacks."""
 
 
-def survey(store: Store, transport: Transport, *, now: datetime | None = None) -> Plan:
+class Ahead(Struct):
+    """What :func:`survey` reads of the local log to know what to send, read before the
+    transport can be read (while Anki's server sync brings its files: bench_anki_sync.py's
+    goal of 3x Anki's own syncs): the events outside what the origins carried at the last
+    sync. The survey takes them if it finds the origins carrying at least that, and nothing
+    written to the log since; else it reads the log itself."""
+
+    machine: str
+    #: :meth:`~zerodrill.srs.store.sync_state.SyncState.moment` before the read.
+    moment: tuple[int, int]
+    numbers: dict[str, Runs]
+    outside: list[Outgoing]
+
+
+def read_ahead(store: Store, transport: Transport) -> Ahead:
+    """The :class:`Ahead` of a sync over ``transport``, whose origins need not be readable
+    yet: only its name and native origins are asked."""
+    machine = store.machine.id
+    moment = store.sync.moment()
+    saved = store.sync.saved(transport.name, machine)
+    numbers = _union(_decoded(kept)[1] for kept in saved.values()).numbers
+    outside = store.sync.outside(numbers, unlined=transport.native_origins)
+    return Ahead(machine, moment, numbers, outside)
+
+
+def survey(
+    store: Store,
+    transport: Transport,
+    *,
+    now: datetime | None = None,
+    ahead: Ahead | None = None,
+) -> Plan:
     """Step 1: read each origin from where the last sync stopped; what to send and receive.
+    What :func:`read_ahead` gave (``ahead``) is used if it still holds.
 
     A database whose own origin holds events of its machine id that it lacks, or holds
     otherwise (restored from a backup, or copied from another machine), first takes a new
@@ -183,7 +217,7 @@ def survey(store: Store, transport: Transport, *, now: datetime | None = None) -
     origins = transport.origins()
     plan = Plan(transport, store.machine.id, now or datetime.now(UTC))
     plan.saved = saved = store.sync.saved(transport.name, plan.machine)
-    reading = _Reading(store, plan)
+    reading = _Reading(store, plan, ahead)
     try:
         for origin in sorted(origins, key=lambda name: name != plan.machine):  # its own first
             reading.read(origin, saved.get(origin))
@@ -218,8 +252,8 @@ class _Found(Struct):
 class _Reading:
     """One survey's reading of the origins, page by page."""
 
-    def __init__(self, store: Store, plan: Plan) -> None:
-        self.store, self.plan = store, plan
+    def __init__(self, store: Store, plan: Plan, ahead: Ahead | None = None) -> None:
+        self.store, self.plan, self.ahead = store, plan, ahead
         self.found = _Found()
         #: What each origin read carries: what is not there is sent.
         self.carried: dict[str, Carried] = {}
@@ -290,9 +324,7 @@ class _Reading:
         plan = self.plan
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
-        carried = _union(self.carried.values())
-        native_origins = self.plan.transport.native_origins
-        outside = self.store.sync.outside(carried.numbers, unlined=native_origins)
+        outside = self._outside(_union(self.carried.values()).numbers)
         # The events of a machine whose database was copied that its own origin does not hold
         # were the other life's: that life takes a new id and sends them again under it.
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
@@ -317,6 +349,21 @@ class _Reading:
             )
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
+
+    def _outside(self, numbers: dict[str, Runs]) -> list[Outgoing]:
+        """The local events outside ``numbers``, oldest first: those read ahead that remain
+        outside, if they still hold."""
+        ahead, sync = self.ahead, self.store.sync
+        if (
+            ahead is not None
+            and ahead.machine == self.plan.machine
+            and sync.moment() == ahead.moment
+            and _covers(numbers, ahead.numbers)
+        ):
+            if numbers == ahead.numbers:
+                return ahead.outside
+            return [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
+        return sync.outside(numbers, unlined=self.plan.transport.native_origins)
 
     def _settle(self, stop: dict[str, int]) -> list[Event]:
         """The events to receive; an origin with one not to be taken yet is kept as read only
@@ -385,6 +432,21 @@ class _Reading:
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
+
+
+def _covers(numbers: Mapping[str, Runs], some: Mapping[str, Runs]) -> bool:
+    """Whether ``numbers`` hold every number of ``some``."""
+    return all(
+        _holds(numbers.get(origin, []), first, last)
+        for origin, runs in some.items()
+        for first, last in runs
+    )
+
+
+def _holds(runs: Runs, first: int, last: int | None = None) -> bool:
+    """Whether ``runs`` hold every number from ``first`` to ``last`` (``first`` alone)."""
+    at = bisect_right(runs, first, key=_FIRST) - 1
+    return at >= 0 and (first if last is None else last) <= runs[at][1]
 
 
 _NOT_OURS = "this machine's log file cannot be added to; move it away and sync again"
@@ -462,9 +524,9 @@ def receive(store: Store, plan: Plan) -> Merged:
     return merged
 
 
-def sync(store: Store, transport: Transport) -> SyncReport:
-    """The three steps, one after the other."""
-    plan = survey(store, transport)
+def sync(store: Store, transport: Transport, ahead: Ahead | None = None) -> SyncReport:
+    """The three steps, one after the other (with what :func:`read_ahead` gave, if any)."""
+    plan = survey(store, transport, ahead=ahead)
     sent = send(plan)
     merged = receive(store, plan)
     read = [e.event for e in plan.outgoing if e.event is not None]  # no answer is an action
