@@ -320,21 +320,15 @@ def _sync_with_server(
     ``meanwhile`` run while they sync (Anki's backend leaves Python's lock as it talks to the
     server): what full sync ran, and what ``meanwhile`` gave. If ``meanwhile``
     ``adds_media`` (a file of events), the media sync waits for it."""
-    col = open_collection(target.collection)
-    try:
-        with server.Background(
-            col,
-            key,
-            first=first,
-            full_upload=full_upload,
-            on_new_endpoint=target.on_new_endpoint,
-            media=not adds_media,
-        ) as done:
-            given = meanwhile()
-        if adds_media:
-            server.sync_media(col, key)
-    finally:
-        col.close()
+    with server.Background(
+        target.collection,
+        key,
+        first=first,
+        full_upload=full_upload,
+        on_new_endpoint=target.on_new_endpoint,
+        media_after_block=adds_media,
+    ) as done:
+        given = meanwhile()
     return done.full, given
 
 
