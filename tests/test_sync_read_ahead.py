@@ -12,11 +12,13 @@ import pytest
 from srs_support import grade, identities
 from test_sync_positions import NOON
 
+from zerodrill.srs.events import ReviewEvent
+from zerodrill.srs.grades import Grade
 from zerodrill.srs.store import Store
 from zerodrill.srs.store.sync_state import SyncState
 from zerodrill.srs.sync.exchange import read_ahead, sync
 from zerodrill.srs.sync.folder import FolderTransport, sync_folder
-from zerodrill.srs.sync.logfile import file_name
+from zerodrill.srs.sync.logfile import file_name, read_log
 
 
 @pytest.fixture
@@ -104,3 +106,20 @@ def test_a_file_gone_after_the_read_ahead_has_its_events_sent_again(
     (folder / file_name(b.machine.id)).unlink()
     assert sync(a, transport, ahead).sent == 1
     assert _received_by_a_new_machine(folder) == identities(b)
+
+
+def test_events_no_line_may_carry_are_not_sent_from_what_was_read_ahead(
+    machines: tuple[Store, Store], folder: Path
+) -> None:
+    a, _ = machines
+    me = a.machine.id
+    at = NOON.astimezone()
+    day = at.date()
+    late = ReviewEvent(me, 1, "zero/stage-1", at, day + timedelta(days=3), Grade.GOOD)
+    fine = ReviewEvent(me, 2, "zero/stage-2", at, day, Grade.GOOD)
+    a.log.add_events([late, fine])
+    transport = FolderTransport(folder)
+    report = sync(a, transport, read_ahead(a, transport))
+    assert report.sent == 1 and len(report.warnings) == 1
+    assert "1 event in this database that no log file may carry" in report.warnings[0]
+    assert [e.identity for e in read_log(folder / file_name(me)).entries] == [fine.identity]

@@ -187,6 +187,8 @@ class Ahead(Struct):
     moment: tuple[int, int]
     numbers: dict[str, Runs]
     outside: list[Outgoing]
+    #: Those of them no line may carry (:func:`_fits`).
+    refused: frozenset[Identity]
 
 
 def read_ahead(store: Store, transport: Transport) -> Ahead:
@@ -197,7 +199,8 @@ def read_ahead(store: Store, transport: Transport) -> Ahead:
     saved = store.sync.saved(transport.name, machine)
     numbers = _union(_decoded(kept)[1] for kept in saved.values()).numbers
     outside = store.sync.outside(numbers, unlined=transport.native_origins)
-    return Ahead(machine, moment, numbers, outside)
+    refused = frozenset(o.identity for o in outside if not _fits(o))
+    return Ahead(machine, moment, numbers, outside, refused)
 
 
 def survey(
@@ -324,7 +327,7 @@ class _Reading:
         plan = self.plan
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
-        outside = self._outside(_union(self.carried.values()).numbers)
+        outside, refused = self._outside(_union(self.carried.values()).numbers)
         # The events of a machine whose database was copied that its own origin does not hold
         # were the other life's: that life takes a new id and sends them again under it.
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
@@ -339,7 +342,7 @@ class _Reading:
             if event.origin not in copied:
                 (plan.native if native and event.identity in native else written).append(event)
         # Only what is written is held to the wire's rules: the native ones are never written.
-        plan.outgoing = self._sendable([lined(e) for e in written])
+        plan.outgoing = self._sendable([lined(e) for e in written], refused)
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
@@ -350,9 +353,11 @@ class _Reading:
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
 
-    def _outside(self, numbers: dict[str, Runs]) -> list[Outgoing]:
+    def _outside(
+        self, numbers: dict[str, Runs]
+    ) -> tuple[list[Outgoing], frozenset[Identity] | None]:
         """The local events outside ``numbers``, oldest first: those read ahead that remain
-        outside, if they still hold."""
+        outside, if they still hold; and which of them no line may carry, if known."""
         ahead, sync = self.ahead, self.store.sync
         if (
             ahead is not None
@@ -361,9 +366,10 @@ class _Reading:
             and _covers(numbers, ahead.numbers)
         ):
             if numbers == ahead.numbers:
-                return ahead.outside
-            return [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
-        return sync.outside(numbers, unlined=self.plan.transport.native_origins)
+                return ahead.outside, ahead.refused
+            held = [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
+            return held, ahead.refused
+        return sync.outside(numbers, unlined=self.plan.transport.native_origins), None
 
     def _settle(self, stop: dict[str, int]) -> list[Event]:
         """The events to receive; an origin with one not to be taken yet is kept as read only
@@ -412,19 +418,16 @@ class _Reading:
         read = self.store.sync.events(e.identity for e in asked if e.event is None)
         return {e.identity for e in asked if transport.native(e.event or read[e.identity])}
 
-    def _sendable(self, events: list[Outgoing]) -> list[Outgoing]:
-        # A review SQLite writes is checked by what the rules ask of it beside its numbers
-        # (within them), each of which the wire checks once (its cards, its days).
-        fit = [
-            event
-            for event in events
-            if (
-                review_unfit(event.origin, event.key, event.at_day, event.day)
-                if event.event is None
-                else unfit(event.event)
-            )
-            is None
-        ]
+    def _sendable(
+        self, events: list[Outgoing], refused: frozenset[Identity] | None
+    ) -> list[Outgoing]:
+        """Those of ``events`` a line may carry (``refused``: those that may not, if known)."""
+        if refused is None:
+            fit = [event for event in events if _fits(event)]
+        elif refused:
+            fit = [event for event in events if event.identity not in refused]
+        else:
+            fit = events
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
             self.plan.warnings.append(
@@ -432,6 +435,15 @@ class _Reading:
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
+
+
+def _fits(event: Outgoing) -> bool:
+    """Whether the wire's rules let a line carry ``event``: a review SQLite writes is checked
+    by what they ask of it beside its numbers (within them), each of which the wire checks
+    once (its cards, its days)."""
+    if event.event is None:
+        return review_unfit(event.origin, event.key, event.at_day, event.day) is None
+    return unfit(event.event) is None
 
 
 def _covers(numbers: Mapping[str, Runs], some: Mapping[str, Runs]) -> bool:
