@@ -364,38 +364,22 @@ def derive(
             effects.append(effect)
             state = step(state, grade, when, event.buttons, decided)
             ivl = state.interval
-            # Positional, in the fields' order: one for each of 20,000 grades. The ease is
-            # worked out for zerodrill's answers alone (Answer.factor).
-            if event.origin == ANKI_ORIGIN:
-                answers.append(
-                    Answer(
-                        key,
-                        grade,
-                        at,
-                        event.answer_ms,
-                        True,
-                        effect is first,  # it was new
-                        last_ivl,
-                        ivl,
-                        0,
-                        decided is not None,
-                    )
+            given_in_anki = event.origin == ANKI_ORIGIN
+            # Positional, in the fields' order: one for each of 20,000 grades.
+            answers.append(
+                Answer(
+                    key,
+                    grade,
+                    at,
+                    event.answer_ms,
+                    given_in_anki,
+                    effect is first,  # it was new
+                    last_ivl,
+                    ivl,
+                    0 if given_in_anki else anki_of(state).ease_permille,
+                    decided is not None,
                 )
-            else:
-                answers.append(
-                    Answer(
-                        key,
-                        grade,
-                        at,
-                        event.answer_ms,
-                        False,
-                        effect is first,
-                        last_ivl,
-                        ivl,
-                        anki_of(state).ease_permille,
-                        decided is not None,
-                    )
-                )
+            )
         card = anki_of(state)
         identities = tuple(map(_IDENTITY, in_effect))
         replayed = Replayed(fingerprint, identities, state, tuple(effects))

@@ -237,11 +237,7 @@ class Sm2Scheduler:
         second pass, so that the next pass goes on from the interval set (⌈I × EF⌉), as
         Anki's does; its latest grade stays its latest."""
         s = state.sm2
-        ef = (
-            decided.ease_permille // 10
-            if decided.ease_permille >= 10 * MIN_EF_HUNDREDTHS
-            else s.ef_hundredths
-        )
+        ef = decided.ease_permille // 10 if decided.ease_permille >= _MIN_EASE else s.ef_hundredths
         s = structs.replace(
             s,
             repetitions=max(s.repetitions, 2),
