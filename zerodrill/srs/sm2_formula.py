@@ -39,7 +39,7 @@ MIN_EF_HUNDREDTHS = 130
 MAX_INTERVAL = 36_500
 
 
-class Sm2State(Struct, frozen=True):
+class Sm2State(Struct, frozen=True, gc=False):
     """What SM-2 knows about one study item.
 
     EF is kept exact, in whole hundredths (:attr:`ef_hundredths`, 250 for 2.5): it only ever
@@ -49,6 +49,9 @@ class Sm2State(Struct, frozen=True):
 
     A card never reviewed has ``due = None`` and ``interval = 0``: it is not scheduled until
     its first grade, which is what tells "new" from "due".
+
+    Untracked by the garbage collector, as the card state holding it is: a value of scalars,
+    one made for every grade a replay takes (bench_anki_sync.py's 20,000).
     """
 
     repetitions: int = 0

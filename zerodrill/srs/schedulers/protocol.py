@@ -136,8 +136,12 @@ class Option:
     write: Callable[[Any], str] = repr
 
 
-class AnkiCard(Struct, frozen=True):
-    """How a card's state reads in Anki's card columns (an export with progress, the Anki sync)."""
+class AnkiCard(Struct, frozen=True, gc=False):
+    """How a card's state reads in Anki's card columns (an export with progress, the Anki sync).
+
+    Untracked by the garbage collector, as the states are: a value of scalars, which no
+    reference cycle can pass through; a replay reads one for each of zerodrill's grades
+    (bench_anki_sync.py's 10,000)."""
 
     #: The study day it is next due on; None for a card never graded (Anki's new queue).
     due: date | None
@@ -163,8 +167,10 @@ class AnkiCard(Struct, frozen=True):
 DEFAULT_EASE_PERMILLE = 2500
 
 
-class When(Struct, frozen=True):
-    """When a review was given: the wall time (aware) and the study day it counts for."""
+class When(Struct, frozen=True, gc=False):
+    """When a review was given: the wall time (aware) and the study day it counts for.
+
+    Untracked by the garbage collector: two scalars, made for every grade a replay takes."""
 
     at: datetime
     day: date
