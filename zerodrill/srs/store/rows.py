@@ -18,7 +18,7 @@ import msgspec
 
 from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
-from zerodrill.srs.grades import to_grade
+from zerodrill.srs.grades import Grade, to_grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import Effect
 from zerodrill.srs.store.file import Damaged
@@ -158,7 +158,7 @@ def reviews_from(rows: Iterable[tuple[Any, ...]]) -> list[ReviewEvent]:
                     key,
                     datetime.fromisoformat(at),
                     on,
-                    to_grade(grade) if grade is not None else None,
+                    _GRADES[grade] if grade is not None else None,
                     (undoes_origin, undoes_seq) if undoes_origin is not None else None,
                     answer_ms,
                     typed,
@@ -166,9 +166,13 @@ def reviews_from(rows: Iterable[tuple[Any, ...]]) -> list[ReviewEvent]:
                     decision_from(decided) if decided is not None else None,
                 )
             )
-    except (TypeError, ValueError) as exc:
-        raise Damaged(f"event {row[:2]}: {exc}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise Damaged(f"event {row[:2]}: {exc!r}") from exc
     return out
+
+
+#: Each grade by its number: a look-up, not a call of to_grade for each row.
+_GRADES = {int(grade): grade for grade in Grade}
 
 
 def logged_from(row: tuple[Any, ...]) -> LoggedEvent:
