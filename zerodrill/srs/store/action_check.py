@@ -2,11 +2,12 @@
 
 ``CHECK (action IN (...))`` over eleven kinds: SQLite evaluates an IN list of more than two
 values inside a CHECK by building a table of them for every row it inserts, grades (whose
-action is NULL) included: a fifth of what inserting a sync's answers cost SQLite
-(bench_anki_sync.py's 9,747 answers from Anki). ``action IS NULL OR action IN (...)`` takes and
-refuses exactly the rows it did (NULL passed the list as it passes the test before it) and
-skips the list for a grade. SQLite changes no CHECK in place, so the table is made anew, every
-row copied as it was (ids included): no event changes, none is added.
+action is NULL) included, which cost inserting a sync's answers about what one of the
+table's indexes costs (bench_anki_sync.py's 9,747 answers from Anki).
+``action IS NULL OR action IN (...)`` takes and refuses exactly the rows it did (NULL passed
+the list as it passes the test before it) and skips the list for a grade. SQLite changes no
+CHECK in place, so the table is made anew, every row copied as it was (ids included): no
+event changes, none is added.
 """
 
 from __future__ import annotations

@@ -313,13 +313,12 @@ class EventLog(StorePart):
 
         A statement inserting many rows (:func:`.rows.insert_many`) copies each page it
         changes into a statement journal first, to take the statement back alone if a row
-        fails; the rows of a batch fall all over the indexes, so most of the pages its
-        statements change are copied, a batch's worth each: written to a file, that is a
-        fifth of the time adding them takes (bench_anki_sync.py's 9,747 answers from Anki).
-        The journal is only ever read back within its statement (a crash leaves the WAL to
-        say what was committed), so memory loses nothing; only :meth:`add_events` asks for
-        it, whose batches bound it. Set between transactions (inside one its commit
-        decides)."""
+        fails; a hundred rows fall all over the event indexes, so each statement copies
+        pages by the hundred, and writing them to a file was a large share of adding the
+        rows (bench_anki_sync.py's 9,747 answers from Anki). The journal is only ever read back
+        within its statement (a crash leaves the WAL to say what was committed), so memory
+        loses nothing; only :meth:`add_events` asks for it, whose statements bound it. Set
+        between transactions (a transaction keeps what was set when it began)."""
         if not self._conn.in_transaction:
             self._conn.execute(f"PRAGMA temp_store = {'MEMORY' if in_memory else 'DEFAULT'}")
 
