@@ -75,7 +75,7 @@ from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
-from zerodrill.srs.anki_import import read_reviews
+from zerodrill.srs.anki_import import AnkiReviews, read_copy, read_reviews
 from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.store import Store
@@ -199,6 +199,9 @@ def _run(
         fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
         record = None if fresh else events.marks_record(store, record_id)
         copy = workcopy.copy_into(folder, collection)
+        # Anki's reviews read before Anki opens the copy (and holds it locked), where it is,
+        # not copied again. A dry run's copy takes the server's changes first (peek.pull).
+        found = copy.path if dry_run else read_copy(copy.path, note_keys)
         col = open_collection(copy.path)
         try:
             pulled = None
@@ -213,7 +216,7 @@ def _run(
             store_actions = events.log_actions(store)
             moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
                 col,
-                copy.path,
+                found,
                 decks,
                 note_keys,
                 known,
@@ -331,7 +334,7 @@ def _sync_with_server(
 
 def _apply(
     col: Collection,
-    copy: Path,
+    found: AnkiReviews | Path,
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     known: set[tuple[str, int]],
@@ -348,7 +351,8 @@ def _apply(
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards and the
     cards replayed with them, the manifest to keep once the copy is the collection, and
     (given the record of the last run's marks and the store's card actions) the card actions
-    read back from Anki and the record of the marks this run leaves."""
+    read back from Anki and the record of the marks this run leaves. ``found``: Anki's reviews,
+    read from the copy before Anki opened it, or (a dry run's) the copy to read them from."""
     manifest, package = built
     added, updated, manifest = notes.bring_up_to_date(col, manifest, package, note_keys)
     cards = notes.our_cards(col, note_keys)
@@ -362,7 +366,8 @@ def _apply(
     scheduler = model.scheduler
 
     at = local_now()
-    found = read_reviews(copy, note_keys)
+    if isinstance(found, Path):  # the copy, to read now
+        found = read_reviews(found, note_keys)
     # An answer dated more than a day ahead (a device whose clock runs ahead) waits, as the
     # store holds such events: until then it neither schedules the card nor counts.
     every_anki = events.from_anki(found)

@@ -56,7 +56,14 @@ from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
 from zerodrill.srs.schedulers.decision import AnkiDecision, from_manual, from_revlog
 
-__all__ = ["AnkiImportError", "AnkiReviews", "left_as", "read_reviews", "withdrawals"]
+__all__ = [
+    "AnkiImportError",
+    "AnkiReviews",
+    "left_as",
+    "read_copy",
+    "read_reviews",
+    "withdrawals",
+]
 
 ORIGIN = "anki"
 #: The origin of the undos an import makes for answers undone in Anki since.
@@ -118,17 +125,25 @@ def is_marked(rid: int, taken_ms: object) -> bool:
 def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
     """The reviews of ``notes`` at ``path``; :class:`AnkiImportError` for anything else."""
     with tempfile.TemporaryDirectory(prefix="zerodrill-import-") as tmp:
-        copied = copy_collection(path, Path(tmp))
-        try:
-            conn = sqlite3.connect(copied)
-        except sqlite3.Error as exc:
-            raise AnkiImportError(f"cannot read {path}: {exc}") from None
-        try:
-            return _read(conn, notes, path)
-        except sqlite3.DatabaseError as exc:
-            raise AnkiImportError(f"{path} is not an Anki collection ({exc})") from None
-        finally:
-            conn.close()
+        return read_copy(copy_collection(path, Path(tmp)), notes, path)
+
+
+def read_copy(copied: Path, notes: NoteKeys, shown: Path | None = None) -> AnkiReviews:
+    """:func:`read_reviews` of ``copied``, a collection file zerodrill copied itself and that
+    nothing else has open (``anki sync``'s work copy before Anki opens it): read where it is,
+    not copied again (a long-time user's collection is hundreds of megabytes). ``shown``: the
+    file named in errors (``copied`` unless given)."""
+    shown = copied if shown is None else shown
+    try:
+        conn = sqlite3.connect(copied)
+    except sqlite3.Error as exc:
+        raise AnkiImportError(f"cannot read {shown}: {exc}") from None
+    try:
+        return _read(conn, notes, shown)
+    except sqlite3.DatabaseError as exc:
+        raise AnkiImportError(f"{shown} is not an Anki collection ({exc})") from None
+    finally:
+        conn.close()
 
 
 def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
