@@ -6,13 +6,22 @@ what to add, so a run after a run adds nothing, however many answers share a sec
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from zerodrill.anki_sync.revlog import MARK, TakenIds, is_marked, rows_to_write
+from zerodrill.anki_sync import revlog
+from zerodrill.anki_sync.revlog import MARK, RevlogRow, TakenIds, is_marked, unpacked
 from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
 
 NOON = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)
+
+
+def rows_to_write(
+    cid: int, answers: Sequence[Answer], written: Iterable[tuple[int, int]], taken: TakenIds
+) -> list[RevlogRow]:
+    """:func:`revlog.rows_to_write`'s rows as they read back."""
+    return [unpacked(row) for row in revlog.rows_to_write(cid, answers, written, taken)]
 
 
 def answer(at: datetime, grade: Grade = Grade.GOOD, *, first: bool = False) -> Answer:

@@ -399,7 +399,7 @@ def _apply(
     # Only the cards something moved for are read whole and replayed.
     store_events = events.log_events(store, changed_keys)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
-    rows: list[revlog.RevlogRow] = []
+    rows: list[revlog.Packed] = []
     for key, history in sorted(histories.items()):
         cid = cards[key].cid
         rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
@@ -424,7 +424,7 @@ def _apply(
         cards = notes.our_cards(col, note_keys)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    insert_rows(col, revlog.INSERT, revlog.packed(rows))
+    insert_rows(col, revlog.INSERT, rows)
     insert_rows(
         col,
         "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "
