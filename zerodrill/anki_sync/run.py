@@ -185,14 +185,18 @@ def _run(
     with making(collection) as folder:
         package = folder / PACKAGE_NAME
 
-        def build() -> Manifest:
-            return notes.build_package(decks, manifest_file, package)
+        def build() -> tuple[Manifest, exchange.Ahead | None]:
+            """The decks' package, and what the stream sends unless the server's media bring
+            otherwise: neither waits for the server's changes."""
+            own = media_transport.MediaTransport(workcopy.media_folder(collection), record_id)
+            read = None if store is None else exchange.read_ahead(store, own)
+            return notes.build_package(decks, manifest_file, package), read
 
+        ahead: exchange.Ahead | None = None
         if dry_run or target.key is None:
-            built = build()
+            built = notes.build_package(decks, manifest_file, package)
         else:
-            # The package is the decks' alone: built while the server's changes come in.
-            full, built = _sync_with_server(target, target.key, build, first=True)
+            full, (built, ahead) = _sync_with_server(target, target.key, build, first=True)
             if first_time and full is server.FullSync.DOWNLOADED:
                 full = server.FullSync.FIRST_DOWNLOAD
         # A collection taken whole from the server may lack what the last run wrote into it.
@@ -211,7 +215,7 @@ def _run(
             # Other machines' events first, as theirs: the schedule is derived from them all.
             # (A dry run's store and collection are copies: it counts on them, as a run would.)
             media = Path(col.media.dir())
-            streamed = _stream(media, store, record_id, collection)
+            streamed = _stream(media, store, record_id, collection, ahead)
             known = events.anki_known(store)
             store_actions = events.log_actions(store)
             moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
@@ -287,17 +291,22 @@ def _run(
 
 
 def _stream(
-    media: Path, store: Store | None, record_id: str, collection: Path
+    media: Path,
+    store: Store | None,
+    record_id: str,
+    collection: Path,
+    ahead: exchange.Ahead | None = None,
 ) -> SyncReport | None:
     """The event stream through ``media``, the media folder of the work copy of
     ``collection`` (:mod:`.media_transport`): this machine's new events (and any it holds that
     the media lack) written there as a file, which :func:`.workcopy.put_back` moves into the
-    collection's media; every other machine's taken into the store, by identity, from both."""
+    collection's media; every other machine's taken into the store, by identity, from both.
+    ``ahead``: what :func:`.exchange.read_ahead` read of the store before."""
     if store is None:
         return None
     own = workcopy.media_folder(collection)
     transport = media_transport.MediaTransport(media, record_id, also=[own])
-    return exchange.sync(store, transport)
+    return exchange.sync(store, transport, ahead)
 
 
 def _sync_with_server(
@@ -314,21 +323,15 @@ def _sync_with_server(
     ``meanwhile`` run while they sync (Anki's backend leaves Python's lock as it talks to the
     server): what full sync ran, and what ``meanwhile`` gave. If ``meanwhile``
     ``adds_media`` (a file of events), the media sync waits for it."""
-    col = open_collection(target.collection)
-    try:
-        with server.Background(
-            col,
-            key,
-            first=first,
-            full_upload=full_upload,
-            on_new_endpoint=target.on_new_endpoint,
-            media=not adds_media,
-        ) as done:
-            given = meanwhile()
-        if adds_media:
-            server.sync_media(col, key)
-    finally:
-        col.close()
+    with server.Background(
+        target.collection,
+        key,
+        first=first,
+        full_upload=full_upload,
+        on_new_endpoint=target.on_new_endpoint,
+        media_after_block=adds_media,
+    ) as done:
+        given = meanwhile()
     return done.full, given
 
 

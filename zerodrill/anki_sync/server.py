@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
+from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from zerodrill.anki_sync.backend import AnkiSyncError
+from zerodrill.anki_sync.backend import AnkiSyncError, open_collection
 from zerodrill.anki_sync.login import HostKey
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from anki.sync import SyncAuth
 
 ANKIWEB = ""
+_T = TypeVar("_T")
 #: How often a run asks whether the media sync has ended: each wait past its end is the run's
 #: own; 50 ms cost bench_anki_sync.py's two-way sync 40 ms of its 3x of Anki's own syncs.
 _MEDIA_POLL_S = 0.005
@@ -136,37 +138,61 @@ def sync(
 
 
 class Background:
-    """:func:`sync` of ``col``, and with ``media`` :func:`sync_media`, in a thread while the
-    ``with`` block runs: Anki's backend leaves Python's lock as it talks to the server, so
-    the two overlap (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The
-    block's end waits for it; then :attr:`full` is what it did, or its error is raised (the
-    block's own, if it failed too, goes first). Ctrl+C, in the block or while waiting, stops
-    it as Anki stops a sync, and is raised once it has stopped."""
+    """In a thread while the ``with`` block runs, as Anki's own client would: the collection
+    at ``collection`` opened, :func:`sync` of it, its media synced (beside the collection's
+    sync; with ``media_after_block``, once the block has ended without an error, as the block
+    adds media), and closed. Anki's backend leaves Python's lock as it works, so the block
+    runs meanwhile (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The
+    block's end waits for the thread; then :attr:`full` is what it did, or its error is
+    raised (the block's own, if it failed too, goes first). Ctrl+C, in the block or while
+    waiting, stops it as Anki stops a sync, and is raised once it has stopped."""
 
     def __init__(
         self,
-        col: Collection,
+        collection: Path,
         key: HostKey,
         *,
         first: bool,
         full_upload: bool,
         on_new_endpoint: Callable[[str], None],
-        media: bool,
+        media_after_block: bool,
     ) -> None:
-        self._col = col
+        self._col: Collection | None = None
         self._outcome: FullSync | BaseException = FullSync.NONE
+        self._lock = threading.Lock()  # between a stop and the next step's start
+        self._stopped = False
+        self._block_ended = threading.Event()
+        self._block_failed = False
+
+        def step(do: Callable[[], _T]) -> _T:
+            with self._lock:
+                if self._stopped:
+                    raise KeyboardInterrupt
+            return do()
 
         def run() -> None:
             try:
-                self._outcome = sync(
-                    col,
-                    key,
-                    first=first,
-                    full_upload=full_upload,
-                    on_new_endpoint=on_new_endpoint,
-                )
-                if media:
-                    sync_media(col, key)
+                col = self._col = step(lambda: open_collection(collection))
+                try:
+                    if not media_after_block:
+                        step(lambda: start_media(col, key))
+                    self._outcome = step(
+                        lambda: sync(
+                            col,
+                            key,
+                            first=first,
+                            full_upload=full_upload,
+                            on_new_endpoint=on_new_endpoint,
+                        )
+                    )
+                    if media_after_block:
+                        self._block_ended.wait()
+                        if self._block_failed:
+                            return
+                        step(lambda: start_media(col, key))
+                    wait_for_media(col, key)
+                finally:
+                    col.close()
             except BaseException as exc:  # raised in the caller's thread, by __exit__
                 self._outcome = exc
 
@@ -183,8 +209,10 @@ class Background:
         tb: TracebackType | None,
     ) -> None:
         interrupted = kind is KeyboardInterrupt
+        self._block_failed = kind is not None
         if interrupted:
             self._stop()
+        self._block_ended.set()
         while True:
             try:
                 self._thread.join()
@@ -200,8 +228,11 @@ class Background:
             raise self._outcome
 
     def _stop(self) -> None:
-        self._col.abort_sync()
-        self._col.abort_media_sync()
+        with self._lock:
+            self._stopped = True
+            if self._col is not None:
+                self._col.abort_sync()
+                self._col.abort_media_sync()
 
     @property
     def full(self) -> FullSync:
@@ -220,12 +251,24 @@ def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endp
 
 
 def sync_media(col: Collection, key: HostKey) -> None:
-    """Send the decks' images (and fetch the server's), waiting for it: Anki runs it in the
-    background, holding the collection until it ends."""
+    """Send the decks' images (and fetch the server's), waiting for it."""
+    start_media(col, key)
+    wait_for_media(col, key)
+
+
+def start_media(col: Collection, key: HostKey) -> None:
+    """Start :func:`sync_media` in Anki's background, as Anki starts it; a sync of the
+    collection may run meanwhile (a full one stops it, and starts it again once done)."""
     from anki.sync import SyncAuth
 
     with translated(key.endpoint, "syncing media"):
         col.sync_media(SyncAuth(hkey=key.hkey, endpoint=key.endpoint or None))
+
+
+def wait_for_media(col: Collection, key: HostKey) -> None:
+    """Wait for the media sync Anki runs in the background to end: it holds the collection
+    until then."""
+    with translated(key.endpoint, "syncing media"):
         try:
             while col.media_sync_status().active:
                 time.sleep(_MEDIA_POLL_S)

@@ -129,6 +129,14 @@ class SyncState(StorePart):
                 [(transport, origin, machine, *kept) for origin, kept in reached.items()],
             )
 
+    def moment(self) -> tuple[int, int]:
+        """What changes whenever the log may have: another connection's commits (SQLite's
+        data version) and this one's changes. Equal at two moments, nothing was written
+        between them."""
+        with self._reading():
+            (version,) = self._conn.execute("PRAGMA data_version").fetchone()
+        return int(version), self._conn.total_changes
+
     def events(self, identities: Iterable[Identity]) -> dict[Identity, StreamEvent]:
         """The events (of any kind) among ``identities`` that the log holds, by identity."""
         with self._reading():

@@ -36,10 +36,11 @@ every origin again under it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import groupby
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import msgspec
@@ -76,6 +77,7 @@ class Carried(Struct, forbid_unknown_fields=True):
 
 
 _ORIGIN, _SEQ = attrgetter("origin"), attrgetter("seq")
+_FIRST = itemgetter(0)
 
 
 def _runs(seqs: list[int]) -> Runs:
@@ -173,8 +175,43 @@ class _Shared(Exception):
     """This machine's own origin holds an event of its id that its database lacks."""
 
 
-def survey(store: Store, transport: Transport, *, now: datetime | None = None) -> Plan:
+class Ahead(Struct):
+    """What :func:`survey` reads of the local log to know what to send, read before the
+    transport can be read (while Anki's server sync brings its files: bench_anki_sync.py's
+    goal of 3x Anki's own syncs): the events outside what the origins carried at the last
+    sync. The survey takes them if it finds the origins carrying at least that, and nothing
+    written to the log since; else it reads the log itself."""
+
+    machine: str
+    #: :meth:`~zerodrill.srs.store.sync_state.SyncState.moment` before the read.
+    moment: tuple[int, int]
+    numbers: dict[str, Runs]
+    outside: list[Outgoing]
+    #: Those of them no line may carry (:func:`_fits`).
+    refused: frozenset[Identity]
+
+
+def read_ahead(store: Store, transport: Transport) -> Ahead:
+    """The :class:`Ahead` of a sync over ``transport``, whose origins need not be readable
+    yet: only its name and native origins are asked."""
+    machine = store.machine.id
+    moment = store.sync.moment()
+    saved = store.sync.saved(transport.name, machine)
+    numbers = _union(_decoded(kept)[1] for kept in saved.values()).numbers
+    outside = store.sync.outside(numbers, unlined=transport.native_origins)
+    refused = frozenset(o.identity for o in outside if not _fits(o))
+    return Ahead(machine, moment, numbers, outside, refused)
+
+
+def survey(
+    store: Store,
+    transport: Transport,
+    *,
+    now: datetime | None = None,
+    ahead: Ahead | None = None,
+) -> Plan:
     """Step 1: read each origin from where the last sync stopped; what to send and receive.
+    What :func:`read_ahead` gave (``ahead``) is used if it still holds.
 
     A database whose own origin holds events of its machine id that it lacks, or holds
     otherwise (restored from a backup, or copied from another machine), first takes a new
@@ -183,7 +220,7 @@ def survey(store: Store, transport: Transport, *, now: datetime | None = None) -
     origins = transport.origins()
     plan = Plan(transport, store.machine.id, now or datetime.now(UTC))
     plan.saved = saved = store.sync.saved(transport.name, plan.machine)
-    reading = _Reading(store, plan)
+    reading = _Reading(store, plan, ahead)
     try:
         for origin in sorted(origins, key=lambda name: name != plan.machine):  # its own first
             reading.read(origin, saved.get(origin))
@@ -218,8 +255,8 @@ class _Found(Struct):
 class _Reading:
     """One survey's reading of the origins, page by page."""
 
-    def __init__(self, store: Store, plan: Plan) -> None:
-        self.store, self.plan = store, plan
+    def __init__(self, store: Store, plan: Plan, ahead: Ahead | None = None) -> None:
+        self.store, self.plan, self.ahead = store, plan, ahead
         self.found = _Found()
         #: What each origin read carries: what is not there is sent.
         self.carried: dict[str, Carried] = {}
@@ -290,9 +327,7 @@ class _Reading:
         plan = self.plan
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
-        carried = _union(self.carried.values())
-        native_origins = self.plan.transport.native_origins
-        outside = self.store.sync.outside(carried.numbers, unlined=native_origins)
+        outside, refused = self._outside(_union(self.carried.values()).numbers)
         # The events of a machine whose database was copied that its own origin does not hold
         # were the other life's: that life takes a new id and sends them again under it.
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
@@ -307,7 +342,7 @@ class _Reading:
             if event.origin not in copied:
                 (plan.native if native and event.identity in native else written).append(event)
         # Only what is written is held to the wire's rules: the native ones are never written.
-        plan.outgoing = self._sendable([lined(e) for e in written])
+        plan.outgoing = self._sendable([lined(e) for e in written], refused)
         for machine, origin in copied.items():
             plan.warnings.append(
                 f"{plan.transport.where(origin)}: machine {machine}'s events there are not the "
@@ -317,6 +352,24 @@ class _Reading:
             )
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
+
+    def _outside(
+        self, numbers: dict[str, Runs]
+    ) -> tuple[list[Outgoing], frozenset[Identity] | None]:
+        """The local events outside ``numbers``, oldest first: those read ahead that remain
+        outside, if they still hold; and which of them no line may carry, if known."""
+        ahead, sync = self.ahead, self.store.sync
+        if (
+            ahead is not None
+            and ahead.machine == self.plan.machine
+            and sync.moment() == ahead.moment
+            and _covers(numbers, ahead.numbers)
+        ):
+            if numbers == ahead.numbers:
+                return ahead.outside, ahead.refused
+            held = [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
+            return held, ahead.refused
+        return sync.outside(numbers, unlined=self.plan.transport.native_origins), None
 
     def _settle(self, stop: dict[str, int]) -> list[Event]:
         """The events to receive; an origin with one not to be taken yet is kept as read only
@@ -365,19 +418,16 @@ class _Reading:
         read = self.store.sync.events(e.identity for e in asked if e.event is None)
         return {e.identity for e in asked if transport.native(e.event or read[e.identity])}
 
-    def _sendable(self, events: list[Outgoing]) -> list[Outgoing]:
-        # A review SQLite writes is checked by what the rules ask of it beside its numbers
-        # (within them), each of which the wire checks once (its cards, its days).
-        fit = [
-            event
-            for event in events
-            if (
-                review_unfit(event.origin, event.key, event.at_day, event.day)
-                if event.event is None
-                else unfit(event.event)
-            )
-            is None
-        ]
+    def _sendable(
+        self, events: list[Outgoing], refused: frozenset[Identity] | None
+    ) -> list[Outgoing]:
+        """Those of ``events`` a line may carry (``refused``: those that may not, if known)."""
+        if refused is None:
+            fit = [event for event in events if _fits(event)]
+        elif refused:
+            fit = [event for event in events if event.identity not in refused]
+        else:
+            fit = events
         if len(fit) < len(events):
             # Written, every machine would skip them, and this one would send them each time.
             self.plan.warnings.append(
@@ -385,6 +435,30 @@ class _Reading:
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
+
+
+def _fits(event: Outgoing) -> bool:
+    """Whether the wire's rules let a line carry ``event``: a review SQLite writes is checked
+    by what they ask of it beside its numbers (within them), each of which the wire checks
+    once (its cards, its days)."""
+    if event.event is None:
+        return review_unfit(event.origin, event.key, event.at_day, event.day) is None
+    return unfit(event.event) is None
+
+
+def _covers(numbers: Mapping[str, Runs], some: Mapping[str, Runs]) -> bool:
+    """Whether ``numbers`` hold every number of ``some``."""
+    return all(
+        _holds(numbers.get(origin, []), first, last)
+        for origin, runs in some.items()
+        for first, last in runs
+    )
+
+
+def _holds(runs: Runs, first: int, last: int | None = None) -> bool:
+    """Whether ``runs`` hold every number from ``first`` to ``last`` (``first`` alone)."""
+    at = bisect_right(runs, first, key=_FIRST) - 1
+    return at >= 0 and (first if last is None else last) <= runs[at][1]
 
 
 _NOT_OURS = "this machine's log file cannot be added to; move it away and sync again"
@@ -462,9 +536,9 @@ def receive(store: Store, plan: Plan) -> Merged:
     return merged
 
 
-def sync(store: Store, transport: Transport) -> SyncReport:
-    """The three steps, one after the other."""
-    plan = survey(store, transport)
+def sync(store: Store, transport: Transport, ahead: Ahead | None = None) -> SyncReport:
+    """The three steps, one after the other (with what :func:`read_ahead` gave, if any)."""
+    plan = survey(store, transport, ahead=ahead)
     sent = send(plan)
     merged = receive(store, plan)
     read = [e.event for e in plan.outgoing if e.event is not None]  # no answer is an action
