@@ -196,7 +196,8 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
     ours_only = "WHERE cid IN (SELECT id FROM temp.zerodrill_cards)"
     # The card's data holds the memory state after its latest answer (of any kind) only.
     latest = dict(conn.execute(f"SELECT cid, max(id) FROM revlog {ours_only} GROUP BY cid"))
-    reviews, unmatched, skipped, own = [], 0, 0, 0
+    reviews: list[ReviewEvent] = []
+    unmatched, skipped, own = 0, 0, 0
     shapes: dict[tuple[object, ...], AnkiDecision | None] = {}
     by_hand: list[CardActionEvent] = []
     when_of = calendar.reader()
