@@ -15,6 +15,7 @@ from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
 
 NOON = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)
+NOON_ID = int(NOON.timestamp()) * 1000 + MARK
 
 
 def rows_to_write(
@@ -38,6 +39,12 @@ def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
     assert not is_marked(row.id, 4321)
     assert not is_marked(row.id + 1, row.time)
     assert not is_marked(row.id, None)
+
+
+def test_a_card_without_answers_of_zerodrills_has_no_rows() -> None:
+    assert rows_to_write(7, [], [], TakenIds()) == []
+    assert revlog.all_written([], [])
+    assert not revlog.all_written([], [(NOON_ID, 3)])
 
 
 def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> None:

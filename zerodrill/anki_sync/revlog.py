@@ -128,6 +128,8 @@ def _ends(starts: Sequence[int]) -> list[int]:
     """Where the row of each answer (at ``starts``, in order) may be: to the card's next
     answer, a day at most, a minute at least. (Conditions, not min() and max(): one list for
     every answer bench_anki_sync.py writes.)"""
+    if not starts:
+        return []
     return [
         start + _MIN_SLACK_MS
         if after < start + _MIN_SLACK_MS
