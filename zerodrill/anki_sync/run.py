@@ -7,13 +7,13 @@
    machine's new events written as a file in the collection's media, and the other machines'
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
    notes brought up to date (:mod:`.note_updates`); the model to schedule with (under FSRS on
-   both sides, the preset's: :mod:`.preset`); Anki's reviews read, leaving out the rows
-   zerodrill wrote (:mod:`.revlog`); for each card something moved for, or whose row no longer
-   shows the store's schedule (:mod:`.stale_rows`), zerodrill's answers Anki lacks written to
-   its revlog and its schedule set (:mod:`.schedule`); the marks changed in
-   Anki read back as card actions and every card given the marks zerodrill's actions make
-   (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
-   (:mod:`.siblings`). The copy then replaces the collection.
+   both sides, the preset's: :mod:`.preset`); Anki's reviews (read before Anki opened the copy;
+   a dry run's, after), leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
+   something moved for, or whose row no longer shows the store's schedule (:mod:`.stale_rows`),
+   zerodrill's answers Anki lacks written to its revlog and its schedule set (:mod:`.schedule`);
+   the marks changed in Anki read back as card actions and every card given the marks
+   zerodrill's actions make (:mod:`.marks`); last, the siblings the drill holds today held in
+   Anki too (:mod:`.siblings`). The copy then replaces the collection.
 3. With a server: an ordinary sync up, and the media. While the collection syncs (the same
    way), what was read from Anki (its reviews, changes made by hand and marks) is added to
    the review store as events, and sent in the collection's media; the record of the marks
