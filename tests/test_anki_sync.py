@@ -238,8 +238,11 @@ def first_sync(
 ) -> None:
     code, _, err = login(capsys, monkeypatch, server.url, account)
     assert code == 0, err
+    interval = sys.getswitchinterval()
     code, _, err = sync(capsys, home)
     assert code == 0, err
+    # Lowered while the server syncs run beside the Python (server.Background) only.
+    assert sys.getswitchinterval() == interval
     phone.sync()
 
 
@@ -892,6 +895,7 @@ def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_
         aborted.append(proxy.dropped == 0)  # the server still not answering
         abort_sync(col)
 
+    interval = sys.getswitchinterval()
     try:
         with monkeypatch.context() as patched:
             given = _failing_as_the_store_logs_ankis_answers(
@@ -900,6 +904,7 @@ def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_
             patched.setattr(anki.collection.Collection, "abort_sync", stopping)
             code, out, err = sync(capsys, home)
         assert (code, err.strip(), given) == (1, "Aborted.", [1])  # click's Ctrl+C
+        assert sys.getswitchinterval() == interval  # lowered beside the server syncs only
         # Stopped as Anki stops a sync, not waited for (Anki's client gives up after 30 s).
         assert aborted == [True]
     finally:

@@ -7,6 +7,7 @@ replaces the collection on the server, and every device's: only with ``--full-up
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +29,8 @@ _T = TypeVar("_T")
 #: How often a run asks whether the media sync has ended: each wait past its end is the run's
 #: own; 50 ms cost bench_anki_sync.py's two-way sync 40 ms of its 3x of Anki's own syncs.
 _MEDIA_POLL_S = 0.005
+#: Python's thread switch interval while a server sync runs beside the Python (Background).
+_SWITCH_S = 0.0005
 
 
 class FullSync(Enum):
@@ -199,6 +202,10 @@ class Background:
         self._thread = threading.Thread(target=run, name="zerodrill-anki-sync", daemon=True)
 
     def __enter__(self) -> Background:
+        # Between Anki's calls the thread needs Python's lock, which the block holds: asked
+        # back at Python's usual interval (5 ms), each of its steps would wait that long.
+        self._interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._interval, _SWITCH_S))
         self._thread.start()
         return self
 
@@ -220,6 +227,7 @@ class Background:
             except KeyboardInterrupt:
                 interrupted = True
                 self._stop()
+        sys.setswitchinterval(self._interval)
         if kind is not None:
             return
         if interrupted:
