@@ -224,7 +224,7 @@ def test_a_schema_7_database_takes_set_due_and_forget_keeping_every_event(
         assert store.actions.marks() == marks == MARKS
     assert every_event(db)[: len(before)] == before
     with closing(sqlite3.connect(db)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             conn.execute("DELETE FROM event WHERE id = 1")
         with pytest.raises(sqlite3.IntegrityError):
@@ -232,3 +232,43 @@ def test_a_schema_7_database_takes_set_due_and_forget_keeping_every_event(
                 "INSERT INTO event (origin, seq, key, at, at_us, day, action) "
                 "SELECT origin, seq, key, at, at_us, day, 'suspend' FROM event LIMIT 1"
             )
+
+
+def test_a_schema_8_database_keeps_every_event_and_its_checks_take_and_refuse_the_same_rows(
+    tmp_path: Path,
+) -> None:
+    """Schema 9 asks whether an event's action is NULL (a grade's, an undo of a grade's)
+    before looking it up among the kinds the CHECK lists, so that SQLite builds no table of
+    them for each row it inserts: every row stays as it was, id and all; a grade and each
+    kind of action are taken, another kind refused."""
+    from zerodrill.srs.store.by_hand_events import ACTIONS as KINDS
+    from zerodrill.srs.store.by_hand_events import migrate
+
+    db = tmp_path / "reviews.db"
+    shutil.copyfile(V4_DATABASE, db)
+    schema_7(db)
+    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        migrate(conn)
+        conn.execute("PRAGMA user_version = 8")
+        conn.execute("COMMIT")
+    before = every_event(db)
+    Store.open(db).close()
+    assert every_event(db) == before
+    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+        table = conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'event'").fetchone()
+        assert "CHECK (action IS NULL OR action IN (" in table[0]
+        insert = (
+            "INSERT INTO event (origin, seq, key, at, at_us, day, grade, undoes_origin, "
+            "undoes_seq, action, value) VALUES ('m', ?, 'd/a', '2025-01-01T12:00:00+00:00', 1, "
+            "'2025-01-01', ?, ?, ?, ?, ?)"
+        )
+        conn.execute("BEGIN")
+        conn.execute(insert, (1, 3, None, None, None, None))
+        for seq, kind in enumerate(KINDS, start=2):
+            undone = ("m", 1) if kind == "undo" else (None, None)
+            conn.execute(insert, (seq, None, *undone, kind, "1" if kind == "setting" else None))
+        with pytest.raises(sqlite3.IntegrityError, match="action IS NULL OR action IN"):
+            conn.execute(insert, (99, None, None, None, "shuffle", None))
+        conn.execute("ROLLBACK")

@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import msgspec
 import pytest
 from srs_support import ReviewKind, kind, reference_states, sm2_states
 
@@ -716,27 +717,45 @@ def test_an_event_from_elsewhere_without_its_origin_and_number_adds_nothing(
 def test_events_added_in_batches_are_on_disk_when_it_returns_or_fails(store: Store) -> None:
     """Every batch but the last commits without waiting for the disk (synchronous NORMAL);
     the last one's commit, at FULL, puts them all there; and the store is back at FULL for
-    every write after, whether adding returned or failed midway."""
+    every write after, whether adding returned or failed midway. The batches keep their
+    statement journals in memory (temp_store MEMORY), and every write after in a file again
+    (DEFAULT)."""
 
-    def synchronous() -> int:
-        level: int = store._conn.execute("PRAGMA synchronous").fetchone()[0]
+    def pragma(name: str) -> int:
+        level: int = store._conn.execute(f"PRAGMA {name}").fetchone()[0]
         return level
 
+    def seen_now(_: object) -> None:
+        seen.append((pragma("synchronous"), pragma("temp_store")))
+
     events = [ReviewEvent("m1", n, f"d/{n}", NOW, DAY, Grade.GOOD) for n in range(1, 7)]
-    seen: list[int] = []
-    store.log.add_events(
-        events[:5], now=NOW, batch=2, after_batch=lambda _: seen.append(synchronous())
-    )
-    assert seen == [1, 1, 2]  # NORMAL, NORMAL, FULL
-    assert synchronous() == 2
+    seen: list[tuple[int, int]] = []
+    store.log.add_events(events[:5], now=NOW, batch=2, after_batch=seen_now)
+    assert seen == [(1, 2), (1, 2), (2, 2)]  # NORMAL, NORMAL, FULL; MEMORY
+    assert (pragma("synchronous"), pragma("temp_store")) == (2, 0)
 
     def fail(_: object) -> None:
         raise RuntimeError("the sync stopped")
 
     with pytest.raises(RuntimeError):
         store.log.add_events([events[5], *events], now=NOW, batch=1, after_batch=fail)
-    assert synchronous() == 2
+    assert (pragma("synchronous"), pragma("temp_store")) == (2, 0)
     assert len(store.log.events()) == 6
+
+
+def test_a_batch_with_a_bad_row_adds_none_of_it_and_the_batches_before_stay(
+    store: Store,
+) -> None:
+    """A row the table refuses (an answer time below zero) fails its statement, whose journal
+    (in memory while adding) takes back the rows it had put in; the batch's transaction is
+    rolled back whole, the batches committed before it stay."""
+    good = [ReviewEvent("m1", n, f"d/{n}", NOW, DAY, Grade.GOOD) for n in range(1, 4)]
+    fine = ReviewEvent("m1", 8, "d/9", NOW, DAY, Grade.GOOD)
+    bad = ReviewEvent("m1", 9, "d/9", NOW, DAY, Grade.GOOD)
+    msgspec.structs.force_setattr(bad, "answer_ms", -1)
+    with pytest.raises(StoreError):
+        store.log.add_events([*good, fine, bad], now=NOW, batch=3)
+    assert [e.seq for e in store.log.events()] == [1, 2, 3]
 
 
 def test_a_card_handed_over_is_taken_past_its_flags_undos_and_withdrawn_grades(

@@ -21,7 +21,7 @@ import json
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from datetime import date, datetime
-from itertools import chain, groupby
+from itertools import chain, compress, groupby
 from operator import itemgetter
 from typing import Any
 
@@ -243,7 +243,8 @@ def _handed_over(
     withdrawn: Collection[int],
 ) -> list[tuple[str, CardState, list[tuple[int, Effect]]]]:
     """The cards of ``keys`` that ``replayed`` holds as they are: their events replayed, read
-    by identity only, are those it names, in its order, under ``scheduler``'s projection."""
+    by identity only, are those it names, in its order, under ``scheduler``'s projection;
+    each with the (event id, effect) of its grades the cache keeps (no recall)."""
     fingerprint = schedule(scheduler).fingerprint
     wanted = [k for k in dict.fromkeys(keys) if k in replayed]
     if not wanted:
@@ -267,9 +268,12 @@ def _handed_over(
         if not rows or handed.identities != tuple(map(_ORIGIN_SEQ, rows)):
             continue
         # A change made by hand has no effect of its own.
-        ids = [row[2] for row in rows if row[2] not in by_hand]
-        if len(ids) == len(handed.effects):
-            out.append((key, handed.state, list(zip(ids, handed.effects, strict=True))))
+        ids = [row[2] for row in rows if row[2] not in by_hand] if by_hand else [*map(_ID, rows)]
+        effects = handed.effects
+        if len(ids) == len(effects):
+            # Only the effects the cache keeps, picked in C: :func:`derive` drops the rest.
+            kept = compress(zip(ids, effects, strict=True), map(_KEPT.__contains__, effects))
+            out.append((key, handed.state, list(kept)))
     return out
 
 
@@ -285,8 +289,8 @@ def _not_grades(conn: sqlite3.Connection) -> dict[int, str | None]:
 
 #: The actions replayed with the grades (:data:`~.rows.BY_HAND`).
 _BY_HAND = frozenset(action.value for action in SCHEDULE_ACTIONS)
-#: An identity row's (origin, seq).
-_ORIGIN_SEQ = itemgetter(0, 1)
+#: An identity row's (origin, seq), and its id.
+_ORIGIN_SEQ, _ID = itemgetter(0, 1), itemgetter(2)
 
 
 def apply(

@@ -139,12 +139,13 @@ def _all_checked(events: Iterable[StreamEvent]) -> list[StreamEvent]:
     return events
 
 
-_IDENTITY, _KEY, _ORIGIN, _SEQ, _AT = (
+_IDENTITY, _KEY, _ORIGIN, _SEQ, _AT, _UNDOES = (
     attrgetter("origin", "seq"),
     attrgetter("key"),
     attrgetter("origin"),
     attrgetter("seq"),
     attrgetter("at"),
+    attrgetter("undoes"),
 )
 
 
@@ -209,7 +210,8 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
 
     One undo rule for every kind: an undo is taken if it names an event of its card here that
     is no undo and that nothing withdrew yet (:func:`withdrawable`)."""
-    undos = [e for e in batch if e.undoes is not None]
+    # Each asked in C first: a sync brings grades alone (bench_anki_sync.py's 9,747).
+    undos = [e for e in batch if e.undoes is not None] if any(map(_UNDOES, batch)) else []
     fresh = [e for e in batch if e.undoes is None] if undos else batch
     # Events first, so that an undo finds the event it withdraws among them.
     added = _insert_new(conn, fresh)
@@ -228,7 +230,8 @@ def add_batch(conn: sqlite3.Connection, batch: list[StreamEvent]) -> Merged:
             undone.append(undo_of(event, action=target[1] is not None))
     _insert_new(conn, undone)
     done = [*done, *undone]
-    acted = [e for e in done if isinstance(e, CardActionEvent)]
+    kinds = set(map(type, done))
+    acted = [e for e in done if isinstance(e, CardActionEvent)] if kinds - {ReviewEvent} else []
     # A change by hand in Anki moves its card's schedule; an undo of an action may withdraw one.
     keys = (
         frozenset(e.key for e in done if isinstance(e, ReviewEvent) or _moves_schedule(e))

@@ -179,6 +179,9 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     # Anki's Set Due Date and Forget become events of the log (card actions that change a
     # schedule): the action column's CHECK takes their kinds.
     lambda conn: _by_hand_events(conn),
+    # The action column's CHECK asks whether the action is NULL first (a grade's): the same
+    # rows taken and refused, without a table of the kinds made for each row inserted.
+    lambda conn: _action_check(conn),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -387,5 +390,11 @@ def _one_stream(conn: sqlite3.Connection) -> None:
 
 def _by_hand_events(conn: sqlite3.Connection) -> None:
     from zerodrill.srs.store.by_hand_events import migrate
+
+    migrate(conn)
+
+
+def _action_check(conn: sqlite3.Connection) -> None:
+    from zerodrill.srs.store.action_check import migrate
 
     migrate(conn)

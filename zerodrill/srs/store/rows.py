@@ -137,7 +137,7 @@ def event_rows(events: Sequence[StreamEvent]) -> list[tuple[str, list[object]]]:
     decisions: dict[AnkiDecision | None, object] = {None: EMPTY}
     runs: list[tuple[str, list[object]]] = []
     row, values = "", list[object]()
-    for event, at in zip(events, _iso_texts([e.at for e in events]), strict=True):
+    for event, at in zip(events, _iso_texts(list(map(_AT, events))), strict=True):
         day = days.get(event.day)
         if day is None:
             day = days[event.day] = event.day.isoformat()
@@ -204,7 +204,7 @@ def _iso_texts(times: list[datetime]) -> list[str]:
     return texts
 
 
-_ZONE = attrgetter("tzinfo")
+_ZONE, _AT = attrgetter("tzinfo"), attrgetter("at")
 
 
 def _unlike_isoformat(zone: tzinfo | None) -> bool:

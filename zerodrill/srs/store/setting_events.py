@@ -18,8 +18,11 @@ from zerodrill.srs.store.one_stream import rebuild_event_table
 ACTIONS = (*ONE_STREAM_ACTIONS, "setting")
 
 
-def event_table(actions: tuple[str, ...]) -> str:
-    """The ``event_new`` table whose ``action`` may say ``actions``."""
+def event_table(actions: tuple[str, ...], *, null_first: bool = False) -> str:
+    """The ``event_new`` table whose ``action`` may say ``actions``; ``null_first``: its
+    CHECK asks whether ``action`` is NULL before looking in the list (schema 9,
+    :mod:`.action_check`)."""
+    null = "action IS NULL OR " if null_first else ""
     return f"""
 CREATE TABLE event_new (
     id            INTEGER PRIMARY KEY,
@@ -36,7 +39,7 @@ CREATE TABLE event_new (
     typed         TEXT,
     buttons       INTEGER NOT NULL DEFAULT 6 CHECK (buttons IN (4, 6)),
     -- NULL: a grade, or the undo of one; else what was done ('undo': the undo of an action)
-    action        TEXT    CHECK (action IN ({", ".join(f"'{a}'" for a in actions)})),
+    action        TEXT    CHECK ({null}action IN ({", ".join(f"'{a}'" for a in actions)})),
     flag          INTEGER NOT NULL DEFAULT 0 CHECK (flag BETWEEN 0 AND 7),
     decided       TEXT,              -- an answer given in Anki: what Anki decided (JSON)
     value         TEXT,              -- a setting event: the setting's value

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from contextlib import suppress
 from datetime import UTC, date, datetime
 from itertools import chain
+from operator import attrgetter
 from typing import TypeVar
 
 from zerodrill.srs.events import Identity, LoggedEvent, ReviewEvent, StreamEvent
@@ -38,6 +39,7 @@ from zerodrill.srs.store.schedule_cache import Schedule
 from zerodrill.srs.store.transactions import Transactions
 
 T = TypeVar("T")
+_KEY = attrgetter("key")
 _LOGGED = f"SELECT {LOGGED_COLUMNS} FROM event e LEFT JOIN effect f ON f.id = e.id"
 #: Each grade by its number: a look-up, not an enum call per row (bench_anki_stream.py's
 #: 100,000 grades read by :meth:`EventLog.graded`).
@@ -255,13 +257,18 @@ class EventLog(StorePart):
         now = now if now is not None else datetime.now(UTC)
         cut, merged = eventlog.batches(events, now, batch)
         pending = list(cut)
+        self._journal_in_memory(True)
         try:
             for number, events_of_cards in enumerate(pending, start=1):
                 self._synced(number == len(pending))
                 with self._writing():
                     # A card handed over replayed is not reviewed event by event on its cached
-                    # state: no need to look (bench_anki_sync.py's 230 lookups, 30 ms).
-                    looked = [e for e in events_of_cards if e.key not in (replayed or {})]
+                    # state: no need to look (bench_anki_sync.py's 230 lookups, 30 ms). Which
+                    # cards those are is asked once a card, not once an event.
+                    looked = events_of_cards
+                    if replayed:
+                        rest = {k for k in set(map(_KEY, looked)) if k not in replayed}
+                        looked = [e for e in looked if e.key in rest] if rest else []
                     appended = eventlog.appended(self._conn, looked)
                     done = eventlog.add_batch(self._conn, events_of_cards)
                     self._schedule.take(done.keys, appended, replayed)
@@ -272,6 +279,7 @@ class EventLog(StorePart):
             # A connection closed by a failed rollback has nothing left to set.
             with suppress(sqlite3.ProgrammingError):
                 self._synced(True)
+                self._journal_in_memory(False)
         warnings = merged.warnings + eventlog.skipped_warning(merged.skipped)
         return Merged(
             merged.added,
@@ -297,6 +305,22 @@ class EventLog(StorePart):
         its commit decides."""
         if not self._conn.in_transaction:
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if synced else 'NORMAL'}")
+
+    def _journal_in_memory(self, in_memory: bool) -> None:
+        """Whether the transactions begun from now on keep their statement journals in memory
+        (``temp_store = MEMORY``) or in a temporary file (SQLite's default, as the store is
+        opened).
+
+        A statement inserting many rows (:func:`.rows.insert_many`) copies each page it
+        changes into a statement journal first, to take the statement back alone if a row
+        fails; a hundred rows fall all over the event indexes, so each statement copies
+        pages by the hundred, and writing them to a file was a large share of adding the
+        rows (bench_anki_sync.py's 9,747 answers from Anki). The journal is only ever read back
+        within its statement (a crash leaves the WAL to say what was committed), so memory
+        loses nothing; only :meth:`add_events` asks for it, whose statements bound it. Set
+        between transactions (a transaction keeps what was set when it began)."""
+        if not self._conn.in_transaction:
+            self._conn.execute(f"PRAGMA temp_store = {'MEMORY' if in_memory else 'DEFAULT'}")
 
     def _logged(self, row_id: int) -> LoggedEvent:
         row = self._conn.execute(f"{_LOGGED} WHERE e.id = ?", (row_id,)).fetchone()
