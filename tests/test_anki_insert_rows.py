@@ -4,6 +4,7 @@ which JSON text would not carry to its last bit)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 from zerodrill.anki_sync import revlog
 from zerodrill.anki_sync.backend import insert_rows
 from zerodrill.anki_sync.revlog import MARK, RevlogRow
+from zerodrill.anki_sync.store_bridge import Answer
+from zerodrill.srs.grades import Grade
 
 pytestmark = pytest.mark.anki
 
@@ -46,24 +49,27 @@ def test_the_columns_are_named_as_a_values_list_names_them(col: Any) -> None:
     assert [tuple(r) for r in col.db.all("SELECT a, b FROM t")] == [(7, "y")]
 
 
-def test_revlog_rows_packed_read_back_as_written(col: Any) -> None:
-    """zerodrill's revlog rows travel packed (:func:`revlog.packed`) and are unpacked by
-    :data:`revlog.INSERT`: every column back as the row had it, at the bounds too."""
-    rows = [
-        RevlogRow(1_700_000_000_000 + MARK, 1, -1, 1, 1, 0, 1300, MARK, 0),
-        RevlogRow(
-            1_700_000_001_000 + MARK,
-            2**40,
-            -1,
-            4,
-            2**31 - 1,
-            2**31 - 1,
-            2**16 - 1,
-            59_000 + MARK,
-            2,
-        ),
-        RevlogRow(1_700_000_002_000 + MARK, 3, -1, 3, 36_500, 10_000, 2500, 8000 + MARK, 1),
-    ]
-    insert_rows(col, revlog.INSERT, revlog.packed(rows))
+def test_revlog_rows_read_back_as_written(col: Any) -> None:
+    """zerodrill's revlog rows travel packed (:func:`revlog.rows_to_write` makes them so) and
+    are unpacked by :data:`revlog.INSERT`: every column back as written, at the bounds too."""
+    noon = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)
+    second = int(noon.timestamp()) * 1000 + MARK
+    answers = [
+        Answer("d/c", Grade.WRONG, noon, 0, False, True, 0, 0, 1300),
+        Answer("d/c", Grade.PERFECT, noon + timedelta(seconds=1), 120_000, False, False,
+               2**40, 2**40, 10**6),
+        Answer("d/c", Grade.GOOD, noon + timedelta(seconds=2), 8700, False, False,
+               36_500, 10_000, 2500),
+        Answer("d/c", Grade.BLACKOUT, noon + timedelta(seconds=3), None, False, False, 6, 1, 1300),
+    ]  # fmt: skip
+    rows = revlog.rows_to_write(2**40, answers, [], revlog.TakenIds())
+    insert_rows(col, revlog.INSERT, rows)
     back = col.db.all("SELECT id, cid, usn, ease, ivl, lastIvl, factor, time, type FROM revlog")
-    assert sorted(tuple(r) for r in back) == sorted(tuple(r) for r in rows)
+    written = [
+        RevlogRow(second, 2**40, -1, 1, 1, 0, 1300, MARK, 0),  # a first answer: learning
+        RevlogRow(second + 1000, 2**40, -1, 4, 2**31 - 1, 2**31 - 1, 2**16 - 1, 59_000 + MARK, 1),
+        RevlogRow(second + 2000, 2**40, -1, 3, 10_000, 36_500, 2500, 8000 + MARK, 1),
+        RevlogRow(second + 3000, 2**40, -1, 1, 1, 6, 1300, MARK, 2),  # failed: relearning
+    ]
+    assert sorted(tuple(r) for r in back) == [tuple(r) for r in written]
+    assert [revlog.unpacked(r) for r in rows] == written

@@ -6,13 +6,23 @@ what to add, so a run after a run adds nothing, however many answers share a sec
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from zerodrill.anki_sync.revlog import MARK, TakenIds, is_marked, rows_to_write
+from zerodrill.anki_sync import revlog
+from zerodrill.anki_sync.revlog import MARK, RevlogRow, TakenIds, is_marked, unpacked
 from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
 
 NOON = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)
+NOON_ID = int(NOON.timestamp()) * 1000 + MARK
+
+
+def rows_to_write(
+    cid: int, answers: Sequence[Answer], written: Iterable[tuple[int, int]], taken: TakenIds
+) -> list[RevlogRow]:
+    """:func:`revlog.rows_to_write`'s rows as they read back."""
+    return [unpacked(row) for row in revlog.rows_to_write(cid, answers, written, taken)]
 
 
 def answer(at: datetime, grade: Grade = Grade.GOOD, *, first: bool = False) -> Answer:
@@ -29,6 +39,12 @@ def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
     assert not is_marked(row.id, 4321)
     assert not is_marked(row.id + 1, row.time)
     assert not is_marked(row.id, None)
+
+
+def test_a_card_without_answers_of_zerodrills_has_no_rows() -> None:
+    assert rows_to_write(7, [], [], TakenIds()) == []
+    assert revlog.all_written([], [])
+    assert not revlog.all_written([], [(NOON_ID, 3)])
 
 
 def test_answers_sharing_a_second_are_written_once_over_any_number_of_runs() -> None:

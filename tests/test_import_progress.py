@@ -529,3 +529,40 @@ def test_an_older_copy_withdraws_none_of_the_answers_anki_sync_brought_in(
     assert lines[0].startswith("0 reviews imported") and len(lines) == 2, lines
     with Store.open(db) as store:
         assert store.log.events() == before
+
+
+def test_the_reviews_read_are_alike_whoever_holds_most_of_the_cards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], col: Collection
+) -> None:
+    """The review log is read in id order where zerodrill's cards are most of the collection,
+    by card where the user's own are (the two ways anki_import reads it): the same reviews
+    and changes made by hand either way."""
+    from zerodrill.cli.common import load_decks, usable_decks
+    from zerodrill.cli.import_progress import note_keys
+    from zerodrill.srs.anki_import import read_reviews
+
+    db = tmp_path / "reviews.db"
+    drill_here(db)
+    into_anki(capsys, col, db, tmp_path / "kinds.apkg")
+    answer_in_anki(col, RATINGS * 3)
+    fsdp = col.db.scalar(
+        "SELECT c.id FROM cards c JOIN notes n ON n.id = c.nid WHERE n.guid = ?",
+        ids.note_guid(DECK_ID, "fsdp"),
+    )
+    col.sched.set_due_date([fsdp], "3")
+    notes = note_keys(usable_decks(load_decks([DECK])))
+    ours = sum(len(ords) for ords in notes.values())
+    mostly_ours = read_reviews(Path(col.path), notes)
+    for n in range(2 * ours):
+        note = col.new_note(col.models.by_name("Basic"))
+        note["Front"], note["Back"] = f"mine {n}", "mine"
+        col.add_note(note, col.decks.id("Default"))
+    col.decks.select(col.decks.id("Default"))
+    assert answer_in_anki(col, [CardAnswer.GOOD] * 3) == 3
+    mostly_theirs = read_reviews(Path(col.path), notes)
+    assert len(mostly_ours.reviews) >= 8 and len(mostly_ours.by_hand) == 1
+    assert mostly_theirs.foreign_notes == mostly_ours.foreign_notes + 2 * ours
+    assert (mostly_theirs.reviews, mostly_theirs.by_hand) == (
+        mostly_ours.reviews,
+        mostly_ours.by_hand,
+    )

@@ -67,11 +67,18 @@ class AnkiCard(Struct, frozen=True):
 def read(col: Collection, notes: NoteKeys) -> dict[str, AnkiCard]:
     """Each of zerodrill's cards in the collection with its marks, by item key."""
     out: dict[str, AnkiCard] = {}
-    rows = db(col).all(
-        "SELECT n.guid, c.ord, c.id, c.nid, c.queue, c.flags, n.tags, c.mod, n.mod "
-        "FROM cards c JOIN notes n ON n.id = c.nid"
-    )
-    for guid, ord_, cid, nid, queue, flags, tags, card_mod, note_mod in rows:
+    # Read apart and joined here, not by SQLite: with Anki's statistics of a collection filled
+    # since they were taken, it scans every note for each card (as note_updates.our_cards).
+    of_note = {
+        nid: (guid, tags, mod)
+        for nid, guid, tags, mod in db(col).all("SELECT id, guid, tags, mod FROM notes")
+    }
+    for cid, nid, ord_, queue, flags, card_mod in db(col).all(
+        "SELECT id, nid, ord, queue, flags, mod FROM cards"
+    ):
+        if nid not in of_note:
+            continue
+        guid, tags, note_mod = of_note[nid]
         key = notes.get(guid, {}).get(ord_)
         if key is not None:
             marks = AnkiMarks.read(int(queue), int(flags), str(tags))

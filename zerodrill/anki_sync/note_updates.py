@@ -234,9 +234,12 @@ def _config(kind: Any, blob: bytes | list[int]) -> tuple[bytes, object]:
 
 def our_cards(col: Collection, notes: NoteKeys) -> dict[str, CardRow]:
     out: dict[str, CardRow] = {}
+    # Each card's note looked up by its id, not joined: Anki's statistics of a collection
+    # filled since they were taken call both tables tiny, and SQLite then scans every note
+    # for each card (bench_anki_sync.py's collection).
     rows = db(col).all(
-        "SELECT n.guid, c.ord, c.id, c.type, c.queue, c.due, c.ivl, c.factor, c.reps, "
-        "c.lapses, c.left, c.odid, c.odue, c.data FROM cards c JOIN notes n ON n.id = c.nid"
+        "SELECT (SELECT guid FROM notes WHERE id = c.nid), c.ord, c.id, c.type, c.queue, "
+        "c.due, c.ivl, c.factor, c.reps, c.lapses, c.left, c.odid, c.odue, c.data FROM cards c"
     )
     for guid, ord_, *rest in rows:
         key = notes.get(guid, {}).get(ord_)

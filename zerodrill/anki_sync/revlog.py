@@ -38,6 +38,8 @@ _SLACK_MS = 86_400_000
 #: first answer never reached Anki). Rows then claim in the answers' order, each the first
 #: of its button from its own second on, so a moved row is still found, and its own.
 _MIN_SLACK_MS = 60_000
+#: After every answer: the last answer's row may be :data:`_SLACK_MS` on.
+_NEVER = 2**63
 # Anki's revlog types.
 _LEARN, _REVIEW, _RELEARN = 0, 1, 2
 _MAX_FACTOR, _MAX_IVL = 2**16 - 1, 2**31 - 1
@@ -67,7 +69,7 @@ class TakenIds(set[int]):
 
 class RevlogRow(NamedTuple):
     """One row of Anki's ``revlog`` as zerodrill writes it (usn -1: to be sent), in the
-    table's column order, as the row reads back; written :func:`packed`."""
+    table's column order, as the row reads back (:func:`unpacked`)."""
 
     id: int
     cid: int
@@ -80,10 +82,17 @@ class RevlogRow(NamedTuple):
     type: int
 
 
-#: Anki's ``revlog`` given :func:`packed` rows (``insert_rows``'s ``column1`` and on): a row's
-#: small numbers travel as one, unpacked here. Each value read out of a row of JSON costs
-#: SQLite a call (3 ms for 10,000 rows; bench_anki_sync.py's 10,000 rows took 33 ms, of
-#: which 4 the insert itself, as nine values each): five a row, not nine.
+#: A row as :func:`rows_to_write` makes it and :data:`INSERT` takes it: id, card id, then
+#: ease (1-4, three bits), type (0-2, two bits), the answer's whole seconds (at most 59, six
+#: bits) and factor (at most :data:`_MAX_FACTOR`, sixteen bits) in one number, then ivl and
+#: lastIvl. Every row here carries :data:`MARK` in its time and usn -1. One tuple a row,
+#: made once (bench_anki_sync.py's 10,000 rows were each made as a row, then packed).
+Packed = tuple[int, int, int, int, int]
+
+#: Anki's ``revlog`` given :data:`Packed` rows (``insert_rows``'s ``column1`` and on): a
+#: row's small numbers travel as one, unpacked here. Each value read out of a row of JSON
+#: costs SQLite a call (3 ms for 10,000 rows; bench_anki_sync.py's 10,000 rows took 33 ms,
+#: of which 4 the insert itself, as nine values each): five a row, not nine.
 INSERT = (
     "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
     "SELECT column1, column2, -1, column3 & 7, column4, column5, column3 >> 11, "
@@ -91,42 +100,54 @@ INSERT = (
 )
 
 
-def packed(rows: Iterable[RevlogRow]) -> list[tuple[int, int, int, int, int]]:
-    """``rows`` as :data:`INSERT` takes them: id, card id, then ease (1-4, three bits), type
-    (0-2, two bits), the answer's whole seconds (at most 59, six bits) and factor (at most
-    :data:`_MAX_FACTOR`, sixteen bits) in one number, then ivl and lastIvl. Every row
-    here carries :data:`MARK` in its time and usn -1 (:func:`rows_to_write`)."""
-    return [
-        (
-            r.id,
-            r.cid,
-            r.ease | r.type << 3 | r.time // 1000 << 5 | r.factor << 11,
-            r.ivl,
-            r.last_ivl,
-        )
-        for r in rows
-    ]
+def unpacked(row: Packed) -> RevlogRow:
+    """``row`` as :data:`INSERT` writes it (to read a row as it reads back)."""
+    rid, cid, bits, ivl, last_ivl = row
+    return RevlogRow(
+        rid, cid, -1, bits & 7, ivl, last_ivl, bits >> 11, (bits >> 5 & 63) * 1000 + MARK,
+        bits >> 3 & 3,
+    )  # fmt: skip
 
 
 #: The Anki button (1-4) of each zerodrill grade: the four-button layout's nearest. A table,
 #: not a call per answer: bench_anki_sync.py's 20,000 answers spent 150 ms finding them (the
 #: goal: a two-way sync within 3x Anki's own syncs).
 _EASE = {grade: nearest_button(FOUR_BUTTONS, grade).key for grade in Grade}
+#: Each grade's button and revlog type as :data:`Packed` holds them: a card's first answer
+#: is learning; a later one review if it passed, else relearning.
+_FIRST = {grade: _EASE[grade] | _LEARN << 3 for grade in Grade}
+_LATER = {grade: _EASE[grade] | (_REVIEW if grade.passed else _RELEARN) << 3 for grade in Grade}
+
+
+def _starts(answers: Iterable[Answer]) -> list[int]:
+    """Each answer's second, in ms: where its row is looked for and written."""
+    return [int(a.at.timestamp()) * 1000 for a in answers]
+
+
+def _ends(starts: Sequence[int]) -> list[int]:
+    """Where the row of each answer (at ``starts``, in order) may be: to the card's next
+    answer, a day at most, a minute at least. (Conditions, not min() and max(): one list for
+    every answer bench_anki_sync.py writes.)"""
+    if not starts:
+        return []
+    return [
+        start + _MIN_SLACK_MS
+        if after < start + _MIN_SLACK_MS
+        else after
+        if after < start + _SLACK_MS
+        else start + _SLACK_MS
+        for start, after in zip(starts, [*starts[1:], _NEVER], strict=True)
+    ]
 
 
 def _compare(
-    answers: Sequence[tuple[datetime, Grade]], written: Iterable[tuple[int, int]]
-) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
-    """Where each answer's row may be (from its second to the card's next answer, a day at
-    most, a minute at least); the answers (by index) without a marked row there with their
-    button; and the marked rows no answer claims."""
-    starts = [int(at.timestamp()) * 1000 for at, _ in answers]
-    windows = [
-        (start, max(min(start + _SLACK_MS, starts[n + 1]), start + _MIN_SLACK_MS))
-        if n + 1 < len(starts)
-        else (start, start + _SLACK_MS)
-        for n, start in enumerate(starts)
-    ]
+    starts: Sequence[int],
+    ends: Sequence[int],
+    grades: Sequence[Grade],
+    written: Iterable[tuple[int, int]],
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """The answers (by index; from ``starts`` to ``ends``, with ``grades``) without a marked
+    row of their button there, and the marked rows no answer claims."""
     # Each answer takes the first row of its button at or after its second, if it is before
     # its window's end: found by bisection in the button's ids, not by a scan of every row
     # (a card's long history made the scan quadratic: bench_anki_stream.py's 100,000 events).
@@ -134,17 +155,17 @@ def _compare(
     for rid, ease in sorted(written):
         ids.setdefault(ease, []).append(rid)
     if not ids:  # none written yet (a card's first sync): every answer is missing
-        return windows, list(range(len(answers))), []
+        return list(range(len(starts))), []
     missing = []
-    for n, ((start, end), (_, grade)) in enumerate(zip(windows, answers, strict=True)):
+    for n, grade in enumerate(grades):
         of_button = ids.get(_EASE[grade], [])
-        at = bisect_left(of_button, start)
-        if at < len(of_button) and of_button[at] < end:
+        at = bisect_left(of_button, starts[n])
+        if at < len(of_button) and of_button[at] < ends[n]:
             del of_button[at]
         else:
             missing.append(n)
     left = sorted((rid, ease) for ease, rids in ids.items() for rid in rids)
-    return windows, missing, left
+    return missing, left
 
 
 def all_written(
@@ -152,7 +173,8 @@ def all_written(
 ) -> bool:
     """Whether Anki's marked rows of a card are exactly its zerodrill answers in effect (at,
     grade; in time order): no answer missing, and none withdrawn since it was written."""
-    _, missing, left = _compare(answers, written)
+    starts = [int(at.timestamp()) * 1000 for at, _ in answers]
+    missing, left = _compare(starts, _ends(starts), [grade for _, grade in answers], written)
     return not missing and not left
 
 
@@ -161,44 +183,42 @@ def rows_to_write(
     answers: Sequence[Answer],
     written: Iterable[tuple[int, int]],
     taken_ids: TakenIds,
-) -> list[RevlogRow]:
+) -> list[Packed]:
     """The rows for those of ``answers`` (one card's, zerodrill's, replayed) Anki lacks.
 
     ``written`` holds (id, ease) of the card's marked rows; ``taken_ids`` every revlog id in
     the collection that ends in :data:`MARK` ms (the only ones a row here can take), and
     gains the ids given here.
     """
-    windows, missing, _ = _compare([(a.at, a.grade) for a in answers], written)
-    rows = []
+    starts = _starts(answers)
+    ends = _ends(starts)
+    missing, _ = _compare(starts, ends, [a.grade for a in answers], written)
+    rows: list[Packed] = []
     first_free, take = taken_ids.first_free, taken_ids.add
     for n in missing:
-        answer, (start, end) = answers[n], windows[n]
-        rid = start + MARK
+        answer = answers[n]
+        rid = starts[n] + MARK
         if rid in taken_ids:  # most are free: no search
             rid = first_free(rid)
-        if rid >= end:
+        if rid >= ends[n]:
             # No free id where the next run would look for it: written, it would be written
             # again each run. The card's schedule is set all the same.
             continue
         take(rid)
         grade = answer.grade
-        kind = _LEARN if answer.first else _REVIEW if grade.passed else _RELEARN
         taken_ms = answer.answer_ms or 0
         taken_ms = 0 if taken_ms < 0 else _MAX_TAKEN_MS if taken_ms > _MAX_TAKEN_MS else taken_ms
-        # Positional, in the table's column order (id cid usn ease ivl lastIvl factor time
-        # type); the bounds written out, not min() and max() called five times a row.
+        # The bounds written out, not min() and max() called five times a row.
         ivl, last_ivl, factor = answer.ivl, answer.last_ivl, answer.factor
         rows.append(
-            RevlogRow(
+            (
                 rid,
                 cid,
-                -1,
-                _EASE[grade],
+                (_FIRST if answer.first else _LATER)[grade]
+                | taken_ms // 1000 << 5
+                | (_MAX_FACTOR if factor > _MAX_FACTOR else factor) << 11,
                 1 if ivl < 1 else _MAX_IVL if ivl > _MAX_IVL else ivl,
                 _MAX_IVL if last_ivl > _MAX_IVL else last_ivl,
-                _MAX_FACTOR if factor > _MAX_FACTOR else factor,
-                taken_ms // 1000 * 1000 + MARK,
-                kind,
             )
         )
     return rows

@@ -7,13 +7,13 @@
    machine's new events written as a file in the collection's media, and the other machines'
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
    notes brought up to date (:mod:`.note_updates`); the model to schedule with (under FSRS on
-   both sides, the preset's: :mod:`.preset`); Anki's reviews read, leaving out the rows
-   zerodrill wrote (:mod:`.revlog`); for each card something moved for, or whose row no longer
-   shows the store's schedule (:mod:`.stale_rows`), zerodrill's answers Anki lacks written to
-   its revlog and its schedule set (:mod:`.schedule`); the marks changed in
-   Anki read back as card actions and every card given the marks zerodrill's actions make
-   (:mod:`.marks`); last, the siblings the drill holds today held in Anki too
-   (:mod:`.siblings`). The copy then replaces the collection.
+   both sides, the preset's: :mod:`.preset`); Anki's reviews (read before Anki opened the copy;
+   a dry run's, after), leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
+   something moved for, or whose row no longer shows the store's schedule (:mod:`.stale_rows`),
+   zerodrill's answers Anki lacks written to its revlog and its schedule set (:mod:`.schedule`);
+   the marks changed in Anki read back as card actions and every card given the marks
+   zerodrill's actions make (:mod:`.marks`); last, the siblings the drill holds today held in
+   Anki too (:mod:`.siblings`). The copy then replaces the collection.
 3. With a server: an ordinary sync up, and the media. While the collection syncs (the same
    way), what was read from Anki (its reviews, changes made by hand and marks) is added to
    the review store as events, and sent in the collection's media; the record of the marks
@@ -75,7 +75,7 @@ from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck
 from zerodrill.export.manifest import Manifest
-from zerodrill.srs.anki_import import read_reviews
+from zerodrill.srs.anki_import import AnkiReviews, read_copy, read_reviews
 from zerodrill.srs.card_actions import CardActionEvent, replay
 from zerodrill.srs.days import local_now, study_day
 from zerodrill.srs.store import Store
@@ -203,6 +203,9 @@ def _run(
         fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
         record = None if fresh else events.marks_record(store, record_id)
         copy = workcopy.copy_into(folder, collection)
+        # Anki's reviews read before Anki opens the copy (and holds it locked), where it is,
+        # not copied again. A dry run's copy takes the server's changes first (peek.pull).
+        found = copy.path if dry_run else read_copy(copy.path, note_keys)
         col = open_collection(copy.path)
         try:
             pulled = None
@@ -217,7 +220,7 @@ def _run(
             store_actions = events.log_actions(store)
             moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
                 col,
-                copy.path,
+                found,
                 decks,
                 note_keys,
                 known,
@@ -334,7 +337,7 @@ def _sync_with_server(
 
 def _apply(
     col: Collection,
-    copy: Path,
+    found: AnkiReviews | Path,
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     known: set[tuple[str, int]],
@@ -351,7 +354,8 @@ def _apply(
     """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards and the
     cards replayed with them, the manifest to keep once the copy is the collection, and
     (given the record of the last run's marks and the store's card actions) the card actions
-    read back from Anki and the record of the marks this run leaves."""
+    read back from Anki and the record of the marks this run leaves. ``found``: Anki's reviews,
+    read from the copy before Anki opened it, or (a dry run's) the copy to read them from."""
     manifest, package = built
     added, updated, manifest = notes.bring_up_to_date(col, manifest, package, note_keys)
     cards = notes.our_cards(col, note_keys)
@@ -365,7 +369,8 @@ def _apply(
     scheduler = model.scheduler
 
     at = local_now()
-    found = read_reviews(copy, note_keys)
+    if isinstance(found, Path):  # the copy, to read now
+        found = read_reviews(found, note_keys)
     # An answer dated more than a day ahead (a device whose clock runs ahead) waits, as the
     # store holds such events: until then it neither schedules the card nor counts.
     every_anki = events.from_anki(found)
@@ -397,7 +402,7 @@ def _apply(
     # Only the cards something moved for are read whole and replayed.
     store_events = events.log_events(store, changed_keys)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
-    rows: list[revlog.RevlogRow] = []
+    rows: list[revlog.Packed] = []
     for key, history in sorted(histories.items()):
         cid = cards[key].cid
         rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
@@ -422,7 +427,7 @@ def _apply(
         cards = notes.our_cards(col, note_keys)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    insert_rows(col, revlog.INSERT, revlog.packed(rows))
+    insert_rows(col, revlog.INSERT, rows)
     insert_rows(
         col,
         "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "

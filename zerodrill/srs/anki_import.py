@@ -56,7 +56,14 @@ from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import ANKI_EASE_TO_GRADE, ANKI_LAYOUT
 from zerodrill.srs.schedulers.decision import AnkiDecision, from_manual, from_revlog
 
-__all__ = ["AnkiImportError", "AnkiReviews", "left_as", "read_reviews", "withdrawals"]
+__all__ = [
+    "AnkiImportError",
+    "AnkiReviews",
+    "left_as",
+    "read_copy",
+    "read_reviews",
+    "withdrawals",
+]
 
 ORIGIN = "anki"
 #: The origin of the undos an import makes for answers undone in Anki since.
@@ -68,6 +75,7 @@ MIN_SCHEMA, MAX_SCHEMA = 11, 18
 _ANSWER_TYPES = (0, 1, 2, 3)
 #: The revlog types of changes by hand: Manual (Set Due Date, Forget), Rescheduled (FSRS).
 _MANUAL, _RESCHEDULED = 4, 5
+_BY_HAND = (_MANUAL, _RESCHEDULED)
 #: Anki's card types of a card learning, in review, relearning.
 _LEARNING_CARD, _REVIEW_CARD, _RELEARNING_CARD = 1, 2, 3
 #: Revlog type 3 with ease factor 0 is an answer with rescheduling off (Anki: is_cramming).
@@ -118,17 +126,25 @@ def is_marked(rid: int, taken_ms: object) -> bool:
 def read_reviews(path: Path, notes: NoteKeys) -> AnkiReviews:
     """The reviews of ``notes`` at ``path``; :class:`AnkiImportError` for anything else."""
     with tempfile.TemporaryDirectory(prefix="zerodrill-import-") as tmp:
-        copied = copy_collection(path, Path(tmp))
-        try:
-            conn = sqlite3.connect(copied)
-        except sqlite3.Error as exc:
-            raise AnkiImportError(f"cannot read {path}: {exc}") from None
-        try:
-            return _read(conn, notes, path)
-        except sqlite3.DatabaseError as exc:
-            raise AnkiImportError(f"{path} is not an Anki collection ({exc})") from None
-        finally:
-            conn.close()
+        return read_copy(copy_collection(path, Path(tmp)), notes, path)
+
+
+def read_copy(copied: Path, notes: NoteKeys, shown: Path | None = None) -> AnkiReviews:
+    """:func:`read_reviews` of ``copied``, a collection file zerodrill copied itself and that
+    nothing else has open (``anki sync``'s work copy before Anki opens it): read where it is,
+    not copied again (a long-time user's collection is hundreds of megabytes). ``shown``: the
+    file named in errors (``copied`` unless given)."""
+    shown = copied if shown is None else shown
+    try:
+        conn = sqlite3.connect(copied)
+    except sqlite3.Error as exc:
+        raise AnkiImportError(f"cannot read {shown}: {exc}") from None
+    try:
+        return _read(conn, notes, shown)
+    except sqlite3.DatabaseError as exc:
+        raise AnkiImportError(f"{shown} is not an Anki collection ({exc})") from None
+    finally:
+        conn.close()
 
 
 def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
@@ -164,9 +180,11 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
     rows: dict[int, tuple[object, object, object]] = {}
     #: The day number a card in review is due on (Anki's, from the collection's creation).
     due_numbers: dict[int, int] = {}
+    every = 0
     for cid, nid, ord_, data, type_, due, odue, odid, ivl in conn.execute(
         "SELECT id, nid, ord, data, type, due, odue, odid, ivl FROM cards"
     ):
+        every += 1
         if nid in ours:
             cards[cid] = ours[nid].get(ord_)
             memories[cid] = _memory(data)
@@ -181,15 +199,25 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
     ours_only = "WHERE cid IN (SELECT id FROM temp.zerodrill_cards)"
     # The card's data holds the memory state after its latest answer (of any kind) only.
     latest = dict(conn.execute(f"SELECT cid, max(id) FROM revlog {ours_only} GROUP BY cid"))
-    reviews, unmatched, skipped, own = [], 0, 0, 0
+    columns = "r.id, r.cid, r.ease, r.type, r.factor, r.time, r.ivl"
+    if 2 * len(cards) >= every:
+        # Most of the collection's cards are zerodrill's (bench_anki_sync.py's): the log read
+        # in id order, each row's card looked up, not each card's rows found and then sorted.
+        answers = (
+            f"SELECT {columns} FROM revlog r CROSS JOIN temp.zerodrill_cards z ON z.id = r.cid"
+        )
+    else:
+        answers = f"SELECT {columns} FROM revlog r {ours_only}"
+    reviews: list[ReviewEvent] = []
+    unmatched, skipped, own = 0, 0, 0
     shapes: dict[tuple[object, ...], AnkiDecision | None] = {}
     by_hand: list[CardActionEvent] = []
     when_of = calendar.reader()
-    for rid, cid, ease, kind, factor, taken, ivl in conn.execute(
-        f"SELECT id, cid, ease, type, factor, time, ivl FROM revlog {ours_only} ORDER BY id"
-    ):
+    # Looked up once, not for each of the rows (bench_anki_sync.py reads 10,000).
+    grade_of, append = ANKI_EASE_TO_GRADE.get, reviews.append
+    for rid, cid, ease, kind, factor, taken, ivl in conn.execute(f"{answers} ORDER BY r.id"):
         key = cards[cid]
-        if kind in (_MANUAL, _RESCHEDULED) and isinstance(rid, int) and rid > 0:
+        if kind in _BY_HAND and isinstance(rid, int) and rid > 0:
             if key is None:
                 unmatched += 1
             elif is_marked(rid, taken):
@@ -209,11 +237,11 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
                 else:
                     by_hand.append(made)
             continue
-        grade = ANKI_EASE_TO_GRADE.get(ease)
+        grade = grade_of(ease)
         if (
-            kind not in _ANSWER_TYPES
+            grade is None
+            or kind not in _ANSWER_TYPES
             or (kind == _FILTERED and factor == 0)
-            or grade is None
             or not isinstance(rid, int)
             or rid <= 0
         ):
@@ -222,14 +250,13 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
         if key is None:
             unmatched += 1
             continue
-        if is_marked(rid, taken):
+        if rid % 1000 == MARK and is_marked(rid, taken):
             own += 1
             continue
         when = when_of(rid)
         if when is None:
             skipped += 1
             continue
-        answer_ms = taken if isinstance(taken, int) and taken >= 0 else None
         # Most rows share their (ivl, factor, type): one decision each, made once (the types
         # too, so that a float 3.0 is not taken for the int 3).
         shape = (ivl, type(ivl), factor, type(factor), kind)
@@ -238,11 +265,19 @@ def _read(conn: sqlite3.Connection, notes: NoteKeys, path: Path) -> AnkiReviews:
             decided = shapes[shape] = from_revlog(ivl, factor, kind, None)
         if decided is not None and latest[cid] == rid and left_as(decided, *rows[cid], rid):
             decided = from_revlog(ivl, factor, kind, memories[cid])
-        at, day = when
         # Positional, in the fields' order (undoes and typed None): one for each answer.
-        reviews.append(
+        append(
             ReviewEvent(
-                ORIGIN, rid, key, at, day, grade, None, answer_ms, None, ANKI_LAYOUT, decided
+                ORIGIN,
+                rid,
+                key,
+                *when,
+                grade,
+                None,
+                taken if isinstance(taken, int) and taken >= 0 else None,
+                None,
+                ANKI_LAYOUT,
+                decided,
             )
         )
     held = frozenset(key for key in cards.values() if key is not None)
@@ -419,11 +454,13 @@ class Calendar(Struct, frozen=True):
         # Wall-clock arithmetic, as in zerodrill.srs.days.study_day, in whole milliseconds
         # (the offset is fixed): a day number, not two datetimes made per answer.
         shift = (zone.utcoffset(None) or timedelta(0)) // _MS - self.rollover * 3_600_000
+        fromtimestamp, fromordinal = datetime.fromtimestamp, date.fromordinal
 
         def zoned(rid: int) -> tuple[datetime, date] | None:
             try:
-                at = datetime.fromtimestamp(rid / 1000, tz=zone)
-                return at, date.fromordinal(_EPOCH_DAY + (rid + shift) // 86_400_000)
+                # tz given by position: as a keyword, the call costs half again as much.
+                at = fromtimestamp(rid / 1000, zone)
+                return at, fromordinal(_EPOCH_DAY + (rid + shift) // 86_400_000)
             except (OverflowError, OSError, ValueError):
                 return None
 
