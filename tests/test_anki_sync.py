@@ -7,6 +7,7 @@ side is the CLI, run in-process, on a review store and a deck in the test's fold
 
 from __future__ import annotations
 
+import gc
 import shutil
 import sqlite3
 import stat
@@ -241,8 +242,9 @@ def first_sync(
     interval = sys.getswitchinterval()
     code, _, err = sync(capsys, home)
     assert code == 0, err
-    # Lowered while the server syncs run beside the Python (server.Background) only.
-    assert sys.getswitchinterval() == interval
+    # Lowered while the server syncs run beside the Python (server.Background) only; the
+    # cycle collector paused for the run only.
+    assert sys.getswitchinterval() == interval and gc.isenabled()
     phone.sync()
 
 
@@ -905,6 +907,7 @@ def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_
             code, out, err = sync(capsys, home)
         assert (code, err.strip(), given) == (1, "Aborted.", [1])  # click's Ctrl+C
         assert sys.getswitchinterval() == interval  # lowered beside the server syncs only
+        assert gc.isenabled()  # paused for the run only
         # Stopped as Anki stops a sync, not waited for (Anki's client gives up after 30 s).
         assert aborted == [True]
     finally:
