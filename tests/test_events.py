@@ -32,6 +32,9 @@ def test_a_grade_and_an_undo() -> None:
         dict(key=""),
         dict(answer_ms=-1),
         dict(at=datetime(2025, 1, 1, 9, 30)),  # no UTC offset
+        dict(buttons=5),  # no layout
+        dict(buttons=True),
+        dict(buttons=4.0),
     ],
 )
 def test_what_no_event_can_say_is_refused(bad: dict[str, object]) -> None:

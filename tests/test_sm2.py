@@ -127,6 +127,12 @@ def test_easiness_is_whole_hundredths() -> None:
             Sm2State(ef_hundredths=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("field", ["repetitions", "interval", "lapses"])
+def test_no_count_is_negative(field: str) -> None:
+    with pytest.raises(ValueError):
+        Sm2State(**{field: -1})  # type: ignore[arg-type]
+
+
 def test_grades_read_as_sm2_describes_them() -> None:
     assert [int(g) for g in Grade] == [0, 1, 2, 3, 4, 5]
     assert Grade.HARD.passed and not Grade.ALMOST.passed

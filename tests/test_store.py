@@ -925,6 +925,7 @@ def test_damaged_values_are_reported_as_one_line(
         lambda s: s.schedule.due_dates(),
         lambda s: list(s.log.entries()),
         lambda s: s.log.reviews_on(DAY),
+        lambda s: s.log.events_of(["d/a"]),
         lambda s: record(s, "d/a", 4, DAY + timedelta(days=1)),
     ]
     failed = 0
@@ -937,6 +938,24 @@ def test_damaged_values_are_reported_as_one_line(
                 assert "\n" not in message and str(db) in message and "damaged" in message
                 failed += 1
     assert failed >= 2  # each damaged value is read by more than one of them
+
+
+def test_a_grade_out_of_range_read_by_events_of_is_one_line(db: Path) -> None:
+    """A grade SQLite's check would refuse, put there past it (a hand edit): the reader of a
+    sync's events (one pass, no call of to_grade) says so in one line."""
+    with Store.open(db) as s:
+        grade(s, "d/a", 4)
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("DROP TRIGGER event_no_update")
+            conn.execute("PRAGMA ignore_check_constraints = 1")
+            conn.execute("UPDATE event SET grade = 9")
+    finally:
+        conn.close()
+    with Store.open(db) as s, pytest.raises(StoreError) as exc:
+        s.log.events_of(["d/a"])
+    assert "damaged" in assert_one_line(exc, db)
 
 
 def test_a_negative_database_version_is_one_line_and_left_as_it_was(db: Path) -> None:

@@ -52,11 +52,10 @@ from zerodrill.srs.schedulers import (
     Phase,
     Scheduler,
     When,
-    answer,
     effect_of,
     scheduler_named,
 )
-from zerodrill.srs.schedulers.protocol import by_hand
+from zerodrill.srs.schedulers.protocol import answerer, by_hand
 from zerodrill.srs.store import Replayed, Store
 from zerodrill.words import plural
 
@@ -239,36 +238,50 @@ def new_to_zerodrill(
 
 def _by_key(
     store_events: Iterable[Event], anki: Sequence[Event], keys: Iterable[str]
-) -> dict[str, dict[tuple[str, int], Event]]:
-    """The events of each of ``keys``, the store's and Anki's: a set union by identity."""
+) -> dict[str, list[Event]]:
+    """The events of each of ``keys``, the store's and Anki's: a set union by identity.
+
+    Told apart by number, and by origin only where two origins share a number on a card:
+    an (origin, seq) pair for each would be a new tuple, which the garbage collector counts,
+    and bench_anki_sync.py's 20,000 of them set off a collection of all the process holds in
+    the replay."""
     wanted = set(keys)
-    by_key: dict[str, dict[tuple[str, int], Event]] = {}
+    by_key: dict[str, dict[int, Event]] = {}
+    # The events whose number on their card is another origin's too, by identity.
+    shared: dict[str, dict[tuple[str, int], Event]] = {}
     for event in chain(store_events, anki):
         key = event.key
         if key in wanted:
             entries = by_key.get(key)
             if entries is None:
                 entries = by_key[key] = {}
-            entries.setdefault(_IDENTITY(event), event)
-    return by_key
+            held = entries.setdefault(event.seq, event)
+            if held is not event and held.origin != event.origin:
+                shared.setdefault(key, {}).setdefault(_IDENTITY(event), event)
+    out = {key: list(entries.values()) for key, entries in by_key.items()}
+    for key, more in shared.items():
+        out[key] += more.values()
+    return out
 
 
 #: An event's identity, read in C: a replay reads it several times for each of 20,000 events.
 _IDENTITY = attrgetter("origin", "seq")
 
 
-def _in_effect(entries: Iterable[Event]) -> list[Event]:
+def _in_effect(entries: Sequence[Event]) -> list[Event]:
     """A card's grades and changes made by hand in Anki not withdrawn by an undo, in the
     log's one replay order."""
-    entries = list(entries)
-    withdrawn = {e.undoes for e in entries if e.undoes is not None}
     kept = [
         e
         for e in entries
         if (e.action in SCHEDULE_ACTIONS if isinstance(e, CardActionEvent) else e.grade is not None)
     ]
-    if withdrawn:
-        kept = [e for e in kept if _IDENTITY(e) not in withdrawn]
+    # An undo is never kept: with none left out, there is none, and nothing is withdrawn
+    # (most cards: bench_anki_sync.py's 20,000 events are not looked at again).
+    if len(kept) != len(entries):
+        withdrawn = {e.undoes for e in entries if e.undoes is not None}
+        if withdrawn:
+            kept = [e for e in kept if _IDENTITY(e) not in withdrawn]
     kept.sort(key=time_order)
     return kept
 
@@ -327,6 +340,8 @@ def derive(
     # How a state reads in Anki is the scheduler's to say (its module declares it).
     anki_of = scheduler.anki
     new_state = scheduler.new_state
+    # The scheduler's step looked up once, not for each of bench_anki_sync.py's 20,000 grades.
+    step = answerer(scheduler)
     first = Effect.FIRST
     for key, entries in _by_key(store_events, anki, keys).items():
         state: CardState = new_state()
@@ -335,7 +350,9 @@ def derive(
         set_in_anki = False
         decided: AnkiDecision | None = None
         decided_id = 0
-        in_effect = _in_effect(entries.values())
+        in_effect = _in_effect(entries)
+        # The interval before each grade: the one the step before left (read once a step).
+        ivl = state.interval
         for event in in_effect:
             at = event.at
             when = When(at, event.day)
@@ -343,14 +360,16 @@ def derive(
             if isinstance(event, CardActionEvent):
                 set_in_anki = True
                 state = by_hand(scheduler, state, when, decided)
+                ivl = state.interval
                 continue
             set_in_anki = False
             grade = event.grade
             assert grade is not None
-            last_ivl = state.interval
+            last_ivl = ivl
             effect = effect_of(state, when)
             effects.append(effect)
-            state = answer(scheduler, state, grade, when, event.buttons, decided)
+            state = step(state, grade, when, event.buttons, decided)
+            ivl = state.interval
             given_in_anki = event.origin == ANKI_ORIGIN
             # Positional, in the fields' order: one for each of 20,000 grades.
             answers.append(
@@ -362,7 +381,7 @@ def derive(
                     given_in_anki,
                     effect is first,  # it was new
                     last_ivl,
-                    state.interval,
+                    ivl,
                     0 if given_in_anki else anki_of(state).ease_permille,
                     decided is not None,
                 )

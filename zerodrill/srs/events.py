@@ -28,7 +28,7 @@ from msgspec import Struct
 from msgspec.structs import force_setattr
 
 from zerodrill.srs.card_actions import CardActionEvent
-from zerodrill.srs.grades import DEFAULT_LAYOUT, Grade, check_layout, to_grade
+from zerodrill.srs.grades import ANKI_LAYOUT, DEFAULT_LAYOUT, Grade, check_layout, to_grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import Effect
 
@@ -79,6 +79,19 @@ class ReviewEvent(Struct, frozen=True, gc=False):
     decided: AnkiDecision | None = None
 
     def __post_init__(self) -> None:
+        grade = self.grade
+        # A grade as the store and Anki's reader make them, all checks below passed in one
+        # test: each of bench_anki_sync.py's 20,000 events is made through here.
+        if (
+            type(grade) is Grade
+            and self.undoes is None
+            and self.key
+            and self.at.tzinfo is not None
+            and (self.answer_ms is None or self.answer_ms >= 0)
+            and (self.buttons == DEFAULT_LAYOUT or self.buttons == ANKI_LAYOUT)
+            and type(self.buttons) is int
+        ):
+            return
         if self.at.tzinfo is None:
             raise ValueError(f"an event's time must carry its UTC offset: {self!r}")
         if (self.grade is None) == (self.undoes is None):

@@ -45,7 +45,7 @@ from zerodrill.srs.schedulers.protocol import (
     Scheduler,
     StateDict,
     When,
-    answer,
+    answerer,
 )
 
 #: The key :meth:`CappedCard.to_dict` adds for a state Anki decided.
@@ -118,6 +118,10 @@ class InterviewCap:
         self.title = inner.title
         self.options = inner.options
         self.grades_help = inner.grades_help
+        # The inner scheduler's step for an answer given in Anki, looked up once: a replay
+        # takes one for each such answer.
+        self._answer = answerer(inner)
+        self._adopts = getattr(inner, "from_anki", None) is not None
 
     @property
     def fingerprint(self) -> str:
@@ -140,8 +144,8 @@ class InterviewCap:
     def from_anki(
         self, state: CappedCard, grade: Grade, when: When, buttons: int, decided: AnkiDecision
     ) -> CappedCard:
-        inner = answer(self.inner, state.inner, grade, when, buttons, decided)
-        if getattr(self.inner, "from_anki", None) is None:
+        inner = self._answer(state.inner, grade, when, buttons, decided)
+        if not self._adopts:
             return self.cap(inner)  # scheduled as the drill's own answer: capped as one
         return CappedCard(inner, inner.due, inner.interval, anki_decided=True)
 

@@ -136,8 +136,12 @@ class Option:
     write: Callable[[Any], str] = repr
 
 
-class AnkiCard(Struct, frozen=True):
-    """How a card's state reads in Anki's card columns (an export with progress, the Anki sync)."""
+class AnkiCard(Struct, frozen=True, gc=False):
+    """How a card's state reads in Anki's card columns (an export with progress, the Anki sync).
+
+    Untracked by the garbage collector, as the states are: a value of scalars, which no
+    reference cycle can pass through; a replay reads one for each of zerodrill's grades
+    (bench_anki_sync.py's 10,000)."""
 
     #: The study day it is next due on; None for a card never graded (Anki's new queue).
     due: date | None
@@ -163,8 +167,10 @@ class AnkiCard(Struct, frozen=True):
 DEFAULT_EASE_PERMILLE = 2500
 
 
-class When(Struct, frozen=True):
-    """When a review was given: the wall time (aware) and the study day it counts for."""
+class When(Struct, frozen=True, gc=False):
+    """When a review was given: the wall time (aware) and the study day it counts for.
+
+    Untracked by the garbage collector: two scalars, made for every grade a replay takes."""
 
     at: datetime
     day: date
@@ -273,11 +279,17 @@ class Effect(StrEnum):
 
 def effect_of(before: CardState, when: When) -> Effect:
     """What a grade given at ``when`` to a card in ``before`` is (see :class:`Effect`)."""
-    if before.phase is Phase.NEW:
-        return Effect.FIRST
-    if before.last_day is not None and when.day <= before.last_day:
-        return Effect.REPEAT
-    return Effect.RECALL
+    if before.phase is _NEW:
+        return _FIRST
+    last = before.last_day
+    if last is not None and when.day <= last:
+        return _REPEAT
+    return _RECALL
+
+
+#: The members effect_of reads, as module names: an enum's member read through its class
+#: costs a lookup of the class's, for every grade a replay takes (bench_anki_sync.py's 20,000).
+_NEW, _FIRST, _REPEAT, _RECALL = Phase.NEW, Effect.FIRST, Effect.REPEAT, Effect.RECALL
 
 
 #: A grade in effect as a replay takes it: the grade, the study day, the wall time (aware),
@@ -314,11 +326,28 @@ def answer(
     scheduler's ``from_anki`` (the inverse of its :meth:`Scheduler.anki`), else the
     scheduler's own :meth:`Scheduler.review`. A scheduler that declares no ``from_anki``
     schedules Anki's answers as its own."""
-    adopt = getattr(scheduler, "from_anki", None) if decided is not None else None
-    if adopt is None:
-        return scheduler.review(state, grade, when, buttons)
-    adopted: S = adopt(state, grade, when, buttons, decided)
-    return adopted
+    return answerer(scheduler)(state, grade, when, buttons, decided)
+
+
+#: :func:`answer` for one scheduler: (state, grade, when, buttons, decided) to the state after.
+Answerer = Callable[[S, Grade, When, int, AnkiDecision | None], S]
+
+
+def answerer(scheduler: Scheduler[S]) -> Answerer[S]:
+    """:func:`answer` with ``scheduler`` looked into once: a replay calls it for every grade
+    (bench_anki_sync.py's 20,000), and each call goes straight to the scheduler's step."""
+    review = scheduler.review
+    found = getattr(scheduler, "from_anki", None)
+    if found is None:
+        return lambda state, grade, when, buttons, decided: review(state, grade, when, buttons)
+    adopt: Callable[[S, Grade, When, int, AnkiDecision], S] = found
+
+    def step(state: S, grade: Grade, when: When, buttons: int, decided: AnkiDecision | None) -> S:
+        if decided is None:
+            return review(state, grade, when, buttons)
+        return adopt(state, grade, when, buttons, decided)
+
+    return step
 
 
 def by_hand(scheduler: Scheduler[S], state: S, when: When, decided: AnkiDecision | None) -> S:
@@ -341,6 +370,7 @@ def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Ef
     :func:`by_hand`) at a time, and what each grade was (the changes by hand have none)."""
     state = scheduler.new_state()
     effects = []
+    step = answerer(scheduler)
     for given in grades:
         grade, day, at = given[:3]
         when = When(at, day)
@@ -348,7 +378,7 @@ def replay(scheduler: Scheduler[S], grades: Iterable[Given]) -> tuple[S, list[Ef
             state = by_hand(scheduler, state, when, decision_of(given))
             continue
         effects.append(effect_of(state, when))
-        state = answer(scheduler, state, grade, when, layout_of(given), decision_of(given))
+        state = step(state, grade, when, layout_of(given), decision_of(given))
     return state, effects
 
 

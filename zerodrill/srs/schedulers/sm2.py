@@ -75,17 +75,14 @@ class Sm2Card(Struct, frozen=True, gc=False):
     anki_step: datetime | None = None
 
     @property
-    def on_anki_step(self) -> bool:
-        """On a learning step Anki gave: the next grade, that day too, moves the schedule."""
-        return self.anki and self.anki_step is not None
-
-    @property
     def phase(self) -> Phase:
-        if self.sm2.is_new:
-            return Phase.NEW
+        # The state's due read straight (Sm2State.is_new), and the members as module names
+        # (_NEW...): every grade of a replay asks (effect_of; bench_anki_sync.py's 20,000).
+        if self.sm2.due is None:
+            return _NEW
         if self.again_on is None:
-            return Phase.REVIEW
-        return Phase.LEARNING if self.first_day == self.last_day else Phase.RELEARNING
+            return _REVIEW
+        return _LEARNING if self.first_day == self.last_day else _RELEARNING
 
     @property
     def due(self) -> date | None:
@@ -127,6 +124,35 @@ class Sm2Card(Struct, frozen=True, gc=False):
         }
 
 
+#: Enum members read as module names, not through their classes: for every grade replayed.
+_NEW, _REVIEW, _LEARNING, _RELEARNING = Phase.NEW, Phase.REVIEW, Phase.LEARNING, Phase.RELEARNING
+_PERFECT = Grade.PERFECT
+
+
+#: Anki's lowest ease (permille) SM-2 takes: its EF floor.
+_MIN_EASE = 10 * MIN_EF_HUNDREDTHS
+
+
+def _checked(grade: Grade, buttons: int) -> Grade:
+    """``grade`` as a :class:`Grade`, pressed on a layout there is (4 or 6); ``ValueError``
+    otherwise. One test for a grade as a replay hands it on (bench_anki_sync.py's 20,000):
+    :func:`to_grade` and :func:`check_layout` are called for anything else."""
+    if type(grade) is Grade and type(buttons) is int:
+        if buttons == ANKI_LAYOUT or buttons == DEFAULT_LAYOUT:
+            return grade
+    grade = to_grade(grade)
+    check_layout(buttons)
+    return grade
+
+
+def _same_day(state: Sm2Card, day: date) -> bool:
+    """A grade on study day ``day`` is a same-day repeat, which moves no schedule: the card
+    was graded that day (or later) already, and not onto a learning step of Anki's."""
+    last = state.last_day
+    # On a learning step Anki gave, the next grade, that day too, moves the schedule.
+    return last is not None and day <= last and not (state.anki and state.anki_step is not None)
+
+
 def _day_text(day: date | datetime | None) -> str | None:
     return day.isoformat() if day is not None else None
 
@@ -165,42 +191,45 @@ class Sm2Scheduler:
     def review(
         self, state: Sm2Card, grade: Grade, when: When, buttons: int = DEFAULT_LAYOUT
     ) -> Sm2Card:
-        grade = to_grade(grade)
-        check_layout(buttons)
-        if state.last_day is not None and when.day <= state.last_day and not state.on_anki_step:
+        grade = _checked(grade, buttons)
+        day = when.day
+        if _same_day(state, day):
             # A same-day repeat: logged, the schedule unchanged.
             return Sm2Card(state.sm2, state.first_day, state.last_day, grade, when.at)
-        first = state.first_day if state.first_day is not None else when.day
-        after = sm2.review(state.sm2, grade, when.day)
-        if grade == Grade.PERFECT and buttons == ANKI_LAYOUT:
-            easy = easy_interval(after.interval)
-            after = structs.replace(after, interval=easy, due=when.day + whole_days(easy))
-        return Sm2Card(after, first, when.day, grade, when.at)
+        first = state.first_day if state.first_day is not None else day
+        # SM-2's counts, and Easy's interval in place of its own on the four buttons: one
+        # state made (sm2.review's, less the interval it would replace).
+        reps, interval, ef, lapses = sm2.counts(state.sm2, grade)
+        if grade is _PERFECT and buttons == ANKI_LAYOUT:
+            interval = easy_interval(interval)
+        after = Sm2State(reps, interval, ef, day + whole_days(interval), lapses)
+        return Sm2Card(after, first, day, grade, when.at)
 
     def from_anki(
         self, state: Sm2Card, grade: Grade, when: When, buttons: int, decided: AnkiDecision
     ) -> Sm2Card:
         """The card as Anki left it after ``grade``, given there (the inverse of :meth:`anki`):
         Anki's interval, due day and ease (its factor / 10, EF's hundredths), SM-2's
-        repetitions and lapses for the grade; on a learning step, due that day at Anki's step,
-        and the next grade (in a terminal too) is SM-2's from there."""
-        after = self.review(state, grade, when, buttons)
-        s = after.sm2
-        ef = (
-            decided.ease_permille // 10
-            if decided.ease_permille >= 10 * MIN_EF_HUNDREDTHS
-            else s.ef_hundredths
-        )
+        repetitions and lapses for the grade (:meth:`review`'s: none moved by a same-day
+        repeat; Easy's interval is Anki's here); on a learning step, due that day at Anki's
+        step, and the next grade (in a terminal too) is SM-2's from there."""
+        grade = _checked(grade, buttons)
+        day = when.day
+        s = state.sm2
+        reps, ef, lapses = s.repetitions, s.ef_hundredths, s.lapses
+        if not _same_day(state, day):
+            # The counts alone: one state made, not review's two (bench_anki_sync.py's
+            # 10,000 answers from Anki).
+            reps, _, ef, lapses = sm2.counts(s, grade)
+        if decided.ease_permille >= _MIN_EASE:
+            ef = decided.ease_permille // 10
         # On a step, due that day with no interval and no pass in a row yet, as in Anki: the
         # next pass is SM-2's first, one day.
-        due = when.day + whole_days(decided.interval)
-        reps = s.repetitions if decided.step_seconds is None else 0
-        s = Sm2State(reps, decided.interval, ef, due, s.lapses)
-        first = after.first_day if after.first_day is not None else when.day
-        # after.last_grade: the grade as review read it.
-        return Sm2Card(
-            s, first, when.day, after.last_grade, when.at, True, decided.step_due(when.at)
-        )
+        if decided.step_seconds is not None:
+            reps = 0
+        s = Sm2State(reps, decided.interval, ef, day + whole_days(decided.interval), lapses)
+        first = state.first_day if state.first_day is not None else day
+        return Sm2Card(s, first, day, grade, when.at, True, decided.step_due(when.at))
 
     def set_due(self, state: Sm2Card, when: When, decided: AnkiDecision) -> Sm2Card:
         """The card after a due date set by hand in Anki at ``when`` (no grade): Anki's due
@@ -208,11 +237,7 @@ class Sm2Scheduler:
         second pass, so that the next pass goes on from the interval set (⌈I × EF⌉), as
         Anki's does; its latest grade stays its latest."""
         s = state.sm2
-        ef = (
-            decided.ease_permille // 10
-            if decided.ease_permille >= 10 * MIN_EF_HUNDREDTHS
-            else s.ef_hundredths
-        )
+        ef = decided.ease_permille // 10 if decided.ease_permille >= _MIN_EASE else s.ef_hundredths
         s = structs.replace(
             s,
             repetitions=max(s.repetitions, 2),

@@ -8,7 +8,7 @@ line.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import cache
 from operator import attrgetter
@@ -18,7 +18,7 @@ import msgspec
 
 from zerodrill.srs.card_actions import SCHEDULE_ACTIONS, Action, CardActionEvent
 from zerodrill.srs.events import LoggedEvent, ReviewEvent, StreamEvent
-from zerodrill.srs.grades import to_grade
+from zerodrill.srs.grades import Grade, to_grade
 from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.schedulers.protocol import Effect
 from zerodrill.srs.store.file import Damaged
@@ -113,6 +113,66 @@ def review_from(row: tuple[Any, ...]) -> ReviewEvent:
         )
     except (TypeError, ValueError) as exc:
         raise Damaged(f"event {row[0]}: {exc}") from exc
+
+
+#: The ``event e`` columns of a review that :func:`reviews_from` reads, in its order: those
+#: of :data:`EVENT_COLUMNS` a review has (no row id, no action's).
+REVIEW_COLUMNS = (
+    "e.origin, e.seq, e.key, e.at, e.day, e.grade, e.undoes_origin, e.undoes_seq, "
+    "e.answer_ms, e.typed, e.buttons, e.decided"
+)
+
+
+def reviews_from(rows: Iterable[tuple[Any, ...]]) -> list[ReviewEvent]:
+    """Rows of :data:`REVIEW_COLUMNS` of the review log (:data:`REVIEW`) as their events, in
+    one pass: each study day read once (a sync's thousands of events share a few dozen), and
+    no call for each row but the event's own (bench_anki_sync.py's 10,000 events of the
+    cards it replays, read as :func:`review_from` read them)."""
+    days: dict[str, date] = {}
+    out: list[ReviewEvent] = []
+    append = out.append
+    row: tuple[Any, ...] = ()
+    try:
+        for row in rows:
+            (
+                origin,
+                seq,
+                key,
+                at,
+                day,
+                grade,
+                undoes_origin,
+                undoes_seq,
+                answer_ms,
+                typed,
+                buttons,
+                decided,
+            ) = row
+            on = days.get(day)
+            if on is None:
+                on = days[day] = date.fromisoformat(day)
+            append(
+                ReviewEvent(
+                    origin,
+                    seq,
+                    key,
+                    datetime.fromisoformat(at),
+                    on,
+                    _GRADES[grade] if grade is not None else None,
+                    (undoes_origin, undoes_seq) if undoes_origin is not None else None,
+                    answer_ms,
+                    typed,
+                    buttons,
+                    decision_from(decided) if decided is not None else None,
+                )
+            )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise Damaged(f"event {row[:2]}: {exc!r}") from exc
+    return out
+
+
+#: Each grade by its number: a look-up, not a call of to_grade for each row.
+_GRADES = {int(grade): grade for grade in Grade}
 
 
 def logged_from(row: tuple[Any, ...]) -> LoggedEvent:

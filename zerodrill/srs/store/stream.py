@@ -32,8 +32,10 @@ from zerodrill.srs.store.rows import (
     IN_EFFECT,
     LOGGED_COLUMNS,
     REVIEW,
+    REVIEW_COLUMNS,
     logged_from,
     review_from,
+    reviews_from,
 )
 from zerodrill.srs.store.schedule_cache import Schedule
 from zerodrill.srs.store.transactions import Transactions
@@ -91,14 +93,14 @@ class EventLog(StorePart):
             # too (which cost a pass of the garbage collector over all the process holds).
             rows = chain.from_iterable(
                 self._conn.execute(
-                    f"SELECT {EVENT_COLUMNS} FROM event e WHERE {REVIEW} "
+                    f"SELECT {REVIEW_COLUMNS} FROM event e WHERE {REVIEW} "
                     f"AND e.key IN ({','.join('?' * len(chunk))}) "
                     "ORDER BY e.key, e.day, e.at_us, e.origin, e.seq",
                     chunk,
                 )
                 for chunk in derive.chunks(keys)
             )
-            return [review_from(row) for row in rows]
+            return reviews_from(rows)
 
     def numbers(self, origin: str) -> set[int]:
         """The sequence numbers of ``origin``'s events (of every kind): which of its events
