@@ -44,7 +44,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -72,6 +72,7 @@ from zerodrill.anki_sync.backend import (
     open_collection,
     require_anki,
 )
+from zerodrill.anki_sync.beside import Beside
 from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck
@@ -199,7 +200,8 @@ def _run(
 
     record_id = _record_id(target)
     making = workcopy.scratch_folder if dry_run else workcopy.work_folder
-    with making(collection) as folder:
+    # ``beside``: the store's work run beside the writing into Anki, waited for at its end.
+    with making(collection) as folder, ExitStack() as beside:
         package = folder / PACKAGE_NAME
 
         def build() -> tuple[Manifest, exchange.Ahead | None]:
@@ -220,22 +222,29 @@ def _run(
         fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
         record = None if fresh else events.marks_record(store, record_id)
         copy = workcopy.copy_into(folder, collection)
-        # Anki's reviews read before Anki opens the copy (and holds it locked), where it is,
-        # not copied again. A dry run's copy takes the server's changes first (peek.pull).
-        found = copy.path if dry_run else read_copy(copy.path, note_keys)
+        media = workcopy.media_folder(copy.path)
+        found: AnkiReviews | Path = copy.path
+        streamed = None
+        if not dry_run:
+            # Anki's reviews read before Anki opens the copy (and holds it locked), where it
+            # is, not copied again; beside them, other machines' events first, as theirs:
+            # the schedule is derived from them all.
+            with Beside(lambda: read_copy(copy.path, note_keys), "read") as reading:
+                streamed = _stream(media, store, record_id, collection, ahead)
+                found = reading.wait()
         col = open_collection(copy.path)
         try:
             pulled = None
-            if dry_run and target.key is not None:
-                pulled = peek.pull(col, target.key)
-                peek.pull_media(target.key, collection, Path(col.media.dir()))
-            # Other machines' events first, as theirs: the schedule is derived from them all.
-            # (A dry run's store and collection are copies: it counts on them, as a run would.)
-            media = Path(col.media.dir())
-            streamed = _stream(media, store, record_id, collection, ahead)
+            if dry_run:
+                # The copy takes the server's changes first (its store and collection are
+                # copies: it counts on them, as a run would).
+                if target.key is not None:
+                    pulled = peek.pull(col, target.key)
+                    peek.pull_media(target.key, collection, media)
+                streamed = _stream(media, store, record_id, collection, ahead)
             known = events.anki_known(store)
             store_actions = events.log_actions(store)
-            moved, (anki, histories), manifest, (from_anki, new_record), model = _apply(
+            moved, (anki, taking), manifest, (from_anki, new_record), model = _apply(
                 col,
                 found,
                 decks,
@@ -244,6 +253,7 @@ def _run(
                 (built, package),
                 (record, store_actions),
                 (store, record_id),
+                None if dry_run else beside,
             )
         finally:
             col.close()
@@ -270,17 +280,19 @@ def _run(
         )
 
         def log_what_was_read() -> tuple[int, tuple[str, ...]]:
-            """The store's part, once the collection holds the run's changes: what was read
-            from Anki, which the collection holds already, added (and sent, if it travels);
-            how many events that sent, and the store's warnings."""
+            """The store's part, once the collection holds the run's changes: Anki's answers
+            taken (:func:`.store_bridge.adding`), and what else was read from Anki added
+            (and sent, if it travels); how many events that sent, and the store's
+            warnings."""
             if store is None:
                 return 0, ()
+            said = () if taking is None else taking.wait()
             events.keep_marks_record(store, record_id, new_record)
-            sent, said = 0, tuple[str, ...]()
+            sent = 0
             if from_anki or moved.to_zerodrill or moved.by_hand_to_zerodrill:
                 if from_anki:
-                    _, said = events.add_anki_actions(store, from_anki, store_actions)
-                said += events.add_anki_reviews(store, anki, known, histories)
+                    _, marks_said = events.add_anki_actions(store, from_anki, store_actions)
+                    said = marks_said + said
                 if resend:
                     resent = _stream(media, store, record_id, collection)
                     workcopy.move_media(copy, collection)
@@ -361,15 +373,17 @@ def _apply(
     built: tuple[Manifest, Path],
     actions: tuple[str | None, Sequence[CardActionEvent]],
     where: tuple[Store | None, str],
+    beside: ExitStack | None,
 ) -> tuple[
     Moved,
-    tuple[list[events.Event], dict[str, events.CardHistory]],
+    tuple[list[events.Event], Beside[tuple[str, ...]] | None],
     Manifest,
     tuple[list[CardActionEvent], str],
     events.Model,
 ]:
-    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards and the
-    cards replayed with them, the manifest to keep once the copy is the collection, and
+    """Step 2 on the open work copy: what moved, Anki's reviews of zerodrill's cards and
+    (given ``beside``, where it is waited for) the store taking them once the cards are
+    replayed with them, the manifest to keep once the copy is the collection, and
     (given the record of the last run's marks and the store's card actions) the card actions
     read back from Anki and the record of the marks this run leaves. ``found``: Anki's reviews,
     read from the copy before Anki opened it, or (a dry run's) the copy to read them from."""
@@ -419,6 +433,16 @@ def _apply(
     # Only the cards something moved for are read whole and replayed.
     store_events = events.log_events(store, changed_keys)
     histories = events.derive(store_events, anki, changed_keys, scheduler)
+    # What the drill's queue on the study day is built from, read before the store takes
+    # Anki's answers: given ``beside``, it takes them from here on, beside the writing into
+    # Anki (what it takes, the collection holds already: the first sync brought it).
+    index = ItemIndex(decks)
+    drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
+    to_zerodrill = events.new_to_zerodrill(known, anki)
+    by_hand = events.new_to_zerodrill(known, anki, by_hand=True)
+    taking = None
+    if beside is not None and store is not None and (to_zerodrill or by_hand):
+        taking = beside.enter_context(events.adding(store, anki, known, histories))
     rows: list[revlog.Packed] = []
     for key, history in sorted(histories.items()):
         cid = cards[key].cid
@@ -462,8 +486,6 @@ def _apply(
         col, note_keys, decks, (today.zerodrill, at), record, store_actions
     )
     # Last, on the cards as the marks leave them: a suspended card holds no sibling back.
-    index = ItemIndex(decks)
-    drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
     held_back = siblings.hold(col, notes.our_cards(col, note_keys), index, drill)
     if rows or changed or marked or held_back:
         # Anki syncs only a collection whose time is not the server's: later than it was,
@@ -473,8 +495,8 @@ def _apply(
         notes_added=added,
         notes_updated=updated,
         retired_suspended=suspended,
-        to_zerodrill=events.new_to_zerodrill(known, anki),
-        by_hand_to_zerodrill=events.new_to_zerodrill(known, anki, by_hand=True),
+        to_zerodrill=to_zerodrill,
+        by_hand_to_zerodrill=by_hand,
         to_anki=len(rows),
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
@@ -482,7 +504,7 @@ def _apply(
         siblings_held=held_back,
         remarks=(*(() if model.notice is None else (model.notice,)), *ahead, *held),
     )
-    return moved, (anki, histories), manifest, (from_anki, new_record), model
+    return moved, (anki, taking), manifest, (from_anki, new_record), model
 
 
 def _marks(

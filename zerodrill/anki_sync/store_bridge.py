@@ -35,6 +35,7 @@ from typing import Any
 from msgspec import Struct
 
 from zerodrill.anki_sync import revlog
+from zerodrill.anki_sync.beside import Beside
 from zerodrill.anki_sync.preset import Preset
 from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.anki_import import AnkiReviews
@@ -225,6 +226,25 @@ def add_anki_reviews(
     if any(map(known.__contains__, map(_IDENTITY, reviews))):
         reviews = [r for r in reviews if _IDENTITY(r) not in known]
     return store.log.add_events(reviews, replayed=replayed).warnings
+
+
+def adding(
+    store: Store,
+    reviews: Sequence[Event],
+    known: Collection[tuple[str, int]],
+    histories: Mapping[str, CardHistory],
+) -> Beside[tuple[str, ...]]:
+    """:func:`add_anki_reviews` started beside the run (while it writes into Anki), through a
+    connection of its own to the store's file: start it once the run no longer reads the
+    store for what the answers change. It gives the store's warnings."""
+    # The learner's scheduler as this run's store has it: the replay handed over is its.
+    path, scheduler = store.path, store.scheduler
+
+    def add() -> tuple[str, ...]:
+        with Store.open(path, create=False, scheduler=scheduler) as own:
+            return add_anki_reviews(own, reviews, known, histories)
+
+    return Beside(add, "store")
 
 
 def new_to_zerodrill(

@@ -111,6 +111,11 @@ class Store:
         return store
 
     @property
+    def path(self) -> Path:
+        """The database file this store opened."""
+        return self._tx.path
+
+    @property
     def scheduler(self) -> Scheduler[Any]:
         """What derives every card's state from its events: the profile's."""
         return self.profile.scheduler

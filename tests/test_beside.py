@@ -1,0 +1,53 @@
+"""Work run beside the run's (:class:`~zerodrill.anki_sync.beside.Beside`): what it gives or
+what stops it reaches the caller's thread, and its end never leaves the thread running."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from zerodrill.anki_sync.beside import Beside
+
+
+def test_wait_gives_what_the_work_returned_from_its_own_thread() -> None:
+    callers: list[str] = []
+
+    def work() -> int:
+        callers.append(threading.current_thread().name)
+        return 42
+
+    assert Beside(work, "test").wait() == 42
+    assert callers == ["zerodrill-test"]
+
+
+@pytest.mark.parametrize("failure", [OSError("the disk is full"), KeyboardInterrupt()])
+def test_what_stops_the_work_is_raised_in_the_callers_thread(failure: BaseException) -> None:
+    def work() -> None:
+        raise failure
+
+    with pytest.raises(type(failure)):
+        Beside(work, "test").wait()
+
+
+def test_an_error_not_waited_for_is_raised_at_the_blocks_end() -> None:
+    def work() -> None:
+        raise OSError("the disk is full")
+
+    with pytest.raises(OSError, match="the disk is full"), Beside(work, "test"):
+        pass
+
+
+def test_the_blocks_own_error_goes_first_and_the_thread_has_ended() -> None:
+    release = threading.Event()
+    ended: list[bool] = []
+
+    def work() -> None:
+        release.wait(10)
+        ended.append(True)
+        raise OSError("the disk is full")
+
+    with pytest.raises(ValueError, match="the block's"), Beside(work, "test"):
+        release.set()
+        raise ValueError("the block's")
+    assert ended == [True]
