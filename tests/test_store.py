@@ -908,15 +908,7 @@ def test_damaged_values_are_reported_as_one_line(
     db: Path, table: str, column: str, value: object
 ) -> None:
     # Values SQLite cannot check (a hand edit, a flipped bit): still a StoreError, no traceback.
-    with Store.open(db) as s:
-        grade(s, "d/a", 4)
-    conn = sqlite3.connect(db)
-    try:
-        with conn:
-            conn.execute("DROP TRIGGER event_no_update")
-            conn.execute(f"UPDATE {table} SET {column} = ?", (value,))
-    finally:
-        conn.close()
+    _graded_then_edited(db, (f"UPDATE {table} SET {column} = ?", (value,)))
     reads = [
         lambda s: s.schedule.state("d/a"),
         lambda s: s.schedule.states(),
@@ -943,19 +935,26 @@ def test_damaged_values_are_reported_as_one_line(
 def test_a_grade_out_of_range_read_by_events_of_is_one_line(db: Path) -> None:
     """A grade SQLite's check would refuse, put there past it (a hand edit): the reader of a
     sync's events (one pass, no call of to_grade) says so in one line."""
+    _graded_then_edited(
+        db, ("PRAGMA ignore_check_constraints = 1", ()), ("UPDATE event SET grade = 9", ())
+    )
+    with Store.open(db) as s, pytest.raises(StoreError) as exc:
+        s.log.events_of(["d/a"])
+    assert "damaged" in assert_one_line(exc, db)
+
+
+def _graded_then_edited(db: Path, *edits: tuple[str, tuple[object, ...]]) -> None:
+    """A grade of "d/a" logged, then the file edited by hand past the log's guard."""
     with Store.open(db) as s:
         grade(s, "d/a", 4)
     conn = sqlite3.connect(db)
     try:
         with conn:
             conn.execute("DROP TRIGGER event_no_update")
-            conn.execute("PRAGMA ignore_check_constraints = 1")
-            conn.execute("UPDATE event SET grade = 9")
+            for statement, values in edits:
+                conn.execute(statement, values)
     finally:
         conn.close()
-    with Store.open(db) as s, pytest.raises(StoreError) as exc:
-        s.log.events_of(["d/a"])
-    assert "damaged" in assert_one_line(exc, db)
 
 
 def test_a_negative_database_version_is_one_line_and_left_as_it_was(db: Path) -> None:
