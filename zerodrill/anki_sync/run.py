@@ -1,8 +1,8 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media,
-   while the decks' package is built (in a thread: Anki's backend leaves Python's lock as it
-   talks to the server).
+   while the decks' package is built and what the event stream sends is read from the store
+   (the sync in a thread: Anki's backend leaves Python's lock as it talks to the server).
 2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.media_transport`): this
    machine's new events written as a file in the collection's media, and the other machines'
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
@@ -13,17 +13,20 @@
    zerodrill's answers Anki lacks written to its revlog and its schedule set (:mod:`.schedule`);
    the marks changed in Anki read back as card actions and every card given the marks
    zerodrill's actions make (:mod:`.marks`); last, the siblings the drill holds today held in
-   Anki too (:mod:`.siblings`). The copy then replaces the collection.
+   Anki too (:mod:`.siblings`). From the replay on, Anki's reviews and changes made by hand are
+   taken into the review store as events, in a thread beside the writing into Anki and step 3
+   (:func:`.store_bridge.adding`). The copy then replaces the collection.
 3. With a server: an ordinary sync up, and the media. While the collection syncs (the same
-   way), what was read from Anki (its reviews, changes made by hand and marks) is added to
-   the review store as events, and sent in the collection's media; the record of the marks
-   the run left is kept, and the model taken from the preset becomes the learner's.
+   way), the marks read from Anki are added to the review store as events, and what was read
+   from Anki is sent in the collection's media; the record of the marks the run left is kept,
+   and the model taken from the preset becomes the learner's.
 
 The store is written once the copy has replaced the collection, but for the other machines'
 events, taken first (they are theirs, as a folder sync takes them; this machine's file of
-events in a work copy thrown away is missed by the next run, which writes its events again):
-what was read from Anki the collection holds already, and a run that stops before the store
-takes it leaves it for the next; the record of the marks (:mod:`.marks`) never holds marks the
+events in a work copy thrown away is missed by the next run, which writes its events again),
+and Anki's reviews, taken from the replay on: what was read from Anki the collection holds
+already (the first sync brought it), and a run that stops before the store takes it leaves it
+for the next; the record of the marks (:mod:`.marks`) never holds marks the
 collection or the store lacks (a failure between the two leaves the older record, and the next
 run finds both sides agreeing). What was read from Anki is sent in this run, not the next,
 because it depends on when it was read (a mark's time; an answer's memory state, in the card

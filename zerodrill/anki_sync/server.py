@@ -258,15 +258,10 @@ def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endp
         col.reopen(after_full_sync=True)
 
 
-def sync_media(col: Collection, key: HostKey) -> None:
-    """Send the decks' images (and fetch the server's), waiting for it."""
-    start_media(col, key)
-    wait_for_media(col, key)
-
-
 def start_media(col: Collection, key: HostKey) -> None:
-    """Start :func:`sync_media` in Anki's background, as Anki starts it; a sync of the
-    collection may run meanwhile (a full one stops it, and starts it again once done)."""
+    """Start the sync of the media (the decks' images, the files of events) in Anki's
+    background, as Anki starts it; a sync of the collection may run meanwhile (a full one
+    stops it, and starts it again once done)."""
     from anki.sync import SyncAuth
 
     with translated(key.endpoint, "syncing media"):
