@@ -13,6 +13,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -445,13 +446,30 @@ def test_a_dry_run_when_the_server_asks_for_a_full_sync(
     phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
     phone.col.mod_schema(check=False)
     assert phone.sync(upload_on_conflict=True) != 0
-    before = folder_state(home / "anki")
+    before, on_server = folder_state(home / "anki"), server_collection(server, account)
     code, out, err = sync(capsys, home, "--dry-run")
     assert code == 0, err
     assert "The server asks for a full sync (its collection was replaced)" in out
     assert "Anki → zerodrill: 0 reviews" in out
     assert folder_state(home / "anki") == before
-    assert phone.col.sync_status(phone.auth).required == SyncOutput.NO_CHANGES
+    # Read from the server's own file: the phone's view of it (its sync status) also moves
+    # with the phone's own clock and cache.
+    assert server_collection(server, account) == on_server
+
+
+def server_collection(server: SyncServer, account: str) -> object:
+    """The server's collection of ``account``, read from a copy of its files (the server
+    holds them locked): its times and numbers, and its cards and review log."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("collection.anki2", "collection.anki2-wal"):
+            if (server.base / account / name).exists():
+                shutil.copyfile(server.base / account / name, Path(tmp) / name)
+        with closing(sqlite3.connect(Path(tmp) / "collection.anki2")) as conn:
+            return (
+                conn.execute("SELECT mod, usn, scm, ls FROM col").fetchall(),
+                conn.execute("SELECT * FROM cards ORDER BY id").fetchall(),
+                conn.execute("SELECT * FROM revlog ORDER BY id").fetchall(),
+            )
 
 
 def test_sync_with_a_collection_file(
