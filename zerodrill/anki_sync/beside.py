@@ -31,6 +31,10 @@ class Beside(Generic[_T]):
         self._thread = threading.Thread(target=run, name=f"zerodrill-{name}", daemon=True)
         self._thread.start()
 
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
     def wait(self) -> _T:
         self._thread.join()
         self._told = True

@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from zerodrill.anki_sync.backend import AnkiSyncError, open_collection
+from zerodrill.anki_sync.beside import Beside
 from zerodrill.anki_sync.login import HostKey
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class Background:
         media_after_block: bool,
     ) -> None:
         self._col: Collection | None = None
-        self._outcome: FullSync | BaseException = FullSync.NONE
+        self._full = FullSync.NONE
         self._lock = threading.Lock()  # between a stop and the next step's start
         self._stopped = False
         self._block_ended = threading.Event()
@@ -173,40 +174,38 @@ class Background:
                     raise KeyboardInterrupt
             return do()
 
-        def run() -> None:
+        def run() -> FullSync:
+            col = self._col = step(lambda: open_collection(collection))
             try:
-                col = self._col = step(lambda: open_collection(collection))
-                try:
-                    if not media_after_block:
-                        step(lambda: start_media(col, key))
-                    self._outcome = step(
-                        lambda: sync(
-                            col,
-                            key,
-                            first=first,
-                            full_upload=full_upload,
-                            on_new_endpoint=on_new_endpoint,
-                        )
+                if not media_after_block:
+                    step(lambda: start_media(col, key))
+                full = step(
+                    lambda: sync(
+                        col,
+                        key,
+                        first=first,
+                        full_upload=full_upload,
+                        on_new_endpoint=on_new_endpoint,
                     )
-                    if media_after_block:
-                        self._block_ended.wait()
-                        if self._block_failed:
-                            return
-                        step(lambda: start_media(col, key))
-                    wait_for_media(col, key)
-                finally:
-                    col.close()
-            except BaseException as exc:  # raised in the caller's thread, by __exit__
-                self._outcome = exc
+                )
+                if media_after_block:
+                    self._block_ended.wait()
+                    if self._block_failed:
+                        return full
+                    step(lambda: start_media(col, key))
+                wait_for_media(col, key)
+                return full
+            finally:
+                col.close()
 
-        self._thread = threading.Thread(target=run, name="zerodrill-anki-sync", daemon=True)
+        self._run = run
 
     def __enter__(self) -> Background:
         # Between Anki's calls the thread needs Python's lock, which the block holds: asked
         # back at Python's usual interval (5 ms), each of its steps would wait that long.
         self._interval = sys.getswitchinterval()
         sys.setswitchinterval(min(self._interval, _SWITCH_S))
-        self._thread.start()
+        self._work = Beside(self._run, "anki-sync")
         return self
 
     def __exit__(
@@ -220,20 +219,28 @@ class Background:
         if interrupted:
             self._stop()
         self._block_ended.set()
+        outcome: FullSync | BaseException
         while True:
             try:
-                self._thread.join()
+                outcome = self._work.wait()
                 break
-            except KeyboardInterrupt:
-                interrupted = True
+            except KeyboardInterrupt as exc:
+                if not self._work.running:  # the thread's own, stopped
+                    outcome = exc
+                    break
+                interrupted = True  # Ctrl+C while waiting
                 self._stop()
+            except BaseException as exc:
+                outcome = exc
+                break
         sys.setswitchinterval(self._interval)
         if kind is not None:
             return
         if interrupted:
             raise KeyboardInterrupt
-        if isinstance(self._outcome, BaseException):
-            raise self._outcome
+        if isinstance(outcome, BaseException):
+            raise outcome
+        self._full = outcome
 
     def _stop(self) -> None:
         with self._lock:
@@ -244,8 +251,8 @@ class Background:
 
     @property
     def full(self) -> FullSync:
-        assert not isinstance(self._outcome, BaseException)  # __exit__ raised it
-        return self._outcome
+        """What full sync ran, once the block has ended."""
+        return self._full
 
 
 def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endpoint: str) -> None:
