@@ -1,6 +1,7 @@
 """``insert_rows``: many rows a statement through Anki's backend, read back exactly as given,
 whether they travel as one JSON text (whole numbers, text, NULLs) or as parameters (a float,
-which JSON text would not carry to its last bit)."""
+which JSON text would not carry to its last bit); and ``Inserting``, the same beside the run's
+thread, batch after batch."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from zerodrill.anki_sync import revlog
-from zerodrill.anki_sync.backend import insert_rows
+from zerodrill.anki_sync.backend import Inserting, insert_rows
 from zerodrill.anki_sync.revlog import MARK, RevlogRow
 from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
@@ -73,3 +74,36 @@ def test_revlog_rows_read_back_as_written(col: Any) -> None:
     ]
     assert sorted(tuple(r) for r in back) == [tuple(r) for r in written]
     assert [revlog.unpacked(r) for r in rows] == written
+
+
+def test_batches_written_beside_are_all_there_in_their_order_once_waited_for(col: Any) -> None:
+    col.db.execute("CREATE TABLE t (a INTEGER, b TEXT)")
+    batches = [[(n, f"row {n}") for n in range(start, start + 700)] for start in (0, 700, 1400)]
+    with Inserting(col, "INSERT INTO t {values}") as inserting:
+        for batch in batches:
+            inserting.put(batch)
+        inserting.put([])  # nothing to write: no statement
+        inserting.wait()
+        back = [tuple(r) for r in col.db.all("SELECT a, b FROM t ORDER BY rowid")]
+    assert back == [row for batch in batches for row in batch]
+
+
+def test_a_failure_beside_is_raised_in_the_runs_thread(col: Any) -> None:
+    col.db.execute("CREATE TABLE t (a INTEGER NOT NULL)")
+    from anki.errors import DBError
+
+    with pytest.raises(DBError), Inserting(col, "INSERT INTO t {values}") as inserting:
+        inserting.put([(1,), (None,)])
+        inserting.wait()
+    assert col.db.scalar("SELECT count(*) FROM t") == 0  # the statement taken back whole
+
+
+def test_the_blocks_end_waits_for_what_was_given(col: Any) -> None:
+    col.db.execute("CREATE TABLE t (a INTEGER)")
+    with (
+        pytest.raises(ValueError, match="the block's"),
+        Inserting(col, "INSERT INTO t {values}") as inserting,
+    ):
+        inserting.put([(n,) for n in range(3000)])
+        raise ValueError("the block's")
+    assert col.db.scalar("SELECT count(*) FROM t") == 3000

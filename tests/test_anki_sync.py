@@ -243,7 +243,7 @@ def first_sync(
     interval = sys.getswitchinterval()
     code, _, err = sync(capsys, home)
     assert code == 0, err
-    # Lowered while the server syncs run beside the Python (server.Background) only; the
+    # Lowered while work runs beside the run's thread (beside.Beside) only; the
     # cycle collector paused for the run only.
     assert sys.getswitchinterval() == interval and gc.isenabled()
     phone.sync()
@@ -924,7 +924,7 @@ def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_
             patched.setattr(anki.collection.Collection, "abort_sync", stopping)
             code, out, err = sync(capsys, home)
         assert (code, err.strip(), given) == (1, "Aborted.", [1])  # click's Ctrl+C
-        assert sys.getswitchinterval() == interval  # lowered beside the server syncs only
+        assert sys.getswitchinterval() == interval  # lowered while work runs beside only
         assert gc.isenabled()  # paused for the run only
         # Stopped as Anki stops a sync, not waited for (Anki's client gives up after 30 s).
         assert aborted == [True]

@@ -3,6 +3,7 @@ what stops it reaches the caller's thread, and its end never leaves the thread r
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -51,3 +52,17 @@ def test_the_blocks_own_error_goes_first_and_the_thread_has_ended() -> None:
         release.set()
         raise ValueError("the block's")
     assert ended == [True]
+
+
+def test_python_switches_threads_often_while_any_work_runs_and_as_before_after() -> None:
+    before = sys.getswitchinterval()
+    release = [threading.Event(), threading.Event()]
+    first = Beside(lambda: release[0].wait(10), "first")
+    second = Beside(lambda: release[1].wait(10), "second")
+    assert sys.getswitchinterval() < before
+    release[0].set()
+    first.wait()
+    assert sys.getswitchinterval() < before  # the second still runs
+    release[1].set()
+    second.wait()
+    assert sys.getswitchinterval() == before

@@ -10,7 +10,8 @@
    both sides, the preset's: :mod:`.preset`); Anki's reviews (read before Anki opened the copy;
    a dry run's, after), leaving out the rows zerodrill wrote (:mod:`.revlog`); for each card
    something moved for, or whose row no longer shows the store's schedule (:mod:`.stale_rows`),
-   zerodrill's answers Anki lacks written to its revlog and its schedule set (:mod:`.schedule`);
+   zerodrill's answers Anki lacks written to its revlog (in a thread, as the cards are
+   replayed: :class:`.backend.Inserting`) and its schedule set (:mod:`.schedule`);
    the marks changed in Anki read back as card actions and every card given the marks
    zerodrill's actions make (:mod:`.marks`); last, the siblings the drill holds today held in
    Anki too (:mod:`.siblings`). From the replay on, Anki's reviews and changes made by hand are
@@ -70,6 +71,7 @@ from zerodrill.anki_sync import note_updates as notes
 from zerodrill.anki_sync import store_bridge as events
 from zerodrill.anki_sync.backend import (
     AnkiSyncError,
+    Inserting,
     db,
     insert_rows,
     open_collection,
@@ -93,6 +95,9 @@ if TYPE_CHECKING:
     from anki.collection import Collection
 
 PACKAGE_NAME = "zerodrill-decks.apkg"
+#: The revlog rows written at once (one statement) while the next cards are replayed: few,
+#: as the last batch is written once the replay is done.
+_ROWS_AT_ONCE = 1000
 _T = TypeVar("_T")
 
 
@@ -433,23 +438,35 @@ def _apply(
         waiting = {e.key for e in every_anki if e.at > until} if ahead else set()
         mine = {key: row for key, row in cards.items() if key not in changed_keys}
         changed_keys |= stale_rows.stale(mine, events.cached(store, mine), today, waiting)
-    # Only the cards something moved for are read whole and replayed.
+    # Only the cards something moved for are read whole and replayed; zerodrill's answers
+    # Anki lacks are written to its revlog beside, as the cards are replayed. ``last``: the
+    # revlog's last id before any of them (a Forget's rows, Anki's own, come after it).
     store_events = events.log_events(store, changed_keys)
-    histories = events.derive(store_events, anki, changed_keys, scheduler)
-    # What the drill's queue on the study day is built from, read before the store takes
-    # Anki's answers: given ``beside``, it takes them from here on, beside the writing into
-    # Anki (what it takes, the collection holds already: the first sync brought it).
-    index = ItemIndex(decks)
-    drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
-    to_zerodrill = events.new_to_zerodrill(known, anki)
-    by_hand = events.new_to_zerodrill(known, anki, by_hand=True)
-    taking = None
-    if beside is not None and store is not None and (to_zerodrill or by_hand):
-        taking = beside.enter_context(events.adding(store, anki, known, histories))
-    rows: list[revlog.Packed] = []
-    for key, history in sorted(histories.items()):
-        cid = cards[key].cid
-        rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
+    last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
+    histories: dict[str, events.CardHistory] = {}
+    to_anki = 0
+    with Inserting(col, revlog.INSERT) as inserting:
+        rows: list[revlog.Packed] = []
+        for key, history in events.replaying(store_events, anki, changed_keys, scheduler):
+            histories[key] = history
+            cid = cards[key].cid
+            rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
+            if len(rows) >= _ROWS_AT_ONCE:
+                inserting.put(rows)
+                to_anki, rows = to_anki + len(rows), []
+        inserting.put(rows)
+        to_anki += len(rows)
+        # What the drill's queue on the study day is built from, read before the store takes
+        # Anki's answers: given ``beside``, it takes them from here on, beside the writing
+        # into Anki (what it takes, the collection holds already: the first sync brought it).
+        index = ItemIndex(decks)
+        drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
+        to_zerodrill = events.new_to_zerodrill(known, anki)
+        by_hand = events.new_to_zerodrill(known, anki, by_hand=True)
+        taking = None
+        if beside is not None and store is not None and (to_zerodrill or by_hand):
+            taking = beside.enter_context(events.adding(store, anki, known, histories))
+        inserting.wait()
 
     forget = schedule.to_forget(cards, histories)
     if forget:
@@ -457,7 +474,6 @@ def _apply(
 
         # Anki's own "Forget": its revlog rows (manual, type 4) marked as zerodrill's, so that
         # no machine reads them back as a Forget made in Anki.
-        last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
         col.sched.schedule_cards_as_new(
             [CardId(cid) for cid in forget], restore_position=True, reset_counts=True
         )
@@ -471,7 +487,6 @@ def _apply(
         cards = notes.our_cards(col, note_keys)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    insert_rows(col, revlog.INSERT, rows)
     insert_rows(
         col,
         "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "
@@ -490,7 +505,7 @@ def _apply(
     )
     # Last, on the cards as the marks leave them: a suspended card holds no sibling back.
     held_back = siblings.hold(col, notes.our_cards(col, note_keys), index, drill)
-    if rows or changed or marked or held_back:
+    if to_anki or changed or marked or held_back:
         # Anki syncs only a collection whose time is not the server's: later than it was,
         # never set back to the run's whole second, which the server's may be (a full sync's).
         db(col).execute("UPDATE col SET mod = max(mod + 1, ?)", stamp * 1000)
@@ -500,7 +515,7 @@ def _apply(
         retired_suspended=suspended,
         to_zerodrill=to_zerodrill,
         by_hand_to_zerodrill=by_hand,
-        to_anki=len(rows),
+        to_anki=to_anki,
         rescheduled=len(changed) + len(forget),
         marks_to_anki=marked,
         marks_to_zerodrill=len(from_anki),

@@ -7,7 +7,6 @@ replaces the collection on the server, and every device's: only with ``--full-up
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,8 +29,6 @@ _T = TypeVar("_T")
 #: How often a run asks whether the media sync has ended: each wait past its end is the run's
 #: own; 50 ms cost bench_anki_sync.py's two-way sync 40 ms of its 3x of Anki's own syncs.
 _MEDIA_POLL_S = 0.005
-#: Python's thread switch interval while a server sync runs beside the Python (Background).
-_SWITCH_S = 0.0005
 
 
 class FullSync(Enum):
@@ -201,10 +198,6 @@ class Background:
         self._run = run
 
     def __enter__(self) -> Background:
-        # Between Anki's calls the thread needs Python's lock, which the block holds: asked
-        # back at Python's usual interval (5 ms), each of its steps would wait that long.
-        self._interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._interval, _SWITCH_S))
         self._work = Beside(self._run, "anki-sync")
         return self
 
@@ -233,7 +226,6 @@ class Background:
             except BaseException as exc:
                 outcome = exc
                 break
-        sys.setswitchinterval(self._interval)
         if kind is not None:
             return
         if interrupted:

@@ -25,7 +25,7 @@ change of this module alone:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from heapq import merge
 from itertools import chain
@@ -355,7 +355,18 @@ def derive(
     """Each of ``keys`` with an event, as the store's events and Anki's reviews (which may
     not be in the store yet) make it together: a set union by identity, then a replay in the
     log's one order, undone grades left out, as the store derives its cards."""
-    out: dict[str, CardHistory] = {}
+    return dict(replaying(store_events, anki, keys, scheduler))
+
+
+def replaying(
+    store_events: Iterable[Event],
+    anki: Sequence[Event],
+    keys: Iterable[str],
+    scheduler: Scheduler[Any],
+) -> Iterator[tuple[str, CardHistory]]:
+    """:func:`derive`'s cards one at a time, in the order of their keys, each as soon as it is
+    replayed: what is made of one (its rows in Anki's revlog) is written while the next ones
+    are replayed (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs)."""
     fingerprint = schedule(scheduler).fingerprint
     # How a state reads in Anki is the scheduler's to say (its module declares it).
     anki_of = scheduler.anki
@@ -363,7 +374,9 @@ def derive(
     # The scheduler's step looked up once, not for each of bench_anki_sync.py's 20,000 grades.
     step = answerer(scheduler)
     first = Effect.FIRST
-    for key, entries in _by_key(store_events, anki, keys).items():
+    by_key = _by_key(store_events, anki, keys)
+    for key in sorted(by_key):
+        entries = by_key[key]
         state: CardState = new_state()
         answers: list[Answer] = []
         effects: list[Effect] = []
@@ -410,23 +423,25 @@ def derive(
         identities = tuple(map(_IDENTITY, in_effect))
         replayed = Replayed(fingerprint, identities, state, tuple(effects))
         again_at = state.step_due or (answers[-1].at if answers else None)
-        out[key] = CardHistory(
+        yield (
             key,
-            card.due,
-            card.interval,
-            card.ease_permille,
-            card.lapses,
-            tuple(answers),
-            card,
-            set_in_anki,
-            replayed,
-            state.again_on,
-            again_at if state.again_on is not None else None,
-            state.phase is Phase.RELEARNING,
-            decided=decided,
-            decided_id=decided_id if decided is not None else 0,
+            CardHistory(
+                key,
+                card.due,
+                card.interval,
+                card.ease_permille,
+                card.lapses,
+                tuple(answers),
+                card,
+                set_in_anki,
+                replayed,
+                state.again_on,
+                again_at if state.again_on is not None else None,
+                state.phase is Phase.RELEARNING,
+                decided=decided,
+                decided_id=decided_id if decided is not None else 0,
+            ),
         )
-    return out
 
 
 class DrillDay(Struct, frozen=True):
