@@ -229,17 +229,24 @@ def _run(
         # A collection taken whole from the server may lack what the last run wrote into it.
         fresh = full in (server.FullSync.DOWNLOADED, server.FullSync.FIRST_DOWNLOAD)
         record = None if fresh else events.marks_record(store, record_id)
-        copy = workcopy.copy_into(folder, collection)
-        media = workcopy.media_folder(copy.path)
-        found: AnkiReviews | Path = copy.path
+        media = workcopy.media_folder(workcopy.copy_path(folder, collection))
         streamed = None
-        if not dry_run:
-            # Anki's reviews read before Anki opens the copy (and holds it locked), where it
-            # is, not copied again; beside them, other machines' events first, as theirs:
-            # the schedule is derived from them all.
-            with Beside(lambda: read_copy(copy.path, note_keys), "read") as reading:
+        found: AnkiReviews | Path
+        if dry_run:
+            copy = workcopy.copy_into(folder, collection)
+            found = copy.path
+        else:
+
+            def copy_and_read() -> tuple[workcopy.Copy, AnkiReviews]:
+                made = workcopy.copy_into(folder, collection)
+                return made, read_copy(made.path, note_keys)
+
+            # The copy made, and Anki's reviews read from it before Anki opens it (and holds
+            # it locked), where it is, not copied again; beside them, other machines' events
+            # first, as theirs (into the copy's media): the schedule is derived from them all.
+            with Beside(copy_and_read, "read") as reading:
                 streamed = _stream(media, store, record_id, collection, ahead)
-                found = reading.wait()
+                copy, found = reading.wait()
         col = open_collection(copy.path)
         try:
             pulled = None
@@ -284,7 +291,8 @@ def _run(
         transport = media_transport.MediaTransport(media, record_id)
         resend = store is not None and (
             bool(from_anki)
-            or any(e.identity not in known and not transport.native(e) for e in anki)
+            # Native first: all of SM-2's answers are, and none is looked up in ``known``.
+            or any(not transport.native(e) and e.identity not in known for e in anki)
         )
 
         def log_what_was_read() -> tuple[int, tuple[str, ...]]:

@@ -156,9 +156,14 @@ def scratch_folder(collection: Path) -> Iterator[Path]:
         yield Path(tmp)
 
 
+def copy_path(folder: Path, collection: Path) -> Path:
+    """Where :func:`copy_into` puts its copy of ``collection`` in ``folder``."""
+    return folder / collection.name
+
+
 def copy_into(folder: Path, collection: Path) -> Copy:
     """A copy of ``collection`` in ``folder`` (:func:`work_folder`, :func:`scratch_folder`)."""
-    copy = folder / collection.name
+    copy = copy_path(folder, collection)
     try:
         return Copy(copy, _copy(collection, copy))
     except OSError as exc:
