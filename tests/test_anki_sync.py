@@ -972,6 +972,47 @@ def test_the_store_failing_as_the_last_sync_runs_loses_nothing(
     assert phone_due(phone) == zerodrill_due(db)
 
 
+def test_a_full_disk_as_zerodrills_answers_are_written_into_anki_is_one_line(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """Anki's database failing as the revlog rows are written (in their thread, beside the
+    replay): one line naming the collection, which is as it was, nothing left beside it; the
+    next run writes them."""
+    from anki.errors import DBError
+
+    from zerodrill.anki_sync import backend, revlog
+
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
+    cache = home / "anki" / "collection.anki2"
+    before = cache_rows(cache)
+    insert_rows = backend.insert_rows
+
+    def full(col: Any, head: str, rows: Any) -> None:
+        if head == revlog.INSERT:
+            raise DBError("database or disk is full", None, None, None)
+        insert_rows(col, head, rows)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(backend, "insert_rows", full)
+        code, _, err = sync(capsys, home)
+    assert code == 1
+    assert one_line(err) == (
+        f"zerodrill: Anki could not write the sync's changes into its copy of {cache} "
+        "(database or disk is full); the collection is unchanged: run again once that is "
+        "mended\n"
+    )
+    assert cache_rows(cache) == before
+    assert sorted(p.name for p in cache.parent.iterdir() if p.name.startswith(".zerodrill")) == []
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "zerodrill → Anki: 1 review" in out
+    phone.sync()
+    assert phone_due(phone)[f"{DECK_ID}/stage-1"] == zerodrill_due(db)[f"{DECK_ID}/stage-1"]
+
+
 def cache_rows(cache: Path) -> tuple[list[object], list[object], list[object]]:
     with closing(sqlite3.connect(cache)) as conn:
         return (

@@ -3,7 +3,8 @@ collection opened with each failure a user can cause as one :class:`AnkiSyncErro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 from queue import SimpleQueue
@@ -51,6 +52,22 @@ def open_collection(path: Path) -> Collection:
         raise AnkiSyncError(f"{path} is not an Anki collection ({text})") from None
     except BackendError as exc:
         raise AnkiSyncError(f"cannot open {path} as an Anki collection: {exc}") from None
+
+
+@contextmanager
+def writing_into_copy(collection: Path) -> Iterator[None]:
+    """Anki's database failing while a run writes into its work copy of ``collection`` (a
+    full disk) as one :class:`AnkiSyncError` line: the copy is thrown away, and the collection
+    is as it was."""
+    from anki.errors import DBError
+
+    try:
+        yield
+    except DBError as exc:
+        raise AnkiSyncError(
+            f"Anki could not write the sync's changes into its copy of {collection} ({exc}); "
+            "the collection is unchanged: run again once that is mended"
+        ) from None
 
 
 def db(col: Collection) -> DBProxy:

@@ -76,6 +76,7 @@ from zerodrill.anki_sync.backend import (
     insert_rows,
     open_collection,
     require_anki,
+    writing_into_copy,
 )
 from zerodrill.anki_sync.beside import Beside
 from zerodrill.anki_sync.login import HostKey
@@ -247,31 +248,33 @@ def _run(
             with Beside(copy_and_read, "read") as reading:
                 streamed = _stream(media, store, record_id, collection, ahead)
                 copy, found = reading.wait()
-        col = open_collection(copy.path)
-        try:
-            pulled = None
-            if dry_run:
-                # The copy takes the server's changes first (its store and collection are
-                # copies: it counts on them, as a run would).
-                if target.key is not None:
-                    pulled = peek.pull(col, target.key)
-                    peek.pull_media(target.key, collection, media)
-                streamed = _stream(media, store, record_id, collection, ahead)
-            known = events.anki_known(store)
-            store_actions = events.log_actions(store)
-            moved, (anki, taking), manifest, (from_anki, new_record), model = _apply(
-                col,
-                found,
-                decks,
-                note_keys,
-                known,
-                (built, package),
-                (record, store_actions),
-                (store, record_id),
-                None if dry_run else beside,
-            )
-        finally:
-            col.close()
+        # Anki's database failing as the copy is written (a full disk): one line.
+        with writing_into_copy(collection):
+            col = open_collection(copy.path)
+            try:
+                pulled = None
+                if dry_run:
+                    # The copy takes the server's changes first (its store and collection are
+                    # copies: it counts on them, as a run would).
+                    if target.key is not None:
+                        pulled = peek.pull(col, target.key)
+                        peek.pull_media(target.key, collection, media)
+                    streamed = _stream(media, store, record_id, collection, ahead)
+                known = events.anki_known(store)
+                store_actions = events.log_actions(store)
+                moved, (anki, taking), manifest, (from_anki, new_record), model = _apply(
+                    col,
+                    found,
+                    decks,
+                    note_keys,
+                    known,
+                    (built, package),
+                    (record, store_actions),
+                    (store, record_id),
+                    None if dry_run else beside,
+                )
+            finally:
+                col.close()
         if streamed is not None:
             moved = structs.replace(
                 moved,
