@@ -1,8 +1,9 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media,
-   while the decks' package is built and what the event stream sends is read from the store
-   (the sync in a thread: Anki's backend leaves Python's lock as it talks to the server).
+   while the decks' package is built and what the event stream sends is read from the store,
+   with the events of the cards it sends for (the sync in a thread: Anki's backend leaves
+   Python's lock as it talks to the server).
 2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.media_transport`): this
    machine's new events written as a file in the collection's media, and the other machines'
    taken into the store as theirs (their grades, undos and card actions, by identity); then the
@@ -213,18 +214,26 @@ def _run(
     with making(collection) as folder, ExitStack() as beside:
         package = folder / PACKAGE_NAME
 
-        def build() -> tuple[Manifest, exchange.Ahead | None]:
-            """The decks' package, and what the stream sends unless the server's media bring
-            otherwise: neither waits for the server's changes."""
+        def build() -> tuple[Manifest, exchange.Ahead | None, events.ReadAhead | None]:
+            """The decks' package, what the stream sends unless the server's media bring
+            otherwise, and the store's events of the cards it sends for (the cards likely
+            replayed): none waits for the server's changes."""
             own = media_transport.MediaTransport(workcopy.media_folder(collection), record_id)
-            read = None if store is None else exchange.read_ahead(store, own)
-            return notes.build_package(decks, manifest_file, package), read
+            if store is None:
+                return notes.build_package(decks, manifest_file, package), None, None
+            sending = exchange.read_ahead(store, own)
+            built = notes.build_package(decks, manifest_file, package)
+            keys = {o.key for o in sending.outside}
+            return built, sending, events.read_ahead(store, keys)
 
         ahead: exchange.Ahead | None = None
+        events_ahead: events.ReadAhead | None = None
         if dry_run or target.key is None:
             built = notes.build_package(decks, manifest_file, package)
         else:
-            full, (built, ahead) = _sync_with_server(target, target.key, build, first=True)
+            full, (built, ahead, events_ahead) = _sync_with_server(
+                target, target.key, build, first=True
+            )
             if first_time and full is server.FullSync.DOWNLOADED:
                 full = server.FullSync.FIRST_DOWNLOAD
         # A collection taken whole from the server may lack what the last run wrote into it.
@@ -270,7 +279,7 @@ def _run(
                     known,
                     (built, package),
                     (record, store_actions),
-                    (store, record_id),
+                    (store, record_id, events_ahead),
                     None if dry_run else beside,
                 )
             finally:
@@ -391,7 +400,7 @@ def _apply(
     known: set[tuple[str, int]],
     built: tuple[Manifest, Path],
     actions: tuple[str | None, Sequence[CardActionEvent]],
-    where: tuple[Store | None, str],
+    where: tuple[Store | None, str, events.ReadAhead | None],
     beside: ExitStack | None,
 ) -> tuple[
     Moved,
@@ -405,14 +414,15 @@ def _apply(
     replayed with them, the manifest to keep once the copy is the collection, and
     (given the record of the last run's marks and the store's card actions) the card actions
     read back from Anki and the record of the marks this run leaves. ``found``: Anki's reviews,
-    read from the copy before Anki opened it, or (a dry run's) the copy to read them from."""
+    read from the copy before Anki opened it, or (a dry run's) the copy to read them from;
+    ``where``: the store, the collection's record id, and the store's events read ahead."""
     manifest, package = built
     added, updated, manifest = notes.bring_up_to_date(col, manifest, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     if suspended:
         cards = notes.our_cards(col, note_keys)
-    store, record_id = where
+    store, record_id, read_ahead = where
     model = events.one_model(store, preset.read(col, cards), record_id)
     if model.written is not None:
         preset.write(col, cards, model.written)  # the learner's newer fit: the phone's too
@@ -452,7 +462,7 @@ def _apply(
     # Only the cards something moved for are read whole and replayed; zerodrill's answers
     # Anki lacks are written to its revlog beside, as the cards are replayed. ``last``: the
     # revlog's last id before any of them (a Forget's rows, Anki's own, come after it).
-    store_events = events.log_events(store, changed_keys)
+    store_events = events.log_events(store, changed_keys, read_ahead)
     last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
     histories: dict[str, events.CardHistory] = {}
     to_anki = 0

@@ -4,7 +4,8 @@ The rest of the package sees only the values defined here (:class:`Answer`,
 :class:`CardHistory`), never the store's own types, so a change of the store's API is a
 change of this module alone:
 
-- the events of the cards something moved for, zerodrill's and Anki's: :func:`log_events`;
+- the events of the cards something moved for, zerodrill's and Anki's: :func:`log_events`
+  (those of the cards likely to move read ahead: :func:`read_ahead`);
   Anki's answers the store holds, by number: :func:`anki_known`;
 - Anki's reviews, without the rows zerodrill wrote: :func:`from_anki`; those dated more than
   a day ahead held back: :func:`held_back`;
@@ -131,14 +132,40 @@ class CardHistory(Struct, frozen=True):
         return [a for a in self.answers if not a.from_anki]
 
 
-def log_events(store: Store | None, keys: Collection[str]) -> list[Event]:
+class ReadAhead(Struct, frozen=True):
+    """The store's grades and undos of the cards ``keys``, read before the run knows which
+    cards it replays (beside Anki's first server sync, whose wait leaves Python's lock free:
+    bench_anki_sync.py's two-way sync, the goal of 3x Anki's own syncs), and where the log
+    ended then: a card's are these and those logged after (:meth:`.EventLog.events_of`)."""
+
+    keys: frozenset[str]
+    events: list[ReviewEvent]
+    last_id: int
+
+
+def read_ahead(store: Store, keys: Collection[str]) -> ReadAhead:
+    """The :class:`ReadAhead` of ``keys`` (those with events the media lacked: the cards the
+    run will most likely replay)."""
+    with store.snapshot():
+        return ReadAhead(frozenset(keys), store.log.events_of(keys), store.log.last_id())
+
+
+def log_events(
+    store: Store | None, keys: Collection[str], ahead: ReadAhead | None = None
+) -> list[Event]:
     """The store's events of the cards ``keys`` that move a schedule (grades, changes made by
-    hand in Anki), undos included (none without a store)."""
+    hand in Anki), undos included (none without a store); those of the cards ``ahead`` read
+    taken from it, and only what was logged since read."""
     if store is None or not keys:
         return []
     wanted = set(keys)
     by_hand = [e for e in store.log.project(_BY_HAND) if e.key in wanted]
-    return [*store.log.events_of(wanted), *by_hand]
+    if ahead is None:
+        return [*store.log.events_of(wanted), *by_hand]
+    had = wanted & ahead.keys
+    read = [e for e in ahead.events if e.key in had]
+    since = store.log.events_of(had, after=ahead.last_id)
+    return [*read, *since, *store.log.events_of(wanted - had), *by_hand]
 
 
 #: The changes made by hand in Anki the store holds, and the undos of actions.

@@ -82,25 +82,34 @@ class EventLog(StorePart):
             )
             return [review_from(row) for row in cursor]
 
-    def events_of(self, keys: Collection[str]) -> list[ReviewEvent]:
+    def events_of(self, keys: Collection[str], *, after: int = 0) -> list[ReviewEvent]:
         """:meth:`events` of the cards ``keys`` only, card by card, each card's in the
         replay's order (by study day, time and identity): a reader of a few cards (``anki
         sync`` of the cards something moved for) need not parse the whole log, and SQLite
         reads them in the order of its index, sorting none (bench_anki_sync.py's 10,000
-        events: 4 ms of 23 went to sorting them by their place in the log)."""
+        events: 4 ms of 23 went to sorting them by their place in the log). ``after``: only
+        those logged after :meth:`last_id` gave it (the log only grows: those before, read
+        then, and these are all the cards' events)."""
         with self._reading():
             # Each row read from SQLite as it is taken: the events are held, not their rows
             # too (which cost a pass of the garbage collector over all the process holds).
             rows = chain.from_iterable(
                 self._conn.execute(
-                    f"SELECT {REVIEW_COLUMNS} FROM event e WHERE {REVIEW} "
+                    f"SELECT {REVIEW_COLUMNS} FROM event e WHERE {REVIEW} AND e.id > ? "
                     f"AND e.key IN ({','.join('?' * len(chunk))}) "
                     "ORDER BY e.key, e.day, e.at_us, e.origin, e.seq",
-                    chunk,
+                    (after, *chunk),
                 )
                 for chunk in derive.chunks(keys)
             )
             return reviews_from(rows)
+
+    def last_id(self) -> int:
+        """Where the log ends now: every event logged from now on has a higher row id (the
+        log is append-only), which :meth:`events_of` reads alone."""
+        with self._reading():
+            (last,) = self._conn.execute("SELECT coalesce(max(id), 0) FROM event").fetchone()
+            return int(last)
 
     def numbers(self, origin: str) -> set[int]:
         """The sequence numbers of ``origin``'s events (of every kind): which of its events
