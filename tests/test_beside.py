@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from contextlib import nullcontext
 
 import pytest
 
@@ -66,3 +67,33 @@ def test_python_switches_threads_often_while_any_work_runs_and_as_before_after()
     release[1].set()
     second.wait()
     assert sys.getswitchinterval() == before
+
+
+@pytest.mark.parametrize("failure", [None, ValueError("the block's")])
+def test_the_work_is_told_once_whether_the_block_failed(failure: Exception | None) -> None:
+    told: list[bool] = []
+    ended = threading.Event()
+
+    def end(failed: bool) -> None:
+        told.append(failed)
+        ended.set()
+
+    with pytest.raises(ValueError) if failure else nullcontext():
+        with Beside(lambda: ended.wait(10), "test", end=end) as work:
+            if failure:
+                raise failure
+            assert work.wait() is True  # told on waiting, and not again at the end
+    assert told == [failure is not None]
+
+
+def test_ctrl_c_in_the_block_stops_the_work_which_is_waited_for() -> None:
+    stopped = threading.Event()
+    done: list[str] = []
+
+    def work() -> None:
+        assert stopped.wait(10)
+        done.append("stopped")
+
+    with pytest.raises(KeyboardInterrupt), Beside(work, "test", stop=stopped.set):
+        raise KeyboardInterrupt
+    assert done == ["stopped"]

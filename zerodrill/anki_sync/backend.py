@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 from queue import SimpleQueue
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -117,45 +116,24 @@ def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> 
         db(col).execute(head.format(values="VALUES " + ",".join([one] * len(chunk))), *params)
 
 
-class Inserting:
+class Inserting(Beside[None]):
     """:func:`insert_rows` in a thread beside the run, for each batch of rows :meth:`put`
     (in the order given), while the run makes the next: Anki's backend leaves Python's lock
     as it writes (bench_anki_sync.py's 10,000 revlog rows written while the cards are
-    replayed: the goal of 3x Anki's own syncs). :meth:`wait` waits for the last, and raises
-    what stopped the thread. The run uses the collection only once it has waited. As a
-    context manager, its end waits for the thread (what it was given is written)."""
+    replayed: the goal of 3x Anki's own syncs). Its end, or :meth:`wait`, writes what was
+    given and waits for it (raising what stopped the thread); the run uses the collection
+    only once it has waited."""
 
     def __init__(self, col: Collection, head: str) -> None:
-        self._given: SimpleQueue[Sequence[Sequence[Value]] | None] = SimpleQueue()
-        self._ended = False
+        given: SimpleQueue[Sequence[Sequence[Value]] | None] = SimpleQueue()
 
         def write() -> None:
-            while (rows := self._given.get()) is not None:
+            while (rows := given.get()) is not None:
                 insert_rows(col, head, rows)
 
-        self._work = Beside(write, "anki-rows")
+        super().__init__(write, "anki-rows", end=lambda failed: given.put(None))
+        self._given = given
 
     def put(self, rows: Sequence[Sequence[Value]]) -> None:
         if rows:
             self._given.put(rows)
-
-    def wait(self) -> None:
-        self._end()
-        self._work.wait()
-
-    def _end(self) -> None:
-        if not self._ended:
-            self._ended = True
-            self._given.put(None)
-
-    def __enter__(self) -> Inserting:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._end()
-        self._work.__exit__(kind, exc, tb)

@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import Generic, Self, TypeVar
 
 _T = TypeVar("_T")
 
@@ -49,11 +49,26 @@ class Beside(Generic[_T]):
     stopped it (Ctrl+C's KeyboardInterrupt included), in the caller's thread. As a context
     manager, its end waits for the thread, and raises what stopped it unless :meth:`wait`
     did or another error is on its way. While it runs, Python switches threads often
-    (:class:`_Quick`)."""
+    (:class:`_Quick`).
 
-    def __init__(self, work: Callable[[], _T], name: str) -> None:
+    ``end`` is told once, before the thread is waited for, whether the caller's block failed
+    (:meth:`wait`: it did not): work that goes on until the block's end stops there. ``stop``
+    asks the work to stop on Ctrl+C, in the block or while waiting: it is waited for all the
+    same, and KeyboardInterrupt raised once it has ended (without ``stop``, Ctrl+C while
+    waiting is raised at once)."""
+
+    def __init__(
+        self,
+        work: Callable[[], _T],
+        name: str,
+        *,
+        end: Callable[[bool], None] | None = None,
+        stop: Callable[[], None] | None = None,
+    ) -> None:
         self._outcome: tuple[_T] | BaseException | None = None
         self._told = False
+        self._end = end
+        self._stop = stop
 
         def run() -> None:
             try:
@@ -71,20 +86,37 @@ class Beside(Generic[_T]):
             _QUICK.end()
             raise
 
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
     def wait(self) -> _T:
-        self._thread.join()
+        self._tell(failed=False)
+        interrupted = self._join()
         self._told = True
+        if interrupted:
+            raise KeyboardInterrupt
         outcome = self._outcome
         if isinstance(outcome, BaseException):
             raise outcome
         assert outcome is not None  # the thread has ended
         return outcome[0]
 
-    def __enter__(self) -> Beside[_T]:
+    def _tell(self, *, failed: bool) -> None:
+        end, self._end = self._end, None
+        if end is not None:
+            end(failed)
+
+    def _join(self) -> bool:
+        """Wait for the thread to end; whether Ctrl+C stopped it meanwhile."""
+        interrupted = False
+        while True:
+            try:
+                self._thread.join()
+                return interrupted
+            except KeyboardInterrupt:
+                if self._stop is None:
+                    raise
+                interrupted = True
+                self._stop()
+
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -93,7 +125,11 @@ class Beside(Generic[_T]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if kind is None and not self._told:
-            self.wait()
-        else:
-            self._thread.join()
+        if kind is None:
+            if not self._told:
+                self.wait()
+            return
+        if kind is KeyboardInterrupt and self._stop is not None:
+            self._stop()
+        self._tell(failed=True)
+        self._join()

@@ -389,7 +389,7 @@ def _sync_with_server(
         media_after_block=adds_media,
     ) as done:
         given = meanwhile()
-    return done.full, given
+    return done.wait(), given
 
 
 def _apply(

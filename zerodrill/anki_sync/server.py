@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from zerodrill.anki_sync.backend import AnkiSyncError, open_collection
@@ -138,15 +137,15 @@ def sync(
     raise AnkiSyncError(f"{server} asked for a sync zerodrill does not know ({required})")
 
 
-class Background:
-    """In a thread while the ``with`` block runs, as Anki's own client would: the collection
-    at ``collection`` opened, :func:`sync` of it, its media synced (beside the collection's
-    sync; with ``media_after_block``, once the block has ended without an error, as the block
-    adds media), and closed. Anki's backend leaves Python's lock as it works, so the block
-    runs meanwhile (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own syncs). The
-    block's end waits for the thread; then :attr:`full` is what it did, or its error is
-    raised (the block's own, if it failed too, goes first). Ctrl+C, in the block or while
-    waiting, stops it as Anki stops a sync, and is raised once it has stopped."""
+class Background(Beside[FullSync]):
+    """In a thread from now until the ``with`` block's end, as Anki's own client would: the
+    collection at ``collection`` opened, :func:`sync` of it, its media synced (beside the
+    collection's sync; with ``media_after_block``, once the block has ended without an error,
+    as the block adds media), and closed. Anki's backend leaves Python's lock as it works, so
+    the block runs meanwhile (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own
+    syncs). The block's end waits for the thread; then :meth:`wait` gives what full sync ran,
+    or its error is raised (the block's own, if it failed too, goes first). Ctrl+C, in the
+    block or while waiting, stops it as Anki stops a sync, and is raised once it has stopped."""
 
     def __init__(
         self,
@@ -159,7 +158,6 @@ class Background:
         media_after_block: bool,
     ) -> None:
         self._col: Collection | None = None
-        self._full = FullSync.NONE
         self._lock = threading.Lock()  # between a stop and the next step's start
         self._stopped = False
         self._block_ended = threading.Event()
@@ -195,56 +193,18 @@ class Background:
             finally:
                 col.close()
 
-        self._run = run
+        super().__init__(run, "anki-sync", end=self._block_end, stop=self._stop_sync)
 
-    def __enter__(self) -> Background:
-        self._work = Beside(self._run, "anki-sync")
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        interrupted = kind is KeyboardInterrupt
-        self._block_failed = kind is not None
-        if interrupted:
-            self._stop()
+    def _block_end(self, failed: bool) -> None:
+        self._block_failed = failed
         self._block_ended.set()
-        outcome: FullSync | BaseException
-        while True:
-            try:
-                outcome = self._work.wait()
-                break
-            except KeyboardInterrupt as exc:
-                if not self._work.running:  # the thread's own, stopped
-                    outcome = exc
-                    break
-                interrupted = True  # Ctrl+C while waiting
-                self._stop()
-            except BaseException as exc:
-                outcome = exc
-                break
-        if kind is not None:
-            return
-        if interrupted:
-            raise KeyboardInterrupt
-        if isinstance(outcome, BaseException):
-            raise outcome
-        self._full = outcome
 
-    def _stop(self) -> None:
+    def _stop_sync(self) -> None:
         with self._lock:
             self._stopped = True
             if self._col is not None:
                 self._col.abort_sync()
                 self._col.abort_media_sync()
-
-    @property
-    def full(self) -> FullSync:
-        """What full sync ran, once the block has ended."""
-        return self._full
 
 
 def _full(col: Collection, auth: SyncAuth, media_usn: int, *, upload: bool, endpoint: str) -> None:
