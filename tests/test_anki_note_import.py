@@ -19,6 +19,7 @@ from anki.collection import Collection
 from cli_support import run_cli
 
 from zerodrill.anki_sync import note_updates
+from zerodrill.export import apkg
 
 DECK = """\
 deck: import-deck
@@ -61,6 +62,21 @@ def imports(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return given
 
 
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each package's bytes made (its length): only a package that is imported is made."""
+    sizes: list[int] = []
+    real = apkg.package_zip
+
+    def counted(collection: bytes, media: list[tuple[str, bytes]]) -> bytes:
+        data = real(collection, media)
+        sizes.append(len(data))
+        return data
+
+    monkeypatch.setattr(apkg, "package_zip", counted)
+    return sizes
+
+
 def sync(capsys: pytest.CaptureFixture[str], path: Path, *args: str) -> str:
     code, out, err = run_cli(
         capsys, "anki", "sync", str(path.parents[1] / "decks"), "--collection", str(path), *args
@@ -88,24 +104,27 @@ def note_stamps(path: Path) -> list[tuple[int, int, int]]:
 
 
 def test_unchanged_decks_are_imported_once(
-    desk: Path, capsys: pytest.CaptureFixture[str], imports: list[Path]
+    desk: Path, capsys: pytest.CaptureFixture[str], imports: list[Path], made: list[int]
 ) -> None:
     sync(capsys, desk)
     assert len(imports) == 1
     sync(capsys, desk)
     sync(capsys, desk)
     assert len(imports) == 1
+    # Nor is the package made again only to be left unread.
+    assert len(made) == 1
     assert len(backs(desk)) == 2
 
 
 def test_an_edited_deck_is_imported(
-    desk: Path, capsys: pytest.CaptureFixture[str], imports: list[Path]
+    desk: Path, capsys: pytest.CaptureFixture[str], imports: list[Path], made: list[int]
 ) -> None:
     sync(capsys, desk)
     deck = desk.parents[1] / "decks" / "import.yaml"
     deck.write_text(deck.read_text().replace("Optimizer states.", "The optimizer states."))
     sync(capsys, desk)
     assert len(imports) == 2
+    assert len(made) == 2
     assert "The optimizer states." in backs(desk)[STAGE_1]
 
 

@@ -1037,7 +1037,8 @@ def test_a_sync_killed_then_run_again(
     )  # fmt: skip
     try:
         end = time.monotonic() + 60
-        while not list(cache.parent.glob(".zerodrill-sync-*/*.apkg")):
+        # The work copy made: the first sync has ended, and the run works on its copy.
+        while not list(cache.parent.glob(".zerodrill-sync-*/collection.anki2")):
             if run.poll() is not None:
                 assert run.stderr is not None
                 raise AssertionError(f"the sync ended before it was killed: {run.stderr.read()!r}")

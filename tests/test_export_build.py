@@ -55,6 +55,26 @@ def test_same_sources_and_manifest_give_the_same_bytes_at_any_clock_time() -> No
     assert again.manifest == first.manifest
 
 
+def test_a_package_prepared_has_its_manifest_before_its_bytes_are_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ds = decks("kinds", "media")
+    first = apkg.build(ds, clock=lambda: T0)
+    made: list[bytes] = []
+    real = apkg.package_zip
+    monkeypatch.setattr(apkg, "package_zip", lambda *args: made.append(real(*args)) or made[-1])
+    prepared = apkg.prepare(ds, manifest=first.manifest, clock=lambda: T0 + 60)
+    assert prepared.manifest == first.manifest
+    assert made == []
+    package = prepared.package()
+    assert made == [first.data]
+    assert (package.data, package.manifest, package.stats) == (
+        first.data,
+        first.manifest,
+        first.stats,
+    )
+
+
 def test_rebuilding_on_disk_is_byte_identical(tmp_path: Path) -> None:
     out = tmp_path / "deck.apkg"
     apkg.export(decks("kinds"), out, clock=lambda: T0)

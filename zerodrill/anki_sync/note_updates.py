@@ -53,28 +53,38 @@ class CardRow(Struct, frozen=True):
     data: str = ""
 
 
-def build_package(decks: Sequence[Deck], manifest_file: Path, out: Path) -> Manifest:
-    """Write the decks' package to ``out``; the manifest to keep once it is imported."""
+def prepare_package(decks: Sequence[Deck], manifest_file: Path) -> apkg.Prepared:
+    """The decks' package worked out against the manifest kept in ``manifest_file``: the
+    manifest to keep once it is imported, its file made by :func:`bring_up_to_date` only if
+    the collection lacks something of it."""
     try:
-        package = apkg.build(decks, manifest=Manifest.load(manifest_file))
+        return apkg.prepare(decks, manifest=Manifest.load(manifest_file))
+    except apkg.ExportError as exc:
+        raise AnkiSyncError(str(exc)) from None
+
+
+def _write_package(prepared: apkg.Prepared, out: Path) -> None:
+    try:
+        data = prepared.package().data
     except apkg.ExportError as exc:
         raise AnkiSyncError(str(exc)) from None
     try:
-        out.write_bytes(package.data)
+        out.write_bytes(data)
     except OSError as exc:
         raise AnkiSyncError(f"cannot write {out}: {exc.strerror or exc}") from None
-    return package.manifest
 
 
 def bring_up_to_date(
-    col: Collection, manifest: Manifest, package: Path, notes: NoteKeys
+    col: Collection, prepared: apkg.Prepared, package: Path, notes: NoteKeys
 ) -> tuple[int, int, Manifest]:
-    """Import ``package`` (built with ``manifest``, holding the notes of ``notes``) as
-    :func:`import_package` does, unless nothing in it is newer than the collection's copy;
-    (added, updated, the manifest to keep)."""
+    """Import the decks' package (:func:`prepare_package`, written to ``package`` first),
+    holding the notes of ``notes``, as :func:`import_package` does, unless nothing in it is
+    newer than the collection's copy; (added, updated, the manifest to keep)."""
+    manifest = prepared.manifest
     guids = _note_keys(notes)
     if not _anything_newer(col, manifest, guids):
         return 0, 0, manifest
+    _write_package(prepared, package)
     added, updated, kept_notes, kept_kinds = import_package(col, package, guids)
     records = dict(manifest.notes)
     for guid, mod in kept_notes.items():

@@ -1,7 +1,7 @@
 """``zerodrill anki sync``: the steps in order, and what moved each way.
 
 1. With a server: an ordinary sync of zerodrill's copy of the collection, and of its media,
-   while the decks' package is built and what the event stream sends is read from the store,
+   while the decks' package is worked out and what the event stream sends is read from the store,
    with the events of the cards it sends for (the sync in a thread: Anki's backend leaves
    Python's lock as it talks to the server).
 2. On a work copy (:mod:`.workcopy`): first the event stream (:mod:`.media_transport`): this
@@ -83,6 +83,7 @@ from zerodrill.anki_sync.beside import Beside
 from zerodrill.anki_sync.login import HostKey
 from zerodrill.deck.item_index import ItemIndex
 from zerodrill.deck.model import Deck
+from zerodrill.export import apkg
 from zerodrill.export.manifest import Manifest
 from zerodrill.srs.anki_import import AnkiReviews, read_copy, read_reviews
 from zerodrill.srs.card_actions import CardActionEvent, replay
@@ -214,22 +215,23 @@ def _run(
     with making(collection) as folder, ExitStack() as beside:
         package = folder / PACKAGE_NAME
 
-        def build() -> tuple[Manifest, exchange.Ahead | None, events.ReadAhead | None]:
-            """The decks' package, what the stream sends unless the server's media bring
-            otherwise, and the store's events of the cards it sends for (the cards likely
-            replayed): none waits for the server's changes."""
+        def build() -> tuple[apkg.Prepared, exchange.Ahead | None, events.ReadAhead | None]:
+            """The decks' package worked out (its file made only to be imported), what the
+            stream sends unless the server's media bring otherwise, and the store's events of
+            the cards it sends for (the cards likely replayed): none waits for the server's
+            changes."""
             own = media_transport.MediaTransport(workcopy.media_folder(collection), record_id)
             if store is None:
-                return notes.build_package(decks, manifest_file, package), None, None
+                return notes.prepare_package(decks, manifest_file), None, None
             sending = exchange.read_ahead(store, own)
-            built = notes.build_package(decks, manifest_file, package)
+            built = notes.prepare_package(decks, manifest_file)
             keys = {o.key for o in sending.outside}
             return built, sending, events.read_ahead(store, keys)
 
         ahead: exchange.Ahead | None = None
         events_ahead: events.ReadAhead | None = None
         if dry_run or target.key is None:
-            built = notes.build_package(decks, manifest_file, package)
+            built = notes.prepare_package(decks, manifest_file)
         else:
             full, (built, ahead, events_ahead) = _sync_with_server(
                 target, target.key, build, first=True
@@ -398,7 +400,7 @@ def _apply(
     decks: Sequence[Deck],
     note_keys: notes.NoteKeys,
     known: set[tuple[str, int]],
-    built: tuple[Manifest, Path],
+    built: tuple[apkg.Prepared, Path],
     actions: tuple[str | None, Sequence[CardActionEvent]],
     where: tuple[Store | None, str, events.ReadAhead | None],
     beside: ExitStack | None,
@@ -416,8 +418,8 @@ def _apply(
     read back from Anki and the record of the marks this run leaves. ``found``: Anki's reviews,
     read from the copy before Anki opened it, or (a dry run's) the copy to read them from;
     ``where``: the store, the collection's record id, and the store's events read ahead."""
-    manifest, package = built
-    added, updated, manifest = notes.bring_up_to_date(col, manifest, package, note_keys)
+    prepared, package = built
+    added, updated, manifest = notes.bring_up_to_date(col, prepared, package, note_keys)
     cards = notes.our_cards(col, note_keys)
     suspended = notes.suspend_retired(col, cards, notes.retired_keys(decks))
     if suspended:

@@ -47,10 +47,12 @@ __all__ = [
     "ExportError",
     "Manifest",
     "Package",
+    "Prepared",
     "SchedulingState",
     "build",
     "export",
     "manifest_path",
+    "prepare",
 ]
 
 
@@ -76,6 +78,31 @@ def build(
     notes and note types that are new or changed. ``progress`` maps item keys (``deck/card``,
     ``deck/card#cN``) to their schedules; cards without one arrive new.
     """
+    return prepare(decks, manifest=manifest, clock=clock, progress=progress).package()
+
+
+class Prepared:
+    """A package's notes worked out, with the manifest to keep beside it; its bytes made only
+    when :meth:`package` is asked. ``anki sync`` imports the package only when the collection
+    lacks something of it, which the manifest alone tells (bench_anki_sync.py's two-way
+    sync: the goal of 3x Anki's own syncs)."""
+
+    def __init__(self, manifest: Manifest, make: Callable[[], Package]) -> None:
+        self.manifest = manifest
+        self._make = make
+
+    def package(self) -> Package:
+        return self._make()
+
+
+def prepare(
+    decks: Sequence[Deck],
+    *,
+    manifest: Manifest | None = None,
+    clock: Callable[[], float] = time.time,
+    progress: Mapping[str, SchedulingState] | None = None,
+) -> Prepared:
+    """:func:`build`, its bytes left for :meth:`Prepared.package` to make."""
     manifest = manifest or Manifest()
     for deck in decks:
         if deck.id in RESERVED_DECK_IDS:
@@ -90,24 +117,29 @@ def build(
         manifest,
         now,
     )
-    db, cards, reviewed = collection(decks, notes, records, notetypes, progress or {})
     # The notes that left the decks stay in the manifest: their IDs are never given again, a
     # card that comes back gets its own back, and each export warns until it is retired.
     gone = {key: rec for key, rec in manifest.notes.items() if key not in records}
-    ours = {f"{deck.id}/" for deck in decks}
-    return Package(
-        data=package_zip(db, media.files()),
-        manifest=Manifest({**records, **gone}, notetypes),
-        stats=ExportStats(
-            decks=len(decks),
-            notes=len(notes),
-            cards=cards,
-            retired_notes=sum(1 for note in notes if note.card.retired),
-            media=len(media.by_name),
-            reviewed_cards=reviewed,
-            vanished=tuple(sorted(k for k in gone if k[: k.find("/") + 1] in ours)),
-        ),
-    )
+    kept = Manifest({**records, **gone}, notetypes)
+
+    def make() -> Package:
+        db, cards, reviewed = collection(decks, notes, records, notetypes, progress or {})
+        ours = {f"{deck.id}/" for deck in decks}
+        return Package(
+            data=package_zip(db, media.files()),
+            manifest=kept,
+            stats=ExportStats(
+                decks=len(decks),
+                notes=len(notes),
+                cards=cards,
+                retired_notes=sum(1 for note in notes if note.card.retired),
+                media=len(media.by_name),
+                reviewed_cards=reviewed,
+                vanished=tuple(sorted(k for k in gone if k[: k.find("/") + 1] in ours)),
+            ),
+        )
+
+    return Prepared(kept, make)
 
 
 def build_time() -> float:
