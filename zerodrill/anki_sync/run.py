@@ -484,8 +484,7 @@ def _apply(
         # into Anki (what it takes, the collection holds already: the first sync brought it).
         index = ItemIndex(decks)
         drill = events.drill_day(store, anki, histories, index.keys(), today.zerodrill)
-        to_zerodrill = events.new_to_zerodrill(known, anki)
-        by_hand = events.new_to_zerodrill(known, anki, by_hand=True)
+        to_zerodrill, by_hand = events.new_to_zerodrill(known, anki)
         taking = None
         if beside is not None and store is not None and (to_zerodrill or by_hand):
             taking = beside.enter_context(events.adding(store, anki, known, histories))
