@@ -1,7 +1,7 @@
 """``insert_rows``: many rows a statement through Anki's backend, read back exactly as given,
 whether they travel as one JSON text (whole numbers, text, NULLs) or as parameters (a float,
-which JSON text would not carry to its last bit); and ``Inserting``, the same beside the run's
-thread, batch after batch."""
+which JSON text would not carry to its last bit); ``update_rows``, rows set by id; and
+``Inserting``, the same beside the run's thread, batch after batch."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from zerodrill.anki_sync import revlog
-from zerodrill.anki_sync.backend import Inserting, insert_rows
+from zerodrill.anki_sync.backend import Inserting, insert_rows, update_rows
 from zerodrill.anki_sync.revlog import MARK, RevlogRow
 from zerodrill.anki_sync.store_bridge import Answer
 from zerodrill.srs.grades import Grade
@@ -48,6 +48,36 @@ def test_the_columns_are_named_as_a_values_list_names_them(col: Any) -> None:
         [(7, "y")],
     )
     assert [tuple(r) for r in col.db.all("SELECT a, b FROM t")] == [(7, "y")]
+
+
+def test_rows_updated_by_id_take_their_values_and_leave_the_rest(col: Any) -> None:
+    """As a collection whose statistics are as old as its making has them (a table of one
+    row): the join by id holds whatever the statistics say."""
+    col.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c INTEGER)")
+    col.db.execute("CREATE INDEX t_a ON t (a)")
+    insert_rows(col, "INSERT INTO t {values}", [(n, n % 7, f"b{n}", n) for n in range(1, 2001)])
+    col.db.execute("ANALYZE")
+    col.db.execute("UPDATE sqlite_stat1 SET stat = '1 1' WHERE tbl = 't'")
+    changed = [(n, -n, f"new {n}") for n in range(3, 2001, 5)]
+    update_rows(col, "t", ("a", "b"), changed, ", c = 0")
+    back = {r[0]: tuple(r[1:]) for r in col.db.all("SELECT id, a, b, c FROM t")}
+    assert len(back) == 2000
+    for n in range(1, 2001):
+        assert back[n] == ((-n, f"new {n}", 0) if n % 5 == 3 else (n % 7, f"b{n}", n))
+    assert col.db.all("SELECT name FROM sqlite_temp_master") == []
+
+
+def test_rows_refused_leave_the_table_and_no_temporary_table(col: Any) -> None:
+    from anki.errors import DBError
+
+    col.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER NOT NULL)")
+    col.db.execute("INSERT INTO t VALUES (1, 10), (2, 20)")
+    with pytest.raises(DBError):
+        update_rows(col, "t", ("a",), [(1, 11), (2, None)])
+    assert [tuple(r) for r in col.db.all("SELECT id, a FROM t ORDER BY id")] == [(1, 10), (2, 20)]
+    assert col.db.all("SELECT name FROM sqlite_temp_master") == []
+    update_rows(col, "t", ("a",), [(2, 22)])
+    assert [tuple(r) for r in col.db.all("SELECT id, a FROM t ORDER BY id")] == [(1, 10), (2, 22)]
 
 
 def test_revlog_rows_read_back_as_written(col: Any) -> None:

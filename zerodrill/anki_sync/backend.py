@@ -116,6 +116,39 @@ def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> 
         db(col).execute(head.format(values="VALUES " + ",".join([one] * len(chunk))), *params)
 
 
+#: The temporary table :func:`update_rows` sets rows from (in the connection's own schema).
+_ROWS = "zerodrill_rows"
+
+
+def update_rows(
+    col: Collection,
+    table: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Value]],
+    also: str = "",
+) -> None:
+    """Set ``columns`` of ``table``'s rows by id: each of ``rows`` is an id, then its values
+    in ``columns``' order; ``also``: more of the ``SET`` list, the same for every row.
+
+    The rows go into a temporary table keyed by id (through :func:`insert_rows`), which the
+    ``UPDATE`` joins by id: joined to a list of values instead, SQLite scans the whole table
+    for each row wherever Anki's statistics (kept from the collection's last Check Database,
+    or its making) call the table small, as a new account's say of its cards: 2,000 of
+    10,000 cards set that way took 760 ms, through the table 12 ms."""
+    if not rows:
+        return
+    names = ", ".join(columns)
+    sets = ", ".join(f"{name} = v.{name}" for name in columns)
+    db(col).execute(f"CREATE TEMP TABLE {_ROWS} (id INTEGER PRIMARY KEY, {names})")
+    try:
+        insert_rows(col, f"INSERT INTO temp.{_ROWS} {{values}}", rows)
+        db(col).execute(
+            f"UPDATE {table} SET {sets}{also} FROM temp.{_ROWS} AS v WHERE {table}.id = v.id"
+        )
+    finally:
+        db(col).execute(f"DROP TABLE temp.{_ROWS}")
+
+
 class Inserting(Beside[None]):
     """:func:`insert_rows` in a thread beside the run, for each batch of rows :meth:`put`
     (in the order given), while the run makes the next: Anki's backend leaves Python's lock

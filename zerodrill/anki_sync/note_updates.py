@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from zerodrill.anki_sync.backend import AnkiSyncError, db, insert_rows
+from zerodrill.anki_sync.backend import AnkiSyncError, db, update_rows
 from zerodrill.atomic_write import write_together
 from zerodrill.deck.model import Deck
 from zerodrill.export import apkg
@@ -156,12 +156,7 @@ def import_package(
         if nid in before and before[nid][0] == content and before[nid][1] != stamp
     ]
     kept_notes: dict[str, int] = {str(before[nid][0][0]): mod for nid, mod, _ in same}
-    insert_rows(
-        col,
-        "WITH v(id, mod, usn) AS ({values}) "
-        "UPDATE notes SET mod = v.mod, usn = v.usn FROM v WHERE notes.id = v.id",
-        same,
-    )
+    update_rows(col, "notes", ("mod", "usn"), same)
     # Their note types alike (the importer rewrites one whole, its templates included).
     kept_kinds: dict[int, int] = {}
     for ntid, (content, stamps) in _notetypes(col).items():

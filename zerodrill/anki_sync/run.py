@@ -74,9 +74,9 @@ from zerodrill.anki_sync.backend import (
     AnkiSyncError,
     Inserting,
     db,
-    insert_rows,
     open_collection,
     require_anki,
+    update_rows,
     writing_into_copy,
 )
 from zerodrill.anki_sync.beside import Beside
@@ -509,17 +509,16 @@ def _apply(
         cards = notes.our_cards(col, note_keys)
     changed = schedule.changes(cards, histories, today)
     stamp = int(at.timestamp())
-    insert_rows(
+    update_rows(
         col,
-        "WITH v(id, type, queue, due, odue, ivl, factor, reps, lapses, left, data) AS "
-        "({values}) UPDATE cards SET type = v.type, queue = v.queue, due = v.due, "
-        "odue = v.odue, ivl = v.ivl, factor = v.factor, reps = v.reps, lapses = v.lapses, "
-        f"left = v.left, data = v.data, mod = {stamp:d}, usn = -1 FROM v WHERE cards.id = v.id",
+        "cards",
+        ("type", "queue", "due", "odue", "ivl", "factor", "reps", "lapses", "left", "data"),
         [
             (c.cid, c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
             + (c.data,)
             for c in changed
         ],
+        f", mod = {stamp:d}, usn = -1",
     )
     record, store_actions = actions
     from_anki, marked, new_record, held = _marks(
