@@ -104,15 +104,22 @@ def note_stamps(path: Path) -> list[tuple[int, int, int]]:
 
 
 def test_unchanged_decks_are_imported_once(
-    desk: Path, capsys: pytest.CaptureFixture[str], imports: list[Path], made: list[int]
+    desk: Path,
+    capsys: pytest.CaptureFixture[str],
+    imports: list[Path],
+    made: list[int],
+    _private_review_db: Path,
 ) -> None:
     sync(capsys, desk)
     assert len(imports) == 1
+    manifest = _private_review_db.parent / "anki" / "decks.manifest.json"
+    written = manifest.read_bytes(), manifest.stat().st_mtime_ns
     sync(capsys, desk)
     sync(capsys, desk)
     assert len(imports) == 1
-    # Nor is the package made again only to be left unread.
+    # Nor is the package made again only to be left unread, nor its manifest written again.
     assert len(made) == 1
+    assert (manifest.read_bytes(), manifest.stat().st_mtime_ns) == written
     assert len(backs(desk)) == 2
 
 

@@ -298,7 +298,8 @@ def _run(
                 moved = structs.replace(moved, remarks=(*moved.remarks, _FULL_SYNC_DUE))
             return structs.replace(moved, full_sync=full, cleaned_up=cleaned)
         workcopy.put_back(copy, collection)
-        notes.keep_manifest(manifest, manifest_file)
+        if manifest != built.given:
+            notes.keep_manifest(manifest, manifest_file)
 
         # Sent in this run, not the next, as what was read depends on when (the docstring):
         # only what travels at all (SM-2's answers are read alike from the revlog alone).

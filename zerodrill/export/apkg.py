@@ -87,8 +87,10 @@ class Prepared:
     lacks something of it, which the manifest alone tells (bench_anki_sync.py's two-way
     sync: the goal of 3x Anki's own syncs)."""
 
-    def __init__(self, manifest: Manifest, make: Callable[[], Package]) -> None:
+    def __init__(self, manifest: Manifest, given: Manifest, make: Callable[[], Package]) -> None:
         self.manifest = manifest
+        #: The manifest it was worked out against (kept beside the previous build).
+        self.given = given
         self._make = make
 
     def package(self) -> Package:
@@ -103,7 +105,7 @@ def prepare(
     progress: Mapping[str, SchedulingState] | None = None,
 ) -> Prepared:
     """:func:`build`, its bytes left for :meth:`Prepared.package` to make."""
-    manifest = manifest or Manifest()
+    given = manifest = manifest or Manifest()
     for deck in decks:
         if deck.id in RESERVED_DECK_IDS:
             raise ExportError(f"deck id '{deck.id}' is reserved for Anki tags; rename the deck")
@@ -139,7 +141,7 @@ def prepare(
             ),
         )
 
-    return Prepared(kept, make)
+    return Prepared(kept, given, make)
 
 
 def build_time() -> float:
