@@ -141,15 +141,17 @@ def _measure(root, server, user, phone, decks, notes, keys, reviews, rng, schedu
     with Store.open(root / "terminal" / "reviews.db") as store:
         anki_sync.sync(target, decks, notes, store, manifest, full_upload=True)
         phone.sync()
-        cids = {}
-        for guid, ords in notes.items():
-            for ord_, item in ords.items():
-                cids[item] = phone.col.db.scalar(  # type: ignore[union-attr]
-                    "SELECT c.id FROM cards c JOIN notes n ON n.id = c.nid "
-                    "WHERE n.guid = ? AND c.ord = ?",
-                    guid,
-                    ord_,
-                )
+        # One read of them all: a lookup a card would scan the notes for each where the
+        # phone's statistics, as old as its collection, call the table small.
+        by_note = {
+            (guid, ord_): cid
+            for guid, ord_, cid in phone.col.db.all(  # type: ignore[union-attr]
+                "SELECT n.guid, c.ord, c.id FROM cards c JOIN notes n ON n.id = c.nid"
+            )
+        }
+        cids = {
+            item: by_note[guid, ord_] for guid, ords in notes.items() for ord_, item in ords.items()
+        }
         start = time.perf_counter()
         store.log.add_events(_terminal_events(keys, reviews, rng))
         fill_s = time.perf_counter() - start
