@@ -84,8 +84,8 @@ def build(
 class Prepared:
     """A package's notes worked out, with the manifest to keep beside it; its bytes made only
     when :meth:`package` is asked. ``anki sync`` imports the package only when the collection
-    lacks something of it, which the manifest alone tells (bench_anki_sync.py's two-way
-    sync: the goal of 3x Anki's own syncs)."""
+    lacks something of it, which the manifest alone tells: most syncs make none
+    (bench_anki_notes.py, a sync with nothing newer)."""
 
     def __init__(self, manifest: Manifest, given: Manifest, make: Callable[[], Package]) -> None:
         self.manifest = manifest
