@@ -77,7 +77,10 @@ def _phone_answers(phone: Phone, cids: dict[str, int], reviews: int, rng: random
     now_ms = int(time.time() * 1000)
     rows = []
     for key, ago in _spread(list(cids), reviews, rng):
-        rid = now_ms - ago * 86_400_000 - rng.randint(4, 8) * 3_600_000 + rng.randint(0, 999)
+        # Any millisecond of five hours of the day: a day's answers (one a card) seldom share
+        # one, where whole hours and a second's milliseconds let 253 of the bundled deck's
+        # 10,000 fall on another's id.
+        rid = now_ms - ago * 86_400_000 - rng.randrange(4 * 3_600_000, 9 * 3_600_000)
         rows.append((rid, cids[key], -1, rng.choice([1, 3, 3, 4]), 3, 1, 2500, 6000, 1))
     # Ids are random: one that came up twice is dropped (then fewer than REVIEWS arrive).
     unique = list({row[0]: row for row in rows}.values())
