@@ -58,8 +58,8 @@ def test_rows_updated_by_id_take_their_values_and_leave_the_rest(col: Any) -> No
     insert_rows(col, "INSERT INTO t {values}", [(n, n % 7, f"b{n}", n) for n in range(1, 2001)])
     col.db.execute("ANALYZE")
     col.db.execute("UPDATE sqlite_stat1 SET stat = '1 1' WHERE tbl = 't'")
-    changed = [(n, -n, f"new {n}") for n in range(3, 2001, 5)]
-    update_rows(col, "t", ("a", "b"), changed, ", c = 0")
+    changed = [(n, -n, f"new {n}", 0) for n in range(3, 2001, 5)]
+    update_rows(col, "t", ("a", "b", "c"), changed)
     back = {r[0]: tuple(r[1:]) for r in col.db.all("SELECT id, a, b, c FROM t")}
     assert len(back) == 2000
     for n in range(1, 2001):

@@ -125,10 +125,9 @@ def update_rows(
     table: str,
     columns: Sequence[str],
     rows: Sequence[Sequence[Value]],
-    also: str = "",
 ) -> None:
     """Set ``columns`` of ``table``'s rows by id: each of ``rows`` is an id, then its values
-    in ``columns``' order; ``also``: more of the ``SET`` list, the same for every row.
+    in ``columns``' order.
 
     The rows go into a temporary table keyed by id (through :func:`insert_rows`), which the
     ``UPDATE`` joins by id: joined to a list of values instead, SQLite scans the whole table
@@ -142,9 +141,7 @@ def update_rows(
     db(col).execute(f"CREATE TEMP TABLE {_ROWS} (id INTEGER PRIMARY KEY, {names})")
     try:
         insert_rows(col, f"INSERT INTO temp.{_ROWS} {{values}}", rows)
-        db(col).execute(
-            f"UPDATE {table} SET {sets}{also} FROM temp.{_ROWS} AS v WHERE {table}.id = v.id"
-        )
+        db(col).execute(f"UPDATE {table} SET {sets} FROM temp.{_ROWS} AS v WHERE {table}.id = v.id")
     finally:
         db(col).execute(f"DROP TABLE temp.{_ROWS}")
 

@@ -102,6 +102,8 @@ PACKAGE_NAME = "zerodrill-decks.apkg"
 #: as the last batch is written once the replay is done.
 _ROWS_AT_ONCE = 1000
 _T = TypeVar("_T")
+#: The columns of a card a run sets: its schedule, then the time and sync number of a change.
+_CARD_COLUMNS = tuple("type queue due odue ivl factor reps lapses left data mod usn".split())
 
 
 #: A dry run's remark when the server's collection was replaced since the last sync.
@@ -513,13 +515,12 @@ def _apply(
     update_rows(
         col,
         "cards",
-        ("type", "queue", "due", "odue", "ivl", "factor", "reps", "lapses", "left", "data"),
+        _CARD_COLUMNS,
         [
             (c.cid, c.type, c.queue, c.due, c.odue, c.ivl, c.factor, c.reps, c.lapses, c.left)
-            + (c.data,)
+            + (c.data, stamp, -1)
             for c in changed
         ],
-        f", mod = {stamp:d}, usn = -1",
     )
     record, store_actions = actions
     from_anki, marked, new_record, held = _marks(

@@ -230,8 +230,6 @@ def held_back(reviews: Sequence[Event], until: datetime) -> tuple[list[Event], t
     if max(map(_AT, reviews), default=until) <= until:
         return list(reviews), ()
     kept = [r for r in reviews if r.at <= until]
-    if len(kept) == len(reviews):
-        return kept, ()
     ahead = len(reviews) - len(kept)
     return kept, (
         f"{plural(ahead, 'answer')} in Anki dated more than a day ahead held back until then: "
