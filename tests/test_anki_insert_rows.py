@@ -31,6 +31,22 @@ def test_whole_numbers_text_and_nulls_read_back_as_given(col: Any) -> None:
     assert {(r[4], r[6]) for r in back} == {("integer", "text")}
 
 
+@pytest.mark.parametrize("nulls", [False, True])
+def test_whole_numbers_alone_read_back_as_integers_to_the_bounds(col: Any, nulls: bool) -> None:
+    """Rows of whole numbers (and NULLs) go as the statement's own text, more than one
+    statement's worth: each reads back as the integer given, 64 bits' largest and smallest
+    included."""
+    col.db.execute("CREATE TABLE t (a INTEGER, b INTEGER, c)")
+    low, high = -(2**63), 2**63 - 1
+    rows = [(high - n, low + n, None if nulls and n % 3 == 0 else -n) for n in range(4500)]
+    insert_rows(col, "INSERT INTO t {values}", rows)
+    back = col.db.all("SELECT a, b, c, typeof(a), typeof(b), typeof(c) FROM t ORDER BY rowid")
+    assert [tuple(r[:3]) for r in back] == rows
+    kinds = {tuple(r[3:]) for r in back}
+    nullable = {("integer", "integer", "null")} if nulls else set()
+    assert kinds == {("integer", "integer", "integer")} | nullable
+
+
 def test_a_float_reads_back_to_its_last_bit(col: Any) -> None:
     col.db.execute("CREATE TABLE t (a INTEGER, b REAL)")
     # One that SQLite's reading of JSON text gets a bit wrong (7.581454333883295e-148).

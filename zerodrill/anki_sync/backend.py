@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 from queue import SimpleQueue
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import msgspec
 
@@ -83,6 +83,12 @@ _ROWS_PER_JSON = 20_000
 #: The values JSON carries exactly: a float read back from JSON text by SQLite may differ
 #: in its last bit (measured: 1 in 10 random doubles), so rows with one go as parameters.
 _EXACT_IN_JSON = {int, str, type(None)}
+#: The values a statement may carry as its own text: whole numbers SQLite reads as integers
+#: (of 64 bits) and NULLs.
+_LITERAL = {int, type(None)}
+_LITERAL_LOW, _LITERAL_HIGH = -(2**63), 2**63 - 1
+#: JSON's array of rows read as SQL's: ``[[1,null],[2,3]]`` is ``(1,null),(2,3)``.
+_ROWS_AS_SQL = bytes.maketrans(b"[]", b"()")
 _JSON = msgspec.json.Encoder()
 
 
@@ -94,11 +100,22 @@ def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> 
     Rows of whole numbers, text and NULLs travel as one JSON array that SQLite's
     ``json_each`` reads back: the backend takes one parameter, not one for each value
     (bench_anki_sync.py's 10,000 revlog rows: 60 ms as parameters, 35 as JSON; issue 35
-    point 7, a two-way sync within 3x Anki's own syncs)."""
+    point 7, a two-way sync within 3x Anki's own syncs). Rows of whole numbers and NULLs
+    alone go as the statement's own text, a ``VALUES`` list, which SQLite reads faster still
+    than JSON (the revlog rows the run writes beside the replay, as Anki's backend keeps
+    up with it): nothing but digits, signs, ``null`` and punctuation ever reaches the SQL."""
     if not rows:
         return
     width = len(rows[0])
-    if set(map(type, chain.from_iterable(rows))) <= _EXACT_IN_JSON:
+    values = list(chain.from_iterable(rows))
+    kinds = set(map(type, values))
+    if kinds <= _LITERAL and _literal_range(values, type(None) in kinds):
+        for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+            array = _JSON.encode(rows[start : start + _ROWS_PER_STATEMENT])
+            text = array[1:-1].translate(_ROWS_AS_SQL).decode()
+            db(col).execute(head.format(values=f"VALUES {text}"))
+        return
+    if kinds <= _EXACT_IN_JSON:
         columns = ", ".join(f"value ->> {i} AS column{i + 1}" for i in range(width))
         # LIMIT -1 (none): a subquery with a LIMIT is read once, as a VALUES list is, never
         # flattened into a join, where SQLite may parse the JSON again for every row of the
@@ -114,6 +131,13 @@ def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> 
         chunk = rows[start : start + _ROWS_PER_STATEMENT]
         params = [value for row in chunk for value in row]
         db(col).execute(head.format(values="VALUES " + ",".join([one] * len(chunk))), *params)
+
+
+def _literal_range(values: list[Value], nulls: bool) -> bool:
+    """Whether the whole numbers among ``values`` (whole numbers and NULLs) are all ones
+    SQLite reads as integers."""
+    numbers = cast("list[int]", [v for v in values if v is not None] if nulls else values)
+    return not numbers or (_LITERAL_LOW <= min(numbers) and max(numbers) <= _LITERAL_HIGH)
 
 
 #: The temporary table :func:`update_rows` sets rows from (in the connection's own schema).
