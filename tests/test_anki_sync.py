@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,6 +32,7 @@ from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_r
 from cli_support import run_cli
 
 from zerodrill.anki_sync import login as kept
+from zerodrill.anki_sync import store_bridge
 from zerodrill.anki_sync.revlog import is_marked
 from zerodrill.anki_sync.store_bridge import derive
 from zerodrill.deck.load import load_file
@@ -247,6 +248,41 @@ def first_sync(
     # cycle collector paused for the run only.
     assert sys.getswitchinterval() == interval and gc.isenabled()
     phone.sync()
+
+
+def test_the_next_run_reads_ahead_no_card_for_ankis_answers_already_taken(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    _private_review_db: Path,
+) -> None:  # fmt: skip
+    """Answers given on the phone, taken by one run, are in the store as Anki's, which its
+    revlog carries: the next run sends none of them, and reads ahead no history of their
+    cards for a replay (it read every such card's whole history, for nothing)."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
+    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.AGAIN)
+    phone.sync()
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert "Anki → zerodrill: 2 reviews" in out
+    read: list[set[str]] = []
+    read_ahead = store_bridge.read_ahead
+
+    def recording(store: Store, keys: Collection[str]) -> store_bridge.ReadAhead:
+        read.append(set(keys))
+        return read_ahead(store, keys)
+
+    monkeypatch.setattr(store_bridge, "read_ahead", recording)
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert read == [set()]
+    assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews" in out
+    # A grade given here since is read ahead: the card it moves.
+    drill(_private_review_db, f"{DECK_ID}/stage-3", 4, datetime.now().astimezone())
+    code, out, err = sync(capsys, home)
+    assert code == 0, err
+    assert read[-1] == {f"{DECK_ID}/stage-3"}
+    assert "zerodrill → Anki: 1 review" in out
 
 
 def test_a_run_leaves_the_collections_time_later_than_the_server_left_it(

@@ -227,7 +227,10 @@ def _run(
                 return notes.prepare_package(decks, manifest_file), None, None
             sending = exchange.read_ahead(store, own)
             built = notes.prepare_package(decks, manifest_file)
-            keys = {o.key for o in sending.outside}
+            # Not the cards of Anki's answers the revlog carries by itself, which the store
+            # took as the run that read them replayed them: they move no card (each run
+            # after answers on the phone read those cards' whole histories for nothing).
+            keys = {o.key for o in sending.outside if o.event is None or not own.native(o.event)}
             return built, sending, events.read_ahead(store, keys)
 
         ahead: exchange.Ahead | None = None
