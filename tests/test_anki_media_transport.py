@@ -20,7 +20,9 @@ from zerodrill.srs.anki_import import ORIGIN as ANKI_ORIGIN
 from zerodrill.srs.days import study_day
 from zerodrill.srs.events import ReviewEvent
 from zerodrill.srs.grades import Grade
+from zerodrill.srs.schedulers.decision import AnkiDecision
 from zerodrill.srs.store import Store
+from zerodrill.srs.store.sync_state import Outgoing
 from zerodrill.srs.sync.exchange import sync
 from zerodrill.srs.sync.transport import Event
 
@@ -125,6 +127,52 @@ def test_answers_given_in_anki_are_not_carried_again(tmp_path: Path) -> None:
         a.log.add_events([later])
         assert sync(a, MediaTransport(media, "one")).sent == 0
         assert len(files(media, a.machine.id)) == 1
+
+
+def test_answers_given_in_anki_are_looked_at_once_and_the_later_ones_only_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-time user's answers from Anki (revlog ids: numbers far apart) are not kept as a
+    run each: the sync keeps the row of its log through which it looked at them, and reads
+    only the rows logged after it, where an answer that travels (with FSRS's memory state) is
+    still found and sent."""
+    media = tmp_path / "collection.media"
+    at = datetime.now().astimezone() - timedelta(days=2)
+
+    def from_anki(seq: int, decided: AnkiDecision | None = None) -> ReviewEvent:
+        return ReviewEvent(
+            ANKI_ORIGIN, seq, KEY, at, study_day(at), Grade(4), buttons=4, decided=decided
+        )
+
+    read: list[list[str]] = []
+    with graded(tmp_path / "a.db", 3) as a:
+        outside = type(a.sync).outside
+
+        def reading(self: object, *args: object, **kwargs: object) -> list[Outgoing]:
+            found: list[Outgoing] = outside(self, *args, **kwargs)  # type: ignore[arg-type]
+            read.append([o.origin for o in found])
+            return found
+
+        monkeypatch.setattr(type(a.sync), "outside", reading)
+        a.log.add_events([from_anki(1_700_000_000_123 + 86_400_000 * n) for n in range(300)])
+        assert sync(a, MediaTransport(media, "one")).sent == 1  # its own grade only
+        assert read[-1].count(ANKI_ORIGIN) == 300
+        ((_, kept),) = a.sync.saved(MediaTransport(media, "one").name, a.machine.id).values()
+        assert ANKI_ORIGIN not in json.loads(kept)["numbers"]  # no run of each
+        assert sync(a, MediaTransport(media, "one")).sent == 0
+        assert read[-1] == []  # none of them read again
+        memory = AnkiDecision(3, 0, stability=4.5, difficulty=5.0)
+        a.log.add_events([from_anki(1_800_000_000_123), from_anki(1_800_000_100_123, memory)])
+        report = sync(a, MediaTransport(media, "one"))
+        assert read[-1] == [ANKI_ORIGIN, ANKI_ORIGIN]  # the two logged since, alone
+        assert report.sent == 1  # the one Anki's revlog does not carry whole
+        assert sync(a, MediaTransport(media, "one")).sent == 0
+        assert read[-1] == []
+        sent = [json.loads(line) for text in files(media, a.machine.id).values()
+                for line in text.splitlines()]  # fmt: skip
+        assert [(e["origin"], e["seq"]) for e in sent if e["origin"] == ANKI_ORIGIN] == [
+            (ANKI_ORIGIN, 1_800_000_100_123)
+        ]
 
 
 def test_only_regular_files_under_their_exact_names_are_read(tmp_path: Path) -> None:

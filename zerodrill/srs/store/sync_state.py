@@ -74,6 +74,8 @@ class Outgoing(Struct, frozen=True, gc=False):
     day: str
     #: The event, for a card action or an answer with Anki's decision; None for the rest.
     event: StreamEvent | None = None
+    #: Its row in this database's log (:attr:`~zerodrill.srs.store.eventlog` ids only grow).
+    row: int = 0
 
     @property
     def identity(self) -> Identity:
@@ -143,16 +145,23 @@ class SyncState(StorePart):
             rows = _among(self._conn, identities)
             return {(row[1], row[2]): event_from(row) for row in rows}
 
-    def outside(self, runs: Mapping[str, Runs], unlined: Collection[str] = ()) -> list[Outgoing]:
-        """The events whose numbers are in none of their origin's ``runs``, oldest first.
-        Those of the origins ``unlined`` that SQLite writes no line for are read as events
-        without one (:func:`lined` makes it): a transport carries most of them by itself."""
+    def outside(
+        self,
+        runs: Mapping[str, Runs],
+        unlined: Collection[str] = (),
+        after: Mapping[str, int] | None = None,
+    ) -> list[Outgoing]:
+        """The events whose numbers are in none of their origin's ``runs``, oldest first;
+        of an origin in ``after``, only those logged after its row there (the rows through it
+        were looked at: :attr:`Outgoing.row`). Those of the origins ``unlined`` that SQLite
+        writes no line for are read as events without one (:func:`lined` makes it): a
+        transport carries most of them by itself."""
         with self._reading():
             # A row SQLite wrote no line for ("" until then) is read as its event, all of them
             # at once after.
             outgoing = [
-                Outgoing(row[1], row[2], row[3] or "", row[4], row[5], row[6])
-                for row in _outside(self._conn, runs)
+                Outgoing(row[1], row[2], row[3] or "", row[4], row[5], row[6], None, row[0])
+                for row in _outside(self._conn, runs, after or {})
             ]
             others = [o.identity for o in outgoing if not o.line]
             if not others:
@@ -182,17 +191,23 @@ def _among(
     return list(by_identity(conn, identities, columns).values())
 
 
-def _outside(conn: sqlite3.Connection, runs: Mapping[str, Runs]) -> Iterator[Row]:
+def _outside(
+    conn: sqlite3.Connection, runs: Mapping[str, Runs], rows_after: Mapping[str, int]
+) -> Iterator[Row]:
     """The rows, in the order logged, each read from SQLite as it is taken: a sync relaying
     10,000 events holds them, not 10,000 rows too (which cost it a pass of the garbage
     collector over everything the process holds)."""
-    select = f"SELECT {_OUTGOING} FROM event e WHERE e.origin = ?"
     parts: list[Iterable[Row]] = []
     for origin in _origins(conn):
         held = runs.get(origin, ())
+        # Only the rows logged after those looked at before, found by row id, not among the
+        # origin's numbers (Anki's answers: a long-time user's every one read at each sync).
+        row = int(rows_after.get(origin, 0))
+        where = f"e.id > {row} AND +e.origin = ?" if row else "e.origin = ?"
+        select = f"SELECT {_OUTGOING} FROM event e WHERE {where}"
         if len(held) > _RANGE_QUERIES:
             firsts = [first for first, _ in held]
-            numbers = conn.execute("SELECT seq FROM event WHERE origin = ?", (origin,))
+            numbers = conn.execute(f"SELECT seq FROM event e WHERE {where}", (origin,))
             missing = [(origin, seq) for (seq,) in numbers if not _within(held, firsts, seq)]
             parts.append(sorted(_among(conn, missing, _OUTGOING), key=_ID))
             continue

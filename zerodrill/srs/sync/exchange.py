@@ -37,7 +37,7 @@ every origin again under it.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import groupby
 from operator import attrgetter, itemgetter
@@ -60,13 +60,19 @@ Runs = list[tuple[int, int]]
 
 
 class Carried(Struct, forbid_unknown_fields=True):
-    """The events an origin was seen to carry, as runs of their numbers by origin."""
+    """The events an origin was seen to carry, as runs of their numbers by origin; and, kept
+    with this machine's own origin, of each of the transport's native origins
+    (:attr:`Transport.native_origins`) the row of the local log through which every event
+    of it was looked at: those the transport carries by itself, and those sent. Not their
+    numbers: Anki's (its revlog ids) are sparse, a run each, and a long-time user's runs were
+    read and merged at every sync, and every one of the numbers looked up among them."""
 
     numbers: dict[str, Runs] = field(default_factory=dict)
+    looked_at: dict[str, int] = field(default_factory=dict)
 
     def add(self, events: Iterable[Event | Outgoing]) -> Carried:
         """A copy with ``events`` added."""
-        added = Carried(dict(self.numbers))
+        added = Carried(dict(self.numbers), dict(self.looked_at))
         seqs: dict[str, list[int]] = {}
         # Runs of one origin at a time: a sync's events are mostly one machine's.
         for origin, run in groupby(events, _ORIGIN):
@@ -93,6 +99,8 @@ def _union(many: Iterable[Carried]) -> Carried:
     for carried in many:
         for origin, more in carried.numbers.items():
             both.numbers[origin] = _merged(both.numbers.get(origin, []), more)
+        for origin, row in carried.looked_at.items():
+            both.looked_at[origin] = max(row, both.looked_at.get(origin, 0))
     return both
 
 
@@ -124,6 +132,9 @@ class Plan(Struct):
     outgoing: list[Outgoing] = field(default_factory=list)
     #: Local events the transport carries by itself (:attr:`Transport.native`): not written.
     native: list[Outgoing] = field(default_factory=list)
+    #: Of each native origin, the row of the local log through which its events were looked
+    #: at once this sync is done (:attr:`Carried.looked_at`).
+    looked_at: dict[str, int] = field(default_factory=dict)
     #: Events some origin carries and the local log lacks (each once).
     incoming: list[Event] = field(default_factory=list)
     #: The other machines whose origins were read (by their own account).
@@ -185,7 +196,7 @@ class Ahead(Struct):
     machine: str
     #: :meth:`~zerodrill.srs.store.sync_state.SyncState.moment` before the read.
     moment: tuple[int, int]
-    numbers: dict[str, Runs]
+    carried: Carried
     outside: list[Outgoing]
     #: Those of them no line may carry (:func:`_fits`).
     refused: frozenset[Identity]
@@ -197,10 +208,16 @@ def read_ahead(store: Store, transport: Transport) -> Ahead:
     machine = store.machine.id
     moment = store.sync.moment()
     saved = store.sync.saved(transport.name, machine)
-    numbers = _union(_decoded(kept)[1] for kept in saved.values()).numbers
-    outside = store.sync.outside(numbers, unlined=transport.native_origins)
+    carried = _union(_decoded(kept)[1] for kept in saved.values())
+    outside = _outside_of(store, carried, transport)
     refused = frozenset(o.identity for o in outside if not _fits(o))
-    return Ahead(machine, moment, numbers, outside, refused)
+    return Ahead(machine, moment, carried, outside, refused)
+
+
+def _outside_of(store: Store, carried: Carried, transport: Transport) -> list[Outgoing]:
+    """The local events outside what ``carried`` holds (:meth:`SyncState.outside`)."""
+    natives = transport.native_origins
+    return store.sync.outside(carried.numbers, unlined=natives, after=carried.looked_at)
 
 
 def survey(
@@ -327,7 +344,8 @@ class _Reading:
         plan = self.plan
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
-        outside, refused = self._outside(_union(self.carried.values()).numbers)
+        carried = _union(self.carried.values())
+        outside, refused = self._outside(carried)
         # The events of a machine whose database was copied that its own origin does not hold
         # were the other life's: that life takes a new id and sends them again under it.
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
@@ -336,6 +354,11 @@ class _Reading:
         lost = [e.identity for e in outside if e.origin in copied] if copied else []
         taken = [e.identity for e in plan.incoming if e.identity in self.found.replaced]
         plan.forgotten = taken + lost
+        plan.looked_at = _looked_at(carried, outside, plan.transport.native_origins)
+        if any(origin in plan.looked_at for origin, _ in plan.forgotten):
+            # A row dropped may be the log's last, whose id the next row takes: the rows
+            # through it are looked at again, not taken as looked at.
+            plan.looked_at = {}
         written: list[Outgoing] = []
         native = self._native(outside)
         for event in outside:
@@ -353,23 +376,23 @@ class _Reading:
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
 
-    def _outside(
-        self, numbers: dict[str, Runs]
-    ) -> tuple[list[Outgoing], frozenset[Identity] | None]:
-        """The local events outside ``numbers``, oldest first: those read ahead that remain
-        outside, if they still hold; and which of them no line may carry, if known."""
-        ahead, sync = self.ahead, self.store.sync
+    def _outside(self, carried: Carried) -> tuple[list[Outgoing], frozenset[Identity] | None]:
+        """The local events outside what ``carried`` holds, oldest first: those read ahead
+        that remain outside, if they still hold; and which of them no line may carry, if
+        known."""
+        ahead, numbers = self.ahead, carried.numbers
         if (
             ahead is not None
             and ahead.machine == self.plan.machine
-            and sync.moment() == ahead.moment
-            and _covers(numbers, ahead.numbers)
+            and self.store.sync.moment() == ahead.moment
+            and _covers(numbers, ahead.carried.numbers)
+            and carried.looked_at == ahead.carried.looked_at
         ):
-            if numbers == ahead.numbers:
+            if numbers == ahead.carried.numbers:
                 return ahead.outside, ahead.refused
             held = [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
             return held, ahead.refused
-        return sync.outside(numbers, unlined=self.plan.transport.native_origins), None
+        return _outside_of(self.store, carried, self.plan.transport), None
 
     def _settle(self, stop: dict[str, int]) -> list[Event]:
         """The events to receive; an origin with one not to be taken yet is kept as read only
@@ -511,10 +534,29 @@ def send(plan: Plan) -> int:
     except OSError as exc:
         raise SyncError(f"{transport.where(own)}: cannot write it ({exc.strerror or exc})") from exc
     if after != position:  # read past them next time: they are there
-        plan.reached[own] = (after, carried.add([*events, *plan.native]))
-    elif plan.native and position is not None:
-        plan.reached[own] = (position, carried.add(plan.native))
+        plan.reached[own] = (after, _looking(carried.add(events), plan.looked_at))
+    elif plan.looked_at != carried.looked_at and position is not None:
+        plan.reached[own] = (position, _looking(carried, plan.looked_at))
     return len(plan.outgoing)
+
+
+def _looked_at(
+    carried: Carried, outside: Sequence[Outgoing], natives: Collection[str]
+) -> dict[str, int]:
+    """Of each of the ``natives``, the row of the local log through which its events were
+    looked at once the ``outside`` ones are (what ``carried`` says, or the last of them)."""
+    rows = dict(carried.looked_at)
+    for event in outside:
+        if event.origin in natives and event.row > rows.get(event.origin, 0):
+            rows[event.origin] = event.row
+    return rows
+
+
+def _looking(carried: Carried, rows: Mapping[str, int]) -> Carried:
+    """``carried`` looking at the native origins through ``rows``: the numbers it held of
+    them go (each is of a row through there, logged before it)."""
+    numbers = {o: runs for o, runs in carried.numbers.items() if o not in rows}
+    return Carried(numbers, dict(rows))
 
 
 def receive(store: Store, plan: Plan) -> Merged:
