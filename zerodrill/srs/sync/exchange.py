@@ -130,8 +130,6 @@ class Plan(Struct):
     now: datetime
     #: Local events no origin carries, oldest first.
     outgoing: list[Outgoing] = field(default_factory=list)
-    #: Local events the transport carries by itself (:attr:`Transport.native`): not written.
-    native: list[Outgoing] = field(default_factory=list)
     #: Of each native origin, the row of the local log through which its events were looked
     #: at once this sync is done (:attr:`Carried.looked_at`).
     looked_at: dict[str, int] = field(default_factory=dict)
@@ -359,11 +357,9 @@ class _Reading:
             # A row dropped may be the log's last, whose id the next row takes: the rows
             # through it are looked at again, not taken as looked at.
             plan.looked_at = {}
-        written: list[Outgoing] = []
+        # Those the transport carries by itself are not written (and looked at all the same).
         native = self._native(outside)
-        for event in outside:
-            if event.origin not in copied:
-                (plan.native if native and event.identity in native else written).append(event)
+        written = [e for e in outside if e.origin not in copied and e.identity not in native]
         # Only what is written is held to the wire's rules: the native ones are never written.
         plan.outgoing = self._sendable([lined(e) for e in written], refused)
         for machine, origin in copied.items():
