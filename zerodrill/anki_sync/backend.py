@@ -136,8 +136,9 @@ def insert_rows(col: Collection, head: str, rows: Sequence[Sequence[Value]]) -> 
 
 def _literal_range(rows: Sequence[Sequence[Value]], nulls: bool) -> bool:
     """Whether the whole numbers of ``rows`` (whole numbers and NULLs) are all ones SQLite
-    reads as integers. Looked at as they come, in C: a copy of them all held 72 MB more while
-    a million revlog rows went in."""
+    reads as integers. Looked at as they come, in C, never copied: a million revlog rows'
+    copy would count against the peak memory ``--collection`` is held to
+    (bench_anki_collection.py)."""
 
     def numbers() -> Iterator[int]:
         values = chain.from_iterable(rows)

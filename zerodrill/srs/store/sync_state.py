@@ -74,7 +74,7 @@ class Outgoing(Struct, frozen=True, gc=False):
     day: str
     #: The event, for a card action or an answer with Anki's decision; None for the rest.
     event: StreamEvent | None = None
-    #: Its row in this database's log (:attr:`~zerodrill.srs.store.eventlog` ids only grow).
+    #: Its row in this database's log, whose ids only grow (:mod:`~zerodrill.srs.store.eventlog`).
     row: int = 0
 
     @property
