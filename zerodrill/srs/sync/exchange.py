@@ -59,7 +59,7 @@ from zerodrill.words import plural
 Runs = list[tuple[int, int]]
 
 
-class Carried(Struct, forbid_unknown_fields=True):
+class Carried(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """The events an origin was seen to carry, as runs of their numbers by origin; and, kept
     with this machine's own origin, of each of the transport's native origins
     (:attr:`Transport.native_origins`) the row of the local log through which every event
@@ -68,6 +68,7 @@ class Carried(Struct, forbid_unknown_fields=True):
     read and merged at every sync, and every one of the numbers looked up among them."""
 
     numbers: dict[str, Runs] = field(default_factory=dict)
+    #: Written only where there is one: a record without it reads in an older zerodrill too.
     looked_at: dict[str, int] = field(default_factory=dict)
 
     def add(self, events: Iterable[Event | Outgoing]) -> Carried:
