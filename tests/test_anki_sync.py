@@ -127,6 +127,20 @@ def sync(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[in
     return run_cli(capsys, "anki", "sync", str(home / "decks"), *args)
 
 
+def synced(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> str:
+    """A sync that works: what it printed."""
+    code, out, err = sync(capsys, home, *args)
+    assert code == 0, err
+    return out
+
+
+def answered_on_phone(phone: Phone, *answers: tuple[str, CardAnswer.Rating.V]) -> None:
+    """The phone answers each card of the deck (its id, the button) and syncs them up."""
+    for card, rating in answers:
+        phone.answer(phone.card_of(DECK_ID, card), rating)
+    phone.sync()
+
+
 def noon(days_ago: int) -> datetime:
     today = study_day(datetime.now().astimezone())
     return (
@@ -193,8 +207,7 @@ def test_terminal_and_phone_agree_on_every_due_date(
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     assert "secret" not in key_file.read_text()
 
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "First sync: your collection was downloaded from the server." in out
     assert "zerodrill → Anki: 3 reviews, 2 cards rescheduled" in out
     assert "Notes: 4 added" in out
@@ -208,11 +221,8 @@ def test_terminal_and_phone_agree_on_every_due_date(
     assert len(ours) == 3 and all(is_marked(rid, t) for rid, t in ours)  # type: ignore[arg-type]
 
     # The phone answers a new card and a due one; the next sync brings both into the drill.
-    phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.GOOD)
-    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.EASY)
-    phone.sync()
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    answered_on_phone(phone, ("stage-3", CardAnswer.GOOD), ("stage-2", CardAnswer.EASY))
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 2 reviews; zerodrill → Anki: 0 reviews" in out
     with Store.open(db) as store:
         origins = sorted(e.origin for e in store.log.events())
@@ -226,8 +236,7 @@ def test_terminal_and_phone_agree_on_every_due_date(
     assert own_rows(phone, phone.own) == mine  # type: ignore[attr-defined]
 
     # Nothing new either side: nothing moves.
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
 
 
@@ -259,11 +268,8 @@ def test_the_next_run_reads_ahead_no_card_for_ankis_answers_already_taken(
     revlog carries: the next run sends none of them, and reads ahead no history of their
     cards for a replay (it read every such card's whole history, for nothing)."""
     first_sync(home, server, account, phone, capsys, monkeypatch)
-    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
-    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.AGAIN)
-    phone.sync()
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    answered_on_phone(phone, ("stage-1", CardAnswer.GOOD), ("stage-2", CardAnswer.AGAIN))
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 2 reviews" in out
     read: list[set[str]] = []
     read_ahead = store_bridge.read_ahead
@@ -273,14 +279,12 @@ def test_the_next_run_reads_ahead_no_card_for_ankis_answers_already_taken(
         return read_ahead(store, keys)
 
     monkeypatch.setattr(store_bridge, "read_ahead", recording)
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert read == [set()]
     assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews" in out
     # A grade given here since is read ahead: the card it moves.
     drill(_private_review_db, f"{DECK_ID}/stage-3", 4, datetime.now().astimezone())
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert read[-1] == {f"{DECK_ID}/stage-3"}
     assert "zerodrill → Anki: 1 review" in out
 
@@ -330,11 +334,9 @@ def test_both_sides_review_the_same_card_between_syncs(
     drill(db, f"{DECK_ID}/stage-1", 4, noon(6))
     first_sync(home, server, account, phone, capsys, monkeypatch)
     # Both answer stage-1 today: the phone Again, the terminal a 5, an hour later.
-    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.AGAIN)
-    phone.sync()
+    answered_on_phone(phone, ("stage-1", CardAnswer.AGAIN))
     drill(db, f"{DECK_ID}/stage-1", 5, datetime.now().astimezone() + timedelta(seconds=5))
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
     phone.sync()
     with Store.open(db) as store:
@@ -367,8 +369,7 @@ def test_an_edited_note_updates_in_place_and_a_retired_card_is_suspended(
     deck = home / "decks" / "phone.yaml"
     text = deck.read_text().replace("Optimizer states.", "Optimizer states only.")
     deck.write_text(text.replace("retired: []", "retired: [stage-3]"))
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Notes: 0 added, 2 updated, 1 retired card suspended." in out
     phone.sync()
     nid = phone.rows("SELECT nid FROM cards WHERE id = ?", phone.card_of(DECK_ID, "stage-1"))
@@ -394,8 +395,7 @@ def test_a_dry_run_says_what_would_move_and_changes_nothing(
 ) -> None:
     db = _private_review_db
     first_sync(home, server, account, phone, capsys, monkeypatch)
-    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
-    phone.sync()
+    answered_on_phone(phone, ("stage-2", CardAnswer.GOOD))
     code, _, err = sync(capsys, home)  # the phone's answer reaches zerodrill's copy
     assert code == 0, err
     drill(db, f"{DECK_ID}/stage-1", 3, datetime.now().astimezone())
@@ -406,8 +406,7 @@ def test_a_dry_run_says_what_would_move_and_changes_nothing(
         return folder_state(home / "anki"), db.read_bytes(), db.stat().st_mtime_ns, names
 
     before = state()
-    code, out, err = sync(capsys, home, "--dry-run")
-    assert code == 0, err
+    out = synced(capsys, home, "--dry-run")
     assert "zerodrill → Anki: 1 review, 1 card would be rescheduled" in out
     assert "Notes: 0 would be added, 0 would be updated" in out
     assert "Dry run: nothing was changed" in out
@@ -448,8 +447,7 @@ def test_a_dry_run_asks_the_server_read_only(
         )
 
     before, phone_before = state(), on_phone()
-    code, out, err = sync(capsys, home, "--dry-run")
-    assert code == 0, err
+    out = synced(capsys, home, "--dry-run")
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
     assert "1 change made in Anki would be brought back" in marks_line(out)
     assert "Dry run: nothing was changed" in out
@@ -458,8 +456,7 @@ def test_a_dry_run_asks_the_server_read_only(
     assert phone.sync() == 0
     assert on_phone() == phone_before
 
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
     assert "1 change made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
@@ -483,8 +480,7 @@ def test_a_dry_run_when_the_server_asks_for_a_full_sync(
     phone.col.mod_schema(check=False)
     assert phone.sync(upload_on_conflict=True) != 0
     before, on_server = folder_state(home / "anki"), server_collection(server, account)
-    code, out, err = sync(capsys, home, "--dry-run")
-    assert code == 0, err
+    out = synced(capsys, home, "--dry-run")
     assert "The server asks for a full sync (its collection was replaced)" in out
     assert "Anki → zerodrill: 0 reviews" in out
     assert folder_state(home / "anki") == before
@@ -813,8 +809,7 @@ def test_a_full_upload_only_when_asked(
     assert "run 'zerodrill anki sync --full-upload'" in err
     with Store.open(db) as store:
         assert store.log.events() == log_before
-    code, out, err = sync(capsys, home, "--full-upload")
-    assert code == 0, err
+    out = synced(capsys, home, "--full-upload")
     assert "Full upload done" in out
     phone = Phone.on(tmp_path / "new-phone", server, account)
     try:
@@ -836,8 +831,7 @@ def test_a_full_sync_the_server_asks_for_takes_its_collection(
     phone.col.mod_schema(check=False)
     assert phone.sync(upload_on_conflict=True) == 2  # Anki asks the user: upload
     drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "The server asked for a full sync: took its collection whole" in out
     assert "Anki → zerodrill: 1 review; zerodrill → Anki: 1 review" in out
     phone.sync()
@@ -851,8 +845,7 @@ def test_the_server_failing_mid_sync_leaves_nothing_half_done(
 ) -> None:  # fmt: skip
     db = _private_review_db
     first_sync(home, server, account, phone, capsys, monkeypatch)
-    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
-    phone.sync()
+    answered_on_phone(phone, ("stage-2", CardAnswer.GOOD))
     drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
     before_log = phone.rows("SELECT id FROM revlog ORDER BY id")
     before_cards = phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id")
@@ -879,8 +872,7 @@ def test_the_server_failing_mid_sync_leaves_nothing_half_done(
     finally:
         proxy.close()
     kept.save(key)
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     # The answer given in zerodrill was written into zerodrill's copy last time, and is sent
     # with this run's first sync; the phone's was taken last time.
     assert "Anki → zerodrill: 0 reviews; zerodrill → Anki: 0 reviews" in out
@@ -935,8 +927,7 @@ def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_
     stops that sync too, as Anki stops one, not waiting on a server that does not answer."""
     db = _private_review_db
     first_sync(home, server, account, phone, capsys, monkeypatch)
-    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
-    phone.sync()
+    answered_on_phone(phone, ("stage-2", CardAnswer.GOOD))
     drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
     before_cards = phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id")
     # The server does not answer the last sync's changes until released.
@@ -972,8 +963,7 @@ def test_ctrl_c_as_the_store_takes_ankis_answers_stops_the_last_sync_waiting_on_
     assert phone.rows("SELECT id, due, ivl, queue FROM cards ORDER BY id") == before_cards
     # The next run sends what the stopped one wrote into zerodrill's copy, and takes the
     # phone's answer.
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
     phone.sync()
     assert phone_due(phone) == zerodrill_due(db)
@@ -990,8 +980,7 @@ def test_the_store_failing_as_the_last_sync_runs_loses_nothing(
 
     db = _private_review_db
     first_sync(home, server, account, phone, capsys, monkeypatch)
-    phone.answer(phone.card_of(DECK_ID, "stage-2"), CardAnswer.GOOD)
-    phone.sync()
+    answered_on_phone(phone, ("stage-2", CardAnswer.GOOD))
     drill(db, f"{DECK_ID}/stage-1", 4, datetime.now().astimezone())
     with monkeypatch.context() as patched:
         full = StoreError(f"cannot write {db}: the disk is full", db)
@@ -1001,8 +990,7 @@ def test_the_store_failing_as_the_last_sync_runs_loses_nothing(
     assert one_line(err) == f"zerodrill: cannot write {db}: the disk is full\n"
     phone.sync()
     assert phone_due(phone)[f"{DECK_ID}/stage-1"] == zerodrill_due(db)[f"{DECK_ID}/stage-1"]
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 1 review; zerodrill → Anki: 0 reviews" in out
     phone.sync()
     assert phone_due(phone) == zerodrill_due(db)
@@ -1042,8 +1030,7 @@ def test_a_full_disk_as_zerodrills_answers_are_written_into_anki_is_one_line(
     )
     assert cache_rows(cache) == before
     assert sorted(p.name for p in cache.parent.iterdir() if p.name.startswith(".zerodrill")) == []
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "zerodrill → Anki: 1 review" in out
     phone.sync()
     assert phone_due(phone)[f"{DECK_ID}/stage-1"] == zerodrill_due(db)[f"{DECK_ID}/stage-1"]
@@ -1089,8 +1076,7 @@ def test_a_sync_killed_then_run_again(
     # Killed while changing its work copy: the collection's cards and review log are as they
     # were (its first sync ran, and changed only the sync's own bookkeeping).
     assert cache_rows(cache) == before
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "An interrupted sync had left a work copy: removed" in out
     assert "zerodrill → Anki: 1 review, 1 card rescheduled" in out
     assert not list(cache.parent.glob(".zerodrill-sync-*"))
@@ -1126,8 +1112,7 @@ def test_a_dry_run_before_any_sync(
 ) -> None:  # fmt: skip
     code, _, err = login(capsys, monkeypatch, server.url, account)
     assert code == 0, err
-    code, out, err = sync(capsys, home, "--dry-run")
-    assert code == 0, err
+    out = synced(capsys, home, "--dry-run")
     assert out == "Nothing synced yet: the first sync downloads your collection from the server.\n"
     assert not _private_review_db.exists()
     assert not (home / "anki").exists()
@@ -1149,8 +1134,7 @@ def test_an_undo_in_the_drill_reaches_the_phone(
         for key in (f"{DECK_ID}/stage-2", f"{DECK_ID}/stage-1"):
             last = [e for e in store.log.events() if e.key == key][-1]
             store.log.undo(last.identity, at=datetime.now().astimezone())
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "2 cards rescheduled" in out
     phone.sync()
     assert (
@@ -1186,8 +1170,7 @@ def test_a_second_sync_at_once_is_refused(
         holder.wait()
         assert holder.stdout is not None
         holder.stdout.close()
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    synced(capsys, home)
     with one_run(cache):
         pass
     assert not list(cache.parent.glob(".zerodrill-sync-*"))
@@ -1223,8 +1206,7 @@ def test_logging_in_to_another_account_starts_from_its_collection(
         assert phone_b.sync() == 4
         code, _, err = login(capsys, monkeypatch, server.url, other)
         assert code == 0, err
-        code, out, err = sync(capsys, home)
-        assert code == 0, err
+        out = synced(capsys, home)
         assert "First sync: your collection was downloaded from the server." in out
         phone_b.sync()
         notes = phone_b.rows("SELECT id FROM notes ORDER BY id")
@@ -1284,8 +1266,7 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     assert len(phone.col.find_cards("tag:marked")) == 1
 
     # Once there, a second run sets nothing again and brings nothing back.
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert marks_line(out) == ""
     with Store.open(db) as store:
         assert {e.origin for e in store.actions.events()} == {store.machine.id}
@@ -1295,11 +1276,9 @@ def test_the_phone_sees_zerodrills_suspended_buried_flagged_and_marked_cards(
     act(db, S2, Action.UNMARK)
     with Store.open(db) as store:
         store.actions.undo(flagged, at=datetime.now().astimezone())
-    code, out, err = sync(capsys, home, "--dry-run")
-    assert code == 0, err
+    out = synced(capsys, home, "--dry-run")
     assert "3 cards would be set in Anki; 0 changes made in Anki would be" in marks_line(out)
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "3 cards set in Anki; 0 changes made in Anki brought back" in marks_line(out)
     phone.sync()
     assert card(phone, "stage-1").queue == 0  # new again, as before it was suspended
@@ -1320,8 +1299,7 @@ def test_cards_suspended_flagged_or_marked_on_the_phone_come_back_once(
     phone.col.tags.bulk_add([NoteId(cloze)], "marked")
     phone.sync()
 
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "0 cards set in Anki; 4 changes made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
         events = store.actions.events()
@@ -1334,8 +1312,7 @@ def test_cards_suspended_flagged_or_marked_on_the_phone_come_back_once(
         }
 
     # Idempotent: the next run brings back nothing, and leaves the phone's marks as they are.
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert marks_line(out) == ""
     with Store.open(db) as store:
         assert len(store.actions.events()) == 4
@@ -1350,8 +1327,7 @@ def test_cards_suspended_flagged_or_marked_on_the_phone_come_back_once(
     phone.col.sched.unsuspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
     phone.sync()
     act(db, S3, Action.FLAG, flag=0)
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "1 card set in Anki; 1 change made in Anki brought back" in marks_line(out)
     phone.sync()
     assert card(phone, "stage-1").queue == 0 and card(phone, "stage-3").flags == 0
@@ -1399,8 +1375,7 @@ def test_the_phone_syncing_its_own_settings_does_not_make_the_drills_change_look
     phone.col.set_config("activeCols", ["noteFld", "template"])
     phone.sync()
     act(db, S2, Action.UNMARK)
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "1 card set in Anki; 0 changes made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
         assert {e.origin for e in store.actions.events()} == {store.machine.id}
@@ -1422,8 +1397,7 @@ def test_a_mark_made_in_anki_dated_far_ahead_is_held_back_and_left_alone(
     phone.col.db.execute("UPDATE cards SET mod = ? WHERE id = ?", ahead, cid)
     phone.sync()
     for _ in range(2):
-        code, out, err = sync(capsys, home)
-        assert code == 0, err
+        out = synced(capsys, home)
         assert "1 card suspended, flagged or marked in Anki at a time more than a day ahead" in out
         assert marks_line(out) == ""
         with Store.open(db) as store:
@@ -1489,16 +1463,14 @@ def test_siblings_the_drill_holds_for_another_day_are_not_due_in_anki(
     assert anki_shows_today(phone) == shown
     # The terminal grades the deletion it showed: the other still waits, on both sides.
     drill(db, f"{DECK_ID}/stage-key#c1", 4, datetime.now().astimezone())
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "made in Anki" not in out  # Anki's buried siblings are no mark of the user's
     phone.sync()
     shown = drill_shows_today(home, db)
     assert shown == {f"{DECK_ID}/{c}" for c in ("stage-1", "stage-3")}
     assert anki_shows_today(phone) == shown
     # Nothing new: nothing moves, and nothing is held again.
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "0 cards rescheduled" in out and "Siblings held" not in out, out
 
 
@@ -1772,8 +1744,7 @@ def test_a_dry_run_after_the_phone_moved_the_cards_to_a_deck_of_its_own_counts_a
     assert code == 0, err
     with Store.open(db) as store:
         assert store.scheduler.desired_retention == 0.9  # type: ignore[attr-defined]
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     with Store.open(db) as store:
         assert store.scheduler.desired_retention == 0.8  # type: ignore[attr-defined]
     said = [line.replace("would be ", "") for line in dry.splitlines() if "Dry run" not in line]
@@ -1900,8 +1871,7 @@ def test_an_answer_given_on_the_phone_keeps_ankis_interval_ease_and_due(
         phone.answer(phone.card_of(DECK_ID, key.partition("/")[2]), rating)
     anki = {key: schedule_row(phone, key) for key in (good, again, easy)}
     phone.sync()
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 3 reviews; zerodrill → Anki: 0 reviews" in out
     assert_cache_is_the_replay(db)
     phone.sync()
@@ -1930,8 +1900,7 @@ def test_an_answer_given_on_the_phone_keeps_ankis_interval_ease_and_due(
     # The terminal grades the failed card Good: SM-2 goes on from Anki's state (its ease, no
     # pass in a row yet), one day, and writes that decision to the phone.
     drill(db, again, 4, datetime.now().astimezone() + timedelta(seconds=5))
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "zerodrill → Anki: 1 review" in out
     phone.sync()
     type_, queue, due, ivl, factor = schedule_row(phone, again)
@@ -1980,8 +1949,7 @@ def test_under_fsrs_two_terminals_read_the_phones_answer_alike(
     phone.col.set_config("fsrs", True)
     phone.sync()
     first_sync(home, server, account, phone, capsys, monkeypatch)
-    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
-    phone.sync()
+    answered_on_phone(phone, ("stage-1", CardAnswer.GOOD))
     assert sync(capsys, home)[0] == 0
     drill(a, S1, 4, datetime.now().astimezone() + timedelta(seconds=5))
     assert sync(capsys, home)[0] == 0
@@ -2167,8 +2135,7 @@ def test_an_answer_on_a_phone_whose_clock_runs_ahead_neither_schedules_nor_count
     phone.answer(phone.card_of(DECK_ID, "stage-3"), CardAnswer.EASY)
     phone.col.db.execute("UPDATE revlog SET id = id + ? WHERE usn = -1", 3 * 86_400_000)
     phone.sync()
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "Anki → zerodrill: 0 reviews" in out
     assert "1 answer in Anki dated more than a day ahead held back until then" in out
     with Store.open(db) as store:
@@ -2195,8 +2162,7 @@ def test_a_flag_changed_on_the_phone_after_the_drill_flagged_the_card_holds(
     time.sleep(1)
     phone.col.set_user_flag_for_cards(2, [CardId(phone.card_of(DECK_ID, "stage-3"))])
     phone.sync()
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "1 change made in Anki brought back" in marks_line(out)
     with Store.open(db) as store:
         assert store.actions.marks()[S3] == CardMarks(flag=2)
@@ -2278,8 +2244,7 @@ def test_a_card_failed_in_the_drill_is_learning_in_anki_too(
     assert schedule_row(phone, key)[:2] == (1, 1)  # learning, in the learning queue
     assert key in anki_shows_today(phone)
     # The phone answers it Good: Anki's own learning steps decide, on both sides.
-    phone.answer(phone.card_of(DECK_ID, "stage-1"), CardAnswer.GOOD)
-    phone.sync()
+    answered_on_phone(phone, ("stage-1", CardAnswer.GOOD))
     code, _, err = sync(capsys, home)
     assert code == 0, err
     phone.sync()
@@ -2345,14 +2310,11 @@ def test_a_dry_run_counts_a_stale_phones_row_as_the_sync_rewrites_it(
     phone.col.sched.suspend_cards([CardId(phone.card_of(DECK_ID, "stage-1"))])
     phone.sync()
     moved = "zerodrill → Anki: 0 reviews, 1 card "
-    code, out, err = sync(capsys, home, "--dry-run")
-    assert code == 0, err
+    out = synced(capsys, home, "--dry-run")
     assert moved + "would be rescheduled" in out
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert moved + "rescheduled" in out
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "zerodrill → Anki: 0 reviews, 0 cards rescheduled" in out
 
 
@@ -2378,6 +2340,5 @@ def test_a_repeat_the_drill_no_longer_owes_is_not_due_in_anki_either(
     assert schedule_row(phone, key)[:2] == (2, 2)  # a review
     assert key not in anki_shows_today(phone)
     assert phone_due(phone)[key] == zerodrill_due(db)[key]
-    code, out, err = sync(capsys, home)
-    assert code == 0, err
+    out = synced(capsys, home)
     assert "0 cards rescheduled" in out
