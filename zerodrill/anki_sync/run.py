@@ -230,7 +230,7 @@ def _run(
             # Not the cards of Anki's answers the revlog carries by itself, which the store
             # took as the run that read them replayed them: they move no card (each run
             # after answers on the phone read those cards' whole histories for nothing).
-            keys = {o.key for o in sending.outside if o.event is None or not own.native(o.event)}
+            keys = {o.key for o in sending.outside if o.identity not in sending.native}
             return built, sending, events.read_ahead(store, keys)
 
         ahead: exchange.Ahead | None = None

@@ -199,6 +199,8 @@ class Ahead(Struct):
     outside: list[Outgoing]
     #: Those of them no line may carry (:func:`_fits`).
     refused: frozenset[Identity]
+    #: Those of them the transport carries by itself, never written (:func:`_native`).
+    native: frozenset[Identity]
 
 
 def read_ahead(store: Store, transport: Transport) -> Ahead:
@@ -210,7 +212,7 @@ def read_ahead(store: Store, transport: Transport) -> Ahead:
     carried = _union(_decoded(kept)[1] for kept in saved.values())
     outside = _outside_of(store, carried, transport)
     refused = frozenset(o.identity for o in outside if not _fits(o))
-    return Ahead(machine, moment, carried, outside, refused)
+    return Ahead(machine, moment, carried, outside, refused, _native(store, transport, outside))
 
 
 def _outside_of(store: Store, carried: Carried, transport: Transport) -> list[Outgoing]:
@@ -344,7 +346,7 @@ class _Reading:
         stop: dict[str, int] = {}
         plan.incoming = self._settle(stop)
         carried = _union(self.carried.values())
-        outside, refused = self._outside(carried)
+        outside, refused, native = self._outside(carried)
         # The events of a machine whose database was copied that its own origin does not hold
         # were the other life's: that life takes a new id and sends them again under it.
         # Kept, or passed on, they would come twice; the numbers its origin gives to others
@@ -359,7 +361,6 @@ class _Reading:
             # through it are looked at again, not taken as looked at.
             plan.looked_at = {}
         # Those the transport carries by itself are not written (and looked at all the same).
-        native = self._native(outside)
         written = [e for e in outside if e.origin not in copied and e.identity not in native]
         # Only what is written is held to the wire's rules: the native ones are never written.
         plan.outgoing = self._sendable([lined(e) for e in written], refused)
@@ -373,10 +374,12 @@ class _Reading:
         for origin, stops in self.stops.items():
             plan.reached[origin] = stops[stop.get(origin, -1)]
 
-    def _outside(self, carried: Carried) -> tuple[list[Outgoing], frozenset[Identity] | None]:
+    def _outside(
+        self, carried: Carried
+    ) -> tuple[list[Outgoing], frozenset[Identity] | None, frozenset[Identity]]:
         """The local events outside what ``carried`` holds, oldest first: those read ahead
-        that remain outside, if they still hold; and which of them no line may carry, if
-        known."""
+        that remain outside, if they still hold; which of them no line may carry, if known;
+        and which the transport carries by itself."""
         ahead, numbers = self.ahead, carried.numbers
         if (
             ahead is not None
@@ -386,10 +389,11 @@ class _Reading:
             and carried.looked_at == ahead.carried.looked_at
         ):
             if numbers == ahead.carried.numbers:
-                return ahead.outside, ahead.refused
+                return ahead.outside, ahead.refused, ahead.native
             held = [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
-            return held, ahead.refused
-        return _outside_of(self.store, carried, self.plan.transport), None
+            return held, ahead.refused, ahead.native
+        outside = _outside_of(self.store, carried, self.plan.transport)
+        return outside, None, _native(self.store, self.plan.transport, outside)
 
     def _settle(self, stop: dict[str, int]) -> list[Event]:
         """The events to receive; an origin with one not to be taken yet is kept as read only
@@ -428,16 +432,6 @@ class _Reading:
                 stop[origin] = min(stop.get(origin, index), index)
         return [event for event in incoming if event.identity not in waiting]
 
-    def _native(self, outside: list[Outgoing]) -> set[Identity]:
-        """Those of ``outside`` the transport carries by itself (:meth:`Transport.native`),
-        asked of the events of its :attr:`~Transport.native_origins` only."""
-        transport = self.plan.transport
-        asked = [e for e in outside if e.origin in transport.native_origins]
-        if not asked:
-            return set()
-        read = self.store.sync.events(e.identity for e in asked if e.event is None)
-        return {e.identity for e in asked if transport.native(e.event or read[e.identity])}
-
     def _sendable(
         self, events: list[Outgoing], refused: frozenset[Identity] | None
     ) -> list[Outgoing]:
@@ -455,6 +449,16 @@ class _Reading:
                 "carry (a card key no deck has, a time outside the calendar); not sent"
             )
         return fit
+
+
+def _native(store: Store, transport: Transport, outside: Sequence[Outgoing]) -> frozenset[Identity]:
+    """Those of ``outside`` the transport carries by itself (:meth:`Transport.native`),
+    asked of the events of its :attr:`~Transport.native_origins` only."""
+    asked = [e for e in outside if e.origin in transport.native_origins]
+    if not asked:
+        return frozenset()
+    read = store.sync.events(e.identity for e in asked if e.event is None)
+    return frozenset(e.identity for e in asked if transport.native(e.event or read[e.identity]))
 
 
 def _fits(event: Outgoing) -> bool:
