@@ -32,7 +32,7 @@ from anki_sync_support import DroppingProxy, Phone, SyncServer, free_port, own_r
 from cli_support import run_cli
 
 from zerodrill.anki_sync import login as kept
-from zerodrill.anki_sync import store_bridge
+from zerodrill.anki_sync import store_bridge, workcopy
 from zerodrill.anki_sync.revlog import is_marked
 from zerodrill.anki_sync.store_bridge import derive
 from zerodrill.deck.load import load_file
@@ -287,6 +287,28 @@ def test_the_next_run_reads_ahead_no_card_for_ankis_answers_already_taken(
     out = synced(capsys, home)
     assert read[-1] == {f"{DECK_ID}/stage-3"}
     assert "zerodrill → Anki: 1 review" in out
+
+
+def test_the_first_syncs_thread_copies_the_collection_once_it_has_closed_it(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """The run's copy of the collection is made by the first sync's own thread, as soon as
+    that sync has closed the collection (no -wal beside it: what the server sent is in the
+    file), while the run goes on; once a run, and the answers it brought are read from it."""
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    answered_on_phone(phone, ("stage-1", CardAnswer.GOOD))
+    made: list[tuple[str, bool]] = []
+    copy_into = workcopy.copy_into
+
+    def watching(folder: Path, collection: Path) -> workcopy.Copy:
+        made.append((threading.current_thread().name, Path(f"{collection}-wal").exists()))
+        return copy_into(folder, collection)
+
+    monkeypatch.setattr(workcopy, "copy_into", watching)
+    out = synced(capsys, home)
+    assert made == [("zerodrill-anki-sync", False)]
+    assert "Anki → zerodrill: 1 review" in out
 
 
 def test_a_run_leaves_the_collections_time_later_than_the_server_left_it(

@@ -235,11 +235,18 @@ def _run(
 
         ahead: exchange.Ahead | None = None
         events_ahead: events.ReadAhead | None = None
+        # The copy of the collection the first sync leaves, made by the sync's thread as soon
+        # as the sync is done, while this one's Python goes on (file copies leave Python's lock).
+        copied: list[workcopy.Copy] = []
         if dry_run or target.key is None:
             built = notes.prepare_package(decks, manifest_file)
         else:
             full, (built, ahead, events_ahead) = _sync_with_server(
-                target, target.key, build, first=True
+                target,
+                target.key,
+                build,
+                first=True,
+                after=lambda: copied.append(workcopy.copy_into(folder, collection)),
             )
             if first_time and full is server.FullSync.DOWNLOADED:
                 full = server.FullSync.FIRST_DOWNLOAD
@@ -255,12 +262,13 @@ def _run(
         else:
 
             def copy_and_read() -> tuple[workcopy.Copy, AnkiReviews]:
-                made = workcopy.copy_into(folder, collection)
+                made = copied[0] if copied else workcopy.copy_into(folder, collection)
                 return made, read_copy(made.path, note_keys)
 
-            # The copy made, and Anki's reviews read from it before Anki opens it (and holds
-            # it locked), where it is, not copied again; beside them, other machines' events
-            # first, as theirs (into the copy's media): the schedule is derived from them all.
+            # The copy made (if the sync's thread has not), and Anki's reviews read from it
+            # before Anki opens it (and holds it locked), where it is, not copied again; beside
+            # them, other machines' events first, as theirs (into the copy's media): the
+            # schedule is derived from them all.
             with Beside(copy_and_read, "read") as reading:
                 streamed = _stream(media, store, record_id, collection, ahead)
                 copy, found = reading.wait()
@@ -382,12 +390,15 @@ def _sync_with_server(
     first: bool = False,
     full_upload: bool = False,
     adds_media: bool = False,
+    after: Callable[[], None] | None = None,
 ) -> tuple[server.FullSync, _T]:
     """One ordinary sync with the server, and of the media (the first brings the other
     machines' files of events (:mod:`.media_transport`), the last sends this one's), with
     ``meanwhile`` run while they sync (Anki's backend leaves Python's lock as it talks to the
     server): what full sync ran, and what ``meanwhile`` gave. If ``meanwhile``
-    ``adds_media`` (a file of events), the media sync waits for it."""
+    ``adds_media`` (a file of events), the media sync waits for it. ``after``: run in the
+    sync's thread once the collection is closed after a sync that worked
+    (:class:`.server.Background`)."""
     with server.Background(
         target.collection,
         key,
@@ -395,6 +406,7 @@ def _sync_with_server(
         full_upload=full_upload,
         on_new_endpoint=target.on_new_endpoint,
         media_after_block=adds_media,
+        after=after,
     ) as done:
         given = meanwhile()
     return done.wait(), given

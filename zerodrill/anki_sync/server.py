@@ -143,9 +143,12 @@ class Background(Beside[FullSync]):
     collection's sync; with ``media_after_block``, once the block has ended without an error,
     as the block adds media), and closed. Anki's backend leaves Python's lock as it works, so
     the block runs meanwhile (bench_anki_sync.py's two-way sync: the goal of 3x Anki's own
-    syncs). The block's end waits for the thread; then :meth:`wait` gives what full sync ran,
-    or its error is raised (the block's own, if it failed too, goes first). Ctrl+C, in the
-    block or while waiting, stops it as Anki stops a sync, and is raised once it has stopped."""
+    syncs). ``after``: more work for the thread once the collection is closed after a sync
+    that worked (the run's copy of it, made while the block's Python goes on: a file copied
+    leaves Python's lock too). The block's end waits for the thread; then :meth:`wait` gives
+    what full sync ran, or its error is raised (the block's own, if it failed too, goes
+    first). Ctrl+C, in the block or while waiting, stops it as Anki stops a sync, and is
+    raised once it has stopped."""
 
     def __init__(
         self,
@@ -156,6 +159,7 @@ class Background(Beside[FullSync]):
         full_upload: bool,
         on_new_endpoint: Callable[[str], None],
         media_after_block: bool,
+        after: Callable[[], None] | None = None,
     ) -> None:
         self._col: Collection | None = None
         self._lock = threading.Lock()  # between a stop and the next step's start
@@ -189,9 +193,11 @@ class Background(Beside[FullSync]):
                         return full
                     step(lambda: start_media(col, key))
                 wait_for_media(col, key)
-                return full
             finally:
                 col.close()
+            if after is not None:
+                step(after)
+            return full
 
         super().__init__(run, "anki-sync", end=self._block_end, stop=self._stop_sync)
 
