@@ -7,6 +7,7 @@ side is the CLI, run in-process, on a review store and a deck in the test's fold
 
 from __future__ import annotations
 
+import errno
 import gc
 import shutil
 import sqlite3
@@ -1056,6 +1057,35 @@ def test_a_full_disk_as_zerodrills_answers_are_written_into_anki_is_one_line(
     assert "zerodrill → Anki: 1 review" in out
     phone.sync()
     assert phone_due(phone)[f"{DECK_ID}/stage-1"] == zerodrill_due(db)[f"{DECK_ID}/stage-1"]
+
+
+def test_a_full_disk_as_the_first_syncs_thread_copies_the_collection_is_one_line(
+    home: Path, server: SyncServer, account: str, phone: Phone,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
+) -> None:  # fmt: skip
+    """The run's copy of the collection failing (a full disk) in the first sync's thread,
+    once that sync is done: one line naming the collection, a failed run, nothing left beside
+    the collection, the store unchanged; the next run takes the phone's answer."""
+    db = _private_review_db
+    first_sync(home, server, account, phone, capsys, monkeypatch)
+    answered_on_phone(phone, ("stage-2", CardAnswer.GOOD))
+    cache = home / "anki" / "collection.anki2"
+    with Store.open(db) as store:
+        log_before = store.log.events()
+
+    def full(collection: Path, into: Path) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(workcopy, "_copy", full)
+        code, _, err = sync(capsys, home)
+    assert code == 1
+    assert one_line(err) == f"zerodrill: cannot copy {cache}: No space left on device\n"
+    assert sorted(p.name for p in cache.parent.iterdir() if p.name.startswith(".zerodrill")) == []
+    with Store.open(db) as store:
+        assert store.log.events() == log_before
+    out = synced(capsys, home)
+    assert "Anki → zerodrill: 1 review" in out
 
 
 def cache_rows(cache: Path) -> tuple[list[object], list[object], list[object]]:
