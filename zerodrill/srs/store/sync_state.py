@@ -24,6 +24,7 @@ from heapq import merge
 from operator import itemgetter
 from typing import Any
 
+import msgspec
 from msgspec import Struct, structs
 
 from zerodrill.srs.events import Identity, StreamEvent
@@ -163,13 +164,11 @@ class SyncState(StorePart):
                 Outgoing(row[1], row[2], row[3] or "", row[4], row[5], row[6], None, row[0])
                 for row in _outside(self._conn, runs, after or {})
             ]
-            others = [o.identity for o in outgoing if not o.line]
+            others = [o.row for o in outgoing if not o.line]
             if not others:
                 return outgoing
-            read = {(r[1], r[2]): event_from(r) for r in _among(self._conn, others)}
-        return [
-            o if o.line else _read(o, read[o.identity], o.origin not in unlined) for o in outgoing
-        ]
+            read = {row[0]: event_from(row) for row in _by_row(self._conn, others)}
+        return [o if o.line else _read(o, read[o.row], o.origin not in unlined) for o in outgoing]
 
 
 def _read(outgoing: Outgoing, event: StreamEvent, line: bool) -> Outgoing:
@@ -189,6 +188,20 @@ def _among(
 ) -> list[Row]:
     """The rows (:data:`EVENT_COLUMNS`) of the events with those identities."""
     return list(by_identity(conn, identities, columns).values())
+
+
+def _by_row(conn: sqlite3.Connection, ids: Sequence[int]) -> sqlite3.Cursor:
+    """The rows (:data:`EVENT_COLUMNS`) of the events logged as ``ids``, each looked up by
+    its id in SQLite from one JSON array, not by identity: no (origin, seq) tuple made in
+    Python for each of them (the sync after one that took many answers from Anki reads every
+    one of them, once, to look at it)."""
+    return conn.execute(
+        f"SELECT {EVENT_COLUMNS} FROM event e WHERE e.id IN (SELECT value FROM json_each(?))",
+        (_IDS.encode(ids),),
+    )
+
+
+_IDS = msgspec.json.Encoder()
 
 
 def _outside(

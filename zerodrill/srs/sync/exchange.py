@@ -211,8 +211,12 @@ def read_ahead(store: Store, transport: Transport) -> Ahead:
     saved = store.sync.saved(transport.name, machine)
     carried = _union(_decoded(kept)[1] for kept in saved.values())
     outside = _outside_of(store, carried, transport)
-    refused = frozenset(o.identity for o in outside if not _fits(o))
-    return Ahead(machine, moment, carried, outside, refused, _native(store, transport, outside))
+    native = _native(store, transport, outside)
+    # Only what is written is held to the wire's rules, as in the survey: the native ones never
+    # are (the sync after one that took many answers from Anki looks at all of them, once).
+    written = [o for o in outside if o.identity not in native] if native else outside
+    refused = frozenset(o.identity for o in written if not _fits(o))
+    return Ahead(machine, moment, carried, outside, refused, native)
 
 
 def _outside_of(store: Store, carried: Carried, transport: Transport) -> list[Outgoing]:
