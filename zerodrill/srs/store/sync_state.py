@@ -63,7 +63,8 @@ _OUTGOING = f"e.id, e.origin, e.seq, {_LINE}, e.key, substr(e.at, 1, 10), e.day"
 class Outgoing(Struct, frozen=True, gc=False):
     """A local event a transport lacks, as a sync sends it: its identity and its line on the
     wire (without the newline). Read as its event only where it is not a review SQLite writes
-    (:data:`_LINE`): the 10,000 answers of a sync are only written."""
+    (:data:`_LINE`), or is of an origin a transport may carry by itself: the 10,000 answers
+    of a sync are only written."""
 
     origin: str
     seq: int
@@ -73,7 +74,8 @@ class Outgoing(Struct, frozen=True, gc=False):
     key: str
     at_day: str
     day: str
-    #: The event, for a card action or an answer with Anki's decision; None for the rest.
+    #: The event, for a card action, an answer with Anki's decision, or an event of an origin
+    #: read without lines (:meth:`SyncState.outside`); None for the rest.
     event: StreamEvent | None = None
     #: Its row in this database's log, whose ids only grow (:mod:`~zerodrill.srs.store.eventlog`).
     row: int = 0
@@ -154,21 +156,26 @@ class SyncState(StorePart):
     ) -> list[Outgoing]:
         """The events whose numbers are in none of their origin's ``runs``, oldest first;
         of an origin in ``after``, only those logged after its row there (the rows through it
-        were looked at: :attr:`Outgoing.row`). Those of the origins ``unlined`` that SQLite
-        writes no line for are read as events without one (:func:`lined` makes it): a
-        transport carries most of them by itself."""
+        were looked at: :attr:`Outgoing.row`). Every event of the origins ``unlined`` comes
+        as its event, without a line (:func:`lined` makes it): a transport carries most of them
+        by itself, and is asked of each (:meth:`~zerodrill.srs.sync.transport.Transport.native`)."""
         with self._reading():
-            # A row SQLite wrote no line for ("" until then) is read as its event, all of them
-            # at once after.
+            # A row SQLite wrote no line for ("" until then), or of an origin ``unlined``, is
+            # read as its event, all of them at once after.
             outgoing = [
                 Outgoing(row[1], row[2], row[3] or "", row[4], row[5], row[6], None, row[0])
                 for row in _outside(self._conn, runs, after or {})
             ]
-            others = [o.row for o in outgoing if not o.line]
+            others = [o.row for o in outgoing if not o.line or o.origin in unlined]
             if not others:
                 return outgoing
             read = {row[0]: event_from(row) for row in _by_row(self._conn, others)}
-        return [o if o.line else _read(o, read[o.row], o.origin not in unlined) for o in outgoing]
+        return [
+            _read(o, read[o.row], o.origin not in unlined)
+            if not o.line or o.origin in unlined
+            else o
+            for o in outgoing
+        ]
 
 
 def _read(outgoing: Outgoing, event: StreamEvent, line: bool) -> Outgoing:

@@ -211,7 +211,7 @@ def read_ahead(store: Store, transport: Transport) -> Ahead:
     saved = store.sync.saved(transport.name, machine)
     carried = _union(_decoded(kept)[1] for kept in saved.values())
     outside = _outside_of(store, carried, transport)
-    native = _native(store, transport, outside)
+    native = _native(transport, outside)
     # Only what is written is held to the wire's rules, as in the survey: the native ones never
     # are (the sync after one that took many answers from Anki looks at all of them, once).
     written = [o for o in outside if o.identity not in native] if native else outside
@@ -397,7 +397,7 @@ class _Reading:
             held = [o for o in ahead.outside if not _holds(numbers.get(o.origin, []), o.seq)]
             return held, ahead.refused, ahead.native
         outside = _outside_of(self.store, carried, self.plan.transport)
-        return outside, None, _native(self.store, self.plan.transport, outside)
+        return outside, None, _native(self.plan.transport, outside)
 
     def _settle(self, stop: dict[str, int]) -> list[Event]:
         """The events to receive; an origin with one not to be taken yet is kept as read only
@@ -455,14 +455,17 @@ class _Reading:
         return fit
 
 
-def _native(store: Store, transport: Transport, outside: Sequence[Outgoing]) -> frozenset[Identity]:
+def _native(transport: Transport, outside: Sequence[Outgoing]) -> frozenset[Identity]:
     """Those of ``outside`` the transport carries by itself (:meth:`Transport.native`),
-    asked of the events of its :attr:`~Transport.native_origins` only."""
-    asked = [e for e in outside if e.origin in transport.native_origins]
-    if not asked:
-        return frozenset()
-    read = store.sync.events(e.identity for e in asked if e.event is None)
-    return frozenset(e.identity for e in asked if transport.native(e.event or read[e.identity]))
+    asked of the events of its :attr:`~Transport.native_origins` only, which
+    :meth:`~zerodrill.srs.store.sync_state.SyncState.outside` gives as events."""
+    return frozenset(
+        e.identity
+        for e in outside
+        if e.origin in transport.native_origins
+        and e.event is not None
+        and transport.native(e.event)
+    )
 
 
 def _fits(event: Outgoing) -> bool:
