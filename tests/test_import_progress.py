@@ -392,6 +392,10 @@ def test_one_import_gives_the_same_study_days_in_every_time_zone(
     Store.open(tmp_path / "unused.db").close()
     into_anki(capsys, col, tmp_path / "unused.db", tmp_path / "kinds.apkg")
     answer_in_anki(col, RATINGS)
+    # The collection's own clock in UTC, whatever zone it was made in (Anki records the
+    # maker's offset): it, not the reader's zone, says which day an answer belongs to.
+    for name in ("localOffset", "creationOffset"):
+        col.set_config(name, 0)
     # Every answer at 20:00 UTC on its own day: the next morning in Tokyo, the afternoon
     # before in New York.
     for n, (rid, _, _) in enumerate(zerodrill_answers(col)):

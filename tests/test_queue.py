@@ -130,6 +130,15 @@ def test_study_day_follows_the_local_calendar(monkeypatch: pytest.MonkeyPatch) -
         time.tzset()
 
 
+def test_the_tests_clock_is_far_from_a_days_turn() -> None:
+    """tests/conftest.py sets the tests' zone so that their clock reads about noon: the
+    tests that give answers "now" (Anki's learning steps of minutes) never straddle the 04:00
+    rollover or midnight, whatever hour the suite runs at."""
+    now = datetime.now().astimezone()
+    assert 12 <= now.hour < 23
+    assert study_day(now) == now.date()
+
+
 # -- building today's queue --------------------------------------------------------------------
 
 
