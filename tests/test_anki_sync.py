@@ -41,6 +41,7 @@ from zerodrill.srs.card_actions import Action, CardMarks
 from zerodrill.srs.days import study_day
 from zerodrill.srs.queue import build_queue, items_of
 from zerodrill.srs.store import Store
+from zerodrill.words import plural
 
 DECK_YAML = """\
 deck: phone-deck
@@ -833,10 +834,15 @@ def test_a_full_upload_only_when_asked(
     with Store.open(db) as store:
         assert store.log.events() == log_before
     out = synced(capsys, home, "--full-upload")
-    assert "Full upload done" in out
+    # The refused run added the notes to zerodrill's copy already: this one adds none, and
+    # says what the upload carried.
+    assert "Notes: 0 added" in out
     phone = Phone.on(tmp_path / "new-phone", server, account)
     try:
         assert phone.sync() == 3  # a full download: the phone is new
+        assert phone.col.note_count() > 0
+        held = plural(phone.col.note_count(), "note")
+        assert f"the server's collection is now this one, with zerodrill's {held}." in out
         assert phone_due(phone) == zerodrill_due(db) != {}
     finally:
         phone.close()

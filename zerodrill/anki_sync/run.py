@@ -117,6 +117,8 @@ class Moved(Struct, frozen=True):
     notes_added: int = 0
     notes_updated: int = 0
     retired_suspended: int = 0
+    #: zerodrill's notes the collection holds once the run is done (what a full upload sends).
+    notes_held: int = 0
     #: Answers given in Anki, new to zerodrill's store.
     to_zerodrill: int = 0
     #: Answers given in zerodrill, new to Anki's review log.
@@ -551,6 +553,7 @@ def _apply(
         notes_added=added,
         notes_updated=updated,
         retired_suspended=suspended,
+        notes_held=sum(not cards.keys().isdisjoint(ords.values()) for ords in note_keys.values()),
         to_zerodrill=to_zerodrill,
         by_hand_to_zerodrill=by_hand,
         to_anki=to_anki,

@@ -205,7 +205,12 @@ def _report(moved: Moved, dry_run: bool) -> None:
             "changes were then made again on it)."
         )
     elif moved.full_sync is FullSync.UPLOADED:
-        click.echo("Full upload done: the server's collection is now this one.")
+        # Said whole: an earlier run that stopped at the server's demand for a full upload
+        # may have added the notes already, and this one then adds none.
+        click.echo(
+            "Full upload done: the server's collection is now this one, with zerodrill's "
+            f"{plural(moved.notes_held, 'note')}."
+        )
     would = "would be " if dry_run else ""
     click.echo(
         f"Anki → zerodrill: {plural(moved.to_zerodrill, 'review')}; zerodrill → Anki: "
