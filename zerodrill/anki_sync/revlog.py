@@ -178,6 +178,12 @@ def all_written(
     return not missing and not left
 
 
+def first_answer_since(rows: Sequence[Packed], since_ms: int) -> bool:
+    """Whether ``rows`` (one card's, from :func:`rows_to_write`, in order) begin with the
+    card's first answer (a new card's, Anki's learning type), given at ``since_ms`` or later."""
+    return bool(rows) and rows[0][0] >= since_ms and rows[0][2] >> 3 & 3 == _LEARN
+
+
 def rows_to_write(
     cid: int,
     answers: Sequence[Answer],

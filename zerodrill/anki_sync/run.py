@@ -488,12 +488,20 @@ def _apply(
     last = db(col).scalar("SELECT coalesce(max(id), 0) FROM revlog")
     histories: dict[str, events.CardHistory] = {}
     to_anki = 0
+    # Anki's today began a day before its next cutoff (an hour off on a day the clocks move).
+    since_ms = (col.sched.day_cutoff - 86_400) * 1000
+    introduced: list[int] = []
     with Inserting(col, revlog.INSERT) as inserting:
         rows: list[revlog.Packed] = []
         for key, history in events.replaying(store_events, anki, changed_keys, scheduler):
             histories[key] = history
             cid = cards[key].cid
-            rows += revlog.rows_to_write(cid, history.not_from_anki(), written.get(cid, ()), taken)
+            card_rows = revlog.rows_to_write(
+                cid, history.not_from_anki(), written.get(cid, ()), taken
+            )
+            if revlog.first_answer_since(card_rows, since_ms):
+                introduced.append(cid)
+            rows += card_rows
             if len(rows) >= _ROWS_AT_ONCE:
                 inserting.put(rows)
                 to_anki, rows = to_anki + len(rows), []
@@ -510,6 +518,7 @@ def _apply(
             taking = beside.enter_context(events.adding(store, anki, known, histories))
         inserting.wait()
 
+    schedule.count_introduced(col, introduced)
     forget = schedule.to_forget(cards, histories)
     if forget:
         from anki.cards import CardId

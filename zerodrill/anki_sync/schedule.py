@@ -16,16 +16,21 @@ memory state, desired retention and last review time in Anki's ``data`` JSON, as
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 from msgspec.structs import replace
 
+from zerodrill.anki_sync.backend import db
 from zerodrill.anki_sync.note_updates import CardRow
 from zerodrill.anki_sync.store_bridge import CardHistory
 from zerodrill.srs.anki_import import left_as
 from zerodrill.srs.schedulers import AnkiCard
+
+if TYPE_CHECKING:
+    from anki.collection import Collection
 
 # Anki's card types and queues.
 NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3
@@ -145,3 +150,21 @@ def to_forget(cards: Mapping[str, CardRow], histories: Mapping[str, CardHistory]
         for key, row in cards.items()
         if key in histories and histories[key].due is None and row.type != NEW
     ]
+
+
+def count_introduced(col: Collection, cids: Sequence[int]) -> None:
+    """Count the new cards ``cids`` the drill introduced on Anki's today (their first answers,
+    just written to its revlog) in their decks' counts of the day, as an answer in Anki does
+    (its parents' too): the phone then offers as many new cards today as its limit leaves,
+    as it would after the same answers on another device, not its whole limit again."""
+    if not cids:
+        return
+    from anki.decks import DeckId
+
+    by_deck: dict[int, int] = {}
+    # The home deck of a card in a filtered one: its limits are the home deck's.
+    home = "SELECT CASE WHEN odid THEN odid ELSE did END FROM cards WHERE id IN"
+    for did in db(col).list(f"{home} ({','.join(map(str, cids))})"):
+        by_deck[did] = by_deck.get(did, 0) + 1
+    for did, count in by_deck.items():
+        col.sched.update_stats(DeckId(did), new_delta=count)
