@@ -102,12 +102,13 @@ def test_revlog_rows_read_back_as_written(col: Any) -> None:
     noon = datetime(2026, 3, 1, 12, 0, 0, 250_000, tzinfo=UTC)
     second = int(noon.timestamp()) * 1000 + MARK
     answers = [
-        Answer("d/c", Grade.WRONG, noon, 0, False, True, 0, 0, 1300),
-        Answer("d/c", Grade.PERFECT, noon + timedelta(seconds=1), 120_000, False, False,
+        Answer("d/c", Grade.WRONG, noon, 0, False, revlog.LEARN, 0, 0, 1300),
+        Answer("d/c", Grade.PERFECT, noon + timedelta(seconds=1), 120_000, False, revlog.REVIEW,
                2**40, 2**40, 10**6),
-        Answer("d/c", Grade.GOOD, noon + timedelta(seconds=2), 8700, False, False,
+        Answer("d/c", Grade.GOOD, noon + timedelta(seconds=2), 8700, False, revlog.REVIEW,
                36_500, 10_000, 2500),
-        Answer("d/c", Grade.BLACKOUT, noon + timedelta(seconds=3), None, False, False, 6, 1, 1300),
+        Answer("d/c", Grade.BLACKOUT, noon + timedelta(seconds=3), None, False, revlog.RELEARN,
+               6, 1, 1300),
     ]  # fmt: skip
     rows = revlog.rows_to_write(2**40, answers, [], revlog.TakenIds())
     insert_rows(col, revlog.INSERT, rows)
@@ -116,7 +117,7 @@ def test_revlog_rows_read_back_as_written(col: Any) -> None:
         RevlogRow(second, 2**40, -1, 1, 1, 0, 1300, MARK, 0),  # a first answer: learning
         RevlogRow(second + 1000, 2**40, -1, 4, 2**31 - 1, 2**31 - 1, 2**16 - 1, 59_000 + MARK, 1),
         RevlogRow(second + 2000, 2**40, -1, 3, 10_000, 36_500, 2500, 8000 + MARK, 1),
-        RevlogRow(second + 3000, 2**40, -1, 1, 1, 6, 1300, MARK, 2),  # failed: relearning
+        RevlogRow(second + 3000, 2**40, -1, 1, 1, 6, 1300, MARK, 2),  # relearning
     ]
     assert sorted(tuple(r) for r in back) == [tuple(r) for r in written]
     assert [revlog.unpacked(r) for r in rows] == written

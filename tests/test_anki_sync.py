@@ -2309,26 +2309,29 @@ def test_a_card_failed_in_the_drill_is_learning_in_anki_too(
     assert zerodrill_due(db)[key] == phone_due(phone)[key]
 
 
-def test_new_cards_the_drill_introduced_today_count_in_ankis_new_cards_of_the_day(
+def test_new_cards_and_reviews_the_drill_gave_today_count_in_ankis_counts_of_the_day(
     home: Path, server: SyncServer, account: str, phone: Phone,
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, _private_review_db: Path,
 ) -> None:  # fmt: skip
     """Two new cards introduced in the drill today count among the day's new cards of their
     deck in Anki, as the same answers on another device would: with a limit of 3 a day, the
-    phone offers 1 more, not 3 again (nor the 2 the deck has left). A card introduced on an
-    earlier day counts nothing, and a second sync counts nothing twice."""
+    phone offers 1 more, not 3 again (nor the 2 the deck has left). A review given today
+    counts among the day's reviews; a card introduced on an earlier day counts nothing, and
+    a second sync counts nothing twice."""
     db = _private_review_db
     first_sync(home, server, account, phone, capsys, monkeypatch)
     now = datetime.now().astimezone()
     drill(db, f"{DECK_ID}/stage-1", 3, now)
     drill(db, f"{DECK_ID}/stage-2", 4, now)
     drill(db, f"{DECK_ID}/stage-3", 3, noon(2))
+    drill(db, f"{DECK_ID}/stage-3", 4, now)  # its review, due since yesterday
     synced(capsys, home)
     phone.sync()
     did = phone.rows("SELECT did FROM cards WHERE id = ?", phone.card_of(DECK_ID, "stage-1"))[0][0]
     deck = phone.col.decks.get(did)  # type: ignore[arg-type]
     assert deck is not None
     assert deck["newToday"] == [phone.col.sched.today, 2]
+    assert deck["revToday"] == [phone.col.sched.today, 1]
     config = phone.col.decks.config_dict_for_deck_id(did)  # type: ignore[arg-type]
     config["new"]["perDay"] = 3
     phone.col.decks.save(config)
@@ -2336,7 +2339,12 @@ def test_new_cards_the_drill_introduced_today_count_in_ankis_new_cards_of_the_da
     assert phone.col.sched.counts()[0] == 1
     synced(capsys, home)
     phone.sync()
-    assert phone.col.decks.get(did)["newToday"] == [phone.col.sched.today, 2]  # type: ignore[arg-type,index]
+    deck = phone.col.decks.get(did)  # type: ignore[arg-type]
+    assert deck is not None
+    assert (deck["newToday"], deck["revToday"]) == (
+        [phone.col.sched.today, 2],
+        [phone.col.sched.today, 1],
+    )
 
 
 def test_an_answer_on_a_phone_offline_while_the_drill_changed_the_card_holds(

@@ -25,12 +25,12 @@ def rows_to_write(
     return [unpacked(row) for row in revlog.rows_to_write(cid, answers, written, taken)]
 
 
-def answer(at: datetime, grade: Grade = Grade.GOOD, *, first: bool = False) -> Answer:
-    return Answer("d/c", grade, at, 4321, False, first, 1, 6, 2500)
+def answer(at: datetime, grade: Grade = Grade.GOOD, *, kind: int = revlog.REVIEW) -> Answer:
+    return Answer("d/c", grade, at, 4321, False, kind, 1, 6, 2500)
 
 
 def test_a_row_is_marked_in_its_id_and_its_answer_time() -> None:
-    (row,) = rows_to_write(7, [answer(NOON, first=True)], [], TakenIds())
+    (row,) = rows_to_write(7, [answer(NOON, kind=revlog.LEARN)], [], TakenIds())
     assert is_marked(row.id, row.time)
     assert row.id == int(NOON.timestamp()) * 1000 + MARK
     assert row.time == 4000 + MARK  # the answer time, to the second

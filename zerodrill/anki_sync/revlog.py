@@ -41,7 +41,7 @@ _MIN_SLACK_MS = 60_000
 #: After every answer: the last answer's row may be :data:`_SLACK_MS` on.
 _NEVER = 2**63
 # Anki's revlog types.
-_LEARN, _REVIEW, _RELEARN = 0, 1, 2
+LEARN, REVIEW, RELEARN = 0, 1, 2
 _MAX_FACTOR, _MAX_IVL = 2**16 - 1, 2**31 - 1
 
 
@@ -113,10 +113,9 @@ def unpacked(row: Packed) -> RevlogRow:
 #: not a call per answer: bench_anki_sync.py's 20,000 answers spent 150 ms finding them (the
 #: goal: a two-way sync within 3x Anki's own syncs).
 _EASE = {grade: nearest_button(FOUR_BUTTONS, grade).key for grade in Grade}
-#: Each grade's button and revlog type as :data:`Packed` holds them: a card's first answer
-#: is learning; a later one review if it passed, else relearning.
-_FIRST = {grade: _EASE[grade] | _LEARN << 3 for grade in Grade}
-_LATER = {grade: _EASE[grade] | (_REVIEW if grade.passed else _RELEARN) << 3 for grade in Grade}
+#: Each answer's button and revlog type (its :attr:`.Answer.kind`) as :data:`Packed` holds
+#: them, by kind and grade.
+_BITS = {kind: {g: _EASE[g] | kind << 3 for g in Grade} for kind in (LEARN, REVIEW, RELEARN)}
 
 
 def _starts(answers: Iterable[Answer]) -> list[int]:
@@ -178,10 +177,16 @@ def all_written(
     return not missing and not left
 
 
-def first_answer_since(rows: Sequence[Packed], since_ms: int) -> bool:
-    """Whether ``rows`` (one card's, from :func:`rows_to_write`, in order) begin with the
-    card's first answer (a new card's, Anki's learning type), given at ``since_ms`` or later."""
-    return bool(rows) and rows[0][0] >= since_ms and rows[0][2] >> 3 & 3 == _LEARN
+def reviews_since(rows: Sequence[Packed], since_ms: int) -> int:
+    """How many of ``rows`` (one card's, from :func:`rows_to_write`, in order) are scheduled
+    reviews, passed or failed, given at ``since_ms`` or later: what Anki counts against its
+    daily limit of reviews."""
+    count = 0
+    for row in reversed(rows):
+        if row[0] < since_ms:
+            break
+        count += row[2] >> 3 & 3 == REVIEW
+    return count
 
 
 def rows_to_write(
@@ -220,7 +225,7 @@ def rows_to_write(
             (
                 rid,
                 cid,
-                (_FIRST if answer.first else _LATER)[grade]
+                _BITS[answer.kind][grade]
                 | taken_ms // 1000 << 5
                 | (_MAX_FACTOR if factor > _MAX_FACTOR else factor) << 11,
                 1 if ivl < 1 else _MAX_IVL if ivl > _MAX_IVL else ivl,

@@ -489,8 +489,9 @@ def _apply(
     histories: dict[str, events.CardHistory] = {}
     to_anki = 0
     # Anki's today began a day before its next cutoff (an hour off on a day the clocks move).
-    since_ms = (col.sched.day_cutoff - 86_400) * 1000
+    since = col.sched.day_cutoff - 86_400
     introduced: list[int] = []
+    reviewed: list[int] = []
     with Inserting(col, revlog.INSERT) as inserting:
         rows: list[revlog.Packed] = []
         for key, history in events.replaying(store_events, anki, changed_keys, scheduler):
@@ -499,8 +500,14 @@ def _apply(
             card_rows = revlog.rows_to_write(
                 cid, history.not_from_anki(), written.get(cid, ()), taken
             )
-            if revlog.first_answer_since(card_rows, since_ms):
-                introduced.append(cid)
+            if card_rows and card_rows[-1][0] >= since * 1000:
+                # Written today: counted in the deck's counts of the day, as Anki counts its
+                # own answers. The card's first grade is zerodrill's and new to Anki if Anki
+                # held none of zerodrill's rows of it (they are written all at once, in order).
+                first = history.answers[0]
+                if cid not in written and not first.from_anki and first.at.timestamp() >= since:
+                    introduced.append(cid)
+                reviewed += [cid] * revlog.reviews_since(card_rows, since * 1000)
             rows += card_rows
             if len(rows) >= _ROWS_AT_ONCE:
                 inserting.put(rows)
@@ -518,7 +525,7 @@ def _apply(
             taking = beside.enter_context(events.adding(store, anki, known, histories))
         inserting.wait()
 
-    schedule.count_introduced(col, introduced)
+    schedule.count_today(col, introduced, reviewed)
     forget = schedule.to_forget(cards, histories)
     if forget:
         from anki.cards import CardId

@@ -152,19 +152,23 @@ def to_forget(cards: Mapping[str, CardRow], histories: Mapping[str, CardHistory]
     ]
 
 
-def count_introduced(col: Collection, cids: Sequence[int]) -> None:
-    """Count the new cards ``cids`` the drill introduced on Anki's today (their first answers,
-    just written to its revlog) in their decks' counts of the day, as an answer in Anki does
-    (its parents' too): the phone then offers as many new cards today as its limit leaves,
-    as it would after the same answers on another device, not its whole limit again."""
-    if not cids:
+def count_today(col: Collection, introduced: Sequence[int], reviewed: Sequence[int]) -> None:
+    """Count the new cards ``introduced`` and the reviews of the cards ``reviewed`` (a card
+    once a review) that the drill gave on Anki's today, just written to its revlog, in
+    their decks' counts of the day, as answers in Anki are counted (the parents' too): the
+    phone then offers what its daily limits leave after them, as it would after the same
+    answers on another device, not its whole limits again."""
+    if not introduced and not reviewed:
         return
     from anki.decks import DeckId
 
-    by_deck: dict[int, int] = {}
+    counts: dict[int, list[int]] = {}
     # The home deck of a card in a filtered one: its limits are the home deck's.
-    home = "SELECT CASE WHEN odid THEN odid ELSE did END FROM cards WHERE id IN"
-    for did in db(col).list(f"{home} ({','.join(map(str, cids))})"):
-        by_deck[did] = by_deck.get(did, 0) + 1
-    for did, count in by_deck.items():
-        col.sched.update_stats(DeckId(did), new_delta=count)
+    home = "SELECT id, CASE WHEN odid THEN odid ELSE did END FROM cards WHERE id IN"
+    rows = db(col).all(f"{home} ({','.join(map(str, {*introduced, *reviewed}))})")
+    decks: dict[int, int] = {cid: did for cid, did in rows}
+    for cids, at in ((introduced, 0), (reviewed, 1)):
+        for cid in cids:
+            counts.setdefault(decks[cid], [0, 0])[at] += 1
+    for did, (new, review) in counts.items():
+        col.sched.update_stats(DeckId(did), new_delta=new, review_delta=review)

@@ -77,8 +77,11 @@ class Answer(Struct, frozen=True, gc=False):
     answer_ms: int | None
     #: Given in Anki (True) or in zerodrill on any machine (False).
     from_anki: bool
-    #: The card's first grade: it was new.
-    first: bool
+    #: Its type in Anki's revlog, as Anki would log it: :data:`.revlog.LEARN` for the card's
+    #: first grade (it was new) and the others of that study day, :data:`.revlog.REVIEW` for a
+    #: scheduled review, passed or failed, :data:`.revlog.RELEARN` for another grade of a later
+    #: day the card was graded on already (Anki's statistics read reviews by it).
+    kind: int
     #: The interval (days) before and after it, and the ease after it (Anki's permille; 0
     #: for an answer given in Anki, whose row Anki wrote: worked out for the rows zerodrill
     #: writes only, as 10,000 of bench_anki_sync.py's 20,000 grades are Anki's).
@@ -406,7 +409,8 @@ def replaying(
     new_state = scheduler.new_state
     # The scheduler's step looked up once, not for each of bench_anki_sync.py's 20,000 grades.
     step = answerer(scheduler)
-    first = Effect.FIRST
+    first, recall = Effect.FIRST, Effect.RECALL
+    learn, review, relearn = revlog.LEARN, revlog.REVIEW, revlog.RELEARN
     by_key = _by_key(store_events, anki, keys)
     for key in sorted(by_key):
         entries = by_key[key]
@@ -419,6 +423,7 @@ def replaying(
         in_effect = _in_effect(entries)
         # The interval before each grade: the one the step before left (read once a step).
         ivl = state.interval
+        first_day: date | None = None  # of the card's first grade (since it was last new)
         for event in in_effect:
             at = event.at
             when = When(at, event.day)
@@ -434,6 +439,12 @@ def replaying(
             last_ivl = ivl
             effect = effect_of(state, when)
             effects.append(effect)
+            if effect is first:
+                kind, first_day = learn, event.day
+            elif effect is recall:
+                kind = review
+            else:
+                kind = learn if event.day == first_day else relearn
             state = step(state, grade, when, event.buttons, decided)
             ivl = state.interval
             given_in_anki = event.origin == ANKI_ORIGIN
@@ -445,7 +456,7 @@ def replaying(
                     at,
                     event.answer_ms,
                     given_in_anki,
-                    effect is first,  # it was new
+                    kind,
                     last_ivl,
                     ivl,
                     0 if given_in_anki else anki_of(state).ease_permille,
