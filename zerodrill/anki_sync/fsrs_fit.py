@@ -26,15 +26,12 @@ from msgspec import Struct
 
 from zerodrill.anki_sync.backend import AnkiSyncError, insert_rows, open_collection
 from zerodrill.anki_sync.preset import fsrs6
+from zerodrill.anki_sync.revlog import LEARN, RELEARN, REVIEW
 from zerodrill.srs.events import ReviewEvent, time_order
 from zerodrill.srs.schedulers import Rating, rating_of
 
 if TYPE_CHECKING:
     from anki.collection import Collection
-
-# Anki's revlog types: a new card's first day is learning, a failed card's same-day
-# answers relearning.
-_LEARN, _REVIEW, _RELEARN = 0, 1, 2
 
 
 class TooFew(AnkiSyncError):
@@ -129,12 +126,14 @@ def _write_log(col: Collection, histories: dict[str, list[tuple[datetime, Rating
         for at, rating in histories[key]:
             day = at.date()
             first_day = first_day or day
+            # Anki's revlog types: a new card's first day is learning, a failed card's
+            # same-day answers relearning.
             if day == first_day:
-                kind = _LEARN
+                kind = LEARN
             elif last is not None and last[0].date() == day and last[1] is Rating.AGAIN:
-                kind = _RELEARN
+                kind = RELEARN
             else:
-                kind = _REVIEW
+                kind = REVIEW
             rid = int(at.timestamp() * 1000)
             while rid in taken:
                 rid += 1

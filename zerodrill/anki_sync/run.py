@@ -490,6 +490,7 @@ def _apply(
     to_anki = 0
     # Anki's today began a day before its next cutoff (an hour off on a day the clocks move).
     since = col.sched.day_cutoff - 86_400
+    since_ms = since * 1000
     introduced: list[int] = []
     reviewed: list[int] = []
     with Inserting(col, revlog.INSERT) as inserting:
@@ -500,14 +501,14 @@ def _apply(
             card_rows = revlog.rows_to_write(
                 cid, history.not_from_anki(), written.get(cid, ()), taken
             )
-            if card_rows and card_rows[-1][0] >= since * 1000:
+            if card_rows and card_rows[-1][0] >= since_ms:
                 # Written today: counted in the deck's counts of the day, as Anki counts its
                 # own answers. The card's first grade is zerodrill's and new to Anki if Anki
                 # held none of zerodrill's rows of it (they are written all at once, in order).
                 first = history.answers[0]
                 if cid not in written and not first.from_anki and first.at.timestamp() >= since:
                     introduced.append(cid)
-                reviewed += [cid] * revlog.reviews_since(card_rows, since * 1000)
+                reviewed += [cid] * revlog.reviews_since(card_rows, since_ms)
             rows += card_rows
             if len(rows) >= _ROWS_AT_ONCE:
                 inserting.put(rows)

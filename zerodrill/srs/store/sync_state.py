@@ -171,9 +171,7 @@ class SyncState(StorePart):
                 return outgoing
             read = {row[0]: event_from(row) for row in _by_row(self._conn, others)}
         return [
-            _read(o, read[o.row], o.origin not in unlined)
-            if not o.line or o.origin in unlined
-            else o
+            o if (event := read.get(o.row)) is None else _read(o, event, o.origin not in unlined)
             for o in outgoing
         ]
 
