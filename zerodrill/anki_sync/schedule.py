@@ -98,11 +98,20 @@ def _as_anki_left(row: CardRow, history: CardHistory) -> bool:
     )
 
 
+#: The places Anki keeps each figure of the memory state to in a card's data, as its sync
+#: and every change of the card there write it; Anki 25.02 kept stability to 3.
+_PLACES = {"s": 4, "d": 3, "dr": 2, "decay": 3}
+_COARSEST = {"s": 3, "d": 3, "dr": 2, "decay": 3}
+#: What Anki 25.02 did not keep in a card's data, and dropped from every card it wrote.
+_NEWER = ("decay", "lrt")
+
+
 def memory_data(data: str, card: AnkiCard | None) -> str:
     """Anki's ``data`` JSON of a card (``data``, as the collection has it) given the memory
     state ``card`` carries, under the keys Anki keeps it (stability, difficulty, desired
     retention, decay, the last review's time in seconds), its other keys kept; unchanged
-    for a card without one (SM-2's), and for JSON that is no object (not Anki's own)."""
+    for a card without one (SM-2's), for JSON that is no object (not Anki's own), and where
+    it holds that state already, as Anki rounds it (:func:`_as_anki_keeps`)."""
     if card is None or card.stability is None or card.difficulty is None:
         return data
     try:
@@ -111,20 +120,32 @@ def memory_data(data: str, card: AnkiCard | None) -> str:
         return data
     if not isinstance(found, dict):
         return data
-    memory: dict[str, float | int] = {
-        # Anki's own precision: more would read as a change at every sync.
-        "s": round(card.stability, 4),
-        "d": round(card.difficulty, 4),
-    }
+    figures = {"s": card.stability, "d": card.difficulty}
     if card.desired_retention is not None:
-        memory["dr"] = round(card.desired_retention, 4)
+        figures["dr"] = card.desired_retention
     if card.decay is not None:
-        memory["decay"] = round(card.decay, 4)
+        figures["decay"] = card.decay
+    memory: dict[str, float | int] = {k: round(v, _PLACES[k]) for k, v in figures.items()}
     if card.last_review is not None:
         memory["lrt"] = int(card.last_review.timestamp())
-    if all(found.get(k) == v for k, v in memory.items()):
+    # An Anki older than the figure drops it as it carries the card: absent is no change.
+    kept = (k for k in memory if k in found or k not in _NEWER)
+    if all(_as_anki_keeps(k, found.get(k), memory[k]) for k in kept):
         return data
     return json.dumps({**found, **memory}, separators=(",", ":"))
+
+
+def _as_anki_keeps(key: str, found: object, wanted: float) -> bool:
+    """Whether ``found`` (what a card's data holds under ``key``) is ``wanted`` as any Anki
+    keeps it: within half a unit of the coarsest place Anki rounds the figure to, and of its
+    32-bit float. A figure Anki's sync rounded is no change: taken for one, the card was
+    written again by every terminal at each sync that replayed it."""
+    if isinstance(found, bool) or not isinstance(found, int | float):
+        return False
+    places = _COARSEST.get(key)
+    if places is None:  # the last review's time: whole seconds on both sides
+        return found == wanted
+    return abs(found - wanted) <= 0.5 * 10.0**-places + 1e-6 * abs(wanted)
 
 
 def changes(
