@@ -1999,14 +1999,7 @@ def test_under_fsrs_two_terminals_read_the_phones_answer_alike(
     syncs; B reads the same answer after, when the card row no longer holds Anki's memory
     state: one event, A's, which travels with A's events (found by tests/test_anki_fuzz.py:
     each kept its own reading, and their due days differed)."""
-    from zerodrill.srs.settings import save_scheduler_name
-
-    a, b = _private_review_db, second_terminal(home)
-    for db in (a, b):
-        with Store.open(db) as store:
-            save_scheduler_name(store, "fsrs")
-    phone.col.set_config("fsrs", True)
-    phone.sync()
+    a, b = terminals_on_fsrs(_private_review_db, home, phone)
     first_sync(home, server, account, phone, capsys, monkeypatch)
     answered_on_phone(phone, ("stage-1", CardAnswer.GOOD))
     assert sync(capsys, home)[0] == 0
@@ -2083,6 +2076,19 @@ def second_terminal(home: Path) -> Path:
     db = home / "second-terminal" / "reviews.db"
     db.parent.mkdir(exist_ok=True)
     return db
+
+
+def terminals_on_fsrs(db: Path, home: Path, phone: Phone) -> tuple[Path, Path]:
+    """``db`` and a second terminal's database, both on FSRS, as the phone is."""
+    from zerodrill.srs.settings import save_scheduler_name
+
+    a, b = db, second_terminal(home)
+    for each in (a, b):
+        with Store.open(each) as store:
+            save_scheduler_name(store, "fsrs")
+    phone.col.set_config("fsrs", True)
+    phone.sync()
+    return a, b
 
 
 def identities(db: Path) -> list[tuple[str, int]]:
@@ -2447,19 +2453,12 @@ def test_under_fsrs_a_card_the_drill_scheduled_is_not_rewritten_by_every_later_s
 ) -> None:  # fmt: skip
     """Anki's sync carries a card's memory state at its own precision (difficulty to three
     places): a terminal that took the rounded figures for a change rewrote the card at each
-    sync that replays it (one whose withdrawn grade keeps its row in Anki: all of them), each
-    terminal in turn, and every device downloaded it again (found by tests/test_anki_fuzz.py,
-    seed 34 under FSRS)."""
+    sync that replays it, each terminal in turn, and every device downloaded it again. A
+    withdrawn grade keeps its row in Anki (its sync deletes none), so its card is replayed at
+    every sync (found by tests/test_anki_fuzz.py, seed 34 under FSRS)."""
     import json
 
-    from zerodrill.srs.settings import save_scheduler_name
-
-    a, b = _private_review_db, second_terminal(home)
-    for db in (a, b):
-        with Store.open(db) as store:
-            save_scheduler_name(store, "fsrs")
-    phone.col.set_config("fsrs", True)
-    phone.sync()
+    a, b = terminals_on_fsrs(_private_review_db, home, phone)
     key = f"{DECK_ID}/stage-2"
     for grade, days_ago in ((4, 9), (3, 4), (1, 2)):
         drill(a, key, grade, noon(days_ago))
