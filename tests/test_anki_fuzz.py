@@ -20,7 +20,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -136,10 +136,14 @@ class Clock:
         return self.now()
 
 
-def _shift_card(phone: Phone, cid: int, days: int) -> None:
+def _shift_card(
+    phone: Phone, cid: int, days: int, back: Mapping[int, int] | None = None
+) -> dict[int, int]:
     """The card's times moved ``days`` whole days on (its due day or learning time, its last
     review time, its review log). Not its modification time: Anki's sync keeps the newer of
-    two changes of a card by it, and the other machines' syncs run now."""
+    two changes of a card by it, and the other machines' syncs run now. ``back``: where the
+    move before put each of the card's rows (what this gives), put back exactly; a row new
+    since moves by the days."""
     secs = days * 86_400
     db = phone.col.db
     due, card_type, data = db.first("SELECT due, type, data FROM cards WHERE id = ?", cid)
@@ -155,17 +159,34 @@ def _shift_card(phone: Phone, cid: int, days: int) -> None:
         memory["lrt"] += secs
         data = json.dumps(memory, separators=(",", ":"))
     db.execute("UPDATE cards SET due = ?, data = ? WHERE id = ?", due, data, cid)
+    # Each row a millisecond on where it would land on another card's: the fuzz's days are
+    # the same seconds of the real clock, and zerodrill's rows are timed to the second with
+    # one mark, so two cards' rows days apart can be the days' shift apart exactly.
+    taken = set(db.list("SELECT id FROM revlog WHERE cid != ?", cid))
+    moves: dict[int, int] = {}
+    for rid in db.list("SELECT id FROM revlog WHERE cid = ? ORDER BY id", cid):
+        if back is not None and rid in back:
+            moves[rid] = back[rid]
+            continue
+        to = rid + secs * 1000
+        while to in taken:
+            to += 1
+        taken.add(to)
+        moves[rid] = to
     # Through negative ids: rows a day apart would take each other's ids on the way.
-    db.execute("UPDATE revlog SET id = -(id + ?) WHERE cid = ?", secs * 1000, cid)
-    db.execute("UPDATE revlog SET id = -id WHERE cid = ? AND id < 0", cid)
+    for rid in moves:
+        db.execute("UPDATE revlog SET id = ? WHERE id = ?", -rid, rid)
+    for rid, to in moves.items():
+        db.execute("UPDATE revlog SET id = ? WHERE id = ?", to, -rid)
+    return {to: rid for rid, to in moves.items()}
 
 
 def on_phone(phone: Phone, cid: int, behind: int, act: Callable[[], None]) -> None:
     """``act`` on card ``cid`` as a phone whose clock is ``behind`` days back would."""
     (before,) = phone.col.db.list("SELECT data FROM cards WHERE id = ?", cid)
-    _shift_card(phone, cid, behind)
+    moved = _shift_card(phone, cid, behind)
     act()
-    _shift_card(phone, cid, -behind)
+    _shift_card(phone, cid, -behind, back=moved)
     (after,) = phone.col.db.list("SELECT data FROM cards WHERE id = ?", cid)
     if after != before and before and json.loads(after) == json.loads(before):
         # Untouched by ``act``: Anki's own JSON text back, not this file's rewrite of it.
