@@ -162,7 +162,7 @@ def _shift_card(
     # Each row a millisecond on where it would land on another card's: the fuzz's days are
     # the same seconds of the real clock, and zerodrill's rows are timed to the second with
     # one mark, so two cards' rows days apart can be the days' shift apart exactly.
-    taken = set(db.list("SELECT id FROM revlog WHERE cid != ?", cid))
+    taken = set(db.list("SELECT id FROM revlog WHERE cid != ?", cid)) | set((back or {}).values())
     moves: dict[int, int] = {}
     for rid in db.list("SELECT id FROM revlog WHERE cid = ? ORDER BY id", cid):
         if back is not None and rid in back:
