@@ -99,9 +99,10 @@ def _as_anki_left(row: CardRow, history: CardHistory) -> bool:
 
 
 #: The places Anki keeps each figure of the memory state to in a card's data, as its sync
-#: and every change of the card there write it; Anki 25.02 kept stability to 3.
+#: and every change of the card there write it; the coarsest any Anki kept them to (25.02:
+#: stability to 3).
 _PLACES = {"s": 4, "d": 3, "dr": 2, "decay": 3}
-_COARSEST = {"s": 3, "d": 3, "dr": 2, "decay": 3}
+_COARSEST = _PLACES | {"s": 3}
 #: What Anki 25.02 did not keep in a card's data, and dropped from every card it wrote.
 _NEWER = ("decay", "lrt")
 
